@@ -1,0 +1,6 @@
+"""`python -m operator_app`: the same entry point as the `operator-app` command."""
+
+from operator_app.cli.main import entry
+
+if __name__ == "__main__":
+    entry()

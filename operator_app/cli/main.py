@@ -1,0 +1,299 @@
+"""The `operator-app` command line. Only this module writes to stdout (data) and stderr
+(diagnostics) and decides exit codes. With no sub-command it opens the TUI; the headless
+sub-commands never import Textual."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+
+from .envelope import (
+    EXIT_INTERNAL, EXIT_MESSAGE, EXIT_NOTHING, EXIT_OK, EXIT_STATE, EXIT_USAGE, EXIT_WORKSPACE,
+    CommandFailed, ErrorDetail, respond,
+)
+
+EPILOG = """\
+exit codes: 0 the message was processed (whatever its results), 1 internal error,
+2 bad usage, 3 workspace missing or unusable, 4 message unreadable,
+5 state folder unusable or busy, 6 nothing to undo / undo refused / no results yet"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="operator-app", description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",
+                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", help="the folder the model may work in (the TUI remembers the last one)")
+    parser.add_argument("--state-dir", help="session state folder (default: one per workspace in the user state folder)")
+    parser.add_argument("--follow", metavar="FILE", help="TUI: tail FILE as a streamed message")
+    parser.add_argument("--watch-clipboard", action="store_true", help="TUI: take new clipboard text holding OPERATOR_CMD")
+    parser.add_argument("--message", metavar="FILE", help="TUI: open with this message already pasted")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("exec", help="run the commands of one message and print the OPERATOR_RESULT blocks", epilog=EPILOG,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("--workspace", required=True)
+    run.add_argument("--approve", choices=("all", "none"),
+                     help="decide every write without asking (default: ask on a terminal, none otherwise)")
+    run.add_argument("--state-dir")
+    run.add_argument("--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks")
+    run.add_argument("message_file", nargs="?", default="-", metavar="MESSAGE_FILE", help="the message (default: stdin)")
+
+    spec = sub.add_parser("spec", help="print the system prompt to paste into the chat")
+    spec.add_argument("--raw", action="store_true", help="only the interface specification, without the preamble")
+
+    undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=EPILOG,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    undo.add_argument("--workspace", required=True)
+    undo.add_argument("--state-dir")
+    undo.add_argument("--steps", type=int, default=1)
+    undo.add_argument("--list", action="store_true", help="list the changes that can be undone, newest first")
+    undo.add_argument("--json", action="store_true")
+
+    results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=EPILOG,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    results.add_argument("--workspace", required=True)
+    results.add_argument("--state-dir")
+    results.add_argument("--last", action="store_true", help="the last message (the default)")
+    results.add_argument("--message", type=int, metavar="N", help="message number N of the session")
+    results.add_argument("--json", action="store_true")
+    return parser
+
+
+# --- shared set-up -----------------------------------------------------------------------------
+
+
+def open_workspace(raw: str) -> Any:
+    from ..engine.workspace import Workspace, WorkspaceUnusable
+
+    try:
+        return Workspace(raw)
+    except WorkspaceUnusable as exc:
+        raise CommandFailed(EXIT_WORKSPACE, ErrorDetail(
+            "WORKSPACE_UNUSABLE", str(exc), suggestion="pass --workspace with an existing folder you can read")) from None
+
+
+def open_session(workspace: Any, state_dir: str | None) -> Any:
+    from ..engine.session import Session, StateUnusable, default_state_dir
+
+    folder = Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(workspace.root)
+    try:
+        return Session(folder)
+    except StateUnusable as exc:
+        raise CommandFailed(EXIT_STATE, ErrorDetail(
+            "STATE_UNUSABLE", str(exc), suggestion="pass --state-dir with a writable folder")) from None
+
+
+def read_message(source: str) -> tuple[str, list[str]]:
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        raise CommandFailed(EXIT_MESSAGE, ErrorDetail(
+            "MESSAGE_UNREADABLE", f"cannot read {source}: {exc.strerror or exc}",
+            suggestion="pass an existing message file, or - to read standard input")) from None
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        # Text outside the blocks does not matter and a bad byte inside one makes that block
+        # ERR_NON_ASCII_IN_CMD, so replace rather than refuse the whole message.
+        return data.decode("utf-8", errors="replace"), [f"the message is not valid UTF-8 (byte {exc.start}); bad bytes were replaced"]
+
+
+def _terminal_decider() -> Any:
+    """Ask on the controlling terminal for each write (used when no --approve was given)."""
+    try:
+        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+    except OSError:
+        return None
+    approve_rest = False
+
+    def decide(plan: Any) -> bool:
+        nonlocal approve_rest
+        if approve_rest:
+            return True
+        tty.write(f"\n{plan.action} {plan.target.rel}  +{plan.added} -{plan.removed}\n{plan.diff}\n")
+        tty.write("Apply this change? [y]es / [n]o / [a]ll the rest: ")
+        tty.flush()
+        answer = tty.readline().strip().lower()
+        approve_rest = answer in ("a", "all")
+        return answer in ("y", "yes") or approve_rest
+
+    return decide
+
+
+# --- sub-commands ------------------------------------------------------------------------------
+
+
+def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
+    from ..engine.executor import Engine, approve_all, reject_all
+    from ..protocol.results import render_results
+
+    workspace = open_workspace(args.workspace)
+    text, notes = read_message(args.message_file)
+    warnings += notes
+    session = open_session(workspace, args.state_dir)
+    if args.approve == "all":
+        decide = approve_all
+    elif args.approve == "none":
+        decide = reject_all
+    else:
+        decide = (_terminal_decider() if sys.stdin.isatty() else None) or reject_all
+    rejected_by_default = decide is reject_all and args.approve is None
+    from ..engine.session import StateUnusable
+
+    try:
+        run = Engine(workspace, session, decide=decide).run_text(text, source="exec")
+    except StateUnusable as exc:
+        raise CommandFailed(EXIT_STATE, ErrorDetail("STATE_UNUSABLE", str(exc), suggestion="retry when the other process is done")) from None
+    warnings += run.warnings
+    if rejected_by_default and any(r.status == "rejected" for r in run.results):
+        warnings.append("writes were rejected: stdin is not a terminal and no --approve was given (use --approve all to apply them)")
+    if run.blocks_seen == 0:
+        warnings.append("no OPERATOR_CMD blocks found in the message")
+    for dup in run.duplicates:
+        warnings.append(f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not run again")
+    copy_text = render_results(run.results)
+    data = {
+        "message": run.number,
+        "workspace": str(workspace.root),
+        "state_dir": str(session.state_dir),
+        "blocks": run.blocks_seen,
+        "results": [_result_json(r) for r in run.results],
+        "duplicates": [{"id": d.command_id, "message": d.earlier_message, "summary": d.earlier.summary} for d in run.duplicates],
+        "copy_text": copy_text,
+    }
+    return EXIT_OK, (None if run.not_modified else data), copy_text
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    return {
+        "id": result.id, "action": result.action, "path": result.path, "ok": result.ok, "status": result.status,
+        "summary": result.summary, "error_code": result.error_code, "details": result.details,
+        "truncated": result.truncated, "line": result.line,
+    }
+
+
+def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
+    from ..protocol.results import render_results
+
+    session = open_session(open_workspace(args.workspace), args.state_dir)
+    number = args.message or session.last_message_number()
+    results = session.results_of(number) if number else []
+    if not number or not any(m.number == number for m in session.messages()):
+        raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", f"this session has no message {number or ''}".strip(),
+                                                      suggestion="run operator-app exec first"))
+    text = render_results(results)
+    return EXIT_OK, {"message": number, "results": [_result_json(r) for r in results], "copy_text": text}, text
+
+
+def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
+    from ..engine.journal import Journal
+    from ..engine.undo import UndoRefused, undo_last, undoable
+
+    workspace = open_workspace(args.workspace)
+    session = open_session(workspace, args.state_dir)
+    if args.steps < 1:
+        raise UsageError("--steps must be 1 or more")
+    if args.list:
+        entries = undoable(workspace, Journal(session.state_dir))
+        lines = [f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(e.time))})" for e in entries]
+        return EXIT_OK, {"changes": [e.record() for e in entries]}, "\n".join(lines) + ("\n" if lines else "")
+    with session.lock():
+        try:
+            done = undo_last(workspace, session.state_dir, args.steps)
+        except UndoRefused as exc:
+            for outcome in getattr(exc, "done", []):
+                print(outcome.summary, file=sys.stderr)
+            raise CommandFailed(EXIT_NOTHING, ErrorDetail("UNDO_REFUSED", str(exc), phase="execution",
+                                                          suggestion="look at the file; undo only reverts what Operator wrote")) from None
+    if not done:
+        raise CommandFailed(EXIT_NOTHING, ErrorDetail("NOTHING_TO_UNDO", "there is no change to undo in this workspace's journal"))
+    text = "".join(outcome.summary + "\n" for outcome in done)
+    return EXIT_OK, {"undone": [o.summary for o in done]}, text
+
+
+def cmd_spec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
+    from ..protocol.spec import interface_text, system_prompt
+
+    text = interface_text() if args.raw else system_prompt()
+    return EXIT_OK, {"text": text}, text if text.endswith("\n") else text + "\n"
+
+
+HANDLERS = {"exec": cmd_exec, "results": cmd_results, "undo": cmd_undo, "spec": cmd_spec}
+
+
+def main(argv: list[str] | None = None) -> int:
+    started = time.perf_counter()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    want_json = "--json" in argv
+    warnings: list[str] = []
+    try:
+        args = build_parser().parse_args(argv)
+        if args.version:
+            from .. import __version__
+
+            print(__version__)
+            return EXIT_OK
+        if args.command is None:
+            return run_tui(args)
+        exit_code, data, text = HANDLERS[args.command](args, warnings)
+    except UsageError as exc:
+        return _fail(want_json, started, warnings, EXIT_USAGE, ErrorDetail(
+            "USAGE_ERROR", str(exc), suggestion="see operator-app --help"))
+    except CommandFailed as exc:
+        return _fail(want_json, started, warnings, exc.exit_code, exc.error)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the envelope must still come out
+        return _fail(want_json, started, warnings, EXIT_INTERNAL, ErrorDetail(
+            "INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", phase="execution", suggestion="report this as a bug"))
+    for warning in warnings:
+        print(f"operator-app: {warning}", file=sys.stderr)
+    if want_json:
+        truncated = bool(data) and any(r.get("truncated") for r in data.get("results", []))
+        envelope = respond(exit_code=exit_code, started=started, data=data, warnings=warnings,
+                           not_modified=data is None, truncated=truncated)
+        sys.stdout.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(text)
+    sys.stdout.flush()
+    return exit_code
+
+
+def _fail(want_json: bool, started: float, warnings: list[str], exit_code: int, error: ErrorDetail) -> int:
+    if want_json:
+        sys.stdout.write(json.dumps(respond(exit_code=exit_code, started=started, error=error, warnings=warnings)) + "\n")
+    for warning in warnings:
+        print(f"operator-app: {warning}", file=sys.stderr)
+    print(f"operator-app: {error.code}: {error.message}" + (f" ({error.suggestion})" if error.suggestion else ""), file=sys.stderr)
+    return exit_code
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        raise UsageError("the TUI needs a terminal; for scripts use: operator-app exec --workspace DIR [MESSAGE_FILE]")
+    from ..tui.launch import launch
+
+    return launch(args)
+
+
+def entry() -> None:
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    entry()

@@ -1,0 +1,47 @@
+"""All-or-nothing file replacement relative to a checked directory descriptor: a temporary file
+in the same folder, written, flushed and fsynced, given the old permission bits, renamed over
+the target with os.replace, and the folder fsynced. A reader (or a crash) sees the old bytes or
+the new bytes, never a mix; on any failure the temporary file is removed."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; do it once, at import, before any worker threads.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+UMASK = _read_umask()
+NEW_FILE_MODE = 0o666 & ~UMASK
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+    temp = f".{name[:100]}.operator-{secrets.token_hex(6)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
+    try:
+        try:
+            write_all(fd, data)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(temp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+    os.fsync(dir_fd)

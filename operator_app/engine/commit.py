@@ -1,0 +1,111 @@
+"""The one place a planned change reaches the disk: re-read the target through the checked
+directory descriptor, refuse with ERR_CONFLICT if it is no longer what the plan was made from,
+journal the pre-image, then replace atomically (or move to the trash, for a delete)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_module
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..protocol.errors import ErrorCode, OperatorError
+from .atomic import NEW_FILE_MODE, atomic_replace
+from .fingerprint import current_fingerprint
+from .fsops import read_exactly
+from .journal import Journal, JournalEntry
+from .plan import WritePlan, sha256
+from .trash import move_to_trash
+from .workspace import Target, Workspace
+
+
+@dataclass(frozen=True)
+class CommitOutcome:
+    summary: str
+    seq: int | None
+
+
+def _conflict(target: Target, what: str) -> OperatorError:
+    return OperatorError(ErrorCode.ERR_CONFLICT, (
+        f"{target.rel} {what} since the preview; nothing was written; read it again (fs.readSlice) and resend the command"
+    ))
+
+
+def read_current(ws: Workspace, target: Target) -> tuple[bytes | None, int | None]:
+    """(bytes, permission bits) of the target as it is now, or (None, None) when it is absent.
+    Opened with O_NOFOLLOW relative to its checked parent, so a symlink put there is refused."""
+    try:
+        dir_fd, name, _ = ws.open_parent_dir(target, create=False)
+    except OperatorError as exc:
+        if exc.code is ErrorCode.ERR_NOT_FOUND:
+            return None, None
+        raise
+    try:
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise OperatorError(ErrorCode.ERR_SYMLINK_TARGET, (
+                    f"{target.rel} is now a symlink; Operator does not write through symlinks; nothing was written"
+                )) from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if not stat_module.S_ISREG(info.st_mode):
+                raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{target.rel} is no longer a regular file; nothing was written")
+            return read_exactly(fd, info.st_size), stat_module.S_IMODE(info.st_mode)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(dir_fd)
+
+
+def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
+    if plan.kind == "noop":
+        return CommitOutcome(plan.summary, None)
+    journal = Journal(state_dir)
+    if plan.kind == "delete":
+        return _commit_delete(plan, ws, state_dir, journal)
+    assert plan.new_bytes is not None
+    current, mode = read_current(ws, plan.target)
+    if sha256(current) != plan.base_hash:
+        raise _conflict(plan.target, "was created by something else" if plan.base_hash is None else "changed")
+    dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
+    try:
+        entry = JournalEntry(
+            seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
+            rel=plan.target.rel, kind=plan.kind, old_sha=plan.base_hash, new_sha=sha256(plan.new_bytes),
+            mode=mode, created_dirs=created,
+        )
+        journal.begin(entry, current)
+        atomic_replace(dir_fd, name, plan.new_bytes, mode if mode is not None else NEW_FILE_MODE)
+        journal.commit(entry)
+    finally:
+        os.close(dir_fd)
+    return CommitOutcome(plan.summary, entry.seq)
+
+
+def entry_path(ws: Workspace, target: Target) -> Path:
+    """The entry itself (a symlink stays a symlink), under its resolved, checked parent."""
+    parent = Path(os.path.realpath(ws.root.joinpath(*target.parts[:-1])))
+    if not parent.is_relative_to(ws.root):
+        raise OperatorError(ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE, f"{target.rel} resolves to outside the workspace")
+    return parent / target.parts[-1]
+
+
+def _commit_delete(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal) -> CommitOutcome:
+    if current_fingerprint(ws, plan.target) != plan.base_hash:
+        raise _conflict(plan.target, "changed (or was removed)")
+    entry = JournalEntry(
+        seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
+        rel=plan.target.rel, kind="delete", old_sha=plan.base_hash, new_sha=None,
+    )
+    journal.begin(entry, None)
+    record = move_to_trash(entry_path(ws, plan.target), state_dir, entry.seq)
+    journal.commit(entry, trash=record)
+    where = "" if record.get("kind") != "session" else " (Operator's own trash: the system has none)"
+    return CommitOutcome(plan.summary + where, entry.seq)

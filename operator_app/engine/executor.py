@@ -1,0 +1,234 @@
+"""The engine both front ends drive: message text in, one result per command out, in message
+order. Reads run at once; a write is planned, shown to `decide`, and committed only when it says
+yes, holding back the commands after it. Every result is recorded in the session before it is
+handed back, and no exception escapes past a command.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..protocol import commands as c
+from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.parser import parse_fields
+from ..protocol.results import CommandResult, failed, invalid_summary, operator_error
+from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message
+from .plan import WritePlan
+from .session import Session
+from .workspace import Workspace
+
+Decider = Callable[[WritePlan], bool]
+
+
+@dataclass(frozen=True)
+class BlockStarted:
+    line: int
+    command_id: str | None
+    action: str | None
+    path: str | None
+
+
+@dataclass(frozen=True)
+class AwaitingDecision:
+    plan: WritePlan
+
+
+@dataclass(frozen=True)
+class ResultReady:
+    result: CommandResult
+
+
+@dataclass(frozen=True)
+class DuplicateSkipped:
+    command_id: str
+    earlier: CommandResult
+    earlier_message: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    command_id: str
+    text: str
+
+
+EngineEvent = BlockStarted | AwaitingDecision | ResultReady | DuplicateSkipped | Progress
+Listener = Callable[[EngineEvent], None]
+
+
+def reject_all(plan: WritePlan) -> bool:
+    return False
+
+
+def approve_all(plan: WritePlan) -> bool:
+    return True
+
+
+@dataclass
+class MessageRun:
+    """One message being processed; `results` grows as commands finish."""
+
+    engine: Engine
+    number: int
+    results: list[CommandResult] = field(default_factory=list)
+    duplicates: list[DuplicateSkipped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    blocks_seen: int = 0
+    ended: bool = False
+    _scanner: Scanner | None = None
+    _errors_emitted: int = 0
+
+    @property
+    def pending(self) -> PendingBlock | None:
+        return self._scanner.pending if self._scanner is not None else None
+
+    @property
+    def not_modified(self) -> bool:
+        """Every block was an identical repeat: nothing new ran and nothing new is to be said."""
+        return self.blocks_seen > 0 and not self.results and len(self.duplicates) == self.blocks_seen
+
+    def feed(self, chunk: str) -> list[CommandResult]:
+        assert self._scanner is not None, "feed() is for streamed messages"
+        self.engine.session.append_message_text(self.number, chunk)
+        return self._handle(self._scanner.feed(chunk))
+
+    def end(self) -> list[CommandResult]:
+        new = self._handle(self._scanner.end()) if self._scanner is not None else []
+        if not self.ended:
+            self.ended = True
+            self.engine.session.end_message(self.number, self.warnings)
+        return new
+
+    def _handle(self, events: list[RawBlock | ScanWarning]) -> list[CommandResult]:
+        start = len(self.results)
+        for event in events:
+            if isinstance(event, ScanWarning):
+                self.warnings.append(f"line {event.line}: {event.message}")
+            else:
+                self._block(event)
+        return self.results[start:]
+
+    # --- one block -------------------------------------------------------------------------
+
+    def _block(self, block: RawBlock) -> None:
+        self.blocks_seen += 1
+        engine = self.engine
+        try:
+            command = c.validate_command(parse_fields(block))
+        except Exception as exc:  # noqa: BLE001 - a validator bug must not lose the other blocks
+            if not isinstance(exc, OperatorError):
+                exc = OperatorError(ErrorCode.ERR_INTERNAL, (
+                    f"Operator failed while validating this block ({type(exc).__name__}: {exc}); tell the person"
+                ), traceback.format_exc(limit=5))
+            engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
+            self._add(self._invalid(block, exc), content_key=None)
+            return
+        engine.notify(BlockStarted(block.start_line, command.id, command.action, command.path_or_none))
+        used = engine.session.used_ids().get(command.id)
+        if used is not None:
+            key, message_no, earlier = used
+            if key == block.content_key:
+                skipped = DuplicateSkipped(command.id, earlier, message_no)
+                self.duplicates.append(skipped)
+                engine.notify(skipped)
+                return
+            error = OperatorError(ErrorCode.ERR_DUPLICATE_ID, (
+                f"id {command.id} was already used in this session (message {message_no}) for a different command; "
+                f"nothing was run; send it again with a new id such as {command.id}-2"
+            ))
+            self._add(failed(command.id, error, action=command.action, path=command.path_or_none,
+                             status="invalid", summary=invalid_summary(error), line=block.start_line), content_key=None)
+            return
+        result = engine.execute(command).with_line(block.start_line)
+        self._add(result, content_key=block.content_key)
+
+    def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
+        if block.id_hint:
+            return CommandResult(id=block.id_hint, ok=False, summary=invalid_summary(error), details=error.context,
+                                 error_code=error.code.value, status="invalid", line=block.start_line)
+        self._errors_emitted += 1
+        generated = f"operator-error-{self.number}-{self._errors_emitted}"
+        return operator_error(generated, error, related_id=None, line=block.start_line)
+
+    def _add(self, result: CommandResult, *, content_key: str | None) -> None:
+        # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
+        self.engine.session.record_result(self.number, result, content_key)
+        self.results.append(result)
+        self.engine.notify(ResultReady(result))
+
+
+class Engine:
+    def __init__(self, workspace: Workspace, session: Session, *, decide: Decider = reject_all,
+                 listener: Listener | None = None) -> None:
+        self.workspace = workspace
+        self.session = session
+        self.decide = decide
+        self.listener = listener
+
+    def notify(self, event: EngineEvent) -> None:
+        if self.listener is not None:
+            self.listener(event)
+
+    def run_text(self, text: str, *, source: str = "paste") -> MessageRun:
+        """A whole message: scanned within the spec's window, every block processed, ended."""
+        with self.session.lock():
+            run = MessageRun(self, self.session.start_message(source=source, text=text))
+            scan = scan_message(text)
+            for warning in scan.warnings:
+                run.warnings.append(f"line {warning.line}: {warning.message}")
+            for block in scan.blocks:
+                run._block(block)
+            run.end()
+        return run
+
+    def open_stream(self, *, source: str = "stream") -> MessageRun:
+        """A message arriving in pieces: blocks run as their END marker arrives."""
+        run = MessageRun(self, self.session.start_message(source=source, text=""))
+        run._scanner = Scanner()
+        return run
+
+    def execute(self, command: c.Command) -> CommandResult:
+        try:
+            if command.WRITES:
+                return self._write(command)
+            from .reads import READ_HANDLERS, ReadContext
+
+            def progress(text: str) -> None:
+                self.notify(Progress(command.id, text))
+
+            return READ_HANDLERS[type(command)](command, ReadContext(self.workspace, progress))
+        except OperatorError as exc:
+            return failed(command.id, exc, action=command.action, path=command.path_or_none)
+        except OSError as exc:
+            error = OperatorError(ErrorCode.ERR_IO, f"{command.action} failed: {exc.strerror or exc}; nothing was changed")
+            return failed(command.id, error, action=command.action, path=command.path_or_none)
+        except Exception as exc:  # noqa: BLE001 - one command's bug must not lose the others' results
+            error = OperatorError(ErrorCode.ERR_INTERNAL, (
+                f"Operator failed on this command ({type(exc).__name__}: {exc}); nothing was changed; tell the person"
+            ), traceback.format_exc(limit=5))
+            return failed(command.id, error, action=command.action, path=command.path_or_none)
+
+    def _write(self, command: c.Command) -> CommandResult:
+        from .commit import commit
+        from .writes import plan_write
+
+        plan = plan_write(command, self.workspace)
+        base = {"action": command.action, "path": plan.target.rel, "diff": plan.diff or None, "extra": plan.counts()}
+        if plan.kind == "noop":  # nothing to consent to
+            return CommandResult(id=command.id, ok=True, summary=plan.summary, **base)
+        self.notify(AwaitingDecision(plan))
+        if not self.decide(plan):
+            error = OperatorError(ErrorCode.ERR_REJECTED, (
+                f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
+                "ask them what they want before trying again"
+            ))
+            return CommandResult(id=command.id, ok=False, summary=str(error), error_code=error.code.value,
+                                 status="rejected", **base)
+        try:
+            outcome = commit(plan, self.workspace, self.session.state_dir)
+        except OperatorError as exc:
+            status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
+            return CommandResult(id=command.id, ok=False, summary=str(exc), details=exc.context,
+                                 error_code=exc.code.value, status=status, **base)
+        return CommandResult(id=command.id, ok=True, summary=outcome.summary, **base)

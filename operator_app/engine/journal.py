@@ -1,0 +1,97 @@
+"""The journal of committed changes, so each one can be undone. Before a file is replaced, its
+pre-image is saved and fsynced and a "begin" record appended; after the replace a "commit"
+record follows. A "begin" with no "commit" (the app died in between) counts as committed exactly
+when the file now holds the planned bytes. Undo appends an "undo" record; nothing is rewritten.
+
+    journal/entries.jsonl   begin / commit / undo records
+    journal/pre/<seq>.bin   the bytes a file had before change <seq>
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_all
+from .session import append_jsonl, read_jsonl
+
+
+@dataclass
+class JournalEntry:
+    seq: int
+    time: float
+    command_id: str
+    action: str
+    rel: str
+    kind: str  # create | modify | delete
+    old_sha: str | None
+    new_sha: str | None
+    mode: int | None = None
+    created_dirs: list[str] = field(default_factory=list)
+    trash: dict[str, Any] | None = None
+    committed: bool = False
+    undone: bool = False
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "event": "begin", "seq": self.seq, "time": self.time, "command_id": self.command_id,
+            "action": self.action, "rel": self.rel, "kind": self.kind, "old_sha": self.old_sha,
+            "new_sha": self.new_sha, "mode": self.mode, "created_dirs": self.created_dirs,
+        }
+
+
+class Journal:
+    def __init__(self, state_dir: Path) -> None:
+        self.dir = state_dir / "journal"
+        self.pre = self.dir / "pre"
+        self.pre.mkdir(parents=True, exist_ok=True)
+        self._entries = self.dir / "entries.jsonl"
+
+    def entries(self) -> list[JournalEntry]:
+        found: dict[int, JournalEntry] = {}
+        for record in read_jsonl(self._entries):
+            seq = int(record.get("seq", 0))  # type: ignore[arg-type]
+            event = record.get("event")
+            if event == "begin":
+                found[seq] = JournalEntry(
+                    seq=seq, time=float(record.get("time", 0)), command_id=str(record.get("command_id", "")),  # type: ignore[arg-type]
+                    action=str(record.get("action", "")), rel=str(record.get("rel", "")), kind=str(record.get("kind", "")),
+                    old_sha=record.get("old_sha"), new_sha=record.get("new_sha"), mode=record.get("mode"),  # type: ignore[arg-type]
+                    created_dirs=list(record.get("created_dirs") or []),  # type: ignore[arg-type]
+                )
+            elif seq in found and event == "commit":
+                found[seq].committed = True
+                found[seq].trash = record.get("trash")  # type: ignore[assignment]
+            elif seq in found and event == "undo":
+                found[seq].undone = True
+        return [found[k] for k in sorted(found)]
+
+    def next_seq(self) -> int:
+        entries = self.entries()
+        return entries[-1].seq + 1 if entries else 1
+
+    def begin(self, entry: JournalEntry, pre_image: bytes | None) -> None:
+        if pre_image is not None:
+            path = self.pre / f"{entry.seq}.bin"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                write_all(fd, pre_image)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        append_jsonl(self._entries, entry.record())
+
+    def commit(self, entry: JournalEntry, *, trash: dict[str, Any] | None = None) -> None:
+        record: dict[str, Any] = {"event": "commit", "seq": entry.seq, "time": time.time()}
+        if trash is not None:
+            record["trash"] = trash
+        append_jsonl(self._entries, record)
+
+    def mark_undone(self, entry: JournalEntry) -> None:
+        append_jsonl(self._entries, {"event": "undo", "seq": entry.seq, "time": time.time()})
+
+    def pre_image(self, entry: JournalEntry) -> bytes:
+        return (self.pre / f"{entry.seq}.bin").read_bytes()

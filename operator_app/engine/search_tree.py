@@ -1,0 +1,79 @@
+"""fs.searchTree: a substring search over a folder, bounded by the spec's limits (200 matches,
+300 files scanned, files over 500,000 bytes skipped) and deterministic: files are visited in the
+workspace walk's fixed order, and everything skipped is counted in the header."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from ..protocol import commands as c
+from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.results import CommandResult
+from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
+from .textfile import decode_text
+
+_SKIP_NAMES = {
+    "symlink": "symlinks", "special": "special files", "gitignore": "ignored by .gitignore",
+    "large": f"over {c.FsSearchTree.MAX_FILE_BYTES} bytes", "binary": "binary", "not-utf8": "not UTF-8",
+}
+
+
+def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
+    ws = ctx.workspace
+    root = ws.target(cmd.path)
+    if ws.lstat(root) is None:
+        close = ws.close_names(root)
+        hint = f"; close names: {', '.join(close)}" if close else ""
+        raise OperatorError(ErrorCode.ERR_NOT_FOUND, f"{root.rel} does not exist{hint}; list the folder with fs.list")
+    matches: list[str] = []
+    skipped: Counter[str] = Counter()
+    files_scanned = files_matched = 0
+    stop_reason = ""
+    for item in ws.walk_files(root):
+        if item.kind == "skipped":
+            skipped[item.reason or "other"] += 1
+            continue
+        if item.size > c.FsSearchTree.MAX_FILE_BYTES:
+            skipped["large"] += 1
+            continue
+        if files_scanned >= c.FsSearchTree.MAX_FILES:
+            stop_reason = f"stopped after scanning {c.FsSearchTree.MAX_FILES} files; narrow the path"
+            break
+        files_scanned += 1
+        if ctx.progress is not None and files_scanned % 20 == 0:
+            ctx.progress(f"searched {files_scanned} files, {len(matches)} matches")
+        try:
+            text = decode_text(ws.read_file(ws.target(item.rel), max_bytes=c.FsSearchTree.MAX_FILE_BYTES), label=item.rel)
+        except OperatorError as exc:
+            reason = {ErrorCode.ERR_BINARY_FILE: "binary", ErrorCode.ERR_NOT_UTF8: "not-utf8",
+                      ErrorCode.ERR_FILE_TOO_LARGE: "large"}.get(exc.code, "unreadable")
+            skipped[reason] += 1
+            continue
+        room = c.FsSearchTree.MAX_MATCHES - len(matches)
+        found, total = matching_lines(text, cmd.query, room)
+        if total:
+            files_matched += 1
+        for line_no, line in found:
+            shown = line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
+            matches.append(f"{item.rel}:{line_no}: {shown}")
+        if total > room:
+            stop_reason = f"stopped at {c.FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
+            break
+    truncated = bool(stop_reason)
+    header = [
+        f"# query: {json.dumps(cmd.query)}",
+        f"# path: {root.rel}",
+        f"# matches: {len(matches)} in {files_matched} files; {files_scanned} files scanned" + (" (truncated)" if truncated else ""),
+    ]
+    if stop_reason:
+        header.append(f"# truncated: {stop_reason}")
+    if skipped:
+        parts = [f"{n} {_SKIP_NAMES.get(reason, reason)}" for reason, n in sorted(skipped.items())]
+        header.append(f"# skipped: {', '.join(parts)}")
+    noun = "match" if len(matches) == 1 else "matches"
+    summary = f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {files_matched} files under {root.rel} ({files_scanned} files scanned)"
+    if truncated:
+        summary += " (truncated)"
+    return CommandResult(id=cmd.id, ok=True, summary=summary, details="\n".join(header + matches),
+                         action=cmd.action, path=root.rel, truncated=truncated)

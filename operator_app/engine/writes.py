@@ -1,0 +1,186 @@
+"""Planning every write-type action: read the file once, compute the new bytes with the pure text
+operations, keep the file's newline style, BOM and final-newline state, and describe the change.
+Nothing here writes; `commit.py` does, after the person approved the plan."""
+
+from __future__ import annotations
+
+import stat as stat_module
+from collections.abc import Callable
+
+from ..protocol import commands as c
+from ..protocol.errors import ErrorCode, OperatorError
+from .plan import WritePlan, sha256, unified_diff
+from .styles import style_for
+from .textfile import TextDoc, new_file_bytes, split_lines
+from .workspace import Target, Workspace
+
+WRITE_MAX_BYTES = 8_000_000  # the largest file Operator will plan an edit of
+DELETE_PREVIEW_FILES = 200
+DELETE_PREVIEW_BYTES = 200_000
+
+
+def _existing(ws: Workspace, target: Target) -> bytes | None:
+    """The target's bytes, or None when it does not exist yet."""
+    st = ws.lstat(target)
+    if st is None:
+        return None
+    if stat_module.S_ISLNK(st.st_mode):
+        raise OperatorError(ErrorCode.ERR_SYMLINK_TARGET, (
+            f"{target.rel} is a symlink; Operator does not write through symlinks; write to the file it points to"
+        ))
+    if stat_module.S_ISDIR(st.st_mode):
+        raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{target.rel} is a folder; name a file inside it")
+    try:
+        data = ws.read_file(target, max_bytes=WRITE_MAX_BYTES)
+    except OperatorError as exc:
+        if exc.code is ErrorCode.ERR_FILE_TOO_LARGE:
+            raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
+                f"{target.rel} is over the {WRITE_MAX_BYTES}-byte limit for edits; Operator does not rewrite files that large"
+            )) from None
+        raise
+    return data
+
+
+def _text_of(target: Target, data: bytes | None) -> TextDoc:
+    if data is None:
+        raise OperatorError(ErrorCode.ERR_NOT_FOUND, (
+            f"{target.rel} does not exist; create it with fs.write (or fs.insertRegion needs an existing file)"
+        ))
+    return TextDoc.decode(data, label=target.rel)
+
+
+def _plan(cmd: c.Command, target: Target, old: bytes | None, new: bytes, summary: str, *, notes: tuple[str, ...] = ()) -> WritePlan:
+    if old is not None and old == new:
+        return WritePlan(cmd.action, cmd.id, target, "noop", sha256(old), new, "", 0, 0,
+                         f"No change: {target.rel} already has this content")
+    old_text = _preview_text(old)
+    new_text = _preview_text(new)
+    diff, added, removed = unified_diff(old_text, new_text, target.rel)
+    kind = "create" if old is None else "modify"
+    return WritePlan(cmd.action, cmd.id, target, kind, sha256(old), new, diff, added, removed,
+                     summary.format(added=added, removed=removed), notes=notes)
+
+
+def _preview_text(data: bytes | None) -> str:
+    if data is None:
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").removeprefix("\ufeff")
+
+
+def _counts() -> str:
+    return "+{added} -{removed} lines"
+
+
+def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
+    old = _existing(ws, target)
+    text = cmd.text
+    if old is None:
+        new = new_file_bytes(text)
+        lines = len(split_lines(text))
+        return _plan(cmd, target, None, new, f"Created {target.rel} ({lines} lines, {len(new)} bytes)")
+    try:
+        doc = TextDoc.decode(old, label=target.rel)
+    except OperatorError:
+        # Replacing a binary or non-UTF-8 file with text is allowed (the person sees it and it can
+        # be undone); only its conventions cannot be kept.
+        new = new_file_bytes(text)
+        return _plan(cmd, target, old, new, f"Wrote {target.rel}: replaced {len(old)} bytes of non-text content with {len(new)} bytes",
+                     notes=("the old content is not UTF-8 text",))
+    new = doc.encode(text.removeprefix("\ufeff"), keep_final_newline=True)
+    return _plan(cmd, target, old, new, f"Wrote {target.rel}: {_counts()} ({len(new)} bytes)")
+
+
+def plan_fs_apply_edits(cmd: c.FsApplyEdits, ws: Workspace, target: Target) -> WritePlan:
+    from .textops.edits import apply_edits
+
+    old = _existing(ws, target)
+    doc = _text_of(target, old)
+    outcome = apply_edits(doc.text, cmd.edits_b64, label=target.rel)
+    new = doc.encode(outcome.text, keep_final_newline=True)
+    edits = f"{outcome.applied} edit{'s' if outcome.applied != 1 else ''}"
+    return _plan(cmd, target, old, new, f"Applied {edits} to {target.rel}: {_counts()}")
+
+
+def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
+    from .textops.patch import apply_patch
+
+    old = _existing(ws, target)
+    doc = TextDoc.decode(old, label=target.rel) if old is not None else None
+    outcome = apply_patch(doc.text if doc is not None else None, cmd.patch_b64, label=target.rel)
+    hunks = f"{outcome.hunks} hunk{'s' if outcome.hunks != 1 else ''}"
+    if doc is None:
+        return _plan(cmd, target, None, new_file_bytes(outcome.text), f"Created {target.rel} from a patch: {hunks}, {_counts()}")
+    # The patch itself says whether the file ends with a newline, so it is not forced back.
+    new = doc.encode(outcome.text, keep_final_newline=False)
+    return _plan(cmd, target, old, new, f"Patched {target.rel}: {hunks}, {_counts()}")
+
+
+def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan:
+    from .textops import regions
+
+    old = _existing(ws, target)
+    doc = _text_of(target, old)
+    style = style_for(cmd, target.rel)
+    if isinstance(cmd, c.FsInsertRegion):
+        text = regions.insert_region(doc.text, style, cmd.marker_id, cmd.anchor, cmd.content_b64,
+                                     position=cmd.position, occurrence=cmd.occurrence, label=target.rel)
+        summary = f"Inserted region {cmd.marker_id} in {target.rel} {cmd.position} anchor {cmd.anchor!r}: {_counts()}"
+    elif isinstance(cmd, c.FsReplaceRegion):
+        text = regions.replace_region(doc.text, style, cmd.marker_id, cmd.content_b64, label=target.rel)
+        summary = f"Replaced region {cmd.marker_id} in {target.rel}: {_counts()}"
+    else:
+        text = regions.delete_region(doc.text, style, cmd.marker_id, label=target.rel)
+        summary = f"Emptied region {cmd.marker_id} in {target.rel} (markers kept): {_counts()}"
+    return _plan(cmd, target, old, doc.encode(text, keep_final_newline=True), summary)
+
+
+def plan_fs_delete(cmd: c.FsDelete, ws: Workspace, target: Target) -> WritePlan:
+    from .fingerprint import tree_fingerprint
+
+    if not target.parts:
+        raise OperatorError(ErrorCode.ERR_DELETE_ROOT, (
+            "fs.delete of the workspace root is refused; delete the entries inside it one by one"
+        ))
+    st = ws.lstat(target)
+    if st is None:
+        close = ws.close_names(target)
+        hint = f"; close names: {', '.join(close)}" if close else ""
+        raise OperatorError(ErrorCode.ERR_NOT_FOUND, f"{target.rel} does not exist{hint}; nothing to delete")
+    fingerprint, files, listing = tree_fingerprint(ws, target, st)
+    is_dir = stat_module.S_ISDIR(st.st_mode)
+    if is_dir:
+        shown = listing[:DELETE_PREVIEW_FILES]
+        more = f"\n... and {len(listing) - len(shown)} more" if len(listing) > len(shown) else ""
+        diff = f"Folder {target.rel}/ goes to the trash with {files} files:\n" + "\n".join(shown) + more + "\n"
+        summary = f"Moved folder {target.rel}/ ({files} files) to the trash"
+        return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, 0, summary,
+                         is_dir=True, file_count=files)
+    removed = 0
+    diff = f"{target.rel} goes to the trash ({st.st_size} bytes)\n"
+    if stat_module.S_ISREG(st.st_mode) and st.st_size <= DELETE_PREVIEW_BYTES:
+        try:
+            text = TextDoc.decode(ws.read_file(target, max_bytes=DELETE_PREVIEW_BYTES), label=target.rel).text
+            diff, _, removed = unified_diff(text, "", target.rel)
+        except OperatorError:
+            pass  # binary: the one-line description above is the preview
+    summary = f"Moved {target.rel} to the trash" + (f" (-{removed} lines)" if removed else f" ({st.st_size} bytes)")
+    return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, removed, summary, file_count=1)
+
+
+_PLANNERS: dict[type[c.Command], Callable[..., WritePlan]] = {
+    c.FsWrite: plan_fs_write,
+    c.FsApplyEdits: plan_fs_apply_edits,
+    c.FsPatch: plan_fs_patch,
+    c.FsInsertRegion: plan_region,
+    c.FsReplaceRegion: plan_region,
+    c.FsDeleteRegion: plan_region,
+    c.FsDelete: plan_fs_delete,
+}
+
+
+def plan_write(cmd: c.Command, ws: Workspace) -> WritePlan:
+    target = ws.target(cmd.path_or_none or "")
+    if not target.parts and not isinstance(cmd, c.FsDelete):
+        raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{cmd.action} needs a file path; . is the workspace root folder")
+    return _PLANNERS[type(cmd)](cmd, ws, target)

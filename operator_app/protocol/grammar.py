@@ -1,0 +1,56 @@
+"""The protocol's grammar as data: markers, limits, and the line rules, each beside the spec
+sentence (or design.md decision) it enforces. Nothing here does I/O."""
+
+from __future__ import annotations
+
+import re
+
+# "Marker lines MUST be alone on their own line (surrounding whitespace allowed)"
+CMD_START = "OPERATOR_CMD"
+CMD_END = "END_OPERATOR_CMD"
+RESULT_START = "OPERATOR_RESULT"
+RESULT_END = "END_OPERATOR_RESULT"
+MARKERS = frozenset({CMD_START, CMD_END, RESULT_START, RESULT_END})
+
+# design.md decision 1: a marker token at the start of a line (after markdown punctuation only)
+# followed by other text is ERR_MARKER_NOT_ALONE; the word inside prose is nothing. The token
+# must not run on into an identifier ("OPERATOR_CMDS" is prose), and the longest token wins so
+# "OPERATOR_RESULT" is never read as "OPERATOR_CMD"-something.
+MARKDOWN_LEAD = r"[\s`>*#+~_|-]*"
+MARKER_NOT_ALONE_RE = re.compile(
+    rf"^{MARKDOWN_LEAD}(END_OPERATOR_CMD|END_OPERATOR_RESULT|OPERATOR_CMD|OPERATOR_RESULT)(?![A-Za-z0-9_])"
+)
+
+# "Only the last 200,000 chars are scanned."
+WINDOW_CHARS = 200_000
+# "max 200 lines and 50,000 chars inside a block."
+MAX_BLOCK_LINES = 200
+MAX_BLOCK_CHARS = 50_000
+
+# "Every OPERATOR_CMD MUST include: version: 1, id: <string>, action: <string>."
+REQUIRED_FIELDS = ("version", "id", "action")
+SUPPORTED_VERSION = "1"
+
+# "Inside OPERATOR_CMD blocks, ONLY lines of the form "key: value" are allowed (... keys are
+# case-sensitive)". design.md decision 2: split at the first colon, the key is an identifier,
+# the value is trimmed.
+KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# "Use ASCII only inside OPERATOR_CMD blocks."
+NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+
+# "only A-Z a-z 0-9 + / = are allowed, and padding must be correct."
+BASE64_ALPHABET_RE = re.compile(r"[^A-Za-z0-9+/=]")
+BASE64_FIELDS = ("content_b64", "patch_b64", "edits_b64")
+
+# Rule 11: "Do NOT include workspace/workspaceRoot (or any equivalent) as a command field."
+WORKSPACE_FIELDS = frozenset(
+    {"workspace", "workspaceRoot", "workspace_root", "workspaceDir", "workspace_dir", "root", "cwd", "rootDir", "root_dir"}
+)
+
+# "operator.error ... LLMs MUST NOT emit operator.error"
+RESERVED_ACTIONS = frozenset({"operator.error"})
+FS_PREFIX = "fs."
+
+# design.md decision 13: a message's lines end at "\n", "\r\n" or a lone "\r".
+LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")

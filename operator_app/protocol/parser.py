@@ -1,0 +1,60 @@
+"""Turns a scanned block's lines into its fields, enforcing the line rules of the spec (ASCII
+only, no blank lines, only "key: value" lines, content on one line, each key once)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import grammar
+from .errors import ErrorCode, OperatorError
+from .scanner import RawBlock
+
+
+@dataclass(frozen=True)
+class Fields:
+    values: dict[str, str]
+    lines: dict[str, int]  # key -> message line, for messages that point at a line
+
+
+def parse_fields(block: RawBlock) -> Fields:
+    if block.error is not None:
+        raise block.error
+    values: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    after_content = False  # the previous line was content: or one of its stray continuations
+    for line_no, text in block.lines:
+        bad = grammar.NON_ASCII_RE.search(text)
+        if bad:
+            raise OperatorError(ErrorCode.ERR_NON_ASCII_IN_CMD, (
+                f"line {line_no} has the non-ASCII character {bad.group()!r} (U+{ord(bad.group()):04X}) at column "
+                f"{bad.start() + 1}; use ASCII only inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
+            ))
+        stripped = text.strip()
+        key, colon, value = stripped.partition(":")
+        key = key.strip()
+        is_pair = bool(colon) and grammar.KEY_RE.fullmatch(key) is not None
+        if after_content and not is_pair:
+            # The spec's own wording for this mistake, verbatim; the line goes into the details.
+            raise OperatorError(
+                ErrorCode.ERR_CONTENT_HAS_NEWLINES,
+                "content contains newline; use content_b64.",
+                f"content starts on line {lines['content']} and continues on line {line_no}",
+            )
+        if not stripped:
+            raise OperatorError(ErrorCode.ERR_EMPTY_LINE_IN_CMD, (
+                f"line {line_no} inside the block is empty; remove blank lines between OPERATOR_CMD and END_OPERATOR_CMD"
+            ))
+        if not is_pair:
+            shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
+            raise OperatorError(ErrorCode.ERR_NON_KEY_VALUE_LINE, (
+                f"line {line_no} is not a \"key: value\" line: {shown!r}; only key: value lines may appear inside "
+                "OPERATOR_CMD (no prose, bullets or indentation)"
+            ))
+        if key in values:
+            raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, (
+                f"{key} appears twice (lines {lines[key]} and {line_no}); keep one {key} line"
+            ))
+        values[key] = value.strip()
+        lines[key] = line_no
+        after_content = key == "content"
+    return Fields(values, lines)

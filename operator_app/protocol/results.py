@@ -1,0 +1,93 @@
+"""Command results and their OPERATOR_RESULT text: one block per command, single-line summary,
+single-line details_b64. The decoded details stay on the result for display and --json."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from .codec import encode_b64_text
+from .errors import ErrorCode, OperatorError
+from .grammar import RESULT_END, RESULT_START
+
+Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
+
+# Everything str.splitlines() (and so many viewers) treats as a line break.
+_LINE_BREAKS_RE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
+def one_line(text: str) -> str:
+    return _LINE_BREAKS_RE.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    id: str
+    ok: bool
+    summary: str
+    details: str | None = None
+    action: str | None = None
+    path: str | None = None
+    error_code: str | None = None
+    status: Status = "ok"
+    line: int | None = None  # where the block starts in its message
+    diff: str | None = None  # the preview of a write, for the person (never sent to the model)
+    truncated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. added/removed counts of a write
+
+    def render(self) -> str:
+        lines = [RESULT_START, f"id: {self.id}", f"ok: {'true' if self.ok else 'false'}", f"summary: {one_line(self.summary)}"]
+        if self.details is not None and self.details != "":
+            lines.append(f"details_b64: {encode_b64_text(self.details)}")
+        lines.append(RESULT_END)
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CommandResult:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def with_line(self, line: int | None) -> CommandResult:
+        return replace(self, line=line)
+
+
+def render_results(results: list[CommandResult] | tuple[CommandResult, ...]) -> str:
+    """The copy-back text: exactly what `operator-app exec` prints and the TUI copies."""
+    if not results:
+        return ""
+    return "\n\n".join(r.render() for r in results) + "\n"
+
+
+def invalid_summary(error: OperatorError) -> str:
+    return f"Invalid OPERATOR_CMD ({error.code.value}): {error.message}"
+
+
+def error_details(error: OperatorError) -> str | None:
+    return error.context
+
+
+def failed(command_id: str, error: OperatorError, *, action: str | None, path: str | None,
+           status: Status = "failed", summary: str | None = None, line: int | None = None) -> CommandResult:
+    return CommandResult(
+        id=command_id, ok=False, summary=summary or str(error), details=error.context,
+        action=action, path=path, error_code=error.code.value, status=status, line=line,
+    )
+
+
+def operator_error(result_id: str, error: OperatorError, *, related_id: str | None, line: int | None) -> CommandResult:
+    """The spec's operator.error result, for a block whose id could not be read."""
+    message = invalid_summary(error) + (f" ({error.context})" if error.context else "")
+    details = json.dumps({"message": message, "related_id": related_id})
+    return CommandResult(
+        id=result_id, ok=False, summary=invalid_summary(error), details=details, action="operator.error",
+        error_code=error.code.value, status="invalid", line=line,
+    )
+
+
+def is_code(result: CommandResult, code: ErrorCode) -> bool:
+    return result.error_code == code.value

@@ -1,0 +1,310 @@
+"""Finds OPERATOR_CMD blocks in an assistant message, whole or streamed (sans-IO).
+
+`Scanner.feed(chunk)` returns the events that chunk completed; `Scanner.end()` closes the
+message. A block is emitted the moment its END marker arrives, so it can run at once; a trailing
+open block is only `pending` until `end()`, which turns it into ERR_MISSING_END_MARKER. Feeding a
+text whole or in any chunking yields the same events. `scan_message()` applies the 200,000
+character window of the spec to a whole message.
+
+Cost is linear in the input: outside blocks the scanner jumps from one "OPERATOR_" occurrence to
+the next with str.find instead of visiting every line, and text held back for an unfinished line
+is kept as pieces, never re-concatenated per chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import grammar
+from .errors import ErrorCode, OperatorError
+
+_BREAK_RE = re.compile(r"\r\n?|\n")
+_ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
+
+
+@dataclass(frozen=True)
+class RawBlock:
+    """One OPERATOR_CMD block as found: its inner lines, or the structural error that spoils it."""
+
+    start_line: int
+    end_line: int | None
+    lines: tuple[tuple[int, str], ...]  # (message line number, text) between the markers
+    error: OperatorError | None = None
+    id_hint: str | None = None  # the first readable "id:" value, for results of broken blocks
+
+    @property
+    def content_key(self) -> str:
+        """What "identical content" means for duplicate ids: the inner lines, trimmed."""
+        return "\n".join(text.strip() for _, text in self.lines)
+
+
+@dataclass(frozen=True)
+class ScanWarning:
+    line: int
+    message: str
+
+
+ScanEvent = RawBlock | ScanWarning
+
+
+@dataclass(frozen=True)
+class PendingBlock:
+    start_line: int
+    id_hint: str | None
+
+
+@dataclass
+class _OpenBlock:
+    start_line: int
+    lines: list[tuple[int, str]] = field(default_factory=list)
+    chars: int = 0
+    error: OperatorError | None = None
+    id_hint: str | None = None
+    suspect: bool = False  # opened by a marker that was not alone: may have been prose
+
+    def fail(self, code: ErrorCode, message: str) -> None:
+        if self.error is None:  # the first structural problem is the one worth fixing first
+            self.error = OperatorError(code, message)
+
+    def add(self, line_no: int, text: str) -> None:
+        self.chars += len(text) + 1
+        if self.id_hint is None:
+            match = _ID_LINE_RE.fullmatch(text)
+            if match and match.group(1).strip():
+                self.id_hint = match.group(1).strip()
+        if len(self.lines) < grammar.MAX_BLOCK_LINES and self.chars <= grammar.MAX_BLOCK_CHARS:
+            self.lines.append((line_no, text))
+        else:
+            self.fail(
+                ErrorCode.ERR_BLOCK_TOO_LARGE,
+                f"block at line {self.start_line} is over the limit of {grammar.MAX_BLOCK_LINES} lines "
+                f"and {grammar.MAX_BLOCK_CHARS} characters; split the payload over several commands",
+            )
+
+
+def classify(line: str) -> tuple[str, bool] | None:
+    """(marker token, alone?) for a marker line, None for any other line."""
+    stripped = line.strip()
+    if stripped in grammar.MARKERS:
+        return stripped, True
+    match = grammar.MARKER_NOT_ALONE_RE.match(line)
+    if match:
+        return match.group(1), False
+    return None
+
+
+class Scanner:
+    def __init__(self, *, first_line: int = 1, skip_first_fragment: bool = False, window_cut: bool = False) -> None:
+        self._pieces: list[str] = []  # text not yet consumed (an unfinished line, mostly)
+        self._line_no = first_line  # number of the line that starts the unconsumed text
+        self._skip_fragment = skip_first_fragment
+        self._window_cut = window_cut
+        self._seen_start = False
+        self._block: _OpenBlock | None = None
+        self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
+        self._ended = False
+
+    @property
+    def pending(self) -> PendingBlock | None:
+        if self._block is None:
+            return None
+        return PendingBlock(self._block.start_line, self._block.id_hint)
+
+    def feed(self, chunk: str) -> list[ScanEvent]:
+        if self._ended:
+            raise RuntimeError("feed() after end()")
+        if not chunk:
+            return []
+        self._pieces.append(chunk)
+        if "\n" not in chunk and "\r" not in chunk:
+            return []  # no line can have been completed; joining now would make streaming quadratic
+        return self._consume(final=False)
+
+    def end(self) -> list[ScanEvent]:
+        if self._ended:
+            return []
+        events = self._consume(final=True)
+        self._ended = True
+        if self._block is not None:
+            block, self._block = self._block, None
+            if not block.suspect:  # a suspect block already carries ERR_MARKER_NOT_ALONE
+                block.fail(
+                    ErrorCode.ERR_MISSING_END_MARKER,
+                    f"OPERATOR_CMD at line {block.start_line} has no END_OPERATOR_CMD before the message ends; "
+                    "close the block with END_OPERATOR_CMD alone on its line",
+                )
+            events.append(self._emit(block, None))
+        if self._in_result is not None:
+            events.append(ScanWarning(self._in_result, f"OPERATOR_RESULT at line {self._in_result} is never closed"))
+            self._in_result = None
+        return events
+
+    # --- the line walk -------------------------------------------------------------------
+
+    def _consume(self, *, final: bool) -> list[ScanEvent]:
+        text = "".join(self._pieces)
+        self._pieces.clear()
+        # A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
+        hold_cr = not final and text.endswith("\r")
+        limit = len(text) - 1 if hold_cr else len(text)
+        events: list[ScanEvent] = []
+        pos = 0
+        while pos < limit:
+            if self._block is None and not self._skip_fragment:  # only marker lines matter here
+                found = text.find("OPERATOR_", pos, limit)
+                if found < 0:
+                    last_break = max(text.rfind("\n", pos, limit), text.rfind("\r", pos, limit))
+                    if last_break < 0:
+                        break
+                    self._advance_lines(text, pos, last_break + 1)
+                    pos = last_break + 1
+                    continue
+                line_start = max(text.rfind("\n", pos, found), text.rfind("\r", pos, found)) + 1
+                line_start = max(line_start, pos)
+                self._advance_lines(text, pos, line_start)
+                pos = line_start
+            brk = _BREAK_RE.search(text, pos, limit)
+            if brk is None:
+                if not final:
+                    break
+                line, pos = text[pos:limit], limit
+            else:
+                line, pos = text[pos : brk.start()], brk.end()
+            line_no = self._line_no
+            self._line_no += 1
+            if self._skip_fragment:
+                self._skip_fragment = False  # the window began inside this line: it is a fragment
+                continue
+            self._line(line_no, line, events)
+        self._pieces.append(text[pos:])
+        return events
+
+    def _advance_lines(self, text: str, start: int, stop: int) -> None:
+        if stop > start:
+            self._line_no += text.count("\n", start, stop) + text.count("\r", start, stop) - text.count("\r\n", start, stop)
+
+    def _line(self, line_no: int, line: str, events: list[ScanEvent]) -> None:
+        marker = classify(line)
+        if self._in_result is not None:
+            self._line_in_result(line_no, marker, events)
+        elif self._block is not None:
+            self._line_in_block(line_no, line, marker, events)
+        elif marker is not None:
+            self._line_outside(line_no, marker, events)
+
+    def _line_outside(self, line_no: int, marker: tuple[str, bool], events: list[ScanEvent]) -> None:
+        token, alone = marker
+        if token == grammar.CMD_START:
+            self._seen_start = True
+            self._block = _OpenBlock(line_no, suspect=not alone)
+            if not alone:
+                self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no))
+        elif token == grammar.RESULT_START:
+            self._in_result = line_no
+            if not alone:
+                events.append(ScanWarning(line_no, f"OPERATOR_RESULT at line {line_no} is not alone on its line"))
+        elif token == grammar.CMD_END:
+            if self._window_cut and not self._seen_start:
+                events.append(ScanWarning(line_no, (
+                    f"a block ending at line {line_no} starts before the last {grammar.WINDOW_CHARS} characters of "
+                    "the message and was ignored; place OPERATOR_CMD blocks near the end of the message"
+                )))
+            elif alone:
+                events.append(ScanWarning(line_no, f"END_OPERATOR_CMD at line {line_no} has no OPERATOR_CMD before it"))
+            else:
+                events.append(RawBlock(line_no, line_no, (), OperatorError(
+                    ErrorCode.ERR_MARKER_NOT_ALONE,
+                    _not_alone_message(token, line_no) + "; no OPERATOR_CMD opened this block, so nothing in it was run",
+                )))
+        # A stray END_OPERATOR_RESULT outside any result block carries no command: nothing to do.
+
+    def _line_in_result(self, line_no: int, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
+        if marker is None:
+            return
+        token, _alone = marker
+        if token == grammar.RESULT_END:
+            self._in_result = None
+        elif token == grammar.CMD_START:
+            # Result blocks only hold id/ok/summary/details lines: a command marker means the
+            # result was never closed. Recover rather than swallow every later command.
+            events.append(ScanWarning(self._in_result or line_no, (
+                f"OPERATOR_RESULT at line {self._in_result} is not closed before OPERATOR_CMD at line {line_no}"
+            )))
+            self._in_result = None
+            self._line_outside(line_no, marker, events)
+
+    def _line_in_block(self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
+        block = self._block
+        assert block is not None
+        if marker is None:
+            block.add(line_no, line)
+            return
+        token, alone = marker
+        if token == grammar.CMD_END:
+            if not alone:
+                block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no))
+            self._block = None
+            events.append(self._emit(block, line_no))
+            return
+        if block.suspect and token == grammar.CMD_START and alone:
+            # The "OPERATOR_CMD ..." line that opened this block was most likely prose: report it
+            # and let this well-formed marker start the real block.
+            events.append(self._emit(block, None))
+            self._block = None
+            self._line_outside(line_no, marker, events)
+            return
+        if token == grammar.CMD_START and alone:
+            block.fail(ErrorCode.ERR_NESTED_BLOCK, (
+                f"OPERATOR_CMD at line {line_no} starts before the block opened at line {block.start_line} "
+                "is closed; neither was run; end each block with END_OPERATOR_CMD before the next OPERATOR_CMD"
+            ))
+        elif alone:
+            block.fail(ErrorCode.ERR_NESTED_BLOCK, (
+                f"{token} at line {line_no} is inside the OPERATOR_CMD block opened at line {block.start_line}; "
+                "close the command with END_OPERATOR_CMD first"
+            ))
+        else:
+            block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no))
+        block.add(line_no, line)
+
+    def _emit(self, block: _OpenBlock, end_line: int | None) -> RawBlock:
+        return RawBlock(block.start_line, end_line, tuple(block.lines), block.error, block.id_hint)
+
+
+def _not_alone_message(token: str, line_no: int) -> str:
+    return (
+        f"{token} at line {line_no} shares its line with other text; put the marker alone on its own line "
+        "with no markdown, code fences or prose around it"
+    )
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    blocks: tuple[RawBlock, ...]
+    warnings: tuple[ScanWarning, ...]
+    window_start: int  # character offset where scanning began (0 unless the message was cut)
+
+
+def scan_message(text: str) -> ScanResult:
+    """Scan a whole message: only its last WINDOW_CHARS characters, as the spec says."""
+    start = max(0, len(text) - grammar.WINDOW_CHARS)
+    first_line = 1
+    fragment = False
+    if start:
+        prefix_end = start
+        first_line += text.count("\n", 0, prefix_end) + text.count("\r", 0, prefix_end) - text.count("\r\n", 0, prefix_end)
+        # When the cut falls between "\r" and "\n" the "\n" is that line's own break.
+        if text[start - 1] == "\r" and text[start] == "\n":
+            start += 1
+        fragment = text[start - 1] not in "\r\n"
+    scanner = Scanner(first_line=first_line, skip_first_fragment=fragment, window_cut=start > 0)
+    events = scanner.feed(text[start:]) if start else scanner.feed(text)
+    events += scanner.end()
+    blocks = tuple(e for e in events if isinstance(e, RawBlock))
+    warnings = [e for e in events if isinstance(e, ScanWarning)]
+    if start:
+        warnings.insert(0, ScanWarning(first_line, (
+            f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned"
+        )))
+    return ScanResult(blocks, tuple(warnings), start)

@@ -1,0 +1,110 @@
+"""The interface text the model is given. `spec/template.txt` holds the prose; the ACTIONS entries
+and the ERROR CODES list are rendered from the command models and the error catalog, so the text
+cannot drift from the code. `spec/interface.txt` is the rendered result that ships with the app
+(`python -m operator_app.protocol.spec --write` regenerates it; a test checks it is current).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+from . import commands as c
+from .errors import ADDED, CORE, ERROR_CATALOG, VALIDATION
+
+_ACTION_RE = re.compile(r"^\{\{ACTION ([A-Za-z.]+)\}\}$", re.MULTILINE)
+_COMMENT_FIELDS = ("comment_line_prefix", "comment_block_start", "comment_block_end", "language")
+_BASE_FIELDS = ("version", "id", "action", "path")
+
+
+def _spec_dirs() -> list[Path]:
+    here = Path(__file__).resolve().parent.parent
+    return [here / "_spec", here.parent / "spec"]  # installed wheel, then the source tree
+
+
+def spec_file(name: str) -> Path:
+    for folder in _spec_dirs():
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"spec/{name} is missing from this installation")
+
+
+def render_action(model: type[c.Command]) -> str:
+    fields = model.model_fields
+    lines = [model.ACTION]
+    if "path" in fields:
+        lines.append("Requires: path")
+    else:
+        lines += ["Required: version, id, action", "No path allowed"]
+    aliases = []
+    for name, info in fields.items():
+        if name in _BASE_FIELDS or name in _COMMENT_FIELDS and issubclass(model, c.CommentStyleFields):
+            continue
+        doc = info.description or ""
+        if info.is_required():
+            lines.append(f"Requires: {name} ({doc})")
+        else:
+            lines.append(f"Optional: {name}: {doc}")
+        names = c.field_meta(model, name).get("aliases", [])
+        if names:
+            aliases.append(f"{'/'.join(names)} for {name}")
+    if issubclass(model, c.CommentStyleFields):
+        lines.append("Optional: comment_line_prefix or comment_block_start/comment_block_end or language")
+    if aliases:
+        lines.append(f"Aliases: {'; '.join(aliases)}")
+    if model.WRITES:
+        lines.append("Requires user confirmation")
+    lines += model.NOTES
+    return "\n".join(lines)
+
+
+def render_error_codes() -> str:
+    sections = [(CORE, "Core errors:"), (VALIDATION, "Additional validation errors:"),
+                (ADDED, "Errors added by Operator (execution and stricter validation):")]
+    out = []
+    for section, title in sections:
+        out.append(title)
+        out += [f"- {code.value}: {info.meaning}" for code, info in ERROR_CATALOG.items() if info.section == section]
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def render_spec(template: str) -> str:
+    text = _ACTION_RE.sub(lambda m: render_action(c.ACTIONS[m.group(1)]), template)
+    return text.replace("{{ERROR_CODES}}", render_error_codes())
+
+
+@cache
+def interface_text() -> str:
+    return spec_file("interface.txt").read_text(encoding="ascii")
+
+
+PROMPT_PREAMBLE = """\
+You are working on files in a folder on my computer through Operator, a program I run. You have
+no tools of your own: to read, search or change files, write OPERATOR_CMD blocks exactly as the
+specification below says. I paste your message into Operator, approve or decline each change, and
+paste back the OPERATOR_RESULT blocks. Read before you modify, keep ids unique, verify every write
+with fs.readSlice, and never claim a change succeeded without an ok: true result for it.
+
+"""
+
+
+def system_prompt() -> str:
+    return PROMPT_PREAMBLE + interface_text()
+
+
+def main(argv: list[str]) -> int:
+    template = spec_file("template.txt").read_text(encoding="ascii")
+    rendered = render_spec(template)
+    if "--write" in argv:
+        (Path(__file__).resolve().parent.parent.parent / "spec" / "interface.txt").write_text(rendered, encoding="ascii")
+    else:
+        sys.stdout.write(rendered)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The two Quick start commands, needing nothing but Python 3.11+:
+
+    python3 run.py demo    set up .venv, then open Operator on a scratch copy of the demo workspace
+    python3 run.py test    set up .venv, then run the whole test suite
+
+Set-up creates .venv beside this file and installs the project with its test extra; it is
+repeated only when pyproject.toml changes. Extra arguments after `test` go to pytest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".operator-installed"
+
+
+def setup() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"Operator needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if PYTHON.exists() and STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    if not PYTHON.exists():
+        print("run.py: creating .venv", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("run.py: installing operator-app and its test tools into .venv", flush=True)
+    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_text(wanted)
+
+
+def demo(extra: list[str]) -> int:
+    scratch = Path(tempfile.mkdtemp(prefix="operator-demo-"))
+    workspace = scratch / "workspace"
+    shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
+    state = scratch / "state"
+    message = ROOT / "fixtures" / "messages" / "demo.txt"
+    print(f"run.py: demo workspace (a scratch copy): {workspace}", flush=True)
+    app = str(BIN / "operator-app")
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return subprocess.call([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message), *extra])
+    # No terminal (CI, a pipe): show the headless path on the same message instead.
+    print("run.py: no terminal, so running the headless exec on the demo message:", flush=True)
+    return subprocess.call([app, "exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all", str(message)])
+
+
+def test(extra: list[str]) -> int:
+    return subprocess.call([str(PYTHON), "-m", "pytest", "-n", "auto", *extra], cwd=ROOT)
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test"):
+        print(__doc__)
+        return 2
+    setup()
+    command, extra = sys.argv[1], sys.argv[2:]
+    return demo(extra) if command == "demo" else test(extra)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
