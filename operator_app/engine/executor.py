@@ -9,17 +9,20 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, failed, invalid_summary, operator_error
 from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message
-from .plan import WritePlan
 from .session import Session
-from .workspace import Workspace
 
-Decider = Callable[[WritePlan], bool]
+if TYPE_CHECKING:
+    from .plan import WritePlan
+    from .workspace import Workspace
+
+Decider = Callable[["WritePlan"], bool]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult
-from .styles import style_for
 from .textfile import TextDoc, decode_text, split_lines
 from .workspace import Target, Workspace
 
@@ -115,7 +114,8 @@ def fs_read(cmd: c.FsRead, ctx: ReadContext) -> CommandResult:
     if data and not data.endswith(b"\n"):
         notes.append("no newline at end of file")
     extra = f"; {', '.join(notes)}" if notes else ""
-    summary = f"Read {target.rel} ({len(data)} bytes, {len(split_lines(text))} lines{extra})"
+    count = len(split_lines(text))
+    summary = f"Read {target.rel} ({len(data)} bytes, {count} line{'s' if count != 1 else ''}{extra})"
     return _ok(cmd, summary, text, path=target.rel)
 
 
@@ -215,10 +215,14 @@ def fs_search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
 
 def _region_doc(cmd: c.CommentStyleFields, ctx: ReadContext) -> tuple[Target, TextDoc]:
     target = _file_target(ctx.workspace, cmd.path)
+    from .styles import style_for
+
+    style_for(cmd, target.rel)  # no known comment style is the first thing to report
     return target, _read_doc(ctx.workspace, target, max_bytes=c.FsReadSlice.MAX_BYTES, action=cmd.action)
 
 
 def fs_list_regions(cmd: c.FsListRegions, ctx: ReadContext) -> CommandResult:
+    from .styles import style_for
     from .textops.regions import scan_regions
 
     target, doc = _region_doc(cmd, ctx)
@@ -240,6 +244,7 @@ def fs_list_regions(cmd: c.FsListRegions, ctx: ReadContext) -> CommandResult:
 
 
 def fs_read_region(cmd: c.FsReadRegion, ctx: ReadContext) -> CommandResult:
+    from .styles import style_for
     from .textops.regions import locate_region, read_region
 
     target, doc = _region_doc(cmd, ctx)

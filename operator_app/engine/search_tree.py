@@ -44,7 +44,7 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
         if ctx.progress is not None and files_scanned % 20 == 0:
             ctx.progress(f"searched {files_scanned} files, {len(matches)} matches")
         try:
-            text = decode_text(ws.read_file(ws.target(item.rel), max_bytes=c.FsSearchTree.MAX_FILE_BYTES), label=item.rel)
+            text = decode_text(ws.read_file(ws.walked(item.rel), max_bytes=c.FsSearchTree.MAX_FILE_BYTES), label=item.rel)
         except OperatorError as exc:
             reason = {ErrorCode.ERR_BINARY_FILE: "binary", ErrorCode.ERR_NOT_UTF8: "not-utf8",
                       ErrorCode.ERR_FILE_TOO_LARGE: "large"}.get(exc.code, "unreadable")

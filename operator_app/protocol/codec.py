@@ -45,4 +45,5 @@ def _raise(field: str, why: str) -> str:
 
 
 def encode_b64_text(text: str) -> str:
-    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+    # A file name that is not UTF-8 reaches us as lone surrogates; it must not crash a result.
+    return base64.b64encode(text.encode("utf-8", errors="replace")).decode("ascii")

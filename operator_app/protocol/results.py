@@ -19,6 +19,7 @@ _LINE_BREAKS_RE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 
 
 def one_line(text: str) -> str:
+    text = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from odd file names
     return _LINE_BREAKS_RE.sub(" ", text).strip()
 
 

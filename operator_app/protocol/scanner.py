@@ -21,6 +21,7 @@ from .errors import ErrorCode, OperatorError
 
 _BREAK_RE = re.compile(r"\r\n?|\n")
 _ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
+_END_TOKEN = "END_OPERATOR_"
 
 
 @dataclass(frozen=True)
@@ -104,27 +105,57 @@ class Scanner:
         self._block: _OpenBlock | None = None
         self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
         self._ended = False
+        self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
+        self._prev = ""  # the previous chunk, for a token split across chunks
+        self._backlog: list[ScanEvent] = []  # events found early by `pending`
 
     @property
     def pending(self) -> PendingBlock | None:
+        if any(self._pieces):  # lines held back may open a block or hold its id: look at them now
+            self._backlog += self._consume(final=False)
+            self._armed = _END_TOKEN in self._pieces[-1]
         if self._block is None:
             return None
         return PendingBlock(self._block.start_line, self._block.id_hint)
 
     def feed(self, chunk: str) -> list[ScanEvent]:
+        """Take the next piece of the message; return the blocks (and warnings) it completed.
+
+        Blocks are only ever completed by a line holding "END_OPERATOR_", so text is merely
+        queued until such a line is complete; the work then happens once, in `_consume`.
+        This keeps a stream of small chunks about as cheap as one feed of the whole text.
+        """
         if self._ended:
             raise RuntimeError("feed() after end()")
         if not chunk:
             return []
         self._pieces.append(chunk)
+        if not self._armed:
+            # Nothing is emitted before an END marker's line is complete, so only "END_OPERATOR_"
+            # arms the scanner. A token split across chunks ends in this chunk's first 13
+            # characters, and every suffix of the token holds "_": only then is the tail worth a look.
+            if _END_TOKEN in chunk or (chunk.find("_", 0, 13) >= 0 and _END_TOKEN in self._prev[-12:] + chunk[:13]):
+                self._armed = True
+            else:
+                self._prev = chunk
+                return self._take_backlog([]) if self._backlog else []
+        self._prev = chunk
         if "\n" not in chunk and "\r" not in chunk:
-            return []  # no line can have been completed; joining now would make streaming quadratic
-        return self._consume(final=False)
+            return self._take_backlog([]) if self._backlog else []
+        events = self._consume(final=False)
+        self._armed = _END_TOKEN in self._pieces[-1]
+        return self._take_backlog(events) if self._backlog else events
+
+    def _take_backlog(self, events: list[ScanEvent]) -> list[ScanEvent]:
+        if not self._backlog:
+            return events
+        backlog, self._backlog = self._backlog, []
+        return backlog + events
 
     def end(self) -> list[ScanEvent]:
         if self._ended:
             return []
-        events = self._consume(final=True)
+        events = self._take_backlog(self._consume(final=True))
         self._ended = True
         if self._block is not None:
             block, self._block = self._block, None
