@@ -41,6 +41,12 @@ def setup() -> None:
     STAMP.write_text(wanted)
 
 
+def compile_bytecode() -> None:
+    # An editable install has no bytecode, and some environments set PYTHONDONTWRITEBYTECODE,
+    # which would make every start compile the package again.
+    subprocess.run([str(PYTHON), "-m", "compileall", "-q", str(ROOT / "operator_app")], check=True, stdout=subprocess.DEVNULL)
+
+
 def demo(extra: list[str]) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="operator-demo-"))
     workspace = scratch / "workspace"
@@ -65,6 +71,7 @@ def main() -> int:
         print(__doc__)
         return 2
     setup()
+    compile_bytecode()
     command, extra = sys.argv[1], sys.argv[2:]
     return demo(extra) if command == "demo" else test(extra)
 
