@@ -10,7 +10,6 @@ from collections.abc import Callable
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
 from .plan import WritePlan, sha256, unified_diff
-from .styles import style_for
 from .textfile import TextDoc, new_file_bytes, split_lines
 from .workspace import Target, Workspace
 
@@ -117,6 +116,7 @@ def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
 
 
 def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan:
+    from .styles import style_for
     from .textops import regions
 
     old = _existing(ws, target)

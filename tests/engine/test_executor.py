@@ -1,0 +1,134 @@
+"""The engine through its own API: message order, streaming, the session on disk, duplicates."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from operator_app.engine.executor import (
+    AwaitingDecision,
+    BlockStarted,
+    Engine,
+    ResultReady,
+    approve_all,
+    reject_all,
+)
+from operator_app.engine.session import Session
+from operator_app.engine.workspace import Workspace
+from operator_app.protocol.results import render_results
+
+
+def block(cid: str, action: str, **fields: str) -> str:
+    lines = ["OPERATOR_CMD", "version: 1", f"id: {cid}", f"action: {action}"]
+    lines += [f"{key}: {value}" for key, value in fields.items()]
+    return "\n".join(lines + ["END_OPERATOR_CMD"]) + "\n"
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.txt").write_text("one\ntwo\n")
+    return root
+
+
+def engine(ws: Path, state: Path, **kwargs: object) -> Engine:
+    return Engine(Workspace(ws), Session(state), **kwargs)  # type: ignore[arg-type]
+
+
+def test_results_come_in_message_order_and_a_write_holds_back_the_rest(ws: Path, tmp_path: Path) -> None:
+    events: list[object] = []
+    message = (
+        block("r1", "fs.readSlice", path="notes/a.txt")
+        + block("w1", "fs.write", path="notes/a.txt", content_b64=b64("three\n"))
+        + block("r2", "fs.readSlice", path="notes/a.txt")
+    )
+    run = engine(ws, tmp_path / "state", decide=approve_all, listener=events.append).run_text(message)
+    assert [r.id for r in run.results] == ["r1", "w1", "r2"]
+    assert all(r.ok for r in run.results), [r.summary for r in run.results]
+    assert "1: three" in (run.results[2].details or "")
+    kinds = [type(e).__name__ for e in events]
+    # The write's decision comes before the verifying read even starts.
+    assert kinds.index("AwaitingDecision") < [i for i, e in enumerate(events) if isinstance(e, BlockStarted)][2]
+    assert any(isinstance(e, ResultReady) and e.result.id == "w1" for e in events)
+
+
+def test_rejected_write_changes_nothing_and_says_so(ws: Path, tmp_path: Path) -> None:
+    before = (ws / "notes" / "a.txt").read_bytes()
+    run = engine(ws, tmp_path / "state", decide=reject_all).run_text(
+        block("w1", "fs.write", path="notes/a.txt", content="x")
+    )
+    (result,) = run.results
+    assert not result.ok and result.error_code == "ERR_REJECTED" and result.status == "rejected"
+    assert (ws / "notes" / "a.txt").read_bytes() == before
+
+
+def test_streamed_blocks_run_at_their_end_marker_and_pending_becomes_missing_end(ws: Path, tmp_path: Path) -> None:
+    run = engine(ws, tmp_path / "state").open_stream()
+    first = block("r1", "fs.read", path="notes/a.txt")
+    assert run.feed(first[:30]) == []
+    done = run.feed(first[30:] + "OPERATOR_CMD\nversion: 1\nid: r2\n")
+    assert [r.id for r in done] == ["r1"]
+    assert run.pending is not None and run.pending.id_hint == "r2"
+    last = run.end()
+    assert [(r.id, r.error_code) for r in last] == [("r2", "ERR_MISSING_END_MARKER")]
+
+
+def test_results_are_on_disk_before_they_are_returned_and_survive_a_restart(ws: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    run = engine(ws, state).run_text(block("r1", "fs.read", path="notes/a.txt") + block("bad", "fs.reed", path="x"))
+    reopened = Session(state)
+    assert reopened.last_message_number() == run.number
+    assert render_results(reopened.results_of(run.number)) == render_results(run.results)
+    assert reopened.message_text(run.number) is not None
+
+
+def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_id(ws: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    message = block("w1", "fs.write", path="notes/new.txt", content="hello")
+    first = engine(ws, state, decide=approve_all).run_text(message)
+    assert first.results[0].ok
+    (ws / "notes" / "new.txt").write_text("changed by hand\n")
+    again = engine(ws, state, decide=approve_all).run_text(message)
+    assert again.results == [] and again.not_modified and len(again.duplicates) == 1
+    assert (ws / "notes" / "new.txt").read_text() == "changed by hand\n"  # not written twice
+    other = engine(ws, state, decide=approve_all).run_text(block("w1", "fs.write", path="notes/new.txt", content="bye"))
+    assert other.results[0].error_code == "ERR_DUPLICATE_ID"
+    assert "w1-2" in other.results[0].summary
+
+
+def test_invalid_blocks_do_not_burn_their_id(ws: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    bad = engine(ws, state).run_text(block("r1", "fs.readSlice", path="notes/a.txt", lines="zero"))
+    assert bad.results[0].error_code == "ERR_INVALID_READSLICE_PARAMS"
+    fixed = engine(ws, state).run_text(block("r1", "fs.readSlice", path="notes/a.txt", lines="5"))
+    assert fixed.results[0].ok
+
+
+def test_block_without_readable_id_gets_a_generated_operator_error(ws: Path, tmp_path: Path) -> None:
+    run = engine(ws, tmp_path / "state").run_text("OPERATOR_CMD\nversion: 1\naction: fs.read\nEND_OPERATOR_CMD\n")
+    (result,) = run.results
+    assert result.action == "operator.error" and result.id == f"operator-error-{run.number}-1"
+    assert '"related_id": null' in (result.details or "")
+
+
+def test_a_decision_can_see_the_plan(ws: Path, tmp_path: Path) -> None:
+    seen = []
+
+    def decide(plan: object) -> bool:
+        seen.append(plan)
+        return True
+
+    events: list[object] = []
+    engine(ws, tmp_path / "state", decide=decide, listener=events.append).run_text(
+        block("w1", "fs.write", path="notes/a.txt", content_b64=b64("one\nTWO\n"))
+    )
+    (plan,) = seen
+    assert plan.added == 1 and plan.removed == 1 and "+TWO" in plan.diff  # type: ignore[attr-defined]
+    assert any(isinstance(e, AwaitingDecision) for e in events)
