@@ -107,5 +107,5 @@ def _commit_delete(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jou
     journal.begin(entry, None)
     record = move_to_trash(entry_path(ws, plan.target), state_dir, entry.seq)
     journal.commit(entry, trash=record)
-    where = "" if record.get("kind") != "session" else " (Operator's own trash: the system has none)"
+    where = "" if record.get("kind") != "session" else " (Operator's own trash in its state folder)"
     return CommitOutcome(plan.summary + where, entry.seq)

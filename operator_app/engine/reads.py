@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
-from ..protocol.results import CommandResult
+from ..protocol.results import CommandResult, count
 from .textfile import TextDoc, decode_text, split_lines
 from .workspace import Target, Workspace
 
@@ -89,7 +89,7 @@ def fs_list(cmd: c.FsList, ctx: ReadContext) -> CommandResult:
     shown = "the workspace root" if target.rel == "." else target.rel
     if not entries:
         return _ok(cmd, f"Listed {shown}: empty folder", path=target.rel)
-    counts = f"{len(entries)} entries: {folders} folders, {len(entries) - folders} files"
+    counts = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}: {count(folders, 'folder')}, {count(len(entries) - folders, 'file')}"
     return _ok(cmd, f"Listed {shown} ({counts})", "\n".join(lines), path=target.rel)
 
 
@@ -114,8 +114,7 @@ def fs_read(cmd: c.FsRead, ctx: ReadContext) -> CommandResult:
     if data and not data.endswith(b"\n"):
         notes.append("no newline at end of file")
     extra = f"; {', '.join(notes)}" if notes else ""
-    count = len(split_lines(text))
-    summary = f"Read {target.rel} ({len(data)} bytes, {count} line{'s' if count != 1 else ''}{extra})"
+    summary = f"Read {target.rel} ({len(data)} bytes, {count(len(split_lines(text)), 'line')}{extra})"
     return _ok(cmd, summary, text, path=target.rel)
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
-from ..protocol.results import CommandResult
+from ..protocol.results import CommandResult, count
 from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .textfile import decode_text
 
@@ -72,7 +72,8 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
         parts = [f"{n} {_SKIP_NAMES.get(reason, reason)}" for reason, n in sorted(skipped.items())]
         header.append(f"# skipped: {', '.join(parts)}")
     noun = "match" if len(matches) == 1 else "matches"
-    summary = f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {files_matched} files under {root.rel} ({files_scanned} files scanned)"
+    summary = (f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} under {root.rel} "
+               f"({count(files_scanned, 'file')} scanned)")
     if truncated:
         summary += " (truncated)"
     return CommandResult(id=cmd.id, ok=True, summary=summary, details="\n".join(header + matches),

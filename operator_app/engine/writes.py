@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.results import count
 from .plan import WritePlan, sha256, unified_diff
 from .textfile import TextDoc, new_file_bytes, split_lines
 from .workspace import Target, Workspace
@@ -77,7 +78,7 @@ def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
     if old is None:
         new = new_file_bytes(text)
         lines = len(split_lines(text))
-        return _plan(cmd, target, None, new, f"Created {target.rel} ({lines} lines, {len(new)} bytes)")
+        return _plan(cmd, target, None, new, f"Created {target.rel} ({count(lines, 'line')}, {len(new)} bytes)")
     try:
         doc = TextDoc.decode(old, label=target.rel)
     except OperatorError:
@@ -97,7 +98,7 @@ def plan_fs_apply_edits(cmd: c.FsApplyEdits, ws: Workspace, target: Target) -> W
     doc = _text_of(target, old)
     outcome = apply_edits(doc.text, cmd.edits_b64, label=target.rel)
     new = doc.encode(outcome.text, keep_final_newline=True)
-    edits = f"{outcome.applied} edit{'s' if outcome.applied != 1 else ''}"
+    edits = count(outcome.applied, "edit")
     return _plan(cmd, target, old, new, f"Applied {edits} to {target.rel}: {_counts()}")
 
 
@@ -107,7 +108,7 @@ def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
     old = _existing(ws, target)
     doc = TextDoc.decode(old, label=target.rel) if old is not None else None
     outcome = apply_patch(doc.text if doc is not None else None, cmd.patch_b64, label=target.rel)
-    hunks = f"{outcome.hunks} hunk{'s' if outcome.hunks != 1 else ''}"
+    hunks = count(outcome.hunks, "hunk")
     if doc is None:
         return _plan(cmd, target, None, new_file_bytes(outcome.text), f"Created {target.rel} from a patch: {hunks}, {_counts()}")
     # The patch itself says whether the file ends with a newline, so it is not forced back.
@@ -152,8 +153,8 @@ def plan_fs_delete(cmd: c.FsDelete, ws: Workspace, target: Target) -> WritePlan:
     if is_dir:
         shown = listing[:DELETE_PREVIEW_FILES]
         more = f"\n... and {len(listing) - len(shown)} more" if len(listing) > len(shown) else ""
-        diff = f"Folder {target.rel}/ goes to the trash with {files} files:\n" + "\n".join(shown) + more + "\n"
-        summary = f"Moved folder {target.rel}/ ({files} files) to the trash"
+        diff = f"Folder {target.rel}/ goes to the trash with {count(files, 'file')}:\n" + "\n".join(shown) + more + "\n"
+        summary = f"Moved folder {target.rel}/ ({count(files, 'file')}) to the trash"
         return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, 0, summary,
                          is_dir=True, file_count=files)
     removed = 0

@@ -18,6 +18,11 @@ Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
 _LINE_BREAKS_RE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 
 
+def count(n: int, noun: str) -> str:
+    """"1 line", "3 lines": summaries are read by a model that copies what it sees."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def one_line(text: str) -> str:
     text = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from odd file names
     return _LINE_BREAKS_RE.sub(" ", text).strip()
