@@ -4,6 +4,7 @@ Nothing here writes; `commit.py` does, after the person approved the plan."""
 
 from __future__ import annotations
 
+import json
 import stat as stat_module
 from collections.abc import Callable
 
@@ -126,7 +127,7 @@ def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan
     if isinstance(cmd, c.FsInsertRegion):
         text = regions.insert_region(doc.text, style, cmd.marker_id, cmd.anchor, cmd.content_b64,
                                      position=cmd.position, occurrence=cmd.occurrence, label=target.rel)
-        summary = f"Inserted region {cmd.marker_id} in {target.rel} {cmd.position} anchor {cmd.anchor!r}: {_counts()}"
+        summary = f"Inserted region {cmd.marker_id} in {target.rel} {cmd.position} the line holding {json.dumps(cmd.anchor)}: {_counts()}"
     elif isinstance(cmd, c.FsReplaceRegion):
         text = regions.replace_region(doc.text, style, cmd.marker_id, cmd.content_b64, label=target.rel)
         summary = f"Replaced region {cmd.marker_id} in {target.rel}: {_counts()}"

@@ -1,0 +1,215 @@
+"""Regions: the lines between `<comment> OPERATOR_BEGIN <id>` and `<comment> OPERATOR_END <id>`
+marker lines, in the file's comment style. Pure text operations: find, read, replace, empty and
+insert regions, with every region error of the spec raised where it applies. Marker lines are
+always kept; new markers take the anchor line's indentation. Texts use "\n" line breaks."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+
+from ...protocol.comments import CommentStyle
+from ...protocol.errors import ErrorCode, OperatorError
+from .hints import closest_hint
+
+
+@dataclass(frozen=True)
+class Region:
+    marker_id: str
+    begin_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class RegionScan:
+    regions: tuple[Region, ...]
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Marker:
+    line: int  # 1-based
+    kind: str  # BEGIN | END
+    marker_id: str
+
+
+def _marker_re(style: CommentStyle) -> re.Pattern[str]:
+    if style.kind == "line":
+        return re.compile(rf"^\s*{re.escape(style.line_prefix or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*$")
+    return re.compile(
+        rf"^\s*{re.escape(style.block_start or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+?)\s*{re.escape(style.block_end or '')}\s*$"
+    )
+
+
+def _lines(text: str) -> list[str]:
+    """Lines without their "\n"; a final newline does not add an empty last line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _join(lines: list[str], final_newline: bool) -> str:
+    if not lines:
+        return ""
+    return "\n".join(lines) + ("\n" if final_newline else "")
+
+
+def _markers(lines: list[str], style: CommentStyle) -> list[_Marker]:
+    pattern = _marker_re(style)
+    found = []
+    for number, line in enumerate(lines, start=1):
+        if "OPERATOR_" not in line:
+            continue
+        match = pattern.match(line)
+        if match:
+            found.append(_Marker(number, match.group(1), match.group(2)))
+    return found
+
+
+def _example(style: CommentStyle) -> str:
+    if style.kind == "line":
+        return f"{style.line_prefix} OPERATOR_BEGIN <id>"
+    return f"{style.block_start} OPERATOR_BEGIN <id> {style.block_end}"
+
+
+def scan_regions(text: str, style: CommentStyle) -> RegionScan:
+    markers = _markers(_lines(text), style)
+    regions: list[Region] = []
+    problems: list[str] = []
+    open_begin: _Marker | None = None
+    counts: dict[tuple[str, str], int] = {}
+    for marker in markers:
+        counts[(marker.kind, marker.marker_id)] = counts.get((marker.kind, marker.marker_id), 0) + 1
+    for (kind, marker_id), n in sorted(counts.items()):
+        if n > 1:
+            problems.append(f"OPERATOR_{kind} {marker_id} appears {n} times")
+    for marker in markers:
+        if marker.kind == "BEGIN":
+            if open_begin is not None:
+                problems.append(f"OPERATOR_BEGIN {marker.marker_id} at line {marker.line} is inside region {open_begin.marker_id} "
+                                f"(opened at line {open_begin.line})")
+            open_begin = marker
+        elif open_begin is None:
+            problems.append(f"OPERATOR_END {marker.marker_id} at line {marker.line} has no OPERATOR_BEGIN before it")
+        elif open_begin.marker_id != marker.marker_id:
+            problems.append(f"OPERATOR_END {marker.marker_id} at line {marker.line} closes region {open_begin.marker_id} "
+                            f"(opened at line {open_begin.line})")
+            open_begin = None
+        else:
+            regions.append(Region(marker.marker_id, open_begin.line, marker.line))
+            open_begin = None
+    if open_begin is not None:
+        problems.append(f"OPERATOR_BEGIN {open_begin.marker_id} at line {open_begin.line} has no OPERATOR_END")
+    return RegionScan(tuple(regions), tuple(problems))
+
+
+def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -> Region:
+    markers = _markers(lines, style)
+    begins = [m for m in markers if m.kind == "BEGIN" and m.marker_id == marker_id]
+    ends = [m for m in markers if m.kind == "END" and m.marker_id == marker_id]
+    if not begins and not ends:
+        ids = sorted({m.marker_id for m in markers})
+        close = difflib.get_close_matches(marker_id, ids, n=1)
+        guess = f"did you mean {close[0]}? " if close else ""
+        known = f"{guess}regions in this file: {', '.join(ids)}" if ids else f'this file has no regions (markers look like "{_example(style)}")'
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_FOUND, (
+            f'region "{marker_id}" not found in {label}; {known}; use fs.listRegions to see them'
+        ))
+    if len(begins) > 1 or len(ends) > 1:
+        where = ", ".join(f"OPERATOR_{m.kind} at line {m.line}" for m in begins + ends)
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE, (
+            f'region "{marker_id}" is marked more than once in {label} ({where}); keep one OPERATOR_BEGIN and one OPERATOR_END'
+        ))
+    if not begins or not ends:
+        have = (begins or ends)[0]
+        missing = "OPERATOR_END" if begins else "OPERATOR_BEGIN"
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
+            f'region "{marker_id}" in {label} has OPERATOR_{have.kind} at line {have.line} but no {missing}; '
+            "add the missing marker or remove the other"
+        ))
+    begin, end = begins[0], ends[0]
+    if end.line < begin.line:
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_ORDER, (
+            f'region "{marker_id}" in {label} has OPERATOR_END at line {end.line} before OPERATOR_BEGIN at line {begin.line}; '
+            "swap the marker lines"
+        ))
+    inside = [m for m in markers if begin.line < m.line < end.line]
+    if inside:
+        other = inside[0]
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
+            f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) contains OPERATOR_{other.kind} {other.marker_id} '
+            f"at line {other.line}; regions must not nest or overlap"
+        ))
+    return Region(marker_id, begin.line, end.line)
+
+
+def locate_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> Region:
+    return _locate(_lines(text), style, marker_id, label)
+
+
+def read_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> str:
+    lines = _lines(text)
+    region = _locate(lines, style, marker_id, label)
+    inner = lines[region.begin_line : region.end_line - 1]
+    return _join(inner, True)
+
+
+def _content_lines(content: str) -> list[str]:
+    return _lines(content.replace("\r\n", "\n"))
+
+
+def replace_region(text: str, style: CommentStyle, marker_id: str, content: str, *, label: str) -> str:
+    lines = _lines(text)
+    region = _locate(lines, style, marker_id, label)
+    new = lines[: region.begin_line] + _content_lines(content) + lines[region.end_line - 1 :]
+    return _join(new, text.endswith("\n"))
+
+
+def delete_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> str:
+    return replace_region(text, style, marker_id, "", label=label)
+
+
+def _marker_line(style: CommentStyle, kind: str, marker_id: str, indent: str) -> str:
+    if style.kind == "line":
+        return f"{indent}{style.line_prefix} OPERATOR_{kind} {marker_id}"
+    return f"{indent}{style.block_start} OPERATOR_{kind} {marker_id} {style.block_end}"
+
+
+def insert_region(text: str, style: CommentStyle, marker_id: str, anchor: str, content: str, *,
+                  position: str = "after", occurrence: int = 1, label: str) -> str:
+    lines = _lines(text)
+    existing = [m for m in _markers(lines, style) if m.marker_id == marker_id]
+    if existing:
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS, (
+            f'region "{marker_id}" already exists in {label} (OPERATOR_{existing[0].kind} at line {existing[0].line}); '
+            "pick a new marker_id, or change it with fs.replaceRegion"
+        ))
+    seen, pos, start = 0, -1, 0
+    while seen < occurrence:
+        pos = text.find(anchor, start)
+        if pos < 0:
+            break
+        seen += 1
+        start = pos + len(anchor)
+    if seen == 0:
+        raise OperatorError(ErrorCode.ERR_ANCHOR_NOT_FOUND, (
+            f"anchor {json.dumps(anchor)} not found in {label}{closest_hint(text, anchor)}"
+        ))
+    if seen < occurrence:
+        raise OperatorError(ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE, (
+            f"anchor {json.dumps(anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; occurrence {occurrence} is out of range"
+        ))
+    anchor_index = text.count("\n", 0, pos)  # 0-based line of the anchor's first character
+    anchor_line = lines[anchor_index]
+    indent = anchor_line[: len(anchor_line) - len(anchor_line.lstrip(" \t"))]
+    block = [_marker_line(style, "BEGIN", marker_id, indent), *_content_lines(content), _marker_line(style, "END", marker_id, indent)]
+    at = anchor_index + 1 if position == "after" else anchor_index
+    if position == "after" and "\n" in anchor:
+        at = text.count("\n", 0, pos + len(anchor)) + 1  # after the line where a multi-line anchor ends
+    new = lines[:at] + block + lines[at:]
+    return _join(new, text.endswith("\n") or not text)
