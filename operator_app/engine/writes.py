@@ -9,13 +9,13 @@ import stat as stat_module
 from collections.abc import Callable
 
 from ..protocol import commands as c
+from ..protocol.grammar import WRITE_MAX_BYTES
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import count
 from .plan import WritePlan, sha256, unified_diff
 from .textfile import TextDoc, new_file_bytes, split_lines
 from .workspace import Target, Workspace
 
-WRITE_MAX_BYTES = 8_000_000  # the largest file Operator will plan an edit of
 DELETE_PREVIEW_FILES = 200
 DELETE_PREVIEW_BYTES = 200_000
 

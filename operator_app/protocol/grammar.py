@@ -27,6 +27,9 @@ WINDOW_CHARS = 200_000
 MAX_BLOCK_LINES = 200
 MAX_BLOCK_CHARS = 50_000
 
+# Operator's own limit (the spec has none): the largest file a write-type action will rewrite.
+WRITE_MAX_BYTES = 8_000_000
+
 # "Every OPERATOR_CMD MUST include: version: 1, id: <string>, action: <string>."
 REQUIRED_FIELDS = ("version", "id", "action")
 SUPPORTED_VERSION = "1"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import commands as c
 from .errors import ADDED, CORE, ERROR_CATALOG, VALIDATION
+from .grammar import WRITE_MAX_BYTES
 
 _ACTION_RE = re.compile(r"^\{\{ACTION ([A-Za-z.]+)\}\}$", re.MULTILINE)
 _COMMENT_FIELDS = ("comment_line_prefix", "comment_block_start", "comment_block_end", "language")
@@ -74,6 +75,7 @@ def render_error_codes() -> str:
 
 def render_spec(template: str) -> str:
     text = _ACTION_RE.sub(lambda m: render_action(c.ACTIONS[m.group(1)]), template)
+    text = text.replace("{{WRITE_MAX_BYTES}}", str(WRITE_MAX_BYTES))
     return text.replace("{{ERROR_CODES}}", render_error_codes())
 
 
