@@ -26,6 +26,12 @@ Decider = Callable[["WritePlan"], bool]
 
 
 @dataclass(frozen=True)
+class MessageOpened:
+    number: int
+    source: str
+
+
+@dataclass(frozen=True)
 class BlockStarted:
     line: int
     command_id: str | None
@@ -48,6 +54,7 @@ class DuplicateSkipped:
     command_id: str
     earlier: CommandResult
     earlier_message: int
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ class Progress:
     text: str
 
 
-EngineEvent = BlockStarted | AwaitingDecision | ResultReady | DuplicateSkipped | Progress
+EngineEvent = MessageOpened | BlockStarted | AwaitingDecision | ResultReady | DuplicateSkipped | Progress
 Listener = Callable[[EngineEvent], None]
 
 
@@ -132,7 +139,7 @@ class MessageRun:
         if used is not None:
             key, message_no, earlier = used
             if key == block.content_key:
-                skipped = DuplicateSkipped(command.id, earlier, message_no)
+                skipped = DuplicateSkipped(command.id, earlier, message_no, block.start_line)
                 self.duplicates.append(skipped)
                 engine.notify(skipped)
                 return
@@ -177,6 +184,7 @@ class Engine:
         """A whole message: scanned within the spec's window, every block processed, ended."""
         with self.session.lock():
             run = MessageRun(self, self.session.start_message(source=source, text=text))
+            self.notify(MessageOpened(run.number, source))
             scan = scan_message(text)
             for warning in scan.warnings:
                 run.warnings.append(f"line {warning.line}: {warning.message}")
@@ -189,6 +197,7 @@ class Engine:
         """A message arriving in pieces: blocks run as their END marker arrives."""
         run = MessageRun(self, self.session.start_message(source=source, text=""))
         run._scanner = Scanner()
+        self.notify(MessageOpened(run.number, source))
         return run
 
     def execute(self, command: c.Command) -> CommandResult:

@@ -1,0 +1,1 @@
+"""The Textual front end: a thin layer over the same engine `operator-app exec` uses."""

@@ -1,0 +1,46 @@
+"""The TUI's own settings: the last workspace used, kept in the user's config folder
+(platformdirs), or in $OPERATOR_CONFIG_DIR when set (tests point it at a temporary folder)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def config_dir() -> Path:
+    override = os.environ.get("OPERATOR_CONFIG_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("operator-app"))
+
+
+def _settings_file() -> Path:
+    return config_dir() / "settings.json"
+
+
+def load_settings() -> dict[str, object]:
+    try:
+        data = json.loads(_settings_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def last_workspace() -> Path | None:
+    raw = load_settings().get("last_workspace")
+    if isinstance(raw, str) and Path(raw).is_dir():
+        return Path(raw)
+    return None
+
+
+def remember_workspace(path: Path) -> None:
+    settings = load_settings()
+    settings["last_workspace"] = str(path)
+    folder = config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    temp = folder / "settings.json.tmp"
+    temp.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    os.replace(temp, _settings_file())
