@@ -184,7 +184,7 @@ class OperatorApp(App[None]):
     def follow_file(self, path: Path) -> None:
         follower = FileFollower(path)
         run, text, holder = None, "", {}
-        while not self._shutting_down.is_set():
+        while not self._stopping():
             poll = follower.poll()
             if run is not None and (poll.restarted or self._end_follow.is_set()):
                 self._end_follow.clear()
@@ -211,7 +211,7 @@ class OperatorApp(App[None]):
     @work(thread=True, exit_on_error=False, group="clipboard")
     def watch_clipboard(self) -> None:
         last = self._clipboard_source.read()
-        while not self._shutting_down.is_set():
+        while not self._stopping():
             time.sleep(max(self._poll_interval, 0.05))
             text = self._clipboard_source.read()
             if text and text != last and "OPERATOR_CMD" in text and text not in self._own_copies:
@@ -237,7 +237,7 @@ class OperatorApp(App[None]):
 
         self.call_from_thread(self.push_screen, ConsentScreen(plan), done)
         while not answered.wait(0.1):
-            if self._shutting_down.is_set():
+            if self._stopping():
                 return False
         if answer[0] == "all":
             self._approve_rest.add(number)
@@ -466,6 +466,12 @@ class OperatorApp(App[None]):
     async def action_quit(self) -> None:
         self._shutting_down.set()
         self.exit()
+
+    def on_unmount(self) -> None:
+        self._shutting_down.set()  # however the app ends, the polling workers stop
+
+    def _stopping(self) -> bool:
+        return self._shutting_down.is_set() or not self.is_running
 
 
 def render_details(row: Row) -> Text | Syntax:
