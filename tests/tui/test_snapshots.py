@@ -1,0 +1,68 @@
+"""Snapshots of the main screens (pytest-textual-snapshot): the welcome panel, the main screen with
+results, the consent dialog with a diff, and the help screen. Update with --snapshot-update after
+a deliberate change and look at the SVGs before committing them.
+
+The header shows the workspace path, so each test uses a fixed folder name under the system temp
+folder instead of pytest's numbered tmp_path."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from textual import events
+
+from operator_app.tui.app import OperatorApp
+from operator_app.tui.screens.consent import ConsentScreen
+from operator_app.tui.screens.help import HelpScreen
+from tui_helpers import DEMO, b64, block, wait_for
+
+SIZE = (140, 40)
+READS = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
+    block("bad", "fs.reed", path="notes/plan.txt")
+WRITE = block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n"))
+
+
+def fixed_workspace(name: str, state: Path) -> OperatorApp:
+    root = Path(tempfile.gettempdir()) / f"operator-snapshot-{name}"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(DEMO, root / "ws")
+    return OperatorApp(workspace=root / "ws", state_dir=state, poll_interval=0.05)
+
+
+def test_welcome_panel(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE)
+
+
+def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
+    app = fixed_workspace("main", tmp_path / "state")
+
+    async def paste(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: app.view_number is not None and app.states[app.view_number].finished)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=paste)
+
+
+def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
+    app = fixed_workspace("consent", tmp_path / "state")
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.post_message(events.Paste(WRITE))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)
+
+
+def test_help_screen(snap_compare, tmp_path: Path) -> None:
+    app = fixed_workspace("help", tmp_path / "state")
+
+    async def open_help(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=open_help)
