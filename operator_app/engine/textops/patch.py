@@ -1,245 +1,250 @@
-"""fs.patch: a strict unified diff for one file, parsed with `unidiff` and applied by our own code.
+"""fs.patch: a strict unified diff for ONE file, parsed with `unidiff`, applied by `hunks`.
 
-Strict: every hunk applies exactly at the old line its header states, its context and removed
-lines must equal the file's lines byte for byte, header counts must match the bodies, and
-"\\ No newline at end of file" must agree with the file. All hunks apply or none (the function
-raises before returning). Helpful: a mismatch names the hunk and line, shows expected and actual
-lines, and when the hunk's old lines sit elsewhere in the file, gives the corrected header.
-Texts use "\n" line breaks; a trailing "\n" means the file ends with a newline.
+Contract of `apply_patch(original, patch_text, label=...)`:
+- `original` is the file's text with "\\n" line breaks (a trailing "\\n" means it ends with a
+  newline), or None when the file does not exist. `label` is the file's path, used in messages.
+- The patch's line breaks are normalised; bare hunks (no ---/+++ lines) get synthetic headers.
+  Header file names are not compared with `label`, except /dev/null.
+- ERR_INVALID_PATCH: not exactly one file, no hunk, binary/rename/delete diffs, @@ counts that
+  differ from the hunk bodies, stray lines after a hunk, hunks out of order or overlapping.
+- ERR_PATCH_MISMATCH: a hunk's old lines differ from the file at the line its header states (no
+  fuzz, no offset search), a "\\ No newline at end of file" claim the file contradicts, a creation
+  patch for a file that exists. The message gives the corrected header when the hunk's old lines
+  sit elsewhere in the file.
+- ERR_NOT_FOUND: the file does not exist and the patch does not create it.
+All hunks apply or none: the function raises before returning anything.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
+from .hunks import Hunk, apply_hunks, check_order, join_lines, lines_word, quote, split_lines
 
+if TYPE_CHECKING:
+    from unidiff import PatchedFile
+
+DEV_NULL = "/dev/null"
 _HUNK_HEADER_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file"
-MAX_SUGGESTIONS = 3
+# Lines that start a new file's section; they end a hunk body once its counts are met.
+_SECTION_STARTS = ("diff ", "Index: ")
+_REFUSED_INFO = {
+    "rename from": "renames the file; write the new path with fs.write and remove the old one with fs.delete",
+    "rename to": "renames the file; write the new path with fs.write and remove the old one with fs.delete",
+    "copy from": "copies a file; write the copy with fs.write",
+    "copy to": "copies a file; write the copy with fs.write",
+    "deleted file mode": "deletes the file; deleting a file via patch is refused: use fs.delete",
+}
 
 
 @dataclass(frozen=True)
 class PatchOutcome:
-    text: str
+    text: str  # the new file text, "\n" line breaks
     hunks: int
-    added: int
-    removed: int
-    created: bool
-
-
-@dataclass
-class _Hunk:
-    number: int  # 1-based, for messages
-    header: str
-    old_start: int
-    old: list[str]
-    new: list[str]
-    old_no_newline: bool
-    new_no_newline: bool
-    added: int
-    removed: int
+    added: int  # lines added
+    removed: int  # lines removed
+    created: bool  # the patch created the file (old side /dev/null)
 
 
 def _invalid(message: str) -> OperatorError:
-    return OperatorError(ErrorCode.ERR_INVALID_PATCH, message + "; send a unified diff of one file (e.g. from diff -u or git diff)")
+    return OperatorError(ErrorCode.ERR_INVALID_PATCH, message)
 
 
-def _split(text: str) -> tuple[list[str], bool]:
-    if not text:
-        return [], False
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-        return lines, True
-    return lines, False
+def _counts_mismatch(want: tuple[int, int], have: tuple[int, int]) -> str:
+    if want[0] != have[0] and want[1] != have[1]:
+        return f"says {want[0]} old and {want[1]} new lines but the body has {have[0]} old and {have[1]} new"
+    side, n = ("old", 0) if want[0] != have[0] else ("new", 1)
+    return f"says {want[n]} {side} lines but the body has {have[n]}"
+
+
+def _scan(lines: list[str]) -> list[str]:
+    """Check every hunk body against its header's counts (unidiff stops reading a hunk once the
+    counts are met and silently drops what follows) and return the lines cleaned for unidiff:
+    blank lines outside hunk bodies dropped, "\\ ..." markers in their canonical English form."""
+    cleaned: list[str] = []
+    number = 0
+    i = 0
+    while i < len(lines):
+        match = _HUNK_HEADER_RE.match(lines[i])
+        if not match:
+            if lines[i].strip():
+                cleaned.append(lines[i])
+            i += 1
+            continue
+        number += 1
+        want_old = 1 if match[2] is None else int(match[2])
+        want_new = 1 if match[4] is None else int(match[4])
+        cleaned.append(lines[i])
+        i += 1
+        old = new = pending_blanks = 0
+        stray: int | None = None  # index of a line that is no hunk line
+        while i < len(lines):
+            line = lines[i]
+            filled = old >= want_old and new >= want_new
+            if _HUNK_HEADER_RE.match(line) or line.startswith(_SECTION_STARTS):
+                break
+            if filled and line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+                break
+            kind = line[:1]
+            if kind == "":
+                if filled:
+                    pending_blanks += 1  # trailing blank lines, unless more hunk lines follow
+                else:
+                    old, new = old + 1, new + 1
+                    cleaned.append(" ")
+                i += 1
+                continue
+            if kind not in (" ", "+", "-", "\\"):
+                stray = i
+                break
+            if pending_blanks and kind != "\\":
+                old, new = old + pending_blanks, new + pending_blanks
+                cleaned.extend([" "] * pending_blanks)
+            pending_blanks = 0
+            if kind != "-":
+                new += kind != "\\"
+            if kind != "+":
+                old += kind != "\\"
+            cleaned.append(_NO_NEWLINE if kind == "\\" else line)
+            i += 1
+        if (old, new) != (want_old, want_new):
+            where = ""
+            if stray is not None:
+                where = f" (it stops at patch line {stray + 1}, {quote(lines[stray])}, which is not a hunk line)"
+            raise _invalid(
+                f"hunk {number} header {match[0]} {_counts_mismatch((want_old, want_new), (old, new))}{where}; recount "
+                "the lines (context and removed lines are old, context and added lines are new) or regenerate the diff"
+            )
+        if stray is not None:
+            raise _invalid(
+                f"patch line {stray + 1} ({quote(lines[stray])}) follows hunk {number} but is not a diff line; "
+                'every hunk line starts with " ", "+", "-" or "\\"; remove that line and resend'
+            )
+    return cleaned
 
 
 def _prepare(patch_text: str, label: str) -> str:
     text = patch_text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    if not any(line.startswith("@@") for line in lines):
-        raise _invalid("the patch has no @@ hunk")
-    if not any(line.startswith("--- ") for line in lines):
+    if lines and lines[-1] == "":
+        lines.pop()
+    first_hunk = next((n for n, line in enumerate(lines) if _HUNK_HEADER_RE.match(line)), None)
+    cleaned = _scan(lines)  # before any synthetic header, so patch line numbers stay the model's
+    headed = any(line.startswith(("--- ", "+++ ", "diff --git ")) for line in lines[:first_hunk])
+    if first_hunk is not None and not headed:
         # Models often send bare hunks; the command's path names the file anyway.
-        text = f"--- a/{label}\n+++ b/{label}\n" + text
-    _check_counts(text.split("\n"))
-    return text if text.endswith("\n") else text + "\n"
+        at = next(n for n, line in enumerate(cleaned) if _HUNK_HEADER_RE.match(line))
+        cleaned[at:at] = [f"--- a/{label}", f"+++ b/{label}"]
+    return "\n".join(cleaned) + "\n"
 
 
-def _check_counts(lines: list[str]) -> None:
-    """Compare each hunk header's counts with its body, for a message better than the parser's."""
-    number = 0
-    index = 0
-    while index < len(lines):
-        match = _HUNK_HEADER_RE.match(lines[index])
-        if not match:
-            index += 1
-            continue
-        number += 1
-        old_want = 1 if match.group(2) is None else int(match.group(2))
-        new_want = 1 if match.group(4) is None else int(match.group(4))
-        old_seen = new_seen = 0
-        index += 1
-        while index < len(lines) and (old_seen < old_want or new_seen < new_want):
-            line = lines[index]
-            if line.startswith(("@@", "--- ", "+++ ", "diff ")):
-                break
-            kind = line[:1]
-            if kind in (" ", ""):
-                old_seen += 1
-                new_seen += 1
-            elif kind == "-":
-                old_seen += 1
-            elif kind == "+":
-                new_seen += 1
-            elif kind != "\\":
-                break
-            index += 1
-        extra = 0
-        while index < len(lines) and lines[index][:1] in ("+", "-", " ") and not lines[index].startswith(("--- ", "+++ ")):
-            extra += 1
-            index += 1
-        if old_seen != old_want or new_seen != new_want or extra:
-            body_old, body_new = old_seen, new_seen
-            if extra:
-                body_old = f"at least {old_seen + 1}"  # type: ignore[assignment]
-            raise _invalid(
-                f"hunk {number} header {match.group(0)} says {old_want} old and {new_want} new lines but the body has "
-                f"{body_old} old and {body_new} new; recount the lines (context and removed lines are old, context and added "
-                "lines are new) or regenerate the diff"
-            )
+def _refusal(patched: PatchedFile, label: str) -> str | None:
+    if patched.is_binary_file:
+        return f"the patch is a binary diff; fs.patch edits text only: send the whole content of {label} with fs.write"
+    for line in patched.patch_info or ():
+        for prefix, what in _REFUSED_INFO.items():
+            if line.startswith(prefix):
+                return f"the patch {what}"
+    if patched.target_file == DEV_NULL:
+        return f"the patch deletes {label} (+++ /dev/null); deleting a file via patch is refused: use fs.delete"
+    return None
 
 
-def _parse(patch_text: str, label: str) -> tuple[list[_Hunk], bool]:
+def _convert(patched: PatchedFile) -> tuple[list[Hunk], int, int]:
+    """Our hunks, and the counts of added and removed lines."""
+    hunks: list[Hunk] = []
+    added = removed = 0
+    for number, raw in enumerate(patched, start=1):
+        old: list[str] = []
+        new: list[str] = []
+        old_end = new_end = False
+        previous = ""
+        for line in raw:
+            kind = line.line_type
+            if kind == "":
+                continue  # a blank line after the hunk, kept by unidiff
+            if kind == "\\":
+                if previous == "" or (old_end and new_end):
+                    raise _invalid(
+                        f'hunk {number} has a misplaced "{_NO_NEWLINE}"; it goes right after a file\'s last line'
+                    )
+                old_end |= previous in (" ", "-")
+                new_end |= previous in (" ", "+")
+                continue
+            if (old_end and kind in (" ", "-")) or (new_end and kind in (" ", "+")):
+                raise _invalid(
+                    f'hunk {number} has lines after "{_NO_NEWLINE}" on the same side; that marker goes right after '
+                    "the file's last line"
+                )
+            value = line.value[:-1] if line.value.endswith("\n") else line.value
+            if kind != "+":
+                old.append(value)
+            if kind != "-":
+                new.append(value)
+            added += kind == "+"
+            removed += kind == "-"
+            previous = kind
+        hunks.append(Hunk(number, raw.source_start, raw.target_start, tuple(old), tuple(new), old_end, new_end))
+    return hunks, added, removed
+
+
+def _parse(patch_text: str, label: str) -> tuple[list[Hunk], int, int, bool]:
+    """The hunks, the added and removed line counts, and whether the old side is /dev/null."""
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
     text = _prepare(patch_text, label)
     try:
-        patch = PatchSet(text)
-    except UnidiffParseError as exc:
-        raise _invalid(f"the patch does not parse ({exc})") from None
-    files = list(patch)
-    if len(files) != 1:
-        names = ", ".join(f.path for f in files) or "none"
-        raise _invalid(f"the patch touches {len(files)} files ({names}); send one fs.patch per file")
-    patched = files[0]
-    if patched.is_binary_file:
-        raise _invalid("the patch is a binary diff")
-    if patched.is_removed_file or patched.target_file == "/dev/null":
-        raise _invalid("the patch deletes the file; use fs.delete to delete it")
-    if patched.is_rename:
-        raise _invalid("the patch renames the file; write the new file and delete the old one instead")
-    if not len(patched):
-        raise _invalid("the patch has no @@ hunk")
-    creates = patched.source_file == "/dev/null"
-    hunks: list[_Hunk] = []
-    for number, hunk in enumerate(patched, start=1):
-        old: list[str] = []
-        new: list[str] = []
-        old_nn = new_nn = False
-        previous = ""
-        for line in hunk:
-            value = line.value[:-1] if line.value.endswith("\n") else line.value
-            kind = line.line_type
-            if kind == "\\":
-                old_nn |= previous in (" ", "-")
-                new_nn |= previous in (" ", "+")
-                continue
-            if kind in (" ", "-"):
-                old.append(value)
-            if kind in (" ", "+"):
-                new.append(value)
-            previous = kind
-        header = f"@@ -{hunk.source_start},{hunk.source_length} +{hunk.target_start},{hunk.target_length} @@"
-        hunks.append(_Hunk(number, header, hunk.source_start, old, new, old_nn, new_nn, hunk.added, hunk.removed))
-    return hunks, creates
+        files = list(PatchSet(text))
+    except (UnidiffParseError, ValueError) as exc:
+        detail = str(exc).strip().replace("\n", " ")
+        raise _invalid(
+            f"the patch does not parse as a unified diff: {detail}; regenerate it with diff -u or git diff"
+        ) from None
+    if len(files) > 1:
+        names = [f.path for f in files]
+        if len(set(names)) == 1:
+            raise _invalid(
+                f"the patch has {len(files)} ---/+++ sections for {names[0]}; put all its hunks under one header"
+            )
+        raise _invalid(f"patch touches {len(files)} files ({', '.join(names)}); send one fs.patch per file")
+    refusal = _refusal(files[0], label) if files else None
+    if refusal:
+        raise _invalid(refusal)
+    if not files or not len(files[0]):
+        raise _invalid(
+            "the patch has no hunk (no line like @@ -12,4 +12,5 @@); send a unified diff: --- a/<path>, +++ b/<path>, "
+            "then @@ hunks"
+        )
+    hunks, added, removed = _convert(files[0])
+    return hunks, added, removed, files[0].source_file == DEV_NULL
 
 
 def apply_patch(original: str | None, patch_text: str, *, label: str) -> PatchOutcome:
-    hunks, creates = _parse(patch_text, label)
-    added = sum(h.added for h in hunks)
-    removed = sum(h.removed for h in hunks)
+    """Apply a one-file unified diff to `original` (None: the file does not exist)."""
+    hunks, added, removed, from_dev_null = _parse(patch_text, label)
+    check_order(hunks)
+    only = hunks[0]
+    creates = len(hunks) == 1 and only.old_start == 0 and not only.old
+    if from_dev_null and not creates:
+        raise _invalid("the patch creates the file (--- /dev/null), so it must be one hunk @@ -0,0 +1,N @@ of + lines")
     if original is None:
-        if not creates and not all(h.old_start == 0 and not h.old for h in hunks):
+        if not creates:
             raise OperatorError(ErrorCode.ERR_NOT_FOUND, (
                 f"{label} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
             ))
-        lines = [line for h in hunks for line in h.new]
-        final = not hunks[-1].new_no_newline if hunks else True
-        return PatchOutcome("\n".join(lines) + ("\n" if final and lines else ""), len(hunks), added, removed, True)
-    if creates:
+        return PatchOutcome(join_lines(only.new, not only.new_no_newline), 1, added, removed, True)
+    lines, final_newline = split_lines(original)
+    # An existing empty file may take a plain -0,0 hunk: that is exactly its diff against the new text.
+    if from_dev_null or (creates and lines):
+        why = "--- /dev/null" if from_dev_null else f"its only hunk is {only.header}"
         raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-            f"the patch creates {label} (--- /dev/null) but it already exists; patch it against its current content "
-            "(read it first) or use fs.write"
+            f"the patch creates {label} ({why}), but {label} already exists ({lines_word(len(lines))}); patch it "
+            "against its current content (read it with fs.readSlice) or use fs.write"
         ))
-    file_lines, final_newline = _split(original)
-    out: list[str] = []
-    cursor = 0
-    delta = 0
-    for hunk in hunks:
-        start = hunk.old_start - 1 if hunk.old else hunk.old_start
-        if start < cursor:
-            raise _invalid(f"hunk {hunk.number} ({hunk.header}) starts before the end of the previous hunk; order hunks by line")
-        end = start + len(hunk.old)
-        if end > len(file_lines) or start > len(file_lines):
-            raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-                f"hunk {hunk.number} ({hunk.header}) reaches past the end of {label}, which has {len(file_lines)} "
-                f"line{'s' if len(file_lines) != 1 else ''}{_elsewhere(file_lines, hunk, delta)}; read the file again and resend"
-            ), _context(file_lines, hunk, start))
-        for offset, expected in enumerate(hunk.old):
-            actual = file_lines[start + offset]
-            if actual != expected:
-                raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-                    f"hunk {hunk.number} ({hunk.header}) does not match {label} at line {start + offset + 1}: expected "
-                    f"{json.dumps(expected)}, found {json.dumps(actual)}{_elsewhere(file_lines, hunk, delta)}; "
-                    "read the lines again with fs.readSlice and resend the patch"
-                ), _context(file_lines, hunk, start))
-        at_end = end == len(file_lines)
-        if at_end and hunk.old and hunk.old_no_newline == final_newline:
-            state = "has no newline at its end" if not final_newline else "ends with a newline"
-            claim = "claims" if hunk.old_no_newline else "does not say"
-            raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-                f"hunk {hunk.number} ({hunk.header}): {label} {state}, but the patch {claim} "
-                '"\\ No newline at end of file" after its last old line; regenerate the diff against the file as it is'
-            ))
-        out.extend(file_lines[cursor:start])
-        out.extend(hunk.new)
-        cursor = end
-        delta += len(hunk.new) - len(hunk.old)
-        if at_end:
-            final_newline = not hunk.new_no_newline
-    out.extend(file_lines[cursor:])
-    text = "\n".join(out) + ("\n" if final_newline and out else "")
-    return PatchOutcome(text, len(hunks), added, removed, False)
-
-
-def _elsewhere(file_lines: list[str], hunk: _Hunk, delta: int) -> str:
-    """Where the hunk's old lines match exactly, as a corrected header (linear: candidates are
-    the places holding the hunk's first old line)."""
-    if not hunk.old:
-        return ""
-    first = hunk.old[0]
-    places = []
-    for index, line in enumerate(file_lines):
-        if line == first and file_lines[index : index + len(hunk.old)] == hunk.old:
-            places.append(index + 1)
-            if len(places) > MAX_SUGGESTIONS:
-                break
-    if not places:
-        return ""
-    shown = places[:MAX_SUGGESTIONS]
-    headers = ", ".join(f"line {p}: use @@ -{p},{len(hunk.old)} +{p + delta},{len(hunk.new)} @@" for p in shown)
-    more = " (and more)" if len(places) > MAX_SUGGESTIONS else ""
-    return f"; the hunk's lines match at {headers}{more}"
-
-
-def _context(file_lines: list[str], hunk: _Hunk, start: int) -> str:
-    width = max(len(hunk.old), 1)
-    expected = "\n".join(f"  {line}" for line in hunk.old[:12]) or "  (nothing)"
-    lo = max(0, min(start, len(file_lines)))
-    actual = "\n".join(f"{n + 1}: {file_lines[n]}" for n in range(lo, min(len(file_lines), lo + min(width, 12))))
-    return f"hunk {hunk.number} {hunk.header} expected these old lines:\n{expected}\nthe file has, from line {lo + 1}:\n{actual or '  (end of file)'}"
+    new_lines, ends_with_newline = apply_hunks(lines, final_newline, hunks, label=label)
+    return PatchOutcome(join_lines(new_lines, ends_with_newline), len(hunks), added, removed, False)

@@ -36,6 +36,6 @@ class CommandTable(DataTable[object]):
             for column, value in values.items():
                 if column in ("id", "action", "path") and not value:
                     continue
-                self.update_cell(key, column, value)
+                self.update_cell(key, column, value, update_width=True)
         else:
             self.add_row(*values.values(), key=key)

@@ -1,0 +1,249 @@
+"""Strict application of parsed unified-diff hunks to a file's lines (the half of fs.patch that
+knows nothing about diff syntax). Pure: lines in, lines out, or an OperatorError.
+
+Every hunk applies at exactly the old line its header states; its context and removed lines must
+equal the file's lines; "\\ No newline at end of file" on the old side must agree with the file,
+and on the new side decides how the result ends. Hunks come in file order without overlap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...protocol.errors import ErrorCode, OperatorError
+
+MAX_SUGGESTIONS = 3
+_QUOTE_LIMIT = 160
+_CONTEXT_RADIUS = 3
+_RETRY = "read the lines again with fs.readSlice and resend the patch"
+
+
+@dataclass(frozen=True)
+class Hunk:
+    number: int  # 1-based, for messages
+    old_start: int  # as the header states: the first old line, or the line after which to insert when old is empty
+    new_start: int
+    old: tuple[str, ...]  # context and removed lines, in order
+    new: tuple[str, ...]  # context and added lines, in order
+    old_no_newline: bool = False
+    new_no_newline: bool = False
+
+    @property
+    def header(self) -> str:
+        return _header(self.old_start, len(self.old), self.new_start, len(self.new))
+
+    @property
+    def index(self) -> int:
+        """0-based index of the first file line the hunk covers (or inserts before)."""
+        return self.old_start - 1 if self.old else self.old_start
+
+
+def _header(old_start: int, old_len: int, new_start: int, new_len: int) -> str:
+    return f"@@ -{old_start},{old_len} +{new_start},{new_len} @@"
+
+
+def split_lines(text: str) -> tuple[list[str], bool]:
+    """Lines split on "\\n" only (str.splitlines would also break on \\x0c, \\x85, U+2028...)."""
+    if not text:
+        return [], True
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+        return lines, True
+    return lines, False
+
+
+def join_lines(lines: Sequence[str], final_newline: bool) -> str:
+    if not lines:
+        return ""
+    # A trailing "" item instead of `+ "\n"`, which would copy the whole text once more.
+    return "\n".join([*lines, ""] if final_newline else lines)
+
+
+def quote(line: str) -> str:
+    """One-line, unambiguous rendering of a line for a message."""
+    if len(line) > _QUOTE_LIMIT:
+        line = line[: _QUOTE_LIMIT - 10] + "..."
+    text = json.dumps(line, ensure_ascii=False)
+    # json leaves these raw with ensure_ascii=False, and some renderers break lines on them.
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+
+
+def _invalid(message: str) -> OperatorError:
+    return OperatorError(ErrorCode.ERR_INVALID_PATCH, message)
+
+
+def _mismatch(message: str, context: str | None = None) -> OperatorError:
+    return OperatorError(ErrorCode.ERR_PATCH_MISMATCH, message, context)
+
+
+def lines_word(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def check_order(hunks: Sequence[Hunk]) -> None:
+    """Header-only checks, before any content is compared: valid starts, file order, no overlap."""
+    previous: Hunk | None = None
+    cursor = 0
+    for hunk in hunks:
+        if not hunk.old and not hunk.new:
+            raise _invalid(f"hunk {hunk.number} ({hunk.header}) has no lines; remove it")
+        if hunk.old and hunk.old_start == 0:
+            raise _invalid(
+                f"hunk {hunk.number} ({hunk.header}) starts at old line 0 but has old lines; lines are numbered from 1"
+            )
+        start = hunk.index
+        if previous is not None and (start < cursor or (start == cursor and previous.new_no_newline)):
+            raise _invalid(
+                f"hunk {hunk.number} ({hunk.header}) starts before hunk {previous.number} ({previous.header}) ends; "
+                "put the hunks in file order without overlap, or merge them into one hunk"
+            )
+        previous = hunk
+        cursor = start + len(hunk.old)
+
+
+def find_matches(lines: Sequence[str], old: Sequence[str], limit: int = MAX_SUGGESTIONS + 1) -> list[int]:
+    """0-based starts where `old` occurs in `lines`, at most `limit`. Anchored on the hunk's rarest
+    line so a 2 MB file full of blank lines and braces costs two linear passes, not n * len(old)."""
+    if not old:
+        return []
+    counts = dict.fromkeys(old, 0)
+    for line in lines:
+        if line in counts:
+            counts[line] += 1
+    offset = min(range(len(old)), key=lambda k: counts[old[k]])
+    anchor = old[offset]
+    if counts[anchor] == 0:
+        return []
+    wanted = list(old)
+    found: list[int] = []
+    for position, line in enumerate(lines):
+        if line == anchor:
+            start = position - offset
+            if start >= 0 and lines[start : start + len(wanted)] == wanted:
+                found.append(start)
+                if len(found) >= limit:
+                    break
+    return found
+
+
+def _elsewhere(lines: Sequence[str], hunk: Hunk) -> str:
+    places = find_matches(lines, hunk.old)
+    if not places:
+        return ""
+    shift = hunk.new_start - hunk.old_start
+    floor = 1 if hunk.new else 0
+    headers = [
+        _header(p + 1, len(hunk.old), max(floor, p + 1 + shift), len(hunk.new)) for p in places[:MAX_SUGGESTIONS]
+    ]
+    if len(places) == 1:
+        return f"; the hunk's lines match at line {places[0] + 1}: use {headers[0]}"
+    starts = ", ".join(str(p + 1) for p in places[:MAX_SUGGESTIONS])
+    more = " and more places" if len(places) > MAX_SUGGESTIONS else ""
+    return f"; the hunk's lines match at lines {starts}{more}: use {' or '.join(headers)}"
+
+
+def _context(lines: Sequence[str], hunk: Hunk, at: int, label: str) -> str:
+    """Expected (hunk old side) and found (file) lines around hunk offset `at`, numbered by file line."""
+    start = hunk.index
+    lo = max(0, at - _CONTEXT_RADIUS)
+    hi = min(len(hunk.old), at + _CONTEXT_RADIUS + 1)
+    width = len(str(start + hi))
+
+    def row(offset: int, text: str) -> str:
+        mark = ">" if offset == at else " "
+        return f"{mark} {start + offset + 1:>{width}} | {text}"
+
+    expected = [row(k, hunk.old[k]) for k in range(lo, hi)]
+    found = [row(k, lines[start + k]) for k in range(lo, hi) if start + k < len(lines)]
+    if start + hi > len(lines):
+        found.append(f"  (end of {label}: it has {lines_word(len(lines))})")
+    return "\n".join(
+        [f"hunk {hunk.number} {hunk.header} expects (old side):", *expected, f"{label} has:", *found]
+    )
+
+
+def _check_content(lines: Sequence[str], hunk: Hunk, label: str) -> None:
+    start = hunk.index
+    total = len(lines)
+    if (hunk.old and start >= total) or start > total:
+        tail = [f"  {n + 1} | {lines[n]}" for n in range(max(0, total - _CONTEXT_RADIUS), total)]
+        raise _mismatch(
+            f"hunk {hunk.number} ({hunk.header}) starts at line {hunk.old_start} but {label} has only "
+            f"{lines_word(total)}{_elsewhere(lines, hunk)}; {_RETRY}",
+            "\n".join([f"the last lines of {label}:", *tail]) if tail else f"{label} is empty",
+        )
+    # Slice equality runs in C; the per-line loop only runs to locate a mismatch.
+    if list(lines[start : start + len(hunk.old)]) == list(hunk.old):
+        return
+    for offset, expected in enumerate(hunk.old):
+        number = start + offset + 1
+        if start + offset >= total:
+            raise _mismatch(
+                f"hunk {hunk.number} ({hunk.header}) runs past the end of {label} at line {number}: expected "
+                f"{quote(expected)}, but the file has only {lines_word(total)}{_elsewhere(lines, hunk)}; {_RETRY}",
+                _context(lines, hunk, offset, label),
+            )
+        actual = lines[start + offset]
+        if actual != expected:
+            spaces = " (they differ only in whitespace)" if expected.split() == actual.split() else ""
+            raise _mismatch(
+                f"hunk {hunk.number} ({hunk.header}) does not match {label} at line {number}: expected "
+                f"{quote(expected)}, found {quote(actual)}{spaces}{_elsewhere(lines, hunk)}; {_RETRY}",
+                _context(lines, hunk, offset, label),
+            )
+
+
+def _check_final_newline(lines: Sequence[str], final_newline: bool, hunk: Hunk, label: str) -> None:
+    total = len(lines)
+    at_end = hunk.index + len(hunk.old) == total
+    marker = '"\\ No newline at end of file"'
+    if hunk.old_no_newline and not (at_end and hunk.old):
+        raise _mismatch(
+            f"hunk {hunk.number} ({hunk.header}) marks its last old line (line {hunk.index + len(hunk.old)}) with "
+            f"{marker}, but {label} has {lines_word(total)}, so that is not its last line; {_RETRY}"
+        )
+    if at_end and hunk.old and hunk.old_no_newline == final_newline:
+        if final_newline:
+            detail = f"says {label} has no newline at its end ({marker}), but it has one"
+            fix = "remove that marker after the last old line"
+        else:
+            detail = f"treats line {total} as ending with a newline, but {label} has no newline at its end"
+            fix = f"put {marker} right after that line in the hunk"
+        raise _mismatch(f"hunk {hunk.number} ({hunk.header}) {detail}; {fix} and resend the patch")
+    if at_end and not hunk.old and total and not final_newline:
+        raise _mismatch(
+            f"hunk {hunk.number} ({hunk.header}) appends after line {total}, the last line of {label}, which has no "
+            f"newline at its end; include that line in the hunk (as - and + lines, the - side followed by {marker})"
+        )
+    if hunk.new_no_newline and not at_end:
+        raise _mismatch(
+            f"hunk {hunk.number} ({hunk.header}) ends its new lines with {marker}, but it stops at line "
+            f"{hunk.index + len(hunk.old)} of the {lines_word(total)} in {label}; that marker belongs only to a hunk "
+            "that reaches the end of the file"
+        )
+
+
+def apply_hunks(
+    lines: Sequence[str], final_newline: bool, hunks: Sequence[Hunk], *, label: str
+) -> tuple[list[str], bool]:
+    """The new lines and whether the result ends with a newline; raises before changing anything."""
+    check_order(hunks)
+    total = len(lines)
+    out: list[str] = []
+    cursor = 0
+    ends_with_newline = final_newline
+    for hunk in hunks:
+        _check_content(lines, hunk, label)
+        _check_final_newline(lines, final_newline, hunk, label)
+        start = hunk.index
+        out.extend(lines[cursor:start])
+        out.extend(hunk.new)
+        cursor = start + len(hunk.old)
+        if cursor == total:
+            # With no new lines here, whatever now ends the file was an inner line, so it has a newline.
+            ends_with_newline = not hunk.new_no_newline if hunk.new else True
+    out.extend(lines[cursor:])
+    return out, ends_with_newline

@@ -1,0 +1,352 @@
+"""fs.patch's pure core: strict unified-diff application (operator_app.engine.textops.patch)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import unidiff
+
+from operator_app.engine.textops.hunks import find_matches
+from operator_app.engine.textops.patch import PatchOutcome, apply_patch
+from operator_app.protocol.errors import ErrorCode, OperatorError
+
+LABEL = "src/app.py"
+TEN = "".join(f"line {n}\n" for n in range(1, 11))
+
+
+def fail(original: str | None, patch: str, code: ErrorCode) -> OperatorError:
+    with pytest.raises(OperatorError) as info:
+        apply_patch(original, patch, label=LABEL)
+    assert info.value.code == code, info.value
+    assert "\n" not in info.value.message
+    return info.value
+
+
+def test_single_hunk_replaces_a_line() -> None:
+    patch = "--- a/src/app.py\n+++ b/src/app.py\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+LINE 3\n line 4\n"
+    outcome = apply_patch(TEN, patch, label=LABEL)
+    assert outcome == PatchOutcome(TEN.replace("line 3\n", "LINE 3\n"), hunks=1, added=1, removed=1, created=False)
+
+
+def test_multi_hunk_applies_each_at_its_old_line() -> None:
+    patch = (
+        "@@ -1,2 +1,3 @@\n line 1\n+new after 1\n line 2\n"
+        "@@ -5,3 +6,2 @@\n line 5\n-line 6\n line 7\n"
+        "@@ -9,2 +9,2 @@\n-line 9\n+LINE 9\n line 10\n"
+    )
+    outcome = apply_patch(TEN, patch, label=LABEL)
+    expected = TEN.replace("line 2\n", "new after 1\nline 2\n").replace("line 6\n", "").replace("line 9\n", "LINE 9\n")
+    assert outcome.text == expected
+    assert (outcome.hunks, outcome.added, outcome.removed) == (3, 2, 2)
+
+
+def test_insertion_hunk_with_zero_old_lines_inserts_after_the_stated_line() -> None:
+    outcome = apply_patch(TEN, "@@ -3,0 +4,2 @@\n+a\n+b\n", label=LABEL)
+    assert outcome.text == TEN.replace("line 3\n", "line 3\na\nb\n")
+    assert (outcome.added, outcome.removed) == (2, 0)
+    # at the very end of the file, too
+    assert apply_patch(TEN, "@@ -10,0 +11 @@\n+tail\n", label=LABEL).text == TEN + "tail\n"
+
+
+def test_insertion_hunk_with_context() -> None:
+    outcome = apply_patch(TEN, "@@ -4,2 +4,3 @@\n line 4\n+inserted\n line 5\n", label=LABEL)
+    assert outcome.text == TEN.replace("line 4\n", "line 4\ninserted\n")
+
+
+def test_deletion_hunks_including_the_tail() -> None:
+    outcome = apply_patch(TEN, "@@ -2,2 +1,0 @@\n-line 2\n-line 3\n@@ -9,2 +7,0 @@\n-line 9\n-line 10\n", label=LABEL)
+    assert outcome.text == "line 1\n" + "".join(f"line {n}\n" for n in range(4, 9))
+    assert (outcome.added, outcome.removed) == (0, 4)
+    # deleting every line leaves an empty file
+    everything = "@@ -1,10 +0,0 @@\n" + "".join(f"-line {n}\n" for n in range(1, 11))
+    assert apply_patch(TEN, everything, label=LABEL).text == ""
+
+
+def test_creation_from_dev_null() -> None:
+    patch = "--- /dev/null\n+++ b/src/app.py\n@@ -0,0 +1,2 @@\n+first\n+second\n"
+    assert apply_patch(None, patch, label=LABEL) == PatchOutcome("first\nsecond\n", 1, 2, 0, True)
+    git = "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..e69de29\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+only\n\\ No newline at end of file\n"
+    assert apply_patch(None, git, label=LABEL).text == "only"
+    # headers omitted: the -0,0 hunk alone creates the file
+    assert apply_patch(None, "@@ -0,0 +1 @@\n+x\n", label=LABEL).created
+
+
+def test_creation_of_an_existing_file_is_a_mismatch() -> None:
+    error = fail("old\n", "--- /dev/null\n+++ b/src/app.py\n@@ -0,0 +1 @@\n+new\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "already exists" in error.message and "fs.write" in error.message
+    error = fail("old\n", "@@ -0,0 +1 @@\n+new\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "already exists" in error.message
+    fail("", "--- /dev/null\n+++ b/src/app.py\n@@ -0,0 +1 @@\n+new\n", ErrorCode.ERR_PATCH_MISMATCH)
+
+
+def test_existing_empty_file_takes_a_plain_zero_hunk() -> None:
+    outcome = apply_patch("", "--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +1,2 @@\n+a\n+b\n", label=LABEL)
+    assert outcome == PatchOutcome("a\nb\n", 1, 2, 0, False)
+
+
+def test_missing_file_needs_a_creation_patch() -> None:
+    error = fail(None, "@@ -1 +1 @@\n-a\n+b\n", ErrorCode.ERR_NOT_FOUND)
+    assert error.message == f"{LABEL} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
+
+
+@pytest.mark.parametrize(
+    ("original", "patch", "expected"),
+    [
+        # old side has no final newline, new side adds one
+        ("a\nb", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n", "a\nb\n"),
+        # new side removes the final newline
+        ("a\nb\n", "@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n", "a\nb"),
+        # a context last line without newline stays without
+        ("a\nb", "@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n", "A\nb"),
+        # last line changed, still no newline
+        ("a\nb", "@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n", "a\nB"),
+        # a hunk that does not reach the end keeps the missing final newline
+        ("a\nb\nc", "@@ -1 +1 @@\n-a\n+A\n", "A\nb\nc"),
+        # deleting the last line (which had no newline) leaves the previous line's newline
+        ("a\nb\nc", "@@ -3 +2,0 @@\n-c\n\\ No newline at end of file\n", "a\nb\n"),
+        # creation without a final newline
+        (None, "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n", "x"),
+    ],
+)
+def test_no_newline_marker_on_either_side(original: str | None, patch: str, expected: str) -> None:
+    assert apply_patch(original, patch, label=LABEL).text == expected
+
+
+@pytest.mark.parametrize(
+    ("original", "patch", "words"),
+    [
+        ("a\nb\n", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n", "but it has one"),
+        ("a\nb", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", "has no newline at its end"),
+        ("a\nb\nc\n", "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+A\n", "not its last line"),
+        ("a\nb\nc\n", "@@ -1 +1 @@\n-a\n+A\n\\ No newline at end of file\n", "reaches the end of the file"),
+        ("a\nb", "@@ -2,0 +3 @@\n+c\n", "include that line in the hunk"),
+    ],
+)
+def test_newline_claims_the_file_contradicts(original: str, patch: str, words: str) -> None:
+    assert words in fail(original, patch, ErrorCode.ERR_PATCH_MISMATCH).message
+
+
+def test_header_counts_must_match_the_body() -> None:
+    good = "@@ -1,2 +1,2 @@\n-line 1\n+LINE 1\n line 2\n"
+    short = good + "@@ -5,3 +5,3 @@\n line 5\n-line 6\n+LINE 6\n"
+    error = fail(TEN, short, ErrorCode.ERR_INVALID_PATCH)
+    assert error.message.startswith("hunk 2 header @@ -5,3 +5,3 @@ says 3 old and 3 new lines but the body has 2 old and 2 new")
+    # unidiff alone would stop after the counted lines and silently drop the rest
+    long = "@@ -1,2 +1,2 @@\n-line 1\n+LINE 1\n line 2\n line 3\n"
+    assert "says 2 old and 2 new lines but the body has 3 old and 3 new" in fail(TEN, long, ErrorCode.ERR_INVALID_PATCH).message
+    only_new = "@@ -1,1 +1,3 @@\n-line 1\n+A\n+B\n"
+    assert "says 3 new lines but the body has 2;" in fail(TEN, only_new, ErrorCode.ERR_INVALID_PATCH).message
+
+
+def test_a_line_that_is_no_hunk_line() -> None:
+    error = fail(TEN, "@@ -1 +1 @@\n-line 1\n+A\n```\n", ErrorCode.ERR_INVALID_PATCH)
+    assert error.message.startswith('patch line 4 ("```") follows hunk 1')
+    error = fail(TEN, "@@ -1,2 +1,2 @@\n-line 1\n+A\nline 2\n", ErrorCode.ERR_INVALID_PATCH)
+    assert "it stops at patch line 4" in error.message
+
+
+def test_blank_lines_count_as_empty_context_or_trail_the_patch() -> None:
+    original = "a\n\nb\n"
+    assert apply_patch(original, "@@ -1,3 +1,3 @@\n-a\n+A\n\n b\n\n\n", label=LABEL).text == "A\n\nb\n"
+
+
+def test_one_file_only() -> None:
+    patch = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n"
+    error = fail("x\n", patch, ErrorCode.ERR_INVALID_PATCH)
+    assert error.message == "patch touches 2 files (a.py, b.py); send one fs.patch per file"
+    twice = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n--- a/a.py\n+++ b/a.py\n@@ -3 +3 @@\n-x\n+y\n"
+    assert "2 ---/+++ sections for a.py" in fail("x\n", twice, ErrorCode.ERR_INVALID_PATCH).message
+
+
+@pytest.mark.parametrize(
+    ("patch", "words"),
+    [
+        ("", "no hunk"),
+        ("just prose\n", "no hunk"),
+        ("diff --git a/x b/x\nindex 1..2 100644\nBinary files a/x and b/x differ\n", "binary"),
+        ("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", "renames"),
+        ("diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", "use fs.delete"),
+        ("--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", "use fs.delete"),
+        ("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "does not parse"),
+        ("@@ -2 +2 @@\n-b\n+B\n@@ -1 +1 @@\n-a\n+A\n", "file order"),
+        ("@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -2 +2 @@\n-b\n+B\n", "without overlap"),
+        ("@@ -0,1 +0,1 @@\n-a\n+b\n", "numbered from 1"),
+        ("--- /dev/null\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "one hunk @@ -0,0 +1,N @@"),
+    ],
+)
+def test_invalid_patches(patch: str, words: str) -> None:
+    assert words in fail("a\nb\n", patch, ErrorCode.ERR_INVALID_PATCH).message
+
+
+def test_mismatch_names_line_and_gives_the_corrected_header() -> None:
+    original = "".join(f"row {n}\n" for n in range(1, 100))
+    patch = "@@ -12,3 +12,4 @@\n row 57\n-row 58\n+ROW 58\n+extra\n row 59\n"
+    error = fail(original, patch, ErrorCode.ERR_PATCH_MISMATCH)
+    assert error.message == (
+        f'hunk 1 (@@ -12,3 +12,4 @@) does not match {LABEL} at line 12: expected "row 57", found "row 12"; '
+        "the hunk's lines match at line 57: use @@ -57,3 +57,4 @@; read the lines again with fs.readSlice and resend the patch"
+    )
+    assert error.context is not None
+    assert "row 57" in error.context and "row 12" in error.context and "row 14" in error.context
+    # the corrected header is what makes it apply
+    fixed = apply_patch(original, patch.replace("@@ -12,3 +12,4 @@", "@@ -57,3 +57,4 @@"), label=LABEL)
+    assert "ROW 58\nextra\nrow 59\n" in fixed.text
+
+
+def test_mismatch_in_a_later_line_and_several_other_places() -> None:
+    original = "x\n" + "a\nb\n" * 5
+    error = fail(original, "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert 'at line 1: expected "a", found "x"' in error.message
+    assert "match at lines 2, 4, 6 and more places: use @@ -2,2 +2,2 @@ or @@ -4,2 +4,2 @@ or @@ -6,2 +6,2 @@" in error.message
+    error = fail("a\nc\n", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert 'at line 2: expected "b", found "c"' in error.message and "match at" not in error.message
+
+
+def test_whitespace_is_not_forgiven_but_pointed_out() -> None:
+    error = fail("def f():\n\treturn 1\n", "@@ -2 +2 @@\n-    return 1\n+    return 2\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "differ only in whitespace" in error.message and '"\\treturn 1"' in error.message
+
+
+def test_hunk_past_the_end_of_the_file() -> None:
+    error = fail(TEN, "@@ -40,2 +40,2 @@\n-x\n+y\n z\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "starts at line 40" in error.message and "has only 10 lines" in error.message
+    error = fail(TEN, "@@ -10,2 +10,2 @@\n line 10\n-line 11\n+y\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "runs past the end" in error.message and "at line 11" in error.message
+    assert "has only 10 lines" in error.message
+    assert "has only 10 lines" in fail(TEN, "@@ -12,0 +12 @@\n+x\n", ErrorCode.ERR_PATCH_MISMATCH).message
+
+
+def test_all_or_nothing_reports_the_failing_hunk() -> None:
+    patch = "@@ -1 +1 @@\n-line 1\n+ONE\n@@ -5 +5 @@\n-not line 5\n+FIVE\n"
+    assert fail(TEN, patch, ErrorCode.ERR_PATCH_MISMATCH).message.startswith("hunk 2 (@@ -5,1 +5,1 @@)")
+
+
+def test_applying_the_same_patch_twice_fails() -> None:
+    patch = "@@ -3,3 +3,4 @@\n line 3\n-line 4\n+LINE 4\n+more\n line 5\n"
+    once = apply_patch(TEN, patch, label=LABEL).text
+    assert "hunk 1" in fail(once, patch, ErrorCode.ERR_PATCH_MISMATCH).message
+    insert = "@@ -2,2 +2,3 @@\n line 2\n+new\n line 3\n"
+    fail(apply_patch(TEN, insert, label=LABEL).text, insert, ErrorCode.ERR_PATCH_MISMATCH)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_crlf_and_cr_patch_text_is_accepted(newline: str) -> None:
+    patch = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n-line 1\n+one\n line 2\n".replace("\n", newline)
+    assert apply_patch(TEN, patch, label=LABEL).text == TEN.replace("line 1\n", "one\n")
+
+
+def test_header_names_are_not_checked_and_patch_may_lack_final_newline() -> None:
+    patch = "--- a/elsewhere.txt\t2024-01-01\n+++ b/other.txt\n@@ -1 +1 @@\n-line 1\n+one"
+    assert apply_patch(TEN, patch, label=LABEL).text.startswith("one\nline 2\n")
+
+
+def test_lines_split_on_newline_only() -> None:
+    original = "a\x0cb\nc\u2028d\ne\x85f\x1cg\n"
+    patch = "@@ -1,3 +1,3 @@\n a\x0cb\n-c\u2028d\n+C\u2028D\n e\x85f\x1cg\n"
+    assert apply_patch(original, patch, label=LABEL).text == "a\x0cb\nC\u2028D\ne\x85f\x1cg\n"
+    error = fail(original, "@@ -2 +2 @@\n-c\u2029d\n+x\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "\\u2029" in error.message and "\\u2028" in error.message
+
+
+def test_large_file_applies_fast() -> None:
+    lines = [f"    value_{n} = compute({n}, 'some padding text here')" for n in range(50_000)]
+    original = "\n".join(lines) + "\n"
+    assert len(original) > 2_000_000
+    patch = f"@@ -25001,3 +25001,3 @@\n {lines[25000]}\n-{lines[25001]}\n+changed\n {lines[25002]}\n"
+    started = time.perf_counter()
+    outcome = apply_patch(original, patch, label=LABEL)
+    elapsed = time.perf_counter() - started
+    assert outcome.text == original.replace(lines[25001] + "\n", "changed\n")
+    assert elapsed < 0.1, elapsed
+    started = time.perf_counter()
+    error = fail(original, patch.replace("-25001,3 +25001,3", "-40001,3 +40001,3"), ErrorCode.ERR_PATCH_MISMATCH)
+    assert "use @@ -25001,3 +25001,3 @@" in error.message
+    assert time.perf_counter() - started < 0.2
+
+
+def test_finding_other_places_stays_linear_on_repetitive_files() -> None:
+    lines = ["}"] * 100_000 + ["unique"]
+    started = time.perf_counter()
+    assert find_matches(lines, ["}"] * 500 + ["unique"]) == [99_500]
+    assert find_matches(lines, ["}"] * 50 + ["nowhere"]) == []
+    assert time.perf_counter() - started < 0.5
+
+
+# Real diffs: deterministic edits of installed packages' sources, diffed by diff(1) and git.
+
+SITE = Path(unidiff.__file__).resolve().parent.parent
+GIT = shutil.which("git")
+
+
+def _real_sources(count: int = 36) -> list[Path]:
+    candidates = []
+    for path in sorted(SITE.glob("*/*.py")):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if 3_000 <= len(data) <= 80_000 and b"\r" not in data and data.endswith(b"\n"):
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            candidates.append(path)
+    step = max(1, len(candidates) // count)
+    return candidates[::step][:count]
+
+
+REAL = _real_sources()
+
+
+def _edit(lines: list[str], seed: int) -> list[str]:
+    n = len(lines)
+    out = list(lines)
+    out[-1] = out[-1] + "  # last line edited"
+    out[n * 3 // 5 : n * 3 // 5] = [f"# inserted {seed} {k}" for k in range(3)]
+    del out[n * 2 // 5 : n * 2 // 5 + 2]
+    out[n // 10] = out[n // 10].replace(" ", "  ", 1) + f"  # changed {seed}"
+    out[1:1] = ["# near the top"]
+    return out
+
+
+def _pair(path: Path, seed: int) -> tuple[str, str]:
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    old_newline, new_newline = [(True, True), (True, False), (False, True), (False, False)][seed % 4]
+    new = _edit(lines, seed)
+    return "\n".join(lines) + ("\n" if old_newline else ""), "\n".join(new) + ("\n" if new_newline else "")
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+    done = subprocess.run(args, cwd=cwd, capture_output=True, env=env, check=False)
+    assert done.returncode == 1, done.stderr  # 1: the files differ
+    return done.stdout.decode("utf-8")
+
+
+def test_enough_real_files() -> None:
+    assert len(REAL) >= 30
+
+
+@pytest.mark.parametrize("seed", range(len(REAL)), ids=[f"{p.parent.name}/{p.name}" for p in REAL])
+def test_real_diffs_apply_byte_for_byte(seed: int, tmp_path: Path) -> None:
+    old, new = _pair(REAL[seed], seed)
+    (tmp_path / "old.py").write_bytes(old.encode("utf-8"))
+    (tmp_path / "new.py").write_bytes(new.encode("utf-8"))
+    context = (0, 1, 3, 5)[seed % 4]
+    patches = {"diff": _run(["diff", f"-U{context}", "old.py", "new.py"], tmp_path)}
+    if GIT:
+        patches["git"] = _run(
+            [GIT, "diff", "--no-index", "--no-color", "--no-ext-diff", f"-U{3 - seed % 3}", "old.py", "new.py"], tmp_path
+        )
+    for tool, patch in patches.items():
+        outcome = apply_patch(old, patch, label="pkg/module.py")
+        assert outcome.text.encode("utf-8") == new.encode("utf-8"), tool
+        assert not outcome.created and outcome.added >= 5 and outcome.removed >= 4
+        # and it cannot apply twice
+        with pytest.raises(OperatorError):
+            apply_patch(outcome.text, patch, label="pkg/module.py")
