@@ -28,7 +28,7 @@ def render_message(text: str, errors: dict[int, str], pending_line: int | None =
         spans[block.start_line] = (end, "on #3a1f1f" if error else "on #1f2a3a", error)
     if pending_line is not None:
         spans.setdefault(pending_line, (first_line + len(lines), "on #3a3a1f", None))
-    out = Text()
+    out = Text(no_wrap=True, overflow="ellipsis")  # long base64 lines must not break the line numbering
     if cut:
         out.append(f"[... {cut} earlier characters not shown ...]\n", style="dim")
     active: tuple[int, str, str | None] | None = None
