@@ -44,6 +44,27 @@ def _whole_number(value: str, *, field: str, code: ErrorCode) -> int:
     return int(value)
 
 
+# Validators shared by several actions: plain functions, attached with field_validator(...)(fn).
+
+
+def _resolve_language(cls: type, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from .comments import resolve_language
+
+    return resolve_language(value)
+
+
+def _non_empty_query(cls: type, value: str) -> str:
+    if not value:
+        raise OperatorError(ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)")
+    return value
+
+
+def _decode_content(cls: type, value: str) -> str:
+    return decode_b64_text(value, field="content_b64")
+
+
 class Command(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -70,14 +91,7 @@ class CommentStyleFields(FsCommand):
     comment_block_end: str | None = spec_field(None, doc='block comment end (e.g. "*/" or "-->")', code=ErrorCode.ERR_INVALID_COMMENT_STYLE)
     language: str | None = spec_field(None, doc="explicit mapping key, see operator.getCommentStyle", code=ErrorCode.ERR_UNKNOWN_LANGUAGE)
 
-    @field_validator("language")
-    @classmethod
-    def _known_language(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        from .comments import resolve_language
-
-        return resolve_language(value)
+    _known_language = field_validator("language")(_resolve_language)
 
     @model_validator(mode="after")
     def _one_style(self) -> CommentStyleFields:
@@ -139,14 +153,7 @@ class GetCommentStyle(Command):
     action: Literal["operator.getCommentStyle"]
     language: str | None = spec_field(None, doc='language or alias (e.g., "ts", "python", "html")', code=ErrorCode.ERR_UNKNOWN_LANGUAGE)
 
-    @field_validator("language")
-    @classmethod
-    def _known_language(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        from .comments import resolve_language
-
-        return resolve_language(value)
+    _known_language = field_validator("language")(_resolve_language)
 
 
 class FsList(FsCommand):
@@ -205,12 +212,7 @@ class FsSearch(FsCommand):
     action: Literal["fs.search"]
     query: str = spec_field(doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",))
 
-    @field_validator("query")
-    @classmethod
-    def _non_empty(cls, value: str) -> str:
-        if not value:
-            raise OperatorError(ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)")
-        return value
+    _non_empty = field_validator("query")(_non_empty_query)
 
 
 class FsStat(FsCommand):
@@ -233,7 +235,7 @@ class FsSearchTree(FsCommand):
     action: Literal["fs.searchTree"]
     query: str = spec_field(doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",))
 
-    _non_empty = field_validator("query")(FsSearch._non_empty.__func__)  # type: ignore[attr-defined]
+    _non_empty = field_validator("query")(_non_empty_query)
 
 
 class FsListRegions(CommentStyleFields):
@@ -271,10 +273,7 @@ class FsInsertRegion(MarkerFields):
             raise OperatorError(ErrorCode.ERR_MISSING_ANCHOR, "anchor is empty; give text that appears on the line to insert next to")
         return value
 
-    @field_validator("content_b64")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        return decode_b64_text(value, field="content_b64")
+    _content = field_validator("content_b64")(_decode_content)
 
     @field_validator("position", mode="before")
     @classmethod
@@ -296,7 +295,7 @@ class FsReplaceRegion(MarkerFields):
     action: Literal["fs.replaceRegion"]
     content_b64: str = spec_field(doc="base64 UTF-8", code=ErrorCode.ERR_MISSING_CONTENT_B64)
 
-    _content = field_validator("content_b64")(FsInsertRegion._content.__func__)  # type: ignore[attr-defined]
+    _content = field_validator("content_b64")(_decode_content)
 
 
 class FsDeleteRegion(MarkerFields):

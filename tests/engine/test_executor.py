@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 import pytest
@@ -18,16 +17,7 @@ from operator_app.engine.executor import (
 from operator_app.engine.session import Session
 from operator_app.engine.workspace import Workspace
 from operator_app.protocol.results import render_results
-
-
-def block(cid: str, action: str, **fields: str) -> str:
-    lines = ["OPERATOR_CMD", "version: 1", f"id: {cid}", f"action: {action}"]
-    lines += [f"{key}: {value}" for key, value in fields.items()]
-    return "\n".join(lines + ["END_OPERATOR_CMD"]) + "\n"
-
-
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
+from support import b64, block
 
 
 @pytest.fixture

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from pathlib import Path
+
+from support import b64, block  # noqa: F401 - re-exported for the TUI tests
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo-workspace"
@@ -18,13 +19,3 @@ async def wait_for(pilot: object, condition: Callable[[], bool], timeout: float 
         waited += 0.05
         if waited > timeout:
             raise AssertionError("condition not reached in time")
-
-
-def block(cid: str, action: str, **fields: str) -> str:
-    lines = ["OPERATOR_CMD", "version: 1", f"id: {cid}", f"action: {action}"]
-    lines += [f"{key}: {value}" for key, value in fields.items()]
-    return "\n".join(lines + ["END_OPERATOR_CMD"]) + "\n"
-
-
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
