@@ -33,20 +33,30 @@ def _conflict(target: Target, what: str) -> OperatorError:
     ))
 
 
-def read_current(ws: Workspace, target: Target) -> tuple[bytes | None, int | None]:
-    """(bytes, permission bits) of the target as it is now, or (None, None) when it is absent.
-    Opened with O_NOFOLLOW relative to its checked parent, so a symlink put there is refused."""
+@dataclass(frozen=True)
+class Current:
+    """A target file as it is right now."""
+
+    data: bytes
+    mode: int  # permission bits
+    identity: tuple[int, int, int, int]  # device, inode, size, mtime: is it still this file?
+    links: int
+
+
+def read_current(ws: Workspace, target: Target) -> Current | None:
+    """The target as it is now, or None when it is absent. Opened with O_NOFOLLOW relative to
+    its checked parent, so a symlink put there is refused."""
     try:
         dir_fd, name, _ = ws.open_parent_dir(target, create=False)
     except OperatorError as exc:
         if exc.code is ErrorCode.ERR_NOT_FOUND:
-            return None, None
+            return None
         raise
     try:
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
         except FileNotFoundError:
-            return None, None
+            return None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise OperatorError(ErrorCode.ERR_SYMLINK_TARGET, (
@@ -57,7 +67,8 @@ def read_current(ws: Workspace, target: Target) -> tuple[bytes | None, int | Non
             info = os.fstat(fd)
             if not stat_module.S_ISREG(info.st_mode):
                 raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{target.rel} is no longer a regular file; nothing was written")
-            return read_exactly(fd, info.st_size), stat_module.S_IMODE(info.st_mode)
+            return Current(read_exactly(fd, info.st_size), stat_module.S_IMODE(info.st_mode),
+                           (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns), info.st_nlink)
         finally:
             os.close(fd)
     finally:
@@ -71,18 +82,22 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
     if plan.kind == "delete":
         return _commit_delete(plan, ws, state_dir, journal)
     assert plan.new_bytes is not None
-    current, mode = read_current(ws, plan.target)
-    if sha256(current) != plan.base_hash:
-        raise _conflict(plan.target, "was created by something else" if plan.base_hash is None else "changed")
+    current = read_current(ws, plan.target)
+    # The bytes themselves, not a hash: the plan holds them anyway and memcmp is cheapest.
+    if (current.data if current else None) != plan.base:
+        raise _conflict(plan.target, "was created by something else" if plan.base is None else "changed")
     dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
     try:
         entry = JournalEntry(
             seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
-            rel=plan.target.rel, kind=plan.kind, old_sha=plan.base_hash, new_sha=sha256(plan.new_bytes),
-            mode=mode, created_dirs=created,
+            rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=sha256(plan.new_bytes),
+            mode=current.mode if current else None, created_dirs=created,
         )
-        journal.begin(entry, current)
-        atomic_replace(dir_fd, name, plan.new_bytes, mode if mode is not None else NEW_FILE_MODE)
+        if current is not None and not journal.link_pre_image(entry, dir_fd, name, current.identity, current.links):
+            journal.discard(entry)
+            raise _conflict(plan.target, "changed")
+        journal.begin(entry, None if current is None or journal.has_pre_image(entry) else current.data)
+        atomic_replace(dir_fd, name, plan.new_bytes, current.mode if current else NEW_FILE_MODE)
         journal.commit(entry)
     finally:
         os.close(dir_fd)

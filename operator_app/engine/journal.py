@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_all
-from .session import append_jsonl, read_jsonl
+from .session import append_jsonl, fsync_dir, read_jsonl
 
 
 @dataclass
@@ -84,11 +84,42 @@ class Journal:
                 os.close(fd)
         append_jsonl(self._entries, entry.record())
 
+    def link_pre_image(self, entry: JournalEntry, dir_fd: int, name: str, identity: tuple[int, int, int, int],
+                       links: int) -> bool:
+        """Keep the pre-image by hard-linking the file's current inode: the atomic replace gives
+        the path a new inode and leaves this one untouched, so no bytes need copying. False
+        when the file is no longer the one that was read (the caller reports a conflict).
+        A file with other hard links, or one on another device, is copied by `begin` instead."""
+        if links != 1:
+            return True
+        path = self.pre / f"{entry.seq}.bin"
+        try:
+            os.link(name, path, src_dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            return True  # another device, or no hard links here: `begin` copies the bytes
+        info = os.stat(path)
+        if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) != identity:
+            os.unlink(path)
+            return False
+        fsync_dir(self.pre)
+        return True
+
+    def has_pre_image(self, entry: JournalEntry) -> bool:
+        return (self.pre / f"{entry.seq}.bin").exists()
+
+    def discard(self, entry: JournalEntry) -> None:
+        try:
+            (self.pre / f"{entry.seq}.bin").unlink()
+        except FileNotFoundError:
+            pass
+
     def commit(self, entry: JournalEntry, *, trash: dict[str, Any] | None = None) -> None:
         record: dict[str, Any] = {"event": "commit", "seq": entry.seq, "time": time.time()}
         if trash is not None:
             record["trash"] = trash
-        append_jsonl(self._entries, record)
+        # No fsync needed: a "begin" whose file holds the new bytes already counts as committed
+        # (see undo.undoable), except for deletes, whose trash location must not be lost.
+        append_jsonl(self._entries, record, sync=trash is not None)
 
     def mark_undone(self, entry: JournalEntry) -> None:
         append_jsonl(self._entries, {"event": "undo", "seq": entry.seq, "time": time.time()})

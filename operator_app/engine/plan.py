@@ -28,7 +28,7 @@ class WritePlan:
     command_id: str
     target: Target
     kind: PlanKind
-    base_hash: str | None  # of the bytes the plan was made from; None when nothing existed
+    base_hash: str | None  # a delete: fingerprint of what goes to the trash; otherwise unused (None)
     new_bytes: bytes | None  # None for a delete
     diff: str
     added: int
@@ -37,6 +37,7 @@ class WritePlan:
     is_dir: bool = False
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
+    base: bytes | None = None  # a write: the bytes it was planned from (None: the file did not exist)
 
     def counts(self) -> dict[str, int]:
         return {"added": self.added, "removed": self.removed}
@@ -53,30 +54,82 @@ def split_keepends(text: str) -> list[str]:
     return out
 
 
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, compared 64 KiB at a time by C-level slice equality."""
+    limit = min(len(a), len(b))
+    pos = 0
+    while pos < limit:
+        stop = min(pos + 65536, limit)
+        if a[pos:stop] != b[pos:stop]:
+            lo, hi = pos, stop
+            while hi - lo > 32:
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            while lo < hi and a[lo] == b[lo]:
+                lo += 1
+            return lo
+        pos = stop
+    return limit
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix, at most `limit`, compared 64 KiB at a time from the end."""
+    la, lb = len(a), len(b)
+    pos = 0
+    while pos < limit:
+        stop = min(pos + 65536, limit)
+        if a[la - stop : la - pos] != b[lb - stop : lb - pos]:
+            lo, hi = pos, stop  # a[la-lo:] == b[lb-lo:]; the difference lies within (lo, hi]
+            while hi - lo > 32:
+                mid = (lo + hi) // 2
+                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+                lo += 1
+            return lo
+        pos = stop
+    return limit
+
+
+def _changed_span(a: str, b: str) -> tuple[int, int, int]:
+    """(start, end in a, end in b): whole lines that hold every difference, plus context."""
+    prefix = _common_prefix(a, b)
+    suffix = _common_suffix(a, b, min(len(a), len(b)) - prefix)
+    start = a.rfind("\n", 0, prefix) + 1
+    end_a = len(a) - suffix
+    if end_a < len(a) and (end_a == 0 or a[end_a - 1] != "\n"):
+        newline = a.find("\n", end_a)
+        end_a = len(a) if newline < 0 else newline + 1
+    for _ in range(_DIFF_CONTEXT):  # context lines come from the common parts, same in both
+        if start > 0:
+            start = a.rfind("\n", 0, start - 1) + 1
+        if end_a < len(a):
+            newline = a.find("\n", end_a)
+            end_a = len(a) if newline < 0 else newline + 1
+    end_b = len(b) - (len(a) - end_a)
+    return start, end_a, end_b
+
+
 def unified_diff(old: str, new: str, label: str) -> tuple[str, int, int]:
     """(diff text, lines added, lines removed) between two texts with "\n" line breaks.
 
-    The unchanged head and tail are cut off first, so a few changed lines in a 2 MB file cost
-    two linear scans, not a SequenceMatcher over the whole file.
+    Only the span of whole lines holding the changes (found with C-level comparisons) is split
+    and diffed, so a few changed lines in a 2 MB file cost about one pass over the bytes.
     """
-    a, b = split_keepends(old), split_keepends(new)
-    head = 0
-    limit = min(len(a), len(b))
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    if head == len(a) == len(b):
+    if old == new:
         return "", 0, 0
-    start = max(0, head - _DIFF_CONTEXT)
-    a_mid = a[start : len(a) - max(0, tail - _DIFF_CONTEXT)]
-    b_mid = b[start : len(b) - max(0, tail - _DIFF_CONTEXT)]
+    start, end_a, end_b = _changed_span(old, new)
+    offset = old.count("\n", 0, start)
+    a_mid, b_mid = split_keepends(old[start:end_a]), split_keepends(new[start:end_b])
     if max(len(a_mid), len(b_mid)) > _EXACT_DIFF_LIMIT:
-        body = _coarse(a_mid, b_mid, start)
+        body = _coarse(a_mid, b_mid, offset)
     else:
-        body = list(difflib.unified_diff(a_mid, b_mid, n=_DIFF_CONTEXT, lineterm=""))[2:]
-        body = [_shift(line, start) for line in body]
+        body = [_shift(line, offset) for line in list(difflib.unified_diff(a_mid, b_mid, n=_DIFF_CONTEXT, lineterm=""))[2:]]
     lines = [f"--- a/{label}", f"+++ b/{label}"]
     added = removed = 0
     for line in body:

@@ -43,11 +43,20 @@ def default_state_dir(workspace_root: Path) -> Path:
     return Path(user_state_dir(STATE_APP_NAME)) / "workspaces" / f"{name}-{digest}"
 
 
-def append_jsonl(path: Path, record: dict[str, object]) -> None:
+def append_jsonl(path: Path, record: dict[str, object], *, sync: bool = True) -> None:
     line = json.dumps(record, ensure_ascii=False) + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         os.write(fd, line.encode("utf-8"))
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -40,10 +40,10 @@ def undoable(ws: Workspace, journal: Journal) -> list[JournalEntry]:
             if entry.kind == "delete" or entry.new_sha is None:
                 continue
             try:
-                current, _ = read_current(ws, ws.target(entry.rel))
+                current = read_current(ws, ws.target(entry.rel))
             except OperatorError:
                 continue
-            if sha256(current) != entry.new_sha:
+            if sha256(current.data if current else None) != entry.new_sha:
                 continue
         out.append(entry)
     return out
@@ -61,8 +61,8 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
             raise UndoRefused(f"cannot undo the delete of {entry.rel}: it is no longer in the trash ({exc})") from None
         journal.mark_undone(entry)
         return UndoOutcome(entry, f"Restored {entry.rel} from the trash (undid {entry.action} {entry.command_id})")
-    current, _mode = read_current(ws, target)
-    if sha256(current) != entry.new_sha:
+    current = read_current(ws, target)
+    if sha256(current.data if current else None) != entry.new_sha:
         state = "is gone" if current is None else "changed"
         raise UndoRefused(
             f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: the file {state} since Operator wrote it; "

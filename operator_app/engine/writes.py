@@ -12,7 +12,7 @@ from ..protocol import commands as c
 from ..protocol.grammar import WRITE_MAX_BYTES
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import count
-from .plan import WritePlan, sha256, unified_diff
+from .plan import WritePlan, unified_diff
 from .textfile import TextDoc, new_file_bytes, split_lines
 from .workspace import Target, Workspace
 
@@ -50,23 +50,17 @@ def _text_of(target: Target, data: bytes | None) -> TextDoc:
     return TextDoc.decode(data, label=target.rel)
 
 
-def _plan(cmd: c.Command, target: Target, old: bytes | None, new: bytes, summary: str, *, notes: tuple[str, ...] = ()) -> WritePlan:
+def _plan(cmd: c.Command, target: Target, old: bytes | None, new: bytes, summary: str, *, before: str, after: str,
+          notes: tuple[str, ...] = ()) -> WritePlan:
+    """`before`/`after`: the texts with "\n" line breaks that the preview diff compares (the
+    planner has them already; decoding the bytes again would double the cost on big files)."""
     if old is not None and old == new:
-        return WritePlan(cmd.action, cmd.id, target, "noop", sha256(old), new, "", 0, 0,
-                         f"No change: {target.rel} already has this content")
-    old_text = _preview_text(old)
-    new_text = _preview_text(new)
-    diff, added, removed = unified_diff(old_text, new_text, target.rel)
+        return WritePlan(cmd.action, cmd.id, target, "noop", None, new, "", 0, 0,
+                         f"No change: {target.rel} already has this content", base=old)
+    diff, added, removed = unified_diff(before, after, target.rel)
     kind = "create" if old is None else "modify"
-    return WritePlan(cmd.action, cmd.id, target, kind, sha256(old), new, diff, added, removed,
-                     summary.format(added=added, removed=removed), notes=notes)
-
-
-def _preview_text(data: bytes | None) -> str:
-    if data is None:
-        return ""
-    text = data.decode("utf-8", errors="replace")
-    return text.replace("\r\n", "\n").removeprefix("\ufeff")
+    return WritePlan(cmd.action, cmd.id, target, kind, None, new, diff, added, removed,
+                     summary.format(added=added, removed=removed), notes=notes, base=old)
 
 
 def _counts() -> str:
@@ -79,7 +73,8 @@ def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
     if old is None:
         new = new_file_bytes(text)
         lines = len(split_lines(text))
-        return _plan(cmd, target, None, new, f"Created {target.rel} ({count(lines, 'line')}, {len(new)} bytes)")
+        return _plan(cmd, target, None, new, f"Created {target.rel} ({count(lines, 'line')}, {len(new)} bytes)",
+                     before="", after=text.replace("\r\n", "\n"))
     try:
         doc = TextDoc.decode(old, label=target.rel)
     except OperatorError:
@@ -87,9 +82,10 @@ def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
         # be undone); only its conventions cannot be kept.
         new = new_file_bytes(text)
         return _plan(cmd, target, old, new, f"Wrote {target.rel}: replaced {len(old)} bytes of non-text content with {len(new)} bytes",
-                     notes=("the old content is not UTF-8 text",))
-    new = doc.encode(text.removeprefix("\ufeff"), keep_final_newline=True)
-    return _plan(cmd, target, old, new, f"Wrote {target.rel}: {_counts()} ({len(new)} bytes)")
+                     before="", after=text, notes=("the old content is not UTF-8 text; the diff shows only the new text",))
+    after = doc.conform(text.removeprefix("\ufeff"))
+    new = doc.encode_conformed(after)
+    return _plan(cmd, target, old, new, f"Wrote {target.rel}: {_counts()} ({len(new)} bytes)", before=doc.text, after=after)
 
 
 def plan_fs_apply_edits(cmd: c.FsApplyEdits, ws: Workspace, target: Target) -> WritePlan:
@@ -98,9 +94,10 @@ def plan_fs_apply_edits(cmd: c.FsApplyEdits, ws: Workspace, target: Target) -> W
     old = _existing(ws, target)
     doc = _text_of(target, old)
     outcome = apply_edits(doc.text, cmd.edits_b64, label=target.rel)
-    new = doc.encode(outcome.text, keep_final_newline=True)
+    after = doc.conform(outcome.text)
     edits = count(outcome.applied, "edit")
-    return _plan(cmd, target, old, new, f"Applied {edits} to {target.rel}: {_counts()}")
+    return _plan(cmd, target, old, doc.encode_conformed(after), f"Applied {edits} to {target.rel}: {_counts()}",
+                 before=doc.text, after=after)
 
 
 def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
@@ -111,10 +108,12 @@ def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
     outcome = apply_patch(doc.text if doc is not None else None, cmd.patch_b64, label=target.rel)
     hunks = count(outcome.hunks, "hunk")
     if doc is None:
-        return _plan(cmd, target, None, new_file_bytes(outcome.text), f"Created {target.rel} from a patch: {hunks}, {_counts()}")
+        return _plan(cmd, target, None, new_file_bytes(outcome.text), f"Created {target.rel} from a patch: {hunks}, {_counts()}",
+                     before="", after=outcome.text)
     # The patch itself says whether the file ends with a newline, so it is not forced back.
-    new = doc.encode(outcome.text, keep_final_newline=False)
-    return _plan(cmd, target, old, new, f"Patched {target.rel}: {hunks}, {_counts()}")
+    after = doc.conform(outcome.text, keep_final_newline=False)
+    return _plan(cmd, target, old, doc.encode_conformed(after), f"Patched {target.rel}: {hunks}, {_counts()}",
+                 before=doc.text, after=after)
 
 
 def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan:
@@ -134,7 +133,8 @@ def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan
     else:
         text = regions.delete_region(doc.text, style, cmd.marker_id, label=target.rel)
         summary = f"Emptied region {cmd.marker_id} in {target.rel} (markers kept): {_counts()}"
-    return _plan(cmd, target, old, doc.encode(text, keep_final_newline=True), summary)
+    after = doc.conform(text)
+    return _plan(cmd, target, old, doc.encode_conformed(after), summary, before=doc.text, after=after)
 
 
 def plan_fs_delete(cmd: c.FsDelete, ws: Workspace, target: Target) -> WritePlan:

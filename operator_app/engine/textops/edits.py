@@ -164,18 +164,21 @@ def apply_edits(text: str, edits: Sequence[Edit], *, label: str) -> EditsOutcome
                 text = text[:end] + insert + text[end:]
         elif edit.op in ("replaceFirst", "replaceAll"):
             assert edit.find is not None
-            found = text.count(edit.find)
+            if edit.op == "replaceFirst":
+                # str.replace returns the very same object when nothing matched: one search and
+                # one copy instead of a find and then a replace that searches again.
+                replaced = text.replace(edit.find, edit.text, 1)
+                found = replaced is not text or (edit.find == edit.text and edit.find in text)
+            else:
+                hits = text.count(edit.find)
+                replaced, found = (text.replace(edit.find, edit.text) if hits else text), hits > 0
             if not found:
                 raise OperatorError(ErrorCode.ERR_EDIT_FAILED, (
                     f"{where}: find text {json.dumps(edit.find)} not found in {label}{closest_hint(text, edit.find)}; "
                     "nothing was written"
                 ))
-            if edit.op == "replaceFirst":
-                text = text.replace(edit.find, edit.text, 1)
-                replacements += 1
-            else:
-                text = text.replace(edit.find, edit.text)
-                replacements += found
+            replacements += 1 if edit.op == "replaceFirst" else hits
+            text = replaced
         else:
             text = _replace_range(text, edit, where, label)
     return EditsOutcome(text, len(edits), replacements)
