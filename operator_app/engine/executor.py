@@ -6,6 +6,7 @@ handed back, and no exception escapes past a command.
 
 from __future__ import annotations
 
+import errno
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -213,7 +214,13 @@ class Engine:
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
         except OSError as exc:
-            error = OperatorError(ErrorCode.ERR_IO, f"{command.action} failed: {exc.strerror or exc}; nothing was changed")
+            if exc.errno in (errno.EACCES, errno.EPERM):
+                error = OperatorError(ErrorCode.ERR_PERMISSION_DENIED, (
+                    f"{command.action} on {command.path_or_none} was refused by the operating system "
+                    f"({exc.strerror}); nothing was changed; ask the person to check the permissions"
+                ))
+            else:
+                error = OperatorError(ErrorCode.ERR_IO, f"{command.action} failed: {exc.strerror or exc}; nothing was changed")
             return failed(command.id, error, action=command.action, path=command.path_or_none)
         except Exception as exc:  # noqa: BLE001 - one command's bug must not lose the others' results
             error = OperatorError(ErrorCode.ERR_INTERNAL, (
