@@ -1,0 +1,32 @@
+"""The headless path stays light: `operator-app exec` never imports Textual or Rich, and the
+scanner alone imports no pydantic (it is the part that must be fast on every paste)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+CHECK_EXEC = """
+import sys, io, contextlib, tempfile, pathlib
+ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
+msg = ws.parent / (ws.name + ".msg"); msg.write_text("OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
+from operator_app.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    assert main(["exec", "--workspace", str(ws), "--state-dir", str(ws.parent / (ws.name + ".st")), str(msg)]) == 0
+assert "ok: true" in out.getvalue()
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich"))
+print(",".join(heavy))
+"""
+
+
+def test_exec_never_imports_textual_or_rich() -> None:
+    done = subprocess.run([sys.executable, "-c", CHECK_EXEC], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
+def test_scanner_alone_imports_no_pydantic() -> None:
+    code = "import sys, operator_app.protocol.scanner; print(any(m.startswith('pydantic') for m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip() == "False"
