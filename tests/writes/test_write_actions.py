@@ -1,0 +1,261 @@
+"""Every write-type action on real folders: the file's conventions (LF/CRLF, BOM, final newline,
+permission bits) survive, failures are all-or-nothing, deletes go to a trash and come back with
+undo, real diffs apply byte for byte through fs.patch, and a write killed mid-commit leaves the
+old or the new file, never a mix."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from operator_app.cli.main import main as cli_main
+from support import b64, block
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = Path(shutil.__file__).parent  # the standard library: real, varied Python files
+
+
+def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, object]]:
+    path = state.parent / f"message-{random.random()}.txt"
+    path.write_text(message, encoding="utf-8")
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        assert cli_main(["exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", approve, "--json", str(path)]) == 0
+    return json.loads(out.getvalue())["data"]["results"]
+
+
+@pytest.fixture(autouse=True)
+def session_trash(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPERATOR_TRASH", "session")
+
+
+STYLES = {
+    "lf": (b"", b"\n", True),
+    "crlf": (b"", b"\r\n", True),
+    "bom-lf": (b"\xef\xbb\xbf", b"\n", True),
+    "bom-crlf": (b"\xef\xbb\xbf", b"\r\n", True),
+    "no-final-newline": (b"", b"\n", False),
+    "crlf-no-final-newline": (b"", b"\r\n", False),
+}
+LINES = ["import os", "", "# OPERATOR_BEGIN body", "def main():", "    return 1", "# OPERATOR_END body", "", "print(main())"]
+
+
+def file_bytes(style: str, lines: list[str]) -> bytes:
+    bom, nl, final = STYLES[style]
+    body = nl.join(line.encode() for line in lines)
+    return bom + body + (nl if final else b"")
+
+
+ACTIONS = {
+    "write": (block("w", "fs.write", path="m.py", content_b64=b64("\n".join(LINES).replace("return 1", "return 2") + "\n")),
+              [line.replace("return 1", "return 2") for line in LINES]),
+    "applyEdits": (block("w", "fs.applyEdits", path="m.py", edits_b64=b64(json.dumps(
+        {"version": 1, "edits": [{"op": "replaceFirst", "find": "return 1", "text": "return 2"},
+                                 {"op": "insertAfter", "anchor": "import os", "text": "import sys"}]}))),
+        ["import os", "import sys"] + [line.replace("return 1", "return 2") for line in LINES[1:]]),
+    "patch": (block("w", "fs.patch", path="m.py", patch_b64=b64(
+        "--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,2 @@\n def main():\n-    return 1\n+    return 2\n")),
+        [line.replace("return 1", "return 2") for line in LINES]),
+    "insertRegion": (block("w", "fs.insertRegion", path="m.py", marker_id="extra", anchor="print(main())", position="before",
+                           content_b64=b64("X = 1\n")),
+                     LINES[:7] + ["# OPERATOR_BEGIN extra", "X = 1", "# OPERATOR_END extra", "print(main())"]),
+    "replaceRegion": (block("w", "fs.replaceRegion", path="m.py", marker_id="body", content_b64=b64("def main():\n    return 2\n")),
+                      [line.replace("return 1", "return 2") for line in LINES]),
+    "deleteRegion": (block("w", "fs.deleteRegion", path="m.py", marker_id="body"), LINES[:3] + LINES[5:]),
+}
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o755])
+@pytest.mark.parametrize("style", list(STYLES))
+@pytest.mark.parametrize("action", list(ACTIONS))
+def test_conventions_survive_every_action(action: str, style: str, mode: int, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    target = ws / "m.py"
+    target.write_bytes(file_bytes(style, LINES))
+    target.chmod(mode)
+    message, expected_lines = ACTIONS[action]
+    (result,) = exec_json(ws, tmp_path / "st", message)
+    assert result["ok"], result
+    assert target.read_bytes() == file_bytes(style, expected_lines)
+    assert target.stat().st_mode & 0o777 == mode
+    assert [p.name for p in ws.iterdir()] == ["m.py"]  # no temporary file left behind
+    before = file_bytes(style, LINES)
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        assert cli_main(["undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")]) == 0
+    assert target.read_bytes() == before and target.stat().st_mode & 0o777 == mode
+
+
+def test_failed_edits_write_nothing_and_name_the_edit(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("one\ntwo\n")
+    edits = {"version": 1, "edits": [{"op": "replaceFirst", "find": "one", "text": "ONE"},
+                                     {"op": "replaceFirst", "find": "three", "text": "THREE"}]}
+    (result,) = exec_json(ws, tmp_path / "st", block("e", "fs.applyEdits", path="a.txt", edits_b64=b64(json.dumps(edits))))
+    assert result["error_code"] == "ERR_EDIT_FAILED" and "edit #2 (edits[1], replaceFirst)" in str(result["summary"])
+    assert (ws / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_write_creates_parents_and_write_summaries_say_what_changed(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "src").mkdir()
+    (ws / "src" / "app.py").write_text("a\nb\nc\n")
+    results = exec_json(ws, tmp_path / "st", block("c", "fs.write", path="docs/new/notes.md", content="hello")
+                        + block("p", "fs.patch", path="src/app.py", patch_b64=b64("@@ -2,1 +2,2 @@\n-b\n+B\n+B2\n")))
+    assert (ws / "docs" / "new" / "notes.md").read_text() == "hello"
+    assert results[0]["summary"] == "Created docs/new/notes.md (1 line, 5 bytes)"
+    assert results[1]["summary"] == "Patched src/app.py: 1 hunk, +2 -1 lines"
+
+
+def test_delete_a_folder_goes_to_the_trash_and_comes_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "build" / "sub").mkdir(parents=True)
+    for name in ("a.o", "b.o", "sub/c.o"):
+        (ws / "build" / name).write_text(name)
+    seen = []
+
+    from operator_app.engine.executor import Engine
+    from operator_app.engine.session import Session
+    from operator_app.engine.workspace import Workspace
+
+    def decide(plan: object) -> bool:
+        seen.append(plan)
+        return True
+
+    run = Engine(Workspace(ws), Session(tmp_path / "st"), decide=decide).run_text(block("d", "fs.delete", path="build"))
+    assert run.results[0].ok and "3 files" in seen[0].diff and "build/sub/c.o" in seen[0].diff  # type: ignore[attr-defined]
+    assert not (ws / "build").exists()
+    assert (tmp_path / "st" / "trash").exists()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli_main(["undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")]) == 0
+    assert (ws / "build" / "sub" / "c.o").read_text() == "sub/c.o"
+
+
+def test_delete_uses_the_system_trash_when_there_is_one(tmp_path: Path) -> None:
+    """send2trash reads XDG_DATA_HOME when imported, so this runs in its own process."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "old.txt").write_text("bye\n")
+    (tmp_path / "m.txt").write_text(block("d", "fs.delete", path="old.txt"))
+    env = {k: v for k, v in os.environ.items() if k != "OPERATOR_TRASH"}
+    env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path))
+    app = [sys.executable, "-m", "operator_app"]
+    done = subprocess.run([*app, "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all",
+                           str(tmp_path / "m.txt")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert "ok: true" in done.stdout and "Operator's own trash" not in done.stdout, done.stdout + done.stderr
+    trashed = list((tmp_path / "xdg" / "Trash" / "files").iterdir()) + list(tmp_path.glob(".Trash-*/files/*"))
+    assert [p.name for p in trashed] == ["old.txt"]
+    undo = subprocess.run([*app, "undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    assert undo.returncode == 0, undo.stderr
+    assert (ws / "old.txt").read_text() == "bye\n"
+
+
+def real_pairs(limit: int) -> list[tuple[str, str, str]]:
+    """(name, old, new): real files with deterministic edits near the top, middle and end, some
+    gaining or losing the final newline."""
+    pairs = []
+    for path in sorted(SITE.glob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="strict") if path.stat().st_size < 60_000 else ""
+        lines = text.split("\n")
+        if len(lines) < 30:
+            continue
+        new = list(lines)
+        new[3] = new[3] + "  # changed"
+        del new[len(new) // 2]
+        new.insert(len(new) - 5, "inserted = True")
+        variant = len(pairs) % 3
+        new_text = "\n".join(new)
+        if variant == 1:
+            new_text = new_text.rstrip("\n")  # loses the final newline
+        old_text = text if variant != 2 else text.rstrip("\n")  # old without a final newline
+        pairs.append((path.name, old_text, new_text))
+        if len(pairs) == limit:
+            break
+    return pairs
+
+
+@pytest.mark.slow
+def test_real_diffs_apply_byte_for_byte_through_fs_patch_and_never_twice(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    pairs = real_pairs(40)
+    assert len(pairs) >= 30
+    blocks_first, blocks_again = [], []
+    for n, (name, old, new) in enumerate(pairs):
+        (ws / name).write_text(old)
+        (tmp_path / "new").mkdir(exist_ok=True)
+        (tmp_path / "new" / name).write_text(new)
+        tool = ["diff", "-u"] if n % 2 else ["git", "diff", "--no-index", "--no-prefix"]
+        done = subprocess.run([*tool, str(ws / name), str(tmp_path / "new" / name)], capture_output=True, text=True)
+        diff = "\n".join(line for line in done.stdout.split("\n") if not line.startswith(("diff --git", "index ")))
+        blocks_first.append(block(f"p{n}", "fs.patch", path=name, patch_b64=b64(diff)))
+        blocks_again.append(block(f"again{n}", "fs.patch", path=name, patch_b64=b64(diff)))
+    results = exec_json(ws, tmp_path / "st", "".join(blocks_first))
+    assert all(r["ok"] for r in results), [r["summary"] for r in results if not r["ok"]]
+    for name, _old, new in pairs:
+        assert (ws / name).read_text() == new, name
+    before = {name: (ws / name).read_bytes() for name, _, _ in pairs}
+    again = exec_json(ws, tmp_path / "st2", "".join(blocks_again))
+    assert {r["error_code"] for r in again} == {"ERR_PATCH_MISMATCH"}
+    assert {name: (ws / name).read_bytes() for name, _, _ in pairs} == before
+
+
+CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from operator_app.protocol.commands import ACTIONS
+from operator_app.engine.workspace import Workspace
+from operator_app.engine.writes import plan_write
+from operator_app.engine.commit import commit
+from pathlib import Path
+ws = Workspace(sys.argv[2])
+cmd = ACTIONS["fs.write"].model_validate({"version": "1", "id": "big", "action": "fs.write", "path": "big.txt",
+                                          "content": "x"})
+plan = plan_write(cmd, ws)
+new = Path(sys.argv[3]).read_bytes()
+from dataclasses import replace
+plan = replace(plan, new_bytes=new)
+print("ready", flush=True)
+commit(plan, ws, Path(sys.argv[4]))
+"""
+
+
+@pytest.mark.slow
+def test_killing_a_commit_leaves_the_old_or_the_new_file_never_a_mix(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    old = b"old line of the big file\n" * 220_000  # ~5.5 MB
+    new = b"NEW LINE, something else\n" * 220_000
+    (tmp_path / "new.bin").write_bytes(new)
+    outcomes = {"old": 0, "new": 0}
+    rng = random.Random(1234)
+    for attempt in range(30):
+        (ws / "big.txt").write_bytes(old)
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(ROOT), str(ws), str(tmp_path / "new.bin"), str(tmp_path / "st")],
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0, 0.03))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        data = (ws / "big.txt").read_bytes()
+        assert data in (old, new), f"attempt {attempt}: the file is a mix of old and new"
+        outcomes["old" if data == old else "new"] += 1
+        for leftover in ws.glob(".big.txt.operator-*.tmp"):
+            leftover.unlink()  # a killed commit may leave its temp file; it never replaces the target
+    assert sum(outcomes.values()) == 30
