@@ -122,3 +122,22 @@ def test_a_decision_can_see_the_plan(ws: Path, tmp_path: Path) -> None:
     (plan,) = seen
     assert plan.added == 1 and plan.removed == 1 and "+TWO" in plan.diff  # type: ignore[attr-defined]
     assert any(isinstance(e, AwaitingDecision) for e in events)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROSE = st.sampled_from(["Here is the plan.\n", "```\n", "\n", "I act through OPERATOR_CMD blocks.\n", "> quote\n", "\r\n"])
+BLOCKS = st.sampled_from([
+    ("fs.read", {"path": "notes/a.txt"}), ("fs.stat", {"path": "notes"}), ("fs.readSlice", {"path": "notes/a.txt", "lines": "0"}),
+    ("fs.reed", {"path": "x"}), ("fs.list", {"path": "../.."}), ("operator.getCommentStyle", {"language": "ts"}),
+])
+
+
+@given(st.lists(st.tuples(PROSE, BLOCKS), min_size=1, max_size=12))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_every_complete_block_gets_exactly_one_result(ws: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                     items: list[tuple[str, tuple[str, dict[str, str]]]]) -> None:
+    message = "".join(prose + block(f"id{n}", action, **fields) for n, (prose, (action, fields)) in enumerate(items))
+    run = engine(ws, tmp_path_factory.mktemp("state")).run_text(message)
+    assert [r.id for r in run.results] == [f"id{n}" for n in range(len(items))]
