@@ -64,7 +64,7 @@ def baseline_unsynced(path: Path) -> None:
     path.write_bytes(path.read_bytes())
 
 
-def interleaved(a: Callable[[], object], b: Callable[[], object], reset: Callable[[], None], repeat: int = 12) -> tuple[float, float]:
+def interleaved(a: Callable[[], object], b: Callable[[], object], reset: Callable[[], None], repeat: int = 30) -> tuple[float, float]:
     """Best times of a and b, alternated so a burst of load hits both alike; reset before each."""
     times_a, times_b = [], []
     for _ in range(repeat):

@@ -27,7 +27,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+def write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> str:
+    """Write `data` to a new temporary file beside `name`, fsynced and with `mode`; its name.
+    The caller installs it with `install_temp` or removes it with `discard_temp`."""
     temp = f".{name[:100]}.operator-{secrets.token_hex(6)}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     try:
@@ -37,11 +39,28 @@ def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        try:
-            os.unlink(temp, dir_fd=dir_fd)
-        except OSError:
-            pass
+        discard_temp(dir_fd, temp)
         raise
+    return temp
+
+
+def install_temp(dir_fd: int, temp: str, name: str) -> None:
+    os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     os.fsync(dir_fd)
+
+
+def discard_temp(dir_fd: int, temp: str) -> None:
+    try:
+        os.unlink(temp, dir_fd=dir_fd)
+    except OSError:
+        pass
+
+
+def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+    temp = write_temp(dir_fd, name, data, mode)
+    try:
+        install_temp(dir_fd, temp, name)
+    except BaseException:
+        discard_temp(dir_fd, temp)
+        raise

@@ -7,12 +7,13 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol.errors import ErrorCode, OperatorError
-from .atomic import NEW_FILE_MODE, atomic_replace
+from .atomic import NEW_FILE_MODE, discard_temp, install_temp, write_temp
 from .fingerprint import current_fingerprint
 from .fsops import read_exactly
 from .journal import Journal, JournalEntry
@@ -25,6 +26,23 @@ from .workspace import Target, Workspace
 class CommitOutcome:
     summary: str
     seq: int | None
+
+
+class _Digest:
+    """sha256 of some bytes, computed on a thread (hashlib releases the GIL on large inputs)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._value: str | None = None
+        self._thread = threading.Thread(target=self._run, args=(data,), daemon=True)
+        self._thread.start()
+
+    def _run(self, data: bytes) -> None:
+        self._value = sha256(data)
+
+    def result(self) -> str:
+        self._thread.join()
+        assert self._value is not None
+        return self._value
 
 
 def _conflict(target: Target, what: str) -> OperatorError:
@@ -88,16 +106,24 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
         raise _conflict(plan.target, "was created by something else" if plan.base is None else "changed")
     dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
     try:
-        entry = JournalEntry(
-            seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
-            rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=sha256(plan.new_bytes),
-            mode=current.mode if current else None, created_dirs=created,
-        )
-        if current is not None and not journal.link_pre_image(entry, dir_fd, name, current.identity, current.links):
-            journal.discard(entry)
-            raise _conflict(plan.target, "changed")
-        journal.begin(entry, None if current is None or journal.has_pre_image(entry) else current.data)
-        atomic_replace(dir_fd, name, plan.new_bytes, current.mode if current else NEW_FILE_MODE)
+        # The hash of the new bytes (for undo) is computed while the temporary file is written
+        # and fsynced; both release the GIL. The journal is still complete before the replace.
+        digest = _Digest(plan.new_bytes)
+        temp = write_temp(dir_fd, name, plan.new_bytes, current.mode if current else NEW_FILE_MODE)
+        try:
+            entry = JournalEntry(
+                seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
+                rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=digest.result(),
+                mode=current.mode if current else None, created_dirs=created,
+            )
+            if current is not None and not journal.link_pre_image(entry, dir_fd, name, current.identity, current.links):
+                journal.discard(entry)
+                raise _conflict(plan.target, "changed")
+            journal.begin(entry, None if current is None or journal.has_pre_image(entry) else current.data)
+            install_temp(dir_fd, temp, name)
+        except BaseException:
+            discard_temp(dir_fd, temp)
+            raise
         journal.commit(entry)
     finally:
         os.close(dir_fd)
