@@ -83,6 +83,7 @@ class OperatorApp(App[None]):
         self._end_follow = threading.Event()
         self._shutting_down = threading.Event()
         self._engine_lock = threading.Lock()  # one message at a time, in arrival order
+        self._refresh_scheduled = False
 
     # --- layout --------------------------------------------------------------------------
 
@@ -113,10 +114,16 @@ class OperatorApp(App[None]):
         if self._watch_clipboard:
             self.watch_clipboard()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer shows the keys that apply now: "end message" only while following a file.
+        if action == "end_follow":
+            return self._follow_path is not None
+        return True
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.action != "quit":
+            if isinstance(binding, Binding) and binding.action != "quit" and self.check_action(binding.action, ()):
                 yield SystemCommand(binding.description, f"key {binding.key}", getattr(self, f"action_{binding.action}"))
 
     # --- workspace and session -----------------------------------------------------------
@@ -280,7 +287,7 @@ class OperatorApp(App[None]):
             self.set_status(f"{event.command_id}: {event.text}")
             return
         if self.view_number == state.number:
-            self.refresh_view(keep_cursor=True)
+            self.request_refresh()
 
     def on_message_finished(self, message: MessageFinished) -> None:
         state = self.states.get(message.number)
@@ -291,7 +298,7 @@ class OperatorApp(App[None]):
         self.set_status(f"Message {state.number}: {len(state.results)} results ({ok} ok). Press c to copy them."
                         + (f"  Warnings: {'; '.join(message.warnings)}" if message.warnings else ""))
         if self.view_number == state.number:
-            self.refresh_view(keep_cursor=True)
+            self.request_refresh()
 
     def on_message_grew(self, message: MessageGrew) -> None:
         state = self.states.get(message.number)
@@ -303,7 +310,7 @@ class OperatorApp(App[None]):
             line = state.pending[0]
             state.rows.setdefault(line, Row(line, state.pending[1], status="pending"))
         if self.view_number == state.number:
-            self.refresh_view(keep_cursor=True)
+            self.request_refresh()
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.notify(f"Operator failed: {message.text}", severity="error", timeout=10)
@@ -316,6 +323,17 @@ class OperatorApp(App[None]):
         return None
 
     # --- the view ------------------------------------------------------------------------
+
+    def request_refresh(self) -> None:
+        """Coalesce refreshes: a paste of 100 reads posts 200 events in a blink, and redrawing
+        the message and table for each would make the UI crawl."""
+        if not self._refresh_scheduled:
+            self._refresh_scheduled = True
+            self.set_timer(0.05, self._scheduled_refresh)
+
+    def _scheduled_refresh(self) -> None:
+        self._refresh_scheduled = False
+        self.refresh_view(keep_cursor=True)
 
     def refresh_view(self, keep_cursor: bool = False) -> None:
         table = self.query_one(CommandTable)

@@ -47,8 +47,14 @@ def render_message(text: str, errors: dict[int, str], pending_line: int | None =
 
 
 class MessageView(VerticalScroll):
+    _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None] | None = None
+
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(Text("No message yet.", style="dim"), id="message-text")
 
     def show(self, text: str, errors: dict[int, str], pending_line: int | None = None) -> None:
+        key = (id(text), len(text), tuple(sorted(errors.items())), pending_line)
+        if key == self._shown:
+            return  # results of valid blocks do not change the message: no need to redraw it
+        self._shown = key
         self.query_one("#message-text", Static).update(render_message(text, errors, pending_line))
