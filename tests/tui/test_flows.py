@@ -60,7 +60,7 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         assert all(r.ok for r in results_of(app))
         assert not app.query_one("#welcome").display
         table = app.query_one("#commands")
-        assert table.row_count == 2
+        await wait_for(pilot, lambda: table.row_count == 2)  # the table refresh is coalesced
         assert len(app.screen_stack) == 1  # reads never ask
 
 

@@ -41,6 +41,7 @@ def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
     async def paste(pilot) -> None:  # type: ignore[no-untyped-def]
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number is not None and app.states[app.view_number].finished)
+        await wait_for(pilot, lambda: app.query_one("#commands").row_count == 3)
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=paste)
@@ -52,6 +53,8 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         app.post_message(events.Paste(WRITE))
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        table = app.query_one("#commands")
+        await wait_for(pilot, lambda: table.row_count == 1)  # the table behind the dialog is drawn
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
