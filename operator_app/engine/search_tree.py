@@ -64,7 +64,8 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
     header = [
         f"# query: {json.dumps(cmd.query)}",
         f"# path: {root.rel}",
-        f"# matches: {len(matches)} in {files_matched} files; {files_scanned} files scanned" + (" (truncated)" if truncated else ""),
+        f"# matches: {len(matches)} in {count(files_matched, 'file')}; {count(files_scanned, 'file')} scanned"
+        + (" (truncated)" if truncated else ""),
     ]
     if stop_reason:
         header.append(f"# truncated: {stop_reason}")
