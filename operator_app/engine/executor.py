@@ -9,13 +9,13 @@ from __future__ import annotations
 import errno
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.parser import parse_fields
-from ..protocol.results import CommandResult, failed, invalid_summary, operator_error
+from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
 from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message
 from .session import Session
 
@@ -233,21 +233,20 @@ class Engine:
         from .writes import plan_write
 
         plan = plan_write(command, self.workspace)
-        base = {"action": command.action, "path": plan.target.rel, "diff": plan.diff or None, "extra": plan.counts()}
+        done = CommandResult(id=command.id, ok=True, summary=plan.summary, action=command.action, path=plan.target.rel,
+                             diff=plan.diff or None, extra=plan.counts())
         if plan.kind == "noop":  # nothing to consent to
-            return CommandResult(id=command.id, ok=True, summary=plan.summary, **base)
+            return done
         self.notify(AwaitingDecision(plan))
         if not self.decide(plan):
             error = OperatorError(ErrorCode.ERR_REJECTED, (
                 f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
                 "ask them what they want before trying again"
             ))
-            return CommandResult(id=command.id, ok=False, summary=str(error), error_code=error.code.value,
-                                 status="rejected", **base)
+            return replace(done, ok=False, summary=str(error), error_code=error.code.value, status="rejected")
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
         except OperatorError as exc:
-            status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
-            return CommandResult(id=command.id, ok=False, summary=str(exc), details=exc.context,
-                                 error_code=exc.code.value, status=status, **base)
-        return CommandResult(id=command.id, ok=True, summary=outcome.summary, **base)
+            status: Status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
+            return replace(done, ok=False, summary=str(exc), details=exc.context, error_code=exc.code.value, status=status)
+        return replace(done, summary=outcome.summary)

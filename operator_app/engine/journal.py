@@ -53,18 +53,18 @@ class Journal:
     def entries(self) -> list[JournalEntry]:
         found: dict[int, JournalEntry] = {}
         for record in read_jsonl(self._entries):
-            seq = int(record.get("seq", 0))  # type: ignore[arg-type]
+            seq = int(record.get("seq", 0))
             event = record.get("event")
             if event == "begin":
                 found[seq] = JournalEntry(
-                    seq=seq, time=float(record.get("time", 0)), command_id=str(record.get("command_id", "")),  # type: ignore[arg-type]
+                    seq=seq, time=float(record.get("time", 0)), command_id=str(record.get("command_id", "")),
                     action=str(record.get("action", "")), rel=str(record.get("rel", "")), kind=str(record.get("kind", "")),
-                    old_sha=record.get("old_sha"), new_sha=record.get("new_sha"), mode=record.get("mode"),  # type: ignore[arg-type]
-                    created_dirs=list(record.get("created_dirs") or []),  # type: ignore[arg-type]
+                    old_sha=record.get("old_sha"), new_sha=record.get("new_sha"), mode=record.get("mode"),
+                    created_dirs=list(record.get("created_dirs") or []),
                 )
             elif seq in found and event == "commit":
                 found[seq].committed = True
-                found[seq].trash = record.get("trash")  # type: ignore[assignment]
+                found[seq].trash = record.get("trash")
             elif seq in found and event == "undo":
                 found[seq].undone = True
         return [found[k] for k in sorted(found)]

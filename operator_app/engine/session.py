@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from ..protocol.results import CommandResult
@@ -62,7 +63,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def read_jsonl(path: Path) -> Iterator[dict[str, object]]:
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     try:
         with path.open("r", encoding="utf-8") as handle:
             for line in handle:
@@ -113,10 +114,10 @@ class Session:
         out = []
         for record in read_jsonl(self._results):
             try:
-                result = CommandResult.from_json(record["result"])  # type: ignore[arg-type]
+                result = CommandResult.from_json(record["result"])
             except (KeyError, TypeError):
                 continue
-            out.append(StoredResult(int(record.get("message", 0)), result, record.get("content_key")))  # type: ignore[arg-type]
+            out.append(StoredResult(int(record.get("message", 0)), result, record.get("content_key")))
         return out
 
     def used_ids(self) -> dict[str, tuple[str, int, CommandResult]]:
@@ -128,18 +129,18 @@ class Session:
         return used
 
     def messages(self) -> list[MessageRecord]:
-        started: dict[int, dict[str, object]] = {}
+        started: dict[int, dict[str, Any]] = {}
         warnings: dict[int, tuple[str, ...]] = {}
         ended: set[int] = set()
         for record in read_jsonl(self._messages):
-            number = int(record.get("message", 0))  # type: ignore[arg-type]
+            number = int(record.get("message", 0))
             if record.get("event") == "start":
                 started[number] = record
             elif record.get("event") == "end":
                 ended.add(number)
-                warnings[number] = tuple(record.get("warnings", ()))  # type: ignore[arg-type]
+                warnings[number] = tuple(record.get("warnings", ()))
         return [
-            MessageRecord(n, float(r.get("time", 0)), str(r.get("source", "")), int(r.get("chars", 0)),  # type: ignore[arg-type]
+            MessageRecord(n, float(r.get("time", 0)), str(r.get("source", "")), int(r.get("chars", 0)),
                           warnings.get(n, ()), n in ended)
             for n, r in sorted(started.items())
         ]

@@ -12,7 +12,7 @@ from ..protocol import commands as c
 from ..protocol.grammar import WRITE_MAX_BYTES
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import count
-from .plan import WritePlan, unified_diff
+from .plan import PlanKind, WritePlan, unified_diff
 from .textfile import TextDoc, new_file_bytes, split_lines
 from .workspace import Target, Workspace
 
@@ -58,7 +58,7 @@ def _plan(cmd: c.Command, target: Target, old: bytes | None, new: bytes, summary
         return WritePlan(cmd.action, cmd.id, target, "noop", None, new, "", 0, 0,
                          f"No change: {target.rel} already has this content", base=old)
     diff, added, removed = unified_diff(before, after, target.rel)
-    kind = "create" if old is None else "modify"
+    kind: PlanKind = "create" if old is None else "modify"
     return WritePlan(cmd.action, cmd.id, target, kind, None, new, diff, added, removed,
                      summary.format(added=added, removed=removed), notes=notes, base=old)
 
