@@ -1,0 +1,106 @@
+"""The scanner on its own: marker lines, look-alikes, result blocks, limits, line endings and the
+200,000-character window, as the spec and design.md decisions 1-4 and 13 say."""
+
+from __future__ import annotations
+
+import pytest
+
+from operator_app.protocol.errors import ErrorCode
+from operator_app.protocol.grammar import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, WINDOW_CHARS
+from operator_app.protocol.scanner import Scanner, scan_message
+
+READ = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
+
+
+def codes(text: str) -> list[ErrorCode | None]:
+    return [b.error.code if b.error else None for b in scan_message(text).blocks]
+
+
+def test_markers_alone_with_surrounding_whitespace() -> None:
+    text = "  OPERATOR_CMD \t\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\n\tEND_OPERATOR_CMD  \n"
+    (found,) = scan_message(text).blocks
+    assert found.error is None and found.id_hint == "r1" and found.start_line == 1 and found.end_line == 6
+
+
+@pytest.mark.parametrize("start", ["```OPERATOR_CMD", "> OPERATOR_CMD", "OPERATOR_CMD version: 1", "OPERATOR_CMD:", "**OPERATOR_CMD**"])
+def test_start_marker_not_alone(start: str) -> None:
+    (found,) = scan_message(start + "\nversion: 1\nid: r1\naction: fs.read\nEND_OPERATOR_CMD\n").blocks
+    assert found.error is not None and found.error.code is ErrorCode.ERR_MARKER_NOT_ALONE and found.id_hint == "r1"
+
+
+def test_end_marker_not_alone_spoils_its_block() -> None:
+    assert codes(READ.replace("END_OPERATOR_CMD", "- END_OPERATOR_CMD")) == [ErrorCode.ERR_MARKER_NOT_ALONE]
+
+
+def test_marker_words_in_prose_and_lowercase_look_alikes_are_nothing() -> None:
+    text = "I will send an OPERATOR_CMD block.\noperator_cmd\nOPERATOR_CMDS are blocks\n" + READ
+    assert codes(text) == [None]
+    assert codes(READ.replace("OPERATOR_CMD\nversion", "operator_cmd\nversion")) == []  # no start marker at all
+
+
+def test_nested_block_spoils_the_outer_one() -> None:
+    text = "OPERATOR_CMD\nversion: 1\nid: a\nOPERATOR_CMD\nid: b\nEND_OPERATOR_CMD\n"
+    (found,) = scan_message(text).blocks
+    assert found.error is not None and found.error.code is ErrorCode.ERR_NESTED_BLOCK and found.id_hint == "a"
+
+
+def test_result_blocks_in_the_message_are_skipped() -> None:
+    echoed = "OPERATOR_RESULT\nid: old\nok: true\nsummary: OPERATOR_CMD\nEND_OPERATOR_RESULT\n"
+    assert [b.id_hint for b in scan_message(echoed + READ).blocks] == ["r1"]
+
+
+def test_an_unclosed_result_block_does_not_swallow_later_commands() -> None:
+    scan = scan_message("OPERATOR_RESULT\nid: old\n" + READ)
+    assert [b.id_hint for b in scan.blocks] == ["r1"] and scan.warnings
+
+
+def test_missing_end_marker_is_pending_while_streaming() -> None:
+    scanner = Scanner()
+    assert scanner.feed("OPERATOR_CMD\nversion: 1\nid: p1\n") == []
+    assert scanner.pending is not None and scanner.pending.id_hint == "p1"
+    (found,) = scanner.end()
+    assert found.error is not None and found.error.code is ErrorCode.ERR_MISSING_END_MARKER  # type: ignore[union-attr]
+
+
+def test_block_limits_exactly_at_and_one_over() -> None:
+    head = ["version: 1", "id: big", "action: fs.read", "path: a.txt"]
+    at_limit = head + [f"k{n}: v" for n in range(MAX_BLOCK_LINES - len(head))]
+    assert codes("OPERATOR_CMD\n" + "\n".join(at_limit) + "\nEND_OPERATOR_CMD\n") == [None]
+    over = at_limit + ["k_extra: v"]
+    assert codes("OPERATOR_CMD\n" + "\n".join(over) + "\nEND_OPERATOR_CMD\n") == [ErrorCode.ERR_BLOCK_TOO_LARGE]
+    wide = head + ["content: " + "x" * MAX_BLOCK_CHARS]
+    assert codes("OPERATOR_CMD\n" + "\n".join(wide) + "\nEND_OPERATOR_CMD\n") == [ErrorCode.ERR_BLOCK_TOO_LARGE]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_lf_crlf_and_lone_cr_scan_alike(newline: str) -> None:
+    text = ("Prose first.\n" + READ + READ.replace("r1", "r2")).replace("\n", newline)
+    blocks = scan_message(text).blocks
+    assert [(b.id_hint, b.start_line, b.end_line, b.error) for b in blocks] == [("r1", 2, 7, None), ("r2", 8, 13, None)]
+
+
+def test_crlf_split_across_chunks() -> None:
+    scanner = Scanner()
+    text = READ.replace("\n", "\r\n")
+    events = []
+    for piece in text.split("\n"):
+        events += scanner.feed(piece)
+        events += scanner.feed("\n")
+    events += scanner.end()
+    assert [e.lines for e in events] == [b.lines for b in scan_message(text).blocks]  # type: ignore[union-attr]
+
+
+def test_only_the_last_window_is_scanned_and_a_cut_block_warns() -> None:
+    cut = "OPERATOR_CMD\nversion: 1\nid: cut\naction: fs.read\npath: a.txt\n"
+    filler = "x" * (WINDOW_CHARS - 40) + "\n"
+    text = READ.replace("r1", "early") + cut + filler + "END_OPERATOR_CMD\n" + READ
+    scan = scan_message(text)
+    assert [b.id_hint for b in scan.blocks] == ["r1"]
+    assert any("only the last" in w.message for w in scan.warnings)
+    assert any("ignored" in w.message for w in scan.warnings)
+
+
+def test_hostile_inputs_are_handled() -> None:
+    assert len(scan_message("OPERATOR_CMD\n" * 100_000).blocks) == 1  # one nested mess, not 10^5 results
+    big = "y" * 5_000_000 + "\n" + READ
+    assert [b.id_hint for b in scan_message(big).blocks] == ["r1"]
