@@ -155,7 +155,3 @@ def _shift(line: str, offset: int) -> str:
 def _coarse(a: list[str], b: list[str], offset: int) -> list[str]:
     header = f"@@ -{offset + 1 if a else offset},{len(a)} +{offset + 1 if b else offset},{len(b)} @@"
     return [header] + ["-" + line for line in a] + ["+" + line for line in b]
-
-
-def describe_bytes(data: bytes) -> str:
-    return f"{len(data)} bytes"

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from .codec import encode_b64_text
-from .errors import ErrorCode, OperatorError
+from .errors import OperatorError
 from .grammar import RESULT_END, RESULT_START
 
 Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
@@ -73,10 +73,6 @@ def invalid_summary(error: OperatorError) -> str:
     return f"Invalid OPERATOR_CMD ({error.code.value}): {error.message}"
 
 
-def error_details(error: OperatorError) -> str | None:
-    return error.context
-
-
 def failed(command_id: str, error: OperatorError, *, action: str | None, path: str | None,
            status: Status = "failed", summary: str | None = None, line: int | None = None) -> CommandResult:
     return CommandResult(
@@ -93,7 +89,3 @@ def operator_error(result_id: str, error: OperatorError, *, related_id: str | No
         id=result_id, ok=False, summary=invalid_summary(error), details=details, action="operator.error",
         error_code=error.code.value, status="invalid", line=line,
     )
-
-
-def is_code(result: CommandResult, code: ErrorCode) -> bool:
-    return result.error_code == code.value
