@@ -1,7 +1,8 @@
 """The system clipboard, through whichever command-line tool the system has (wl-copy/wl-paste,
 xclip, xsel, pbcopy/pbpaste). The terminal clipboard (OSC 52) is Textual's own
-`App.copy_to_clipboard`; this module is the second route, and the source `--watch-clipboard`
-polls. Every call has a short timeout so a hung tool never freezes anything."""
+`App.copy_to_clipboard`; this module is the second route, the file every copy is also saved to,
+and the source `--watch-clipboard` polls. Every call has a short timeout so a hung tool never
+freezes anything. No Textual here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 TIMEOUT_S = 2.0
@@ -40,12 +45,32 @@ def copy_to_system(text: str) -> str | None:
     """Copy with the first tool that works; its name, or None when no system clipboard is reachable."""
     for command in _copy_commands():
         try:
+            # xclip and wl-copy stay alive to serve the selection: don't wait on their output pipes.
             subprocess.run(command, input=text.encode("utf-8"), timeout=TIMEOUT_S, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             return command[0]
         except (OSError, subprocess.SubprocessError):
             continue
     return None
+
+
+@dataclass(frozen=True)
+class CopyOutcome:
+    tool: str | None  # the system clipboard tool that took the text, if any
+    saved_to: Path | None  # where the text was saved, if that worked
+    chars: int
+
+
+def deliver(text: str, save_to: Path) -> CopyOutcome:
+    """Save the text to a file and copy it to the system clipboard where one is reachable (the
+    terminal's OSC 52 copy is the caller's, on the UI thread). Blocking: call it from a worker."""
+    saved: Path | None = save_to
+    try:
+        save_to.parent.mkdir(parents=True, exist_ok=True)
+        save_to.write_text(text, encoding="utf-8")
+    except OSError:
+        saved = None
+    return CopyOutcome(copy_to_system(text), saved, len(text))
 
 
 class ClipboardSource(Protocol):
@@ -55,6 +80,9 @@ class ClipboardSource(Protocol):
 class SystemClipboard:
     """Reads the system clipboard (None when there is no tool or it fails)."""
 
+    def available(self) -> bool:
+        return bool(_paste_commands())
+
     def read(self) -> str | None:
         for command in _paste_commands():
             try:
@@ -63,3 +91,19 @@ class SystemClipboard:
             except (OSError, subprocess.SubprocessError):
                 continue
         return None
+
+
+def watch_loop(source: ClipboardSource, on_text: Callable[[str], object], is_own: Callable[[str], bool],
+               stopping: Callable[[], bool], interval: float) -> None:
+    """Poll `source` until `stopping()`; call `on_text` with each new text that holds OPERATOR_CMD
+    and is not one of Operator's own copies (the system prompt holds OPERATOR_CMD examples). What
+    the clipboard held when watching began is not new."""
+    last = source.read()
+    while not stopping():
+        time.sleep(interval)
+        text = source.read()
+        if text is None or text == last:
+            continue
+        last = text
+        if "OPERATOR_CMD" in text and not is_own(text):
+            on_text(text)

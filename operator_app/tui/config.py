@@ -1,5 +1,7 @@
-"""The TUI's own settings: the last workspace used, kept in the user's config folder
-(platformdirs), or in $OPERATOR_CONFIG_DIR when set (tests point it at a temporary folder)."""
+"""The TUI's own settings, kept in the user's config folder (platformdirs), or in
+$OPERATOR_CONFIG_DIR when set (tests point it at a temporary folder): the last workspace used, and
+whether the person told us their terminal's own copy (OSC 52) works. A broken or missing settings
+file reads as "no settings"; it never stops the app."""
 
 from __future__ import annotations
 
@@ -37,10 +39,25 @@ def last_workspace() -> Path | None:
 
 
 def remember_workspace(path: Path) -> None:
+    _save("last_workspace", str(path))
+
+
+def terminal_copy_trusted() -> bool:
+    return load_settings().get("terminal_copy_works") is True
+
+
+def trust_terminal_copy() -> None:
+    _save("terminal_copy_works", True)
+
+
+def _save(key: str, value: object) -> None:
     settings = load_settings()
-    settings["last_workspace"] = str(path)
+    settings[key] = value
     folder = config_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    temp = folder / "settings.json.tmp"
-    temp.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    os.replace(temp, _settings_file())
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temp = folder / "settings.json.tmp"
+        temp.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        os.replace(temp, _settings_file())
+    except OSError:
+        pass  # a read-only config folder costs the convenience, not the work

@@ -1,7 +1,8 @@
 """Tailing a file another program writes a message into (`--follow FILE`). `poll()` returns the
 text added since the last call, and whether the message ended: the file was truncated (it got
-smaller) or replaced (another inode at that path). Text is decoded incrementally, so a UTF-8
-character split across two writes is not garbled."""
+smaller, or its first bytes changed under the same size or larger), or replaced (another inode at
+that path). Text is decoded incrementally, so a UTF-8 character split across two writes is not
+garbled. No threads and no Textual here: the caller polls."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 READ_LIMIT = 1 << 20  # bytes per poll; the rest comes on the next one
+HEAD_BYTES = 256  # kept to notice a file rewritten from the start between two polls
 
 
 @dataclass
@@ -22,26 +24,31 @@ class Poll:
 class FileFollower:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._inode: tuple[int, int] | None = None
+        self._identity: tuple[int, int] | None = None
         self._offset = 0
+        self._head = b""
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def poll(self) -> Poll:
         try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
+            handle = open(self.path, "rb")
+        except OSError:  # not there (yet, or between a delete and a re-create)
             return Poll("", False)
-        identity = (st.st_dev, st.st_ino)
-        restarted = False
-        if self._inode is not None and (identity != self._inode or st.st_size < self._offset):
-            restarted = True
-            self._offset = 0
-            self._decoder.reset()
-        self._inode = identity
-        if st.st_size <= self._offset:
-            return Poll("", restarted)
-        with open(self.path, "rb") as handle:
+        with handle:
+            st = os.fstat(handle.fileno())
+            identity = (st.st_dev, st.st_ino)
+            restarted = False
+            if self._identity is not None and (identity != self._identity or st.st_size < self._offset
+                                               or handle.read(len(self._head)) != self._head):
+                restarted = True
+                self._offset, self._head = 0, b""
+                self._decoder.reset()
+            self._identity = identity
+            if st.st_size <= self._offset:
+                return Poll("", restarted)
             handle.seek(self._offset)
             data = handle.read(min(READ_LIMIT, st.st_size - self._offset))
+        if len(self._head) < HEAD_BYTES:
+            self._head += data[: HEAD_BYTES - len(self._head)]
         self._offset += len(data)
         return Poll(self._decoder.decode(data), restarted)

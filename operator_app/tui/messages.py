@@ -1,44 +1,57 @@
-"""Textual messages that carry engine events from worker threads to the app, where the handlers
-own all UI state (workers never touch widgets)."""
+"""Textual messages that carry what happens on worker threads (engine events, followed text,
+clipboard text, copies, undos) to the app, whose handlers own all UI state: workers never touch
+widgets."""
 
 from __future__ import annotations
 
 from textual.message import Message
 
 from ..engine.executor import EngineEvent
+from .clipboard import CopyOutcome
 
 
-class EngineEventPosted(Message):
+class FromRunner(Message):
+    """Posted by an EngineRunner, which stamps itself as `origin`: after a workspace change the app
+    ignores what the previous runner still says."""
+
+    origin: object = None
+
+
+class MessageBegan(FromRunner):
+    """The engine opened a message (its number is known from here on)."""
+
+    def __init__(self, number: int, source: str, text: str) -> None:
+        super().__init__()
+        self.number, self.source, self.text = number, source, text
+
+
+class EngineEventPosted(FromRunner):
     def __init__(self, message_number: int, event: EngineEvent) -> None:
         super().__init__()
         self.message_number = message_number
         self.event = event
 
 
-class MessageStarted(Message):
-    def __init__(self, number: int, text: str, source: str) -> None:
+class MessageGrew(FromRunner):
+    """A followed message received more text (posted before the engine scans it)."""
+
+    def __init__(self, number: int, chunk: str) -> None:
         super().__init__()
-        self.number = number
-        self.text = text
-        self.source = source
+        self.number, self.chunk = number, chunk
 
 
-class MessageGrew(Message):
-    """A followed message received more text (and maybe has a pending block)."""
+class PendingChanged(FromRunner):
+    """A followed message's trailing block still open (or not any more)."""
 
-    def __init__(self, number: int, text: str, pending_line: int | None, pending_id: str | None) -> None:
+    def __init__(self, number: int, pending: tuple[int, str | None] | None) -> None:
         super().__init__()
-        self.number = number
-        self.text = text
-        self.pending_line = pending_line
-        self.pending_id = pending_id
+        self.number, self.pending = number, pending
 
 
-class MessageFinished(Message):
+class MessageFinished(FromRunner):
     def __init__(self, number: int, warnings: list[str]) -> None:
         super().__init__()
-        self.number = number
-        self.warnings = warnings
+        self.number, self.warnings = number, warnings
 
 
 class ClipboardText(Message):
@@ -47,6 +60,18 @@ class ClipboardText(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class CopyDone(Message):
+    def __init__(self, what: str, text: str, outcome: CopyOutcome) -> None:
+        super().__init__()
+        self.what, self.text, self.outcome = what, text, outcome
+
+
+class UndoDone(Message):
+    def __init__(self, text: str, ok: bool) -> None:
+        super().__init__()
+        self.text, self.ok = text, ok
 
 
 class WorkFailed(Message):

@@ -1,17 +1,21 @@
-"""What the TUI knows about each message of the session: its text, its command rows in order and
-their results. Built live from engine events, or from the session folder after a restart."""
+"""What the TUI knows about each message of the session: its text, its command rows in message
+order and their results. Built live from engine events (`MessageState.apply`), or from the session
+folder after a restart (`load_history`). No Textual here: the widgets render this state."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..engine.executor import AwaitingDecision, BlockStarted, DuplicateSkipped, EngineEvent, Progress, ResultReady
 from ..engine.session import Session
 from ..protocol.results import CommandResult
+
+WAITING = "waiting for you"
 
 
 @dataclass
 class Row:
-    line: int
+    line: int  # where the block starts in its message; the row's key
     command_id: str | None
     action: str | None = None
     path: str | None = None
@@ -26,18 +30,83 @@ class MessageState:
     number: int
     text: str = ""
     source: str = ""
-    rows: dict[int, Row] = field(default_factory=dict)  # block line -> row, in message order
+    rows: dict[int, Row] = field(default_factory=dict)
     pending: tuple[int, str | None] | None = None  # (line, id) of a block still streaming
     finished: bool = False
+    interrupted: bool = False  # the app stopped before the message ended (seen after a restart)
     warnings: tuple[str, ...] = ()
+    version: int = 0  # bumped on every change, so views redraw only when something changed
 
     @property
     def results(self) -> list[CommandResult]:
-        return [row.result for row in self.rows.values() if row.result is not None and row.status != "duplicate"]
+        """In message order, as the session recorded them (duplicates gave no new result)."""
+        return [row.result for row in self.ordered_rows() if row.result is not None and row.status != "duplicate"]
+
+    def ordered_rows(self) -> list[Row]:
+        return [self.rows[line] for line in sorted(self.rows)]
 
     def errors_by_line(self) -> dict[int, str]:
-        return {row.line: f"{row.result.error_code}: {row.summary}" for row in self.rows.values()
+        return {row.line: f"{row.result.error_code}: {row.result.summary}" for row in self.rows.values()
                 if row.result is not None and row.result.status == "invalid" and row.result.error_code}
+
+    def writes_waiting(self) -> bool:
+        return any(row.status == WAITING for row in self.rows.values())
+
+    def apply(self, event: EngineEvent) -> None:
+        self.version += 1
+        if isinstance(event, BlockStarted):
+            self.rows[event.line] = Row(event.line, event.command_id, event.action, event.path, "running")
+            if self.pending is not None and self.pending[0] == event.line:
+                self.pending = None
+        elif isinstance(event, AwaitingDecision):
+            plan = event.plan
+            row = self._open_row(plan.command_id)
+            if row is not None:
+                row.status, row.diff = WAITING, plan.diff
+                row.path = plan.target.rel
+                row.summary = f"{plan.kind} {plan.target.rel} +{plan.added} -{plan.removed}"
+        elif isinstance(event, ResultReady):
+            self._result(event.result)
+        elif isinstance(event, DuplicateSkipped):
+            line = event.line if event.line is not None else self._next_line()
+            self.rows[line] = Row(line, event.command_id, event.earlier.action, event.earlier.path, "duplicate",
+                                  f"already run in message {event.earlier_message}: {event.earlier.summary}",
+                                  event.earlier, event.earlier.diff)
+        elif isinstance(event, Progress):
+            row = self._open_row(event.command_id)
+            if row is not None:
+                row.summary = event.text
+
+    def set_pending(self, pending: tuple[int, str | None] | None) -> None:
+        self.version += 1
+        for line in [line for line, row in self.rows.items() if row.status == "pending"]:
+            del self.rows[line]
+        self.pending = pending
+        if pending is not None and pending[0] not in self.rows:
+            self.rows[pending[0]] = Row(pending[0], pending[1], status="pending",
+                                        summary="waiting for its END_OPERATOR_CMD line")
+
+    def finish(self, warnings: list[str] | tuple[str, ...]) -> None:
+        self.set_pending(None)
+        self.finished, self.warnings = True, tuple(warnings)
+
+    def _result(self, result: CommandResult) -> None:
+        line = result.line if result.line is not None else self._next_line()
+        row = self.rows.setdefault(line, Row(line, result.id))
+        row.command_id, row.action = result.id, result.action or row.action
+        row.path = result.path or row.path
+        row.status, row.summary, row.result = status_of(result), result.summary, result
+        row.diff = result.diff or row.diff
+
+    def _open_row(self, command_id: str) -> Row | None:
+        for line in sorted(self.rows, reverse=True):
+            row = self.rows[line]
+            if row.command_id == command_id and row.result is None:
+                return row
+        return None
+
+    def _next_line(self) -> int:
+        return max(self.rows, default=0) + 1
 
 
 def status_of(result: CommandResult) -> str:
@@ -53,12 +122,9 @@ def load_history(session: Session) -> dict[int, MessageState]:
     states: dict[int, MessageState] = {}
     for record in session.messages():
         states[record.number] = MessageState(record.number, session.message_text(record.number) or "", record.source,
-                                             finished=True, warnings=record.warnings)
+                                             finished=True, interrupted=not record.ended, warnings=record.warnings)
     for stored in session.stored_results():
         state = states.get(stored.message)
-        if state is None:
-            continue
-        result = stored.result
-        line = result.line if result.line is not None else -len(state.rows) - 1
-        state.rows[line] = Row(line, result.id, result.action, result.path, status_of(result), result.summary, result, result.diff)
+        if state is not None:
+            state._result(stored.result)
     return states

@@ -1,5 +1,5 @@
 """Shared set-up for the TUI tests: a scratch copy of the demo workspace, a private state and
-config folder, and a helper that waits for a condition while the app runs."""
+config folder, and no system clipboard tool (each test that wants one fakes it)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "config"
     monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(folder))
     monkeypatch.setenv("OPERATOR_TRASH", "session")
+    # The machine running the tests may have a clipboard: never write to it, never read it.
+    monkeypatch.setattr("operator_app.tui.clipboard._copy_commands", lambda: [])
+    monkeypatch.setattr("operator_app.tui.clipboard._paste_commands", lambda: [])
     return folder
 
 

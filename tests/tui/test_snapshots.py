@@ -54,7 +54,8 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
         app.post_message(events.Paste(WRITE))
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
         table = app.query_one("#commands")
-        await wait_for(pilot, lambda: table.row_count == 1)  # the table behind the dialog is drawn
+        # The table behind the dialog is drawn with the row waiting for the decision.
+        await wait_for(pilot, lambda: table.row_count == 1 and str(table.get_row_at(0)[3]) == "waiting for you")
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)

@@ -1,5 +1,6 @@
 """The consent dialog of one write: action, path, +N -M, and the diff, syntax-highlighted and
-scrollable. It answers "yes", "no" or "all" (approve the rest of this message)."""
+scrollable (a delete shows what goes to the trash). It answers "yes", "no" or "all" (approve the
+rest of this message); escape is "no". Nothing is written until the engine hears "yes"."""
 
 from __future__ import annotations
 
@@ -13,38 +14,61 @@ from textual.widgets import Footer, Static
 
 from ...engine.plan import WritePlan
 
+SHOWN_DIFF_LINES = 5_000  # beyond this the dialog would take seconds to draw; the count says how much is cut
+WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash"}
+
+
+def describe(plan: WritePlan) -> Text:
+    what = WHAT.get(plan.kind, plan.kind)
+    if plan.kind == "delete" and plan.is_dir:
+        target = f"the folder {plan.target.rel}/ with {plan.file_count} file{'s' if plan.file_count != 1 else ''}"
+    else:
+        target = plan.target.rel
+    return Text.assemble((f"{plan.action} ", "bold"), f"{what} ", (target, "bold cyan"), "   ",
+                         (f"+{plan.added}", "bold green"), " ", (f"-{plan.removed}", "bold red"),
+                         (f"   id {plan.command_id}", "dim"))
+
+
+def diff_view(plan: WritePlan) -> Syntax | Text:
+    diff = plan.diff or "(no textual change)"
+    lines = diff.split("\n")
+    if len(lines) > SHOWN_DIFF_LINES:
+        diff = "\n".join(lines[:SHOWN_DIFF_LINES]) + f"\n... {len(lines) - SHOWN_DIFF_LINES} more lines of diff not shown"
+    if not diff.startswith("---"):  # a folder delete or a binary file: a description, not a diff
+        return Text(diff, style="red" if plan.kind == "delete" else "")
+    return Syntax(diff, "diff", theme="ansi_dark", word_wrap=False)
+
 
 class ConsentScreen(ModalScreen[str]):
     BINDINGS = [
         Binding("y", "answer('yes')", "Apply"),
         Binding("n", "answer('no')", "Reject"),
-        Binding("a", "answer('all')", "Apply all in this message"),
+        Binding("a", "answer('all')", "Apply the rest of this message"),
         Binding("escape", "answer('no')", "Reject", show=False),
     ]
 
-    def __init__(self, plan: WritePlan) -> None:
+    def __init__(self, plan: WritePlan, message_number: int | None = None) -> None:
         super().__init__()
         self.plan = plan
+        self.message_number = message_number
 
     def compose(self) -> ComposeResult:
         plan = self.plan
-        title = Text.assemble((f"{plan.action} ", "bold"), (plan.target.rel, "bold cyan"), "  ",
-                              (f"+{plan.added}", "green"), " ", (f"-{plan.removed}", "red"),
-                              f"   ({plan.command_id}, {plan.kind})")
-        with Vertical(id="consent-box"):
-            yield Static(title, id="consent-title")
+        with Vertical(id="consent-box") as box:
+            where = f"message {self.message_number}: " if self.message_number else ""
+            box.border_title = f"{where}a write waits for you"
+            yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
             with VerticalScroll(id="consent-diff"):
-                yield Static(self._diff_view(), id="consent-diff-text")
-            yield Static(Text.from_markup("[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply the rest of this message"),
-                         id="consent-keys")
+                yield Static(diff_view(plan), id="consent-diff-text")
+            yield Static(Text.from_markup(
+                "[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply this and the rest of this message"
+                "   (nothing is written before you answer)"), id="consent-keys")
         yield Footer()
 
-    def _diff_view(self) -> Syntax | Text:
-        if self.plan.kind == "delete" and not self.plan.diff.startswith("---"):
-            return Text(self.plan.diff, style="red")
-        return Syntax(self.plan.diff or "(no textual change)", "diff", theme="ansi_dark", word_wrap=False)
+    def on_mount(self) -> None:
+        self.query_one("#consent-diff").focus()  # arrows and page keys scroll the diff
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)

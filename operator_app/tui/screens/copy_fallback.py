@@ -1,5 +1,6 @@
-"""Shown when no clipboard could be reached: the result text in a selectable view, and the file
-it was saved to, so the person can still get it into the chat."""
+"""Shown after a copy when no system clipboard tool took the text: the terminal was sent it
+(OSC 52), which many terminals honour silently and some ignore. So the text is here, selectable,
+with the file it was saved to. `t` says "my terminal's copy works": this view is not shown again."""
 
 from __future__ import annotations
 
@@ -12,20 +13,28 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
 
-class CopyFallbackScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("q", "close", "Close", show=False)]
+class CopyFallbackScreen(ModalScreen[bool]):
+    """Answers True when the person says the terminal's copy works."""
 
-    def __init__(self, text: str, saved_to: Path) -> None:
+    BINDINGS = [Binding("escape", "close(False)", "Close"), Binding("q", "close(False)", "Close", show=False),
+                Binding("t", "close(True)", "Terminal copy works: don't show again")]
+
+    def __init__(self, text: str, what: str, saved_to: Path | None) -> None:
         super().__init__()
         self.text = text
+        self.what = what
         self.saved_to = saved_to
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="fallback-box"):
-            yield Static(f"No clipboard was reachable (the terminal copy was sent too). Select the text below, "
-                         f"or take it from:\n{self.saved_to}", id="fallback-note")
+        saved = f"It is also saved in {self.saved_to}" if self.saved_to else "It could not be saved to a file"
+        note = (f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}. Your terminal was sent "
+                f"it (OSC 52): if pasting in the chat works, press t and this view won't come back. Otherwise select "
+                f"the text below. {saved}.")
+        with Vertical(id="fallback-box") as box:
+            box.border_title = "copied text"
+            yield Static(note, id="fallback-note")
             yield TextArea(self.text, read_only=True, id="fallback-text")
         yield Footer()
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def action_close(self, trusted: bool) -> None:
+        self.dismiss(trusted)

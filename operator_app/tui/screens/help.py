@@ -1,8 +1,10 @@
-"""The help screen: the keys, and every action the model can send (from the command models)."""
+"""The help screen: the keys (from keys.py, the same table the bindings come from) and every
+action the model can send (from the command models, with their fields)."""
 
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -10,20 +12,30 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...protocol.commands import ACTIONS
+from ..keys import MAIN_KEYS, OTHER_KEYS
 
-KEYS: tuple[tuple[str, str], ...] = (
-    ("paste", "a bracketed paste anywhere is a new message"),
-    ("c", "copy the result blocks of the shown message"),
-    ("p", "copy the system prompt for the chat"),
-    ("u", "undo the last change (asks first)"),
-    ("w", "choose another workspace (starts a new session)"),
-    ("[ / ]", "previous / next message of the session"),
-    ("e", "end the message being followed (--follow)"),
-    ("y / n / a", "in a consent dialog: apply / reject / apply the rest"),
-    ("?", "this help"),
-    ("ctrl+p", "command palette"),
-    ("ctrl+q", "quit"),
-)
+HIDDEN_FIELDS = ("version", "id", "action")
+
+
+def keys_table() -> Table:
+    table = Table(title="Keys", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    for key in MAIN_KEYS:
+        table.add_row(Text(key.display, style="bold"), key.help)
+    for display, what in OTHER_KEYS:
+        table.add_row(Text(display, style="bold"), what)
+    return table
+
+
+def actions_table() -> Table:
+    table = Table(title="Actions the model can send", title_justify="left", box=None, padding=(0, 2))
+    table.add_column("action", style="bold")
+    table.add_column("kind")
+    table.add_column("fields")
+    for name, model in ACTIONS.items():
+        fields = [f for f in model.model_fields if f not in HIDDEN_FIELDS]
+        kind = Text("write: asks you", style="yellow") if model.WRITES else Text("read: runs at once", style="green")
+        table.add_row(name, kind, ", ".join(fields))
+    return table
 
 
 class HelpScreen(ModalScreen[None]):
@@ -31,19 +43,10 @@ class HelpScreen(ModalScreen[None]):
                 Binding("q", "close", "Close", show=False)]
 
     def compose(self) -> ComposeResult:
-        keys = Table(title="Keys", show_header=False, box=None, padding=(0, 2))
-        for key, what in KEYS:
-            keys.add_row(f"[b]{key}[/b]", what)
-        actions = Table(title="Actions the model can send", show_header=True, box=None, padding=(0, 2))
-        actions.add_column("action")
-        actions.add_column("kind")
-        actions.add_column("fields")
-        for name, model in ACTIONS.items():
-            fields = [f for f in model.model_fields if f not in ("version", "id", "action")]
-            actions.add_row(name, "write (asks you)" if model.WRITES else "read", ", ".join(fields))
-        with VerticalScroll(id="help-box"):
-            yield Static(keys)
-            yield Static(actions)
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = "help"
+            yield Static(keys_table())
+            yield Static(actions_table())
         yield Footer()
 
     def action_close(self) -> None:

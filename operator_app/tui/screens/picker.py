@@ -1,7 +1,10 @@
-"""The workspace picker: a folder tree and a path input. It answers the chosen folder, or None."""
+"""The workspace picker: a folder tree and a path input. It answers the chosen folder, or None
+when cancelled. Enter in the tree puts the folder in the input; Enter in the input (or ctrl+o
+anywhere) opens it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -12,21 +15,25 @@ from textual.widgets import DirectoryTree, Footer, Input, Static
 
 
 class FoldersOnly(DirectoryTree):
-    def filter_paths(self, paths):  # type: ignore[no-untyped-def]
-        return [path for path in paths if path.is_dir() and not path.name.startswith(".")]
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [path for path in paths if not path.name.startswith(".") and path.is_dir()]
 
 
 class PickerScreen(ModalScreen["Path | None"]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+o", "open", "Open this folder")]
 
-    def __init__(self, start: Path) -> None:
+    def __init__(self, start: Path, first_use: bool = False) -> None:
         super().__init__()
         self.start = start
+        self.first_use = first_use
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Static("Choose the workspace folder: the model can work only inside it. Type a path and press "
-                         "Enter, or pick a folder in the tree and press Enter.", id="picker-note")
+        intro = ("Operator works in one folder, the workspace: the model can read and change files only inside "
+                 "it. " if self.first_use else "A new workspace has its own session. ")
+        with Vertical(id="picker-box") as box:
+            box.border_title = "choose the workspace"
+            yield Static(intro + "Type a path and press Enter, or pick a folder in the tree (Enter) and press "
+                         "ctrl+o.", id="picker-note")
             yield Input(value=str(self.start), placeholder="/path/to/project", id="picker-input")
             yield FoldersOnly(self.start, id="picker-tree")
             yield Static("", id="picker-error")
@@ -36,7 +43,10 @@ class PickerScreen(ModalScreen["Path | None"]):
         self.query_one("#picker-input", Input).value = str(event.path)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        path = Path(event.value).expanduser()
+        self.action_open()
+
+    def action_open(self) -> None:
+        path = Path(self.query_one("#picker-input", Input).value.strip()).expanduser()
         if not path.is_dir():
             self.query_one("#picker-error", Static).update(f"[red]{path} is not a folder[/red]")
             return

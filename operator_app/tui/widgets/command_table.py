@@ -1,13 +1,20 @@
 """The table of a message's commands: id, action, path, status and one-line summary, one row per
-block keyed by the block's line, updated as engine events arrive."""
+block keyed by the line where the block starts (selecting a row scrolls the message to it). `sync` brings it in step with a message's
+rows, touching only the cells that changed (or rebuilding once when many did: DataTable re-measures
+a whole column whenever a cell shrinks, which made per-cell updates of a 100-block paste crawl)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import DataTable
 
-STATUS_STYLE = {"ok": "green", "running": "cyan", "waiting for you": "bold yellow", "pending": "yellow",
+from ..state import WAITING, Row
+
+STATUS_STYLE = {"ok": "green", "running": "cyan", WAITING: "bold yellow", "pending": "yellow",
                 "rejected": "magenta", "duplicate": "dim"}
+COLUMNS = ("id", "action", "path", "status", "summary")
+SUMMARY_CHARS = 110  # the details pane has the whole summary
+REBUILD_ABOVE = 12  # changed cells beyond which one rebuild is cheaper than cell updates
 
 
 def styled(status: str) -> Text:
@@ -15,27 +22,60 @@ def styled(status: str) -> Text:
     return Text(status, style=style)
 
 
+def cells_of(row: Row) -> tuple[str, ...]:
+    summary = row.summary if len(row.summary) <= SUMMARY_CHARS else row.summary[: SUMMARY_CHARS - 1] + "…"
+    return (row.command_id or "?", row.action or "", row.path or "", row.status, summary)
+
+
 class CommandTable(DataTable[object]):
-    COLUMNS = ("line", "id", "action", "path", "status", "summary")
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self._cells: dict[str, tuple[str, ...]] = {}  # row key -> the values shown
 
     def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self.zebra_stripes = True
-        for column in self.COLUMNS:
+        for column in COLUMNS:
             self.add_column(column, key=column)
 
     def reset(self) -> None:
         self.clear()
+        self._cells = {}
 
-    def upsert(self, line: int, command_id: str | None, action: str | None, path: str | None, status: str,
-               summary: str = "") -> None:
-        key = str(line)
-        values = {"line": str(line), "id": command_id or "?", "action": action or "", "path": path or "",
-                  "status": styled(status), "summary": summary}
-        if key in self.rows:
-            for column, value in values.items():
-                if column in ("id", "action", "path") and not value:
-                    continue
-                self.update_cell(key, column, value, update_width=True)
+    def selected_line(self) -> int | None:
+        if not self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return int(key) if key is not None else None
+
+    def sync(self, rows: list[Row], *, tail: bool = False) -> None:
+        """Show these rows, in this order. The cursor stays on its row; with `tail` (a message still
+        running), a cursor on the last row (or none) moves on to the new last row."""
+        wanted = {str(row.line): cells_of(row) for row in rows}
+        keys = list(wanted)
+        selected = self.selected_line()
+        at_end = selected is None or (bool(self._cells) and str(selected) == list(self._cells)[-1])
+        same_order = keys[: len(self._cells)] == list(self._cells)
+        changed = [(key, i) for key in keys[: len(self._cells)] for i, value in enumerate(wanted[key])
+                   if self._cells[key][i] != value] if same_order else []
+        if not same_order or len(changed) > REBUILD_ABOVE:
+            self.clear()
+            self._cells = {}
         else:
-            self.add_row(*values.values(), key=key)
+            for key, i in changed:
+                self.update_cell(key, COLUMNS[i], self._render(i, wanted[key][i]), update_width=True)
+                self._cells[key] = wanted[key]
+        for key in keys[len(self._cells):]:
+            self.add_row(*(self._render(i, v) for i, v in enumerate(wanted[key])), key=key)
+            self._cells[key] = wanted[key]
+        target = None
+        if tail and at_end and rows:
+            target = rows[-1].line
+        elif selected is not None and str(selected) in wanted:
+            target = selected
+        if target is not None and self.row_count:
+            index = self.get_row_index(str(target))
+            if index != self.cursor_row:
+                self.move_cursor(row=index)
+
+    @staticmethod
+    def _render(column: int, value: str) -> object:
+        return styled(value) if COLUMNS[column] == "status" else value

@@ -1,60 +1,114 @@
 """The message as pasted, with its OPERATOR_CMD blocks highlighted: valid ones in one colour,
-invalid ones in another with their error written where they stand, a pending one marked."""
+invalid ones in another with their error written where they stand, a pending one marked.
+
+It draws with Textual's line API (only the lines on screen are rendered), so a 200,000-character
+paste shows at once and scrolling stays quick. `message_lines` is the pure part: message text in,
+view lines out."""
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ...protocol.scanner import scan_message
 
-SHOWN_CHARS = 60_000  # the view shows the tail of very large pastes; the engine scans them whole
+SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
+LINE_CHARS = 1_000  # longer lines (base64) are cut in the view only
+NUMBER, BLOCK, INVALID, PENDING = "number", "block", "invalid", "pending"
+NOTE_ERROR, NOTE_PENDING, NOTE_DIM = "note-error", "note-pending", "note-dim"
+STYLES = {
+    "": Style(), NUMBER: Style(dim=True), BLOCK: Style(bgcolor="#1f2a3a"), INVALID: Style(bgcolor="#3a1f1f"),
+    PENDING: Style(bgcolor="#3a3a1f"), NOTE_ERROR: Style(bold=True, color="red"),
+    NOTE_PENDING: Style(bold=True, color="yellow"), NOTE_DIM: Style(dim=True),
+}
+_CONTROL = {c: " " for c in range(32) if c != 9} | {127: " "}
 
 
-def render_message(text: str, errors: dict[int, str], pending_line: int | None = None) -> Text:
-    """`errors`: start line of a block -> its error code and summary, for invalid blocks."""
+@dataclass(frozen=True)
+class ViewLine:
+    number: int | None  # the message line shown, None for a note
+    text: str
+    kind: str  # a key of STYLES
+
+
+def _clean(line: str) -> str:
+    line = line.expandtabs(4).translate(_CONTROL)
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
+
+
+def message_lines(text: str, errors: dict[int, str], pending_line: int | None = None) -> list[ViewLine]:
+    """`errors`: start line of an invalid block -> its error code and summary."""
     if not text:
-        return Text("No message yet: paste the model's answer anywhere on this screen.", style="dim")
+        return [ViewLine(None, "No message yet: paste the model's answer anywhere on this screen.", NOTE_DIM)]
     cut = max(0, len(text) - SHOWN_CHARS)
-    shown_text = text[cut:]
     first_line = text.count("\n", 0, cut) + 1
-    lines = shown_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    scan = scan_message(text)
-    spans: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, style, error)
-    for block in scan.blocks:
-        end = block.end_line or (first_line + len(lines))
+    lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    last_line = first_line + len(lines) - 1
+    spans: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
+    for block in scan_message(text).blocks:
         error = errors.get(block.start_line)
-        spans[block.start_line] = (end, "on #3a1f1f" if error else "on #1f2a3a", error)
+        spans[block.start_line] = (block.end_line or last_line, INVALID if error else BLOCK, error)
+    for line, error in errors.items():  # an invalid block the scanner did not delimit
+        spans.setdefault(line, (line, INVALID, error))
     if pending_line is not None:
-        spans.setdefault(pending_line, (first_line + len(lines), "on #3a3a1f", None))
-    out = Text(no_wrap=True, overflow="ellipsis")  # long base64 lines must not break the line numbering
+        spans[pending_line] = (last_line, PENDING, None)
+    out: list[ViewLine] = []
     if cut:
-        out.append(f"[... {cut} earlier characters not shown ...]\n", style="dim")
+        out.append(ViewLine(None, f"[... {cut:,} earlier characters not shown ...]", NOTE_DIM))
     active: tuple[int, str, str | None] | None = None
     for offset, line in enumerate(lines):
         number = first_line + offset
         active = spans.get(number, active)
-        out.append(f"{number:>5} ", style="dim")
-        out.append(line + "\n", style=active[1] if active else "")
+        out.append(ViewLine(number, _clean(line), active[1] if active else ""))
         if active and number == active[0]:
             if active[2]:
-                out.append(f"      ^ {active[2]}\n", style="bold red")
+                out.append(ViewLine(None, f"^ {active[2]}", NOTE_ERROR))
             active = None
     if pending_line is not None:
-        out.append("      ... pending: this block has no END_OPERATOR_CMD yet\n", style="bold yellow")
+        out.append(ViewLine(None, "... pending: this block has no END_OPERATOR_CMD yet", NOTE_PENDING))
     return out
 
 
-class MessageView(VerticalScroll):
+class MessageView(ScrollView, can_focus=True):
+    DEFAULT_CSS = "MessageView { overflow: auto auto; }"
     _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None] | None = None
 
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(Text("No message yet.", style="dim"), id="message-text")
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.lines: list[ViewLine] = message_lines("", {})
+        self._rows: dict[int, int] = {}
 
     def show(self, text: str, errors: dict[int, str], pending_line: int | None = None) -> None:
         key = (id(text), len(text), tuple(sorted(errors.items())), pending_line)
         if key == self._shown:
             return  # results of valid blocks do not change the message: no need to redraw it
         self._shown = key
-        self.query_one("#message-text", Static).update(render_message(text, errors, pending_line))
+        self.lines = message_lines(text, errors, pending_line)
+        self._rows = {line.number: y for y, line in enumerate(self.lines) if line.number is not None}
+        width = max((cell_len(line.text) for line in self.lines), default=0) + 6
+        self.virtual_size = Size(width, len(self.lines))
+        self.refresh()
+
+    def scroll_to_line(self, line: int) -> None:
+        row = self._rows.get(line)
+        if row is not None:
+            self.scroll_to(y=max(0, row - 2), animate=False)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        index = y + scroll_y
+        if index >= len(self.lines):
+            return Strip.blank(width, self.rich_style)
+        line = self.lines[index]
+        base, style = self.rich_style, STYLES[line.kind]
+        number = f"{line.number:>5} " if line.number is not None else "      "
+        strip = Strip([Segment(number, base + STYLES[NUMBER]), Segment(line.text, base + style)])
+        fill = base + style if line.kind in (BLOCK, INVALID, PENDING) else base
+        return strip.crop_extend(scroll_x, scroll_x + width, fill)

@@ -1,0 +1,44 @@
+"""The keys of the main screen, declared once: the app's bindings, the footer labels, the help
+screen and the command palette all read this table, so they cannot disagree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Key:
+    key: str  # Textual key name
+    display: str  # as the help screen and the footer show it
+    action: str
+    label: str  # footer and command palette title
+    help: str  # help screen and command palette description
+
+
+MAIN_KEYS: tuple[Key, ...] = (
+    Key("c", "c", "copy_results", "Copy results",
+        "copy the result blocks of the shown message, exactly what `operator-app exec` prints"),
+    Key("p", "p", "copy_prompt", "Copy prompt", "copy the system prompt (`operator-app spec`) to paste into the chat"),
+    Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)"),
+    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)"),
+    Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session"),
+    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session"),
+    Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails"),
+    Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send"),
+)
+
+# Keys that are not bindings of the main screen, for the help screen only.
+OTHER_KEYS: tuple[tuple[str, str], ...] = (
+    ("paste", "a bracketed paste anywhere on the main screen is a new message"),
+    ("up / down", "select a command: its details, output or diff show below the table"),
+    ("tab", "move between the message, the commands and the details"),
+    ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message"),
+    ("ctrl+p", "command palette: every action, and 'go to message N'"),
+    ("ctrl+q", "quit"),
+)
+
+
+def main_bindings() -> list[Binding]:
+    return [Binding(k.key, k.action, k.label, key_display=k.display) for k in MAIN_KEYS]

@@ -1,0 +1,120 @@
+"""The TUI's bridge to the engine, used only from worker threads: it runs one message at a time
+(pasted whole, or streamed from a followed file) with the same Engine as `operator-app exec`,
+posts every engine event as a Textual message, and asks the UI for consent by blocking on the
+`ask` callable. It never touches a widget."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.message import Message
+
+from ..engine.executor import Engine, EngineEvent, MessageOpened, MessageRun
+from ..engine.plan import WritePlan
+from ..engine.session import Session
+from ..engine.workspace import Workspace
+from .follow import FileFollower
+from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew, PendingChanged
+
+Post = Callable[[Message], object]
+Ask = Callable[[WritePlan, int], str]  # blocks until the person answers "yes", "no" or "all"
+
+
+class EngineRunner:
+    """One per open workspace; a new workspace gets a new runner (and so a new session)."""
+
+    def __init__(self, workspace: Workspace, session: Session, post: Post, ask: Ask) -> None:
+        self.workspace, self.session = workspace, session
+        self._post_raw, self._ask = post, ask
+        self._order = threading.Lock()  # one message at a time, in arrival order
+        self._approve_rest: set[int] = set()
+
+    def _post(self, message: FromRunner) -> None:
+        message.origin = self
+        self._post_raw(message)
+
+    def _engine(self, opened: list[int], text: str) -> Engine:
+        def listener(event: EngineEvent) -> None:
+            if isinstance(event, MessageOpened):
+                opened.append(event.number)
+                self._post(MessageBegan(event.number, event.source, text))
+            else:
+                self._post(EngineEventPosted(opened[0] if opened else 0, event))
+
+        def decide(plan: WritePlan) -> bool:
+            number = opened[0] if opened else 0
+            if number in self._approve_rest:
+                return True
+            answer = self._ask(plan, number)
+            if answer == "all":
+                self._approve_rest.add(number)
+            return answer in ("yes", "all")
+
+        return Engine(self.workspace, self.session, decide=decide, listener=listener)
+
+    def run_text(self, text: str, source: str) -> MessageRun:
+        with self._order:
+            run = self._engine([], text).run_text(text, source=source)
+        self._post(MessageFinished(run.number, run.warnings))
+        return run
+
+    def open_stream(self, source: str) -> StreamedMessage:
+        return StreamedMessage(self, source)
+
+
+class StreamedMessage:
+    """A message arriving in pieces. The engine's streaming calls don't take the session lock
+    themselves, so each is made under it here, like `run_text` is."""
+
+    def __init__(self, runner: EngineRunner, source: str) -> None:
+        self._runner = runner
+        opened: list[int] = []
+        with runner._order, runner.session.lock():
+            self.run = runner._engine(opened, "").open_stream(source=source)
+        self.number = self.run.number
+
+    def feed(self, chunk: str) -> None:
+        runner = self._runner
+        runner._post(MessageGrew(self.number, chunk))  # the text shows before its blocks run
+        with runner._order, runner.session.lock():
+            self.run.feed(chunk)
+        pending = self.run.pending
+        runner._post(PendingChanged(self.number, (pending.start_line, pending.id_hint) if pending else None))
+
+    def end(self) -> None:
+        runner = self._runner
+        with runner._order, runner.session.lock():
+            self.run.end()
+        runner._post(MessageFinished(self.number, self.run.warnings))
+
+
+def follow_loop(path: Path, current_runner: Callable[[], EngineRunner | None], end_requested: threading.Event,
+                stopping: Callable[[], bool], interval: float) -> None:
+    """Tail `path` until `stopping()`: new text feeds the open message (opening one if needed); the
+    message ends when the file is truncated or replaced, when `end_requested` is set, or when the
+    workspace changes. Nothing is read while no workspace is open."""
+    follower = FileFollower(path)
+    stream: StreamedMessage | None = None
+    owner: EngineRunner | None = None
+    while not stopping():
+        runner = current_runner()
+        ending = end_requested.is_set()
+        end_requested.clear()  # a request with no message open is forgotten, not kept for the next one
+        if stream is not None and (ending or runner is not owner):
+            stream.end()
+            stream = None
+        if runner is not None:
+            poll = follower.poll()
+            if stream is not None and poll.restarted:
+                stream.end()
+                stream = None
+            if poll.text:
+                if stream is None:
+                    stream, owner = runner.open_stream(f"follow {path.name}"), runner
+                stream.feed(poll.text)
+        time.sleep(interval)
+    if stream is not None:
+        stream.end()

@@ -1,0 +1,133 @@
+"""What the screens show: invalid blocks where they stand, duplicates, progress of a long search
+while keys still work, a 100-block paste in well under a second, the help screen, the command
+palette and the footer's keys."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.widgets import Static
+
+from operator_app.protocol.commands import ACTIONS
+from operator_app.tui.keys import MAIN_KEYS
+from operator_app.tui.screens.help import HelpScreen
+from operator_app.tui.widgets.message_view import NOTE_ERROR
+from tui_helpers import READS, SIZE, block, finished, make_app, plain, results_of, table_statuses, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path, state: Path) -> None:
+    message = "Intro\n" + block("bad", "fs.reed", path="notes/plan.txt") + "\n" + READS
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: finished(app) and app.table.row_count == 3)
+        (bad, *_) = results_of(app)
+        assert bad.error_code == "ERR_UNKNOWN_ACTION"
+        assert app.table.get_row_at(0)[3].plain == "failed ERR_UNKNOWN_ACTION"
+        lines = app.message_view.lines
+        note = next(i for i, line in enumerate(lines) if line.kind == NOTE_ERROR)
+        assert "ERR_UNKNOWN_ACTION" in lines[note].text
+        assert lines[note - 1].text == "END_OPERATOR_CMD"  # right under the block it belongs to
+        assert [line.kind for line in lines if line.number == 2] == ["invalid"]
+        assert [line.kind for line in lines if line.number == 9] == ["block"]  # the valid r1 block
+
+
+async def test_a_repeated_command_shows_as_duplicate(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2)
+        assert [app.table.get_row_at(i)[3].plain for i in range(2)] == ["duplicate", "duplicate"]
+        assert "already run in message 1" in app.table.get_row_at(0)[4]
+        assert results_of(app) == []  # no new result: nothing new to copy
+        assert app.check_action("copy_results", ()) is None
+
+
+async def test_a_long_search_shows_progress_and_keys_keep_working(workspace: Path, state: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(120):
+        (workspace / "many" / f"d{n % 6}").mkdir(parents=True, exist_ok=True)
+        (workspace / "many" / f"d{n % 6}" / f"f{n}.txt").write_text(f"line {n}\nneedle {n}\n")
+    from operator_app.engine.workspace import Workspace
+
+    slow_read = Workspace.read_file
+
+    def read_file(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(0.01)  # a slow disk: the search takes over a second
+        return slow_read(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "read_file", read_file)
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(block("s1", "fs.searchTree", path="many", query="needle")))
+        await wait_for(pilot, lambda: "s1: searched" in app.status_line.text)
+        assert not finished(app)
+        await pilot.press("question_mark")  # the UI answers while the search runs
+        assert isinstance(app.screen, HelpScreen) and not finished(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: finished(app), timeout=30)
+        assert results_of(app)[0].ok and "120 matches" in results_of(app)[0].summary
+
+
+async def test_a_large_paste_of_100_blocks_shows_its_results_in_well_under_a_second(workspace: Path,
+                                                                                    state: Path) -> None:
+    filler = "Some prose between the commands, the way chat models write it.\n" * 30
+    message = "".join(filler + block(f"r{n}", "fs.readSlice", path="notes/plan.txt") for n in range(100))
+    assert 190_000 < len(message) <= 200_000
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        started = time.monotonic()
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: finished(app) and table_statuses(app) == ["ok"] * 100, timeout=10)
+        took = time.monotonic() - started
+        assert len(results_of(app)) == 100 and all(r.ok for r in results_of(app))
+        assert took < 1.0, f"took {took:.2f} s"
+
+
+async def test_help_lists_every_key_and_every_action(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 70)) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = "".join(plain(static.content, width=150) for static in app.screen.query(Static))
+        rows = {" ".join(line.split()) for line in text.splitlines()}  # the table pads its columns
+        for action in ACTIONS:
+            assert action in text
+        for key in MAIN_KEYS:
+            assert f"{key.display} {key.help}" in rows
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_every_action_is_in_the_command_palette(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        wanted = {key.label for key in MAIN_KEYS if key.action != "end_follow"}  # no --follow here
+        assert wanted <= titles and "End message" not in titles
+        assert "Go to message 1" in titles
+
+
+async def test_the_footer_shows_the_keys_that_apply_now(workspace: Path, state: Path, tmp_path: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert app.check_action("end_follow", ()) is False  # not following: not in the footer at all
+        assert app.check_action("copy_results", ()) is None  # dimmed until there is something to copy
+        shown = {active.binding.action: active.enabled for active in app.screen.active_bindings.values()}
+        assert "end_follow" not in shown and shown["copy_results"] is False and shown["help"] is True
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        await pilot.pause(0.1)
+        shown = {active.binding.action: active.enabled for active in app.screen.active_bindings.values()}
+        assert shown["copy_results"] is True
