@@ -108,6 +108,7 @@ class Scanner:
         self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
         self._prev = ""  # the previous chunk, for a token split across chunks
         self._backlog: list[ScanEvent] = []  # events found early by `pending`
+        self._at_start = first_line == 1 and not skip_first_fragment  # the next chunk opens the message
 
     @property
     def pending(self) -> PendingBlock | None:
@@ -129,6 +130,13 @@ class Scanner:
             raise RuntimeError("feed() after end()")
         if not chunk:
             return []
+        if self._at_start:
+            self._at_start = False
+            # A byte order mark opening the message (a file saved by Windows Notepad) is encoding,
+            # not text: left in, it would hide a marker on the first line.
+            chunk = chunk.removeprefix("\ufeff")
+            if not chunk:
+                return []
         self._pieces.append(chunk)
         if not self._armed:
             # Nothing is emitted before an END marker's line is complete, so only "END_OPERATOR_"
@@ -218,19 +226,19 @@ class Scanner:
     def _line(self, line_no: int, line: str, events: list[ScanEvent]) -> None:
         marker = classify(line)
         if self._in_result is not None:
-            self._line_in_result(line_no, marker, events)
+            self._line_in_result(line_no, line, marker, events)
         elif self._block is not None:
             self._line_in_block(line_no, line, marker, events)
         elif marker is not None:
-            self._line_outside(line_no, marker, events)
+            self._line_outside(line_no, line, marker, events)
 
-    def _line_outside(self, line_no: int, marker: tuple[str, bool], events: list[ScanEvent]) -> None:
+    def _line_outside(self, line_no: int, line: str, marker: tuple[str, bool], events: list[ScanEvent]) -> None:
         token, alone = marker
         if token == grammar.CMD_START:
             self._seen_start = True
             self._block = _OpenBlock(line_no, suspect=not alone)
             if not alone:
-                self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no))
+                self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
         elif token == grammar.RESULT_START:
             self._in_result = line_no
             if not alone:
@@ -246,24 +254,29 @@ class Scanner:
             else:
                 events.append(RawBlock(line_no, line_no, (), OperatorError(
                     ErrorCode.ERR_MARKER_NOT_ALONE,
-                    _not_alone_message(token, line_no) + "; no OPERATOR_CMD opened this block, so nothing in it was run",
+                    _not_alone_message(token, line_no, line) + "; no OPERATOR_CMD opened this block, so nothing in it was run",
                 )))
         # A stray END_OPERATOR_RESULT outside any result block carries no command: nothing to do.
 
-    def _line_in_result(self, line_no: int, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
+    def _line_in_result(self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
         if marker is None:
             return
         token, _alone = marker
         if token == grammar.RESULT_END:
             self._in_result = None
         elif token == grammar.CMD_START:
-            # Result blocks only hold id/ok/summary/details lines: a command marker means the
-            # result was never closed. Recover rather than swallow every later command.
-            events.append(ScanWarning(self._in_result or line_no, (
-                f"OPERATOR_RESULT at line {self._in_result} is not closed before OPERATOR_CMD at line {line_no}"
-            )))
-            self._in_result = None
-            self._line_outside(line_no, marker, events)
+            # Nothing inside an OPERATOR_RESULT block is ever run, so this command is reported, not
+            # executed (a model that imagines a result holding a command must not get it run).
+            # Result blocks only hold id/ok/summary/details lines, so the result is most likely
+            # unclosed: treat it as closed here rather than swallow every later command.
+            result_line, self._in_result = self._in_result, None
+            self._line_outside(line_no, line, marker, events)
+            assert self._block is not None
+            self._block.fail(ErrorCode.ERR_NESTED_BLOCK, (
+                f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at line {result_line}, "
+                "so it was not run; OPERATOR_RESULT blocks come from Operator: do not write them, "
+                "and send the command on its own"
+            ))
 
     def _line_in_block(self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
         block = self._block
@@ -274,7 +287,7 @@ class Scanner:
         token, alone = marker
         if token == grammar.CMD_END:
             if not alone:
-                block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no))
+                block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
             self._block = None
             events.append(self._emit(block, line_no))
             return
@@ -283,7 +296,7 @@ class Scanner:
             # and let this well-formed marker start the real block.
             events.append(self._emit(block, None))
             self._block = None
-            self._line_outside(line_no, marker, events)
+            self._line_outside(line_no, line, marker, events)
             return
         if token == grammar.CMD_START and alone:
             block.fail(ErrorCode.ERR_NESTED_BLOCK, (
@@ -296,16 +309,22 @@ class Scanner:
                 "close the command with END_OPERATOR_CMD first"
             ))
         else:
-            block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no))
+            block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
         block.add(line_no, line)
 
     def _emit(self, block: _OpenBlock, end_line: int | None) -> RawBlock:
         return RawBlock(block.start_line, end_line, tuple(block.lines), block.error, block.id_hint)
 
 
-def _not_alone_message(token: str, line_no: int) -> str:
+_INVISIBLE_RE = re.compile(f"[{grammar.INVISIBLE_CHARS}]")
+
+
+def _not_alone_message(token: str, line_no: int, line: str) -> str:
+    # An invisible character is the one thing the model cannot see in its own text: name it.
+    invisible = _INVISIBLE_RE.search(line)
+    unseen = f" (the invisible character U+{ord(invisible.group()):04X})" if invisible else ""
     return (
-        f"{token} at line {line_no} shares its line with other text; put the marker alone on its own line "
+        f"{token} at line {line_no} shares its line with other text{unseen}; put the marker alone on its own line "
         "with no markdown, code fences or prose around it"
     )
 

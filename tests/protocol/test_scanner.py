@@ -49,9 +49,40 @@ def test_result_blocks_in_the_message_are_skipped() -> None:
     assert [b.id_hint for b in scan_message(echoed + READ).blocks] == ["r1"]
 
 
+def test_a_command_inside_a_result_block_is_reported_not_run() -> None:
+    """Nothing inside OPERATOR_RESULT ... END_OPERATOR_RESULT is ever executed, even a whole command."""
+    text = "OPERATOR_RESULT\nid: old\nok: true\n" + READ + "END_OPERATOR_RESULT\n"
+    (found,) = scan_message(text).blocks
+    assert found.id_hint == "r1" and found.error is not None and found.error.code is ErrorCode.ERR_NESTED_BLOCK
+    assert "inside the OPERATOR_RESULT block opened at line 1" in found.error.message
+
+
 def test_an_unclosed_result_block_does_not_swallow_later_commands() -> None:
-    scan = scan_message("OPERATOR_RESULT\nid: old\n" + READ)
-    assert [b.id_hint for b in scan.blocks] == ["r1"] and scan.warnings
+    scan = scan_message("OPERATOR_RESULT\nid: old\n" + READ + READ.replace("r1", "r2"))
+    assert [(b.id_hint, b.error.code if b.error else None) for b in scan.blocks] == [
+        ("r1", ErrorCode.ERR_NESTED_BLOCK), ("r2", None)]
+
+
+@pytest.mark.parametrize("start", ["1. OPERATOR_CMD", "12) OPERATOR_CMD", "\u200bOPERATOR_CMD", "\ufeffOPERATOR_CMD",
+                                   "OPERATOR_CMD\u200d", "\u2060OPERATOR_CMD"])
+def test_numbered_and_invisible_prefixes_are_not_alone_rather_than_prose(start: str) -> None:
+    """Taken for prose, such a start marker would drop its command without any result."""
+    (found,) = scan_message("Intro.\n" + READ.replace("OPERATOR_CMD\n", start + "\n", 1)).blocks
+    assert found.error is not None and found.error.code is ErrorCode.ERR_MARKER_NOT_ALONE and found.id_hint == "r1"
+    if start.strip("0123456789.) ") != "OPERATOR_CMD":
+        assert "invisible character U+" in found.error.message
+
+
+@pytest.mark.parametrize("prose", ["2 OPERATOR_CMD blocks follow", "1234. OPERATOR_CMD", "Use OPERATOR_CMD blocks"])
+def test_numbers_and_words_before_the_token_are_still_prose(prose: str) -> None:
+    assert codes(prose + "\n" + READ) == [None]
+
+
+def test_a_byte_order_mark_opening_the_message_is_not_text() -> None:
+    assert codes("\ufeff" + READ) == [None]
+    scanner = Scanner()
+    events = scanner.feed("\ufeff") + scanner.feed(READ) + scanner.end()
+    assert [(e.id_hint, e.error) for e in events] == [("r1", None)]  # type: ignore[union-attr]
 
 
 def test_missing_end_marker_is_pending_while_streaming() -> None:
