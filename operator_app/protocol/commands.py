@@ -24,7 +24,10 @@ from .codec import decode_b64_text
 from .errors import ErrorCode, OperatorError
 from .parser import Fields
 
-_WHOLE_NUMBER_RE = re.compile(r"[0-9]{1,9}")
+_WHOLE_NUMBER_RE = re.compile(r"[0-9]+")
+# A bigger number means "as far as it goes" (lines are clamped, a start is past the end); capping
+# it keeps int() away from the interpreter's limit on huge digit strings.
+_HUGE_NUMBER = 10**18
 _MARKER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
@@ -39,9 +42,10 @@ def spec_field(
 
 
 def _whole_number(value: str, *, field: str, code: ErrorCode) -> int:
-    if not _WHOLE_NUMBER_RE.fullmatch(value) or int(value) < 1:
+    digits = value.lstrip("0")
+    if not _WHOLE_NUMBER_RE.fullmatch(value) or not digits:
         raise OperatorError(code, f"{field} must be a whole number >= 1, got {value!r}")
-    return int(value)
+    return int(digits) if len(digits) <= 18 else _HUGE_NUMBER
 
 
 # Validators shared by several actions: plain functions, attached with field_validator(...)(fn).
@@ -430,8 +434,11 @@ def validate_command(fields: Fields) -> Command:
     values = fields.values
     missing = [name for name in grammar.REQUIRED_FIELDS if not values.get(name)]
     if missing:
+        # "Version: 1" is the likeliest way to miss a field that looks present: say so.
+        miscased = [f"{key} is not {name}" for name in missing for key in values if key != name and key.lower() == name]
+        hint = f" (keys are case-sensitive: {', '.join(miscased)})" if miscased else ""
         raise OperatorError(ErrorCode.ERR_MISSING_REQUIRED_FIELDS, (
-            f"missing {', '.join(missing)}; every OPERATOR_CMD needs version: 1, id: <unique id> and action: <action>"
+            f"missing {', '.join(missing)}{hint}; every OPERATOR_CMD needs version: 1, id: <unique id> and action: <action>"
         ))
     if values["version"] != grammar.SUPPORTED_VERSION:
         raise OperatorError(ErrorCode.ERR_UNSUPPORTED_VERSION, f"version {values['version']!r} is not supported; use version: 1")

@@ -3,6 +3,7 @@ only, no blank lines, only "key: value" lines, content on one line, each key onc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import grammar
@@ -47,8 +48,8 @@ def parse_fields(block: RawBlock) -> Fields:
         if not is_pair:
             shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
             raise OperatorError(ErrorCode.ERR_NON_KEY_VALUE_LINE, (
-                f"line {line_no} is not a \"key: value\" line: {shown!r}; only key: value lines may appear inside "
-                "OPERATOR_CMD (no prose, bullets or indentation)"
+                f"line {line_no} is not a \"key: value\" line: {shown!r}; {_key_hint(key) if colon else ''}"
+                "only key: value lines may appear inside OPERATOR_CMD (no prose, bullets or indentation)"
             ))
         if key in values:
             raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, (
@@ -58,3 +59,15 @@ def parse_fields(block: RawBlock) -> Fields:
         lines[key] = line_no
         after_content = key == "content"
     return Fields(values, lines)
+
+
+def _key_hint(key: str) -> str:
+    """For a line that has a colon but not an identifier before it ("marker-id", '"path"', "- id"):
+    the key as it should have been written, when there is an obvious one."""
+    candidate = _NOT_KEY_CHARS_RE.sub("_", key).strip("_")
+    if not candidate or grammar.KEY_RE.fullmatch(candidate) is None:
+        return ""
+    return f"keys use only A-Z a-z 0-9 _ (did you mean {candidate}: ...?); "
+
+
+_NOT_KEY_CHARS_RE = re.compile(r"[^A-Za-z0-9_]+")
