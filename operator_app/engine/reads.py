@@ -53,9 +53,11 @@ def _read_doc(ws: Workspace, target: Target, *, max_bytes: int, action: str) -> 
     except OperatorError as exc:
         if exc.code is ErrorCode.ERR_FILE_TOO_LARGE:
             size = ws.file_size(target)
+            # Every action that reads through here has the same 2,000,000-byte limit, and
+            # fs.searchTree skips files over 500,000 bytes: no other read can help.
             raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
-                f"{target.rel} is {size} bytes, over the {max_bytes}-byte limit of {action}; "
-                "use fs.search to find the lines you need, or split the file"
+                f"{target.rel} is {size} bytes, over the {max_bytes}-byte limit of {action}; no read action takes "
+                "a file this large; ask the person for the part you need, or to split the file"
             )) from None
         raise
     return TextDoc.decode(data, label=target.rel)
@@ -179,7 +181,8 @@ def fs_search(cmd: c.FsSearch, ctx: ReadContext) -> CommandResult:
     doc = _read_doc(ctx.workspace, target, max_bytes=c.FsSearch.MAX_BYTES, action="fs.search")
     found, total = matching_lines(doc.text, cmd.query, c.FsSearch.MAX_MATCHES)
     truncated = total > len(found)
-    count = f"{len(found)} (truncated; {total} lines match, refine the query)" if truncated else str(total)
+    # The spec: 'header includes "(truncated)" when clipped' -- those exact characters.
+    count = f"{len(found)} of {total} (truncated); refine the query" if truncated else str(total)
     header = [f"# path: {target.rel}", f"# query: {json.dumps(cmd.query)}", f"# matches: {count}"]
     body = [f"{n}: {_clip(line, MATCH_DISPLAY_LIMIT)}" for n, line in found]
     noun = "match" if total == 1 else "matches"
@@ -189,13 +192,20 @@ def fs_search(cmd: c.FsSearch, ctx: ReadContext) -> CommandResult:
 
 
 def fs_stat(cmd: c.FsStat, ctx: ReadContext) -> CommandResult:
+    """Like Node's fs.stat, whose field names the spec uses: a symlink (one that stays inside the
+    workspace, target() checked that) is followed, so the answer describes what fs.read would read."""
     ws = ctx.workspace
     target = ws.target(cmd.path)
     st = ws.lstat(target)
     if st is None:
-        close = ws.close_names(target)
-        hint = f"; close names: {', '.join(close)}" if close else ""
-        raise OperatorError(ErrorCode.ERR_NOT_FOUND, f"{target.rel} does not exist{hint}; list the folder with fs.list")
+        raise ws.not_found(target)
+    link_note = ""
+    if stat_module.S_ISLNK(st.st_mode):
+        resolved = ws.resolved(target)
+        st = ws.lstat(resolved)
+        if st is None:
+            raise ws.not_found(target)
+        link_note = f" (a symlink to {resolved.rel})"
     is_dir = stat_module.S_ISDIR(st.st_mode)
     is_file = stat_module.S_ISREG(st.st_mode)
     payload = {
@@ -203,7 +213,7 @@ def fs_stat(cmd: c.FsStat, ctx: ReadContext) -> CommandResult:
         "mtimeMs": st.st_mtime_ns // 1_000_000, "ctimeMs": st.st_ctime_ns // 1_000_000,
     }
     kind = "folder" if is_dir else "file" if is_file else "special file"
-    return _ok(cmd, f"{target.rel}: {kind}, {st.st_size} bytes", json.dumps(payload), path=target.rel)
+    return _ok(cmd, f"{target.rel}: {kind}, {st.st_size} bytes{link_note}", json.dumps(payload), path=target.rel)
 
 
 def fs_search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:

@@ -13,19 +13,25 @@ from ..protocol.results import CommandResult, count
 from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .textfile import decode_text
 
-_SKIP_NAMES = {
-    "symlink": "symlinks", "special": "special files", "gitignore": "ignored by .gitignore",
-    "large": f"over {c.FsSearchTree.MAX_FILE_BYTES} bytes", "binary": "binary", "not-utf8": "not UTF-8",
+# reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
+_SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
+_SKIP_ADJECTIVES = {
+    "gitignore": "ignored by .gitignore", "large": f"over {c.FsSearchTree.MAX_FILE_BYTES} bytes",
+    "binary": "binary", "not-utf8": "not UTF-8",
 }
+
+
+def _skipped(reason: str, n: int) -> str:
+    if reason in _SKIP_NOUNS:
+        return count(n, _SKIP_NOUNS[reason])
+    return f"{n} {_SKIP_ADJECTIVES.get(reason, reason)}"
 
 
 def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     root = ws.target(cmd.path)
     if ws.lstat(root) is None:
-        close = ws.close_names(root)
-        hint = f"; close names: {', '.join(close)}" if close else ""
-        raise OperatorError(ErrorCode.ERR_NOT_FOUND, f"{root.rel} does not exist{hint}; list the folder with fs.list")
+        raise ws.not_found(root)
     matches: list[str] = []
     skipped: Counter[str] = Counter()
     files_scanned = files_matched = 0
@@ -52,9 +58,10 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
             continue
         room = c.FsSearchTree.MAX_MATCHES - len(matches)
         found, total = matching_lines(text, cmd.query, room)
-        if total:
+        if found:  # counted as shown: the file that only proves the cap was hit adds no match
             files_matched += 1
         for line_no, line in found:
+            line = line.removesuffix("\r")  # a CRLF file's line break is not part of the line
             shown = line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
             matches.append(f"{item.rel}:{line_no}: {shown}")
         if total > room:
@@ -70,7 +77,7 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
     if stop_reason:
         header.append(f"# truncated: {stop_reason}")
     if skipped:
-        parts = [f"{n} {_SKIP_NAMES.get(reason, reason)}" for reason, n in sorted(skipped.items())]
+        parts = [_skipped(reason, n) for reason, n in sorted(skipped.items())]
         header.append(f"# skipped: {', '.join(parts)}")
     noun = "match" if len(matches) == 1 else "matches"
     summary = (f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} under {root.rel} "

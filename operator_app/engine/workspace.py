@@ -352,11 +352,29 @@ class Workspace:
                 return index
         return None
 
+    def resolved(self, t: Target) -> Target:
+        """The Target of where `t` leads once its symlinks are followed (checked inside by target())."""
+        parts = self._resolved_parts(t)
+        return Target("/".join(parts) or ".", t.abs, parts)
+
+    def not_found(self, t: Target) -> OperatorError:
+        """ERR_NOT_FOUND for `t`: which component is missing, and close names in its folder."""
+        return self._not_found(t)
+
     def _not_found(self, t: Target) -> OperatorError:
         missing = self._first_missing(t)
         gap = ""
-        if missing is not None and missing < len(t.parts) - 1:
-            gap = f": there is no {'/'.join(t.parts[: missing + 1])}"
+        if missing is not None:
+            lexical = self.root.joinpath(*t.parts[: missing + 1])
+            if os.path.islink(lexical):
+                # A dangling symlink is listed by fs.list: "does not exist" alone would contradict it.
+                shown_link = "/".join(t.parts[: missing + 1])
+                return _error(ErrorCode.ERR_NOT_FOUND, (
+                    f"{t.rel} does not exist: {shown_link} is a symlink to {shown(os.readlink(lexical))}, "
+                    f"which does not exist; {LIST_HINT}"
+                ))
+            if missing < len(t.parts) - 1:
+                gap = f": there is no {'/'.join(t.parts[: missing + 1])}"
         names = self.close_names(t)
         close = f"; close names: {', '.join(shown(name) for name in names)}" if names else ""
         return _error(ErrorCode.ERR_NOT_FOUND, f"{t.rel} does not exist{gap}{close}; {LIST_HINT}")
