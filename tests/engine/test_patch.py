@@ -350,3 +350,126 @@ def test_real_diffs_apply_byte_for_byte(seed: int, tmp_path: Path) -> None:
         # and it cannot apply twice
         with pytest.raises(OperatorError):
             apply_patch(outcome.text, patch, label="pkg/module.py")
+
+
+# Carriage returns. The real-diff run (benchmarks/real_diffs.py) found fs.patch turning every
+# "\r" of a patch into a line break: a file created from a diff of a CRLF file came out LF, a
+# file with mixed line breaks could not be patched at all, and a "\r" inside a line split it.
+# A "\r" before a patch line's "\n" is now the line's own, except in a CRLF file, where it is
+# the file's line break (and the text Operator works on has "\n" there).
+
+
+def _exec_patch(tmp_path: Path, name: str, old: bytes | None, patch: str) -> tuple[dict[str, object], bytes | None]:
+    """Run one fs.patch through the real `exec` on a fresh workspace holding `old`."""
+    import base64
+    import io
+    import json
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from operator_app.cli.main import main as cli_main
+
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    if old is not None:
+        (ws / name).write_bytes(old)
+    payload = base64.b64encode(patch.encode("utf-8")).decode()
+    message = tmp_path / "message.txt"
+    message.write_text(f"OPERATOR_CMD\nversion: 1\nid: p{time.monotonic_ns()}\naction: fs.patch\npath: {name}\n"
+                       f"patch_b64: {payload}\nEND_OPERATOR_CMD\n")
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        assert cli_main(["exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all",
+                         "--json", str(message)]) == 0
+    (result,) = json.loads(out.getvalue())["data"]["results"]
+    return result, (ws / name).read_bytes() if (ws / name).exists() else None
+
+
+def _diff(tmp_path: Path, old: bytes | None, new: bytes, tool: str = "diff") -> str:
+    """`diff -u` (or `git diff --no-index`) of two byte strings; old None diffs against /dev/null."""
+    (tmp_path / "d").mkdir(exist_ok=True)
+    (tmp_path / "d" / "new.txt").write_bytes(new)
+    old_name = os.devnull
+    if old is not None:
+        (tmp_path / "d" / "old.txt").write_bytes(old)
+        old_name = "old.txt"
+    if tool == "git":
+        assert GIT
+        return _run([GIT, "diff", "--no-index", "--no-color", "--no-ext-diff", old_name, "new.txt"], tmp_path / "d")
+    return _run(["diff", "-u", old_name, "new.txt"], tmp_path / "d")
+
+
+CRLF_NEW = b"# demo\r\nfrom colorama import Fore\r\n\r\nprint(Fore.RED + 'red')\r\n"
+
+
+@pytest.mark.parametrize("tool", ["diff", "git"])
+def test_a_file_created_from_a_diff_of_a_crlf_file_keeps_its_crlf(tool: str, tmp_path: Path) -> None:
+    if tool == "git" and not GIT:
+        pytest.skip("git is not installed")
+    result, data = _exec_patch(tmp_path, "demo.py", None, _diff(tmp_path, None, CRLF_NEW, tool))
+    assert result["ok"], result
+    assert data == CRLF_NEW
+    # the pure core keeps the carriage returns of a created file's lines as they are
+    assert apply_patch(None, _diff(tmp_path, None, CRLF_NEW), label=LABEL).text == CRLF_NEW.decode()
+
+
+@pytest.mark.parametrize("tool", ["diff", "git"])
+def test_a_file_with_mixed_line_breaks_patches_exactly(tool: str, tmp_path: Path) -> None:
+    if tool == "git" and not GIT:
+        pytest.skip("git is not installed")
+    old = b"[project]\r\nname = 'x'\nversion = '1'\r\n\r\n[tool]\nkey = 1\r\n"
+    new = b"[project]\r\nname = 'x'\nversion = '2'\r\n\r\n[tool]\nkey = 1\r\nother = 2\n"
+    result, data = _exec_patch(tmp_path, "pyproject.toml", old, _diff(tmp_path, old, new, tool))
+    assert result["ok"], result
+    assert data == new
+    again, data = _exec_patch(tmp_path, "pyproject.toml", None, _diff(tmp_path, old, new, tool))
+    assert again["error_code"] == "ERR_PATCH_MISMATCH" and data == new
+
+
+def test_a_crlf_file_whose_last_line_ends_in_a_lone_carriage_return(tmp_path: Path) -> None:
+    old = b"a = 1\r\nb = 2\r\nprint(a)\r\n"
+    new = b"a = 1\r\nb = 3\r\nprint(a, b)\r"  # no final line feed: the "\r" is the file's last character
+    result, data = _exec_patch(tmp_path, "m.py", old, _diff(tmp_path, old, new))
+    assert result["ok"], result
+    assert data == new
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_a_crlf_file_takes_a_patch_with_or_without_carriage_returns(crlf: bool, tmp_path: Path) -> None:
+    old = b"one\r\ntwo\r\nthree\r\n"
+    patch = "--- a/t.txt\n+++ b/t.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+    if crlf:  # as diff(1) prints it for CRLF files: the content lines carry their "\r"
+        patch = patch.replace(" one\n", " one\r\n").replace("two\n", "two\r\n").replace("TWO\n", "TWO\r\n").replace(
+            "three\n", "three\r\n")
+    result, data = _exec_patch(tmp_path, "t.txt", old, patch)
+    assert result["ok"], result
+    assert data == b"one\r\nTWO\r\nthree\r\n"
+
+
+def test_a_crlf_file_keeps_its_style_when_the_new_version_has_lf_lines(tmp_path: Path) -> None:
+    """design.md decision 10: a file's newline style is kept, so a line the patch gives a bare
+    LF gets the CRLF of the file, as in the two requests MANIFEST.in cases of the real-diff run."""
+    old = b"include README.md\r\nrecursive-include tests *.py\r\n"
+    new = b"include README.md LICENSE\nrecursive-include tests *.py\r\n"
+    result, data = _exec_patch(tmp_path, "MANIFEST.in", old, _diff(tmp_path, old, new))
+    assert result["ok"], result
+    assert data == b"include README.md LICENSE\r\nrecursive-include tests *.py\r\n"
+
+
+def test_a_carriage_return_inside_a_line_is_text() -> None:
+    original = "s = 'a\rb'\nt = 1\n"
+    outcome = apply_patch(original, "@@ -1,2 +1,2 @@\n s = 'a\rb'\n-t = 1\n+t = 2\n", label=LABEL)
+    assert outcome.text == "s = 'a\rb'\nt = 2\n"
+    assert apply_patch(original, "@@ -1 +1 @@\n-s = 'a\rb'\n+s = 'a\rc'\n", label=LABEL).text == "s = 'a\rc'\nt = 1\n"
+
+
+def test_a_patch_of_crlf_lines_against_an_lf_file_says_so() -> None:
+    patch = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-line 1\r\n+one\r\n line 2\r\n"
+    error = fail(TEN, patch, ErrorCode.ERR_PATCH_MISMATCH)
+    assert '"line 1\\r"' in error.message and "carriage return" in error.message and "CRLF" in error.message
+
+
+def test_headers_with_carriage_returns_still_parse() -> None:
+    """Only the content lines carry CRs (a diff of a CRLF file); the header lines' CRs, where an
+    editor added them, are no part of any file name: /dev/null is still /dev/null."""
+    patch = "--- /dev/null\r\n+++ b/x\r\n@@ -0,0 +1,2 @@\r\n+a\n+b\n"
+    assert apply_patch(None, patch, label=LABEL) == PatchOutcome("a\nb\n", 1, 2, 0, True)

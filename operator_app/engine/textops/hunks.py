@@ -188,7 +188,12 @@ def _check_content(lines: Sequence[str], hunk: Hunk, label: str) -> None:
             )
         actual = lines[start + offset]
         if actual != expected:
-            spaces = " (they differ only in whitespace)" if expected.split() == actual.split() else ""
+            if expected.rstrip("\r") == actual.rstrip("\r"):
+                spaces = " (they differ only in a carriage return at the end: the patch and the file disagree on CRLF line breaks)"
+            elif expected.split() == actual.split():
+                spaces = " (they differ only in whitespace)"
+            else:
+                spaces = ""
             raise _mismatch(
                 f"hunk {hunk.number} ({hunk.header}) does not match {label} at line {number}: expected "
                 f"{quote(expected)}, found {quote(actual)}{spaces}{_elsewhere(lines, hunk)}; {_RETRY}",

@@ -1,10 +1,15 @@
 """fs.patch: a strict unified diff for ONE file, parsed with `unidiff`, applied by `hunks`.
 
-Contract of `apply_patch(original, patch_text, label=...)`:
+Contract of `apply_patch(original, patch_text, label=..., crlf=...)`:
 - `original` is the file's text with "\\n" line breaks (a trailing "\\n" means it ends with a
   newline), or None when the file does not exist. `label` is the file's path, used in messages.
-- The patch's line breaks are normalised; bare hunks (no ---/+++ lines) get synthetic headers.
-  Header file names are not compared with `label`, except /dev/null.
+  `crlf` says the file's "\\r\\n" breaks were turned into "\\n" in `original` (a CRLF file).
+- Patch lines end at "\\n". A "\\r" before it is the line's own: a diff of a CRLF or mixed file
+  carries it, so it is compared and kept (a created file gets the patch's CRLF lines as they
+  are), except that for a CRLF file it is the file's line break and is dropped. Only a patch whose
+  every line ends with "\\r\\n" (converted as a whole on its way) or that has lone "\\r" breaks
+  only is read as plain lines. Bare hunks (no ---/+++ lines) get synthetic headers. Header file
+  names are not compared with `label`, except /dev/null.
 - ERR_INVALID_PATCH: not exactly one file, no hunk, binary/rename/delete diffs, @@ counts that
   differ from the hunk bodies, stray lines after a hunk, hunks out of order or overlapping.
 - ERR_PATCH_MISMATCH: a hunk's old lines differ from the file at the line its header states (no
@@ -61,10 +66,26 @@ def _counts_mismatch(want: tuple[int, int], have: tuple[int, int]) -> str:
     return f"says {want[n]} {side} lines but the body has {have[n]}"
 
 
+def _patch_lines(patch_text: str) -> list[str]:
+    """The patch's lines, split on "\\n" only, each keeping a "\\r" before its "\\n": in a diff of
+    a CRLF or mixed file that carriage return is content (see the module docstring)."""
+    if "\n" not in patch_text:
+        lines = patch_text.split("\r")  # lone-CR breaks (a terminal paste), or a single line
+    else:
+        lines = patch_text.split("\n")
+        # Every line "\r\n": the patch as a whole went through a CRLF conversion on its way.
+        if len(lines) > 1 and all(line.endswith("\r") for line in lines[:-1]):
+            lines = [line.removesuffix("\r") for line in lines]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _scan(lines: list[str]) -> list[str]:
     """Check every hunk body against its header's counts (unidiff stops reading a hunk once the
     counts are met and silently drops what follows) and return the lines cleaned for unidiff:
-    blank lines outside hunk bodies dropped, "\\ ..." markers in their canonical English form."""
+    blank lines outside hunk bodies dropped, "\\ ..." markers in their canonical English form, and
+    the "\\r" of lines outside hunk bodies (headers) dropped."""
     cleaned: list[str] = []
     number = 0
     i = 0
@@ -72,15 +93,16 @@ def _scan(lines: list[str]) -> list[str]:
         match = _HUNK_HEADER_RE.match(lines[i])
         if not match:
             if lines[i].strip():
-                cleaned.append(lines[i])
+                cleaned.append(lines[i].removesuffix("\r"))
             i += 1
             continue
         number += 1
         want_old = 1 if match[2] is None else int(match[2])
         want_new = 1 if match[4] is None else int(match[4])
-        cleaned.append(lines[i])
+        cleaned.append(lines[i].removesuffix("\r"))
         i += 1
-        old = new = pending_blanks = 0
+        old = new = 0
+        pending_blanks: list[str] = []  # blank lines seen once the counts were met
         stray: int | None = None  # index of a line that is no hunk line
         while i < len(lines):
             line = lines[i]
@@ -89,22 +111,24 @@ def _scan(lines: list[str]) -> list[str]:
                 break
             if filled and line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
                 break
-            kind = line[:1]
-            if kind == "":
+            if line in ("", "\r"):
+                # A blank context line whose leading space was stripped (by an editor or a mail
+                # client), unless it trails the hunk: that is only known from what follows.
                 if filled:
-                    pending_blanks += 1  # trailing blank lines, unless more hunk lines follow
+                    pending_blanks.append(" " + line)
                 else:
                     old, new = old + 1, new + 1
-                    cleaned.append(" ")
+                    cleaned.append(" " + line)
                 i += 1
                 continue
+            kind = line[:1]
             if kind not in (" ", "+", "-", "\\"):
                 stray = i
                 break
             if pending_blanks and kind != "\\":
-                old, new = old + pending_blanks, new + pending_blanks
-                cleaned.extend([" "] * pending_blanks)
-            pending_blanks = 0
+                old, new = old + len(pending_blanks), new + len(pending_blanks)
+                cleaned.extend(pending_blanks)
+            pending_blanks = []
             if kind != "-":
                 new += kind != "\\"
             if kind != "+":
@@ -128,10 +152,7 @@ def _scan(lines: list[str]) -> list[str]:
 
 
 def _prepare(patch_text: str, label: str) -> str:
-    text = patch_text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = _patch_lines(patch_text)
     first_hunk = next((n for n, line in enumerate(lines) if _HUNK_HEADER_RE.match(line)), None)
     cleaned = _scan(lines)  # before any synthetic header, so patch line numbers stay the model's
     headed = any(line.startswith(("--- ", "+++ ", "diff --git ")) for line in lines[:first_hunk])
@@ -154,8 +175,10 @@ def _refusal(patched: PatchedFile, label: str) -> str | None:
     return None
 
 
-def _convert(patched: PatchedFile) -> tuple[list[Hunk], int, int]:
-    """Our hunks, and the counts of added and removed lines."""
+def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
+    """Our hunks, and the counts of added and removed lines. With `crlf`, a line's trailing "\\r"
+    is its CRLF line break and is dropped, unless the line has no break at all ("\\ No newline at
+    end of file" follows it), where the "\\r" is the last character of the file."""
     hunks: list[Hunk] = []
     added = removed = 0
     for number, raw in enumerate(patched, start=1):
@@ -163,7 +186,8 @@ def _convert(patched: PatchedFile) -> tuple[list[Hunk], int, int]:
         new: list[str] = []
         old_end = new_end = False
         previous = ""
-        for line in raw:
+        body = list(raw)
+        for k, line in enumerate(body):
             kind = line.line_type
             if kind == "":
                 continue  # a blank line after the hunk, kept by unidiff
@@ -181,6 +205,8 @@ def _convert(patched: PatchedFile) -> tuple[list[Hunk], int, int]:
                     "the file's last line"
                 )
             value = line.value[:-1] if line.value.endswith("\n") else line.value
+            if crlf and value.endswith("\r") and not (k + 1 < len(body) and body[k + 1].line_type == "\\"):
+                value = value[:-1]
             if kind != "+":
                 old.append(value)
             if kind != "-":
@@ -192,7 +218,7 @@ def _convert(patched: PatchedFile) -> tuple[list[Hunk], int, int]:
     return hunks, added, removed
 
 
-def _parse(patch_text: str, label: str) -> tuple[list[Hunk], int, int, bool]:
+def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, int, bool]:
     """The hunks, the added and removed line counts, and whether the old side is /dev/null."""
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
@@ -220,13 +246,14 @@ def _parse(patch_text: str, label: str) -> tuple[list[Hunk], int, int, bool]:
             "the patch has no hunk (no line like @@ -12,4 +12,5 @@); send a unified diff: --- a/<path>, +++ b/<path>, "
             "then @@ hunks"
         )
-    hunks, added, removed = _convert(files[0])
+    hunks, added, removed = _convert(files[0], crlf)
     return hunks, added, removed, files[0].source_file == DEV_NULL
 
 
-def apply_patch(original: str | None, patch_text: str, *, label: str) -> PatchOutcome:
-    """Apply a one-file unified diff to `original` (None: the file does not exist)."""
-    hunks, added, removed, from_dev_null = _parse(patch_text, label)
+def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool = False) -> PatchOutcome:
+    """Apply a one-file unified diff to `original` (None: the file does not exist; `crlf`: a CRLF
+    file whose breaks `original` has as "\\n")."""
+    hunks, added, removed, from_dev_null = _parse(patch_text, label, crlf and original is not None)
     check_order(hunks)
     only = hunks[0]
     creates = len(hunks) == 1 and only.old_start == 0 and not only.old
