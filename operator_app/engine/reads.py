@@ -261,7 +261,7 @@ def fs_read_region(cmd: c.FsReadRegion, ctx: ReadContext) -> CommandResult:
     region = locate_region(doc.text, style, cmd.marker_id, label=target.rel)
     content = read_region(doc.text, style, cmd.marker_id, label=target.rel)
     inner = region.end_line - region.begin_line - 1
-    summary = f"Read region {cmd.marker_id} of {target.rel} (lines {region.begin_line}-{region.end_line}, {inner} content lines)"
+    summary = f"Read region {cmd.marker_id} of {target.rel} (lines {region.begin_line}-{region.end_line}, {count(inner, 'content line')})"
     return _ok(cmd, summary, content, path=target.rel)
 
 
