@@ -1,7 +1,11 @@
 """The headless contract, through the installed `operator-app` command on real folders:
 `exec --workspace DIR [--approve all|none] [--state-dir DIR] [--json] [MESSAGE_FILE]`, the JSON
 ResponseEnvelope as seed 001 asks (with its "Tests to generate"), exit codes, and the
-`results` / `undo` companions."""
+`results` / `undo` companions.
+
+Seed 001's "Tests to generate": success path, failure path, truncation path and cache-hit path
+are below; REDIRECTED (13) does not apply, since Operator never redirects: no exit code 13 is
+documented and `check_envelope` asserts no envelope ever carries error.redirect."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from case_runner import check_envelope  # seed 001's validator, shared with the protocol cases
 from support import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,22 +49,6 @@ def parse_blocks(stdout: str) -> list[dict[str, Any]]:
     leftover = RESULT_RE.sub("", stdout).strip()
     assert leftover == "", f"stdout holds more than result blocks: {leftover!r}"
     return blocks
-
-
-def check_envelope(envelope: dict[str, Any], exit_code: int) -> None:
-    """The seed's validator: five keys always present, ok derived from the exit code, never
-    both data and error null unless not_modified, error complete on failure."""
-    assert set(envelope) == {"ok", "data", "error", "warnings", "meta"}
-    assert envelope["ok"] is (exit_code == 0)
-    assert isinstance(envelope["warnings"], list)
-    assert isinstance(envelope["meta"]["duration_ms"], int) and envelope["meta"]["schema_version"] == "1.0"
-    if exit_code == 0:
-        assert envelope["error"] is None
-        assert envelope["data"] is not None or envelope["meta"].get("not_modified") is True
-    else:
-        assert envelope["data"] is None
-        error = envelope["error"]
-        assert {"code", "message", "retryable", "phase", "suggestion"} <= set(error)
 
 
 MESSAGE = "Let me look.\n" + block("r1", "fs.readSlice", path="notes/plan.txt") + "then\n" + \
@@ -181,3 +170,122 @@ def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(ws: Path, t
     refused = run("undo", "--workspace", str(ws), "--state-dir", state)
     assert refused.returncode == 6 and "changed since" in refused.stderr
     assert target.read_text() == "edited by hand\n"
+
+
+# --- more of section 8, through the real command -------------------------------------------------
+
+DATA_KEYS = {"message", "workspace", "state_dir", "blocks", "results", "duplicates", "copy_text"}
+RESULT_KEYS = {"id", "action", "path", "ok", "status", "summary", "error_code", "details", "truncated", "line"}
+
+
+def test_json_data_has_the_declared_shape_for_every_kind_of_result(ws: Path, tmp_path: Path) -> None:
+    """Seed 001, success path: data matches its declared schema, whatever the results were."""
+    message = ("Prose.\n" + block("ok1", "fs.stat", path="README.md") + block("bad", "fs.reed", path="x")
+               + "OPERATOR_CMD\nversion: 1\nEND_OPERATOR_CMD\n" + block("w1", "fs.write", path="a.txt", content="x"))
+    (tmp_path / "m.txt").write_text(message)
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--json", str(tmp_path / "m.txt"))
+    envelope = json.loads(done.stdout)
+    check_envelope(envelope, done.returncode)
+    data = envelope["data"]
+    assert set(data) == DATA_KEYS and data["blocks"] == 4 and data["message"] == 1
+    assert [set(r) for r in data["results"]] == [RESULT_KEYS] * 4
+    assert [(r["id"], r["action"], r["ok"], r["status"], r["error_code"], r["line"]) for r in data["results"]] == [
+        ("ok1", "fs.stat", True, "ok", None, 2),
+        ("bad", None, False, "invalid", "ERR_UNKNOWN_ACTION", 8),
+        ("operator-error-1-1", "operator.error", False, "invalid", "ERR_MISSING_REQUIRED_FIELDS", 14),
+        ("w1", "fs.write", False, "rejected", "ERR_REJECTED", 17),
+    ]
+    assert json.loads(data["results"][0]["details"])["path"] == "README.md"  # decoded, not base64
+    assert json.loads(data["results"][2]["details"]) == {"message": data["results"][2]["summary"], "related_id": None}
+    assert not (ws / "a.txt").exists()
+    assert any("--approve" in w for w in envelope["warnings"])
+
+
+def test_diagnostics_go_to_stderr_never_stdout(ws: Path, tmp_path: Path) -> None:
+    message = "END_OPERATOR_CMD\n" + block("r1", "fs.stat", path="README.md") + block("w1", "fs.delete", path="README.md")
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), stdin=message)
+    assert done.returncode == 0
+    assert [b["id"] for b in parse_blocks(done.stdout)] == ["r1", "w1"]
+    assert "has no OPERATOR_CMD before it" in done.stderr and "--approve all" in done.stderr
+    assert (ws / "README.md").exists()
+
+
+def test_an_empty_message_prints_nothing_and_says_why_on_stderr(ws: Path, tmp_path: Path) -> None:
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "-", stdin="Just prose, no commands.\n")
+    assert done.returncode == 0 and done.stdout == "" and "no OPERATOR_CMD blocks" in done.stderr
+    as_json = json.loads(run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st2"), "--json", stdin="").stdout)
+    check_envelope(as_json, 0)
+    assert as_json["data"]["results"] == [] and as_json["data"]["copy_text"] == ""
+
+
+def test_a_message_that_is_not_utf8_is_still_processed(ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "m.txt").write_bytes(block("r1", "fs.stat", path="README.md").encode() + b"caf\xe9 au lait\n")
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt"))
+    assert done.returncode == 0 and [b["ok"] for b in parse_blocks(done.stdout)] == [True]
+    assert "not valid UTF-8" in done.stderr
+
+
+@pytest.mark.parametrize("args, code, error", [
+    (["exec", "--workspace", "{ws}", "--bogus", "{msg}"], 2, "USAGE_ERROR"),
+    (["exec", "{msg}"], 2, "USAGE_ERROR"),
+    (["nosuch", "--workspace", "{ws}"], 2, "USAGE_ERROR"),
+    (["exec", "--workspace", "{ws}", "{tmp}"], 4, "MESSAGE_UNREADABLE"),  # a folder is no message
+    (["exec", "--workspace", "{ws}", "--state-dir", "{ws}/README.md", "{msg}"], 5, "STATE_UNUSABLE"),
+])
+def test_more_failures_have_their_documented_exit_code(args: list[str], code: int, error: str, ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "m.txt").write_text(MESSAGE)
+    filled = [a.format(ws=ws, tmp=tmp_path, msg=tmp_path / "m.txt") for a in args]
+    as_json = run(*filled, "--json")
+    assert as_json.returncode == code, as_json.stderr
+    envelope = json.loads(as_json.stdout)
+    check_envelope(envelope, code)
+    assert envelope["error"]["code"] == error and envelope["error"]["suggestion"]
+
+
+def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(ws: Path, tmp_path: Path) -> None:
+    """phase "validation" means zero side effects: no state folder is made, the workspace is as it was."""
+    before = sorted(p.relative_to(ws) for p in ws.rglob("*"))
+    (tmp_path / "m.txt").write_text(MESSAGE)
+    for args in (["--workspace", str(tmp_path / "missing"), str(tmp_path / "m.txt")],
+                 ["--workspace", str(ws), str(tmp_path / "missing.txt")]):
+        done = run("exec", "--state-dir", str(tmp_path / "st"), "--approve", "all", "--json", *args)
+        assert done.returncode in (3, 4) and json.loads(done.stdout)["error"]["phase"] == "validation"
+        assert not (tmp_path / "st").exists()
+    assert sorted(p.relative_to(ws) for p in ws.rglob("*")) == before
+
+
+def test_help_documents_the_exit_codes() -> None:
+    done = run("exec", "--help")
+    assert done.returncode == 0
+    for text in ("0 the message was processed", "2 bad usage", "3 workspace missing or unusable", "4 message unreadable"):
+        assert text in done.stdout
+
+
+def test_the_envelope_factory_derives_ok_and_refuses_contradictions() -> None:
+    """respond() is the only way to an envelope: ok comes from the exit code, and a response that
+    would contradict itself is a framework bug, refused."""
+    from operator_app.cli.envelope import ErrorDetail, respond
+
+    error = ErrorDetail("X", "went wrong", suggestion="do y")
+    assert respond(exit_code=0, started=0.0, data={"a": 1})["ok"] is True
+    failure = respond(exit_code=3, started=0.0, error=error)
+    assert failure["ok"] is False and failure["data"] is None and failure["error"]["retryable"] is False
+    cache_hit = respond(exit_code=0, started=0.0, not_modified=True)
+    assert cache_hit["data"] is None and cache_hit["error"] is None and cache_hit["meta"]["not_modified"] is True
+    for bad in ({"exit_code": 2}, {"exit_code": 0, "error": error}, {"exit_code": 0}):
+        with pytest.raises(ValueError):
+            respond(started=0.0, **bad)  # type: ignore[arg-type]
+
+
+def test_no_module_but_the_factory_builds_an_envelope() -> None:
+    """Seed 001: command handlers never construct the envelope directly."""
+    builders = [p.relative_to(ROOT).as_posix() for p in (ROOT / "operator_app").rglob("*.py")
+                if re.search(r"""["']meta["']\s*:""", p.read_text(encoding="utf-8"))]
+    assert builders == ["operator_app/cli/envelope.py"]
+
+
+def test_there_is_no_redirected_exit_code() -> None:
+    from operator_app.cli import envelope
+
+    codes = {value for name, value in vars(envelope).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    assert codes == {0, 1, 2, 3, 4, 5, 6} and 13 not in codes
