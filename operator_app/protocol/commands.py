@@ -221,7 +221,10 @@ class FsSearch(FsCommand):
 
 class FsStat(FsCommand):
     ACTION = "fs.stat"
-    NOTES = ("Result: details_b64 contains JSON: {path,size,isFile,isDir,mtimeMs,ctimeMs}",)
+    NOTES = (
+        "Result: details_b64 contains JSON: {path,size,isFile,isDir,mtimeMs,ctimeMs}",
+        "A symlink that stays inside the workspace is followed: the keys describe what it points to.",
+    )
     action: Literal["fs.stat"]
 
 

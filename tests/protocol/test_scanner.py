@@ -7,7 +7,7 @@ import pytest
 
 from operator_app.protocol.errors import ErrorCode
 from operator_app.protocol.grammar import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, WINDOW_CHARS
-from operator_app.protocol.scanner import Scanner, scan_message
+from operator_app.protocol.scanner import RawBlock, Scanner, scan_message
 
 READ = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
 
@@ -135,3 +135,41 @@ def test_hostile_inputs_are_handled() -> None:
     assert len(scan_message("OPERATOR_CMD\n" * 100_000).blocks) == 1  # one nested mess, not 10^5 results
     big = "y" * 5_000_000 + "\n" + READ
     assert [b.id_hint for b in scan_message(big).blocks] == ["r1"]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Pieces of what chat models really send, including the forms the marker rules had to learn:
+# numbered lists, invisible characters, a BOM, results holding commands, CR-only breaks.
+PIECES = st.sampled_from([
+    "\ufeff", "Prose.\n", "OPERATOR_CMD\n", "END_OPERATOR_CMD\n", "version: 1\n", "id: a\n", "action: fs.stat\n",
+    "path: x\n", "1. OPERATOR_CMD\n", "2) END_OPERATOR_CMD\n", "\u200bOPERATOR_CMD\n", "OPERATOR_CMD\u200b\r\n",
+    "OPERATOR_RESULT\n", "END_OPERATOR_RESULT\n", "\n", "\r\n", "\r", "> OPERATOR_CMD\n", "```\n", "content: x\n",
+])
+
+
+@given(st.lists(PIECES, max_size=40), st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=20))
+@settings(max_examples=300, deadline=None)
+def test_any_chunking_gives_the_events_of_the_whole_message(parts: list[str], cuts: list[int]) -> None:
+    text = "".join(parts)
+    whole = Scanner()
+    expected = whole.feed(text) + whole.end()
+    streamed = Scanner()
+    events = []
+    pos = index = 0
+    while pos < len(text):
+        size = cuts[index % len(cuts)]
+        events += streamed.feed(text[pos:pos + size])
+        pos, index = pos + size, index + 1
+    events += streamed.end()
+    assert [_comparable(e) for e in events] == [_comparable(e) for e in expected]
+    assert [_comparable(b) for b in scan_message(text).blocks] == [_comparable(e) for e in expected if isinstance(e, RawBlock)]
+
+
+def _comparable(event: object) -> object:
+    """Errors are exceptions, equal only to themselves: compare their code and message instead."""
+    if isinstance(event, RawBlock):
+        error = (event.error.code, event.error.message) if event.error else None
+        return (event.start_line, event.end_line, event.lines, event.id_hint, error)
+    return event
