@@ -457,38 +457,54 @@ def save_failure(case: Case, keep: Path) -> None:
 # --- the committed corpus ----------------------------------------------------------------------
 
 
+def _hunks(case: Case) -> int:
+    return sum(1 for line in case.patch.split("\n") if line.startswith("@@ "))
+
+
+def _size(case: Case) -> int:
+    return len(case.new) + len(case.old or b"") + len(case.patch.encode("utf-8"))
+
+
 def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> None:
-    """A small, varied selection of applied cases (with the package's licence file) for the
-    offline test: old / new / patch bytes plus a manifest with sha256s, so a checkout that
-    mangles line endings is caught rather than silently testing something else."""
-    chosen: list[Case] = []
-    seen: Counter[tuple[str, str, str]] = Counter()
-    used = 0
-    good = [c for c in cases if c.outcome.startswith("applied")]
-    good.sort(key=lambda c: (len(c.new) + len(c.old or b"") + len(c.patch), c.number))
+    """A small, varied selection of cases that applied exactly (and failed the second time) for
+    the offline test: old / new / patch bytes, a manifest with sha256s (a checkout that mangles
+    line breaks is then caught instead of silently testing something else), the packages'
+    licence files, and a README naming package, versions and licence of every case.
+
+    Per package, variant and tool: the case with the most hunks under 12 KB, then the smallest."""
+    good = [c for c in cases if c.outcome == "applied"]
+    groups: dict[tuple[str, str, str], list[Case]] = {}
     for case in good:
-        kind = (case.package, case.variant if case.old is not None else "create", case.tool)
-        if seen[kind] >= 2:
-            continue
-        size = len(case.new) + len(case.old or b"") + len(case.patch.encode())
-        if size > 60_000 or used + size > budget:
-            continue
-        seen[kind] += 1
-        used += size
-        chosen.append(case)
-    if dest.exists():
-        shutil.rmtree(dest / "cases", ignore_errors=True)
-        shutil.rmtree(dest / "licenses", ignore_errors=True)
-    (dest / "cases").mkdir(parents=True, exist_ok=True)
-    (dest / "licenses").mkdir(parents=True, exist_ok=True)
+        groups.setdefault((case.package, case.variant if case.old is not None else "create", case.tool), []).append(case)
+    firsts: list[Case] = []
+    seconds: list[Case] = []
+    for key in sorted(groups):
+        members = [c for c in groups[key] if _size(c) <= 12_000]
+        if members:
+            richest = max(members, key=lambda c: (_hunks(c), -_size(c)))
+            smallest = min(members, key=_size)
+            firsts.append(richest)
+            if smallest is not richest:
+                seconds.append(smallest)
+    chosen: list[Case] = []
+    used = 0
+    # Every group's richest case before any group's second one, the smaller ones first, so the
+    # budget buys breadth (packages, variants, tools) before depth.
+    for case in sorted(firsts, key=_size) + sorted(seconds, key=_size):
+        if used + _size(case) <= budget:
+            chosen.append(case)
+            used += _size(case)
+    for folder in ("cases", "licenses"):
+        shutil.rmtree(dest / folder, ignore_errors=True)
+        (dest / folder).mkdir(parents=True)
     manifest = []
     for n, case in enumerate(sorted(chosen, key=lambda c: c.number), start=1):
         stem = f"{n:03d}"
         entry: dict[str, object] = {
             "case": stem, "package": case.package, "from": case.versions[0], "to": case.versions[1], "path": case.rel,
-            "variant": case.variant, "tool": case.tool, "licence": PACKAGES[case.package][0],
+            "variant": case.variant, "tool": case.tool, "license": PACKAGES[case.package][0],
             "new_sha256": hashlib.sha256(case.new).hexdigest(),
-            "patch_sha256": hashlib.sha256(case.patch.encode()).hexdigest(),
+            "patch_sha256": hashlib.sha256(case.patch.encode("utf-8")).hexdigest(),
         }
         if case.old is not None:
             (dest / "cases" / f"{stem}.old").write_bytes(case.old)
@@ -496,16 +512,63 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
         (dest / "cases" / f"{stem}.new").write_bytes(case.new)
         (dest / "cases" / f"{stem}.patch").write_bytes(case.patch.encode("utf-8"))
         manifest.append(entry)
-    for package in sorted({c.package for c in chosen}):
-        _, versions = PACKAGES[package]
-        for version in versions:
-            tree = cache / "trees" / f"{package}-{version}"
-            licence = next((p for name in ("LICENSE", "LICENSE.txt", "LICENSE.rst", "LICENSE.md", "LICENCE")
-                            if (p := tree / name).is_file()), None)
-            if licence is not None:
-                shutil.copyfile(licence, dest / "licenses" / f"{package}-{version}-{licence.name}")
+    packages = sorted({c.package for c in chosen})
+    for package in packages:
+        newest = cache / "trees" / f"{package}-{PACKAGES[package][1][-1]}"
+        for notice in sorted(newest.iterdir()):
+            if notice.is_file() and notice.name.upper().startswith(("LICENSE", "LICENCE", "COPYING", "NOTICE")):
+                shutil.copyfile(notice, dest / "licenses" / f"{package}-{notice.name}")
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    # Keep every byte as committed: no end-of-line conversion of CRLF or mixed files by git.
+    (dest / ".gitattributes").write_text("* -text\n", encoding="utf-8")
+    rows = []
+    for package in packages:
+        mine = [c for c in chosen if c.package == package]
+        pairs = sorted({f"{c.versions[0]} -> {c.versions[1]}" for c in mine})
+        rows.append(f"| {package} | {', '.join(pairs)} | {PACKAGES[package][0]} | {len(mine)} |")
+    variants = Counter(c.variant if c.old is not None else "created (/dev/null)" for c in chosen)
+    tools = Counter(c.tool for c in chosen)
+    readme = README_TEMPLATE.format(
+        cases=len(chosen), bytes=used, rows="\n".join(rows),
+        variants=", ".join(f"{v}: {n}" for v, n in sorted(variants.items())),
+        tools=", ".join(f"{t}: {n}" for t, n in sorted(tools.items())),
+    )
+    (dest / "README.md").write_text(readme, encoding="utf-8")
     print(f"exported {len(chosen)} cases, {used} bytes, to {dest}")
+
+
+README_TEMPLATE = """# Real release-to-release diffs (fs.patch corpus)
+
+Files that changed between two released versions of public, permissively licensed Python
+packages (their source distributions from PyPI), each with the unified diff a real tool printed
+for it. `tests/writes/test_real_diff_corpus.py` applies every patch through `operator-app exec`
+(fs.patch, `--approve all`) to a workspace holding the old file, checks the result byte for
+byte against the new file, and checks that sending the same patch again fails and leaves the
+file alone. The test needs no network.
+
+Generated by `python benchmarks/real_diffs.py --export-corpus fixtures/real-diffs`, which runs
+the full set (about 2,000 diffs) first and exports a varied selection of cases that applied:
+{cases} cases, {bytes} bytes of old + new + patch.
+
+- `cases/NNN.old` (absent when the patch creates the file), `cases/NNN.new`, `cases/NNN.patch`:
+  the bytes as they were; `.gitattributes` keeps git from converting line breaks.
+- `manifest.json`: for every case the package, the two versions, the path inside the package,
+  the variant, the tool, the licence, and the sha256 of each file (the test checks them).
+- `licenses/`: the licence (and NOTICE) files of the newer version of each package.
+
+Variants: "as released" is the files as published; "crlf" and "mixed-line-endings" are the same
+two versions with every line, or the lines picked by their own text, ending in CRLF;
+"*-no-final-newline" drop the last line break of one or both versions. Tools: `diff -u` /
+`-U0` / `-U1` / `-U8` (with `--label`, or with timestamped headers), `git diff --no-index`
+(default, `-U0`, `--histogram -U5`). Counts: {variants}; {tools}.
+
+| package | versions | licence | cases |
+|---|---|---|---|
+{rows}
+
+The files remain under their packages' licences (MIT, BSD-3-Clause, Apache-2.0, or
+Apache-2.0 OR BSD-2-Clause for packaging); the licence texts are in `licenses/`.
+"""
 
 
 # --- main --------------------------------------------------------------------------------------
@@ -516,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="stop after this many cases")
     parser.add_argument("--keep", type=Path, help="where failing cases are saved (default: <cache>/failures)")
     parser.add_argument("--export-corpus", type=Path, help="write a small selection of applied cases here")
-    parser.add_argument("--corpus-bytes", type=int, default=700_000)
+    parser.add_argument("--corpus-bytes", type=int, default=600_000)
     args = parser.parse_args(argv)
     cache = cache_dir()
     print(f"cache: {cache}")
