@@ -377,7 +377,10 @@ class Workspace:
                 gap = f": there is no {'/'.join(t.parts[: missing + 1])}"
         names = self.close_names(t)
         close = f"; close names: {', '.join(shown(name) for name in names)}" if names else ""
-        return _error(ErrorCode.ERR_NOT_FOUND, f"{t.rel} does not exist{gap}{close}; {LIST_HINT}")
+        quoted = ""
+        if len(t.rel) > 2 and t.rel[0] == t.rel[-1] and t.rel[0] in "\"'`":
+            quoted = "; values are taken literally: write the path without quotes"
+        return _error(ErrorCode.ERR_NOT_FOUND, f"{t.rel} does not exist{gap}{close}{quoted}; {LIST_HINT}")
 
     def _not_a_file(self, t: Target) -> OperatorError:
         return _error(ErrorCode.ERR_NOT_A_FILE, f"{t.rel} is a folder, not a file; list it with fs.list or search it with fs.searchTree")

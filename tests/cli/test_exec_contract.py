@@ -289,3 +289,23 @@ def test_there_is_no_redirected_exit_code() -> None:
 
     codes = {value for name, value in vars(envelope).items() if name.startswith("EXIT_") and isinstance(value, int)}
     assert codes == {0, 1, 2, 3, 4, 5, 6} and 13 not in codes
+
+
+def test_get_interface_spec_returns_the_spec_file_exactly(ws: Path, tmp_path: Path) -> None:
+    spec = (ROOT / "spec" / "interface.txt").read_bytes()
+    spec.decode("ascii")  # plain ASCII, as the issue asks
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"),
+               stdin="OPERATOR_CMD\nversion: 1\nid: spec\naction: operator.getInterfaceSpec\nEND_OPERATOR_CMD\n")
+    (result,) = parse_blocks(done.stdout)
+    assert result["ok"] and result["details"].encode("utf-8") == spec
+
+
+def test_a_reused_id_in_a_later_message_is_err_duplicate_id_and_runs_nothing(ws: Path, tmp_path: Path) -> None:
+    state = str(tmp_path / "st")
+    first = run("exec", "--workspace", str(ws), "--state-dir", state, stdin=block("w1", "fs.stat", path="README.md"))
+    assert [b["ok"] for b in parse_blocks(first.stdout)] == [True]
+    again = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all",
+                stdin=block("w1", "fs.delete", path="README.md"))
+    (result,) = parse_blocks(again.stdout)
+    assert result["summary"].startswith("Invalid OPERATOR_CMD (ERR_DUPLICATE_ID): id w1 was already used in this session (message 1)")
+    assert (ws / "README.md").exists()
