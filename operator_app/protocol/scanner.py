@@ -104,6 +104,7 @@ class Scanner:
         self._seen_start = False
         self._block: _OpenBlock | None = None
         self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
+        self._result_alone = True  # its marker was alone on its line (else: it may have been prose)
         self._ended = False
         self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
         self._prev = ""  # the previous chunk, for a token split across chunks
@@ -240,7 +241,7 @@ class Scanner:
             if not alone:
                 self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
         elif token == grammar.RESULT_START:
-            self._in_result = line_no
+            self._in_result, self._result_alone = line_no, alone
             if not alone:
                 events.append(ScanWarning(line_no, f"OPERATOR_RESULT at line {line_no} is not alone on its line"))
         elif token == grammar.CMD_END:
@@ -269,11 +270,14 @@ class Scanner:
             # executed (a model that imagines a result holding a command must not get it run).
             # Result blocks only hold id/ok/summary/details lines, so the result is most likely
             # unclosed: treat it as closed here rather than swallow every later command.
+            # A result opened by a line that only starts with the token may have been prose: still
+            # not run (running is the unsafe guess), but the message says what opened the result.
             result_line, self._in_result = self._in_result, None
+            opened = "" if self._result_alone else " (a line starting with OPERATOR_RESULT opens one, even in prose)"
             self._line_outside(line_no, line, marker, events)
             assert self._block is not None
             self._block.fail(ErrorCode.ERR_NESTED_BLOCK, (
-                f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at line {result_line}, "
+                f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at line {result_line}{opened}, "
                 "so it was not run; OPERATOR_RESULT blocks come from Operator: do not write them, "
                 "and send the command on its own"
             ))
