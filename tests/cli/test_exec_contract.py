@@ -309,3 +309,18 @@ def test_a_reused_id_in_a_later_message_is_err_duplicate_id_and_runs_nothing(ws:
     (result,) = parse_blocks(again.stdout)
     assert result["summary"].startswith("Invalid OPERATOR_CMD (ERR_DUPLICATE_ID): id w1 was already used in this session (message 1)")
     assert (ws / "README.md").exists()
+
+
+def test_stat_json_has_exactly_the_spec_keys_and_comment_styles_resolve_aliases(ws: Path, tmp_path: Path) -> None:
+    message = (block("st", "fs.stat", path="src/app.py") + block("dir", "fs.stat", path=".")
+               + block("all", "operator.getCommentStyle") + block("ts", "operator.getCommentStyle", language="typescript"))
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), stdin=message)
+    stat_file, stat_dir, styles, ts = (json.loads(b["details"]) for b in parse_blocks(done.stdout))
+    assert list(stat_file) == ["path", "size", "isFile", "isDir", "mtimeMs", "ctimeMs"]
+    assert stat_file["path"] == "src/app.py" and stat_file["size"] == (ws / "src" / "app.py").stat().st_size
+    assert stat_file["isFile"] is True and stat_file["isDir"] is False
+    assert isinstance(stat_file["mtimeMs"], int) and isinstance(stat_file["ctimeMs"], int)
+    assert stat_dir["path"] == "." and stat_dir["isDir"] is True
+    assert list(styles) == ["styles"] and {"language": "ts", "type": "line", "line_prefix": "//"}.items() <= next(
+        s for s in styles["styles"] if s["language"] == "ts").items()
+    assert ts == {"language": "ts", "type": "line", "line_prefix": "//"}
