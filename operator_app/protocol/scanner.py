@@ -77,10 +77,14 @@ class _OpenBlock:
         if len(self.lines) < grammar.MAX_BLOCK_LINES and self.chars <= grammar.MAX_BLOCK_CHARS:
             self.lines.append((line_no, text))
         else:
+            # Name the limit that was crossed: the fix differs (fewer lines vs a smaller payload).
+            crossed = (f"more than {grammar.MAX_BLOCK_LINES} lines" if len(self.lines) >= grammar.MAX_BLOCK_LINES
+                       else f"more than {grammar.MAX_BLOCK_CHARS} characters")
             self.fail(
                 ErrorCode.ERR_BLOCK_TOO_LARGE,
-                f"block at line {self.start_line} is over the limit of {grammar.MAX_BLOCK_LINES} lines "
-                f"and {grammar.MAX_BLOCK_CHARS} characters; split the payload over several commands",
+                f"the block at line {self.start_line} has {crossed} between its markers (limits: "
+                f"{grammar.MAX_BLOCK_LINES} lines, {grammar.MAX_BLOCK_CHARS} characters); nothing was run; "
+                "split the payload over several commands",
             )
 
 

@@ -157,7 +157,7 @@ def test_block_of_exactly_50000_characters_runs_and_one_more_is_too_large(newlin
     over = sized_write_block(50_001)
     envelope = run_message(tmp_path, (at_limit + over).replace("\n", newline))
     assert [(r["ok"], r["error_code"]) for r in envelope["data"]["results"]] == [(True, None), (False, "ERR_BLOCK_TOO_LARGE")]
-    assert "50000 characters" in envelope["data"]["results"][1]["summary"]
+    assert "has more than 50000 characters between its markers" in envelope["data"]["results"][1]["summary"]
 
 
 def test_block_of_exactly_200_lines_is_not_too_large_and_201_is(tmp_path: Path) -> None:
