@@ -24,7 +24,8 @@ def decode_b64_text(value: str, *, field: str) -> str:
         shown = "a space" if char == " " else "a tab" if char == "\t" else repr(char)
         return _raise(field, f"has {shown} at position {bad.start() + 1}, outside the base64 alphabet")
     if len(value) % 4:
-        return _raise(field, f"is {len(value)} characters long, not a multiple of 4 (padding is wrong or a piece is missing)")
+        length = f"{len(value)} character{'' if len(value) == 1 else 's'}"
+        return _raise(field, f"is {length} long, not a multiple of 4 (padding is wrong or a piece is missing)")
     body = value.rstrip("=")
     if len(value) - len(body) > 2 or "=" in body:
         return _raise(field, "has '=' padding in the middle or more than two '=' at the end")

@@ -59,7 +59,7 @@ def test_read_slice_numbers_must_be_whole_and_positive(value: str) -> None:
 
 
 @pytest.mark.parametrize("value, why", [
-    ("QQ", "not a multiple of 4"), ("QQ=", "not a multiple of 4"), ("QQ===", "not a multiple of 4"),
+    ("QQ", "is 2 characters long, not a multiple of 4"), ("=", "is 1 character long, not a multiple of 4"), ("QQ=", "not a multiple of 4"), ("QQ===", "not a multiple of 4"),
     ("QQ==QQ==", "padding in the middle"), ("Q===", "more than two '='"), ("QR==", "not canonical"),
     ("QQ== ", "a space at position 5"), ("Q\tQ==", "a tab at position 2"), ("P_8-", "'_' at position 2"),
     ("/w==", "not UTF-8"), ("gA==", "not UTF-8"),
