@@ -152,7 +152,11 @@ class MessageRun:
                              status="invalid", summary=invalid_summary(error), line=block.start_line), content_key=None)
             return
         result = engine.execute(command).with_line(block.start_line)
-        self._add(result, content_key=block.content_key)
+        # A write the person declined, or one refused because the file changed under it, changed
+        # nothing: like an invalid block it leaves its id free, so the same command can be sent
+        # (or the same message run with --approve all) again instead of being skipped as a repeat.
+        burns_id = result.status not in ("rejected", "conflict")
+        self._add(result, content_key=block.content_key if burns_id else None)
 
     def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
         if block.id_hint:

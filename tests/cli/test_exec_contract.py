@@ -324,3 +324,15 @@ def test_stat_json_has_exactly_the_spec_keys_and_comment_styles_resolve_aliases(
     assert list(styles) == ["styles"] and {"language": "ts", "type": "line", "line_prefix": "//"}.items() <= next(
         s for s in styles["styles"] if s["language"] == "ts").items()
     assert ts == {"language": "ts", "type": "line", "line_prefix": "//"}
+
+
+def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(ws: Path, tmp_path: Path) -> None:
+    """What the rejection warning tells the person to do must work: the rejected write was never
+    run, so it is no repeat; the read before it is, and is not run again."""
+    state = str(tmp_path / "st")
+    (tmp_path / "m.txt").write_text(MESSAGE)
+    first = run("exec", "--workspace", str(ws), "--state-dir", state, str(tmp_path / "m.txt"))
+    assert "use --approve all" in first.stderr and (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
+    again = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m.txt"))
+    assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [("w1", True)]
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"

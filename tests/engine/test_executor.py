@@ -141,3 +141,16 @@ def test_every_complete_block_gets_exactly_one_result(ws: Path, tmp_path_factory
     message = "".join(prose + block(f"id{n}", action, **fields) for n, (prose, (action, fields)) in enumerate(items))
     run = engine(ws, tmp_path_factory.mktemp("state")).run_text(message)
     assert [r.id for r in run.results] == [f"id{n}" for n in range(len(items))]
+
+
+def test_a_declined_write_does_not_burn_its_id(ws: Path, tmp_path: Path) -> None:
+    """Nothing changed, so the same command is not a repeat: sent again it asks again."""
+    state = tmp_path / "state"
+    message = block("w1", "fs.write", path="notes/a.txt", content="three")
+    declined = engine(ws, state, decide=reject_all).run_text(message)
+    assert declined.results[0].error_code == "ERR_REJECTED"
+    again = engine(ws, state, decide=approve_all).run_text(message)
+    assert [r.ok for r in again.results] == [True] and not again.duplicates
+    assert (ws / "notes" / "a.txt").read_text() == "three\n"
+    third = engine(ws, state, decide=approve_all).run_text(message)  # applied once: now it is a repeat
+    assert third.results == [] and third.not_modified
