@@ -116,7 +116,7 @@ def fs_read(cmd: c.FsRead, ctx: ReadContext) -> CommandResult:
     if data and not data.endswith(b"\n"):
         notes.append("no newline at end of file")
     extra = f"; {', '.join(notes)}" if notes else ""
-    summary = f"Read {target.rel} ({len(data)} bytes, {count(len(split_lines(text)), 'line')}{extra})"
+    summary = f"Read {target.rel} ({count(len(data), 'byte')}, {count(len(split_lines(text)), 'line')}{extra})"
     return _ok(cmd, summary, text, path=target.rel)
 
 
@@ -205,6 +205,10 @@ def fs_stat(cmd: c.FsStat, ctx: ReadContext) -> CommandResult:
         st = ws.lstat(resolved)
         if st is None:
             raise ws.not_found(target)
+        if stat_module.S_ISLNK(st.st_mode):  # realpath stopped at a link: it loops
+            raise OperatorError(ErrorCode.ERR_NOT_FOUND, (
+                f"{target.rel} is a symlink that loops and never reaches a file or folder; use another path"
+            ))
         link_note = f" (a symlink to {resolved.rel})"
     is_dir = stat_module.S_ISDIR(st.st_mode)
     is_file = stat_module.S_ISREG(st.st_mode)
@@ -213,7 +217,7 @@ def fs_stat(cmd: c.FsStat, ctx: ReadContext) -> CommandResult:
         "mtimeMs": st.st_mtime_ns // 1_000_000, "ctimeMs": st.st_ctime_ns // 1_000_000,
     }
     kind = "folder" if is_dir else "file" if is_file else "special file"
-    return _ok(cmd, f"{target.rel}: {kind}, {st.st_size} bytes{link_note}", json.dumps(payload), path=target.rel)
+    return _ok(cmd, f"{target.rel}: {kind}, {count(st.st_size, 'byte')}{link_note}", json.dumps(payload), path=target.rel)
 
 
 def fs_search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
