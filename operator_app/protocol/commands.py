@@ -472,6 +472,12 @@ def validate_command(fields: Fields) -> Command:
     renamed: dict[str, str] = {}
     for key, value in values.items():
         target = accepted.get(key)
+        if target is None and "content" in accepted and fields.lines.get(key) == fields.lines.get("content", -1) + 1:
+            # "content: Dear team," then "Regards: Bob": a second line of content that happens to
+            # hold a colon, not a misspelt field. The spec's own wording for the mistake.
+            raise OperatorError(ErrorCode.ERR_CONTENT_HAS_NEWLINES, "content contains newline; use content_b64.", (
+                f"content starts on line {fields.lines['content']} and continues on line {fields.lines[key]}"
+            ))
         if target is None:
             raise OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
                 f"{action} does not take {key}; {_suggest(key, list(accepted))}fields of {action}: "
