@@ -13,6 +13,7 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, count
 from .textfile import TextDoc, decode_text, split_lines
 from .workspace import Target, Workspace
+from .workspace import shown as shown_name
 
 LINE_DISPLAY_LIMIT = 4000  # a minified line would otherwise fill the chat on its own
 MATCH_DISPLAY_LIMIT = 500
@@ -86,7 +87,8 @@ def fs_list(cmd: c.FsList, ctx: ReadContext) -> CommandResult:
     target = ctx.workspace.target(cmd.path)
     entries = ctx.workspace.list_dir(target)
     suffix = {"dir": "/", "symlink": "@", "file": "", "other": ""}
-    lines = [entry.name + suffix[entry.kind] for entry in entries]
+    # A name holding a line break would otherwise read as two entries: control characters are escaped.
+    lines = [shown_name(entry.name) + suffix[entry.kind] for entry in entries]
     folders = sum(1 for e in entries if e.kind == "dir")
     shown = "the workspace root" if target.rel == "." else target.rel
     if not entries:

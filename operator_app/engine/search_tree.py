@@ -12,6 +12,7 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, count
 from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .textfile import decode_text
+from .workspace import shown as shown_name
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
@@ -63,7 +64,7 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
         for line_no, line in found:
             line = line.removesuffix("\r")  # a CRLF file's line break is not part of the line
             shown = line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
-            matches.append(f"{item.rel}:{line_no}: {shown}")
+            matches.append(f"{shown_name(item.rel)}:{line_no}: {shown}")  # one match per line, whatever the name
         if total > room:
             stop_reason = f"stopped at {c.FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
             break

@@ -16,6 +16,20 @@ Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
 
 # Everything str.splitlines() (and so many viewers) treats as a line break.
 _LINE_BREAKS_RE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+# Lone surrogates: how Python hands over a file name that is not UTF-8 (os.fsdecode's
+# surrogateescape). They cannot be encoded, so a result holding one would crash the session
+# record, the JSON envelope and the copy-back text; they are shown as the bytes they stand for.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def encodable(text: str) -> str:
+    """`text` with lone surrogates written as escapes ("\\xe9"); unchanged (and cheap) otherwise."""
+    return _SURROGATE_RE.sub(_escape_surrogate, text) if _SURROGATE_RE.search(text) else text
 
 
 def count(n: int, noun: str) -> str:
@@ -42,6 +56,12 @@ class CommandResult:
     diff: str | None = None  # the preview of a write, for the person (never sent to the model)
     truncated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. added/removed counts of a write
+
+    def __post_init__(self) -> None:
+        for name in ("summary", "details", "path", "diff"):
+            value = getattr(self, name)
+            if value is not None and _SURROGATE_RE.search(value):
+                object.__setattr__(self, name, encodable(value))
 
     def render(self) -> str:
         lines = [RESULT_START, f"id: {self.id}", f"ok: {'true' if self.ok else 'false'}", f"summary: {one_line(self.summary)}"]

@@ -73,3 +73,17 @@ def test_base64_is_strict_and_says_where_it_broke(value: str, why: str) -> None:
 @pytest.mark.parametrize("value, text", [("", ""), ("QQ==", "A"), ("QUI=", "AB"), ("QUJD", "ABC"), ("wqk=", "\u00a9")])
 def test_canonical_base64_decodes(value: str, text: str) -> None:
     assert decode_b64_text(value, field="content_b64") == text
+
+
+def test_a_result_never_holds_what_cannot_be_encoded() -> None:
+    """A file name that is not UTF-8 reaches Python as lone surrogates; a result holding one must
+    still render, serialise to JSON and be recorded (it crashed the whole exec before)."""
+    import json
+
+    from operator_app.protocol.results import CommandResult, encodable
+
+    result = CommandResult(id="l1", ok=True, summary="Listed caf\udce9", details="caf\udce9.txt\n\ud800", path="caf\udce9")
+    assert (result.summary, result.details, result.path) == ("Listed caf\\xe9", "caf\\xe9.txt\n\\ud800", "caf\\xe9")
+    result.render().encode("utf-8")
+    json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
+    assert encodable("plain") == "plain"
