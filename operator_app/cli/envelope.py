@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..protocol.results import encodable
+
 SCHEMA_VERSION = "1.0"
 
 # Exit codes: documented in the README and `operator-app --help`.
@@ -63,10 +65,22 @@ def respond(*, exit_code: int, started: float, data: Any = None, error: ErrorDet
         meta["truncated"] = True
     if not_modified:
         meta["not_modified"] = True
-    return {
+    return _encodable({
         "ok": exit_code == EXIT_OK,
         "data": None if exit_code != EXIT_OK else data,
         "error": None if error is None else error.to_json(exit_code),
         "warnings": list(warnings or []),
         "meta": meta,
-    }
+    })
+
+
+def _encodable(value: Any) -> Any:
+    """Every string made writable as UTF-8: a workspace path that is not UTF-8 reaches us as lone
+    surrogates, which would otherwise put invalid UTF-8 (or a crash) into the JSON output."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {key: _encodable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_encodable(item) for item in value]
+    return value

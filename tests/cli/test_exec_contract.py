@@ -336,3 +336,17 @@ def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(ws:
     again = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m.txt"))
     assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [("w1", True)]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+
+
+def test_a_workspace_path_that_is_not_utf8_gives_valid_utf8_json(tmp_path: Path) -> None:
+    root = os.fsencode(tmp_path) + b"/caf\xe9"
+    os.makedirs(root + b"/notes")
+    with open(root + b"/notes/a.txt", "wb") as handle:
+        handle.write(b"hi\n")
+    done = subprocess.run([APP, "exec", "--workspace", os.fsdecode(root), "--state-dir", str(tmp_path / "st"), "--json"],
+                          input=block("r1", "fs.read", path="notes/a.txt").encode(), capture_output=True)
+    envelope = json.loads(done.stdout.decode("utf-8"))  # strict: no stray byte in the output
+    check_envelope(envelope, done.returncode)
+    assert envelope["data"]["workspace"].endswith("caf\\xe9") and envelope["data"]["results"][0]["details"] == "hi\n"
+    missing = subprocess.run([APP, "exec", "--workspace", os.fsdecode(root + b"/gone"), "--json"], input=b"", capture_output=True)
+    assert missing.returncode == 3 and "caf\\xe9" in json.loads(missing.stdout.decode("utf-8"))["error"]["message"]
