@@ -25,9 +25,10 @@ from .errors import ErrorCode, OperatorError
 from .parser import Fields
 
 _WHOLE_NUMBER_RE = re.compile(r"[0-9]+")
-# A bigger number means "as far as it goes" (lines are clamped, a start is past the end); capping
-# it keeps int() away from the interpreter's limit on huge digit strings.
-_HUGE_NUMBER = 10**18
+# Any size of number is taken ("lines: 99999999999" is clamped, a huge start is past the end) and
+# shown back as written; only beyond the interpreter's limit on digit strings (4300) is it capped.
+_MAX_DIGITS = 4000
+_HUGE_NUMBER = 10**_MAX_DIGITS
 _MARKER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
@@ -45,7 +46,7 @@ def _whole_number(value: str, *, field: str, code: ErrorCode) -> int:
     digits = value.lstrip("0")
     if not _WHOLE_NUMBER_RE.fullmatch(value) or not digits:
         raise OperatorError(code, f"{field} must be a whole number >= 1, got {value!r}")
-    return int(digits) if len(digits) <= 18 else _HUGE_NUMBER
+    return int(digits) if len(digits) <= _MAX_DIGITS else _HUGE_NUMBER
 
 
 # Validators shared by several actions: plain functions, attached with field_validator(...)(fn).
