@@ -34,10 +34,10 @@ class ErrorDetail:
     detail: str | None = None
 
     def to_json(self, exit_code: int) -> dict[str, Any]:
+        # The error carries code, message, retryable, phase and suggestion: all five always.
         out: dict[str, Any] = {"code": self.code, "message": self.message,
-                               "retryable": EXIT_RETRYABLE.get(exit_code, False), "phase": self.phase}
-        if self.suggestion:
-            out["suggestion"] = self.suggestion
+                               "retryable": EXIT_RETRYABLE.get(exit_code, False), "phase": self.phase,
+                               "suggestion": self.suggestion or "see operator-app --help"}
         if self.detail:
             out["detail"] = self.detail
         return out

@@ -220,7 +220,9 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             raise CommandFailed(EXIT_NOTHING, ErrorDetail("UNDO_REFUSED", str(exc), phase="execution",
                                                           suggestion="look at the file; undo only reverts what Operator wrote")) from None
     if not done:
-        raise CommandFailed(EXIT_NOTHING, ErrorDetail("NOTHING_TO_UNDO", "there is no change to undo in this workspace's journal"))
+        raise CommandFailed(EXIT_NOTHING, ErrorDetail(
+            "NOTHING_TO_UNDO", "there is no change to undo in this workspace's journal",
+            suggestion="check --workspace and --state-dir name the session that made the change (undo --list shows them)"))
     text = "".join(outcome.summary + "\n" for outcome in done)
     return EXIT_OK, {"undone": [o.summary for o in done]}, text
 

@@ -350,3 +350,11 @@ def test_a_workspace_path_that_is_not_utf8_gives_valid_utf8_json(tmp_path: Path)
     assert envelope["data"]["workspace"].endswith("caf\\xe9") and envelope["data"]["results"][0]["details"] == "hi\n"
     missing = subprocess.run([APP, "exec", "--workspace", os.fsdecode(root + b"/gone"), "--json"], input=b"", capture_output=True)
     assert missing.returncode == 3 and "caf\\xe9" in json.loads(missing.stdout.decode("utf-8"))["error"]["message"]
+
+
+def test_every_failure_envelope_has_a_suggestion(ws: Path, tmp_path: Path) -> None:
+    done = run("undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--json")
+    assert done.returncode == 6
+    envelope = json.loads(done.stdout)
+    check_envelope(envelope, 6)
+    assert envelope["error"]["code"] == "NOTHING_TO_UNDO" and "undo --list" in envelope["error"]["suggestion"]
