@@ -125,8 +125,10 @@ class MarkerFields(CommentStyleFields):
         if not value:
             raise OperatorError(ErrorCode.ERR_MISSING_MARKER_ID, "marker_id is empty; name the region, e.g. marker_id: setup")
         if not _MARKER_ID_RE.fullmatch(value):
+            fixed = re.sub(r"[^A-Za-z0-9_.-]+", "-", value).strip("-")[:100]
+            example = f", e.g. marker_id: {fixed}" if fixed else ""
             raise OperatorError(ErrorCode.ERR_INVALID_MARKER_ID, (
-                f"marker_id {value!r} may only use A-Z a-z 0-9 _ . - (at most 100 characters)"
+                f"marker_id {value!r} may only use A-Z a-z 0-9 _ . - (at most 100 characters){example}"
             ))
         return value
 
@@ -502,7 +504,9 @@ def _from_pydantic(model: type[Command], exc: ValidationError) -> OperatorError:
     code = field_meta(model, name).get("code") if name in model.model_fields else None
     doc = model.model_fields[name].description if name in model.model_fields else ""
     if error["type"] == "missing":
+        aliases = field_meta(model, name).get("aliases", []) if name in model.model_fields else []
+        also = f" (or {' / '.join(aliases)})" if aliases else ""
         return OperatorError(ErrorCode(code or ErrorCode.ERR_MISSING_REQUIRED_FIELDS), (
-            f"{model.ACTION} requires {name} ({doc})"
+            f"{model.ACTION} requires {name}; add the line \"{name}: <{doc}>\"{also}"
         ))
     return OperatorError(ErrorCode(code or ErrorCode.ERR_NON_KEY_VALUE_LINE), f"{name}: {error['msg']}")
