@@ -1,7 +1,7 @@
-"""The Operator TUI: compose, bindings and message handlers. File work runs in thread workers that
-drive the same Engine as `operator-app exec` (runner.py); workers only post messages, and the
-handlers here own the UI state. A write's decision is asked from the worker thread, which waits
-for the consent dialog's answer."""
+"""The Operator TUI: compose, bindings, the workspace and its session, and the view of the shown
+message. File work runs in thread workers that drive the same Engine as `operator-app exec`
+(runner.py); workers only post messages, and the handlers own the UI state. How messages come in
+and what the engine says about them is message_flow.py; copy and undo are copy_undo.py."""
 
 from __future__ import annotations
 
@@ -9,31 +9,27 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import events, work
+from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ..engine.executor import AwaitingDecision, Progress, ResultReady
-from ..engine.plan import WritePlan
 from ..engine.session import Session, StateUnusable, default_state_dir
 from ..engine.workspace import Workspace, WorkspaceUnusable
-from ..protocol.results import render_results
 from . import config
-from .clipboard import ClipboardSource, SystemClipboard, deliver, watch_loop
+from .clipboard import ClipboardSource, SystemClipboard
+from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path
 from .keys import MAIN_KEYS, main_bindings
-from .messages import (ClipboardText, CopyDone, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
-                       MessageGrew, PendingChanged, UndoDone, WorkFailed)
-from .runner import EngineRunner, follow_loop
-from .screens.consent import ConsentScreen
-from .screens.copy_fallback import CopyFallbackScreen
+from .message_flow import MessageFlowMixin
+from .messages import HistoryLoaded, WorkFailed
+from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .screens.picker import PickerScreen
-from .screens.undo_confirm import UndoConfirmScreen
 from .state import MessageState, load_history
+from .status_text import resumed_text, why_not
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
 from .widgets.message_view import MessageView
@@ -43,7 +39,7 @@ from .widgets.welcome import WelcomePanel
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(App[None]):
+class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -54,6 +50,7 @@ class OperatorApp(App[None]):
                  clipboard_interval: float = 0.5) -> None:
         super().__init__()
         self._initial_workspace, self._state_override = workspace, state_dir
+        self._state_owner: Path | None = None  # the workspace --state-dir belongs to, once one is open
         self._follow_path, self._watch_clipboard = follow, watch_clipboard
         self._initial_message = initial_message
         self._clipboard_source = clipboard_source or SystemClipboard()
@@ -67,6 +64,7 @@ class OperatorApp(App[None]):
         self._end_follow = threading.Event()
         self._shutting_down = threading.Event()
         self._refresh_scheduled = False
+        self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
 
     @property
@@ -90,7 +88,7 @@ class OperatorApp(App[None]):
                 yield Static("Details", classes="pane-title", id="details-title")
                 yield DetailsView(id="details")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         # Held, not queried: App.query_one looks at the active screen, which may be a dialog.
@@ -103,14 +101,15 @@ class OperatorApp(App[None]):
             self.status("Choose the workspace folder to begin.")
             self.push_screen(PickerScreen(Path.cwd(), first_use=True), self._workspace_chosen)
         else:
-            self.open_workspace(start, self._state_override)
+            self.open_workspace(start)
         if self._follow_path is not None:
             self.follow_file(self._follow_path)
         if self._watch_clipboard:
             self.watch_clipboard()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # False hides a key from the footer; None shows it dimmed: it applies, just not now.
+        # False hides a key from the footer; None shows it dimmed: it applies, just not now (pressed,
+        # it says why: see `_explain`).
         state = self.current()
         if action == "end_follow":
             return False if self._follow_path is None else (True if self._followed is not None else None)
@@ -121,6 +120,29 @@ class OperatorApp(App[None]):
         if action == "undo":
             return True if self._can_undo else None
         return True
+
+    # A dimmed key's binding does not run; Textual then offers the key to these handlers, which
+    # say why nothing happens instead of leaving the person guessing.
+    def key_c(self) -> None:
+        self._explain("copy_results")
+
+    def key_u(self) -> None:
+        if len(self.screen_stack) == 1:
+            self.action_undo()  # reads the journal afresh: it says "nothing to undo" itself
+
+    def key_e(self) -> None:
+        self._explain("end_follow")
+
+    def key_left_square_bracket(self) -> None:
+        self._explain("previous_message")
+
+    def key_right_square_bracket(self) -> None:
+        self._explain("next_message")
+
+    def _explain(self, action: str) -> None:
+        if len(self.screen_stack) == 1:
+            self.notify(why_not(action, self.current(), following=self._follow_path is not None,
+                                follow_name=self._follow_path.name if self._follow_path else None), severity="warning")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -135,158 +157,68 @@ class OperatorApp(App[None]):
 
     def _workspace_chosen(self, path: Path | None) -> None:
         if path is not None and (self.workspace is None or path != self.workspace.root):
-            self.open_workspace(path, None)
+            self.open_workspace(path)
         elif self.runner is None:
             self.status("No workspace chosen: press w to choose one.")
 
-    def open_workspace(self, path: Path, state_dir: Path | None) -> None:
+    def _state_dir_for(self, root: Path) -> Path | None:
+        # --state-dir names the session of the workspace the app starts in, given or picked first;
+        # another workspace chosen later gets its own default folder (a session per workspace).
+        if self._state_override is None or (self._state_owner is not None and self._state_owner != root):
+            return None
+        return self._state_override
+
+    def open_workspace(self, path: Path) -> None:
         try:
             workspace = Workspace(path)
+            state_dir = self._state_dir_for(workspace.root)
             session = Session(state_dir or default_state_dir(workspace.root))
         except (WorkspaceUnusable, StateUnusable) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             self.push_screen(PickerScreen(Path.cwd(), first_use=self.runner is None), self._workspace_chosen)
             return
+        if state_dir is not None:
+            self._state_owner = workspace.root
         self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
         config.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
-        self.states = load_history(session)
-        self.view_number = max(self.states, default=None)
-        self.welcome.display = not self.states
-        self._update_undo()
+        self.states, self.view_number, self._can_undo = {}, None, False
         self.refresh_view(reset=True)
-        if self.states:
-            self.status(f"Session resumed: {plural(len(self.states), 'message')}; [ and ] browse them. "
-                        "Paste the model's next answer anywhere.")
-        else:
-            self.status("Paste the model's answer anywhere on this screen.")
+        self.status("Reading the session...")
+        self.load_session(self.runner)
+        self.check_undo()
         if self._initial_message is not None:
             text, self._initial_message = self._initial_message, None
             self.start_message(text, "message file")
 
-    # --- input and workers ---------------------------------------------------------------
-
-    def on_paste(self, event: events.Paste) -> None:
-        if len(self.screen_stack) > 1 or not event.text.strip():
-            return
-        event.stop()
-        self.start_message(event.text, "paste")
-
-    def on_clipboard_text(self, message: ClipboardText) -> None:
-        self.start_message(message.text, "clipboard")
-
-    def start_message(self, text: str, source: str) -> None:
-        if self.runner is None:
-            self.notify("Choose a workspace first (w).", severity="warning")
-            return
-        self.welcome.display = False
-        self.status(f"Running a {source} of {len(text):,} characters...")
-        self.run_message(self.runner, text, source)
-
-    @work(thread=True, exit_on_error=False, group="engine")
-    def run_message(self, runner: EngineRunner, text: str, source: str) -> None:
+    @work(thread=True, exit_on_error=False, group="session")
+    def load_session(self, runner: EngineRunner) -> None:
         try:
-            runner.run_text(text, source)
+            loaded = HistoryLoaded(load_history(runner.session))
         except Exception as exc:  # noqa: BLE001 - shown, never lost silently
-            self.post_message(WorkFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}"))
+            loaded = HistoryLoaded({})
+        loaded.origin = runner
+        self.post_message(loaded)
 
-    @work(thread=True, exit_on_error=False, group="follow")
-    def follow_file(self, path: Path) -> None:
-        try:
-            follow_loop(path, lambda: self.runner, self._end_follow, self._stopping, self._poll_interval)
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed(f"following {path} stopped: {type(exc).__name__}: {exc}"))
-
-    @work(thread=True, exit_on_error=False, group="clipboard")
-    def watch_clipboard(self) -> None:
-        source = self._clipboard_source
-        if isinstance(source, SystemClipboard) and not source.available():
-            self.post_message(WorkFailed("--watch-clipboard: no clipboard tool found (wl-paste, xclip, xsel, pbpaste)"))
-            return
-        watch_loop(source, lambda text: self.post_message(ClipboardText(text)),
-                   lambda text: text.strip() in self._own_copies, self._stopping, self._clipboard_interval)
-
-    def _ask_consent(self, plan: WritePlan, number: int) -> str:
-        """Called on the engine's worker thread: show the dialog, wait for the answer."""
-        answered, answer = threading.Event(), []
-
-        def done(value: str | None) -> None:
-            answer.append(value or "no")
-            answered.set()
-
-        try:
-            self.call_from_thread(lambda: self.push_screen(ConsentScreen(plan, number), done))
-        except RuntimeError:  # the app is gone
-            return "no"
-        while not answered.wait(0.1):
-            if self._stopping():
-                return "no"
-        return answer[0]
-
-    # --- engine events -------------------------------------------------------------------
-
-    def _state_of(self, message: FromRunner, number: int) -> MessageState | None:
-        return self.states.get(number) if message.origin is self.runner else None
-
-    def on_message_began(self, message: MessageBegan) -> None:
+    def on_history_loaded(self, message: HistoryLoaded) -> None:
         if message.origin is not self.runner:
             return
-        self.states[message.number] = MessageState(message.number, message.text, message.source)
-        if message.source.startswith("follow"):
-            self._followed = message.number
-        self.show_message(message.number)
-
-    def on_engine_event_posted(self, message: EngineEventPosted) -> None:
-        state = self._state_of(message, message.message_number)
-        if state is None:
+        live = self.states  # a message that began while the session was read is newer than what was read
+        self.states = {**message.states, **live}
+        self.view_number = self.view_number if live else max(self.states, default=None)
+        self.welcome.display = not self.states
+        self.refresh_view(reset=True)
+        if live:
             return
-        event = message.event
-        state.apply(event)
-        if isinstance(event, AwaitingDecision):
-            plan = event.plan
-            self.status(f"Message {state.number}: {plan.action} on {plan.target.rel} waits for you "
-                        "(y apply, n reject, a apply the rest).")
-        elif isinstance(event, Progress):
-            self.status(f"{event.command_id}: {event.text}")
-        elif isinstance(event, ResultReady) and event.result.status in ("conflict", "failed") and event.result.diff:
-            self.notify(f"{event.result.id} was not applied: {event.result.summary}", title="Write failed",
-                        severity="error", timeout=20)
-        if self.view_number == state.number:
-            self.request_refresh()
-
-    def on_message_grew(self, message: MessageGrew) -> None:
-        state = self._state_of(message, message.number)
-        if state is not None:
-            state.text += message.chunk
-            state.version += 1
-            self.request_refresh()
-
-    def on_pending_changed(self, message: PendingChanged) -> None:
-        state = self._state_of(message, message.number)
-        if state is not None:
-            state.set_pending(message.pending)
-            self.request_refresh()
-
-    def on_message_finished(self, message: MessageFinished) -> None:
-        state = self._state_of(message, message.number)
-        if state is None:
-            return
-        state.finish(message.warnings)
-        if self._followed == state.number:
-            self._followed = None
-        results = state.results
-        failed = sum(1 for r in results if not r.ok)
-        text = f"Message {state.number}: {plural(len(results), 'result')}"
-        text += f" ({failed} not ok)" if failed else ""
-        text += ". Press c to copy them back." if results else "."
-        if message.warnings:
-            text += "  Warnings: " + "; ".join(message.warnings)
-        self.status(text)
-        self._update_undo()
-        self.request_refresh()
-
-    def on_work_failed(self, message: WorkFailed) -> None:
-        self.notify(message.text, title="Operator", severity="error", timeout=15)
+        if self.states:
+            interrupted = sum(1 for state in self.states.values() if state.interrupted)
+            self.status(resumed_text(len(self.states), interrupted))
+        elif self._follow_path is not None:
+            self.status(f"Following {self._follow_path.name}: a message starts when text is written to it. "
+                        "A paste works too.")
+        else:
+            self.status("Paste the model's answer anywhere on this screen.")
 
     # --- the view ------------------------------------------------------------------------
 
@@ -315,12 +247,14 @@ class OperatorApp(App[None]):
             self.message_view.show("", {})
         else:
             numbers = sorted(self.states)
-            title = f"Message {state.number} ({numbers.index(state.number) + 1} of {len(numbers)}, {state.source})"
-            title += "" if state.finished else " running"
-            title += " interrupted: the app stopped before it ended" if state.interrupted else ""
+            where = f"{numbers.index(state.number) + 1} of {len(numbers)}, {state.source}"
+            where += ", interrupted" if state.interrupted else ""
+            title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
             self.message_title.update(title)
             self.message_view.show(state.text, state.errors_by_line(), state.pending[0] if state.pending else None)
-            table.sync(state.ordered_rows(), tail=not state.finished)
+            tail = not state.finished or self._tail_next_refresh
+            table.sync(state.ordered_rows(), tail=tail and not reset)
+        self._tail_next_refresh = False
         self.show_selected()
         self._refresh_footer()
 
@@ -354,92 +288,27 @@ class OperatorApp(App[None]):
         index = numbers.index(self.view_number) + step
         return numbers[index] if 0 <= index < len(numbers) else None
 
-    # --- actions -------------------------------------------------------------------------
-
-    def action_copy_results(self) -> None:
-        state, session = self.current(), self.session
-        results = session.results_of(state.number) if state is not None and session is not None else []
-        if state is None or session is None or not results:
-            self.notify("Nothing to copy yet: paste the model's answer first.", severity="warning")
-            return
-        still_open = "" if state.finished else " so far (the message is still open)"
-        self._copy(render_results(results), f"{plural(len(results), 'result block')} of message {state.number}{still_open}",
-                   session.state_dir / "copies" / f"message-{state.number}.txt")
-
-    def action_copy_prompt(self) -> None:
-        from ..protocol.spec import system_prompt
-
-        folder = self.session.state_dir if self.session else config.config_dir()
-        self._copy(system_prompt(), "the system prompt", folder / "copies" / "system-prompt.txt")
-
-    def _copy(self, text: str, what: str, save_to: Path) -> None:
-        self._own_copies.add(text.strip())
-        self.copy_to_clipboard(text)  # the terminal's clipboard (OSC 52); also sets app.clipboard
-        self.deliver_copy(text, what, save_to)
-
-    @work(thread=True, exit_on_error=False, group="copy")
-    def deliver_copy(self, text: str, what: str, save_to: Path) -> None:
-        self.post_message(CopyDone(what, text, deliver(text, save_to)))
-
-    def on_copy_done(self, message: CopyDone) -> None:
-        outcome, size = message.outcome, f"{message.outcome.chars:,} characters"
-        saved = f" Saved in {outcome.saved_to}." if outcome.saved_to else ""
-        how = f"the clipboard ({outcome.tool}) and the terminal's" if outcome.tool else "the terminal's clipboard (OSC 52)"
-        self.notify(f"Copied {message.what} ({size}) to {how}.{saved}", title="Copied")
-        self.status(f"Copied {message.what} ({size}): paste it into the chat.")
-        if outcome.tool is None and not config.terminal_copy_trusted() and len(self.screen_stack) == 1:
-            self.push_screen(CopyFallbackScreen(message.text, message.what, outcome.saved_to),
-                             lambda trusted: config.trust_terminal_copy() if trusted else None)
-
-    def _update_undo(self) -> None:
-        from ..engine.journal import Journal
-        from ..engine.undo import undoable
-
-        runner = self.runner
-        self._can_undo = runner is not None and bool(undoable(runner.workspace, Journal(runner.session.state_dir)))
-        self._refresh_footer()
-
-    def action_undo(self) -> None:
-        from ..engine.journal import Journal
-        from ..engine.undo import undoable
-
-        runner = self.runner
-        entries = undoable(runner.workspace, Journal(runner.session.state_dir)) if runner else []
-        if runner is None or not entries:
-            self.notify("Nothing to undo in this workspace.", severity="warning")
-            return
-        self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1),
-                         lambda yes: self.undo_last(runner) if yes else None)
-
-    @work(thread=True, exit_on_error=False, group="undo")
-    def undo_last(self, runner: EngineRunner) -> None:
-        from ..engine.undo import UndoRefused, undo_last
-
-        try:
-            with runner.session.lock():
-                done = undo_last(runner.workspace, runner.session.state_dir, 1)
-            self.post_message(UndoDone("; ".join(o.summary for o in done) or "Nothing to undo.", True))
-        except (UndoRefused, StateUnusable) as exc:
-            self.post_message(UndoDone(f"Undo refused: {exc}", False))
-
-    def on_undo_done(self, message: UndoDone) -> None:
-        self.notify(message.text, title="Undo", severity="information" if message.ok else "error", timeout=10)
-        self.status(message.text + (". The model still thinks the change is there: tell it." if message.ok else ""))
-        self._update_undo()
+    # --- actions (copy and undo are in copy_undo.py) -------------------------------------
 
     def action_pick_workspace(self) -> None:
         start = self.workspace.root if self.workspace else Path.cwd()
         self.push_screen(PickerScreen(start), self._workspace_chosen)
 
     def action_previous_message(self) -> None:
-        self.show_message(self._neighbour(-1))
+        self._step(-1, "previous_message")
 
     def action_next_message(self) -> None:
-        self.show_message(self._neighbour(1))
+        self._step(1, "next_message")
+
+    def _step(self, step: int, action: str) -> None:
+        number = self._neighbour(step)
+        if number is None:  # from the command palette, where a dimmed entry still runs
+            self._explain(action)
+        self.show_message(number)
 
     def action_end_follow(self) -> None:
         if self._followed is None:
-            self.notify("No followed message is open.", severity="warning")
+            self._explain("end_follow")
             return
         self.status(f"Ending message {self._followed}...")
         self._end_follow.set()

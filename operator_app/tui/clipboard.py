@@ -83,6 +83,16 @@ class SystemClipboard:
     def available(self) -> bool:
         return bool(_paste_commands())
 
+    def why_unavailable(self) -> str:
+        """Why `available()` is False, in terms of what the person can change."""
+        if sys.platform == "darwin":
+            return "pbpaste was not found"
+        if not os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("DISPLAY"):
+            return ("there is no graphical session here ($DISPLAY and $WAYLAND_DISPLAY are not set, as over SSH "
+                    "or in a console), so no system clipboard to read")
+        wanted = "wl-paste (package wl-clipboard)" if os.environ.get("WAYLAND_DISPLAY") else "xclip or xsel"
+        return f"no clipboard tool found: install {wanted}"
+
     def read(self) -> str | None:
         for command in _paste_commands():
             try:

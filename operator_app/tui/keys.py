@@ -13,20 +13,24 @@ class Key:
     key: str  # Textual key name
     display: str  # as the help screen and the footer show it
     action: str
-    label: str  # footer and command palette title
+    label: str  # command palette title
     help: str  # help screen and command palette description
+    short: str  # the footer's word: all of them fit an 80-column terminal
 
 
 MAIN_KEYS: tuple[Key, ...] = (
     Key("c", "c", "copy_results", "Copy results",
-        "copy the result blocks of the shown message, exactly what `operator-app exec` prints"),
-    Key("p", "p", "copy_prompt", "Copy prompt", "copy the system prompt (`operator-app spec`) to paste into the chat"),
-    Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)"),
-    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)"),
-    Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session"),
-    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session"),
-    Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails"),
-    Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send"),
+        "copy the result blocks of the shown message, exactly what `operator-app exec` prints", "Copy"),
+    Key("p", "p", "copy_prompt", "Copy prompt", "copy the system prompt (`operator-app spec`) to paste into the chat",
+        "Prompt"),
+    Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)", "Undo"),
+    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Workspace"),
+    Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session",
+        "Prev"),
+    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next"),
+    Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails",
+        "End msg"),
+    Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send", "Help"),
 )
 
 # Keys that are not bindings of the main screen, for the help screen only.
@@ -41,4 +45,4 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
 
 
 def main_bindings() -> list[Binding]:
-    return [Binding(k.key, k.action, k.label, key_display=k.display) for k in MAIN_KEYS]
+    return [Binding(k.key, k.action, k.short, key_display=k.display, tooltip=k.help) for k in MAIN_KEYS]

@@ -7,7 +7,9 @@ from __future__ import annotations
 from textual.message import Message
 
 from ..engine.executor import EngineEvent
+from ..engine.journal import JournalEntry
 from .clipboard import CopyOutcome
+from .state import MessageState
 
 
 class FromRunner(Message):
@@ -78,3 +80,19 @@ class WorkFailed(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class HistoryLoaded(FromRunner):
+    """The session folder of a newly opened workspace was read (on a worker)."""
+
+    def __init__(self, states: dict[int, MessageState]) -> None:
+        super().__init__()
+        self.states = states
+
+
+class UndoChecked(FromRunner):
+    """What the journal allows to undo now, newest first; `ask` when the person pressed u."""
+
+    def __init__(self, entries: list[JournalEntry], ask: bool) -> None:
+        super().__init__()
+        self.entries, self.ask = entries, ask

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from ..engine.executor import AwaitingDecision, BlockStarted, DuplicateSkipped, EngineEvent, Progress, ResultReady
 from ..engine.session import Session
 from ..protocol.results import CommandResult
+from ..protocol.scanner import scan_message
 
 WAITING = "waiting for you"
+NOT_RUN = "not run"
 
 
 @dataclass
@@ -23,6 +25,7 @@ class Row:
     summary: str = ""
     result: CommandResult | None = None
     diff: str | None = None
+    earlier_message: int | None = None  # a duplicate: the message whose result it repeats
 
 
 @dataclass
@@ -46,11 +49,37 @@ class MessageState:
         return [self.rows[line] for line in sorted(self.rows)]
 
     def errors_by_line(self) -> dict[int, str]:
-        return {row.line: f"{row.result.error_code}: {row.result.summary}" for row in self.rows.values()
+        return {row.line: f"{row.result.error_code}: {bare_summary(row.result.summary, row.result.error_code)}"
+                for row in self.rows.values()
                 if row.result is not None and row.result.status == "invalid" and row.result.error_code}
 
     def writes_waiting(self) -> bool:
         return any(row.status == WAITING for row in self.rows.values())
+
+    def duplicates(self) -> int:
+        return sum(1 for row in self.rows.values() if row.status == "duplicate")
+
+    def repeated_from(self) -> list[int]:
+        """The earlier messages whose commands this one repeated."""
+        return sorted({row.earlier_message for row in self.rows.values() if row.earlier_message is not None})
+
+    def fill_missing_rows(self, used: dict[str, tuple[str, int, CommandResult]]) -> None:
+        """After a restart, rows for the blocks that have no stored result: a repeat of a command an
+        earlier message ran (a duplicate, as it showed live), or, in a message the app stopped in,
+        a block that never ran (the model must treat it as not executed)."""
+        for block in scan_message(self.text).blocks:
+            if block.start_line in self.rows:
+                continue
+            earlier = used.get(block.id_hint or "")
+            if earlier is not None and earlier[1] < self.number and earlier[0] == block.content_key:
+                result = earlier[2]
+                self.rows[block.start_line] = Row(block.start_line, block.id_hint, result.action, result.path,
+                                                  "duplicate", f"already run in message {earlier[1]}: {result.summary}",
+                                                  result, result.diff, earlier[1])
+            elif self.interrupted:
+                self.rows[block.start_line] = Row(block.start_line, block.id_hint, status=NOT_RUN,
+                                                  summary="Operator stopped before this ran; paste the message "
+                                                          "again to run it")
 
     def apply(self, event: EngineEvent) -> None:
         self.version += 1
@@ -71,7 +100,7 @@ class MessageState:
             line = event.line if event.line is not None else self._next_line()
             self.rows[line] = Row(line, event.command_id, event.earlier.action, event.earlier.path, "duplicate",
                                   f"already run in message {event.earlier_message}: {event.earlier.summary}",
-                                  event.earlier, event.earlier.diff)
+                                  event.earlier, event.earlier.diff, event.earlier_message)
         elif isinstance(event, Progress):
             row = self._open_row(event.command_id)
             if row is not None:
@@ -109,6 +138,15 @@ class MessageState:
         return max(self.rows, default=0) + 1
 
 
+def bare_summary(summary: str, code: str | None) -> str:
+    """A summary without the leading error code that is shown beside it anyway: an invalid block's
+    "Invalid OPERATOR_CMD (ERR_X): " or a failure's "ERR_X: "."""
+    if code:
+        for prefix in (f"Invalid OPERATOR_CMD ({code}): ", f"{code}: "):
+            summary = summary.removeprefix(prefix)
+    return summary
+
+
 def status_of(result: CommandResult) -> str:
     if result.ok:
         return "ok"
@@ -118,13 +156,19 @@ def status_of(result: CommandResult) -> str:
 
 
 def load_history(session: Session) -> dict[int, MessageState]:
-    """Every message of the session with its results, as the session folder has them."""
+    """Every message of the session with its results, as the session folder has them. Reads the
+    whole session: call it from a worker."""
     states: dict[int, MessageState] = {}
     for record in session.messages():
         states[record.number] = MessageState(record.number, session.message_text(record.number) or "", record.source,
                                              finished=True, interrupted=not record.ended, warnings=record.warnings)
+    used: dict[str, tuple[str, int, CommandResult]] = {}  # what Session.used_ids gives, without a second read
     for stored in session.stored_results():
+        if stored.content_key is not None and stored.result.id not in used:
+            used[stored.result.id] = (stored.content_key, stored.message, stored.result)
         state = states.get(stored.message)
         if state is not None:
             state._result(stored.result)
+    for state in states.values():
+        state.fill_missing_rows(used)
     return states

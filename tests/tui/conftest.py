@@ -15,6 +15,9 @@ from tui_helpers import DEMO
 def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "config"
     monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(folder))
+    # A workspace opened without --state-dir keeps its session under the user state folder: a
+    # temporary one here, never the real home's.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     monkeypatch.setenv("OPERATOR_TRASH", "session")
     # The machine running the tests may have a clipboard: never write to it, never read it.
     monkeypatch.setattr("operator_app.tui.clipboard._copy_commands", lambda: [])

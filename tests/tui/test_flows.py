@@ -13,7 +13,7 @@ from operator_app.tui import config
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
-from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, block, exec_output, finished, make_app, notes, plain,
+from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, block, cell, exec_output, finished, make_app, notes, plain,
                          results_of, wait_for)
 
 pytestmark = pytest.mark.asyncio
@@ -28,7 +28,7 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         assert [(r.id, r.ok) for r in results_of(app)] == [("r1", True), ("r2", True)]
         assert not app.welcome.display
         assert len(app.screen_stack) == 1  # reads never ask
-        assert [app.table.get_row_at(i)[3].plain for i in range(2)] == ["ok", "ok"]
+        assert [cell(app, i, "status") for i in range(2)] == ["ok", "ok"]
         app.table.move_cursor(row=0)
         await pilot.pause(0.05)
         assert "Alpha\nBeta" in plain(app.details.query_one("#details-text").content)  # the decoded details
@@ -100,7 +100,7 @@ async def test_a_failing_command_shows_its_code_in_the_table(workspace: Path, st
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(block("m1", "fs.read", path="no/such/file.txt")))
         await wait_for(pilot, finished_with(app, 1))
-        assert app.table.get_row_at(0)[3].plain == f"failed {results_of(app)[0].error_code}"
+        assert cell(app, 0, "status") == f"failed {results_of(app)[0].error_code}"
         assert results_of(app)[0].error_code.startswith("ERR_")
 
 

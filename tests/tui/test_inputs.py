@@ -14,7 +14,7 @@ from textual.widgets import Input
 from operator_app.protocol.spec import system_prompt
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.picker import PickerScreen
-from tui_helpers import READS, SIZE, block, finished, make_app, press_copy, results_of, wait_for
+from tui_helpers import READS, SIZE, block, cell, finished, make_app, press_copy, results_of, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -38,7 +38,7 @@ async def test_follow_mode_runs_blocks_as_they_arrive(workspace: Path, state: Pa
         append(stream, first[25:] + "OPERATOR_CMD\nversion: 1\nid: f2\n")
         await wait_for(pilot, lambda: [r.id for r in live.results] == ["f1"] and live.pending is not None)
         assert live.pending[1] == "f2"
-        await wait_for(pilot, lambda: any(app.table.get_row_at(i)[3].plain == "pending" for i in range(app.table.row_count)))
+        await wait_for(pilot, lambda: any(cell(app, i, "status") == "pending" for i in range(app.table.row_count)))
         assert app.check_action("end_follow", ()) is True
         await pilot.press("e")  # end the message: the open block becomes ERR_MISSING_END_MARKER
         await wait_for(pilot, lambda: live.finished)
@@ -135,6 +135,7 @@ async def test_changing_the_workspace_starts_its_own_session(workspace: Path, st
         app.screen.query_one("#picker-input", Input).value = str(other)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: app.workspace is not None and app.workspace.root == other.resolve())
+        await wait_for(pilot, lambda: "Paste the model's answer" in app.status_line.text)  # its session was read
         assert app.states == {} and app.current() is None and app.welcome.display
         assert app.session.state_dir != state
         assert app.table.row_count == 0
@@ -153,9 +154,9 @@ async def test_a_restart_keeps_the_session(workspace: Path, state: Path) -> None
         copied = await press_copy(pilot, app)
     again = make_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "Session resumed" in again.status_line.text)  # read on a worker
         assert list(again.states) == [1, 2] and again.view_number == 2
-        assert not again.welcome.display and "Session resumed" in again.status_line.text
+        assert not again.welcome.display
         assert [r.id for r in results_of(again)] == ["r3"]
         assert await press_copy(pilot, again) == copied
         await pilot.press("left_square_bracket")

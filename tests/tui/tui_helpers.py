@@ -88,7 +88,14 @@ async def press_copy(pilot: Any, app: Any) -> str:
     return str(app.clipboard)
 
 
+def cell(app: Any, row: int, column: str) -> str:
+    """The text of one cell of the command table as it is drawn now, by column name."""
+    from operator_app.tui.widgets.command_table import COLUMNS
+
+    return str(app.table.get_row_at(row)[COLUMNS.index(column)])
+
+
 def table_statuses(app: Any) -> list[str]:
     """The status column of the command table as it is drawn now (refreshes are coalesced, so
     the table can lag the message state by one refresh)."""
-    return [str(app.table.get_row_at(i)[3]) for i in range(app.table.row_count)]
+    return [cell(app, i, "status") for i in range(app.table.row_count)]

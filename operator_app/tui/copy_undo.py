@@ -1,0 +1,133 @@
+"""The two actions that reach outside the message view: copy (results or the system prompt: OSC 52
+on the UI thread, then the system clipboard and a saved file from a worker) and undo (the journal
+is read and the change reversed on workers; the confirmation in between is a dialog). A mixin of
+OperatorApp, which provides `runner`, `current()`, `status()` and `_own_copies`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from ..engine.journal import Journal
+from ..engine.session import StateUnusable
+from ..protocol.results import render_results
+from . import config
+from .clipboard import deliver
+from .display import plural
+from .messages import CopyDone, UndoChecked, UndoDone
+from .screens.copy_fallback import CopyFallbackScreen
+from .screens.undo_confirm import UndoConfirmScreen
+from .status_text import why_not
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from .runner import EngineRunner
+    from .state import MessageState
+
+    _Base = App[None]
+else:
+    _Base = object
+
+
+class CopyUndoMixin(_Base):
+    runner: EngineRunner | None
+    _own_copies: set[str]
+    _can_undo: bool
+
+    if TYPE_CHECKING:
+        def current(self) -> MessageState | None: ...
+        def status(self, text: str) -> None: ...
+        def _refresh_footer(self) -> None: ...
+        def _stopping(self) -> bool: ...
+
+    # --- copy ------------------------------------------------------------------------------
+
+    def action_copy_results(self) -> None:
+        state, runner = self.current(), self.runner
+        results = runner.session.results_of(state.number) if state is not None and runner is not None else []
+        if state is None or runner is None or not results:
+            self.notify(why_not("copy_results", state, following=False, follow_name=None), severity="warning")
+            return
+        still_open = "" if state.finished else " so far (the message is still open)"
+        self._copy(render_results(results), f"{plural(len(results), 'result block')} of message {state.number}{still_open}",
+                   runner.session.state_dir / "copies" / f"message-{state.number}.txt")
+
+    def action_copy_prompt(self) -> None:
+        from ..protocol.spec import system_prompt
+
+        folder = self.runner.session.state_dir if self.runner else config.config_dir()
+        self._copy(system_prompt(), "the system prompt", folder / "copies" / "system-prompt.txt")
+
+    def _copy(self, text: str, what: str, save_to: Path) -> None:
+        self._own_copies.add(text.strip())
+        self.copy_to_clipboard(text)  # the terminal's clipboard (OSC 52); also sets app.clipboard
+        self.deliver_copy(text, what, save_to)
+
+    @work(thread=True, exit_on_error=False, group="copy")
+    def deliver_copy(self, text: str, what: str, save_to: Path) -> None:
+        self.post_message(CopyDone(what, text, deliver(text, save_to)))
+
+    def on_copy_done(self, message: CopyDone) -> None:
+        outcome, size = message.outcome, f"{message.outcome.chars:,} characters"
+        saved = f" Saved in {outcome.saved_to}." if outcome.saved_to else ""
+        how = f"the clipboard ({outcome.tool}) and the terminal's" if outcome.tool else "the terminal's clipboard (OSC 52)"
+        self.notify(f"Copied {message.what} ({size}) to {how}.{saved}", title="Copied")
+        self.status(f"Copied {message.what} ({size}): paste it into the chat.")
+        if outcome.tool is None and not config.terminal_copy_trusted() and len(self.screen_stack) == 1:
+            self.push_screen(CopyFallbackScreen(message.text, message.what, outcome.saved_to),
+                             lambda trusted: config.trust_terminal_copy() if trusted else None)
+
+    # --- undo ------------------------------------------------------------------------------
+
+    def check_undo(self, ask: bool = False) -> None:
+        if self.runner is not None:
+            self._read_journal(self.runner, ask)
+
+    @work(thread=True, exit_on_error=False, group="journal")
+    def _read_journal(self, runner: EngineRunner, ask: bool) -> None:
+        from ..engine.undo import undoable
+
+        try:
+            entries = undoable(runner.workspace, Journal(runner.session.state_dir))
+        except (OSError, StateUnusable) as exc:
+            self.post_message(UndoDone(f"Cannot read the undo journal: {exc}", False))
+            return
+        checked = UndoChecked(entries, ask)
+        checked.origin = runner
+        self.post_message(checked)
+
+    def on_undo_checked(self, message: UndoChecked) -> None:
+        if message.origin is not self.runner or self.runner is None:
+            return
+        runner, entries = self.runner, message.entries
+        self._can_undo = bool(entries)
+        self._refresh_footer()
+        if not message.ask:
+            return
+        if not entries:
+            self.notify(why_not("undo", None, following=False, follow_name=None), severity="warning")
+        elif len(self.screen_stack) == 1:  # a consent dialog came up meanwhile: it goes first
+            self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1),
+                             lambda yes: self.undo_last(runner) if yes else None)
+
+    def action_undo(self) -> None:
+        self.check_undo(ask=True)
+
+    @work(thread=True, exit_on_error=False, group="undo")
+    def undo_last(self, runner: EngineRunner) -> None:
+        from ..engine.undo import UndoRefused, undo_last
+
+        try:
+            with runner.session.lock():
+                done = undo_last(runner.workspace, runner.session.state_dir, 1)
+            self.post_message(UndoDone("; ".join(o.summary for o in done) or "Nothing to undo.", True))
+        except (UndoRefused, StateUnusable) as exc:
+            self.post_message(UndoDone(f"Undo refused: {exc}", False))
+
+    def on_undo_done(self, message: UndoDone) -> None:
+        self.notify(message.text, title="Undo", severity="information" if message.ok else "error", timeout=10)
+        self.status(message.text + (". The model still thinks the change is there: tell it." if message.ok else ""))
+        self.check_undo()

@@ -1,0 +1,195 @@
+"""How messages reach the engine and how what the engine says reaches the screen. Input: a paste,
+text followed in a file, or the watched clipboard, each run by a thread worker through the
+EngineRunner (a write's consent dialog is asked from that worker, which waits for the answer).
+Output: the handlers of the runner's messages update the MessageState of each message and the
+status line, then ask for a coalesced redraw. A mixin of OperatorApp, which owns the widgets."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import events, work
+from textual.widgets import Input, TextArea
+
+from ..engine.executor import AwaitingDecision, Progress, ResultReady
+from ..engine.plan import WritePlan
+from .clipboard import ClipboardSource, SystemClipboard, watch_loop
+from .messages import (ClipboardText, EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew,
+                       PendingChanged, WorkFailed)
+from .runner import EngineRunner, follow_loop
+from .screens.consent import ConsentScreen
+from .state import MessageState
+from .status_text import decided_text, finished_text, streaming_text
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from .widgets.welcome import WelcomePanel
+
+    _Base = App[None]
+else:
+    _Base = object
+
+
+class MessageFlowMixin(_Base):
+    runner: EngineRunner | None
+    states: dict[int, MessageState]
+    view_number: int | None
+    welcome: WelcomePanel
+    _follow_path: Path | None
+    _followed: int | None
+    _end_follow: threading.Event
+    _own_copies: set[str]
+    _clipboard_source: ClipboardSource
+    _poll_interval: float
+    _clipboard_interval: float
+    _tail_next_refresh: bool
+
+    if TYPE_CHECKING:
+        def status(self, text: str) -> None: ...
+        def show_message(self, number: int | None) -> None: ...
+        def request_refresh(self) -> None: ...
+        def check_undo(self, ask: bool = False) -> None: ...
+        def _stopping(self) -> bool: ...
+
+    # --- input and workers ---------------------------------------------------------------
+
+    def on_paste(self, event: events.Paste) -> None:
+        if not event.text.strip():
+            return
+        event.stop()
+        if len(self.screen_stack) > 1:
+            if isinstance(self.focused, (Input, TextArea)):
+                return  # the picker's path field took it (a pasted event still bubbles up to here)
+            self.notify("This paste was not taken: close the dialog first (answer it, or escape), then paste "
+                        "again.", severity="warning", timeout=8)
+            return
+        self.start_message(event.text, "paste")
+
+    def on_clipboard_text(self, message: ClipboardText) -> None:
+        self.start_message(message.text, "clipboard")
+
+    def start_message(self, text: str, source: str) -> None:
+        if self.runner is None:
+            self.notify("Choose a workspace first (w).", severity="warning")
+            return
+        if "OPERATOR_CMD" not in text:
+            # Nothing could run: don't add an empty message to the session.
+            what = ("Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, not here"
+                    if "OPERATOR_RESULT" in text else "no OPERATOR_CMD block in it, so there is nothing to run")
+            self.notify(f"The {source} ({len(text):,} characters) was not taken: {what}.", severity="warning",
+                        timeout=10)
+            return
+        self.welcome.display = False
+        self.status(f"Running a {source} of {len(text):,} characters...")
+        self.run_message(self.runner, text, source)
+
+    @work(thread=True, exit_on_error=False, group="engine")
+    def run_message(self, runner: EngineRunner, text: str, source: str) -> None:
+        try:
+            runner.run_text(text, source)
+        except Exception as exc:  # noqa: BLE001 - shown, never lost silently
+            self.post_message(WorkFailed(f"{type(exc).__name__}: {exc}"))
+
+    @work(thread=True, exit_on_error=False, group="follow")
+    def follow_file(self, path: Path) -> None:
+        try:
+            follow_loop(path, lambda: self.runner, self._end_follow, self._stopping, self._poll_interval)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(WorkFailed(f"following {path} stopped: {type(exc).__name__}: {exc}"))
+
+    @work(thread=True, exit_on_error=False, group="clipboard")
+    def watch_clipboard(self) -> None:
+        source = self._clipboard_source
+        if isinstance(source, SystemClipboard) and not source.available():
+            self.post_message(WorkFailed(f"--watch-clipboard is off: {source.why_unavailable()}. "
+                                         "Paste the model's messages instead."))
+            return
+        watch_loop(source, lambda text: self.post_message(ClipboardText(text)),
+                   lambda text: text.strip() in self._own_copies, self._stopping, self._clipboard_interval)
+
+    def _ask_consent(self, plan: WritePlan, number: int) -> str:
+        """Called on the engine's worker thread: show the dialog, wait for the answer."""
+        answered, answer = threading.Event(), []
+
+        def done(value: str | None) -> None:
+            answer.append(value or "no")
+            answered.set()
+
+        try:
+            self.call_from_thread(lambda: self.push_screen(ConsentScreen(plan, number), done))
+        except RuntimeError:  # the app is gone
+            return "no"
+        while not answered.wait(0.1):
+            if self._stopping():
+                return "no"
+        return answer[0]
+
+    # --- engine events -------------------------------------------------------------------
+
+    def _state_of(self, message: FromRunner, number: int) -> MessageState | None:
+        return self.states.get(number) if message.origin is self.runner else None
+
+    def on_message_began(self, message: MessageBegan) -> None:
+        if message.origin is not self.runner:
+            return
+        state = self.states[message.number] = MessageState(message.number, message.text, message.source)
+        self.welcome.display = False
+        if message.source.startswith("follow"):
+            self._followed = message.number
+            if self._follow_path is not None:
+                self.status(streaming_text(state, self._follow_path.name))
+        self.show_message(message.number)
+
+    def on_engine_event_posted(self, message: EngineEventPosted) -> None:
+        state = self._state_of(message, message.message_number)
+        if state is None:
+            return
+        event = message.event
+        was_waiting = state.writes_waiting()
+        state.apply(event)
+        if isinstance(event, AwaitingDecision):
+            plan = event.plan
+            self.status(f"Message {state.number}: {plan.action} on {plan.target.rel} waits for you "
+                        "(y apply, n reject, a apply the rest).")
+        elif isinstance(event, Progress):
+            self.status(f"{event.command_id}: {event.text}")
+        elif isinstance(event, ResultReady):
+            result = event.result
+            if was_waiting and not state.writes_waiting():
+                self.status(decided_text(state.number, result))  # "waits for you" is over, say so
+            if result.status in ("conflict", "failed") and result.diff:
+                self.notify(f"{result.id} was not applied: {result.summary}", title="Write failed",
+                            severity="error", timeout=20)
+        if self.view_number == state.number:
+            self.request_refresh()
+
+    def on_message_grew(self, message: MessageGrew) -> None:
+        state = self._state_of(message, message.number)
+        if state is not None:
+            state.text += message.chunk
+            state.version += 1
+            self.request_refresh()
+
+    def on_pending_changed(self, message: PendingChanged) -> None:
+        state = self._state_of(message, message.number)
+        if state is not None:
+            state.set_pending(message.pending)
+            self.request_refresh()
+
+    def on_message_finished(self, message: MessageFinished) -> None:
+        state = self._state_of(message, message.number)
+        if state is None:
+            return
+        state.finish(message.warnings)
+        if self._followed == state.number:
+            self._followed = None
+        self.status(finished_text(state))
+        self.check_undo()
+        self._tail_next_refresh = True  # the last rows may land with this refresh: the cursor follows them
+        self.request_refresh()
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        self.notify(message.text, title="Operator", severity="error", timeout=15)

@@ -1,0 +1,77 @@
+"""What the status line says at each turn of the loop, and why a key that does not apply now does
+nothing. Pure functions of the message state, so the wording is tested without an app; every text
+says what happened and what the person can do next."""
+
+from __future__ import annotations
+
+from ..protocol.results import CommandResult
+from .display import plural
+from .state import MessageState
+
+
+def finished_text(state: MessageState) -> str:
+    results, repeats = state.results, state.duplicates()
+    failed = sum(1 for result in results if not result.ok)
+    if not results:
+        if repeats:
+            earlier = ", ".join(str(number) for number in state.repeated_from())
+            text = (f"Message {state.number}: every command repeated one already run (in message {earlier}); "
+                    "nothing ran again and there is nothing new to copy.")
+        else:
+            text = f"Message {state.number} held no OPERATOR_CMD block: nothing ran."
+    else:
+        text = f"Message {state.number}: {plural(len(results), 'result')}"
+        text += f" ({failed} not ok)" if failed else ""
+        text += f", {plural(repeats, 'repeated command')} not run again" if repeats else ""
+        text += f". Press c to copy {'it' if len(results) == 1 else 'them'} back into the chat."
+    if state.warnings:
+        text += "  Warnings: " + "; ".join(state.warnings)
+    return text
+
+
+def decided_text(number: int, result: CommandResult) -> str:
+    """After the person answered the consent dialog of a write (the message may still be running)."""
+    if result.ok:
+        what = "applied"
+    elif result.status == "rejected":
+        what = "rejected, nothing changed"
+    else:
+        what = f"not applied ({result.error_code or 'failed'})"
+    return f"Message {number}: {result.id} {what}. {result.summary}"
+
+
+def streaming_text(state: MessageState, file_name: str) -> str:
+    return (f"Message {state.number} is streaming from {file_name}: each block runs when its END_OPERATOR_CMD "
+            "line arrives; e ends the message.")
+
+
+def resumed_text(count: int, interrupted: int) -> str:
+    text = f"Session resumed: {plural(count, 'message')}; [ and ] browse them."
+    if interrupted:
+        text += (f" {plural(interrupted, 'message')} stopped before {'its' if interrupted == 1 else 'their'} end: "
+                 "the commands marked 'not run' never ran.")
+    return text + " Paste the model's next answer anywhere."
+
+
+def why_not(action: str, state: MessageState | None, *, following: bool, follow_name: str | None) -> str:
+    """Why the key of `action` does nothing now (its footer entry is dimmed)."""
+    if action == "copy_results":
+        if state is None:
+            return "Nothing to copy yet: paste the model's answer first."
+        if state.duplicates():
+            return (f"Nothing to copy from message {state.number}: every command in it repeated one already run, "
+                    "so it has no new result. [ shows the earlier messages, with theirs.")
+        if not state.finished:
+            return f"Message {state.number} has no result yet: c copies as soon as one is there."
+        return f"Message {state.number} has no result to copy: it held no OPERATOR_CMD block."
+    if action == "undo":
+        return "Nothing to undo in this workspace: no change Operator made is left to reverse."
+    if action == "previous_message":
+        return "This is the first message of the session." if state else "No message yet."
+    if action == "next_message":
+        return "This is the latest message of the session." if state else "No message yet."
+    if action == "end_follow":
+        if not following:
+            return "e ends a message streamed from a file: start Operator with --follow FILE for that."
+        return f"No message from {follow_name} is open: the next text written to it starts one."
+    return "Not available now."

@@ -1,0 +1,137 @@
+"""What the app tells the person when a key cannot do anything now, when a paste is not a message,
+and what the status line says at each turn: it must never leave them guessing or say something
+that stopped being true."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from operator_app.tui.app import OperatorApp
+from operator_app.tui.clipboard import SystemClipboard
+from operator_app.tui.screens.consent import ConsentScreen
+from operator_app.tui.screens.help import HelpScreen
+from tui_helpers import READS, SIZE, WRITE, block, finished, make_app, notes, results_of, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+def append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+async def test_a_dimmed_key_says_why_it_does_nothing(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        for key, words in (("c", "Nothing to copy yet"), ("u", "Nothing to undo"), ("left_square_bracket", "No message"),
+                           ("e", "--follow FILE")):
+            count = len(notes(app))
+            await pilot.press(key)
+            await wait_for(pilot, lambda: len(notes(app)) > count)
+            assert words in notes(app)[-1]
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: "latest message" in notes(app)[-1])
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: "first message" in notes(app)[-1])
+
+
+async def test_keys_of_the_main_screen_stay_quiet_in_a_dialog(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("c", "u", "e")
+        await pilot.pause(0.1)
+        assert notes(app) == []  # the help screen is not where those keys apply
+
+
+async def test_the_palette_explains_a_step_past_the_last_message(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        commands["Next message"].callback()  # the palette runs a dimmed entry all the same
+        await wait_for(pilot, lambda: any("latest message" in text for text in notes(app)))
+
+
+async def test_a_message_of_repeats_says_so_and_copy_explains(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
+        assert "every command repeated one already run (in message 1)" in app.status_line.text
+        assert "0 results" not in app.status_line.text
+        await pilot.press("c")
+        await wait_for(pilot, lambda: bool(notes(app)))
+        assert "no new result" in notes(app)[-1] and app.clipboard == ""
+
+
+async def test_text_without_commands_is_not_a_message(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste("Thanks, that worked!"))
+        await wait_for(pilot, lambda: bool(notes(app)))
+        assert "no OPERATOR_CMD block" in notes(app)[-1]
+        results_back = "OPERATOR_RESULT\nid: r1\nok: true\nsummary: done\nEND_OPERATOR_RESULT\n"
+        app.post_message(events.Paste(results_back))
+        await wait_for(pilot, lambda: len(notes(app)) == 2)
+        assert "paste them into the chat" in notes(app)[-1]
+        assert app.states == {} and app.session.last_message_number() == 0  # nothing added to the session
+
+
+async def test_a_paste_while_a_dialog_is_open_is_refused_aloud(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(WRITE))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: bool(notes(app)))
+        assert "close the dialog first" in notes(app)[-1]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
+        assert list(app.states) == [1]
+
+
+async def test_the_status_line_stops_saying_waits_once_the_write_is_answered(
+        workspace: Path, state: Path, tmp_path: Path) -> None:
+    stream = tmp_path / "stream.txt"
+    stream.write_text("")
+    app = make_app(workspace, state, follow=stream)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert "Following stream.txt" in app.status_line.text
+        append(stream, "Writing the plan.\n" + WRITE + "OPERATOR_CMD\nversion: 1\n")  # the message goes on
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        assert not app.welcome.display  # a followed message hides the welcome like a paste does
+        assert "waits for you" in app.status_line.text
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "w1 applied" in app.status_line.text)
+        assert not app.current().finished
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.current().finished)
+        append(stream, block("s2", "fs.stat", path="README.md"))
+        await wait_for(pilot, lambda: app.view_number == 2)
+        assert "Message 2 is streaming from stream.txt" in app.status_line.text
+
+
+async def test_watching_the_clipboard_without_one_says_why(workspace: Path, state: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("operator_app.tui.clipboard.sys.platform", "linux")
+    app = OperatorApp(workspace=workspace, state_dir=state, watch_clipboard=True, clipboard_source=SystemClipboard())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(notes(app)))
+        assert "--watch-clipboard is off" in notes(app)[-1]
+        assert "$DISPLAY" in notes(app)[-1] and "Paste the model's messages instead" in notes(app)[-1]
+        app.post_message(events.Paste(READS))  # pasting still works
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)

@@ -1,0 +1,99 @@
+"""Which session a workspace opens, and what a restart shows of it: --state-dir belongs to the
+workspace the app starts in even when the picker chose it; a message the app stopped in shows the
+commands that never ran; repeats still show as repeats. The picker reaches the workspace's
+neighbours."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.widgets import Input
+
+from operator_app.engine.session import Session
+from operator_app.tui.app import OperatorApp
+from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
+from tui_helpers import READS, SIZE, block, cell, finished, make_app, results_of, table_statuses, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_state_dir_is_used_for_the_workspace_picked_at_first_run(workspace: Path, state: Path,
+                                                                       tmp_path: Path) -> None:
+    app = OperatorApp(workspace=None, state_dir=state)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.screen.query_one("#picker-input", Input).value = str(workspace)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.session.state_dir == state
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        other = tmp_path / "other"
+        other.mkdir()
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.screen.query_one("#picker-input", Input).value = str(other)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: app.workspace.root == other.resolve())
+        assert app.session.state_dir != state  # another workspace, its own session
+    again = OperatorApp(workspace=None, state_dir=state)  # remembered workspace: the last one, "other"
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: again.session is not None)
+        assert again.workspace.root == other.resolve() and again.session.state_dir == state
+    back = make_app(workspace, state)  # the first workspace with the same --state-dir: its session is there
+    async with back.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: list(back.states) == [1])
+        assert [r.id for r in results_of(back)] == ["r1", "r2"]
+
+
+async def test_a_message_the_app_stopped_in_shows_what_never_ran(workspace: Path, state: Path) -> None:
+    text = "Two reads:\n" + READS
+    session = Session(state)  # as the app left it when it was killed with the second block still to run
+    number = session.start_message(source="paste", text=text)
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(block("r1", "fs.read", path="notes/plan.txt")))  # a result for r1, elsewhere
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.states) == 2)
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: app.view_number == number and app.table.row_count == 2)
+        assert table_statuses(app) == ["not run", "not run"]
+        assert "paste the message again" in cell(app, 0, "summary")
+        assert "interrupted" in str(app.message_title.content)
+
+
+async def test_a_restart_shows_repeats_as_repeats(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        app.post_message(events.Paste(READS + block("r3", "fs.stat", path="README.md")))
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 3)
+        live = table_statuses(app)
+    again = make_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: again.view_number == 2 and again.table.row_count == 3)
+        assert table_statuses(again) == live == ["duplicate", "duplicate", "ok"]
+        assert "already run in message 1" in cell(again, 0, "summary")
+
+
+async def test_the_picker_reaches_the_neighbours_of_the_workspace(workspace: Path, state: Path,
+                                                                  tmp_path: Path) -> None:
+    (tmp_path / "sibling" / "deep").mkdir(parents=True)
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        tree = app.screen.query_one(FoldersOnly)
+        assert Path(tree.path) == workspace.resolve().parent  # the workspace and its siblings are in view
+        field = app.screen.query_one("#picker-input", Input)
+        field.value = str(tmp_path / "sibling")  # typing a folder shows it in the tree
+        await wait_for(pilot, lambda: Path(tree.path) == tmp_path / "sibling")
+        field.value = str(tmp_path / "sib")  # half a name: the tree stays
+        await pilot.pause(0.1)
+        assert Path(tree.path) == tmp_path / "sibling"
+        await pilot.press("escape")
