@@ -21,10 +21,11 @@ WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash"
 def describe(plan: WritePlan) -> Text:
     what = WHAT.get(plan.kind, plan.kind)
     if plan.kind == "delete" and plan.is_dir:
-        target = f"the folder {plan.target.rel}/ with {plan.file_count} file{'s' if plan.file_count != 1 else ''}"
-    else:
-        target = plan.target.rel
-    return Text.assemble((f"{plan.action} ", "bold"), f"{what} ", (target, "bold cyan"), "   ",
+        # A folder has no line counts to show: "+0 -0" would read as "nothing happens".
+        files = f"{plan.file_count} file{'s' if plan.file_count != 1 else ''}"
+        return Text.assemble((f"{plan.action} ", "bold"), f"{what} the folder ", (f"{plan.target.rel}/", "bold cyan"),
+                             " with ", (files, "bold red"), (f"   id {plan.command_id}", "dim"))
+    return Text.assemble((f"{plan.action} ", "bold"), f"{what} ", (plan.target.rel, "bold cyan"), "   ",
                          (f"+{plan.added}", "bold green"), " ", (f"-{plan.removed}", "bold red"),
                          (f"   id {plan.command_id}", "dim"))
 

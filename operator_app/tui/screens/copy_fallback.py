@@ -27,9 +27,9 @@ class CopyFallbackScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         saved = f"It is also saved in {self.saved_to}" if self.saved_to else "It could not be saved to a file"
-        note = (f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}. Your terminal was sent "
-                f"it (OSC 52): if pasting in the chat works, press t and this view won't come back. Otherwise select "
-                f"the text below. {saved}.")
+        note = (f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}, so the text went to your "
+                f"terminal's clipboard only (OSC 52), which some terminals ignore. If pasting in the chat works, press "
+                f"t and this view won't come back. Otherwise select the text below. {saved}.")
         with Vertical(id="fallback-box") as box:
             box.border_title = "copied text"
             yield Static(note, id="fallback-note")

@@ -1,18 +1,20 @@
-"""The table of a message's commands: id, action, path, status and one-line summary, one row per
-block keyed by the line where the block starts (selecting a row scrolls the message to it). `sync` brings it in step with a message's
-rows, touching only the cells that changed (or rebuilding once when many did: DataTable re-measures
-a whole column whenever a cell shrinks, which made per-cell updates of a 100-block paste crawl)."""
+"""The table of a message's commands: id, status, action, path and one-line summary, one row per
+block keyed by the line where the block starts (selecting a row scrolls the message to it). The
+status comes second so a narrow terminal still shows it. `sync` brings the table in step with a
+message's rows, touching only the cells that changed (or rebuilding once when many did: DataTable
+re-measures a whole column whenever a cell shrinks, which made per-cell updates of a 100-block
+paste crawl)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..state import WAITING, Row
+from ..state import NOT_RUN, WAITING, Row, bare_summary
 
 STATUS_STYLE = {"ok": "green", "running": "cyan", WAITING: "bold yellow", "pending": "yellow",
-                "rejected": "magenta", "duplicate": "dim"}
-COLUMNS = ("id", "action", "path", "status", "summary")
+                "rejected": "magenta", "duplicate": "dim", NOT_RUN: "yellow"}
+COLUMNS = ("id", "status", "action", "path", "summary")
 SUMMARY_CHARS = 110  # the details pane has the whole summary
 REBUILD_ABOVE = 12  # changed cells beyond which one rebuild is cheaper than cell updates
 
@@ -22,9 +24,14 @@ def styled(status: str) -> Text:
     return Text(status, style=style)
 
 
+def short_summary(row: Row) -> str:
+    # The status column shows the error code already: repeated, it would fill a narrow column alone.
+    summary = bare_summary(row.summary, row.result.error_code if row.result is not None else None)
+    return summary if len(summary) <= SUMMARY_CHARS else summary[: SUMMARY_CHARS - 1] + "…"
+
+
 def cells_of(row: Row) -> tuple[str, ...]:
-    summary = row.summary if len(row.summary) <= SUMMARY_CHARS else row.summary[: SUMMARY_CHARS - 1] + "…"
-    return (row.command_id or "?", row.action or "", row.path or "", row.status, summary)
+    return (row.command_id or "?", row.status, row.action or "", row.path or "", short_summary(row))
 
 
 class CommandTable(DataTable[object]):
@@ -37,7 +44,11 @@ class CommandTable(DataTable[object]):
             self.add_column(column, key=column)
 
     def reset(self) -> None:
-        self.clear()
+        # Columns too: a column keeps the width of its widest cell ever shown, so one long error
+        # code in an earlier message would squeeze every later message's summaries.
+        self.clear(columns=True)
+        for column in COLUMNS:
+            self.add_column(column, key=column)
         self._cells = {}
 
     def selected_line(self) -> int | None:

@@ -2,11 +2,14 @@
 invalid ones in another with their error written where they stand, a pending one marked.
 
 It draws with Textual's line API (only the lines on screen are rendered), so a 200,000-character
-paste shows at once and scrolling stays quick. `message_lines` is the pure part: message text in,
-view lines out."""
+paste shows at once and scrolling stays quick. Message lines are never wrapped (line numbers stay
+true; long lines scroll sideways), but the notes Operator adds are wrapped to the view's width, so
+an error is read where it stands without scrolling. `message_lines` is the pure part: message text
+in, view lines out."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -42,10 +45,18 @@ def _clean(line: str) -> str:
     return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
 
 
-def message_lines(text: str, errors: dict[int, str], pending_line: int | None = None) -> list[ViewLine]:
-    """`errors`: start line of an invalid block -> its error code and summary."""
+def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
+    if width is None or len(text) <= width:
+        return [ViewLine(None, text, kind)]
+    return [ViewLine(None, part, kind) for part in textwrap.wrap(text, max(width, 20), subsequent_indent="  ")]
+
+
+def message_lines(text: str, errors: dict[int, str], pending_line: int | None = None,
+                  note_width: int | None = None) -> list[ViewLine]:
+    """`errors`: start line of an invalid block -> its error code and summary. Notes are wrapped
+    to `note_width` characters (None: not wrapped)."""
     if not text:
-        return [ViewLine(None, "No message yet: paste the model's answer anywhere on this screen.", NOTE_DIM)]
+        return _notes("No message yet: paste the model's answer anywhere on this screen.", NOTE_DIM, note_width)
     cut = max(0, len(text) - SHOWN_CHARS)
     first_line = text.count("\n", 0, cut) + 1
     lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -68,28 +79,36 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
         out.append(ViewLine(number, _clean(line), active[1] if active else ""))
         if active and number == active[0]:
             if active[2]:
-                out.append(ViewLine(None, f"^ {active[2]}", NOTE_ERROR))
+                out += _notes(f"^ {active[2]}", NOTE_ERROR, note_width)
             active = None
     if pending_line is not None:
-        out.append(ViewLine(None, "... pending: this block has no END_OPERATOR_CMD yet", NOTE_PENDING))
+        out += _notes("... pending: this block has no END_OPERATOR_CMD yet", NOTE_PENDING, note_width)
     return out
 
 
 class MessageView(ScrollView, can_focus=True):
     DEFAULT_CSS = "MessageView { overflow: auto auto; }"
-    _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None] | None = None
+    _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None, int] | None = None
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.lines: list[ViewLine] = message_lines("", {})
         self._rows: dict[int, int] = {}
+        self._source: tuple[str, dict[int, str], int | None] = ("", {}, None)
+
+    def _note_width(self) -> int:
+        return max(self.size.width - 9, 20)  # the line-number gutter, the vertical scrollbar and a space
+
+    def on_resize(self) -> None:
+        self.show(*self._source)  # notes are wrapped to the width
 
     def show(self, text: str, errors: dict[int, str], pending_line: int | None = None) -> None:
-        key = (id(text), len(text), tuple(sorted(errors.items())), pending_line)
+        width = self._note_width()
+        key = (id(text), len(text), tuple(sorted(errors.items())), pending_line, width)
         if key == self._shown:
             return  # results of valid blocks do not change the message: no need to redraw it
-        self._shown = key
-        self.lines = message_lines(text, errors, pending_line)
+        self._shown, self._source = key, (text, errors, pending_line)
+        self.lines = message_lines(text, errors, pending_line, width)
         self._rows = {line.number: y for y, line in enumerate(self.lines) if line.number is not None}
         width = max((cell_len(line.text) for line in self.lines), default=0) + 6
         self.virtual_size = Size(width, len(self.lines))
