@@ -1,6 +1,7 @@
 """Snapshots of the main screens (pytest-textual-snapshot): the welcome panel, the main screen with
 results, the consent dialog with a diff, and the help screen. Update with --snapshot-update after
-a deliberate change and look at the SVGs before committing them.
+a deliberate change and look at the SVGs before committing them; the README shows two of them
+(docs/screenshot-*.svg), which must be copied again.
 
 The header shows the workspace path, so each test uses a fixed folder name under the system temp
 folder instead of pytest's numbered tmp_path."""
@@ -16,7 +17,7 @@ from textual import events
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import DEMO, b64, block, wait_for
+from tui_helpers import DEMO, b64, block, cell, wait_for
 
 SIZE = (140, 40)
 READS = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
@@ -31,8 +32,13 @@ def fixed_workspace(name: str, state: Path) -> OperatorApp:
     return OperatorApp(workspace=root / "ws", state_dir=state, poll_interval=0.05)
 
 
+async def session_read(pilot) -> None:  # type: ignore[no-untyped-def]
+    """The session folder is read on a worker: the status line says what to do once it is."""
+    await wait_for(pilot, lambda: "Paste the model's answer" in pilot.app.status_line.text)
+
+
 def test_welcome_panel(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE)
+    assert snap_compare(fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE, run_before=session_read)
 
 
 def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
@@ -55,7 +61,7 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.
-        await wait_for(pilot, lambda: table.row_count == 1 and str(table.get_row_at(0)[3]) == "waiting for you")
+        await wait_for(pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "waiting for you")
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
@@ -65,8 +71,20 @@ def test_help_screen(snap_compare, tmp_path: Path) -> None:
     app = fixed_workspace("help", tmp_path / "state")
 
     async def open_help(pilot) -> None:  # type: ignore[no-untyped-def]
+        await session_read(pilot)
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=open_help)
+
+
+def test_the_readme_screenshots_are_the_current_snapshots() -> None:
+    """docs/screenshot-*.svg (shown in the README) are copies of two snapshots above, so they
+    cannot drift from what the app draws. After --snapshot-update, copy them again."""
+    snapshots = Path(__file__).parent / "__snapshots__" / "test_snapshots"
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for screenshot, snapshot in (("screenshot-main.svg", "test_main_screen_with_results.svg"),
+                                 ("screenshot-consent.svg", "test_consent_dialog_with_diff.svg")):
+        assert (docs / screenshot).read_text() == (snapshots / snapshot).read_text(), (
+            f"docs/{screenshot} is stale: cp tests/tui/__snapshots__/test_snapshots/{snapshot} docs/{screenshot}")
