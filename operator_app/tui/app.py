@@ -251,7 +251,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             where += ", interrupted" if state.interrupted else ""
             title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
             self.message_title.update(title)
-            self.message_view.show(state.text, state.errors_by_line(), state.pending[0] if state.pending else None)
+            self.message_view.show(state.text, state.errors_by_line(), state.pending[0] if state.pending else None,
+                                   state.warnings)
             tail = not state.finished or self._tail_next_refresh
             table.sync(state.ordered_rows(), tail=tail and not reset)
         self._tail_next_refresh = False

@@ -187,6 +187,8 @@ class MessageFlowMixin(_Base):
         if self._followed == state.number:
             self._followed = None
         self.status(finished_text(state))
+        for warning in state.warnings:
+            self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()
         self._tail_next_refresh = True  # the last rows may land with this refresh: the cursor follows them
         self.request_refresh()

@@ -24,8 +24,8 @@ def finished_text(state: MessageState) -> str:
         text += f" ({failed} not ok)" if failed else ""
         text += f", {plural(repeats, 'repeated command')} not run again" if repeats else ""
         text += f". Press c to copy {'it' if len(results) == 1 else 'them'} back into the chat."
-    if state.warnings:
-        text += "  Warnings: " + "; ".join(state.warnings)
+    if state.warnings:  # whole, they would not fit the line: they head the message view
+        text += f"  {plural(len(state.warnings), 'warning')}: see the top of the message."
     return text
 
 

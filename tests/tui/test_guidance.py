@@ -135,3 +135,23 @@ async def test_watching_the_clipboard_without_one_says_why(workspace: Path, stat
         assert "$DISPLAY" in notes(app)[-1] and "Paste the model's messages instead" in notes(app)[-1]
         app.post_message(events.Paste(READS))  # pasting still works
         await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)
+
+
+async def test_a_message_over_the_window_is_numbered_truly_and_warns_in_full(workspace: Path, state: Path) -> None:
+    from operator_app.tui.widgets.message_view import NOTE_WARNING
+
+    # Longer than the scan's window, and than what the view shows (its text starts inside line 8).
+    cut_block = block("w1", "fs.write", path="big.txt", content_b64="QUJD" * 110_000)
+    message = ("Rewriting it.\n\n" + cut_block + "\n" + block("r1", "fs.stat", path="README.md")).replace("\n", "\r")
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(message))  # as a terminal delivers it: lone CRs
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 1)
+        warnings = app.current().warnings  # the scan cut the message, and the write block with it
+        assert len(warnings) == 2 and "2 warnings: see the top of the message" in app.status_line.text
+        assert all(any(warning in text for text in notes(app)) for warning in warnings)  # whole, in toasts
+        lines = app.message_view.lines
+        shown = " ".join(line.text.strip() for line in lines if line.kind == NOTE_WARNING)
+        assert shown == " ".join(f"! {warning}" for warning in warnings)  # and at the top of the message
+        numbered = {line.number: line.text for line in lines if line.number is not None}
+        assert min(numbered) == 8 and numbered[13] == "id: r1"  # the message's own line numbers

@@ -24,11 +24,11 @@ from ...protocol.scanner import scan_message
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
 LINE_CHARS = 1_000  # longer lines (base64) are cut in the view only
 NUMBER, BLOCK, INVALID, PENDING = "number", "block", "invalid", "pending"
-NOTE_ERROR, NOTE_PENDING, NOTE_DIM = "note-error", "note-pending", "note-dim"
+NOTE_ERROR, NOTE_PENDING, NOTE_DIM, NOTE_WARNING = "note-error", "note-pending", "note-dim", "note-warning"
 STYLES = {
     "": Style(), NUMBER: Style(dim=True), BLOCK: Style(bgcolor="#1f2a3a"), INVALID: Style(bgcolor="#3a1f1f"),
     PENDING: Style(bgcolor="#3a3a1f"), NOTE_ERROR: Style(bold=True, color="red"),
-    NOTE_PENDING: Style(bold=True, color="yellow"), NOTE_DIM: Style(dim=True),
+    NOTE_PENDING: Style(bold=True, color="yellow"), NOTE_DIM: Style(dim=True), NOTE_WARNING: Style(color="yellow"),
 }
 _CONTROL = {c: " " for c in range(32) if c != 9} | {127: " "}
 
@@ -52,13 +52,20 @@ def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
 
 
 def message_lines(text: str, errors: dict[int, str], pending_line: int | None = None,
-                  note_width: int | None = None) -> list[ViewLine]:
-    """`errors`: start line of an invalid block -> its error code and summary. Notes are wrapped
-    to `note_width` characters (None: not wrapped)."""
+                  note_width: int | None = None, warnings: tuple[str, ...] = ()) -> list[ViewLine]:
+    """`errors`: start line of an invalid block -> its error code and summary. `warnings` (the
+    scan's, about the whole message) come first. Notes are wrapped to `note_width` characters
+    (None: not wrapped)."""
     if not text:
         return _notes("No message yet: paste the model's answer anywhere on this screen.", NOTE_DIM, note_width)
+    out: list[ViewLine] = []
+    for warning in warnings:
+        out += _notes(f"! {warning}", NOTE_WARNING, note_width)
     cut = max(0, len(text) - SHOWN_CHARS)
-    first_line = text.count("\n", 0, cut) + 1
+    if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
+        cut += 1  # not between the two halves of one CRLF
+    # A pasted message breaks its lines with lone CRs (terminals turn LF into CR): count those too.
+    first_line = text.count("\n", 0, cut) + text.count("\r", 0, cut) - text.count("\r\n", 0, cut) + 1
     lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
     last_line = first_line + len(lines) - 1
     spans: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
@@ -69,7 +76,6 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
         spans.setdefault(line, (line, INVALID, error))
     if pending_line is not None:
         spans[pending_line] = (last_line, PENDING, None)
-    out: list[ViewLine] = []
     if cut:
         out.append(ViewLine(None, f"[... {cut:,} earlier characters not shown ...]", NOTE_DIM))
     active: tuple[int, str, str | None] | None = None
@@ -88,13 +94,13 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
 
 class MessageView(ScrollView, can_focus=True):
     DEFAULT_CSS = "MessageView { overflow: auto auto; }"
-    _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None, int] | None = None
+    _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...]] | None = None
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.lines: list[ViewLine] = message_lines("", {})
         self._rows: dict[int, int] = {}
-        self._source: tuple[str, dict[int, str], int | None] = ("", {}, None)
+        self._source: tuple[str, dict[int, str], int | None, tuple[str, ...]] = ("", {}, None, ())
 
     def _note_width(self) -> int:
         return max(self.size.width - 9, 20)  # the line-number gutter, the vertical scrollbar and a space
@@ -102,13 +108,14 @@ class MessageView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self.show(*self._source)  # notes are wrapped to the width
 
-    def show(self, text: str, errors: dict[int, str], pending_line: int | None = None) -> None:
+    def show(self, text: str, errors: dict[int, str], pending_line: int | None = None,
+             warnings: tuple[str, ...] = ()) -> None:
         width = self._note_width()
-        key = (id(text), len(text), tuple(sorted(errors.items())), pending_line, width)
+        key = (id(text), len(text), tuple(sorted(errors.items())), pending_line, width, warnings)
         if key == self._shown:
             return  # results of valid blocks do not change the message: no need to redraw it
-        self._shown, self._source = key, (text, errors, pending_line)
-        self.lines = message_lines(text, errors, pending_line, width)
+        self._shown, self._source = key, (text, errors, pending_line, warnings)
+        self.lines = message_lines(text, errors, pending_line, width, warnings)
         self._rows = {line.number: y for y, line in enumerate(self.lines) if line.number is not None}
         width = max((cell_len(line.text) for line in self.lines), default=0) + 6
         self.virtual_size = Size(width, len(self.lines))
