@@ -1,11 +1,13 @@
 """All-or-nothing file replacement relative to a checked directory descriptor: a temporary file
-in the same folder, written, flushed and fsynced, given the old permission bits, renamed over
+in the same folder, written, flushed and fsynced, given the old permission bits (and owner, where
+allowed), renamed over
 the target with os.replace, and the folder fsynced. A reader (or a crash) sees the old bytes or
 the new bytes, never a mix; on any failure the temporary file is removed."""
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 
 
@@ -27,14 +29,39 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> str:
-    """Write `data` to a new temporary file beside `name`, fsynced and with `mode`; its name.
-    The caller installs it with `install_temp` or removes it with `discard_temp`."""
-    temp = f".{name[:100]}.operator-{secrets.token_hex(6)}.tmp"
+def _keep_owner(fd: int, owner: tuple[int, int] | None) -> None:
+    """Give the new inode the replaced file's owner and group where the process may (root, or a
+    group it belongs to), so a write does not hand someone's file to whoever ran Operator."""
+    if owner is None or owner == (os.geteuid(), os.getegid()):
+        return
+    try:
+        os.fchown(fd, *owner)
+    except PermissionError:
+        try:
+            os.fchown(fd, -1, owner[1])  # the group alone, when the process is a member
+        except PermissionError:
+            pass
+
+
+TEMP_NAME_RE = re.compile(r"\..{1,100}\.operator-[0-9a-f]{12}\.tmp", re.DOTALL)
+
+
+def temp_name(name: str) -> str:
+    """A fresh name for the temporary file beside `name` (hidden, and saying whose it is)."""
+    return f".{name[:100]}.operator-{secrets.token_hex(6)}.tmp"
+
+
+def write_temp(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int, int] | None = None,
+               temp: str | None = None) -> str:
+    """Write `data` to a new temporary file beside `name` (called `temp`, or a fresh name),
+    fsynced, with `mode` and (where allowed) `owner` (uid, gid); its name. The caller installs it
+    with `install_temp` or removes it with `discard_temp`."""
+    temp = temp or temp_name(name)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     try:
         try:
             write_all(fd, data)
+            _keep_owner(fd, owner)  # before the mode: a chown clears set-user-ID and set-group-ID bits
             os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
@@ -57,8 +84,9 @@ def discard_temp(dir_fd: int, temp: str) -> None:
         pass
 
 
-def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int) -> None:
-    temp = write_temp(dir_fd, name, data, mode)
+def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int, int] | None = None,
+                   temp: str | None = None) -> None:
+    temp = write_temp(dir_fd, name, data, mode, owner, temp)
     try:
         install_temp(dir_fd, temp, name)
     except BaseException:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol.errors import ErrorCode, OperatorError
-from .atomic import NEW_FILE_MODE, discard_temp, install_temp, write_temp
+from .atomic import NEW_FILE_MODE, TEMP_NAME_RE, discard_temp, install_temp, temp_name, write_temp
 from .fingerprint import current_fingerprint
 from .fsops import read_exactly
 from .journal import Journal, JournalEntry
@@ -59,6 +59,7 @@ class Current:
     mode: int  # permission bits
     identity: tuple[int, int, int, int]  # device, inode, size, mtime: is it still this file?
     links: int
+    owner: tuple[int, int] = (-1, -1)  # uid, gid
 
 
 def read_current(ws: Workspace, target: Target) -> Current | None:
@@ -86,33 +87,63 @@ def read_current(ws: Workspace, target: Target) -> Current | None:
             if not stat_module.S_ISREG(info.st_mode):
                 raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{target.rel} is no longer a regular file; nothing was written")
             return Current(read_exactly(fd, info.st_size), stat_module.S_IMODE(info.st_mode),
-                           (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns), info.st_nlink)
+                           (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns), info.st_nlink,
+                           (info.st_uid, info.st_gid))
         finally:
             os.close(fd)
     finally:
         os.close(dir_fd)
 
 
+def sweep_temps(ws: Workspace, journal: Journal) -> None:
+    """Remove the temporary files of commits (or undos) that an app killed mid-way left beside
+    their targets. Only files the journal announced, by their exact name, and only regular files."""
+    for seq, rel, temp in journal.stale_temps():
+        try:
+            if TEMP_NAME_RE.fullmatch(temp):
+                dir_fd, _, _ = ws.open_parent_dir(ws.target(rel), create=False)
+                try:
+                    if stat_module.S_ISREG(os.stat(temp, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+                        os.unlink(temp, dir_fd=dir_fd)
+                except FileNotFoundError:
+                    pass  # the commit got as far as installing it, or failed and removed it
+                finally:
+                    os.close(dir_fd)
+        except (OperatorError, OSError):
+            pass  # the folder is gone or out of reach: nothing more can be done about it
+        journal.mark_swept(seq)
+
+
 def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
     if plan.kind == "noop":
         return CommitOutcome(plan.summary, None)
     journal = Journal(state_dir)
+    sweep_temps(ws, journal)
     if plan.kind == "delete":
         return _commit_delete(plan, ws, state_dir, journal)
     assert plan.new_bytes is not None
     current = read_current(ws, plan.target)
     # The bytes themselves, not a hash: the plan holds them anyway and memcmp is cheapest.
     if (current.data if current else None) != plan.base:
-        raise _conflict(plan.target, "was created by something else" if plan.base is None else "changed")
+        what = "was created by something else" if plan.base is None else "was removed" if current is None else "changed"
+        raise _conflict(plan.target, what)
     dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
     try:
+        seq = journal.next_seq()
+        temp = temp_name(name)
+        journal.note_temp(seq, plan.target.rel, temp)  # so a commit killed from here on leaves no litter
         # The hash of the new bytes (for undo) is computed while the temporary file is written
         # and fsynced; both release the GIL. The journal is still complete before the replace.
         digest = _Digest(plan.new_bytes)
-        temp = write_temp(dir_fd, name, plan.new_bytes, current.mode if current else NEW_FILE_MODE)
+        try:
+            write_temp(dir_fd, name, plan.new_bytes, current.mode if current else NEW_FILE_MODE,
+                       current.owner if current else None, temp)
+        except BaseException:
+            journal.mark_swept(seq)  # write_temp removed what it had written
+            raise
         try:
             entry = JournalEntry(
-                seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
+                seq=seq, time=time.time(), command_id=plan.command_id, action=plan.action,
                 rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=digest.result(),
                 mode=current.mode if current else None, created_dirs=created,
             )
@@ -123,6 +154,7 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             install_temp(dir_fd, temp, name)
         except BaseException:
             discard_temp(dir_fd, temp)
+            journal.mark_swept(seq)
             raise
         journal.commit(entry)
     finally:

@@ -3,12 +3,18 @@ pre-image is saved and fsynced and a "begin" record appended; after the replace 
 record follows. A "begin" with no "commit" (the app died in between) counts as committed exactly
 when the file now holds the planned bytes. Undo appends an "undo" record; nothing is rewritten.
 
-    journal/entries.jsonl   begin / commit / undo records
+Before the temporary file of change <seq> is created beside its target, a "temp" record names
+it, so that a temporary file left by an app killed mid-commit is found and removed later (a
+"swept" record closes it); without it, the killed commit would leave a hidden file of partial
+new content in the person's tree for good.
+
+    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept records
     journal/pre/<seq>.bin   the bytes a file had before change <seq>
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -17,6 +23,8 @@ from typing import Any
 
 from .atomic import write_all
 from .session import append_jsonl, fsync_dir, read_jsonl
+
+TAIL_BYTES = 8192
 
 
 @dataclass
@@ -69,9 +77,65 @@ class Journal:
                 found[seq].undone = True
         return [found[k] for k in sorted(found)]
 
+    def _tail(self) -> tuple[list[dict[str, Any]], bool]:
+        """The records of the journal's last TAIL_BYTES (whole lines only), and whether that is
+        all of it. Each commit reads only this much, so a long session does not slow it down."""
+        try:
+            fd = os.open(self._entries, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return [], True
+        try:
+            size = os.fstat(fd).st_size
+            start = max(0, size - TAIL_BYTES)
+            data = os.pread(fd, size - start, start)
+        finally:
+            os.close(fd)
+        lines = data.split(b"\n")
+        if start > 0:
+            lines = lines[1:]  # the first line may be cut
+        records = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # an empty line, or a line cut by a crash: the same as read_jsonl skips
+            if isinstance(record, dict):
+                records.append(record)
+        return records, start == 0
+
     def next_seq(self) -> int:
-        entries = self.entries()
-        return entries[-1].seq + 1 if entries else 1
+        """One past the seq of the last "begin" or "temp" record: those are appended in seq order
+        and every other record refers to an earlier seq."""
+        records, whole = self._tail()
+        for record in reversed(records):
+            if record.get("event") in ("begin", "temp"):
+                return int(record.get("seq", 0)) + 1
+        if whole:
+            return 1
+        return max((int(r.get("seq", 0)) for r in read_jsonl(self._entries)), default=0) + 1
+
+    def stale_temps(self) -> list[tuple[int, str, str]]:
+        """(seq, rel, temporary file name) of the temporary files commits announced and neither
+        installed nor cleared. Every commit sweeps before its own, so they are near the end."""
+        records, _ = self._tail()
+        temps: dict[int, tuple[str, str]] = {}
+        for record in records:
+            seq = int(record.get("seq", 0))
+            if record.get("event") in ("temp", "undo-temp"):
+                temps[seq] = (str(record.get("rel", "")), str(record.get("temp", "")))
+            elif record.get("event") in ("commit", "swept"):
+                temps.pop(seq, None)
+        return [(seq, rel, name) for seq, (rel, name) in sorted(temps.items())]
+
+    def note_temp(self, seq: int, rel: str, name: str, *, undo: bool = False) -> None:
+        """Announce temporary file `name` beside `rel` for change `seq` (or for the undo of it:
+        a record of its own kind, so that next_seq is not fooled by an old seq at the end)."""
+        # Unsynced: losing this record in a power cut only means a leftover is not swept.
+        record = {"event": "undo-temp" if undo else "temp", "seq": seq, "rel": rel, "temp": name}
+        append_jsonl(self._entries, record, sync=False)
+
+    def mark_swept(self, seq: int) -> None:
+        append_jsonl(self._entries, {"event": "swept", "seq": seq}, sync=False)
 
     def begin(self, entry: JournalEntry, pre_image: bytes | None) -> None:
         if pre_image is not None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol.errors import ErrorCode, OperatorError
-from .atomic import NEW_FILE_MODE, atomic_replace
-from .commit import entry_path, read_current
+from .atomic import NEW_FILE_MODE, atomic_replace, temp_name
+from .commit import entry_path, read_current, sweep_temps
 from .journal import Journal, JournalEntry
 from .plan import sha256
 from .trash import restore_from_trash
@@ -73,7 +73,11 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
         if entry.kind == "create":
             os.unlink(name, dir_fd=dir_fd)
         else:
-            atomic_replace(dir_fd, name, journal.pre_image(entry), entry.mode if entry.mode is not None else NEW_FILE_MODE)
+            temp = temp_name(name)
+            journal.note_temp(entry.seq, entry.rel, temp, undo=True)
+            atomic_replace(dir_fd, name, journal.pre_image(entry), entry.mode if entry.mode is not None else NEW_FILE_MODE,
+                           current.owner if current else None, temp)
+            journal.mark_swept(entry.seq)
     finally:
         os.close(dir_fd)
     if entry.kind == "create":
@@ -94,6 +98,7 @@ def undo_last(ws: Workspace, state_dir: Path, steps: int = 1) -> list[UndoOutcom
     """Undo up to `steps` changes, newest first; stops at the first refusal (raised after the
     ones before it were undone, so the outcomes so far are on the exception)."""
     journal = Journal(state_dir)
+    sweep_temps(ws, journal)
     done: list[UndoOutcome] = []
     for entry in undoable(ws, journal)[:steps]:
         try:

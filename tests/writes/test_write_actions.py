@@ -256,6 +256,12 @@ def test_killing_a_commit_leaves_the_old_or_the_new_file_never_a_mix(tmp_path: P
         data = (ws / "big.txt").read_bytes()
         assert data in (old, new), f"attempt {attempt}: the file is a mix of old and new"
         outcomes["old" if data == old else "new"] += 1
-        for leftover in ws.glob(".big.txt.operator-*.tmp"):
-            leftover.unlink()  # a killed commit may leave its temp file; it never replaces the target
+        # A killed commit may leave its temporary file (it never replaces the target); the journal
+        # announced it, so the next commit (or undo) sweeps it away.
+        from operator_app.engine.commit import sweep_temps
+        from operator_app.engine.journal import Journal
+        from operator_app.engine.workspace import Workspace
+
+        sweep_temps(Workspace(ws), Journal(tmp_path / "st"))
+        assert sorted(p.name for p in ws.iterdir()) == ["big.txt"], f"attempt {attempt}: litter left"
     assert sum(outcomes.values()) == 30

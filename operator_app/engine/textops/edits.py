@@ -58,30 +58,55 @@ def _whole(value: Any) -> bool:
 
 def parse_edits(document: str) -> tuple[Edit, ...]:
     try:
-        data = json.loads(document)
+        data = json.loads(document, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise _bad(f"edits_b64 is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise _bad("edits_b64 nests too deeply") from None
+    except ValueError as exc:  # Python's cap on the digits of an integer (4300) is not JSON's
+        raise _bad(f"edits_b64 holds a number Operator cannot read ({str(exc).split(':')[0]})") from None
     if not isinstance(data, dict):
-        raise _bad(f"the document must be a JSON object, not {type(data).__name__}")
+        raise _bad(f"the document must be a JSON object, not {_json_kind(data)}")
     extra = sorted(set(data) - {"version", "edits"})
     if extra:
         raise _bad(f"unknown top-level key {extra[0]!r}")
-    if data.get("version") != 1 or isinstance(data.get("version"), bool):
+    if type(data.get("version")) is not int or data["version"] != 1:  # not true, not 1.0: the number 1
         raise _bad(f"version must be the number 1, got {json.dumps(data.get('version'))}")
     edits = data.get("edits")
     if not isinstance(edits, list) or not edits:
-        raise _bad("edits must be a non-empty list")
+        got = "it is missing" if "edits" not in data else f"got {'an empty array' if edits == [] else _json_kind(edits)}"
+        raise _bad(f"edits must be a non-empty array of edit objects; {got}")
     if len(edits) > MAX_EDITS:
         raise _bad(f"{len(edits)} edits is over the limit of {MAX_EDITS}; split them over several commands")
     return tuple(_parse_one(index, item) for index, item in enumerate(edits))
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose key repeats is refused: json.loads would keep the last value silently."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _bad(f"the key {json.dumps(key)} appears twice in one object")
+        data[key] = value
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise _bad(f"{name} is not a JSON value")
+
+
+def _json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words (the model wrote JSON, not Python)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
+
+
 def _parse_one(index: int, item: Any) -> Edit:
     where = f"edit #{index + 1} (edits[{index}])"
     if not isinstance(item, dict):
-        raise _bad(f"{where} must be an object")
+        raise _bad(f"{where} must be an object, not {_json_kind(item)}")
     op = item.get("op")
     if op not in _FIELDS:
         raise _bad(f"{where} has op {json.dumps(op)}; ops: {', '.join(_FIELDS)}")
@@ -94,7 +119,7 @@ def _parse_one(index: int, item: Any) -> Edit:
         raise _bad(f"{where} ({op}) is missing {', '.join(missing)}")
     for name in ("anchor", "find", "text"):
         if name in item and not isinstance(item[name], str):
-            raise _bad(f"{where} ({op}): {name} must be a string")
+            raise _bad(f"{where} ({op}): {name} must be a string, not {_json_kind(item[name])}")
     for name in ("anchor", "find"):
         if name in item and item[name] == "":
             raise _bad(f"{where} ({op}): {name} must not be empty")

@@ -159,14 +159,29 @@ def read_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -
     return _join(inner, True)
 
 
-def _content_lines(content: str) -> list[str]:
-    return _lines(content.replace("\r\n", "\n"))
+def _content_lines(content: str, style: CommentStyle, marker_id: str) -> list[str]:
+    """The region's new lines. A marker line among them would break the file's regions: the
+    region's own marker (a model sending the markers along with the content) would mark it twice,
+    another one would nest a region in this one; both are refused before anything is written."""
+    lines = _lines(content.replace("\r\n", "\n"))
+    for number, marker in ((m.line, m) for m in _markers(lines, style)):
+        shown = json.dumps(lines[number - 1].strip())
+        if marker.marker_id == marker_id:
+            raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
+                f'content_b64 line {number} is {shown}, a marker line of region "{marker_id}" itself; send only the '
+                "lines that go between the markers (the marker lines stay as they are)"
+            ))
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
+            f'content_b64 line {number} is {shown}, a marker of region "{marker.marker_id}"; regions must not nest, '
+            f'so the content of region "{marker_id}" cannot hold marker lines; remove them and resend'
+        ))
+    return lines
 
 
 def replace_region(text: str, style: CommentStyle, marker_id: str, content: str, *, label: str) -> str:
     lines = _lines(text)
     region = _locate(lines, style, marker_id, label)
-    new = lines[: region.begin_line] + _content_lines(content) + lines[region.end_line - 1 :]
+    new = lines[: region.begin_line] + _content_lines(content, style, marker_id) + lines[region.end_line - 1 :]
     return _join(new, text.endswith("\n"))
 
 
@@ -207,9 +222,20 @@ def insert_region(text: str, style: CommentStyle, marker_id: str, anchor: str, c
     anchor_index = text.count("\n", 0, pos)  # 0-based line of the anchor's first character
     anchor_line = lines[anchor_index]
     indent = anchor_line[: len(anchor_line) - len(anchor_line.lstrip(" \t"))]
-    block = [_marker_line(style, "BEGIN", marker_id, indent), *_content_lines(content), _marker_line(style, "END", marker_id, indent)]
     at = anchor_index + 1 if position == "after" else anchor_index
     if position == "after" and "\n" in anchor:
         at = text.count("\n", 0, pos + len(anchor)) + 1  # after the line where a multi-line anchor ends
+    # `at` lines come before the new block; inside a region means between its two marker lines,
+    # which would nest the new region there and leave the outer one unusable (MISMATCH).
+    for region in scan_regions(text, style).regions:
+        if region.begin_line <= at < region.end_line:
+            raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
+                f'region "{marker_id}" would go {position} line {anchor_index + 1} of {label}, inside region '
+                f'"{region.marker_id}" (lines {region.begin_line}-{region.end_line}); regions must not nest; choose an '
+                f'anchor outside lines {region.begin_line}-{region.end_line}, or change region "{region.marker_id}" with '
+                "fs.replaceRegion"
+            ))
+    block = [_marker_line(style, "BEGIN", marker_id, indent), *_content_lines(content, style, marker_id),
+             _marker_line(style, "END", marker_id, indent)]
     new = lines[:at] + block + lines[at:]
     return _join(new, text.endswith("\n") or not text)
