@@ -18,7 +18,7 @@ from ..engine.plan import WritePlan
 from .clipboard import ClipboardSource, SystemClipboard, watch_loop
 from .messages import (ClipboardText, EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew,
                        PendingChanged, WorkFailed)
-from .runner import EngineRunner, follow_loop
+from .runner import Abandoned, EngineRunner, follow_loop
 from .screens.consent import ConsentScreen
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
@@ -97,6 +97,8 @@ class MessageFlowMixin(_Base):
     def follow_file(self, path: Path) -> None:
         try:
             follow_loop(path, lambda: self.runner, self._end_follow, self._stopping, self._poll_interval)
+        except Abandoned:
+            pass  # the app is quitting with a write unanswered: the message stays unended
         except Exception as exc:  # noqa: BLE001
             self.post_message(WorkFailed(f"following {path} stopped: {type(exc).__name__}: {exc}"))
 
@@ -121,10 +123,10 @@ class MessageFlowMixin(_Base):
         try:
             self.call_from_thread(lambda: self.push_screen(ConsentScreen(plan, number), done))
         except RuntimeError:  # the app is gone
-            return "no"
+            return "quit"
         while not answered.wait(0.1):
             if self._stopping():
-                return "no"
+                return "quit"  # not "no": the person did not decline, they left
         return answer[0]
 
     # --- engine events -------------------------------------------------------------------

@@ -20,7 +20,14 @@ from .follow import FileFollower
 from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew, PendingChanged
 
 Post = Callable[[Message], object]
-Ask = Callable[[WritePlan, int], str]  # blocks until the person answers "yes", "no" or "all"
+Ask = Callable[[WritePlan, int], str]  # blocks until the person answers "yes", "no", "all" or "quit"
+
+
+class Abandoned(BaseException):
+    """The person quit while a write waited for them. Not an answer: recording "rejected" would
+    tell the model the person declined. Raised from the engine's decide callback, it passes the
+    engine's per-command `except Exception` on purpose, so the message stops unended: after a
+    restart its remaining commands show as not run, which is what they are."""
 
 
 class EngineRunner:
@@ -49,15 +56,21 @@ class EngineRunner:
             if number in self._approve_rest:
                 return True
             answer = self._ask(plan, number)
+            if answer == "quit":
+                raise Abandoned
             if answer == "all":
                 self._approve_rest.add(number)
             return answer in ("yes", "all")
 
         return Engine(self.workspace, self.session, decide=decide, listener=listener)
 
-    def run_text(self, text: str, source: str) -> MessageRun:
+    def run_text(self, text: str, source: str) -> MessageRun | None:
+        """None when the person quit in the middle (the app is going away: nothing to tell it)."""
         with self._order:
-            run = self._engine([], text).run_text(text, source=source)
+            try:
+                run = self._engine([], text).run_text(text, source=source)
+            except Abandoned:
+                return None
         self._post(MessageFinished(run.number, run.warnings))
         return run
 

@@ -1,7 +1,7 @@
 """Which session a workspace opens, and what a restart shows of it: --state-dir belongs to the
-workspace the app starts in even when the picker chose it; a message the app stopped in shows the
-commands that never ran; repeats still show as repeats. The picker reaches the workspace's
-neighbours."""
+workspace the app starts in even when the picker chose it; a message the app stopped in (killed,
+or quit at a consent dialog) shows the commands that never ran, and quitting is not recorded as
+declining; repeats still show as repeats. The picker reaches the workspace's neighbours."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from textual.widgets import Input
 
 from operator_app.engine.session import Session
 from operator_app.tui.app import OperatorApp
+from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
-from tui_helpers import READS, SIZE, block, cell, finished, make_app, results_of, table_statuses, wait_for
+from tui_helpers import READS, SIZE, WRITE, block, cell, finished, make_app, results_of, table_statuses, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -97,3 +98,21 @@ async def test_the_picker_reaches_the_neighbours_of_the_workspace(workspace: Pat
         await pilot.pause(0.1)
         assert Path(tree.path) == tmp_path / "sibling"
         await pilot.press("escape")
+
+
+async def test_quitting_at_a_consent_dialog_is_not_a_rejection(workspace: Path, state: Path) -> None:
+    before = (workspace / "notes" / "plan.txt").read_bytes()
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await pilot.press("ctrl+q")
+    with Session(state).lock(timeout=10):  # the engine's worker held it until it noticed the app was gone
+        pass
+    assert (workspace / "notes" / "plan.txt").read_bytes() == before
+    assert Session(state).results_of(1) == []  # nothing recorded: the model is not told "declined"
+    again = make_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: again.view_number == 1 and again.table.row_count == 2)
+        assert table_statuses(again) == ["not run", "not run"]
+        assert "stopped before" in again.status_line.text
