@@ -199,3 +199,18 @@ async def test_a_system_clipboard_tool_gets_the_copy_too(workspace: Path, state:
 def finished_with(app: object, count: int):  # type: ignore[no-untyped-def]
     """The shown message ended with `count` results, and the table shows them."""
     return lambda: finished(app) and len(results_of(app)) == count and app.table.row_count == count  # type: ignore[attr-defined]
+
+
+async def test_a_key_pressed_before_the_dialog_showed_answers_nothing(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        early = events.Key("y", "y")  # read from the terminal now, like a double press of y for an earlier dialog
+        app.post_message(events.Paste(WRITE))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        app.post_message(early)  # it reaches the dialog only now
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ConsentScreen) and not finished(app)
+        await pilot.press("y")  # pressed with the dialog in view: an answer
+        await wait_for(pilot, finished_with(app, 1))
+        assert results_of(app)[0].ok

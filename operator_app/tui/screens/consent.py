@@ -1,11 +1,13 @@
 """The consent dialog of one write: action, path, +N -M, and the diff, syntax-highlighted and
 scrollable (a delete shows what goes to the trash). It answers "yes", "no" or "all" (approve the
-rest of this message); escape is "no". Nothing is written until the engine hears "yes"."""
+rest of this message); escape is "no". Nothing is written until the engine hears "yes", and a key
+pressed before the dialog was on screen (a second y meant for the previous dialog) answers nothing."""
 
 from __future__ import annotations
 
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -68,8 +70,16 @@ class ConsentScreen(ModalScreen[str]):
                 "   (nothing is written before you answer)"), id="consent-keys")
         yield Footer()
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
+        self._opened_at = event.time  # the clock key events are stamped with when they are read
         self.query_one("#consent-diff").focus()  # arrows and page keys scroll the diff
+
+    def on_key(self, event: events.Key) -> None:
+        if event.time < self._opened_at:
+            # Typed before this dialog existed, so not an answer to it: a double-pressed y would
+            # otherwise apply the next write unseen.
+            event.stop()
+            event.prevent_default()
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)
