@@ -431,6 +431,29 @@ def alias_map(model: type[Command]) -> dict[str, str]:
     return names
 
 
+# What models call the actions in other tools: a close spelling would point elsewhere
+# ("fs.grep" reads like "fs.read", "fs.cat" like "fs.stat").
+_ACTION_SYNONYMS = {
+    "cat": "fs.read", "readfile": "fs.read", "open": "fs.read", "view": "fs.readSlice", "head": "fs.readSlice",
+    "readlines": "fs.readSlice", "grep": "fs.search", "find": "fs.searchTree", "grepTree": "fs.searchTree",
+    "ls": "fs.list", "dir": "fs.list", "listdir": "fs.list", "tree": "fs.list", "edit": "fs.applyEdits",
+    "replace": "fs.applyEdits", "writefile": "fs.write", "create": "fs.write", "createfile": "fs.write",
+    "diff": "fs.patch", "applypatch": "fs.patch", "rm": "fs.delete", "remove": "fs.delete", "unlink": "fs.delete",
+    "deletefile": "fs.delete", "exists": "fs.stat", "info": "fs.stat",
+}
+
+
+def _suggest_action(action: str) -> str:
+    folded = {name.casefold(): name for name in ACTIONS}
+    if action.casefold() in folded:
+        return f"did you mean {folded[action.casefold()]}? (actions are case-sensitive) "
+    bare = action.rsplit(".", 1)[-1].replace("_", "").replace("-", "").casefold()
+    synonyms = {key.casefold(): target for key, target in _ACTION_SYNONYMS.items()}
+    if bare in synonyms:
+        return f"did you mean {synonyms[bare]}? "
+    return _suggest(action, list(ACTIONS))
+
+
 def _suggest(word: str, options: list[str]) -> str:
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
     return f"did you mean {close[0]}? " if close else ""
@@ -456,7 +479,7 @@ def validate_command(fields: Fields) -> Command:
     model = ACTIONS.get(action)
     if model is None:
         raise OperatorError(ErrorCode.ERR_UNKNOWN_ACTION, (
-            f"action {action} is not defined; {_suggest(action, list(ACTIONS))}Actions: {', '.join(ACTIONS)}"
+            f"action {action} is not defined; {_suggest_action(action)}Actions: {', '.join(ACTIONS)}"
         ))
     workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values))
     if workspace_keys:
