@@ -443,6 +443,9 @@ _ACTION_SYNONYMS = {
 }
 
 
+_PATH_SYNONYMS = frozenset({"file", "filename", "filepath", "file_path", "dir", "directory", "folder", "target", "path"})
+
+
 def _suggest_action(action: str) -> str:
     folded = {name.casefold(): name for name in ACTIONS}
     if action.casefold() in folded:
@@ -489,8 +492,11 @@ def validate_command(fields: Fields) -> Command:
         ))
     is_fs = action.startswith(grammar.FS_PREFIX)
     if is_fs and not values.get("path"):
+        # The path under another name ("file: README.md") is the likeliest reason it is missing.
+        other = next((key for key in values if key.casefold() in _PATH_SYNONYMS), None)
+        instead = f"; write path: instead of {other}:" if other else ""
         raise OperatorError(ErrorCode.ERR_ACTION_REQUIRES_PATH, (
-            f"{action} requires path: <path relative to the workspace root> (use . for the root)"
+            f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
         ))
     if not is_fs and "path" in values:
         raise OperatorError(ErrorCode.ERR_ACTION_FORBIDS_PATH, f"{action} does not take a path; remove the path line")
