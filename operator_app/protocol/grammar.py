@@ -16,12 +16,13 @@ MARKERS = frozenset({CMD_START, CMD_END, RESULT_START, RESULT_END})
 # followed by other text is ERR_MARKER_NOT_ALONE; the word inside prose is nothing. The token
 # must not run on into an identifier ("OPERATOR_CMDS" is prose), and the longest token wins so
 # "OPERATOR_RESULT" is never read as "OPERATOR_CMD"-something.
-# Markdown punctuation includes an ordered-list number ("1. OPERATOR_CMD", "2) ...") and the
-# invisible format characters chat UIs leave behind (zero-width space/joiners, word joiner, BOM):
-# str.strip() keeps those, and without them here such a marker would be silently taken for
-# prose, its command dropped with no result to tell the model.
+# Markdown punctuation includes an ordered-list number ("1. OPERATOR_CMD", "2) ..."), tag and
+# bracket openers ("<OPERATOR_CMD>", "[OPERATOR_CMD]", "// OPERATOR_CMD") and the invisible
+# format characters chat UIs leave behind (zero-width space/joiners, word joiner, BOM): str.strip()
+# keeps those, and without them here such a marker would be silently taken for prose, its
+# command dropped with no result to tell the model.
 INVISIBLE_CHARS = "\u200b-\u200f\u2060\ufeff"
-MARKDOWN_LEAD = rf"(?:[\s`>*#+~_|\-{INVISIBLE_CHARS}]|[0-9]{{1,3}}[.)])*"
+MARKDOWN_LEAD = rf"(?:[\s`>*#+~_|\-<\[(/{INVISIBLE_CHARS}]|[0-9]{{1,3}}[.)])*"
 MARKER_NOT_ALONE_RE = re.compile(
     rf"^{MARKDOWN_LEAD}(END_OPERATOR_CMD|END_OPERATOR_RESULT|OPERATOR_CMD|OPERATOR_RESULT)(?![A-Za-z0-9_])"
 )

@@ -73,6 +73,14 @@ def test_numbered_and_invisible_prefixes_are_not_alone_rather_than_prose(start: 
         assert "invisible character U+" in found.error.message
 
 
+@pytest.mark.parametrize("start, end", [("<OPERATOR_CMD>", "</OPERATOR_CMD>"), ("[OPERATOR_CMD]", "[END_OPERATOR_CMD]"),
+                                        ("// OPERATOR_CMD", "// END_OPERATOR_CMD")])
+def test_tag_and_bracket_markers_are_not_alone_rather_than_prose(start: str, end: str) -> None:
+    text = READ.replace("OPERATOR_CMD\n", start + "\n", 1).replace("END_OPERATOR_CMD\n", end + "\n")
+    (found,) = scan_message(text).blocks
+    assert found.error is not None and found.error.code is ErrorCode.ERR_MARKER_NOT_ALONE and found.id_hint == "r1"
+
+
 @pytest.mark.parametrize("prose", ["2 OPERATOR_CMD blocks follow", "1234. OPERATOR_CMD", "Use OPERATOR_CMD blocks"])
 def test_numbers_and_words_before_the_token_are_still_prose(prose: str) -> None:
     assert codes(prose + "\n" + READ) == [None]
