@@ -91,7 +91,7 @@ ADDED = "added"
 ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_MARKER_NOT_ALONE: ErrorInfo(CORE, "a marker shares its line with other text (markdown fence, prefix, suffix); put each marker alone on its line"),
     ErrorCode.ERR_MISSING_END_MARKER: ErrorInfo(CORE, "the message ended inside an OPERATOR_CMD block; close every block with END_OPERATOR_CMD"),
-    ErrorCode.ERR_NESTED_BLOCK: ErrorInfo(CORE, "OPERATOR_CMD appeared before the open block's END_OPERATOR_CMD; neither was run; resend each block closed"),
+    ErrorCode.ERR_NESTED_BLOCK: ErrorInfo(CORE, "OPERATOR_CMD appeared before the open block's END_OPERATOR_CMD (neither was run; resend each block closed), or inside an OPERATOR_RESULT block (never run; do not write OPERATOR_RESULT blocks)"),
     ErrorCode.ERR_NON_KEY_VALUE_LINE: ErrorInfo(CORE, "a line inside the block is not \"key: value\"; remove prose, bullets and indentation"),
     ErrorCode.ERR_EMPTY_LINE_IN_CMD: ErrorInfo(CORE, "a blank line inside the block; remove it"),
     ErrorCode.ERR_NON_ASCII_IN_CMD: ErrorInfo(CORE, "a non-ASCII character inside the block; use ASCII, put other text in a *_b64 field"),
