@@ -5,7 +5,8 @@ in a subprocess on a scratch copy of the demo workspace.
   sidecar, one per result in order), every invalid summary has the spec's form, and nothing in
   the workspace changes even with `--approve all`.
 - `valid/<name>.txt`: every result is ok (or as `codes` says).
-- `<name>.out` beside any case: the exact stdout of a plain run, equal to the envelope's copy_text.
+- `<name>.out` beside any case: the exact stdout of a plain run (message on stdin), equal to the
+  envelope's copy_text (message from the file).
 
 Cases a file cannot hold well (the 200,000-character window, the block limits at their exact
 boundary) are built here, and run through the same command.
@@ -83,7 +84,9 @@ def check_expectations(case: Case, envelope: dict[str, Any], tmp_path: Path) -> 
     for text in case.spec.get("warnings_contain", []):
         assert any(text in w for w in envelope["warnings"]), envelope["warnings"]
     if case.out.exists():
-        plain = exec_app(make_workspace(tmp_path / "ws2", case.spec.get("setup", {})), tmp_path / "state2", case.message, *case.args)
+        # The plain run reads the message from stdin ("-"), the JSON run from the file: both ways in.
+        plain = exec_app(make_workspace(tmp_path / "ws2", case.spec.get("setup", {})), tmp_path / "state2", None,
+                         *case.args, "-", stdin=case.message.read_bytes())
         assert plain.returncode == 0
         assert plain.stdout == case.out.read_bytes()
         assert plain.stdout.decode("utf-8") == data["copy_text"]
