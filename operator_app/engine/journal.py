@@ -77,9 +77,10 @@ class Journal:
                 found[seq].undone = True
         return [found[k] for k in sorted(found)]
 
-    def _tail(self) -> tuple[list[dict[str, Any]], bool]:
-        """The records of the journal's last TAIL_BYTES (whole lines only), and whether that is
-        all of it. Each commit reads only this much, so a long session does not slow it down."""
+    def _tail(self) -> tuple[list[bytes], bool]:
+        """The journal's last TAIL_BYTES as whole lines, newest first, and whether that is all of
+        it. A commit reads only this much, and parses only the lines it needs, so neither a long
+        session nor JSON decoding slows every write down."""
         try:
             fd = os.open(self._entries, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -93,39 +94,49 @@ class Journal:
         lines = data.split(b"\n")
         if start > 0:
             lines = lines[1:]  # the first line may be cut
-        records = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # an empty line, or a line cut by a crash: the same as read_jsonl skips
-            if isinstance(record, dict):
-                records.append(record)
-        return records, start == 0
+        lines.reverse()
+        return lines, start == 0
+
+    @staticmethod
+    def _record(line: bytes, *events: str) -> dict[str, Any] | None:
+        """The line's record when it is one of `events` (a cheap substring test first)."""
+        if not any(f'"{event}"'.encode() in line for event in events):
+            return None
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return None  # a line cut by a crash: read_jsonl skips it too
+        return record if isinstance(record, dict) and record.get("event") in events else None
 
     def next_seq(self) -> int:
         """One past the seq of the last "begin" or "temp" record: those are appended in seq order
         and every other record refers to an earlier seq."""
-        records, whole = self._tail()
-        for record in reversed(records):
-            if record.get("event") in ("begin", "temp"):
+        lines, whole = self._tail()
+        for line in lines:
+            record = self._record(line, "begin", "temp")
+            if record is not None:
                 return int(record.get("seq", 0)) + 1
         if whole:
             return 1
         return max((int(r.get("seq", 0)) for r in read_jsonl(self._entries)), default=0) + 1
 
     def stale_temps(self) -> list[tuple[int, str, str]]:
-        """(seq, rel, temporary file name) of the temporary files commits announced and neither
-        installed nor cleared. Every commit sweeps before its own, so they are near the end."""
-        records, _ = self._tail()
-        temps: dict[int, tuple[str, str]] = {}
-        for record in records:
+        """(seq, rel, temporary file name) of a temporary file a commit (or undo) announced and
+        neither installed nor cleared. Every commit and undo sweeps before announcing its own, so
+        only the last announced one can be stale."""
+        closed: set[int] = set()
+        for line in self._tail()[0]:
+            record = self._record(line, "temp", "undo-temp", "commit", "swept")
+            if record is None:
+                continue
             seq = int(record.get("seq", 0))
-            if record.get("event") in ("temp", "undo-temp"):
-                temps[seq] = (str(record.get("rel", "")), str(record.get("temp", "")))
-            elif record.get("event") in ("commit", "swept"):
-                temps.pop(seq, None)
-        return [(seq, rel, name) for seq, (rel, name) in sorted(temps.items())]
+            if record["event"] in ("commit", "swept"):
+                closed.add(seq)
+            elif seq in closed:
+                return []
+            else:
+                return [(seq, str(record.get("rel", "")), str(record.get("temp", "")))]
+        return []
 
     def note_temp(self, seq: int, rel: str, name: str, *, undo: bool = False) -> None:
         """Announce temporary file `name` beside `rel` for change `seq` (or for the undo of it:
@@ -137,7 +148,10 @@ class Journal:
     def mark_swept(self, seq: int) -> None:
         append_jsonl(self._entries, {"event": "swept", "seq": seq}, sync=False)
 
-    def begin(self, entry: JournalEntry, pre_image: bytes | None) -> None:
+    def begin(self, entry: JournalEntry, pre_image: bytes | None, *, linked: bool = False) -> None:
+        """Make the change's pre-image and its "begin" record durable: `pre_image` bytes are
+        written to a new pre/<seq>.bin, or `linked` says link_pre_image put it there. Either way
+        the pre/ folder is fsynced too, or a crash could keep the record and lose the file."""
         if pre_image is not None:
             path = self.pre / f"{entry.seq}.bin"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
@@ -147,6 +161,10 @@ class Journal:
             finally:
                 os.close(fd)
         append_jsonl(self._entries, entry.record())
+        if pre_image is not None or linked:
+            # After the record's fsync: a journalling file system has usually committed the new
+            # folder entry with it, so this second fsync costs little (it is still needed where not).
+            fsync_dir(self.pre)
 
     def link_pre_image(self, entry: JournalEntry, dir_fd: int, name: str, identity: tuple[int, int, int, int],
                        links: int) -> bool:
@@ -165,8 +183,7 @@ class Journal:
         if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) != identity:
             os.unlink(path)
             return False
-        fsync_dir(self.pre)
-        return True
+        return True  # made durable by begin(..., linked=True)
 
     def has_pre_image(self, entry: JournalEntry) -> bool:
         return (self.pre / f"{entry.seq}.bin").exists()

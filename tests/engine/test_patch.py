@@ -473,3 +473,56 @@ def test_headers_with_carriage_returns_still_parse() -> None:
     editor added them, are no part of any file name: /dev/null is still /dev/null."""
     patch = "--- /dev/null\r\n+++ b/x\r\n@@ -0,0 +1,2 @@\r\n+a\n+b\n"
     assert apply_patch(None, patch, label=LABEL) == PatchOutcome("a\nb\n", 1, 2, 0, True)
+
+
+# The fast path: hunks applied to the text in place, without a list of its lines, must give what
+# the line-by-line path gives, on every real patch of the committed corpus (and leave the rest,
+# mismatches and hunks at the end of the file, to the line-by-line path, which explains them).
+
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-diffs"
+
+
+def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> None:
+    from operator_app.engine.textfile import TextDoc
+    from operator_app.engine.textops.hunks import apply_hunks, apply_in_place, check_order, join_lines, split_lines
+    from operator_app.engine.textops.patch import _parse
+
+    manifest = __import__("json").loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+    fast = slow = refused = 0
+    for entry in manifest:
+        old_path = CORPUS / "cases" / f"{entry['case']}.old"
+        if not old_path.exists():
+            continue
+        new = (CORPUS / "cases" / f"{entry['case']}.new").read_bytes()
+        patch = (CORPUS / "cases" / f"{entry['case']}.patch").read_text(encoding="utf-8")
+        doc = TextDoc.decode(old_path.read_bytes(), label="x")
+        new_doc = TextDoc.decode(new, label="x")
+        for text in (doc.text, new_doc.text):  # the second: a patch applied again, which must fail
+            hunks = _parse(patch, "x", doc.newline == "\r\n")[0]
+            check_order(hunks)
+            in_place = apply_in_place(text, hunks)
+            try:
+                lines, final = apply_hunks(*split_lines(text), hunks, label="x")
+            except OperatorError:
+                assert in_place is None, entry
+                refused += 1
+                continue
+            assert in_place is None or in_place == join_lines(lines, final), entry
+            fast += in_place is not None
+            slow += in_place is None
+    assert fast >= 40 and slow >= 40 and refused >= 100, (fast, slow, refused)
+
+
+def test_in_place_application_at_the_edges() -> None:
+    from operator_app.engine.textops.hunks import Hunk, apply_in_place
+
+    text = "a\nb\nc\nd\n"
+    assert apply_in_place(text, [Hunk(1, 1, 1, ("a",), ("A", "A2"))]) == "A\nA2\nb\nc\nd\n"
+    assert apply_in_place(text, [Hunk(1, 0, 1, (), ("top",))]) == "top\na\nb\nc\nd\n"  # insertion before line 1
+    assert apply_in_place(text, [Hunk(1, 2, 2, (), ("x",)), Hunk(2, 3, 4, ("c",), ())]) == "a\nb\nx\nd\n"
+    assert apply_in_place(text, [Hunk(1, 4, 4, ("d",), ("D",))]) is None  # the last line: final-newline rules
+    assert apply_in_place(text, [Hunk(1, 4, 5, (), ("e",))]) is None  # an append at the end
+    assert apply_in_place(text, [Hunk(1, 2, 2, ("B",), ("x",))]) is None  # a mismatch is explained elsewhere
+    assert apply_in_place("a\nb", [Hunk(1, 1, 1, ("a",), ("A",))]) == "A\nb"  # no final newline, untouched
+    long = "".join(f"{n}\n" for n in range(200_000))
+    assert apply_in_place(long, [Hunk(1, 150_001, 150_001, ("150000",), ("X",))]) == long.replace("\n150000\n", "\nX\n")

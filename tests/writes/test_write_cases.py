@@ -571,3 +571,17 @@ def test_journal_numbers_stay_unique_across_undos_and_a_long_session(tmp_path: P
     assert len(seqs) == len(set(seqs)) == steps + 2
     assert folder.undo("--steps", "2")[0] == 0
     assert folder.tree() == {"a.txt": b"v0\n"}
+
+
+def test_a_file_with_other_hard_links_is_journalled_by_copy_and_undone_exactly(tmp_path: Path) -> None:
+    """The pre-image of a file with other hard links cannot be kept by linking its inode (the
+    other names would change along): it is copied. The replace gives the path a new inode, so
+    the other name keeps the old bytes, as with any atomic replace."""
+    folder = Folder(tmp_path, {"a.txt": b"one\ntwo\n"})
+    os.link(folder.ws / "a.txt", tmp_path / "other-name.txt")
+    assert folder.one("fs.patch", path="a.txt", patch_b64=b64("@@ -2 +2 @@\n-two\n+TWO\n"))["ok"]
+    assert folder.read("a.txt") == b"one\nTWO\n"
+    assert (tmp_path / "other-name.txt").read_bytes() == b"one\ntwo\n"
+    pre_images = list((folder.state / "journal" / "pre").iterdir())
+    assert len(pre_images) == 1 and pre_images[0].stat().st_nlink == 1  # a copy, not a third name
+    assert folder.undo()[0] == 0 and folder.read("a.txt") == b"one\ntwo\n"

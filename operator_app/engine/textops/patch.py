@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
-from .hunks import Hunk, apply_hunks, check_order, join_lines, lines_word, quote, split_lines
+from .hunks import Hunk, apply_hunks, apply_in_place, check_order, join_lines, lines_word, quote, split_lines
 
 if TYPE_CHECKING:
     from unidiff import PatchedFile
@@ -265,13 +265,17 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
                 f"{label} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
             ))
         return PatchOutcome(join_lines(only.new, not only.new_no_newline), 1, added, removed, True)
-    lines, final_newline = split_lines(original)
     # An existing empty file may take a plain -0,0 hunk: that is exactly its diff against the new text.
-    if from_dev_null or (creates and lines):
+    if from_dev_null or (creates and original):
         why = "--- /dev/null" if from_dev_null else f"its only hunk is {only.header}"
         raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-            f"the patch creates {label} ({why}), but {label} already exists ({lines_word(len(lines))}); patch it "
-            "against its current content (read it with fs.readSlice) or use fs.write"
+            f"the patch creates {label} ({why}), but {label} already exists "
+            f"({lines_word(len(split_lines(original)[0]))}); patch it against its current content (read it with "
+            "fs.readSlice) or use fs.write"
         ))
+    patched = apply_in_place(original, hunks)  # the common case, without a list of every line
+    if patched is not None:
+        return PatchOutcome(patched, len(hunks), added, removed, False)
+    lines, final_newline = split_lines(original)
     new_lines, ends_with_newline = apply_hunks(lines, final_newline, hunks, label=label)
     return PatchOutcome(join_lines(new_lines, ends_with_newline), len(hunks), added, removed, False)
