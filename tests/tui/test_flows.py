@@ -13,8 +13,8 @@ from operator_app.tui import config
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
-from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, block, cell, exec_output, finished, make_app, notes, plain,
-                         results_of, wait_for)
+from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, asks, block, cell, exec_output, finished, make_app, notes,
+                         plain, results_of, wait_for)
 
 pytestmark = pytest.mark.asyncio
 
@@ -32,14 +32,14 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         assert len(app.screen_stack) == 1  # reads never ask
         app.table.move_cursor(row=0)
         await pilot.pause(0.05)
-        assert "Alpha\nBeta" in plain(app.details.query_one("#details-text").content)  # the decoded details
+        assert "Alpha\nBeta" in app.details.plain  # the decoded details
 
 
 async def test_approve_applies_the_write_before_the_next_command_runs(workspace: Path, state: Path) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         assert "+Gamma" in app.screen.plan.diff
         assert app.current().rows[1].status == "waiting for you"
         assert "waits for you" in app.status_line.text
@@ -54,7 +54,7 @@ async def test_reject_leaves_the_file_and_reports_err_rejected(workspace: Path, 
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         await pilot.press("n")
         await wait_for(pilot, finished_with(app, 1))
         (result,) = results_of(app)
@@ -68,14 +68,14 @@ async def test_approve_the_rest_asks_once_per_message(workspace: Path, state: Pa
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         await pilot.press("a")
         await wait_for(pilot, finished_with(app, 2))
         assert [r.ok for r in results_of(app)] == [True, True]
         assert (workspace / "notes" / "new.txt").read_text() == "hello"
         # The next message asks again.
         app.post_message(events.Paste(block("w3", "fs.write", path="notes/other.txt", content="x")))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         await pilot.press("n")
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         assert not (workspace / "notes" / "other.txt").exists()
@@ -85,7 +85,7 @@ async def test_a_conflict_at_commit_time_is_shown(workspace: Path, state: Path) 
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         (workspace / "notes" / "plan.txt").write_text("changed behind our back\n")
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 1))
@@ -111,7 +111,7 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
     async with app.run_test(size=SIZE) as pilot:
         assert app.check_action("undo", ()) is None  # nothing to undo yet: the footer dims the key
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 1))
         assert (workspace / "notes" / "plan.txt").read_bytes() != before
@@ -134,7 +134,7 @@ async def test_undo_is_refused_when_the_file_changed_since(workspace: Path, stat
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 1))
         (workspace / "notes" / "plan.txt").write_text("edited by hand\n")
@@ -151,7 +151,7 @@ async def test_copy_gives_exactly_what_exec_prints(workspace: Path, state: Path,
         assert app.check_action("copy_results", ()) is None
         app.post_message(events.Paste(DEMO_MESSAGE))
         for _ in range(2):  # an applyEdits and a patch
-            await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+            await wait_for(pilot, lambda: asks(app))
             await pilot.press("y")
         await wait_for(pilot, finished_with(app, 7))
         await pilot.press("c")
@@ -207,7 +207,7 @@ async def test_a_key_pressed_before_the_dialog_showed_answers_nothing(workspace:
         await pilot.pause(0.1)
         early = events.Key("y", "y")  # read from the terminal now, like a double press of y for an earlier dialog
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         app.post_message(early)  # it reaches the dialog only now
         await pilot.pause(0.2)
         assert isinstance(app.screen, ConsentScreen) and not finished(app)

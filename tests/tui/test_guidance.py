@@ -11,9 +11,8 @@ from textual import events
 
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.clipboard import SystemClipboard
-from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import READS, SIZE, WRITE, block, finished, make_app, notes, results_of, wait_for
+from tui_helpers import READS, SIZE, WRITE, asks, block, finished, make_app, notes, results_of, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -92,7 +91,7 @@ async def test_a_paste_while_a_dialog_is_open_is_refused_aloud(workspace: Path, 
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: bool(notes(app)))
         assert "close the dialog first" in notes(app)[-1]
@@ -110,7 +109,7 @@ async def test_the_status_line_stops_saying_waits_once_the_write_is_answered(
         await pilot.pause(0.1)
         assert "Following stream.txt" in app.status_line.text
         append(stream, "Writing the plan.\n" + WRITE + "OPERATOR_CMD\nversion: 1\n")  # the message goes on
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         assert not app.welcome.display  # a followed message hides the welcome like a paste does
         assert "waits for you" in app.status_line.text
         await pilot.press("y")

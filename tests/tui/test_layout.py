@@ -12,10 +12,10 @@ from textual import events
 from textual.widgets._footer import FooterKey
 
 from operator_app.tui.keys import MAIN_KEYS
-from operator_app.tui.screens.consent import ConsentScreen, describe
+from operator_app.tui.screens.consent import describe
 from operator_app.tui.widgets.command_table import COLUMNS
 from operator_app.tui.widgets.message_view import NOTE_ERROR
-from tui_helpers import READS, block, cell, finished, make_app, plain, wait_for
+from tui_helpers import READS, asks, b64, block, cell, finished, make_app, plain, wait_for
 
 pytestmark = pytest.mark.asyncio
 NARROW = (80, 24)
@@ -72,7 +72,7 @@ async def test_the_table_summary_does_not_repeat_the_status_code(workspace: Path
         app.table.move_cursor(row=0)
         await pilot.pause(0.1)
         # The details keep the whole summary, code included: it is what the model receives.
-        assert "Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION)" in plain(app.details.query_one("#details-text").content)
+        assert "Invalid OPERATOR_CMD (ERR_UNKNOWN_ACTION)" in app.details.plain
 
 
 async def test_a_column_shrinks_back_for_the_next_message(workspace: Path, state: Path) -> None:
@@ -92,8 +92,27 @@ async def test_a_folder_deletion_is_described_by_its_files(workspace: Path, stat
     app = make_app(workspace, state)
     async with app.run_test(size=(160, 45)) as pilot:
         app.post_message(events.Paste(block("d1", "fs.delete", path="notes")))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         title = plain(describe(app.screen.plan))
         assert "the folder notes/ with 1 file" in title and "+0" not in title and "-0" not in title
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
+
+
+async def test_a_long_diff_is_shown_whole_and_scrolls(workspace: Path, state: Path) -> None:
+    from operator_app.tui.widgets.lines_view import LinesView
+
+    (workspace / "long.txt").write_text("".join(f"x {n}\n" for n in range(4000)))
+    edits = '{"version": 1, "edits": [{"op": "replaceAll", "find": "x ", "text": "y "}]}'
+    app = make_app(workspace, state)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.post_message(events.Paste(block("e1", "fs.applyEdits", path="long.txt", edits_b64=b64(edits))))
+        await wait_for(pilot, lambda: asks(app))
+        diff = app.screen.query_one("#consent-diff", LinesView)
+        assert app.focused is diff  # the keys scroll the diff at once
+        assert len(diff.lines) == app.screen.plan.diff.count("\n") > 8000  # all of it, not the first 5,000 lines
+        await pilot.press("end")
+        await wait_for(pilot, lambda: diff.scroll_offset.y == diff.max_scroll_y > 0)
+        assert diff.lines[-1].text == "+y 3999" and diff.lines[-1].style == "add"
         await pilot.press("n")
         await wait_for(pilot, lambda: finished(app))

@@ -13,9 +13,8 @@ from textual.widgets import Input
 
 from operator_app.engine.session import Session
 from operator_app.tui.app import OperatorApp
-from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
-from tui_helpers import READS, SIZE, WRITE, block, cell, finished, make_app, results_of, table_statuses, wait_for
+from tui_helpers import READS, SIZE, WRITE, asks, block, cell, finished, make_app, results_of, table_statuses, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -105,7 +104,7 @@ async def test_quitting_at_a_consent_dialog_is_not_a_rejection(workspace: Path, 
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         await pilot.press("ctrl+q")
     with Session(state).lock(timeout=10):  # the engine's worker held it until it noticed the app was gone
         pass

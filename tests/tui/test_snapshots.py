@@ -15,9 +15,8 @@ from pathlib import Path
 from textual import events
 
 from operator_app.tui.app import OperatorApp
-from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import DEMO, b64, block, cell, wait_for
+from tui_helpers import DEMO, asks, b64, block, cell, wait_for
 
 SIZE = (140, 40)
 READS = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
@@ -58,7 +57,7 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.
         await wait_for(pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "waiting for you")

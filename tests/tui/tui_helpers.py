@@ -28,6 +28,13 @@ def make_app(workspace: Path, state: Path, **kwargs: Any) -> Any:
     return OperatorApp(workspace=workspace, state_dir=state, **kwargs)
 
 
+def asks(app: Any) -> bool:
+    """A consent dialog is up and takes keys (one pressed before it was mounted is not an answer)."""
+    from operator_app.tui.screens.consent import ConsentScreen
+
+    return isinstance(app.screen, ConsentScreen) and app.screen.ready
+
+
 def results_of(app: Any) -> list[Any]:
     state = app.current()
     return state.results if state else []

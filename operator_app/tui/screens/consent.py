@@ -5,18 +5,17 @@ pressed before the dialog was on screen (a second y meant for the previous dialo
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...engine.plan import WritePlan
+from ..widgets.lines_view import LinesView, StyledLine, diff_lines, plain_lines
 
-SHOWN_DIFF_LINES = 5_000  # beyond this the dialog would take seconds to draw; the count says how much is cut
 WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash"}
 
 
@@ -32,14 +31,11 @@ def describe(plan: WritePlan) -> Text:
                          (f"   id {plan.command_id}", "dim"))
 
 
-def diff_view(plan: WritePlan) -> Syntax | Text:
+def diff_view(plan: WritePlan) -> list[StyledLine]:
     diff = plan.diff or "(no textual change)"
-    lines = diff.split("\n")
-    if len(lines) > SHOWN_DIFF_LINES:
-        diff = "\n".join(lines[:SHOWN_DIFF_LINES]) + f"\n... {len(lines) - SHOWN_DIFF_LINES} more lines of diff not shown"
     if not diff.startswith("---"):  # a folder delete or a binary file: a description, not a diff
-        return Text(diff, style="red" if plan.kind == "delete" else "")
-    return Syntax(diff, "diff", theme="ansi_dark", word_wrap=False)
+        return plain_lines(diff, "del" if plan.kind == "delete" else "")
+    return diff_lines(diff)
 
 
 class ConsentScreen(ModalScreen[str]):
@@ -54,6 +50,12 @@ class ConsentScreen(ModalScreen[str]):
         super().__init__()
         self.plan = plan
         self.message_number = message_number
+        self._opened_at = float("inf")  # until mounted, no key is an answer
+
+    @property
+    def ready(self) -> bool:
+        """Mounted: from now on a key pressed is an answer to this dialog."""
+        return self._opened_at != float("inf")
 
     def compose(self) -> ComposeResult:
         plan = self.plan
@@ -63,8 +65,7 @@ class ConsentScreen(ModalScreen[str]):
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
-            with VerticalScroll(id="consent-diff"):
-                yield Static(diff_view(plan), id="consent-diff-text")
+            yield LinesView(diff_view(plan), id="consent-diff")
             yield Static(Text.from_markup(
                 "[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply this and the rest of this message"
                 "   (nothing is written before you answer)"), id="consent-keys")

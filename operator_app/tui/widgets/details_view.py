@@ -1,70 +1,67 @@
-"""The details of the selected command: its decoded output, its error, or the diff of a write
-(syntax-highlighted). Very long outputs are cut for display only; the copy is never cut."""
+"""The details of the selected command: its decoded output, its error, or the diff of a write.
+`detail_lines` is the pure part (a row in, styled lines out); the view draws only what is on
+screen, so a 200 KB read shows as fast as a one-line stat. Very long outputs are cut for display
+only; the copy is never cut."""
 
 from __future__ import annotations
 
 import json
 
-from rich.console import Group, RenderableType
-from rich.syntax import Syntax
-from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
-
 from ..state import Row
+from .lines_view import LinesView, StyledLine, diff_lines, plain_lines, wrapped
 
-SHOWN_CHARS = 100_000
+SHOWN_CHARS = 400_000
 
 
-def _cut(text: str) -> str:
+def _cut(text: str) -> tuple[str, str | None]:
     if len(text) <= SHOWN_CHARS:
-        return text
-    return text[:SHOWN_CHARS] + f"\n[... {len(text) - SHOWN_CHARS} more characters not shown here; the copy has them all]"
+        return text, None
+    return text[:SHOWN_CHARS], f"[... {len(text) - SHOWN_CHARS:,} more characters not shown here; the copy has them all]"
 
 
-def render_details(row: Row | None) -> RenderableType:
+def _body(text: str, style: str = "", *, diff: bool = False) -> list[StyledLine]:
+    shown, note = _cut(text)
+    lines = diff_lines(shown) if diff else plain_lines(shown, style)
+    return lines + ([StyledLine(note, "dim")] if note else [])
+
+
+def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
     if row is None:
-        return Text("Select a command to see its output or diff.", style="dim")
+        return [StyledLine("Select a command to see its output or diff.", "dim")]
     result = row.result
-    head = Text()
-    head.append(f"{row.command_id or '?'}  {row.action or ''}  {row.path or ''}".rstrip() + "\n", style="bold")
+    lines = wrapped(f"{row.command_id or '?'}  {row.action or ''}  {row.path or ''}".rstrip(), "head", width)
     if result is None:
-        head.append(f"{row.status}: {row.summary}".rstrip(": "), style="yellow")
-        parts: list[RenderableType] = [head]
-        if row.diff:
-            parts.append(Syntax(_cut(row.diff), "diff", theme="ansi_dark", word_wrap=True))
-        return Group(*parts)
-    head.append(result.summary + "\n", style="green" if result.ok else "bold red")
-    if row.status == "duplicate":
-        head.append("Not run again: the model sent this exact command before. Its earlier result is above.\n",
-                    style="dim")
-    parts = [head]
-    details = result.details or ""
-    if details.startswith(("{", "[")):
-        try:
-            details = json.dumps(json.loads(details), indent=2, ensure_ascii=False)
-        except ValueError:
-            pass
-    if details:
-        parts.append(Text(_cut(details)))
+        lines += wrapped(f"{row.status}: {row.summary}".rstrip(": "), "warn", width)
+    else:
+        lines += wrapped(result.summary, "ok" if result.ok else "error", width)
+        if row.status == "duplicate":
+            lines += wrapped("Not run again: the model sent this exact command before. Its earlier result is "
+                             "above.", "dim", width)
+        details = result.details or ""
+        if details.startswith(("{", "[")):
+            try:
+                details = json.dumps(json.loads(details), indent=2, ensure_ascii=False)
+            except ValueError:
+                pass
+        if details:
+            lines += [StyledLine("")] + _body(details)
     if row.diff:
-        parts.append(Syntax(_cut(row.diff), "diff", theme="ansi_dark", word_wrap=True))
-    return Group(*parts)
+        lines += [StyledLine("")] + _body(row.diff, diff=True)
+    return lines
 
 
-class DetailsView(VerticalScroll):
+class DetailsView(LinesView):
     _shown: tuple[object, ...] | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static(render_details(None), id="details-text")
+    _row: Row | None = None
 
     def show(self, row: Row | None) -> None:
-        key = (id(row), row.status, row.summary, id(row.result), id(row.diff)) if row else None
+        width = self.text_width()
+        key = (id(row), row.status, row.summary, id(row.result), id(row.diff), width) if row else None
         if key == self._shown and key is not None:
             return
         same_row = self._shown is not None and key is not None and self._shown[0] == key[0]
-        self._shown = key
-        self.query_one("#details-text", Static).update(render_details(row))
-        if not same_row:
-            self.scroll_home(animate=False)
+        self._shown, self._row = key, row
+        self.set_lines(detail_lines(row, width), keep_scroll=same_row)
+
+    def on_resize(self) -> None:
+        self.show(self._row)  # headings and summaries are wrapped to the width
