@@ -526,3 +526,52 @@ def test_in_place_application_at_the_edges() -> None:
     assert apply_in_place("a\nb", [Hunk(1, 1, 1, ("a",), ("A",))]) == "A\nb"  # no final newline, untouched
     long = "".join(f"{n}\n" for n in range(200_000))
     assert apply_in_place(long, [Hunk(1, 150_001, 150_001, ("150000",), ("X",))]) == long.replace("\n150000\n", "\nX\n")
+
+
+# Applied already. The real-diff run found 26 of 2,152 release diffs that apply a second time
+# under strict positions alone: an append at the end (no context after it) or a -U0 insertion
+# still matches once applied. A model that resends a patch whose result it never saw (rule 15)
+# would get those lines twice; such a patch is refused when its new lines are all there already.
+
+
+def test_an_append_at_the_end_cannot_be_applied_twice(tmp_path: Path) -> None:
+    old = b"def a():\n    pass\n\n\ndef b():\n    pass\n"
+    new = old + b"\n\ndef c():\n    pass\n"
+    patch = _diff(tmp_path, old, new)
+    assert "\n def b():\n     pass\n+\n" in patch and patch.rstrip("\n").endswith("+    pass")  # context only before
+    first, data = _exec_patch(tmp_path, "m.py", old, patch)
+    assert first["ok"] and data == new
+    again, data = _exec_patch(tmp_path, "m.py", None, patch)
+    assert again["error_code"] == "ERR_PATCH_MISMATCH" and data == new
+    assert "looks applied already" in again["summary"] and "hunk 1 at line 4" in again["summary"]
+
+
+def test_a_zero_context_insertion_cannot_be_applied_twice() -> None:
+    patch = "@@ -3,0 +4,2 @@\n+a\n+b\n"
+    once = apply_patch(TEN, patch, label=LABEL).text
+    assert once == TEN.replace("line 3\n", "line 3\na\nb\n")
+    assert "looks applied already" in fail(once, patch, ErrorCode.ERR_PATCH_MISMATCH).message
+
+
+def test_a_resent_change_says_it_looks_applied_already() -> None:
+    patch = "@@ -3,3 +3,3 @@\n line 3\n-line 4\n+LINE 4\n line 5\n"
+    error = fail(apply_patch(TEN, patch, label=LABEL).text, patch, ErrorCode.ERR_PATCH_MISMATCH)
+    assert error.message.startswith("the patch looks applied already")
+    assert 'expected "line 4", found "LINE 4"' in error.message
+
+
+def test_a_deletion_without_context_is_not_mistaken_for_an_applied_patch() -> None:
+    # a hunk that only deletes leaves nothing to look for: it applies where its lines are
+    twice = "line 1\nx\nx\nline 2\n"
+    patch = "@@ -2 +1,0 @@\n-x\n"
+    assert apply_patch(twice, patch, label=LABEL).text == "line 1\nx\nline 2\n"
+
+
+def test_adding_a_copy_of_the_line_that_follows_needs_context_that_says_so() -> None:
+    """The price of the rule: a hunk adding a line identical to the lines around it reads as
+    applied already. The message says what to send instead, and that works."""
+    braces = "}\n}\n}\nend\n"
+    error = fail(braces, "@@ -1,2 +1,3 @@\n }\n+}\n }\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert "context takes in the copy already there" in error.message
+    wider = "@@ -1,4 +1,5 @@\n }\n+}\n }\n }\n end\n"
+    assert apply_patch(braces, wider, label=LABEL).text == "}\n}\n}\n}\nend\n"

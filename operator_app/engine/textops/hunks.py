@@ -259,11 +259,12 @@ def _skip_lines(text: str, offset: int, count: int) -> int:
     return offset
 
 
-def apply_in_place(text: str, hunks: Sequence[Hunk]) -> str | None:
-    """The patched text, computed without splitting the whole file into lines, when every hunk
-    matches exactly at its stated line and stops before the file's last line (so no rule about
-    the final newline is involved). None otherwise: then `apply_hunks` decides, and explains.
-    `check_order` must have passed. The result is what `apply_hunks` would give."""
+_MISMATCH = object()  # _in_place: a hunk's old lines differ from the text where it states
+
+
+def _in_place(text: str, hunks: Sequence[Hunk], build: bool) -> str | object | None:
+    """The patched text ("" when not `build`), _MISMATCH, or None when the hunks reach the end
+    of the file or carry a no-newline marker, which only the line-by-line path decides."""
     pieces: list[str] = []
     line = offset = 0  # the line index `offset` starts
     for hunk in hunks:
@@ -277,13 +278,43 @@ def apply_in_place(text: str, hunks: Sequence[Hunk]) -> str | None:
         if end_offset < 0 or end_offset >= len(text):
             return None
         if hunk.old and text[start_offset:end_offset] != "\n".join(hunk.old) + "\n":
-            return None
-        pieces.append(text[offset:start_offset])
-        if hunk.new:
-            pieces.append("\n".join(hunk.new) + "\n")
+            return _MISMATCH
+        if build:
+            pieces.append(text[offset:start_offset])
+            if hunk.new:
+                pieces.append("\n".join(hunk.new) + "\n")
         line, offset = start + len(hunk.old), end_offset
+    if not build:
+        return ""
     pieces.append(text[offset:])
     return "".join(pieces)
+
+
+def apply_in_place(text: str, hunks: Sequence[Hunk]) -> str | None:
+    """The patched text, computed without splitting the whole file into lines, when every hunk
+    matches exactly at its stated line and stops before the file's last line (so no rule about
+    the final newline is involved). None otherwise: then `apply_hunks` decides, and explains.
+    `check_order` must have passed. The result is what `apply_hunks` would give."""
+    result = _in_place(text, hunks, True)
+    return result if isinstance(result, str) else None
+
+
+def reverse(hunks: Sequence[Hunk]) -> list[Hunk]:
+    """The hunks that undo `hunks`: what a patch looks like from the patched file."""
+    return [Hunk(h.number, h.new_start, h.old_start, h.new, h.old, h.new_no_newline, h.old_no_newline) for h in hunks]
+
+
+def applies(text: str, hunks: Sequence[Hunk]) -> bool:
+    """Whether every hunk matches `text` strictly (order, content, final-newline claims)."""
+    try:
+        check_order(hunks)
+        quick = _in_place(text, hunks, False)
+        if quick is not None:
+            return quick is not _MISMATCH  # the line-by-line path would compare the same lines
+        apply_hunks(*split_lines(text), hunks, label="")
+    except OperatorError:
+        return False
+    return True
 
 
 def apply_hunks(

@@ -14,8 +14,9 @@ Contract of `apply_patch(original, patch_text, label=..., crlf=...)`:
   differ from the hunk bodies, stray lines after a hunk, hunks out of order or overlapping.
 - ERR_PATCH_MISMATCH: a hunk's old lines differ from the file at the line its header states (no
   fuzz, no offset search), a "\\ No newline at end of file" claim the file contradicts, a creation
-  patch for a file that exists. The message gives the corrected header when the hunk's old lines
-  sit elsewhere in the file.
+  patch for a file that exists, or a patch that is applied already (the file holds every hunk's
+  new side where the patch puts it, so it would add its lines twice). The message gives the
+  corrected header when the hunk's old lines sit elsewhere in the file.
 - ERR_NOT_FOUND: the file does not exist and the patch does not create it.
 All hunks apply or none: the function raises before returning anything.
 """
@@ -27,7 +28,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
-from .hunks import Hunk, apply_hunks, apply_in_place, check_order, join_lines, lines_word, quote, split_lines
+from .hunks import (
+    Hunk, applies, apply_hunks, apply_in_place, check_order, join_lines, lines_word, quote, reverse, split_lines,
+)
 
 if TYPE_CHECKING:
     from unidiff import PatchedFile
@@ -274,8 +277,36 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
             "fs.readSlice) or use fs.write"
         ))
     patched = apply_in_place(original, hunks)  # the common case, without a list of every line
-    if patched is not None:
-        return PatchOutcome(patched, len(hunks), added, removed, False)
-    lines, final_newline = split_lines(original)
-    new_lines, ends_with_newline = apply_hunks(lines, final_newline, hunks, label=label)
-    return PatchOutcome(join_lines(new_lines, ends_with_newline), len(hunks), added, removed, False)
+    if patched is None:
+        try:
+            new_lines, ends_with_newline = apply_hunks(*split_lines(original), hunks, label=label)
+        except OperatorError as exc:
+            if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(original, hunks):
+                raise OperatorError(exc.code, f"{_already_applied(label, hunks)}; {exc.message}", exc.context) from None
+            raise
+        patched = join_lines(new_lines, ends_with_newline)
+    # A patch whose hunks have no context after them (an append at the end, a -U0 insertion)
+    # matches again once applied. When the file also holds every hunk's new lines where the patch
+    # puts them, it is refused: most likely the same patch sent again (say, after a result was
+    # lost), which would add the lines twice. GNU patch asks the same ("previously applied?").
+    if patched != original and _looks_applied(original, hunks):
+        raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
+            f"{_already_applied(label, hunks)}; nothing was written; check with fs.readSlice, and to add these lines "
+            "once more, send a patch whose context takes in the copy already there (or use fs.applyEdits)"
+        ))
+    return PatchOutcome(patched, len(hunks), added, removed, False)
+
+
+def _looks_applied(text: str, hunks: list[Hunk]) -> bool:
+    """The file holds every hunk's new side where the patch puts it. Only asked when every hunk
+    has a new side to find: a hunk that only deletes (no context) leaves nothing to look for."""
+    return all(hunk.new for hunk in hunks) and applies(text, reverse(hunks))
+
+
+def _already_applied(label: str, hunks: list[Hunk]) -> str:
+    first = hunks[0]
+    where = f"line {first.new_start}" if first.new else f"after line {first.new_start}"
+    return (
+        f"the patch looks applied already: {label} holds the new side of every hunk where the patch puts it "
+        f"(hunk 1 at {where})"
+    )
