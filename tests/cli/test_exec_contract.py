@@ -279,8 +279,11 @@ def test_the_envelope_factory_derives_ok_and_refuses_contradictions() -> None:
 
 def test_no_module_but_the_factory_builds_an_envelope() -> None:
     """Seed 001: command handlers never construct the envelope directly."""
+    def builds_one(source: str) -> bool:  # a dict literal with the envelope's keys
+        return all(re.search(rf"""["']{key}["']\s*:""", source) for key in ("ok", "data", "error", "warnings", "meta"))
+
     builders = [p.relative_to(ROOT).as_posix() for p in (ROOT / "operator_app").rglob("*.py")
-                if re.search(r"""["']meta["']\s*:""", p.read_text(encoding="utf-8"))]
+                if builds_one(p.read_text(encoding="utf-8"))]
     assert builders == ["operator_app/cli/envelope.py"]
 
 
