@@ -206,11 +206,12 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             return
         live = self.states  # a message that began while the session was read is newer than what was read
         self.states = {**message.states, **live}
-        self.view_number = self.view_number if live else max(self.states, default=None)
+        if live:
+            self.refresh_view()  # the shown message stays as it is: only "N of M" in its title changes
+            return
+        self.view_number = max(self.states, default=None)
         self.welcome.display = not self.states
         self.refresh_view(reset=True)
-        if live:
-            return
         if self.states:
             interrupted = sum(1 for state in self.states.values() if state.interrupted)
             self.status(resumed_text(len(self.states), interrupted))

@@ -149,8 +149,10 @@ async def test_a_message_over_the_window_is_numbered_truly_and_warns_in_full(wor
         warnings = app.current().warnings  # the scan cut the message, and the write block with it
         assert len(warnings) == 2 and "2 warnings: see the top of the message" in app.status_line.text
         assert all(any(warning in text for text in notes(app)) for warning in warnings)  # whole, in toasts
+        def shown() -> str:  # the view is redrawn a moment after the message ends (coalesced)
+            return " ".join(line.text.strip() for line in app.message_view.lines if line.kind == NOTE_WARNING)
+
+        await wait_for(pilot, lambda: shown() == " ".join(f"! {warning}" for warning in warnings))  # and on top
         lines = app.message_view.lines
-        shown = " ".join(line.text.strip() for line in lines if line.kind == NOTE_WARNING)
-        assert shown == " ".join(f"! {warning}" for warning in warnings)  # and at the top of the message
         numbered = {line.number: line.text for line in lines if line.number is not None}
         assert min(numbered) == 8 and numbered[13] == "id: r1"  # the message's own line numbers

@@ -115,3 +115,34 @@ async def test_quitting_at_a_consent_dialog_is_not_a_rejection(workspace: Path, 
         await wait_for(pilot, lambda: again.view_number == 1 and again.table.row_count == 2)
         assert table_statuses(again) == ["not run", "not run"]
         assert "stopped before" in again.status_line.text
+
+
+async def test_a_session_read_late_leaves_the_message_on_screen_alone(workspace: Path, state: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from operator_app.tui import app as app_module
+
+    first = make_app(workspace, state)
+    async with first.run_test(size=SIZE) as pilot:
+        first.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(first))
+    release = threading.Event()
+    real_load = app_module.load_history
+
+    def slow_load(session):  # type: ignore[no-untyped-def]
+        release.wait(10)  # a long session on a slow disk: the person pastes before it is read
+        return real_load(session)
+
+    monkeypatch.setattr(app_module, "load_history", slow_load)
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(block("s1", "fs.stat", path="README.md") + block("s2", "fs.list", path=".")))
+        await wait_for(pilot, lambda: finished(app) and table_statuses(app) == ["ok", "ok"])
+        app.table.move_cursor(row=1)
+        await pilot.pause(0.1)
+        release.set()
+        await wait_for(pilot, lambda: sorted(app.states) == [1, 2])
+        await pilot.pause(0.2)
+        assert app.view_number == 2 and app.table.cursor_row == 1  # the person's place is kept
+        assert "(2 of 2, paste)" in str(app.message_title.content)

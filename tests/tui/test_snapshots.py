@@ -12,11 +12,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual import events
 
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import DEMO, asks, b64, block, cell, wait_for
+from tui_helpers import DEMO, asks, b64, block, cell, table_statuses, wait_for
 
 SIZE = (140, 40)
 READS = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
@@ -36,6 +37,14 @@ async def session_read(pilot) -> None:  # type: ignore[no-untyped-def]
     await wait_for(pilot, lambda: "Paste the model's answer" in pilot.app.status_line.text)
 
 
+def columns_fit(app: OperatorApp) -> bool:
+    """The table has measured its cells (it does so when idle, after rows were added)."""
+    table = app.table
+    return all(column.content_width >= max((cell_len(str(table.get_row_at(i)[n])) for i in range(table.row_count)),
+                                           default=0)
+               for n, column in enumerate(table.columns.values()))
+
+
 def test_welcome_panel(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE, run_before=session_read)
 
@@ -44,9 +53,11 @@ def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
     app = fixed_workspace("main", tmp_path / "state")
 
     async def paste(pilot) -> None:  # type: ignore[no-untyped-def]
+        await session_read(pilot)
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number is not None and app.states[app.view_number].finished)
-        await wait_for(pilot, lambda: app.query_one("#commands").row_count == 3)
+        await wait_for(pilot, lambda: table_statuses(app) == ["ok", "ok", "failed ERR_UNKNOWN_ACTION"])
+        await wait_for(pilot, lambda: columns_fit(app))
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=paste)
@@ -56,6 +67,7 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
     app = fixed_workspace("consent", tmp_path / "state")
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await session_read(pilot)
         app.post_message(events.Paste(WRITE))
         await wait_for(pilot, lambda: asks(app))
         table = app.query_one("#commands")
