@@ -289,6 +289,8 @@ def _variants(old: bytes | None, new: bytes, pair_number: int) -> list[tuple[str
     out: list[tuple[str, bytes | None, bytes]] = [("as released", old, new)]
     if old is None:
         return out
+    if pair_number % 4 == 0 and not old.startswith(b"\xef\xbb\xbf") and not new.startswith(b"\xef\xbb\xbf"):
+        out.append(("bom", b"\xef\xbb\xbf" + old, b"\xef\xbb\xbf" + new))
     if pair_number % 4 == 1 and b"\r" not in old + new:
         out.append(("crlf", old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n")))
     if pair_number % 4 == 2 and b"\r" not in old + new:
@@ -555,7 +557,8 @@ the full set (about 2,000 diffs) first and exports a varied selection of cases t
   the variant, the tool, the licence, and the sha256 of each file (the test checks them).
 - `licenses/`: the licence (and NOTICE) files of the newer version of each package.
 
-Variants: "as released" is the files as published; "crlf" and "mixed-line-endings" are the same
+Variants: "as released" is the files as published; "bom" adds a UTF-8 byte order mark to both
+versions; "crlf" and "mixed-line-endings" are the same
 two versions with every line, or the lines picked by their own text, ending in CRLF;
 "*-no-final-newline" drop the last line break of one or both versions. Tools: `diff -u` /
 `-U0` / `-U1` / `-U8` (with `--label`, or with timestamped headers), `git diff --no-index`

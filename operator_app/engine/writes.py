@@ -106,7 +106,7 @@ def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
     old = _existing(ws, target)
     doc = TextDoc.decode(old, label=target.rel) if old is not None else None
     outcome = apply_patch(doc.text if doc is not None else None, cmd.patch_b64, label=target.rel,
-                          crlf=doc is not None and doc.newline == "\r\n")
+                          crlf=doc is not None and doc.newline == "\r\n", bom=doc is not None and doc.bom)
     hunks = count(outcome.hunks, "hunk")
     if doc is None:
         return _plan(cmd, target, None, new_file_bytes(outcome.text), f"Created {target.rel} from a patch: {hunks}, {_counts()}",

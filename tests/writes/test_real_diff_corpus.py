@@ -78,7 +78,7 @@ def test_the_corpus_is_intact_varied_and_licensed() -> None:
             # A checkout that converted line breaks would test something else without saying so.
             assert hashlib.sha256(data).hexdigest() == entry[f"{kind}_sha256"], (entry["case"], kind)
     variants = {e["variant"] if "old_sha256" in e else "create" for e in MANIFEST}
-    assert {"as released", "crlf", "mixed-line-endings", "create", "old-no-final-newline", "new-no-final-newline",
+    assert {"as released", "bom", "crlf", "mixed-line-endings", "create", "old-no-final-newline", "new-no-final-newline",
             "both-no-final-newline"} <= variants
     assert {"diff-u", "git", "diff-U0", "git-U0"} <= {e["tool"] for e in MANIFEST}
     assert len({e["package"] for e in MANIFEST}) >= 10

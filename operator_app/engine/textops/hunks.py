@@ -67,8 +67,10 @@ def quote(line: str) -> str:
     if len(line) > _QUOTE_LIMIT:
         line = line[: _QUOTE_LIMIT - 10] + "..."
     text = json.dumps(line, ensure_ascii=False)
-    # json leaves these raw with ensure_ascii=False, and some renderers break lines on them.
-    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+    # json leaves these raw with ensure_ascii=False: some renderers break lines on the first three,
+    # and a byte order mark is invisible (a line starting with one looked like the line without).
+    return (text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+            .replace("\ufeff", "\\ufeff"))
 
 
 def _invalid(message: str) -> OperatorError:

@@ -3,7 +3,9 @@
 Contract of `apply_patch(original, patch_text, label=..., crlf=...)`:
 - `original` is the file's text with "\\n" line breaks (a trailing "\\n" means it ends with a
   newline), or None when the file does not exist. `label` is the file's path, used in messages.
-  `crlf` says the file's "\\r\\n" breaks were turned into "\\n" in `original` (a CRLF file).
+  `crlf` says the file's "\\r\\n" breaks were turned into "\\n" in `original` (a CRLF file), and
+  `bom` that its byte order mark was removed: a BOM that a diff shows at the start of line 1 is
+  then no part of that line (the file keeps its BOM).
 - Patch lines end at "\\n". A "\\r" before it is the line's own: a diff of a CRLF or mixed file
   carries it, so it is compared and kept (a created file gets the patch's CRLF lines as they
   are), except that for a CRLF file it is the file's line break and is dropped. Only a patch whose
@@ -24,7 +26,7 @@ All hunks apply or none: the function raises before returning anything.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
@@ -253,10 +255,29 @@ def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, in
     return hunks, added, removed, files[0].source_file == DEV_NULL
 
 
-def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool = False) -> PatchOutcome:
+def _without_bom(hunks: list[Hunk]) -> list[Hunk]:
+    """The hunks with the byte order mark dropped from the first line of the file, on either
+    side: diff(1) and git show it as part of line 1, while `original` (like Operator's reads)
+    has it removed and the write puts it back."""
+    out = []
+    for hunk in hunks:
+        old, new = hunk.old, hunk.new
+        if hunk.old_start == 1 and old and old[0].startswith("\ufeff"):
+            old = (old[0][1:], *old[1:])
+        if hunk.new_start == 1 and new and new[0].startswith("\ufeff"):
+            new = (new[0][1:], *new[1:])
+        out.append(replace(hunk, old=old, new=new))
+    return out
+
+
+def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool = False,
+                bom: bool = False) -> PatchOutcome:
     """Apply a one-file unified diff to `original` (None: the file does not exist; `crlf`: a CRLF
-    file whose breaks `original` has as "\\n")."""
+    file whose breaks `original` has as "\\n"; `bom`: a file whose byte order mark `original`
+    does not hold)."""
     hunks, added, removed, from_dev_null = _parse(patch_text, label, crlf and original is not None)
+    if bom and original is not None:
+        hunks = _without_bom(hunks)
     check_order(hunks)
     only = hunks[0]
     creates = len(hunks) == 1 and only.old_start == 0 and not only.old
