@@ -5,8 +5,10 @@ OPERATOR_TRASH=session), into the state folder's own trash. Either way undo can 
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -18,8 +20,38 @@ def _session_trash(abs_path: Path, state_dir: Path, seq: int) -> dict[str, Any]:
     folder = state_dir / "trash" / str(seq)
     folder.mkdir(parents=True, exist_ok=True)
     destination = folder / abs_path.name
-    shutil.move(os.fspath(abs_path), os.fspath(destination))  # a rename when on the same device
+    try:
+        os.rename(abs_path, destination)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        _move_across_devices(abs_path, destination)
     return {"kind": "session", "location": os.fspath(destination)}
+
+
+def _move_across_devices(abs_path: Path, destination: Path) -> None:
+    """The state folder is on another file system: no rename reaches it. shutil.move would copy
+    and then delete entry by entry, so a crash could leave a half-deleted folder at the path.
+    Instead the entry is first renamed to a hidden sibling (the path is gone at once, and whole
+    until then), copied to the trash, and only then removed."""
+    staged = abs_path.with_name(f".{abs_path.name[:100]}.operator-delete-{secrets.token_hex(6)}")
+    os.rename(abs_path, staged)
+    try:
+        if staged.is_dir() and not staged.is_symlink():
+            shutil.copytree(staged, destination, symlinks=True)
+        else:
+            shutil.copy2(staged, destination, follow_symlinks=False)
+    except BaseException:
+        if destination.is_dir() and not destination.is_symlink():
+            shutil.rmtree(destination, ignore_errors=True)
+        elif os.path.lexists(destination):
+            destination.unlink()
+        os.rename(staged, abs_path)  # nothing was deleted: put it back
+        raise
+    if staged.is_dir() and not staged.is_symlink():
+        shutil.rmtree(staged)
+    else:
+        staged.unlink()
 
 
 def _xdg_location(abs_path: Path, before: float) -> dict[str, Any] | None:
@@ -84,7 +116,31 @@ def restore_from_trash(record: dict[str, Any], abs_path: Path) -> None:
     if not location or not os.path.lexists(location):
         raise FileNotFoundError(location or "the system trash (its location was not recorded; restore it from the trash by hand)")
     abs_path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(location, os.fspath(abs_path))
+    try:
+        os.rename(location, abs_path)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        # Copied next to the path under a hidden name, then renamed into place: the entry
+        # appears whole or not at all, then the trash copy goes.
+        source = Path(location)
+        staged = abs_path.with_name(f".{abs_path.name[:100]}.operator-restore-{secrets.token_hex(6)}")
+        try:
+            if source.is_dir() and not source.is_symlink():
+                shutil.copytree(source, staged, symlinks=True)
+            else:
+                shutil.copy2(source, staged, follow_symlinks=False)
+            os.rename(staged, abs_path)
+        except BaseException:
+            if staged.is_dir() and not staged.is_symlink():
+                shutil.rmtree(staged, ignore_errors=True)
+            elif os.path.lexists(staged):
+                staged.unlink()
+            raise
+        if source.is_dir() and not source.is_symlink():
+            shutil.rmtree(source)
+        else:
+            source.unlink()
     info = record.get("info")
     if info:
         try:

@@ -585,3 +585,54 @@ def test_a_file_with_other_hard_links_is_journalled_by_copy_and_undone_exactly(t
     pre_images = list((folder.state / "journal" / "pre").iterdir())
     assert len(pre_images) == 1 and pre_images[0].stat().st_nlink == 1  # a copy, not a third name
     assert folder.undo()[0] == 0 and folder.read("a.txt") == b"one\ntwo\n"
+
+
+SHM = Path("/dev/shm")
+
+
+@pytest.mark.skipif(not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
+                    reason="needs a second file system (/dev/shm) for the state folder")
+def test_delete_and_undo_across_file_systems_never_leave_a_half_moved_folder(tmp_path: Path) -> None:
+    """With the state folder on another file system no rename reaches the session trash: the
+    folder is renamed aside in one step, copied, then removed (and brought back the same way),
+    so the path never holds part of it."""
+    import shutil
+    import tempfile
+
+    state = Path(tempfile.mkdtemp(dir=SHM, prefix="operator-test-"))
+    try:
+        files = {"build/a.txt": b"a\n", "build/sub/b.txt": b"b\n", "keep.txt": b"k\n"}
+        folder = Folder(tmp_path, files)
+        folder.state = state / "st"
+        (folder.ws / "build" / "sub" / "b.txt").chmod(0o600)
+        result = folder.one("fs.delete", path="build")
+        assert result["ok"], result
+        assert folder.tree() == {"keep.txt": b"k\n"}  # no hidden copy left beside it either
+        assert (folder.state / "trash").stat().st_dev != folder.ws.stat().st_dev
+        assert folder.undo()[0] == 0
+        assert folder.tree() == files
+        assert (folder.ws / "build" / "sub" / "b.txt").stat().st_mode & 0o777 == 0o600
+        assert not list((folder.state / "trash").rglob("*.txt"))  # moved back, not copied
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.mark.skipif(not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
+                    reason="needs a second file system (/dev/shm) for the state folder")
+def test_a_delete_whose_copy_to_another_file_system_fails_leaves_the_folder_whole(tmp_path: Path) -> None:
+    import shutil
+    import tempfile
+
+    state = Path(tempfile.mkdtemp(dir=SHM, prefix="operator-test-"))
+    try:
+        folder = Folder(tmp_path, {"build/a.txt": b"a\n", "build/z.txt": b"z\n"})
+        folder.state = state / "st"
+        os.mkfifo(folder.ws / "build" / "pipe")  # a FIFO cannot be copied
+        result = folder.one("fs.delete", path="build")
+        assert not result["ok"]
+        assert sorted(p.name for p in folder.ws.iterdir()) == ["build"]  # back at its path, no hidden copy
+        assert sorted(p.name for p in (folder.ws / "build").iterdir()) == ["a.txt", "pipe", "z.txt"]
+        assert not list((folder.state / "trash").rglob("*.txt"))
+        assert folder.undo()[0] == 6
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
