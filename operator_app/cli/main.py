@@ -91,10 +91,10 @@ def open_session(workspace: Any, state_dir: str | None) -> Any:
 
     folder = Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(workspace.root)
     try:
-        return Session(folder)
+        return Session(folder, workspace_root=workspace.root)
     except StateUnusable as exc:
         raise CommandFailed(EXIT_STATE, ErrorDetail(
-            "STATE_UNUSABLE", str(exc), suggestion="pass --state-dir with a writable folder")) from None
+            "STATE_UNUSABLE", str(exc), suggestion="pass --state-dir with a writable folder outside the workspace")) from None
 
 
 def read_message(source: str) -> tuple[str, list[str]]:

@@ -17,7 +17,7 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
 from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message
-from .session import Session
+from .session import Session, check_state_location
 
 if TYPE_CHECKING:
     from .plan import WritePlan
@@ -176,6 +176,8 @@ class MessageRun:
 class Engine:
     def __init__(self, workspace: Workspace, session: Session, *, decide: Decider = reject_all,
                  listener: Listener | None = None) -> None:
+        # Whatever built the session: a state folder the model can reach is never used.
+        check_state_location(workspace.root, session.state_dir)
         self.workspace = workspace
         self.session = session
         self.decide = decide

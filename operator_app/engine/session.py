@@ -10,6 +10,15 @@ Layout of a state folder (one per workspace):
     journal/                 see journal.py
     trash/                   deleted files when the system has no trash
     lock                     held while a message is processed
+
+The state folder must lie outside the workspace and the workspace outside it
+(`check_state_location`): inside, the model could read the session and, with one approved write,
+plant journal records that make `undo` move files across the boundary.
+
+Appends restore a line boundary first (a crash can leave a torn last line), and readers skip any
+line that is not a whole JSON object, so a torn record costs only itself. Used ids are kept in
+memory and brought up to date from the end of results.jsonl, so checking a block costs the same
+however long the session is, and another process's appends are still seen.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from pathlib import Path
 
@@ -30,10 +39,35 @@ from ..protocol.results import CommandResult
 STATE_APP_NAME = "operator-app"
 MESSAGE_TEXT_LIMIT = 5_000_000  # bytes of a message kept for the history view
 LOCK_TIMEOUT_S = 30.0
+# A write's diff is kept in results.jsonl for the history view only (the model never gets it):
+# a rewrite of a large file must not make a line of that size, read back on every restart.
+STORED_DIFF_LIMIT = 200_000  # characters
 
 
 class StateUnusable(Exception):
     pass
+
+
+def check_state_location(workspace_root: Path, state_dir: Path) -> None:
+    """Refuse a state folder inside the workspace, equal to it, or holding it (symlinks resolved).
+
+    Inside the workspace the model could read every message and result and, with one approved
+    fs.write, forge journal records that `undo` would act on outside the workspace. The default
+    folder (under the user state folder) is refused the same way when the workspace holds it,
+    e.g. a home folder chosen as the workspace: the person must then pass --state-dir.
+    """
+    root = Path(os.path.realpath(workspace_root))
+    state = Path(os.path.realpath(state_dir))
+    if state.is_relative_to(root):
+        where = "is the workspace folder itself" if state == root else f"is inside the workspace {root}"
+        raise StateUnusable(
+            f"the state folder {state} {where}, where the model could read the session and change the undo "
+            "journal; use a state folder outside the workspace"
+        )
+    if root.is_relative_to(state):
+        raise StateUnusable(
+            f"the workspace {root} is inside the state folder {state}; use a state folder outside the workspace"
+        )
 
 
 def default_state_dir(workspace_root: Path) -> Path:
@@ -45,14 +79,24 @@ def default_state_dir(workspace_root: Path) -> Path:
 
 
 def append_jsonl(path: Path, record: dict[str, object], *, sync: bool = True) -> None:
-    line = json.dumps(record, ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """Append one record as one line. A last line left without its newline (a crash mid-append)
+    is closed first: glued to it, this record would be unreadable and lost with it."""
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, line.encode("utf-8"))
+        # Callers hold the session lock; this lock of the file itself also keeps the boundary
+        # check and the write together for any appender that does not.
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
         if sync:
             os.fsync(fd)
     finally:
-        os.close(fd)
+        os.close(fd)  # closing releases the lock
 
 
 def fsync_dir(path: Path) -> None:
@@ -65,16 +109,21 @@ def fsync_dir(path: Path) -> None:
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     try:
-        with path.open("r", encoding="utf-8") as handle:
+        with path.open("rb") as handle:
             for line in handle:
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line torn by a crash: everything before it still counts
-                if isinstance(record, dict):
+                record = _parse_line(line)
+                if record is not None:
                     yield record
     except FileNotFoundError:
         return
+
+
+def _parse_line(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:  # torn by a crash (cut JSON, or cut inside a UTF-8 sequence): skipped alone
+        return None
+    return record if isinstance(record, dict) else None
 
 
 @dataclass(frozen=True)
@@ -94,8 +143,62 @@ class MessageRecord:
     ended: bool
 
 
+UsedIds = dict[str, tuple[str, int, CommandResult]]
+
+
+class _UsedIdIndex:
+    """The used ids of results.jsonl, read once and then only from where the last read stopped.
+    A line still without its newline is left for later (its writer may not be done, or it was
+    torn by a crash and the next append closes it); a file replaced or cut short is read again."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.used: UsedIds = {}
+        self.offset = 0
+        self.identity: tuple[int, int] | None = None
+        self.records_parsed = 0  # work done, for tests that prove a block costs the same late in a session
+
+    def refresh(self) -> UsedIds:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            self.used, self.offset, self.identity = {}, 0, None
+            return self.used
+        try:
+            info = os.fstat(fd)
+            identity = (info.st_dev, info.st_ino)
+            if identity != self.identity or info.st_size < self.offset:
+                self.used, self.offset, self.identity = {}, 0, identity
+            if info.st_size == self.offset:
+                return self.used
+            data = os.pread(fd, info.st_size - self.offset, self.offset)
+        finally:
+            os.close(fd)
+        complete = data.rfind(b"\n") + 1
+        for line in data[:complete].split(b"\n"):
+            if line:
+                self._add(line)
+        self.offset += complete
+        return self.used
+
+    def _add(self, line: bytes) -> None:
+        self.records_parsed += 1
+        record = _parse_line(line)
+        if record is None or record.get("content_key") is None:
+            return
+        try:
+            result = CommandResult.from_json(record["result"])
+            message = int(record.get("message", 0))
+        except (KeyError, TypeError, ValueError):
+            return
+        self.used.setdefault(result.id, (str(record["content_key"]), message, result))
+
+
 class Session:
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, workspace_root: Path | None = None) -> None:
+        """`workspace_root`: refuse (StateUnusable) a state folder inside that workspace or holding it."""
+        if workspace_root is not None:
+            check_state_location(workspace_root, state_dir)
         self.state_dir = state_dir
         self.dir = state_dir / "session"
         try:
@@ -107,6 +210,7 @@ class Session:
             raise StateUnusable(f"cannot use state folder {state_dir}: {exc.strerror or exc}") from exc
         self._messages = self.dir / "messages.jsonl"
         self._results = self.dir / "results.jsonl"
+        self._used = _UsedIdIndex(self._results)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -120,13 +224,15 @@ class Session:
             out.append(StoredResult(int(record.get("message", 0)), result, record.get("content_key")))
         return out
 
-    def used_ids(self) -> dict[str, tuple[str, int, CommandResult]]:
-        """id -> (content key, message number, first result) of every command that ran."""
-        used: dict[str, tuple[str, int, CommandResult]] = {}
-        for stored in self.stored_results():
-            if stored.content_key is not None and stored.result.id not in used:
-                used[stored.result.id] = (stored.content_key, stored.message, stored.result)
-        return used
+    def used_ids(self) -> UsedIds:
+        """id -> (content key, message number, first result) of every command that ran, including
+        those recorded by another process since the last call. Do not change the dict returned."""
+        return self._used.refresh()
+
+    @property
+    def result_records_parsed(self) -> int:
+        """How many result records used_ids() has parsed so far (a work counter for tests)."""
+        return self._used.records_parsed
 
     def messages(self) -> list[MessageRecord]:
         started: dict[int, dict[str, Any]] = {}
@@ -176,7 +282,7 @@ class Session:
         append_jsonl(self._messages, {"event": "end", "message": number, "time": time.time(), "warnings": warnings})
 
     def record_result(self, number: int, result: CommandResult, content_key: str | None) -> None:
-        append_jsonl(self._results, {"message": number, "result": result.to_json(), "content_key": content_key})
+        append_jsonl(self._results, {"message": number, "result": _stored(result).to_json(), "content_key": content_key})
 
     @contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
@@ -195,3 +301,15 @@ class Session:
             yield
         finally:
             os.close(fd)  # closing releases the lock
+
+
+def _stored(result: CommandResult) -> CommandResult:
+    """The result as the session keeps it: whole, except a write's preview diff over
+    STORED_DIFF_LIMIT, cut at a line break, with a last line and `extra["diff_clipped"]` (its full
+    length) saying so. What the model is told (id, ok, summary, details) is never cut."""
+    diff = result.diff
+    if diff is None or len(diff) <= STORED_DIFF_LIMIT:
+        return result
+    cut = diff.rfind("\n", 0, STORED_DIFF_LIMIT) + 1 or STORED_DIFF_LIMIT
+    note = f"[... diff clipped: {len(diff) - cut} more characters are not kept in the session]"
+    return replace(result, diff=diff[:cut] + note, extra={**result.extra, "diff_clipped": len(diff)})
