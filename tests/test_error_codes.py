@@ -85,6 +85,7 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
                                             occurrence="5", content_b64=b64("x\n")), None),
     E.ERR_INVALID_INSERT_POSITION: (block("x1", "fs.insertRegion", path="src/app.py", marker_id="new", anchor="import sys",
                                           position="above", content_b64=b64("x\n")), None),
+    E.ERR_CONTROL_CHARACTER_IN_CMD: (block("x1", "fs.write", path="a.txt", content="red \x1b[31malert"), None),
     E.ERR_DUPLICATE_FIELD: (raw("OPERATOR_CMD", *HEAD, "action: fs.readSlice", "path: README.md", "start: 1", "line: 2", "END_OPERATOR_CMD"), None),
     E.ERR_UNKNOWN_FIELD: (block("x1", "fs.readSlice", path="README.md", lenght="5"), None),
     E.ERR_WORKSPACE_FIELD: (block("x1", "fs.read", path="README.md", workspace="/home/me/project"), None),

@@ -179,9 +179,12 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
 
 
 def _result_json(result: Any) -> dict[str, Any]:
+    """A result for the envelope: id and summary exactly as its OPERATOR_RESULT block gives them."""
+    from ..protocol.results import one_line
+
     return {
-        "id": result.id, "action": result.action, "path": result.path, "ok": result.ok, "status": result.status,
-        "summary": result.summary, "error_code": result.error_code, "details": result.details,
+        "id": result.shown_id, "action": result.action, "path": result.path, "ok": result.ok, "status": result.status,
+        "summary": one_line(result.summary), "error_code": result.error_code, "details": result.details,
         "truncated": result.truncated, "line": result.line,
     }
 

@@ -54,6 +54,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_ANCHOR_OCCURRENCE = "ERR_INVALID_ANCHOR_OCCURRENCE"
     ERR_INVALID_INSERT_POSITION = "ERR_INVALID_INSERT_POSITION"
     # Added by Operator where the spec is silent (design.md decision 14).
+    ERR_CONTROL_CHARACTER_IN_CMD = "ERR_CONTROL_CHARACTER_IN_CMD"
     ERR_DUPLICATE_FIELD = "ERR_DUPLICATE_FIELD"
     ERR_UNKNOWN_FIELD = "ERR_UNKNOWN_FIELD"
     ERR_WORKSPACE_FIELD = "ERR_WORKSPACE_FIELD"
@@ -127,6 +128,7 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_ANCHOR_NOT_FOUND: ErrorInfo(VALIDATION, "the anchor text is not in the file; the message shows the closest line"),
     ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE: ErrorInfo(VALIDATION, "occurrence is not a whole number >= 1, or the anchor occurs fewer times (the message gives the count)"),
     ErrorCode.ERR_INVALID_INSERT_POSITION: ErrorInfo(VALIDATION, "position is not before or after"),
+    ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD: ErrorInfo(ADDED, "a control character (ESC, NUL, form feed, vertical tab, DEL...) inside the block; only printable ASCII and tab, put other text in a *_b64 field"),
     ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(ADDED, "a key (or two aliases of one field, or content and content_b64) appears twice in one block; keep one"),
     ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(ADDED, "a key the action does not take (often a typo); the message lists the action's fields"),
     ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(ADDED, "workspace/workspaceRoot/cwd in a command; remove it, paths are relative to the workspace the person chose"),

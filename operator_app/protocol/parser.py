@@ -1,5 +1,6 @@
 """Turns a scanned block's lines into its fields, enforcing the line rules of the spec (ASCII
-only, no blank lines, only "key: value" lines, content on one line, each key once)."""
+only, no control characters but tab, no blank lines, only "key: value" lines, content on one
+line, each key once)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,14 @@ def parse_fields(block: RawBlock) -> Fields:
             raise OperatorError(ErrorCode.ERR_NON_ASCII_IN_CMD, (
                 f"line {line_no} has the non-ASCII character {bad.group()!r} (U+{ord(bad.group()):04X}) at column "
                 f"{bad.start() + 1}; use ASCII only inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
+            ))
+        control = grammar.CONTROL_CHAR_RE.search(text)
+        if control:
+            char = control.group()
+            raise OperatorError(ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD, (
+                f"line {line_no} has the control character {_CONTROL_NAMES.get(char, 'U+%04X' % ord(char))} "
+                f"(\\x{ord(char):02x}) at column {control.start() + 1}; only printable ASCII and tab may appear inside "
+                "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 field"
             ))
         stripped = text.strip()
         key, colon, value = stripped.partition(":")
@@ -71,3 +80,5 @@ def _key_hint(key: str) -> str:
 
 
 _NOT_KEY_CHARS_RE = re.compile(r"[^A-Za-z0-9_]+")
+_CONTROL_NAMES = {"\x00": "NUL", "\x08": "backspace", "\x0b": "vertical tab", "\x0c": "form feed", "\x1b": "ESC",
+                  "\x7f": "DEL"}

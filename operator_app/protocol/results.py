@@ -37,9 +37,26 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+# C0 and C1 control characters (tab aside) and the two Unicode line separators. In an id or a
+# summary they could forge a result line for a tool that splits with str.splitlines() ("\f",
+# "\v", "\x1c") or reach the person's terminal as an escape sequence (ESC, CSI "\x9b").
+_UNSAFE_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_unsafe(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with control characters (tab aside) written as escapes ("\\x1b"); cheap when there are none."""
+    return _UNSAFE_RE.sub(_escape_unsafe, text) if _UNSAFE_RE.search(text) else text
+
+
 def one_line(text: str) -> str:
+    """`text` as one printable line: line breaks become spaces, other control characters escapes."""
     text = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from odd file names
-    return _LINE_BREAKS_RE.sub(" ", text).strip()
+    return escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip())
 
 
 @dataclass(frozen=True)
@@ -63,8 +80,15 @@ class CommandResult:
             if value is not None and _SURROGATE_RE.search(value):
                 object.__setattr__(self, name, encodable(value))
 
+    @property
+    def shown_id(self) -> str:
+        """The id as the result block gives it: verbatim (rule 9) except for control characters,
+        which only the id of a block refused for holding one can have; escaped, they can neither
+        forge a line nor drive a terminal."""
+        return escape_controls(self.id.encode("utf-8", errors="replace").decode("utf-8"))
+
     def render(self) -> str:
-        lines = [RESULT_START, f"id: {self.id}", f"ok: {'true' if self.ok else 'false'}", f"summary: {one_line(self.summary)}"]
+        lines = [RESULT_START, f"id: {self.shown_id}", f"ok: {'true' if self.ok else 'false'}", f"summary: {one_line(self.summary)}"]
         if self.details is not None and self.details != "":
             lines.append(f"details_b64: {encode_b64_text(self.details)}")
         lines.append(RESULT_END)
