@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -113,10 +114,21 @@ def read_message(source: str) -> tuple[str, list[str]]:
 
 
 def _terminal_decider() -> Any:
-    """Ask on the controlling terminal for each write (used when no --approve was given)."""
+    """Ask on the controlling terminal for each write (used when no --approve was given).
+
+    /dev/tty is opened twice, for reading and for writing: a text stream cannot be opened "r+"
+    on it (not seekable), which once made every answer a silent no. What is shown is escaped:
+    a diff holding ESC sequences or a carriage return could otherwise redraw the screen and hide
+    the very line the person is asked to approve.
+    """
     try:
-        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+        answers = open("/dev/tty", encoding="utf-8", errors="replace")  # noqa: SIM115 - kept open for the run
     except OSError:
+        return None
+    try:
+        prompt = open("/dev/tty", "w", encoding="utf-8", errors="replace")  # noqa: SIM115
+    except OSError:
+        answers.close()
         return None
     approve_rest = False
 
@@ -124,14 +136,30 @@ def _terminal_decider() -> Any:
         nonlocal approve_rest
         if approve_rest:
             return True
-        tty.write(f"\n{plan.action} {plan.target.rel}  +{plan.added} -{plan.removed}\n{plan.diff}\n")
-        tty.write("Apply this change? [y]es / [n]o / [a]ll the rest: ")
-        tty.flush()
-        answer = tty.readline().strip().lower()
+        diff = "\n".join(terminal_safe(line) for line in (plan.diff or "").split("\n"))
+        prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.target.rel)}  +{plan.added} -{plan.removed}\n{diff}\n")
+        prompt.write("Apply this change? [y]es / [n]o / [a]ll the rest: ")
+        prompt.flush()
+        answer = answers.readline().strip().lower()
         approve_rest = answer in ("a", "all")
         return answer in ("y", "yes") or approve_rest
 
     return decide
+
+
+# Bidirectional overrides and isolates: invisible, they reorder how a line is drawn ("Trojan
+# Source"), so a change could read as harmless at the prompt.
+_BIDI_RE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """One line of text as the terminal should draw it: control characters (tab aside) and
+    bidirectional overrides written as escapes, so nothing in it can move the cursor or recolour,
+    clear or reorder what the person reads."""
+    from ..protocol.results import escape_controls
+
+    text = escape_controls(text)
+    return _BIDI_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _BIDI_RE.search(text) else text
 
 
 # --- sub-commands ------------------------------------------------------------------------------
