@@ -5,8 +5,8 @@ root. These helpers only guarantee that what gets opened is still that path -- o
 a time relative to the previous directory's descriptor, each with O_NOFOLLOW -- and that nothing
 but a regular file is ever opened for reading (FIFOs, sockets and devices are refused from an
 lstat, before any open). The tree walk below a folder descriptor lives here too, with git's
-ignore rules. Errors are plain OSError subclasses; workspace.py turns them into OperatorError
-values for the model.
+ignore rules, and the one-pass symlink resolution the workspace checks paths with. Errors are
+plain OSError subclasses; workspace.py turns them into OperatorError values for the model.
 """
 
 from __future__ import annotations
@@ -61,6 +61,27 @@ class NotRegular(Exception):
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
         self.kind = kind
+
+
+def resolve_steps(root: str, parts: Sequence[str]) -> Iterator[tuple[int, str, bool]]:
+    """(index, realpath of root/parts[:index + 1], whether it exists) for each component, in one
+    pass: os.path.realpath's own walk, kept so that each prefix is resolved from the one before
+    instead of from the root again (a path through a symlink to "." was quadratic). `root` must
+    be a realpath; a missing component and the rest are joined as written, as realpath does."""
+    resolved = root
+    for index, name in enumerate(parts):
+        candidate = os.path.join(resolved, name)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+            exists = True
+        except OSError:
+            is_link = exists = False
+        if is_link:
+            resolved = os.path.realpath(candidate)
+            exists = os.path.lexists(resolved)
+        else:
+            resolved = candidate
+        yield index, resolved, exists
 
 
 def open_dir_chain(root: str, parts: Sequence[str], *, create: bool = False) -> tuple[int, list[int]]:

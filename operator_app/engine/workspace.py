@@ -31,12 +31,17 @@ from operator_app.engine.fsops import (
     open_regular,
     open_subdir,
     read_exactly,
+    resolve_steps,
     scan_dir,
     walk_below,
 )
 from operator_app.protocol.errors import ErrorCode, OperatorError
 
 MAX_CLOSE_NAMES = 5
+# Linux's PATH_MAX, and a depth no real tree needs: resolving a path costs a step per component,
+# and a symlink to "." inside the workspace would otherwise let "s/s/s/..." cost without end.
+MAX_PATH_CHARS = 4096
+MAX_PATH_COMPONENTS = 256
 LIST_HINT = "list the folder with fs.list"
 _ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {"dir": "dir", "file": "file", "symlink": "symlink"}
 
@@ -121,6 +126,10 @@ class Workspace:
                 ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
                 f"{raw} starts with ~, which is not expanded; paths are relative to the workspace root; use . for the root",
             )
+        if len(raw) > MAX_PATH_CHARS:
+            raise _error(ErrorCode.ERR_INVALID_PATH, (
+                f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}; use a shorter path"
+            ))
         parts: list[str] = []
         for name in raw.split("/"):
             if name in ("", "."):
@@ -134,16 +143,18 @@ class Workspace:
                 parts.pop()
             else:
                 parts.append(name)
+        if len(parts) > MAX_PATH_COMPONENTS:
+            raise _error(ErrorCode.ERR_INVALID_PATH, (
+                f"the path has {len(parts)} components; the limit is {MAX_PATH_COMPONENTS}; use a shorter path"
+            ))
         rel = "/".join(parts) or "."
-        lexical = self.root.joinpath(*parts)
-        resolved = Path(os.path.realpath(lexical))
+        resolved = str(self.root)
         # Every prefix must resolve inside too: a link out and a link back in would otherwise
         # make the answer depend on a folder outside the workspace.
-        if resolved != lexical:
-            for count in range(1, len(parts) + 1):
-                if not self._inside(Path(os.path.realpath(self.root.joinpath(*parts[:count])))):
-                    raise self._outside(rel, "/".join(parts[:count]))
-        return Target(rel, resolved, tuple(parts))
+        for index, resolved, _exists in resolve_steps(str(self.root), parts):
+            if not self._inside(Path(resolved)):
+                raise self._outside(rel, "/".join(parts[: index + 1]))
+        return Target(rel, Path(resolved), tuple(parts))
 
     def walked(self, rel: str) -> Target:
         """The Target of a path that `walk_files` produced: a name read from disk, not from the
@@ -347,10 +358,7 @@ class Workspace:
         return [name if not prefix else f"{prefix}/{name}" for folded in matches for name in by_folded[folded]][:MAX_CLOSE_NAMES]
 
     def _first_missing(self, t: Target) -> int | None:
-        for index in range(len(t.parts)):
-            if not os.path.lexists(os.path.realpath(self.root.joinpath(*t.parts[: index + 1]))):
-                return index
-        return None
+        return next((index for index, _, exists in resolve_steps(str(self.root), t.parts) if not exists), None)
 
     def resolved(self, t: Target) -> Target:
         """The Target of where `t` leads once its symlinks are followed (checked inside by target())."""
