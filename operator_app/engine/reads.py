@@ -41,6 +41,10 @@ def _clip(line: str, limit: int) -> str:
 def _file_target(ws: Workspace, raw: str, *, dir_code: ErrorCode = ErrorCode.ERR_NOT_A_FILE) -> Target:
     target = ws.target(raw)
     st = ws.lstat(target)
+    if st is not None and stat_module.S_ISLNK(st.st_mode):
+        # A symlink inside the workspace (target() checked it stays inside) is read through, so
+        # what it leads to decides: a link to a folder is a folder here too.
+        st = ws.lstat(ws.resolved(target))
     if st is not None and stat_module.S_ISDIR(st.st_mode):
         if dir_code is ErrorCode.ERR_SEARCH_PATH_IS_DIR:
             raise OperatorError(dir_code, f"{target.rel} is a folder; fs.search reads one file, use fs.searchTree for a folder")
