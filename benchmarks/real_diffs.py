@@ -79,6 +79,8 @@ PACKAGES: dict[str, tuple[str, list[str]]] = {
     "tomli": ("MIT", ["2.0.1", "2.0.2"]),
 }
 
+OLD_MTIME_NS = 1_704_067_200_000_000_000  # 2024-01-01T00:00:00Z
+NEW_MTIME_NS = 1_717_200_000_123_456_789  # 2024-06-01, with nanoseconds as diff prints them
 VARIANT_TOOLS = ["diff-U0", "diff-U1", "diff-U8", "git-U0", "git-histogram-U5", "diff-u-timestamps"]
 
 
@@ -184,16 +186,21 @@ def _git_env() -> dict[str, str]:
 
 
 def make_diff(tool: str, old: Path, new: Path, rel: str) -> bytes:
-    """The diff of old -> new (old may be /dev/null) as the tool prints it."""
+    """The diff of old -> new (old may be /dev/null) as the tool prints it. The tools run in the
+    scratch folder on relative names (a/<name>, b/<name>), so a run's headers do not depend on
+    where the scratch folder happened to be."""
+    scratch = new.parent.parent
+    old_name = str(old) if old == Path(os.devnull) else os.path.relpath(old, scratch)
+    new_name = os.path.relpath(new, scratch)
     if tool.startswith("git"):
         extra = {"git": [], "git-U0": ["-U0"], "git-histogram-U5": ["--histogram", "-U5"]}[tool]
-        cmd = ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", *extra, str(old), str(new)]
-        done = subprocess.run(cmd, capture_output=True, env=_git_env(), cwd=old.parent if old != Path(os.devnull) else new.parent)
+        cmd = ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", *extra, old_name, new_name]
+        done = subprocess.run(cmd, capture_output=True, env=_git_env(), cwd=scratch)
     else:
         context = {"diff-u": "3", "diff-U0": "0", "diff-U1": "1", "diff-U8": "8", "diff-u-timestamps": "3"}[tool]
         labels = [] if tool == "diff-u-timestamps" else ["--label", "/dev/null" if old == Path(os.devnull) else f"a/{rel}",
                                                           "--label", f"b/{rel}"]
-        done = subprocess.run(["diff", f"-U{context}", *labels, str(old), str(new)], capture_output=True,
+        done = subprocess.run(["diff", f"-U{context}", *labels, old_name, new_name], capture_output=True, cwd=scratch,
                               env=dict(os.environ, LC_ALL="C", TZ="UTC"))
     if done.returncode not in (0, 1):
         raise RuntimeError(f"{tool} failed on {rel}: {done.stderr.decode(errors='replace')}")
@@ -329,7 +336,9 @@ def pair_cases(package: str, versions: tuple[str, str], rel: str, old: bytes | N
         else:
             a_path.write_bytes(old_bytes)
             a_path.chmod(0o644)
+            os.utime(a_path, ns=(OLD_MTIME_NS, OLD_MTIME_NS))  # timestamped headers, the same each run
         b_path.chmod(0o644)
+        os.utime(b_path, ns=(NEW_MTIME_NS, NEW_MTIME_NS))
         for tool in tools:
             case = Case(first + len(out) + 1, package, versions, rel, variant, tool, old_bytes, new_bytes)
             raw = make_diff(tool, a_path, b_path, rel)
@@ -558,9 +567,9 @@ the full set (about 2,000 diffs) first and exports a varied selection of cases t
 - `licenses/`: the licence (and NOTICE) files of the newer version of each package.
 
 Variants: "as released" is the files as published; "bom" adds a UTF-8 byte order mark to both
-versions; "crlf" and "mixed-line-endings" are the same
-two versions with every line, or the lines picked by their own text, ending in CRLF;
-"*-no-final-newline" drop the last line break of one or both versions. Tools: `diff -u` /
+versions; "crlf" and "mixed-line-endings" are the same two versions with every line, or the
+lines picked by their own text, ending in CRLF; "*-no-final-newline" drop the last line break
+of one or both versions. Tools: `diff -u` /
 `-U0` / `-U1` / `-U8` (with `--label`, or with timestamped headers), `git diff --no-index`
 (default, `-U0`, `--histogram -U5`). Counts: {variants}; {tools}.
 
