@@ -14,9 +14,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import pathspec
@@ -213,27 +214,77 @@ class WalkItem:
     reason: Literal["symlink", "special", "gitignore", "unreadable"] | None
 
 
+class IgnoreRulesTooSlow(Exception):
+    """Matching .gitignore patterns used up the walk's GITIGNORE_BUDGET_S; the walk stops here."""
+
+
+# Seconds a walk may spend loading and matching .gitignore patterns in all. A hostile .gitignore
+# (a pattern such as *a*a*a*...*b, or tens of thousands of lines) must not make one fs.searchTree
+# take minutes; past the budget the search stops and says why.
+GITIGNORE_BUDGET_S = 2.0
+
+
+class _BoundedRegex:
+    """A pathspec pattern's regular expression run by the `regex` module instead of `re`: `re`
+    backtracks exponentially on *a*a*a*...*b against a long name of a's (34 took 10 s); `regex`
+    avoids that, and its `timeout` bounds whatever backtracking is left by the walk's budget."""
+
+    __slots__ = ("compiled", "rules")
+
+    def __init__(self, compiled: Any, rules: GitRules) -> None:
+        self.compiled = compiled
+        self.rules = rules
+
+    def search(self, text: str) -> Any:
+        return self.compiled.search(text, timeout=self.rules.time_left())
+
+
 class GitRules:
     """The .gitignore files in force at one point of a walk, outermost first.
 
     git's precedence: the deepest .gitignore with a matching pattern decides, and within one file
     the last matching pattern wins (GitIgnoreSpec handles negation). Paths are resolved
-    components relative to the workspace root.
+    components relative to the workspace root. Loading and matching share one time budget per
+    walk; past it they raise IgnoreRulesTooSlow.
     """
 
     def __init__(self) -> None:
         self._stack: list[tuple[tuple[str, ...], pathspec.GitIgnoreSpec]] = []
+        self._budget = GITIGNORE_BUDGET_S
+        self._call_started = 0.0
+
+    def time_left(self) -> float:
+        return max(self._budget - (time.monotonic() - self._call_started), 1e-6)
+
+    def _spend(self) -> None:
+        self._budget -= time.monotonic() - self._call_started
+        if self._budget <= 0:
+            raise IgnoreRulesTooSlow(
+                f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s (a pattern with many * or a very "
+                "long .gitignore)"
+            )
 
     def load(self, fd: int, parts: tuple[str, ...]) -> int:
         """Push the .gitignore of the folder open at `fd` (at `parts`), if any; return how many were pushed."""
         text = read_small_text(fd, ".gitignore", MAX_GITIGNORE_BYTES)
         if not text:
             return 0
+        self._call_started = time.monotonic()
         # git splits on "\n" and drops a "\r" before it.
         lines = [line.removesuffix("\r") for line in text.split("\n")]
-        import pathspec  # only tree walks need it; keeps `exec` start-up short
+        import pathspec  # only tree walks need these; keeps `exec` start-up short
+        import regex
 
-        self._stack.append((parts, pathspec.GitIgnoreSpec.from_lines(lines)))
+        spec = pathspec.GitIgnoreSpec.from_lines(lines, backend="simple")
+        for pattern in spec.patterns:
+            compiled = getattr(pattern, "regex", None)
+            if compiled is not None:
+                try:
+                    pattern.regex = _BoundedRegex(regex.compile(compiled.pattern), self)  # type: ignore[attr-defined]
+                except regex.error:
+                    pass  # a pattern `regex` reads differently keeps `re`: still bounded by the budget checks
+        self._stack.append((parts, spec))
+        self._spend()
         return 1
 
     def pop(self, count: int) -> None:
@@ -243,6 +294,20 @@ class GitRules:
         self._stack.clear()
 
     def ignored(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
+        if not self._stack:
+            return False
+        self._call_started = time.monotonic()
+        try:
+            include = self._decision(parts, is_dir)
+        except TimeoutError:  # from the `regex` module: this one match used up what was left
+            self._budget = 0
+            raise IgnoreRulesTooSlow(
+                f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s (a pattern with many *)"
+            ) from None
+        self._spend()
+        return include
+
+    def _decision(self, parts: tuple[str, ...], is_dir: bool) -> bool:
         for base, spec in reversed(self._stack):
             if len(parts) <= len(base) or parts[: len(base)] != base:
                 continue

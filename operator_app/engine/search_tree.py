@@ -1,6 +1,8 @@
 """fs.searchTree: a substring search over a folder, bounded by the spec's limits (200 matches,
 300 files scanned, files over 500,000 bytes skipped) and deterministic: files are visited in the
-workspace walk's fixed order, and everything skipped is counted in the header."""
+workspace walk's fixed order, and everything skipped is counted in the header. Matching
+.gitignore patterns has a time budget (fsops.GITIGNORE_BUDGET_S); a search that uses it up stops
+there and says so in its "# truncated:" header."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections import Counter
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, count
+from .fsops import IgnoreRulesTooSlow
 from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .textfile import decode_text
 from .workspace import shown as shown_name
@@ -37,7 +40,15 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
     skipped: Counter[str] = Counter()
     files_scanned = files_matched = 0
     stop_reason = ""
-    for item in ws.walk_files(root):
+    walk = ws.walk_files(root)
+    while True:
+        try:
+            item = next(walk, None)
+        except IgnoreRulesTooSlow as slow:
+            stop_reason = f"{slow}; the search stopped there; narrow the path or ask the person to simplify .gitignore"
+            break
+        if item is None:
+            break
         if item.kind == "skipped":
             skipped[item.reason or "other"] += 1
             continue
@@ -68,6 +79,7 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
         if total > room:
             stop_reason = f"stopped at {c.FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
             break
+    walk.close()  # an early stop closes the walk's folder descriptors now, not at garbage collection
     truncated = bool(stop_reason)
     header = [
         f"# query: {json.dumps(cmd.query)}",
