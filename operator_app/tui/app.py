@@ -261,6 +261,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self._refresh_footer()
 
     def _refresh_footer(self) -> None:
+        if not self.screen_stack:
+            return  # the app is closing: a worker's late message has no footer to update
         # Redrawing the footer restyles it: only when a key's state changed, not on every event.
         keys = tuple(self.check_action(key.action, ()) for key in MAIN_KEYS)
         if keys != self._footer_keys:

@@ -16,8 +16,8 @@ from textual.widgets import Input, TextArea
 from ..engine.executor import AwaitingDecision, Progress, ResultReady
 from ..engine.plan import WritePlan
 from .clipboard import ClipboardSource, SystemClipboard, watch_loop
-from .messages import (ClipboardText, EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew,
-                       PendingChanged, WorkFailed)
+from .messages import (ClipboardText, ConsentAsked, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
+                       MessageGrew, PendingChanged, WorkFailed)
 from .runner import Abandoned, EngineRunner, follow_loop
 from .screens.consent import ConsentScreen
 from .state import MessageState
@@ -26,6 +26,7 @@ from .status_text import decided_text, finished_text, streaming_text
 if TYPE_CHECKING:
     from textual.app import App
 
+    from .widgets.command_table import CommandTable
     from .widgets.welcome import WelcomePanel
 
     _Base = App[None]
@@ -48,7 +49,10 @@ class MessageFlowMixin(_Base):
     _tail_next_refresh: bool
 
     if TYPE_CHECKING:
+        table: CommandTable
+
         def status(self, text: str) -> None: ...
+        def refresh_view(self, reset: bool = False) -> None: ...
         def show_message(self, number: int | None) -> None: ...
         def request_refresh(self) -> None: ...
         def check_undo(self, ask: bool = False) -> None: ...
@@ -120,14 +124,21 @@ class MessageFlowMixin(_Base):
             answer.append(value or "no")
             answered.set()
 
-        try:
-            self.call_from_thread(lambda: self.push_screen(ConsentScreen(plan, number), done))
-        except RuntimeError:  # the app is gone
-            return "quit"
+        if not self.post_message(ConsentAsked(plan, number, done)):
+            return "quit"  # the app is gone
         while not answered.wait(0.1):
             if self._stopping():
                 return "quit"  # not "no": the person did not decline, they left
         return answer[0]
+
+    def on_consent_asked(self, message: ConsentAsked) -> None:
+        if self._stopping():
+            return  # no answer: the waiting worker sees the app going and leaves the message unended
+        self.refresh_view()  # the table shows the write waiting before the dialog covers it
+        # Opened once the table has measured its new cells (it does so when idle) and the screen
+        # was redrawn with them: the screen under a dialog is not redrawn until the dialog closes.
+        dialog = ConsentScreen(message.plan, message.number)
+        self.table.call_next(self.call_after_refresh, self.push_screen, dialog, message.answer)
 
     # --- engine events -------------------------------------------------------------------
 

@@ -4,10 +4,13 @@ widgets."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.message import Message
 
 from ..engine.executor import EngineEvent
 from ..engine.journal import JournalEntry
+from ..engine.plan import WritePlan
 from .clipboard import CopyOutcome
 from .state import MessageState
 
@@ -96,3 +99,12 @@ class UndoChecked(FromRunner):
     def __init__(self, entries: list[JournalEntry], ask: bool) -> None:
         super().__init__()
         self.entries, self.ask = entries, ask
+
+
+class ConsentAsked(Message):
+    """A write waits for the person (posted by the engine's worker, which then waits for `answer`).
+    A message, not a direct call, so it is handled after the engine events posted before it."""
+
+    def __init__(self, plan: WritePlan, number: int, answer: Callable[[str | None], None]) -> None:
+        super().__init__()
+        self.plan, self.number, self.answer = plan, number, answer

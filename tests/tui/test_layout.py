@@ -116,3 +116,18 @@ async def test_a_long_diff_is_shown_whole_and_scrolls(workspace: Path, state: Pa
         assert diff.lines[-1].text == "+y 3999" and diff.lines[-1].style == "add"
         await pilot.press("n")
         await wait_for(pilot, lambda: finished(app))
+
+
+async def test_the_table_is_redrawn_at_its_measured_widths(workspace: Path, state: Path) -> None:
+    from operator_app.tui.state import Row
+
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause(0.1)
+        table = app.table
+        table.sync([Row(1, "w1", "fs.write", "notes/plan.txt", "waiting for you", "write notes/plan.txt +1 -0")])
+        table.render_line(0)  # drawn before the table measured its new cells (as a busy screen may)
+        await pilot.pause(0.2)
+        header = "".join(segment.text for segment in table.render_line(0))
+        assert header.split() == ["id", "status", "action", "path", "summary"]
+        assert header.index("action") > header.index("status") + len("waiting for you")

@@ -73,6 +73,7 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.
         await wait_for(pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "waiting for you")
+        await wait_for(pilot, lambda: columns_fit(app))
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)

@@ -67,6 +67,7 @@ class CommandTable(DataTable[object]):
         same_order = keys[: len(self._cells)] == list(self._cells)
         changed = [(key, i) for key in keys[: len(self._cells)] for i, value in enumerate(wanted[key])
                    if self._cells[key][i] != value] if same_order else []
+        touched = not same_order or bool(changed) or len(keys) > len(self._cells)
         if not same_order or len(changed) > REBUILD_ABOVE:
             self.clear()
             self._cells = {}
@@ -77,6 +78,8 @@ class CommandTable(DataTable[object]):
         for key in keys[len(self._cells):]:
             self.add_row(*(self._render(i, v) for i, v in enumerate(wanted[key])), key=key)
             self._cells[key] = wanted[key]
+        if touched:
+            self.call_next(self._measured)
         target = None
         if tail and at_end and rows:
             target = rows[-1].line
@@ -86,6 +89,12 @@ class CommandTable(DataTable[object]):
             index = self.get_row_index(str(target))
             if index != self.cursor_row:
                 self.move_cursor(row=index)
+
+    def _measured(self) -> None:
+        # Runs after the idle pass in which DataTable measures new cells. Its line cache is keyed on
+        # a counter that measuring does not bump, so a line drawn between a change and that pass
+        # (the header, often) kept the old column widths until something else changed; redraw.
+        self.notify_style_update()
 
     @staticmethod
     def _render(column: int, value: str) -> object:
