@@ -158,7 +158,7 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             entry = JournalEntry(
                 seq=seq, time=time.time(), command_id=plan.command_id, action=plan.action,
                 rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=sha256(new_bytes),
-                mode=current.mode if current else None, created_dirs=created,
+                mode=current.mode if current else None, created_dirs=created, summary=plan.summary,
             )
             if current is not None and not journal.link_pre_image(entry, dir_fd, name, current.identity, current.links):
                 journal.discard(entry)
@@ -198,7 +198,7 @@ def _commit_delete(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jou
         raise _conflict(plan.target, "changed (or was removed)")
     entry = JournalEntry(
         seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
-        rel=plan.target.rel, kind="delete", old_sha=plan.base_hash, new_sha=None,
+        rel=plan.target.rel, kind="delete", old_sha=plan.base_hash, new_sha=None, summary=plan.summary,
     )
     journal.begin(entry, None)
     record = move_to_trash(entry_path(ws, plan.target), state_dir, entry.seq)

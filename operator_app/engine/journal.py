@@ -42,12 +42,15 @@ class JournalEntry:
     trash: dict[str, Any] | None = None
     committed: bool = False
     undone: bool = False
+    # The ok result's summary line: if the app dies after the change but before the session
+    # records the result, the journal still says what the command did.
+    summary: str = ""
 
     def record(self) -> dict[str, Any]:
         return {
             "event": "begin", "seq": self.seq, "time": self.time, "command_id": self.command_id,
             "action": self.action, "rel": self.rel, "kind": self.kind, "old_sha": self.old_sha,
-            "new_sha": self.new_sha, "mode": self.mode, "created_dirs": self.created_dirs,
+            "new_sha": self.new_sha, "mode": self.mode, "created_dirs": self.created_dirs, "summary": self.summary,
         }
 
 
@@ -68,7 +71,7 @@ class Journal:
                     seq=seq, time=float(record.get("time", 0)), command_id=str(record.get("command_id", "")),
                     action=str(record.get("action", "")), rel=str(record.get("rel", "")), kind=str(record.get("kind", "")),
                     old_sha=record.get("old_sha"), new_sha=record.get("new_sha"), mode=record.get("mode"),
-                    created_dirs=list(record.get("created_dirs") or []),
+                    created_dirs=list(record.get("created_dirs") or []), summary=str(record.get("summary") or ""),
                 )
             elif seq in found and event == "commit":
                 found[seq].committed = True

@@ -636,3 +636,14 @@ def test_a_delete_whose_copy_to_another_file_system_fails_leaves_the_folder_whol
         assert folder.undo()[0] == 6
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+def test_the_journal_says_what_each_change_did(tmp_path: Path) -> None:
+    """What a results view needs when the app died between a change and its recorded result."""
+    from operator_app.engine.journal import Journal
+
+    folder = Folder(tmp_path, {"a.txt": b"a\n", "gone.txt": b"x\n"})
+    results = folder.exec(block("w", "fs.write", path="a.txt", content="b") + block("d", "fs.delete", path="gone.txt"))
+    entries = Journal(folder.state).entries()
+    assert [(e.command_id, e.summary) for e in entries] == [(r["id"], r["summary"].split(" (Operator's own trash")[0])
+                                                             for r in results]
