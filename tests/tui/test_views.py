@@ -76,20 +76,19 @@ async def test_a_long_search_shows_progress_and_keys_keep_working(workspace: Pat
         assert results_of(app)[0].ok and "120 matches" in results_of(app)[0].summary
 
 
-async def test_a_large_paste_of_100_blocks_shows_its_results_in_well_under_a_second(workspace: Path,
-                                                                                    state: Path) -> None:
+async def test_a_large_paste_of_100_blocks_shows_every_result(workspace: Path, state: Path) -> None:
+    """Every one of 100 blocks in a 200,000-character paste reaches the table as ok. How fast is
+    measured by benchmarks/bench_tui.py (target: well under a second), not here."""
     filler = "Some prose between the commands, the way chat models write it.\n" * 30
     message = "".join(filler + block(f"r{n}", "fs.readSlice", path="notes/plan.txt") for n in range(100))
     assert 190_000 < len(message) <= 200_000
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
-        started = time.monotonic()
         app.post_message(events.Paste(message))
-        await wait_for(pilot, lambda: finished(app) and table_statuses(app) == ["ok"] * 100, timeout=10)
-        took = time.monotonic() - started
-        assert len(results_of(app)) == 100 and all(r.ok for r in results_of(app))
-        assert took < 1.0, f"took {took:.2f} s"
+        await wait_for(pilot, lambda: finished(app) and table_statuses(app) == ["ok"] * 100, timeout=30)
+        assert [r.id for r in results_of(app)] == [f"r{n}" for n in range(100)]
+        assert all(r.ok for r in results_of(app))
 
 
 async def test_help_lists_every_key_and_every_action(workspace: Path, state: Path) -> None:
