@@ -6,7 +6,9 @@ in the same run, so the result does not depend on the machine:
    `re.finditer` pass over the same text for the four markers         (target: within 3x)
 2. scan + parse + validate of that message, against the same bare pass (target: within 10x)
 3. the message fed in 100-character chunks, against fed whole          (target: within 1.5x)
-4. `operator-app exec` for one fs.read, against `python -c pass`       (target: at most +0.2 s)
+4. the same chunks with `pending` asked after each one, as the TUI does
+   when it follows a file, against fed whole                          (target: within 3x)
+5. `operator-app exec` for one fs.read, against `python -c pass`       (target: at most +0.2 s)
 
 Run: python benchmarks/bench_protocol.py [--json]. Exits 1 when a target is missed.
 """
@@ -94,6 +96,15 @@ def fed_chunks(chunks: list[str]) -> int:
     return found + len(scanner.end())
 
 
+def fed_chunks_asking_pending(chunks: list[str]) -> int:
+    scanner = Scanner()
+    found = 0
+    for chunk in chunks:
+        found += len(scanner.feed(chunk))
+        scanner.pending  # noqa: B018 - the TUI shows the open block after every chunk
+    return found + len(scanner.end())
+
+
 def interleaved(a: Callable[[], object], b: Callable[[], object], repeat: int = 40) -> tuple[float, float]:
     """Best times of a and b, measured alternately so a burst of load hits both alike."""
     times_a, times_b = [], []
@@ -135,16 +146,19 @@ def main() -> int:
     assert len(text) == 200_000, len(text)
     assert bare_pass(text) == 200 and scan_only(text) == 100 and scan_parse_validate(text) == 100
     chunks = chunked(text)
-    assert fed_whole(text) == fed_chunks(chunks) == 100
+    assert fed_whole(text) == fed_chunks(chunks) == fed_chunks_asking_pending(chunks) == 100
     bare, scan = interleaved(lambda: bare_pass(text), lambda: scan_only(text))
     bare2, full = interleaved(lambda: bare_pass(text), lambda: scan_parse_validate(text))
     bare = min(bare, bare2)
     whole, streamed = interleaved(lambda: fed_whole(text), lambda: fed_chunks(chunks))
+    whole2, asking = interleaved(lambda: fed_whole(text), lambda: fed_chunks_asking_pending(chunks))
     python_s, exec_s = exec_startup()
     rows = [
         ("scanner vs bare re.finditer", scan / bare, 3.0, f"{scan * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
         ("scan+parse+validate vs bare re.finditer", full / bare, 10.0, f"{full * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
         ("100-char chunks vs whole feed", streamed / whole, 1.5, f"{streamed * 1e3:.2f} ms vs {whole * 1e3:.2f} ms"),
+        ("100-char chunks asking pending after each vs whole feed", asking / whole2, 3.0,
+         f"{asking * 1e3:.2f} ms vs {whole2 * 1e3:.2f} ms"),
     ]
     failed = False
     report = []

@@ -8,7 +8,8 @@ character window of the spec to a whole message.
 
 Cost is linear in the input: outside blocks the scanner jumps from one "OPERATOR_" occurrence to
 the next with str.find instead of visiting every line, and text held back for an unfinished line
-is kept as pieces, never re-concatenated per chunk.
+is kept as pieces, never re-concatenated or walked again per chunk, even when `pending` is asked
+after every chunk.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .errors import ErrorCode, OperatorError
 _BREAK_RE = re.compile(r"\r\n?|\n")
 _ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
 _END_TOKEN = "END_OPERATOR_"
+_TOKEN_HEAD = len(_END_TOKEN) - 1  # how much of the token can come before the chunk that ends it
 
 
 @dataclass(frozen=True)
@@ -111,18 +113,44 @@ class Scanner:
         self._result_alone = True  # its marker was alone on its line (else: it may have been prose)
         self._ended = False
         self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
-        self._prev = ""  # the previous chunk, for a token split across chunks
         self._backlog: list[ScanEvent] = []  # events found early by `pending`
-        self._at_start = first_line == 1 and not skip_first_fragment  # the next chunk opens the message
+        # What `pending` knows of the queue without walking it, so asking after every chunk costs
+        # only the new text: the walked rest is an unfinished line (a trailing "\r" aside, which
+        # may be half of "\r\n"), and a walk can only change the answer when a line is complete
+        # and it may open a block (a marker needs "OPERATOR_") or give an open block its id.
+        self._looked = 0  # pieces looked at since the last walk
+        self._held_cr = False  # the walked rest ends with a "\r" waiting for its "\n"
+        self._queue_break = False  # a line break in the looked-at text completes a line
+        self._queue_token = False  # "OPERATOR_" in the looked-at text
+        self.walked_chars = 0  # characters handed to the line walk, in all (a work counter for tests)
+        # The next chunk opens the message (and may start with a BOM), or end() was called.
+        self._first_or_ended = first_line == 1 and not skip_first_fragment
 
     @property
     def pending(self) -> PendingBlock | None:
-        if any(self._pieces):  # lines held back may open a block or hold its id: look at them now
+        if self._worth_a_walk():  # lines held back may open a block or hold its id: look at them now
             self._backlog += self._consume(final=False)
             self._armed = _END_TOKEN in self._pieces[-1]
         if self._block is None:
             return None
         return PendingBlock(self._block.start_line, self._block.id_hint)
+
+    def _worth_a_walk(self) -> bool:
+        """Whether walking the queue now may change what `pending` says. Only text queued since
+        the last question is looked at, so a long unfinished line or a long stretch of prose
+        costs nothing more per question; the walk itself waits for text that matters."""
+        pieces = self._pieces
+        looked = self._looked
+        if looked < len(pieces):
+            fresh = pieces[looked] if looked == len(pieces) - 1 else "".join(pieces[looked:])
+            if self._held_cr or "\n" in fresh or "\r" in fresh:
+                self._queue_break = True
+            if not self._queue_token:
+                self._queue_token = "OPERATOR_" in fresh or "OPERATOR_" in self._text_before(looked, 8) + fresh[:8]
+            self._looked = len(pieces)
+        if not self._queue_break:
+            return False
+        return self._queue_token or (self._block is not None and self._block.id_hint is None)
 
     def feed(self, chunk: str) -> list[ScanEvent]:
         """Take the next piece of the message; return the blocks (and warnings) it completed.
@@ -131,33 +159,45 @@ class Scanner:
         queued until such a line is complete; the work then happens once, in `_consume`.
         This keeps a stream of small chunks about as cheap as one feed of the whole text.
         """
-        if self._ended:
-            raise RuntimeError("feed() after end()")
-        if not chunk:
-            return []
-        if self._at_start:
-            self._at_start = False
+        if self._first_or_ended:  # one test on the hot path for two rare cases
+            if self._ended:
+                raise RuntimeError("feed() after end()")
+            if not chunk:
+                return []
+            self._first_or_ended = False
             # A byte order mark opening the message (a file saved by Windows Notepad) is encoding,
             # not text: left in, it would hide a marker on the first line.
             chunk = chunk.removeprefix("\ufeff")
-            if not chunk:
-                return []
+        if not chunk:
+            return []
         self._pieces.append(chunk)
         if not self._armed:
             # Nothing is emitted before an END marker's line is complete, so only "END_OPERATOR_"
             # arms the scanner. A token split across chunks ends in this chunk's first 13
-            # characters, and every suffix of the token holds "_": only then is the tail worth a look.
-            if _END_TOKEN in chunk or (chunk.find("_", 0, 13) >= 0 and _END_TOKEN in self._prev[-12:] + chunk[:13]):
+            # characters, and every suffix of the token holds "_": only then is the text queued
+            # before it (over as many chunks as it takes) worth a look. Most prose has no "_" at
+            # all, which one quick test settles.
+            if "_" in chunk and (_END_TOKEN in chunk or (
+                    chunk.find("_", 0, 13) >= 0 and _END_TOKEN in self._text_before(len(self._pieces) - 1, _TOKEN_HEAD) + chunk[:13])):
                 self._armed = True
             else:
-                self._prev = chunk
                 return self._take_backlog([]) if self._backlog else []
-        self._prev = chunk
         if "\n" not in chunk and "\r" not in chunk:
             return self._take_backlog([]) if self._backlog else []
         events = self._consume(final=False)
         self._armed = _END_TOKEN in self._pieces[-1]
         return self._take_backlog(events) if self._backlog else events
+
+    def _text_before(self, index: int, size: int) -> str:
+        """The last `size` characters queued before piece `index`. Text already walked ended at a
+        line break, which no token spans, so the queue holds all of the line a token could start in."""
+        pieces = self._pieces
+        tail = ""
+        index -= 1
+        while index >= 0 and len(tail) < size:
+            tail = pieces[index][-size:] + tail
+            index -= 1
+        return tail[-size:]
 
     def _take_backlog(self, events: list[ScanEvent]) -> list[ScanEvent]:
         if not self._backlog:
@@ -169,7 +209,7 @@ class Scanner:
         if self._ended:
             return []
         events = self._take_backlog(self._consume(final=True))
-        self._ended = True
+        self._ended = self._first_or_ended = True
         if self._block is not None:
             block, self._block = self._block, None
             if not block.suspect:  # a suspect block already carries ERR_MARKER_NOT_ALONE
@@ -189,6 +229,7 @@ class Scanner:
     def _consume(self, *, final: bool) -> list[ScanEvent]:
         text = "".join(self._pieces)
         self._pieces.clear()
+        self.walked_chars += len(text)
         # A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
         hold_cr = not final and text.endswith("\r")
         limit = len(text) - 1 if hold_cr else len(text)
@@ -221,7 +262,10 @@ class Scanner:
                 self._skip_fragment = False  # the window began inside this line: it is a fragment
                 continue
             self._line(line_no, line, events)
-        self._pieces.append(text[pos:])
+        rest = text[pos:]
+        self._pieces.append(rest)
+        self._looked, self._held_cr, self._queue_break = 1, hold_cr, False
+        self._queue_token = "OPERATOR_" in rest
         return events
 
     def _advance_lines(self, text: str, start: int, stop: int) -> None:

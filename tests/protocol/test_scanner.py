@@ -181,3 +181,90 @@ def _comparable(event: object) -> object:
         error = (event.error.code, event.error.message) if event.error else None
         return (event.start_line, event.end_line, event.lines, event.id_hint, error)
     return event
+
+
+# --- streaming cost: a long unfinished line is not walked again for every chunk ---------------
+
+
+def _stream(text: str, size: int) -> tuple[Scanner, list[object]]:
+    scanner = Scanner()
+    events: list[object] = []
+    for start in range(0, len(text), size):
+        events += scanner.feed(text[start:start + size])
+        scanner.pending  # what the TUI asks after every chunk
+    return scanner, events
+
+
+@pytest.mark.parametrize(("text", "size"), [
+    # A payload line still arriving: 400,000 characters in 200-character chunks (3.5 s before).
+    ("OPERATOR_CMD\nversion: 1\nid: s\naction: fs.write\npath: x.txt\ncontent_b64: " + "QUFB" * 100_000, 200),
+    # END_OPERATOR_ over and over with no line break, one character at a time (300 KB took 348 s).
+    ("END_OPERATOR_" * 5_000, 1),
+    # Lines ending in a lone CR, each held until the next chunk says it is no CRLF.
+    ("OPERATOR_CMD\r" + "k: v\r" * 150 + "END_OPERATOR_CMD\r" + "prose\r" * 5_000, 7),
+])
+def test_asking_pending_after_every_chunk_walks_each_character_a_bounded_number_of_times(text: str, size: int) -> None:
+    scanner, events = _stream(text, size)
+    walked_before_end = scanner.walked_chars
+    events += scanner.end()
+    assert walked_before_end <= 2 * len(text) + size, walked_before_end
+    whole = Scanner()
+    assert [_comparable(e) for e in events] == [_comparable(e) for e in whole.feed(text) + whole.end()]
+
+
+def test_pending_still_sees_a_block_opened_in_an_unfinished_stream() -> None:
+    scanner = Scanner()
+    scanner.feed("Prose.\nOPERATOR_CMD\nversion: 1\nid: p")
+    assert scanner.pending is not None and scanner.pending.id_hint is None  # the id line is not complete yet
+    scanner.feed("2\r")
+    assert scanner.pending is not None and scanner.pending.id_hint is None  # "\r" may be half of "\r\n"
+    scanner.feed("action: fs.stat\n")
+    assert scanner.pending is not None and scanner.pending.id_hint == "p2"
+
+
+@given(st.lists(st.integers(min_value=1, max_value=20), min_size=1, max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_a_block_comes_out_of_the_feed_that_completes_its_end_line(cuts: list[int]) -> None:
+    # Chunks smaller than the END token once left the block queued until end(): it must run
+    # as soon as its END_OPERATOR_CMD line is complete, however the stream is cut.
+    text = "Prose.\n" + READ + "more prose\n" + READ.replace("r1", "r2") + "tail"
+    ends = [i + len("END_OPERATOR_CMD\n") for i in range(len(text)) if text.startswith("END_OPERATOR_CMD\n", i)]
+    scanner = Scanner()
+    emitted_at: list[int] = []
+    pos = index = 0
+    while pos < len(text):
+        pos += cuts[index % len(cuts)]
+        events = scanner.feed(text[pos - cuts[index % len(cuts)]:pos])
+        emitted_at += [min(pos, len(text))] * sum(isinstance(e, RawBlock) for e in events)
+        index += 1
+    assert len(emitted_at) == 2
+    assert all(end <= at < end + max(cuts) for end, at in zip(ends, emitted_at)), (ends, emitted_at)
+
+
+def test_a_bom_after_an_empty_first_chunk_is_still_dropped_and_feed_after_end_raises() -> None:
+    scanner = Scanner()
+    events = scanner.feed("") + scanner.feed("\ufeff" + READ) + scanner.end()
+    assert [(e.id_hint, e.error) for e in events] == [("r1", None)]  # type: ignore[union-attr]
+    with pytest.raises(RuntimeError):
+        scanner.feed("")
+
+
+@given(st.lists(PIECES, max_size=40), st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=20))
+@settings(max_examples=300, deadline=None)
+def test_pending_after_every_chunk_is_what_a_whole_feed_of_the_text_so_far_says(parts: list[str], cuts: list[int]) -> None:
+    # `pending` walks the queue only when that may change its answer: it must never answer
+    # differently from a scanner that walked everything, nor change the events.
+    text = "".join(parts)
+    streamed = Scanner()
+    events = []
+    pos = index = 0
+    while pos < len(text):
+        size = cuts[index % len(cuts)]
+        events += streamed.feed(text[pos:pos + size])
+        pos, index = pos + size, index + 1
+        oracle = Scanner()
+        oracle.feed(text[:pos])
+        assert streamed.pending == oracle.pending, text[:pos]
+    events += streamed.end()
+    whole = Scanner()
+    assert [_comparable(e) for e in events] == [_comparable(e) for e in whole.feed(text) + whole.end()]
