@@ -151,7 +151,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
                 yield SystemCommand(key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}"))
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
-                                lambda number=number: self.show_message(number), discover=False)  # type: ignore[misc]
+                                lambda number=number: self.show_message(number), discover=False)
 
     # --- workspace and session -----------------------------------------------------------
 

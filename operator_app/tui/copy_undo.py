@@ -110,8 +110,11 @@ class CopyUndoMixin(_Base):
         if not entries:
             self.notify(why_not("undo", None, following=False, follow_name=None), severity="warning")
         elif len(self.screen_stack) == 1:  # a consent dialog came up meanwhile: it goes first
-            self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1),
-                             lambda yes: self.undo_last(runner) if yes else None)
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.undo_last(runner)
+
+            self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1), answered)
 
     def action_undo(self) -> None:
         self.check_undo(ask=True)

@@ -73,10 +73,10 @@ class CommandTable(DataTable[object]):
             self._cells = {}
         else:
             for key, i in changed:
-                self.update_cell(key, COLUMNS[i], self._render(i, wanted[key][i]), update_width=True)
+                self.update_cell(key, COLUMNS[i], self._display(i, wanted[key][i]), update_width=True)
                 self._cells[key] = wanted[key]
         for key in keys[len(self._cells):]:
-            self.add_row(*(self._render(i, v) for i, v in enumerate(wanted[key])), key=key)
+            self.add_row(*(self._display(i, v) for i, v in enumerate(wanted[key])), key=key)
             self._cells[key] = wanted[key]
         if touched:
             self.call_next(self._measured)
@@ -97,5 +97,5 @@ class CommandTable(DataTable[object]):
         self.notify_style_update()
 
     @staticmethod
-    def _render(column: int, value: str) -> object:
+    def _display(column: int, value: str) -> object:
         return styled(value) if COLUMNS[column] == "status" else value

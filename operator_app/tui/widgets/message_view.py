@@ -72,8 +72,8 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
     for block in scan_message(text).blocks:
         error = errors.get(block.start_line)
         spans[block.start_line] = (block.end_line or last_line, INVALID if error else BLOCK, error)
-    for line, error in errors.items():  # an invalid block the scanner did not delimit
-        spans.setdefault(line, (line, INVALID, error))
+    for error_line, error in errors.items():  # an invalid block the scanner did not delimit
+        spans.setdefault(error_line, (error_line, INVALID, error))
     if pending_line is not None:
         spans[pending_line] = (last_line, PENDING, None)
     if cut:
