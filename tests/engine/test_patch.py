@@ -602,3 +602,17 @@ def test_a_diff_of_a_file_with_a_bom_applies(tool: str, new: bytes, tmp_path: Pa
 def test_a_bom_in_a_patch_for_a_file_without_one_is_shown_in_the_message() -> None:
     error = fail("import os\n", "@@ -1 +1 @@\n-\ufeffimport os\n+import sys\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert 'expected "\\ufeffimport os", found "import os"' in error.message
+
+
+def test_line_index_finds_line_starts_in_any_order() -> None:
+    import random
+
+    from operator_app.engine.textops.hunks import LineIndex
+
+    rng = random.Random(7)
+    text = "".join("x" * rng.randrange(0, 300) + "\n" for _ in range(5_000)) + "tail without newline"
+    starts = [0] + [n + 1 for n, ch in enumerate(text) if ch == "\n"]
+    index = LineIndex(text)
+    for line in rng.sample(range(len(starts)), 300) + [0, len(starts) - 1, len(starts) - 2]:
+        assert index.offset(line) == starts[line], line
+    assert index.offset(len(starts)) == -1  # past the last newline

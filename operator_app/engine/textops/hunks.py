@@ -8,6 +8,7 @@ and on the new side decides how the result ends. Hunks come in file order withou
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -261,20 +262,39 @@ def _skip_lines(text: str, offset: int, count: int) -> int:
     return offset
 
 
+class LineIndex:
+    """Where lines of one text start, found on demand and remembered, so that applying a patch
+    and then checking it against the same text count the text's newlines once, not twice."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._known: list[tuple[int, int]] = [(0, 0)]  # (line index, offset), sorted
+
+    def offset(self, line: int) -> int:
+        """The offset where line `line` (0-based) starts, or -1 past the text's last newline."""
+        at = bisect.bisect_right(self._known, (line, len(self.text) + 1)) - 1
+        known_line, known_offset = self._known[at]
+        found = _skip_lines(self.text, known_offset, line - known_line)
+        if found >= 0 and known_line != line:
+            self._known.insert(at + 1, (line, found))
+        return found
+
+
 _MISMATCH = object()  # _in_place: a hunk's old lines differ from the text where it states
 
 
-def _in_place(text: str, hunks: Sequence[Hunk], build: bool) -> str | object | None:
+def _in_place(index: LineIndex, hunks: Sequence[Hunk], build: bool) -> str | object | None:
     """The patched text ("" when not `build`), _MISMATCH, or None when the hunks reach the end
     of the file or carry a no-newline marker, which only the line-by-line path decides."""
+    text = index.text
     pieces: list[str] = []
-    line = offset = 0  # the line index `offset` starts
+    offset = 0
     for hunk in hunks:
         if hunk.old_no_newline or hunk.new_no_newline:
             return None
         start = hunk.index
-        start_offset = _skip_lines(text, offset, start - line)
-        end_offset = _skip_lines(text, start_offset, len(hunk.old)) if start_offset >= 0 else -1
+        start_offset = index.offset(start)
+        end_offset = index.offset(start + len(hunk.old)) if start_offset >= 0 else -1
         # -1: the hunk runs to a last line without "\n", or past the end; len(text): it covers
         # the last line. Either way the final-newline rules are involved: not for this path.
         if end_offset < 0 or end_offset >= len(text):
@@ -285,19 +305,19 @@ def _in_place(text: str, hunks: Sequence[Hunk], build: bool) -> str | object | N
             pieces.append(text[offset:start_offset])
             if hunk.new:
                 pieces.append("\n".join(hunk.new) + "\n")
-        line, offset = start + len(hunk.old), end_offset
+        offset = end_offset
     if not build:
         return ""
     pieces.append(text[offset:])
     return "".join(pieces)
 
 
-def apply_in_place(text: str, hunks: Sequence[Hunk]) -> str | None:
+def apply_in_place(text: str, hunks: Sequence[Hunk], index: LineIndex | None = None) -> str | None:
     """The patched text, computed without splitting the whole file into lines, when every hunk
     matches exactly at its stated line and stops before the file's last line (so no rule about
     the final newline is involved). None otherwise: then `apply_hunks` decides, and explains.
     `check_order` must have passed. The result is what `apply_hunks` would give."""
-    result = _in_place(text, hunks, True)
+    result = _in_place(index or LineIndex(text), hunks, True)
     return result if isinstance(result, str) else None
 
 
@@ -306,11 +326,11 @@ def reverse(hunks: Sequence[Hunk]) -> list[Hunk]:
     return [Hunk(h.number, h.new_start, h.old_start, h.new, h.old, h.new_no_newline, h.old_no_newline) for h in hunks]
 
 
-def applies(text: str, hunks: Sequence[Hunk]) -> bool:
+def applies(text: str, hunks: Sequence[Hunk], index: LineIndex | None = None) -> bool:
     """Whether every hunk matches `text` strictly (order, content, final-newline claims)."""
     try:
         check_order(hunks)
-        quick = _in_place(text, hunks, False)
+        quick = _in_place(index or LineIndex(text), hunks, False)
         if quick is not None:
             return quick is not _MISMATCH  # the line-by-line path would compare the same lines
         apply_hunks(*split_lines(text), hunks, label="")

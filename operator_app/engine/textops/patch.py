@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
 from .hunks import (
-    Hunk, applies, apply_hunks, apply_in_place, check_order, join_lines, lines_word, quote, reverse, split_lines,
+    Hunk, LineIndex, applies, apply_hunks, apply_in_place, check_order, join_lines, lines_word, quote, reverse,
+    split_lines,
 )
 
 if TYPE_CHECKING:
@@ -297,12 +298,13 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
             f"({lines_word(len(split_lines(original)[0]))}); patch it against its current content (read it with "
             "fs.readSlice) or use fs.write"
         ))
-    patched = apply_in_place(original, hunks)  # the common case, without a list of every line
+    index = LineIndex(original)  # shared by the application and the applied-already check
+    patched = apply_in_place(original, hunks, index)  # the common case, without a list of every line
     if patched is None:
         try:
             new_lines, ends_with_newline = apply_hunks(*split_lines(original), hunks, label=label)
         except OperatorError as exc:
-            if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(original, hunks):
+            if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(index, hunks):
                 raise OperatorError(exc.code, f"{_already_applied(label, hunks)}; {exc.message}", exc.context) from None
             raise
         patched = join_lines(new_lines, ends_with_newline)
@@ -310,7 +312,7 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
     # matches again once applied. When the file also holds every hunk's new lines where the patch
     # puts them, it is refused: most likely the same patch sent again (say, after a result was
     # lost), which would add the lines twice. GNU patch asks the same ("previously applied?").
-    if patched != original and _looks_applied(original, hunks):
+    if patched != original and _looks_applied(index, hunks):
         raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
             f"{_already_applied(label, hunks)}; nothing was written; check with fs.readSlice, and to add these lines "
             "once more, send a patch whose context takes in the copy already there (or use fs.applyEdits)"
@@ -318,10 +320,10 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
     return PatchOutcome(patched, len(hunks), added, removed, False)
 
 
-def _looks_applied(text: str, hunks: list[Hunk]) -> bool:
+def _looks_applied(index: LineIndex, hunks: list[Hunk]) -> bool:
     """The file holds every hunk's new side where the patch puts it. Only asked when every hunk
     has a new side to find: a hunk that only deletes (no context) leaves nothing to look for."""
-    return all(hunk.new for hunk in hunks) and applies(text, reverse(hunks))
+    return all(hunk.new for hunk in hunks) and applies(index.text, reverse(hunks), index)
 
 
 def _already_applied(label: str, hunks: list[Hunk]) -> str:
