@@ -11,6 +11,7 @@ from pathlib import Path
 
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -21,7 +22,7 @@ from ..engine.workspace import Workspace, WorkspaceUnusable
 from . import config
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
-from .display import plural, pretty_path
+from .display import plural, pretty_path, printable
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
 from .messages import HistoryLoaded, WorkFailed
@@ -66,6 +67,13 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self._refresh_scheduled = False
         self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        # Notifications quote ids, summaries and file names from the model and from files: as
+        # markup, "[@click=app.quit]" would become a live action link, and control characters
+        # would reach the terminal. Nothing here needs markup, so it is off by default.
+        super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=markup)
 
     @property
     def workspace(self) -> Workspace | None:
@@ -172,7 +180,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         try:
             workspace = Workspace(path)
             state_dir = self._state_dir_for(workspace.root)
-            session = Session(state_dir or default_state_dir(workspace.root))
+            session = Session(state_dir or default_state_dir(workspace.root), workspace_root=workspace.root)
         except (WorkspaceUnusable, StateUnusable) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             self.push_screen(PickerScreen(Path.cwd(), first_use=self.runner is None), self._workspace_chosen)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
+from ..display import printable
 from ..state import NOT_RUN, WAITING, Row, bare_summary
 
 STATUS_STYLE = {"ok": "green", "running": "cyan", WAITING: "bold yellow", "pending": "yellow",
@@ -31,7 +32,8 @@ def short_summary(row: Row) -> str:
 
 
 def cells_of(row: Row) -> tuple[str, ...]:
-    return (row.command_id or "?", row.status, row.action or "", row.path or "", short_summary(row))
+    return (printable(row.command_id or "?"), row.status, printable(row.action or ""), printable(row.path or ""),
+            printable(short_summary(row)))
 
 
 class CommandTable(DataTable[object]):

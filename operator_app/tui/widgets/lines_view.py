@@ -22,7 +22,8 @@ STYLES = {
     "warn": Style(color="yellow"), "dim": Style(dim=True), "add": Style(color="green"), "del": Style(color="red"),
     "hunk": Style(color="cyan"), "meta": Style(bold=True),
 }
-_CONTROL = {c: " " for c in range(32) if c != 9} | {127: " "}
+# Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
+_CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ STYLES = {
     PENDING: Style(bgcolor="#3a3a1f"), NOTE_ERROR: Style(bold=True, color="red"),
     NOTE_PENDING: Style(bold=True, color="yellow"), NOTE_DIM: Style(dim=True), NOTE_WARNING: Style(color="yellow"),
 }
-_CONTROL = {c: " " for c in range(32) if c != 9} | {127: " "}
+# Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
+_CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ..display import printable
+
 
 class StatusLine(Static):
     text: str = ""
 
     def say(self, text: str, style: str = "") -> None:
-        self.text = text
+        self.text = text = printable(text)
         self.update(Text(text, style=style, no_wrap=True, overflow="ellipsis"))

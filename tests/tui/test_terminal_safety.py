@@ -1,0 +1,48 @@
+"""What reaches the person's terminal: ids, summaries, file contents and names come from the
+model and from files, so control characters in them (ESC, BEL, C1 CSI) must never be drawn raw,
+and notification text must never be read as markup (an action link the person could click)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from operator_app.tui.display import printable
+from tui_helpers import SIZE, block, finished, make_app, notes, wait_for
+
+CONTROLS = ("\x1b", "\x07", "\x9b", "\x00")
+
+
+def test_printable_escapes_terminal_controls_and_keeps_tabs_and_newlines() -> None:
+    assert printable("a\x1b[2Jb\tc\nd\x9be\x07") == "a\\x1b[2Jb\tc\nd\\x9be\\x07"
+    assert printable("plain text") == "plain text"
+
+
+@pytest.mark.asyncio
+async def test_no_control_character_from_a_file_or_an_id_reaches_the_screen(workspace: Path, state: Path) -> None:
+    # An OSC 52 sequence would set the clipboard; CSI 2J clears the screen.
+    (workspace / "evil.txt").write_text("hello \x1b[2J\x1b]52;c;ZXZpbA==\x07 and \x9b31m bye\n")
+    message = block("r1\x1b[31m", "fs.read", path="evil.txt") + block("r2", "fs.read", path="evil.txt")
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: finished(app) and app.table.row_count == 2)
+        for row in range(2):
+            app.table.move_cursor(row=row)
+            await pilot.pause(0.2)
+            screen = app.export_screenshot()
+            assert not [c for c in CONTROLS if c in screen], f"row {row}"
+        assert "hello" in app.details.plain  # the file's text is shown, its escapes are not obeyed
+        assert "\\x1b" in app.table.get_row_at(0)[0]  # the refused id is shown escaped
+
+
+@pytest.mark.asyncio
+async def test_notifications_are_plain_text(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.notify("summary quoting [@click=app.quit]this[/] and \x1b[2J")
+        await pilot.pause(0.2)
+        assert notes(app)[-1] == "summary quoting [@click=app.quit]this[/] and \\x1b[2J"
+        assert app.is_running
