@@ -14,7 +14,8 @@ from textual.widgets import Input
 from operator_app.engine.session import Session
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
-from tui_helpers import READS, SIZE, WRITE, asks, block, cell, finished, make_app, results_of, table_statuses, wait_for
+from tui_helpers import (READS, SIZE, WRITE, asks, block, cell, finished, make_app, notes, results_of, table_statuses,
+                         wait_for)
 
 pytestmark = pytest.mark.asyncio
 
@@ -146,3 +147,15 @@ async def test_a_session_read_late_leaves_the_message_on_screen_alone(workspace:
         await pilot.pause(0.2)
         assert app.view_number == 2 and app.table.cursor_row == 1  # the person's place is kept
         assert "(2 of 2, paste)" in str(app.message_title.content)
+
+
+async def test_a_state_folder_inside_the_workspace_is_refused(workspace: Path) -> None:
+    """The model can read and write the workspace: a session kept there could be read, and its
+    journal rewritten so that an undo moves files from elsewhere in."""
+    inside = workspace / ".operator-state"
+    app = make_app(workspace, inside)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert app.session is None
+        assert any("inside the workspace" in note for note in notes(app)), notes(app)
+        assert not inside.exists()
