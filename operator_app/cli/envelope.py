@@ -20,9 +20,10 @@ EXIT_WORKSPACE = 3
 EXIT_MESSAGE = 4
 EXIT_STATE = 5
 EXIT_NOTHING = 6
+EXIT_OUTPUT = 7  # stdout could not be written; the results are in the session all the same
 
 EXIT_RETRYABLE = {EXIT_USAGE: True, EXIT_STATE: True, EXIT_INTERNAL: False, EXIT_WORKSPACE: False,
-                  EXIT_MESSAGE: False, EXIT_NOTHING: False}
+                  EXIT_MESSAGE: False, EXIT_NOTHING: False, EXIT_OUTPUT: False}
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .envelope import (
-    EXIT_INTERNAL, EXIT_MESSAGE, EXIT_NOTHING, EXIT_OK, EXIT_STATE, EXIT_USAGE, EXIT_WORKSPACE,
+    EXIT_INTERNAL, EXIT_MESSAGE, EXIT_NOTHING, EXIT_OK, EXIT_OUTPUT, EXIT_STATE, EXIT_USAGE, EXIT_WORKSPACE,
     CommandFailed, ErrorDetail, respond,
 )
 
 EPILOG = """\
 exit codes: 0 the message was processed (whatever its results), 1 internal error,
 2 bad usage, 3 workspace missing or unusable, 4 message unreadable,
-5 state folder unusable or busy, 6 nothing to undo / undo refused / no results yet"""
+5 state folder unusable or busy, 6 nothing to undo / undo refused / no results yet,
+7 the output could not be written (exec: the results are saved; `results --last` prints them)"""
 
 
 class UsageError(Exception):
@@ -299,11 +300,30 @@ def main(argv: list[str] | None = None) -> int:
         truncated = bool(data) and any(r.get("truncated") for r in data.get("results", []))
         envelope = respond(exit_code=exit_code, started=started, data=data, warnings=warnings,
                            not_modified=data is None, truncated=truncated)
-        sys.stdout.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+        output = json.dumps(envelope, ensure_ascii=False) + "\n"
     else:
-        sys.stdout.write(text)
-    sys.stdout.flush()
+        output = text
+    try:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    except OSError as exc:  # a full disk, a closed pipe: the work is done and recorded, say where it is
+        _quiet_stdout()
+        again = " (they are saved: `operator-app results --workspace DIR --last` prints them again)" \
+            if args.command == "exec" else ""
+        print(f"operator-app: OUTPUT_FAILED: could not write the output: {exc.strerror or exc}{again}", file=sys.stderr)
+        return EXIT_OUTPUT
     return exit_code
+
+
+def _quiet_stdout() -> None:
+    # Python flushes stdout again at exit and would print a second, bare traceback: point it at
+    # /dev/null instead.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _fail(want_json: bool, started: float, warnings: list[str], exit_code: int, error: ErrorDetail) -> int:

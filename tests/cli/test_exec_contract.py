@@ -257,7 +257,8 @@ def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(ws: P
 def test_help_documents_the_exit_codes() -> None:
     done = run("exec", "--help")
     assert done.returncode == 0
-    for text in ("0 the message was processed", "2 bad usage", "3 workspace missing or unusable", "4 message unreadable"):
+    for text in ("0 the message was processed", "2 bad usage", "3 workspace missing or unusable", "4 message unreadable",
+                 "7 the output could not be written"):
         assert text in done.stdout
 
 
@@ -291,7 +292,25 @@ def test_there_is_no_redirected_exit_code() -> None:
     from operator_app.cli import envelope
 
     codes = {value for name, value in vars(envelope).items() if name.startswith("EXIT_") and isinstance(value, int)}
-    assert codes == {0, 1, 2, 3, 4, 5, 6} and 13 not in codes
+    assert codes == {0, 1, 2, 3, 4, 5, 6, 7} and 13 not in codes
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_that_cannot_be_written_loses_no_result(ws: Path, tmp_path: Path) -> None:
+    """A full disk under stdout: exit 7 with a one-line reason naming the command that prints the
+    results again (no traceback), and `results --last` prints exactly what exec would have."""
+    (tmp_path / "m.txt").write_text(MESSAGE)
+    args = ("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))
+    env = dict(os.environ, OPERATOR_TRASH="session")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([APP, *args], stdout=full, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
+    assert done.returncode == 7, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "OUTPUT_FAILED" in done.stderr and "results --workspace DIR --last" in done.stderr
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"  # the work was done
+    again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
+    assert again.returncode == 0
+    assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [("r1", True), ("w1", True), ("r2", True)]
 
 
 def test_get_interface_spec_returns_the_spec_file_exactly(ws: Path, tmp_path: Path) -> None:
