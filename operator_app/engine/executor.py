@@ -156,7 +156,7 @@ class MessageRun:
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
         burns_id = result.status not in ("rejected", "conflict")
-        self._add(result, content_key=block.content_key if burns_id else None)
+        self._add(result, content_key=block.content_key if burns_id else None, durable=command.WRITES)
 
     def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
         if block.id_hint:
@@ -166,9 +166,9 @@ class MessageRun:
         generated = f"operator-error-{self.number}-{self._errors_emitted}"
         return operator_error(generated, error, related_id=None, line=block.start_line)
 
-    def _add(self, result: CommandResult, *, content_key: str | None) -> None:
+    def _add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
-        self.engine.session.record_result(self.number, result, content_key)
+        self.engine.session.record_result(self.number, result, content_key, durable=durable)
         self.results.append(result)
         self.engine.notify(ResultReady(result))
 
