@@ -1,7 +1,7 @@
 """All-or-nothing file replacement relative to a checked directory descriptor: a temporary file
 in the same folder, written, flushed and fsynced, given the old permission bits (and owner, where
-allowed), renamed over
-the target with os.replace, and the folder fsynced. A reader (or a crash) sees the old bytes or
+allowed; set-ID bits only with the owner they belong to), renamed over the target with
+os.replace, and the folder fsynced. A reader (or a crash) sees the old bytes or
 the new bytes, never a mix; on any failure the temporary file is removed."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 
 
 def _read_umask() -> int:
@@ -29,11 +30,13 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _keep_owner(fd: int, owner: tuple[int, int] | None) -> None:
+def _keep_owner(fd: int, owner: tuple[int, int] | None, mode: int) -> int:
     """Give the new inode the replaced file's owner and group where the process may (root, or a
-    group it belongs to), so a write does not hand someone's file to whoever ran Operator."""
+    group it belongs to), so a write does not hand someone's file to whoever ran Operator; the
+    mode to give it. Where the owner (or group) could not be kept, the set-user-ID (set-group-ID)
+    bit is dropped: on a file now owned by whoever ran Operator it would run programs as them."""
     if owner is None or owner == (os.geteuid(), os.getegid()):
-        return
+        return mode
     try:
         os.fchown(fd, *owner)
     except PermissionError:
@@ -41,6 +44,12 @@ def _keep_owner(fd: int, owner: tuple[int, int] | None) -> None:
             os.fchown(fd, -1, owner[1])  # the group alone, when the process is a member
         except PermissionError:
             pass
+    info = os.fstat(fd)
+    if info.st_uid != owner[0]:
+        mode &= ~stat.S_ISUID
+    if info.st_gid != owner[1]:
+        mode &= ~stat.S_ISGID
+    return mode
 
 
 TEMP_NAME_RE = re.compile(r"\..{1,100}\.operator-[0-9a-f]{12}\.tmp", re.DOTALL)
@@ -61,8 +70,8 @@ def write_temp(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int,
     try:
         try:
             write_all(fd, data)
-            _keep_owner(fd, owner)  # before the mode: a chown clears set-user-ID and set-group-ID bits
-            os.fchmod(fd, mode)
+            # The owner before the mode: a chown clears set-user-ID and set-group-ID bits.
+            os.fchmod(fd, _keep_owner(fd, owner, mode))
             os.fsync(fd)
         finally:
             os.close(fd)
