@@ -16,10 +16,10 @@ from pathlib import Path
 from ..protocol.errors import ErrorCode, OperatorError
 from .atomic import NEW_FILE_MODE, TEMP_NAME_RE, discard_temp, install_temp, temp_name, write_temp
 from .fingerprint import current_fingerprint
-from .fsops import read_exactly
+from .fsops import StepError, open_dir_chain, open_subdir, read_exactly
 from .journal import Journal, JournalEntry
 from .plan import WritePlan, sha256
-from .trash import move_to_trash
+from .trash import TrashError, move_to_trash
 from .workspace import Target, Workspace
 
 
@@ -158,12 +158,12 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             entry = JournalEntry(
                 seq=seq, time=time.time(), command_id=plan.command_id, action=plan.action,
                 rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=sha256(new_bytes),
-                mode=current.mode if current else None, created_dirs=created, summary=plan.summary,
+                mode=current.mode if current else None, created_dirs=created, summary=plan.summary, root=str(ws.root),
             )
-            if current is not None and not journal.link_pre_image(entry, dir_fd, name, current.identity, current.links):
-                journal.discard(entry)
+            kept = "copy" if current is None else journal.link_pre_image(entry, dir_fd, name, current.identity, current.links)
+            if kept == "changed":
                 raise _conflict(plan.target, "changed")
-            linked = current is not None and journal.has_pre_image(entry)
+            linked = kept == "linked"
             journal.begin(entry, None if current is None or linked else current.data, linked=linked)
             writer.wait()  # the temporary file is whole and fsynced; the journal is durable
             installing = True
@@ -177,6 +177,9 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             if entry is not None and not installing:
                 journal.discard(entry)  # no pre-image kept for a change that never happened
             journal.mark_swept(seq)
+            # "Nothing was changed" holds for the folders made on the way too. Should the replace
+            # have happened after all, the file keeps its folder non-empty and nothing is removed.
+            remove_dirs(ws, created)
             raise
         journal.commit(entry)
     finally:
@@ -185,23 +188,88 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
     return CommitOutcome(plan.summary, entry.seq)
 
 
-def entry_path(ws: Workspace, target: Target) -> Path:
-    """The entry itself (a symlink stays a symlink), under its resolved, checked parent."""
+def _dir_chain(folders: list[str]) -> list[str] | None:
+    """The components of the deepest of `folders` when they are one chain of folders, each after
+    the first being the one before plus one name (as open_parent_dir reports the folders it made),
+    relative and without "..": anything else is not a list Operator wrote."""
+    parts: list[str] | None = None
+    for folder in folders:
+        if not isinstance(folder, str) or "\0" in folder:
+            return None
+        names = folder.split("/")
+        if parts is None:  # the first one may lie at any depth: its parent was there already
+            if any(name in ("", ".", "..") for name in names):
+                return None
+        elif names[:-1] != parts or names[-1] in ("", ".", ".."):
+            return None
+        parts = names
+    return parts
+
+
+def remove_dirs(ws: Workspace, folders: list[str]) -> str | None:
+    """Remove the empty folders a commit made (`folders`: relative to the root, parents first),
+    deepest first, each with rmdir relative to its parent's descriptor, opened from the root along
+    an O_NOFOLLOW chain: no path of any length is resolved, and no symlink is followed out. Stops
+    at the first folder that is not empty or not there. None, or why some were left."""
+    if not folders:
+        return None
+    parts = _dir_chain(folders)
+    if parts is None:
+        return "the journal's list of folders it created is not a chain of folders inside the workspace; none were removed"
+    first = len(parts) - len(folders)  # index of the shallowest folder made
+    try:
+        fd, _ = open_dir_chain(str(ws.root), parts[:first])
+    except StepError as step:
+        return f"{'/'.join(parts[: step.index + 1]) or '.'} cannot be opened ({step.error.strerror})"
+    fds = [fd]
+    try:
+        for name in parts[first:-1]:
+            try:
+                fds.append(open_subdir(fds[-1], name))
+            except OSError:
+                break  # gone or replaced: the folders below it are not ours to look for
+        for depth in range(len(fds) - 1, -1, -1):
+            try:
+                os.rmdir(parts[first + depth], dir_fd=fds[depth])
+            except OSError as exc:
+                if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT, errno.ENOTDIR):
+                    return None  # in use again, or gone: leave it (and its parents) be
+                return f"{'/'.join(parts[: first + depth + 1])} was left ({exc.strerror})"
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return None
+
+
+def _parent_path(ws: Workspace, target: Target) -> Path:
+    """The checked parent's path (send2trash needs one; every step before it uses descriptors)."""
     parent = Path(os.path.realpath(ws.root.joinpath(*target.parts[:-1])))
     if not parent.is_relative_to(ws.root):
         raise OperatorError(ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE, f"{target.rel} resolves to outside the workspace")
-    return parent / target.parts[-1]
+    return parent
 
 
 def _commit_delete(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal) -> CommitOutcome:
-    if current_fingerprint(ws, plan.target) != plan.base_hash:
-        raise _conflict(plan.target, "changed (or was removed)")
-    entry = JournalEntry(
-        seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
-        rel=plan.target.rel, kind="delete", old_sha=plan.base_hash, new_sha=None, summary=plan.summary,
-    )
-    journal.begin(entry, None)
-    record = move_to_trash(entry_path(ws, plan.target), state_dir, entry.seq)
-    journal.commit(entry, trash=record)
+    dir_fd, name, _ = ws.open_parent_dir(plan.target, create=False)
+    try:
+        if current_fingerprint(ws, plan.target) != plan.base_hash:
+            raise _conflict(plan.target, "changed (or was removed)")
+        # What was checked (by path) is what the descriptor holds: the move starts from there.
+        checked, held = ws.lstat(plan.target), os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if checked is None or (checked.st_dev, checked.st_ino) != (held.st_dev, held.st_ino):
+            raise _conflict(plan.target, "changed (or was removed)")
+        entry = JournalEntry(
+            seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action,
+            rel=plan.target.rel, kind="delete", old_sha=plan.base_hash, new_sha=None, summary=plan.summary,
+            root=str(ws.root),
+        )
+        journal.begin(entry, None)
+        try:
+            record = move_to_trash(dir_fd, name, _parent_path(ws, plan.target), state_dir, entry.seq)
+        except TrashError as exc:
+            raise OperatorError(ErrorCode.ERR_CONFLICT, f"{plan.target.rel}: {exc}") from None
+        journal.commit(entry, trash=record)
+    finally:
+        os.close(dir_fd)
     where = "" if record.get("kind") != "session" else " (Operator's own trash in its state folder)"
     return CommitOutcome(plan.summary + where, entry.seq)

@@ -1,12 +1,15 @@
 """What a delete is about to remove, summed up in one hash, so the commit can tell whether the
-file or folder changed between the preview and the person's yes."""
+file or folder changed between the preview and the person's yes; and the identity of an entry
+once it is in the trash, so undo restores that entry or refuses."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import stat as stat_module
+from typing import Any
 
+from .fsops import DIR_FLAGS
 from .workspace import Target, Workspace
 
 
@@ -37,3 +40,33 @@ def current_fingerprint(ws: Workspace, target: Target) -> str | None:
     if st is None:
         return None
     return tree_fingerprint(ws, target, st)[0]
+
+
+def _update(digest: Any, dir_fd: int, name: str, rel: str) -> None:
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    shown = rel.encode("utf-8", "surrogateescape")
+    if stat_module.S_ISLNK(info.st_mode):
+        digest.update(b"link\0" + shown + b"\0" + os.fsencode(os.readlink(name, dir_fd=dir_fd)) + b"\n")
+    elif stat_module.S_ISDIR(info.st_mode):
+        # A folder's own mtime is left out: it changes whenever an entry is added or removed, and
+        # a copy to another file system cannot keep it exactly.
+        digest.update(b"dir\0" + shown + f"\0{stat_module.S_IMODE(info.st_mode)}\n".encode())
+        fd = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+        try:
+            for child in sorted(os.listdir(fd)):
+                _update(digest, fd, child, f"{rel}/{child}")
+        finally:
+            os.close(fd)
+    else:
+        digest.update(b"entry\0" + shown + f"\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+
+
+def entry_identity(dir_fd: int, name: str) -> dict[str, object]:
+    """What a trashed entry is, so undo brings back this entry and nothing else: its device and
+    inode (kept by a rename) and a fingerprint of what it holds (kind, mode, size and mtime of
+    every file, link targets, the names of a folder's tree; kept by a copy to another file
+    system too). Read relative to `dir_fd`, never following a symlink."""
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    digest = hashlib.sha256()
+    _update(digest, dir_fd, name, ".")
+    return {"dev": info.st_dev, "ino": info.st_ino, "fingerprint": digest.hexdigest()}

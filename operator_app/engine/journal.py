@@ -10,21 +10,38 @@ new content in the person's tree for good.
 
     journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept records
     journal/pre/<seq>.bin   the bytes a file had before change <seq>
+
+Change numbers are never reused: the next one is past every number the journal's end mentions,
+even in a line torn by a crash, and past any pre-image or session-trash folder already on disk.
+A pre-image is only ever a new file (O_EXCL, or a hard link, which never replaces): an existing
+one is a failure, never overwritten. Its device, inode and size go into the "begin" record, and
+undo reads it only while it is still that very file, so it restores the right bytes or refuses.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .atomic import write_all
+from .fsops import read_exactly
 from .session import append_jsonl, fsync_dir, read_jsonl
 
 TAIL_BYTES = 8192
+_SEQ_RE = re.compile(rb'"seq": ?(\d{1,18})')  # also finds the number in a line a crash cut short
+# A hard link cannot be made here (another file system, no hard links, or the kernel's
+# protected_hardlinks refusing a file of another owner): the bytes are copied instead.
+_NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EACCES}
+
+
+class PreImageTaken(OSError):
+    """pre/<seq>.bin exists already: never overwritten (it may be another change's pre-image)."""
 
 
 @dataclass
@@ -45,33 +62,49 @@ class JournalEntry:
     # The ok result's summary line: if the app dies after the change but before the session
     # records the result, the journal still says what the command did.
     summary: str = ""
+    root: str | None = None  # the workspace the change was made in (None: a journal from before it was kept)
+    pre: dict[str, int] | None = None  # device, inode and size of pre/<seq>.bin, as this change made it
 
     def record(self) -> dict[str, Any]:
         return {
             "event": "begin", "seq": self.seq, "time": self.time, "command_id": self.command_id,
             "action": self.action, "rel": self.rel, "kind": self.kind, "old_sha": self.old_sha,
             "new_sha": self.new_sha, "mode": self.mode, "created_dirs": self.created_dirs, "summary": self.summary,
+            "root": self.root, "pre": self.pre,
         }
+
+
+def _int_fields(value: Any, *names: str) -> dict[str, int] | None:
+    if not isinstance(value, dict) or not all(isinstance(value.get(n), int) for n in names):
+        return None
+    return {n: int(value[n]) for n in names}
 
 
 class Journal:
     def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
         self.dir = state_dir / "journal"
         self.pre = self.dir / "pre"
         self.pre.mkdir(parents=True, exist_ok=True)
         self._entries = self.dir / "entries.jsonl"
+        self._made: set[int] = set()  # seqs whose pre-image this object created (only those may be discarded)
 
     def entries(self) -> list[JournalEntry]:
         found: dict[int, JournalEntry] = {}
         for record in read_jsonl(self._entries):
-            seq = int(record.get("seq", 0))
+            try:
+                seq = int(record.get("seq", 0))
+            except (TypeError, ValueError):
+                continue
             event = record.get("event")
             if event == "begin":
+                root = record.get("root")
                 found[seq] = JournalEntry(
                     seq=seq, time=float(record.get("time", 0)), command_id=str(record.get("command_id", "")),
                     action=str(record.get("action", "")), rel=str(record.get("rel", "")), kind=str(record.get("kind", "")),
                     old_sha=record.get("old_sha"), new_sha=record.get("new_sha"), mode=record.get("mode"),
                     created_dirs=list(record.get("created_dirs") or []), summary=str(record.get("summary") or ""),
+                    root=root if isinstance(root, str) else None, pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
                 )
             elif seq in found and event == "commit":
                 found[seq].committed = True
@@ -112,16 +145,24 @@ class Journal:
         return record if isinstance(record, dict) and record.get("event") in events else None
 
     def next_seq(self) -> int:
-        """One past the seq of the last "begin" or "temp" record: those are appended in seq order
-        and every other record refers to an earlier seq."""
+        """A change number no record, pre-image or session-trash folder has used.
+
+        Every record names a seq no larger than the last "begin" or "temp" one, so the largest
+        number in the journal's tail is the largest of all; it is read from every line there,
+        parsable or not: a "begin" torn by a crash may have left its pre-image on disk, and
+        counting only whole records would hand its number out again. Then numbers whose
+        pre-image or trash folder exists (a record lost in a power cut) are skipped.
+        """
         lines, whole = self._tail()
-        for line in lines:
-            record = self._record(line, "begin", "temp")
-            if record is not None:
-                return int(record.get("seq", 0)) + 1
-        if whole:
-            return 1
-        return max((int(r.get("seq", 0)) for r in read_jsonl(self._entries)), default=0) + 1
+        seqs = [int(m) for line in lines for m in _SEQ_RE.findall(line)]
+        if not seqs and not whole:
+            with open(self._entries, "rb") as handle:
+                seqs = [int(m) for line in handle for m in _SEQ_RE.findall(line)]
+        seq = max(seqs, default=0) + 1
+        trash = self.state_dir / "trash"
+        while os.path.lexists(self.pre / f"{seq}.bin") or os.path.lexists(trash / str(seq)):
+            seq += 1
+        return seq
 
     def stale_temps(self) -> list[tuple[int, str, str]]:
         """(seq, rel, temporary file name) of a temporary file a commit (or undo) announced and
@@ -151,18 +192,26 @@ class Journal:
     def mark_swept(self, seq: int) -> None:
         append_jsonl(self._entries, {"event": "swept", "seq": seq}, sync=False)
 
+    def _pre_path(self, entry: JournalEntry) -> Path:
+        return self.pre / f"{entry.seq}.bin"
+
     def begin(self, entry: JournalEntry, pre_image: bytes | None, *, linked: bool = False) -> None:
         """Make the change's pre-image and its "begin" record durable: `pre_image` bytes are
         written to a new pre/<seq>.bin, or `linked` says link_pre_image put it there. Either way
         the pre/ folder is fsynced too, or a crash could keep the record and lose the file."""
         if pre_image is not None:
-            path = self.pre / f"{entry.seq}.bin"
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                fd = os.open(self._pre_path(entry), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                raise PreImageTaken(errno.EEXIST, f"the undo journal already holds a pre-image numbered {entry.seq}") from None
+            self._made.add(entry.seq)
             try:
                 write_all(fd, pre_image)
                 os.fsync(fd)
+                info = os.fstat(fd)
             finally:
                 os.close(fd)
+            entry.pre = {"dev": info.st_dev, "ino": info.st_ino, "size": info.st_size}
         append_jsonl(self._entries, entry.record())
         if pre_image is not None or linked:
             # After the record's fsync: a journalling file system has usually committed the new
@@ -170,30 +219,41 @@ class Journal:
             fsync_dir(self.pre)
 
     def link_pre_image(self, entry: JournalEntry, dir_fd: int, name: str, identity: tuple[int, int, int, int],
-                       links: int) -> bool:
+                       links: int) -> str:
         """Keep the pre-image by hard-linking the file's current inode: the atomic replace gives
-        the path a new inode and leaves this one untouched, so no bytes need copying. False
-        when the file is no longer the one that was read (the caller reports a conflict).
-        A file with other hard links, or one on another device, is copied by `begin` instead."""
+        the path a new inode and leaves this one untouched, so no bytes need copying.
+
+        "linked"; "copy" when `begin` must copy the bytes instead (a file with other hard links,
+        which would change along, or no hard link possible here); "changed" when the file is no
+        longer the one that was read (the caller reports a conflict). An existing pre/<seq>.bin
+        raises PreImageTaken: os.link never replaces, and it is not ours to remove.
+        """
         if links != 1:
-            return True
-        path = self.pre / f"{entry.seq}.bin"
+            return "copy"
+        path = self._pre_path(entry)
         try:
             os.link(name, path, src_dir_fd=dir_fd, follow_symlinks=False)
-        except OSError:
-            return True  # another device, or no hard links here: `begin` copies the bytes
-        info = os.stat(path)
+        except FileExistsError:
+            raise PreImageTaken(errno.EEXIST, f"the undo journal already holds a pre-image numbered {entry.seq}") from None
+        except OSError as exc:
+            if exc.errno in _NO_LINK:
+                return "copy"
+            raise
+        self._made.add(entry.seq)
+        info = os.stat(path, follow_symlinks=False)
         if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) != identity:
-            os.unlink(path)
-            return False
-        return True  # made durable by begin(..., linked=True)
-
-    def has_pre_image(self, entry: JournalEntry) -> bool:
-        return (self.pre / f"{entry.seq}.bin").exists()
+            self.discard(entry)
+            return "changed"
+        entry.pre = {"dev": info.st_dev, "ino": info.st_ino, "size": info.st_size}
+        return "linked"  # made durable by begin(..., linked=True)
 
     def discard(self, entry: JournalEntry) -> None:
+        """Remove the pre-image of a change that did not happen, if this object made it."""
+        if entry.seq not in self._made:
+            return
+        self._made.discard(entry.seq)
         try:
-            (self.pre / f"{entry.seq}.bin").unlink()
+            self._pre_path(entry).unlink()
         except FileNotFoundError:
             pass
 
@@ -209,4 +269,19 @@ class Journal:
         append_jsonl(self._entries, {"event": "undo", "seq": entry.seq, "time": time.time()})
 
     def pre_image(self, entry: JournalEntry) -> bytes:
-        return (self.pre / f"{entry.seq}.bin").read_bytes()
+        """The bytes the file had before `entry`, read only from the very file the change made
+        (same device, inode and size as its "begin" record says); OSError otherwise."""
+        fd = os.open(self._pre_path(entry), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            info = os.fstat(fd)
+            if entry.pre is not None and (info.st_dev, info.st_ino, info.st_size) != (
+                    entry.pre["dev"], entry.pre["ino"], entry.pre["size"]):
+                raise PreImageMismatch(f"pre/{entry.seq}.bin is not the pre-image change {entry.seq} kept")
+            data = read_exactly(fd, info.st_size)
+        finally:
+            os.close(fd)
+        return data
+
+
+class PreImageMismatch(Exception):
+    """pre/<seq>.bin is not the file the change's "begin" record describes."""

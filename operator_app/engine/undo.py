@@ -1,21 +1,23 @@
 """Undo of committed changes, newest first, from the journal: restore the pre-image, remove a
 file Operator created, or bring a deleted entry back from the trash. A change is only undone
-when the file still holds exactly what Operator wrote; otherwise the undo is refused with the
-reason, and nothing is touched."""
+when the file still holds exactly what Operator wrote (or, for a delete, the trash still holds
+exactly what Operator put there), in the workspace it was made in; otherwise the undo is refused
+with the reason, and nothing is touched. The journal is not trusted blindly: trash locations
+must lie in a trash folder, created folders inside the workspace, and every step on the
+workspace is taken relative to checked folder descriptors."""
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol.errors import ErrorCode, OperatorError
 from .atomic import NEW_FILE_MODE, atomic_replace, temp_name
-from .commit import entry_path, read_current, sweep_temps
-from .journal import Journal, JournalEntry
+from .commit import read_current, remove_dirs, sweep_temps
+from .journal import Journal, JournalEntry, PreImageMismatch
 from .plan import sha256
-from .trash import restore_from_trash
+from .trash import TrashError, restore_from_trash, trash_location
 from .workspace import Workspace
 
 
@@ -49,18 +51,51 @@ def undoable(ws: Workspace, journal: Journal) -> list[JournalEntry]:
     return out
 
 
-def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
+def _refuse_elsewhere(ws: Workspace, entry: JournalEntry) -> None:
+    if entry.root is not None and entry.root != str(ws.root):
+        raise UndoRefused(
+            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: it was made in the workspace {entry.root}, "
+            f"not in {ws.root}; run undo with --workspace {entry.root}"
+        )
+
+
+def _undo_delete(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
     target = ws.target(entry.rel)
-    if entry.kind == "delete":
-        path = entry_path(ws, target)
-        if os.path.lexists(path):
-            raise UndoRefused(f"cannot undo the delete of {entry.rel}: something exists at that path again; move it away first")
+    why = f"cannot undo the delete of {entry.rel}"
+    if not target.parts:
+        raise UndoRefused(f"{why}: the journal names the workspace root")
+    try:
+        folder, trashed = trash_location(entry.trash or {}, journal.state_dir, entry.seq, target.parts[-1],
+                                         ws.root.joinpath(*target.parts[:-1]))
+    except TrashError as exc:
+        raise UndoRefused(f"{why}: {exc}") from None
+    try:
+        dir_fd, name, created = ws.open_parent_dir(target, create=True)
+    except OperatorError as exc:
+        raise UndoRefused(f"{why}: {exc.message}; nothing was touched") from None
+    try:
         try:
-            restore_from_trash(entry.trash or {}, path)
-        except FileNotFoundError as exc:
-            raise UndoRefused(f"cannot undo the delete of {entry.rel}: it is no longer in the trash ({exc})") from None
-        journal.mark_undone(entry)
-        return UndoOutcome(entry, f"Restored {entry.rel} from the trash (undid {entry.action} {entry.command_id})")
+            os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            raise UndoRefused(f"{why}: something exists at that path again; move it away first")
+        except FileNotFoundError:
+            pass
+        restore_from_trash(entry.trash or {}, folder, trashed, dir_fd, name)
+    except BaseException as exc:
+        remove_dirs(ws, created)
+        if isinstance(exc, TrashError):
+            raise UndoRefused(f"{why}: {exc}") from None
+        raise
+    finally:
+        os.close(dir_fd)
+    journal.mark_undone(entry)
+    return UndoOutcome(entry, f"Restored {entry.rel} from the trash (undid {entry.action} {entry.command_id})")
+
+
+def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
+    _refuse_elsewhere(ws, entry)
+    if entry.kind == "delete":
+        return _undo_delete(ws, journal, entry)
+    target = ws.target(entry.rel)
     current = read_current(ws, target)
     if sha256(current.data if current else None) != entry.new_sha:
         state = "is gone" if current is None else "changed"
@@ -68,6 +103,14 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
             f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: the file {state} since Operator wrote it; "
             "nothing was touched"
         )
+    if entry.kind != "create":
+        try:
+            old = journal.pre_image(entry)
+        except (OSError, PreImageMismatch) as exc:
+            raise UndoRefused(
+                f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: its saved copy in the journal is missing or "
+                f"is not the one this change kept ({exc}); nothing was touched"
+            ) from None
     dir_fd, name, _ = ws.open_parent_dir(target, create=False)
     try:
         if entry.kind == "create":
@@ -75,22 +118,17 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
         else:
             temp = temp_name(name)
             journal.note_temp(entry.seq, entry.rel, temp, undo=True)
-            atomic_replace(dir_fd, name, journal.pre_image(entry), entry.mode if entry.mode is not None else NEW_FILE_MODE,
+            atomic_replace(dir_fd, name, old, entry.mode if entry.mode is not None else NEW_FILE_MODE,
                            current.owner if current else None, temp)
             journal.mark_swept(entry.seq)
     finally:
         os.close(dir_fd)
-    if entry.kind == "create":
-        for folder in reversed(entry.created_dirs):
-            try:
-                os.rmdir(ws.root / folder)
-            except OSError as exc:
-                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT):
-                    raise
-                break
-        journal.mark_undone(entry)
-        return UndoOutcome(entry, f"Removed {entry.rel}, which {entry.command_id} ({entry.action}) had created")
+    # Undone from here on, whatever happens to the folders: the file itself is back as it was.
     journal.mark_undone(entry)
+    if entry.kind == "create":
+        left = remove_dirs(ws, entry.created_dirs)
+        note = f"; {left}" if left else ""
+        return UndoOutcome(entry, f"Removed {entry.rel}, which {entry.command_id} ({entry.action}) had created{note}")
     return UndoOutcome(entry, f"Restored {entry.rel} as it was before {entry.command_id} ({entry.action})")
 
 
