@@ -1,6 +1,7 @@
 """Planning every write-type action: read the file once, compute the new bytes with the pure text
 operations, keep the file's newline style, BOM and final-newline state, and describe the change.
-Nothing here writes; `commit.py` does, after the person approved the plan."""
+No plan leaves a file over WRITE_MAX_BYTES (ERR_FILE_TOO_LARGE). Nothing here writes;
+`commit.py` does, after the person approved the plan."""
 
 from __future__ import annotations
 
@@ -54,6 +55,11 @@ def _plan(cmd: c.Command, target: Target, old: bytes | None, new: bytes, summary
           notes: tuple[str, ...] = ()) -> WritePlan:
     """`before`/`after`: the texts with "\n" line breaks that the preview diff compares (the
     planner has them already; decoding the bytes again would double the cost on big files)."""
+    if len(new) > WRITE_MAX_BYTES:  # before the preview diff, which would be as large
+        raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
+            f"{cmd.action} would make {target.rel} {len(new):,} bytes (it is {0 if old is None else len(old):,} now), over "
+            f"the {WRITE_MAX_BYTES:,}-byte limit of a file Operator writes; nothing was written; split the file or the change"
+        ))
     if old is not None and old == new:
         return WritePlan(cmd.action, cmd.id, target, "noop", None, new, "", 0, 0,
                          f"No change: {target.rel} already has this content", base=old)

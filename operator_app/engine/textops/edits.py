@@ -1,7 +1,11 @@
 """fs.applyEdits as pure text operations. `parse_edits` validates the decoded JSON document
 (ERR_INVALID_EDITS_JSON, naming the edit and field); `apply_edits` applies the edits in order,
 each to the text the previous ones produced, and raises on the first one that cannot apply, so
-a caller writes all of them or nothing. Texts use "\n" line breaks."""
+a caller writes all of them or nothing. Texts use "\n" line breaks.
+
+The text never grows past `max_chars` (a write's byte limit: a character is at least a byte):
+a replaceAll is sized (occurrences x growth) before its string is built, every other edit
+checked as it is applied, so a few KB of edits cannot build a gigabyte preview."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.grammar import WRITE_MAX_BYTES
 from .hints import closest_hint
 
 Op = Literal["insertAfter", "insertBefore", "replaceFirst", "replaceAll", "replaceRange"]
@@ -95,6 +100,20 @@ def _no_constant(name: str) -> Any:
     raise _bad(f"{name} is not a JSON value")
 
 
+def _no_lone_surrogate(value: str, where: str) -> None:
+    """JSON's \\u escapes can name half of a UTF-16 pair alone ("\\ud800"): json.loads keeps it,
+    but no file can hold it (it has no UTF-8 form)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        half = f"\\u{ord(value[exc.start]):04x}"
+        raise _bad(
+            f"{where} holds a lone surrogate {half} at character {exc.start + 1}, which is not a character; "
+            "a character beyond \\uffff is escaped as both halves of its pair (e.g. \\ud83d\\ude00); fix the escape or "
+            "write the character itself"
+        ) from None
+
+
 def _json_kind(value: Any) -> str:
     """What a decoded JSON value is, in JSON's words (the model wrote JSON, not Python)."""
     if isinstance(value, bool):
@@ -120,6 +139,8 @@ def _parse_one(index: int, item: Any) -> Edit:
     for name in ("anchor", "find", "text"):
         if name in item and not isinstance(item[name], str):
             raise _bad(f"{where} ({op}): {name} must be a string, not {_json_kind(item[name])}")
+        if name in item:
+            _no_lone_surrogate(item[name], f"{where} ({op}): {name}")
     for name in ("anchor", "find"):
         if name in item and item[name] == "":
             raise _bad(f"{where} ({op}): {name} must not be empty")
@@ -161,21 +182,41 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def apply_edits(text: str, edits: Sequence[Edit], *, label: str) -> EditsOutcome:
+def _quoted(needle: str, limit: int = 200) -> str:
+    """The model's anchor or find text for a message: whole up to `limit` characters (the model
+    has it; echoing 36 KB back costs a round trip's worth of context and says nothing more)."""
+    if len(needle) <= limit:
+        return json.dumps(needle)
+    return f"{json.dumps(needle[:limit])[:-1]}...\" ({len(needle):,} characters)"
+
+
+def _chars(n: int) -> str:
+    return f"{n:,} character" + ("s" if n != 1 else "")
+
+
+def _too_large(where: str, label: str, before: int, after: int, limit: int, how: str = "") -> OperatorError:
+    return OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
+        f"{where}{how} would make {label} {after:,} characters long (it is {before:,} before this edit), over the "
+        f"{limit:,}-byte limit of a file Operator writes; nothing was written; change fewer places or send a shorter text"
+    ))
+
+
+def apply_edits(text: str, edits: Sequence[Edit], *, label: str, max_chars: int = WRITE_MAX_BYTES) -> EditsOutcome:
     replacements = 0
     for index, edit in enumerate(edits):
         where = f"edit #{index + 1} (edits[{index}], {edit.op})"
+        before = len(text)
         if edit.op in ("insertAfter", "insertBefore"):
             assert edit.anchor is not None
             pos, seen = _nth(text, edit.anchor, edit.occurrence)
             if pos < 0 and seen == 0:
                 raise OperatorError(ErrorCode.ERR_ANCHOR_NOT_FOUND, (
-                    f"{where}: anchor {json.dumps(edit.anchor)} not found in {label}{closest_hint(text, edit.anchor)}; "
+                    f"{where}: anchor {_quoted(edit.anchor)} not found in {label}{closest_hint(text, edit.anchor)}; "
                     "nothing was written"
                 ))
             if pos < 0:
                 raise OperatorError(ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE, (
-                    f"{where}: anchor {json.dumps(edit.anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; "
+                    f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; "
                     f"occurrence {edit.occurrence} is out of range; nothing was written"
                 ))
             if edit.op == "insertBefore":
@@ -196,16 +237,23 @@ def apply_edits(text: str, edits: Sequence[Edit], *, label: str) -> EditsOutcome
                 found = replaced is not text or (edit.find == edit.text and edit.find in text)
             else:
                 hits = text.count(edit.find)
+                grown = len(text) + hits * (len(edit.text) - len(edit.find))
+                if grown > max_chars:  # sized before the string is built
+                    raise _too_large(where, label, before, grown, max_chars, (
+                        f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} of {_chars(len(edit.find))} with "
+                        f"{_chars(len(edit.text))}"))
                 replaced, found = (text.replace(edit.find, edit.text) if hits else text), hits > 0
             if not found:
                 raise OperatorError(ErrorCode.ERR_EDIT_FAILED, (
-                    f"{where}: find text {json.dumps(edit.find)} not found in {label}{closest_hint(text, edit.find)}; "
+                    f"{where}: find text {_quoted(edit.find)} not found in {label}{closest_hint(text, edit.find)}; "
                     "nothing was written"
                 ))
             replacements += 1 if edit.op == "replaceFirst" else hits
             text = replaced
         else:
             text = _replace_range(text, edit, where, label)
+        if len(text) > max_chars:  # one edit adds at most its own text: checked after it
+            raise _too_large(where, label, before, len(text), max_chars)
     return EditsOutcome(text, len(edits), replacements)
 
 
