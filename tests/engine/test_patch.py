@@ -616,3 +616,16 @@ def test_line_index_finds_line_starts_in_any_order() -> None:
     for line in rng.sample(range(len(starts)), 300) + [0, len(starts) - 1, len(starts) - 2]:
         assert index.offset(line) == starts[line], line
     assert index.offset(len(starts)) == -1  # past the last newline
+
+
+@pytest.mark.timeout(60)
+def test_finding_other_places_is_linear_for_a_long_hunk_on_a_repetitive_file() -> None:
+    """A 20,000-line hunk of "a" lines against 4 million lines where "a" runs are one line too
+    short: anchoring on every "a" and comparing the hunk there was 4M x 20,000 line compares."""
+    run = 20_000
+    lines = (["a"] * (run - 1) + ["b"]) * 200
+    assert find_matches(lines, ["a"] * run) == []
+    assert find_matches(lines, ["a"] * (run - 1) + ["b", "a"]) == [0, run, 2 * run, 3 * run]
+    original = "\n".join(lines[: run * 50]) + "\n"
+    error = fail(original, f"@@ -3,{run} +3,{run} @@\n" + " a\n" * (run - 2) + " b\n a\n", ErrorCode.ERR_PATCH_MISMATCH)
+    assert f"the hunk's lines match at lines 2, {run + 2}, {2 * run + 2} and more places" in error.message

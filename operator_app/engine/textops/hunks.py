@@ -108,27 +108,24 @@ def check_order(hunks: Sequence[Hunk]) -> None:
 
 
 def find_matches(lines: Sequence[str], old: Sequence[str], limit: int = MAX_SUGGESTIONS + 1) -> list[int]:
-    """0-based starts where `old` occurs in `lines`, at most `limit`. Anchored on the hunk's rarest
-    line so a 2 MB file full of blank lines and braces costs two linear passes, not n * len(old)."""
-    if not old:
+    """0-based starts where `old` occurs in `lines` (overlapping places too), at most `limit`.
+
+    The lines are joined once and the hunk searched as one string, by str.find (linear in the
+    worst case: CPython switches to the two-way algorithm for long needles), so a 5,000-line hunk
+    of context on a repetitive 8 MB file costs a few passes over the bytes, not n * len(old).
+    Lines never hold "\n", so a match that starts right after one is a match of whole lines."""
+    if not old or len(old) > len(lines):
         return []
-    counts = dict.fromkeys(old, 0)
-    for line in lines:
-        if line in counts:
-            counts[line] += 1
-    offset = min(range(len(old)), key=lambda k: counts[old[k]])
-    anchor = old[offset]
-    if counts[anchor] == 0:
-        return []
-    wanted = list(old)
+    joined = "\n" + "\n".join(lines) + "\n"
+    needle = "\n" + "\n".join(old) + "\n"
     found: list[int] = []
-    for position, line in enumerate(lines):
-        if line == anchor:
-            start = position - offset
-            if start >= 0 and lines[start : start + len(wanted)] == wanted:
-                found.append(start)
-                if len(found) >= limit:
-                    break
+    line, counted_to = 0, 0
+    pos = joined.find(needle)
+    while pos >= 0 and len(found) < limit:
+        line += joined.count("\n", counted_to, pos)  # the "\n" at pos ends line `line - 1`
+        counted_to = pos
+        found.append(line)
+        pos = joined.find(needle, pos + 1)
     return found
 
 
