@@ -1,7 +1,12 @@
 """Regions: the lines between `<comment> OPERATOR_BEGIN <id>` and `<comment> OPERATOR_END <id>`
 marker lines, in the file's comment style. Pure text operations: find, read, replace, empty and
 insert regions, with every region error of the spec raised where it applies. Marker lines are
-always kept; new markers take the anchor line's indentation. Texts use "\n" line breaks."""
+always kept; new markers take the anchor line's indentation. Texts use "\n" line breaks.
+
+Marker lines in another comment style than the one in use (`// OPERATOR_BEGIN a` in a .py file)
+are not regions, but every message that would otherwise say "no such region" says where they
+are and which override reads them (`comment_line_prefix: //`), and fs.listRegions lists them
+among its problems."""
 
 from __future__ import annotations
 
@@ -71,6 +76,52 @@ def _markers(lines: list[str], style: CommentStyle) -> list[_Marker]:
     return found
 
 
+# A comment opener or closer: punctuation only (no quotes, so a string holding the word is no marker).
+_COMMENT_MARK_RE = re.compile(r"[!#%&*+\-./:;<=>?@\[\]^|~{}()]{1,5}")
+_FOREIGN_RE = re.compile(r"^\s*(\S*?)\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*(\S*)\s*$")
+
+
+@dataclass(frozen=True)
+class _Foreign:
+    line: int
+    marker_id: str
+    text: str
+    override: str  # the command fields that read it
+
+
+def _foreign(lines: list[str], style: CommentStyle) -> list[_Foreign]:
+    """Marker lines written in another comment style than `style`."""
+    pattern = _marker_re(style)
+    found = []
+    for number, line in enumerate(lines, start=1):
+        if "OPERATOR_" not in line or pattern.match(line):
+            continue
+        match = _FOREIGN_RE.match(line)
+        if not match or not _COMMENT_MARK_RE.fullmatch(match.group(1)):
+            continue
+        opener, closer = match.group(1), match.group(4)
+        if closer and not _COMMENT_MARK_RE.fullmatch(closer):
+            continue
+        override = (f"comment_block_start: {opener} and comment_block_end: {closer}" if closer
+                    else f"comment_line_prefix: {opener}")
+        found.append(_Foreign(number, match.group(3), line.strip(), override))
+    return found
+
+
+def _foreign_hint(lines: list[str], style: CommentStyle, marker_id: str | None = None) -> str | None:
+    """Where markers of another comment style are and how to read them (of `marker_id` if any)."""
+    found = _foreign(lines, style)
+    mine = [f for f in found if f.marker_id == marker_id] or found
+    if not mine:
+        return None
+    first = mine[0]
+    if marker_id is not None and first.marker_id == marker_id:
+        what, it = f'region "{marker_id}" is marked', "it"
+    else:
+        what, it = "this file's markers are", "them"
+    return f"{what} in another comment style (line {first.line}: {json.dumps(first.text)}); pass {first.override} to read {it}"
+
+
 def _example(style: CommentStyle) -> str:
     if style.kind == "line":
         return f"{style.line_prefix} OPERATOR_BEGIN <id>"
@@ -78,7 +129,8 @@ def _example(style: CommentStyle) -> str:
 
 
 def scan_regions(text: str, style: CommentStyle) -> RegionScan:
-    markers = _markers(_lines(text), style)
+    lines = _lines(text)
+    markers = _markers(lines, style)
     regions: list[Region] = []
     problems: list[str] = []
     open_begin: _Marker | None = None
@@ -105,6 +157,9 @@ def scan_regions(text: str, style: CommentStyle) -> RegionScan:
             open_begin = None
     if open_begin is not None:
         problems.append(f"OPERATOR_BEGIN {open_begin.marker_id} at line {open_begin.line} has no OPERATOR_END")
+    foreign = _foreign_hint(lines, style)
+    if foreign:
+        problems.append(f"marker lines were skipped: {foreign}")
     return RegionScan(tuple(regions), tuple(problems))
 
 
@@ -116,6 +171,11 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
         ids = sorted({m.marker_id for m in markers})
         close = difflib.get_close_matches(marker_id, ids, n=1)
         guess = f"did you mean {close[0]}? " if close else ""
+        foreign = _foreign_hint(lines, style, marker_id)
+        if foreign and (not ids or foreign.startswith("region")):
+            raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_FOUND, (
+                f'region "{marker_id}" not found in {label} with markers like "{_example(style)}"; {foreign}'
+            ))
         known = f"{guess}regions in this file: {', '.join(ids)}" if ids else f'this file has no regions (markers look like "{_example(style)}")'
         raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_FOUND, (
             f'region "{marker_id}" not found in {label}; {known}; use fs.listRegions to see them'
@@ -203,6 +263,13 @@ def insert_region(text: str, style: CommentStyle, marker_id: str, anchor: str, c
         raise OperatorError(ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS, (
             f'region "{marker_id}" already exists in {label} (OPERATOR_{existing[0].kind} at line {existing[0].line}); '
             "pick a new marker_id, or change it with fs.replaceRegion"
+        ))
+    elsewhere = [f for f in _foreign(lines, style) if f.marker_id == marker_id]
+    if elsewhere:  # a second region of that name, in another style, would make both ambiguous
+        raise OperatorError(ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS, (
+            f'region "{marker_id}" already exists in {label} in another comment style (line {elsewhere[0].line}: '
+            f"{json.dumps(elsewhere[0].text)}); pick a new marker_id, or change it with fs.replaceRegion and "
+            f"{elsewhere[0].override}"
         ))
     seen, pos, start = 0, -1, 0
     while seen < occurrence:
