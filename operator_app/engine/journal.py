@@ -37,7 +37,7 @@ TAIL_BYTES = 8192
 _SEQ_RE = re.compile(rb'"seq": ?(\d{1,18})')  # also finds the number in a line a crash cut short
 # A hard link cannot be made here (another file system, no hard links, or the kernel's
 # protected_hardlinks refusing a file of another owner): the bytes are copied instead.
-_NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EACCES}
+_NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
 
 
 class PreImageTaken(OSError):

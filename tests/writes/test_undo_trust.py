@@ -110,6 +110,27 @@ def test_an_existing_pre_image_makes_the_commit_fail_and_is_left_alone(tmp_path:
     assert folder.undo()[0] == 0 and (folder.ws / "a.txt").read_bytes() == b"a\n"
 
 
+SHM = Path("/dev/shm")
+
+
+@pytest.mark.skipif(not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
+                    reason="needs a second file system (/dev/shm) for the state folder")
+def test_a_pre_image_on_another_file_system_is_copied_and_undone_exactly(tmp_path: Path) -> None:
+    """No hard link reaches another file system (EXDEV): the pre-image is copied instead."""
+    import tempfile
+
+    state = Path(tempfile.mkdtemp(dir=SHM, prefix="operator-test-"))
+    try:
+        folder = Folder(tmp_path, {"a.txt": b"one\r\ntwo\r\n"})
+        folder.state = state / "st"
+        assert folder.one("fs.write", path="a.txt", content="three")["ok"]
+        pre = folder.state / "journal" / "pre" / "1.bin"
+        assert pre.read_bytes() == b"one\r\ntwo\r\n" and pre.stat().st_dev != (folder.ws / "a.txt").stat().st_dev
+        assert folder.undo()[0] == 0 and (folder.ws / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
 def test_undo_refuses_a_pre_image_that_is_not_the_one_the_change_kept(tmp_path: Path) -> None:
     folder = Folder(tmp_path, {"a.txt": b"a\n"})
     assert folder.one("fs.write", path="a.txt", content="b")["ok"]
