@@ -1,8 +1,14 @@
-"""Helpers shared by test folders: building OPERATOR_CMD blocks the way a model writes them."""
+"""Helpers shared by test folders: building OPERATOR_CMD blocks the way a model writes them, and
+an engine run that dies in the middle of a write."""
 
 from __future__ import annotations
 
 import base64
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def block(cid: str, action: str, **fields: str) -> str:
@@ -13,3 +19,38 @@ def block(cid: str, action: str, **fields: str) -> str:
 
 def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
+
+
+# Runs the real engine on a message and dies (os._exit: no clean-up, as a SIGKILL would) at the
+# named point of its first applyEdits: right after the commit, before its result is recorded
+# ("after-commit"); or right after its intent is recorded, before the commit ("before-commit").
+_DYING_ENGINE = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from operator_app.engine.executor import Engine, approve_all
+from operator_app.engine.session import Session
+from operator_app.engine.workspace import Workspace
+import operator_app.engine.commit as commit_module
+
+point = sys.argv[4]
+session = Session(Path(sys.argv[3]))
+if point == "after-commit":
+    record = session.record_result
+    def dying_record(number, result, content_key, **kw):
+        if result.action == "fs.applyEdits":
+            os._exit(9)
+        record(number, result, content_key, **kw)
+    session.record_result = dying_record
+else:
+    def dying_commit(*args, **kwargs):
+        os._exit(9)
+    commit_module.commit = dying_commit
+Engine(Workspace(sys.argv[2]), session, decide=approve_all).run_text(Path(sys.argv[5]).read_text())
+"""
+
+
+def die_during_a_write(ws: Path, state: Path, message: Path, point: str) -> None:
+    done = subprocess.run([sys.executable, "-c", _DYING_ENGINE, str(ROOT), str(ws), str(state), point, str(message)],
+                          capture_output=True, text=True)
+    assert done.returncode == 9, done.stderr

@@ -221,7 +221,13 @@ def _result_json(result: Any) -> dict[str, Any]:
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..protocol.results import render_results
 
-    session = open_session(open_workspace(args.workspace), args.state_dir)
+    workspace = open_workspace(args.workspace)
+    session = open_session(workspace, args.state_dir)
+    with session.lock():  # a write the last run died in the middle of gets its result first
+        if session.unresolved_intents():
+            from ..engine.recovery import recover_interrupted_writes
+
+            recover_interrupted_writes(workspace, session)
     number = args.message or session.last_message_number()
     results = session.results_of(number) if number else []
     if not number or not any(m.number == number for m in session.messages()):

@@ -151,7 +151,11 @@ class MessageRun:
             self._add(failed(command.id, error, action=command.action, path=command.path_or_none,
                              status="invalid", summary=invalid_summary(error), line=block.start_line), content_key=None)
             return
-        result = engine.execute(command).with_line(block.start_line)
+        def before_commit(plan: WritePlan) -> None:
+            engine.session.record_intent(self.number, command.id, action=command.action, path=plan.target.rel,
+                                         line=block.start_line, summary=plan.summary, content_key=block.content_key)
+
+        result = engine.execute(command, before_commit=before_commit).with_line(block.start_line)
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
@@ -187,9 +191,19 @@ class Engine:
         if self.listener is not None:
             self.listener(event)
 
+    def recover(self) -> list[CommandResult]:
+        """Record the results of writes an earlier run died in the middle of (recovery.py).
+        Call with the session lock held; cheap when there are none."""
+        if not self.session.unresolved_intents():
+            return []
+        from .recovery import recover_interrupted_writes
+
+        return recover_interrupted_writes(self.workspace, self.session)
+
     def run_text(self, text: str, *, source: str = "paste") -> MessageRun:
         """A whole message: scanned within the spec's window, every block processed, ended."""
         with self.session.lock():
+            self.recover()
             run = MessageRun(self, self.session.start_message(source=source, text=text))
             self.notify(MessageOpened(run.number, source))
             scan = scan_message(text)
@@ -201,16 +215,20 @@ class Engine:
         return run
 
     def open_stream(self, *, source: str = "stream") -> MessageRun:
-        """A message arriving in pieces: blocks run as their END marker arrives."""
+        """A message arriving in pieces: blocks run as their END marker arrives. Call with the
+        session lock held (the caller holds it per chunk)."""
+        self.recover()
         run = MessageRun(self, self.session.start_message(source=source, text=""))
         run._scanner = Scanner()
         self.notify(MessageOpened(run.number, source))
         return run
 
-    def execute(self, command: c.Command) -> CommandResult:
+    def execute(self, command: c.Command, *, before_commit: Callable[[WritePlan], None] | None = None) -> CommandResult:
+        """Run one command; `before_commit` is called once a write is approved, just before it
+        is committed (MessageRun records the intent there)."""
         try:
             if command.WRITES:
-                return self._write(command)
+                return self._write(command, before_commit)
             from .reads import READ_HANDLERS, ReadContext
 
             def progress(text: str) -> None:
@@ -234,7 +252,7 @@ class Engine:
             ), traceback.format_exc(limit=5))
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
-    def _write(self, command: c.Command) -> CommandResult:
+    def _write(self, command: c.Command, before_commit: Callable[[WritePlan], None] | None) -> CommandResult:
         from .commit import commit
         from .writes import plan_write
 
@@ -250,6 +268,8 @@ class Engine:
                 "ask them what they want before trying again"
             ))
             return replace(done, ok=False, summary=str(error), error_code=error.code.value, status="rejected")
+        if before_commit is not None:
+            before_commit(plan)
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
         except OperatorError as exc:

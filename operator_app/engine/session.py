@@ -145,6 +145,22 @@ class StoredResult:
 
 
 @dataclass(frozen=True)
+class WriteIntent:
+    """A write the person approved, recorded (durably) just before its commit: if no result
+    follows it, the app died in between, and recovery works out from the journal whether the
+    change landed."""
+
+    message: int
+    command_id: str
+    action: str
+    path: str
+    line: int | None
+    summary: str  # the ok summary the plan would give
+    time: float
+    content_key: str | None
+
+
+@dataclass(frozen=True)
 class MessageRecord:
     number: int
     started: float
@@ -165,6 +181,7 @@ class _UsedIdIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.used: UsedIds = {}
+        self.open_intents: dict[tuple[int, str], WriteIntent] = {}  # (message, id) -> intent without a result
         self.offset = 0
         self.identity: tuple[int, int] | None = None
         self.records_parsed = 0  # work done, for tests that prove a block costs the same late in a session
@@ -173,13 +190,13 @@ class _UsedIdIndex:
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
-            self.used, self.offset, self.identity = {}, 0, None
+            self.used, self.open_intents, self.offset, self.identity = {}, {}, 0, None
             return self.used
         try:
             info = os.fstat(fd)
             identity = (info.st_dev, info.st_ino)
             if identity != self.identity or info.st_size < self.offset:
-                self.used, self.offset, self.identity = {}, 0, identity
+                self.used, self.open_intents, self.offset, self.identity = {}, {}, 0, identity
             if info.st_size == self.offset:
                 return self.used
             data = os.pread(fd, info.st_size - self.offset, self.offset)
@@ -195,14 +212,24 @@ class _UsedIdIndex:
     def _add(self, line: bytes) -> None:
         self.records_parsed += 1
         record = _parse_line(line)
-        if record is None or record.get("content_key") is None:
+        if record is None:
             return
         try:
-            result = CommandResult.from_json(record["result"])
             message = int(record.get("message", 0))
+            if isinstance(record.get("intent"), dict):
+                intent = record["intent"]
+                line_no = intent.get("line")
+                self.open_intents[(message, str(intent["id"]))] = WriteIntent(
+                    message, str(intent["id"]), str(intent.get("action", "")), str(intent.get("path", "")),
+                    int(line_no) if line_no is not None else None, str(intent.get("summary", "")),
+                    float(intent.get("time", 0)), record.get("content_key"))
+                return
+            result = CommandResult.from_json(record["result"])
         except (KeyError, TypeError, ValueError):
             return
-        self.used.setdefault(result.id, (str(record["content_key"]), message, result))
+        self.open_intents.pop((message, result.id), None)
+        if record.get("content_key") is not None:
+            self.used.setdefault(result.id, (str(record["content_key"]), message, result))
 
 
 class Session:
@@ -234,6 +261,11 @@ class Session:
                 continue
             out.append(StoredResult(int(record.get("message", 0)), result, record.get("content_key")))
         return out
+
+    def unresolved_intents(self) -> list[WriteIntent]:
+        """Approved writes with no result after them: the app died between consent and result."""
+        self._used.refresh()
+        return list(self._used.open_intents.values())
 
     def used_ids(self) -> UsedIds:
         """id -> (content key, message number, first result) of every command that ran, including
@@ -292,6 +324,13 @@ class Session:
     def end_message(self, number: int, warnings: list[str]) -> None:
         fsync_file(self._results)  # the results recorded without a sync of their own (see record_result)
         append_jsonl(self._messages, {"event": "end", "message": number, "time": time.time(), "warnings": warnings})
+
+    def record_intent(self, number: int, command_id: str, *, action: str, path: str, line: int | None, summary: str,
+                      content_key: str | None) -> None:
+        """Before an approved write is committed (durable): see WriteIntent. Readers of results
+        skip these records; a result for the same command closes it."""
+        append_jsonl(self._results, {"message": number, "content_key": content_key, "intent": {
+            "id": command_id, "action": action, "path": path, "line": line, "summary": summary, "time": time.time()}})
 
     def record_result(self, number: int, result: CommandResult, content_key: str | None, *, durable: bool = True) -> None:
         """Append a result. The write() alone survives the app dying (the data is in the kernel);

@@ -202,6 +202,11 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     @work(thread=True, exit_on_error=False, group="session")
     def load_session(self, runner: EngineRunner) -> None:
         try:
+            with runner.session.lock():  # a write the app died in the middle of gets its result first
+                if runner.session.unresolved_intents():
+                    from ..engine.recovery import recover_interrupted_writes
+
+                    recover_interrupted_writes(runner.workspace, runner.session)
             loaded = HistoryLoaded(load_history(runner.session))
         except Exception as exc:  # noqa: BLE001 - shown, never lost silently
             self.post_message(WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}"))

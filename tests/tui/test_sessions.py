@@ -14,6 +14,7 @@ from textual.widgets import Input
 from operator_app.engine.session import Session
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
+from support import b64, die_during_a_write
 from tui_helpers import (READS, SIZE, WRITE, asks, block, cell, finished, make_app, notes, results_of, table_statuses,
                          wait_for)
 
@@ -159,3 +160,18 @@ async def test_a_state_folder_inside_the_workspace_is_refused(workspace: Path) -
         assert app.session is None
         assert any("inside the workspace" in note for note in notes(app)), notes(app)
         assert not inside.exists()
+
+
+async def test_a_write_the_app_died_in_shows_its_recovered_result(workspace: Path, state: Path, tmp_path: Path) -> None:
+    """Killed right after committing a write, before recording its result: the restarted app
+    records and shows the result the model should have had, and copies it."""
+    edit = '{"version": 1, "edits": [{"op": "insertAfter", "anchor": "Beta", "text": "Gamma"}]}'
+    message = tmp_path / "m.txt"
+    message.write_text(block("r1", "fs.stat", path="README.md") + block("e1", "fs.applyEdits", path="notes/plan.txt",
+                                                                       edits_b64=b64(edit)))
+    die_during_a_write(workspace, state, message, "after-commit")
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.view_number == 1 and table_statuses(app) == ["ok", "ok"])
+        assert [r.id for r in results_of(app)] == ["r1", "e1"]
+        assert "Applied 1 edit to notes/plan.txt" in cell(app, 1, "summary")

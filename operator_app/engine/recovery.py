@@ -1,0 +1,65 @@
+"""Results for writes the app died in the middle of. An approved write is recorded as an intent
+(session.record_intent) before its commit; its result is recorded after. If the app dies in
+between, the intent has no result, and the model would never hear of a change that may well
+be on disk. Recovery, run under the session lock before the next message and before results
+are printed or shown again, asks the journal whether the change landed and records the result
+the model should have had: the ok summary if it did, an error saying nothing changed if not."""
+
+from __future__ import annotations
+
+from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.results import CommandResult, failed
+from .journal import Journal, JournalEntry
+from .session import Session, WriteIntent
+from .workspace import Workspace
+
+CLOCK_SLACK_S = 2.0  # a journal entry is made just after its intent; allow for a clock step back
+
+
+def recover_interrupted_writes(ws: Workspace, session: Session) -> list[CommandResult]:
+    """Record a result for every approved write that has none; return what was recorded.
+    Call it with the session lock held."""
+    intents = session.unresolved_intents()
+    if not intents:
+        return []
+    entries = Journal(session.state_dir).entries()
+    recovered = []
+    for intent in intents:
+        entry = _entry_of(intent, entries)
+        if entry is not None and _landed(ws, entry):
+            result = CommandResult(id=intent.command_id, ok=True, summary=entry.summary or intent.summary,
+                                   action=intent.action, path=intent.path, line=intent.line,
+                                   extra={"recovered": True})
+            session.record_result(intent.message, result, intent.content_key)
+        else:
+            error = OperatorError(ErrorCode.ERR_INTERNAL, (
+                f"Operator stopped while applying {intent.action} to {intent.path}; the change was not made; "
+                "send the command again"
+            ))
+            result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
+            session.record_result(intent.message, result, None)  # nothing changed: the id stays free
+        recovered.append(result)
+    return recovered
+
+
+def _entry_of(intent: WriteIntent, entries: list[JournalEntry]) -> JournalEntry | None:
+    for entry in reversed(entries):
+        if entry.command_id == intent.command_id and entry.rel == intent.path and entry.time >= intent.time - CLOCK_SLACK_S:
+            return entry
+    return None
+
+
+def _landed(ws: Workspace, entry: JournalEntry) -> bool:
+    """Did the change take effect (whatever happened to it since, an undo included)?"""
+    if entry.committed or entry.undone:
+        return True
+    from .commit import read_current
+    from .plan import sha256
+
+    try:
+        current = read_current(ws, ws.target(entry.rel))
+    except OperatorError:
+        return False
+    if entry.kind == "delete":
+        return current is None  # it went to the trash; the journal lost where
+    return sha256(current.data if current else None) == entry.new_sha

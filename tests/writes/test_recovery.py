@@ -1,0 +1,78 @@
+"""No result is lost if the app dies: a process killed between committing an approved write and
+recording its result (or between recording its intent and committing) leaves the session able
+to tell the model exactly what happened. `operator-app results --last` gives the recovered
+result, the next message does the same before it runs, and the write is never applied twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import b64, block, die_during_a_write
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(Path(sys.executable).with_name("operator-app"))
+DEMO = ROOT / "fixtures" / "demo-workspace"
+
+EDIT = json.dumps({"version": 1, "edits": [{"op": "insertAfter", "anchor": "Beta", "text": "Gamma"}]})
+MESSAGE = (block("r1", "fs.readSlice", path="notes/plan.txt")
+           + block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT))
+           + block("r2", "fs.readSlice", path="notes/plan.txt"))
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, OPERATOR_TRASH="session"))
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(DEMO, root)
+    return root
+
+
+def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(ws: Path, tmp_path: Path) -> None:
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(MESSAGE)
+    die_during_a_write(ws, state, message, "after-commit")
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"  # the change landed
+    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["data"]["results"]
+    assert [(r["id"], r["ok"]) for r in results] == [("r1", True), ("e1", True)]
+    assert results[1]["summary"] == "Applied 1 edit to notes/plan.txt: +1 -0 lines"
+    # The model resends the same message: the write is a repeat, not applied a second time;
+    # only r2, which never ran, runs now.
+    again = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json", str(message))
+    assert again.returncode == 0, again.stderr
+    assert [r["id"] for r in json.loads(again.stdout)["data"]["results"]] == ["r2"]
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    assert undo.returncode == 0, undo.stderr
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
+
+
+def test_a_write_the_app_died_before_committing_says_nothing_changed(ws: Path, tmp_path: Path) -> None:
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(MESSAGE)
+    before = (ws / "notes" / "plan.txt").read_bytes()
+    die_during_a_write(ws, state, message, "before-commit")
+    assert (ws / "notes" / "plan.txt").read_bytes() == before
+    # The next message recovers first: the earlier message gains the result, and the id stays
+    # free, so the same write sent again is applied.
+    retry = tmp_path / "retry.txt"
+    retry.write_text(block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT)))
+    done = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json", str(retry))
+    assert done.returncode == 0, done.stderr
+    assert [(r["id"], r["ok"]) for r in json.loads(done.stdout)["data"]["results"]] == [("e1", True)]
+    first = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--message", "1", "--json")
+    results = json.loads(first.stdout)["data"]["results"]
+    assert [(r["id"], r["ok"], r["error_code"]) for r in results] == [("r1", True, None), ("e1", False, "ERR_INTERNAL")]
+    assert "the change was not made" in results[1]["summary"]
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
