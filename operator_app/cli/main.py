@@ -29,24 +29,45 @@ class UsageError(Exception):
     pass
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse builds a formatter for every add_argument (to check metavars), and the stock one
+    imports shutil (and with it zlib, bz2, lzma) for the terminal width: on every start, for help
+    text that is almost never printed. The width is found the same way without it."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(sys.__stdout__.fileno()).columns
+            except (AttributeError, ValueError, OSError):
+                columns = 80
+            width = max(columns, 40) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="operator-app", description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",
-                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                     epilog=EPILOG, formatter_class=_Formatter)
     parser.add_argument("--workspace", help="the folder the model may work in (the TUI remembers the last one)")
     parser.add_argument("--state-dir", help="session state folder (default: one per workspace in the user state folder)")
     parser.add_argument("--follow", metavar="FILE", help="TUI: tail FILE as a streamed message")
     parser.add_argument("--watch-clipboard", action="store_true", help="TUI: take new clipboard text holding OPERATOR_CMD")
     parser.add_argument("--message", metavar="FILE", help="TUI: open with this message already pasted")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    # With prog given, argparse does not build a help formatter (which imports shutil, bz2, lzma).
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, prog="operator-app")
 
     run = sub.add_parser("exec", help="run the commands of one message and print the OPERATOR_RESULT blocks", epilog=EPILOG,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+                         formatter_class=_Formatter)
     run.add_argument("--workspace", required=True)
     run.add_argument("--approve", choices=("all", "none"),
                      help="decide every write without asking (default: ask on a terminal, none otherwise)")
@@ -58,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     spec.add_argument("--raw", action="store_true", help="only the interface specification, without the preamble")
 
     undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=EPILOG,
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
+                          formatter_class=_Formatter)
     undo.add_argument("--workspace", required=True)
     undo.add_argument("--state-dir")
     undo.add_argument("--steps", type=int, default=1)
@@ -66,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--json", action="store_true")
 
     results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=EPILOG,
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+                             formatter_class=_Formatter)
     results.add_argument("--workspace", required=True)
     results.add_argument("--state-dir")
     results.add_argument("--last", action="store_true", help="the last message (the default)")

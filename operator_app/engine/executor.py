@@ -7,7 +7,6 @@ handed back, and no exception escapes past a command.
 from __future__ import annotations
 
 import errno
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -131,7 +130,7 @@ class MessageRun:
             if not isinstance(exc, OperatorError):
                 exc = OperatorError(ErrorCode.ERR_INTERNAL, (
                     f"Operator failed while validating this block ({type(exc).__name__}: {exc}); tell the person"
-                ), traceback.format_exc(limit=5))
+                ), _traceback())
             engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
             self._add(self._invalid(block, exc), content_key=None)
             return
@@ -249,7 +248,7 @@ class Engine:
         except Exception as exc:  # noqa: BLE001 - one command's bug must not lose the others' results
             error = OperatorError(ErrorCode.ERR_INTERNAL, (
                 f"Operator failed on this command ({type(exc).__name__}: {exc}); nothing was changed; tell the person"
-            ), traceback.format_exc(limit=5))
+            ), _traceback())
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
     def _write(self, command: c.Command, before_commit: Callable[[WritePlan], None] | None) -> CommandResult:
@@ -276,3 +275,9 @@ class Engine:
             status: Status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
             return replace(done, ok=False, summary=str(exc), details=exc.context, error_code=exc.code.value, status=status)
         return replace(done, summary=outcome.summary)
+
+
+def _traceback() -> str:
+    import traceback  # only on an internal failure: not on every start
+
+    return traceback.format_exc(limit=5)
