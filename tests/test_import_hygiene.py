@@ -33,3 +33,18 @@ def test_scanner_alone_imports_no_pydantic() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.stdout.strip() == "False"
+
+
+def test_the_pydantic_plugin_loader_stand_in_falls_back_to_the_real_module() -> None:
+    """The stand-in answers what pydantic's validator asks (no plugins) without importlib.metadata,
+    and anything else it is asked for comes from the real loader, so a pydantic release that wants
+    more from that module keeps working."""
+    code = """
+import sys
+import operator_app.protocol.commands
+stand_in = sys.modules["pydantic.plugin._loader"]
+print(stand_in.get_plugins() == (), "importlib.metadata" in sys.modules)
+print(stand_in._plugins is None or isinstance(stand_in._plugins, dict), "importlib.metadata" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:2] == ["True False", "True True"]

@@ -20,18 +20,26 @@ def _skip_pydantic_plugin_discovery() -> None:
     """Operator loads no pydantic plugins. PYDANTIC_DISABLE_PLUGINS stops pydantic from loading
     them, but its plugin loader module still imports importlib.metadata (and email, socket...)
     the first time a model validates: 20-40 ms of every `exec` start, a tenth of the start-up
-    budget. For the pydantic releases whose validator asks that module for `get_plugins` only,
-    an empty loader stands in; any other release takes the normal path."""
+    budget. A stand-in module answers `get_plugins` (what pydantic's validator asks for) with
+    none; any other name it is asked for loads the real module, so a pydantic release that wants
+    more from it still works."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if "pydantic.plugin._loader" in sys.modules:
+    name = "pydantic.plugin._loader"
+    if name in sys.modules:
         return
-    from pydantic.version import VERSION
 
-    major, minor = (int(part) for part in VERSION.split(".")[:2])
-    if major == 2 and 6 <= minor <= 14:  # checked: pydantic/plugin/_schema_validator.py imports get_plugins only
-        loader = types.ModuleType("pydantic.plugin._loader")
-        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
-        sys.modules["pydantic.plugin._loader"] = loader
+    def real_attribute(attribute: str) -> Any:
+        if attribute.startswith("__"):  # the import system probing (__path__, __spec__...)
+            raise AttributeError(attribute)
+        import importlib
+
+        sys.modules.pop(name, None)
+        return getattr(importlib.import_module(name), attribute)
+
+    loader = types.ModuleType(name)
+    loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    loader.__getattr__ = real_attribute  # type: ignore[method-assign]
+    sys.modules[name] = loader
 
 
 _skip_pydantic_plugin_discovery()
