@@ -17,8 +17,8 @@ def block(cid: str, action: str, **fields: str) -> str:
     return "\n".join(lines + ["END_OPERATOR_CMD"]) + "\n"
 
 
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
+def b64(text: str | bytes) -> str:
+    return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
 
 
 # Runs the real engine on a message and dies (os._exit: no clean-up, as a SIGKILL would) at the

@@ -38,8 +38,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
                  width: int | None = None) -> None:
         if width is None:
             try:
-                columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(sys.__stdout__.fileno()).columns
-            except (AttributeError, ValueError, OSError):
+                stdout = sys.__stdout__
+                columns = int(os.environ.get("COLUMNS", "0")) or (os.get_terminal_size(stdout.fileno()).columns if stdout else 80)
+            except (ValueError, OSError):
                 columns = 80
             width = max(columns, 40) - 2
         super().__init__(prog, indent_increment, max_help_position, width)

@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -286,7 +286,7 @@ class GitRules:
             compiled = getattr(pattern, "regex", None)
             if compiled is not None:
                 try:
-                    pattern.regex = _BoundedRegex(regex.compile(compiled.pattern), self)  # type: ignore[attr-defined]
+                    setattr(pattern, "regex", _BoundedRegex(regex.compile(compiled.pattern), self))
                 except regex.error:
                     pass  # a pattern `regex` reads differently keeps `re`: still bounded by the budget checks
         self._stack.append((parts, spec))
@@ -335,7 +335,7 @@ def _walk_order(entry: tuple[str, str, int]) -> str:
 
 def walk_below(
     top_fd: int, top_entries: list[tuple[str, str, int]], rel: str, parts: tuple[str, ...], rules: GitRules | None
-) -> Iterator[WalkItem]:
+) -> Generator[WalkItem, None, None]:
     """Depth-first walk of the folder open at `top_fd` (shown as `rel`, resolved `parts`).
 
     `top_entries` is scan_dir(top_fd), taken by the caller so that errors about the folder itself

@@ -186,7 +186,7 @@ class Journal:
         """Announce temporary file `name` beside `rel` for change `seq` (or for the undo of it:
         a record of its own kind, so that next_seq is not fooled by an old seq at the end)."""
         # Unsynced: losing this record in a power cut only means a leftover is not swept.
-        record = {"event": "undo-temp" if undo else "temp", "seq": seq, "rel": rel, "temp": name}
+        record: dict[str, object] = {"event": "undo-temp" if undo else "temp", "seq": seq, "rel": rel, "temp": name}
         append_jsonl(self._entries, record, sync=False)
 
     def mark_swept(self, seq: int) -> None:

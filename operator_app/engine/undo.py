@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.errors import OperatorError
 from .atomic import NEW_FILE_MODE, atomic_replace, temp_name
 from .commit import read_current, remove_dirs, sweep_temps
 from .journal import Journal, JournalEntry, PreImageMismatch

@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -282,7 +282,7 @@ class Workspace:
         entries = [DirEntry(name, _ENTRY_KINDS.get(kind, "other"), size if kind == "file" else 0) for name, kind, size in scanned]
         return sorted(entries, key=lambda entry: entry.name)
 
-    def walk_files(self, t: Target, *, ignore_git: bool = True) -> Iterator[WalkItem]:
+    def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
         """Files under `t` in plain string order of their full relative path (a folder's name sorts
         as "name/", so the output is what `git ls-files` order would be), depth first.
 

@@ -14,7 +14,7 @@ from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
 from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, asks, block, cell, exec_output, finished, make_app, notes,
-                         plain, results_of, wait_for)
+                         results_of, wait_for)
 
 pytestmark = pytest.mark.asyncio
 

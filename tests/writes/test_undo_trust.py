@@ -7,63 +7,20 @@ every move starts from the checked parent folder's descriptor. All through the r
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from operator_app.cli.main import main as cli_main
+from exec_folder import Folder
 from support import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli_main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
-class Folder:
-    def __init__(self, tmp_path: Path, files: dict[str, bytes] | None = None, *, ws: Path | None = None) -> None:
-        self.ws = ws or tmp_path / "ws"
-        self.state = tmp_path / "state"
-        self.ws.mkdir(exist_ok=True)
-        for rel, data in (files or {}).items():
-            (self.ws / rel).parent.mkdir(parents=True, exist_ok=True)
-            (self.ws / rel).write_bytes(data)
-        self.tmp = tmp_path
-        self.n = 0
-
-    def exec(self, message: str) -> list[dict[str, Any]]:
-        self.n += 1
-        path = self.tmp / f"message-{self.n}.txt"
-        path.write_text(message)
-        code, out, err = cli("exec", "--workspace", str(self.ws), "--state-dir", str(self.state), "--approve", "all", "--json", str(path))
-        assert code == 0, err
-        return list(json.loads(out)["data"]["results"])
-
-    def one(self, action: str, **fields: str) -> dict[str, Any]:
-        (result,) = self.exec(block(f"c{self.n + 1}", action, **fields))
-        return result
-
-    def undo(self, *extra: str, ws: Path | None = None) -> tuple[int, str, str]:
-        return cli("undo", "--workspace", str(ws or self.ws), "--state-dir", str(self.state), *extra)
-
-    def journal(self) -> Path:
-        return self.state / "journal" / "entries.jsonl"
-
-    def append_records(self, *records: dict[str, Any]) -> None:
-        with self.journal().open("a") as handle:
-            handle.write("".join(json.dumps(r) + "\n" for r in records))
 
 
 @pytest.fixture(autouse=True)

@@ -6,8 +6,6 @@ results of a message surviving an app killed while it runs."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import os
 import random
@@ -15,67 +13,15 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from operator_app.cli.main import main as cli_main
+from exec_folder import Folder, cli
+from support import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def b64(text: str | bytes) -> str:
-    return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
-
-
-def block(cid: str, action: str, **fields: str) -> str:
-    lines = ["OPERATOR_CMD", "version: 1", f"id: {cid}", f"action: {action}"]
-    return "\n".join(lines + [f"{k}: {v}" for k, v in fields.items()] + ["END_OPERATOR_CMD"]) + "\n"
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli_main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
-class Folder:
-    """A workspace and its state folder under tmp_path, driven through `operator-app exec`."""
-
-    def __init__(self, tmp_path: Path, files: dict[str, bytes] | None = None) -> None:
-        self.ws = tmp_path / "ws"
-        self.state = tmp_path / "state"
-        self.ws.mkdir()
-        for rel, data in (files or {}).items():
-            (self.ws / rel).parent.mkdir(parents=True, exist_ok=True)
-            (self.ws / rel).write_bytes(data)
-        self._messages = 0
-
-    def exec(self, message: str, approve: str = "all") -> list[dict[str, Any]]:
-        self._messages += 1
-        path = self.state.parent / f"message-{self._messages}.txt"
-        path.write_text(message, encoding="ascii")
-        code, out, err = cli("exec", "--workspace", str(self.ws), "--state-dir", str(self.state), "--approve", approve,
-                             "--json", str(path))
-        assert code == 0, err
-        return list(json.loads(out)["data"]["results"])
-
-    def one(self, action: str, **fields: str) -> dict[str, Any]:
-        (result,) = self.exec(block(f"c{self._messages + 1}", action, **fields))
-        return result
-
-    def undo(self, *extra: str) -> tuple[int, str, str]:
-        return cli("undo", "--workspace", str(self.ws), "--state-dir", str(self.state), *extra)
-
-    def read(self, rel: str) -> bytes:
-        return (self.ws / rel).read_bytes()
-
-    def tree(self) -> dict[str, bytes]:
-        """Every file under the workspace (temporary files included, so a leftover shows)."""
-        return {p.relative_to(self.ws).as_posix(): p.read_bytes() for p in sorted(self.ws.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(autouse=True)
