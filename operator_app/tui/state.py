@@ -140,7 +140,7 @@ class MessageState:
 
 def bare_summary(summary: str, code: str | None) -> str:
     """A summary without the leading error code that is shown beside it anyway: an invalid block's
-    "Invalid OPERATOR_CMD (ERR_X): " or a failure's "ERR_X: "."""
+    "Invalid OPERATOR_CMD (<code>): " or a failure's "<code>: "."""
     if code:
         for prefix in (f"Invalid OPERATOR_CMD ({code}): ", f"{code}: "):
             summary = summary.removeprefix(prefix)
