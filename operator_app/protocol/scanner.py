@@ -182,7 +182,9 @@ class Scanner:
                 self._armed = True
             else:
                 return self._take_backlog([]) if self._backlog else []
-        if "\n" not in chunk and "\r" not in chunk:
+        # A "\r" that ended the text before this chunk was held as maybe half of "\r\n": a chunk
+        # not starting with "\n" completes that line (an END line, in CR-only text) by itself.
+        if "\n" not in chunk and "\r" not in chunk and not (len(self._pieces) > 1 and self._pieces[-2].endswith("\r")):
             return self._take_backlog([]) if self._backlog else []
         events = self._consume(final=False)
         self._armed = _END_TOKEN in self._pieces[-1]

@@ -241,6 +241,16 @@ def test_a_block_comes_out_of_the_feed_that_completes_its_end_line(cuts: list[in
     assert all(end <= at < end + max(cuts) for end, at in zip(ends, emitted_at)), (ends, emitted_at)
 
 
+@pytest.mark.parametrize("after", ["prose", "OPERATOR_CMD", "x"])
+def test_an_end_line_closed_by_a_lone_cr_runs_when_the_next_chunk_shows_it_is_no_crlf(after: str) -> None:
+    # Terminals deliver CR line breaks. A "\r" ending a chunk is held (it may be half of "\r\n");
+    # a next chunk not starting with "\n" completes the END line even when it holds no break itself.
+    scanner = Scanner()
+    assert scanner.feed(READ.replace("\n", "\r")) == []
+    events = scanner.feed(after)
+    assert [(e.id_hint, e.end_line, e.error) for e in events] == [("r1", 6, None)]  # type: ignore[union-attr]
+
+
 def test_a_bom_after_an_empty_first_chunk_is_still_dropped_and_feed_after_end_raises() -> None:
     scanner = Scanner()
     events = scanner.feed("") + scanner.feed("\ufeff" + READ) + scanner.end()
