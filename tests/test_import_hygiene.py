@@ -48,3 +48,22 @@ print(stand_in._plugins is None or isinstance(stand_in._plugins, dict), "importl
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[:2] == ["True False", "True True"]
+
+
+def test_the_stand_in_is_reachable_the_ways_the_real_loader_is() -> None:
+    """Other code in the same process may reach the loader as an attribute of its package, or
+    hold the stand-in after it gave way to the real module: neither may break."""
+    code = """
+import sys
+import operator_app.protocol.commands
+import pydantic.plugin._loader
+print(pydantic.plugin._loader.get_plugins() == ())
+stand_in = sys.modules["pydantic.plugin._loader"]
+stand_in._plugins  # the real module takes over
+real = sys.modules["pydantic.plugin._loader"]
+stand_in.PYDANTIC_ENTRY_POINT_GROUP  # asked again through the old stand-in: the same real module
+print(real is not stand_in, sys.modules["pydantic.plugin._loader"] is real, pydantic.plugin._loader is real)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["True", "True True True"]

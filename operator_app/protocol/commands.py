@@ -27,19 +27,25 @@ def _skip_pydantic_plugin_discovery() -> None:
     name = "pydantic.plugin._loader"
     if name in sys.modules:
         return
+    # The package is imported by pydantic's own import right after (no extra cost). The stand-in
+    # is also bound on it, as an import binds a submodule: `import pydantic.plugin._loader` then
+    # `pydantic.plugin._loader.x`, in any code of this process, must not raise AttributeError.
+    import pydantic.plugin as package
 
     def real_attribute(attribute: str) -> Any:
         if attribute.startswith("__"):  # the import system probing (__path__, __spec__...)
             raise AttributeError(attribute)
         import importlib
 
-        sys.modules.pop(name, None)
+        if sys.modules.get(name) is loader:  # only the stand-in gives way: a real module is never loaded twice
+            del sys.modules[name]
         return getattr(importlib.import_module(name), attribute)
 
     loader = types.ModuleType(name)
     loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
     loader.__getattr__ = real_attribute  # type: ignore[method-assign]
     sys.modules[name] = loader
+    package._loader = loader  # type: ignore[attr-defined]
 
 
 _skip_pydantic_plugin_discovery()
