@@ -114,9 +114,18 @@ def interleaved(a: Callable[[], object], b: Callable[[], object], repeat: int = 
     return min(times_a), min(times_b)
 
 
-def exec_startup() -> tuple[float, float]:
-    """(median seconds of `python -c pass`, median seconds of exec running one fs.read)."""
-    # Measure the installed app as a person runs it: with its bytecode compiled.
+def operator_command() -> list[str]:
+    """`operator-app` as a person runs it: the console script installed beside this Python; the
+    module form only when the project was not installed with its script."""
+    script = Path(sys.executable).with_name("operator-app")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "operator_app"]
+
+
+def exec_startup(repeat: int = 15) -> dict[str, float]:
+    """Seconds of `python -c pass` and of `operator-app exec` running one fs.read, run
+    alternately: best and median of each."""
+    # Measure the installed app as a person runs it: with its bytecode compiled (an environment
+    # with PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run).
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "operator_app")], check=True, capture_output=True)
     with tempfile.TemporaryDirectory() as scratch:
         ws = Path(scratch) / "ws"
@@ -126,19 +135,20 @@ def exec_startup() -> tuple[float, float]:
         message.write_text("OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n")
         env = dict(os.environ, XDG_STATE_HOME=str(Path(scratch) / "xdg"))
         baseline, operator = [], []
-        for i in range(9):
+        for i in range(repeat):
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], check=True)
             baseline.append(time.perf_counter() - start)
             start = time.perf_counter()
             out = subprocess.run(
-                [sys.executable, "-m", "operator_app", "exec", "--workspace", str(ws),
+                [*operator_command(), "exec", "--workspace", str(ws),
                  "--state-dir", str(Path(scratch) / f"state{i}"), str(message)],
                 check=True, capture_output=True, env=env, cwd=ROOT,
             )
             operator.append(time.perf_counter() - start)
             assert b"ok: true" in out.stdout, out
-        return statistics.median(baseline), statistics.median(operator)
+        return {"python_best": min(baseline), "python_median": statistics.median(baseline),
+                "exec_best": min(operator), "exec_median": statistics.median(operator)}
 
 
 def main() -> int:
@@ -152,7 +162,7 @@ def main() -> int:
     bare = min(bare, bare2)
     whole, streamed = interleaved(lambda: fed_whole(text), lambda: fed_chunks(chunks))
     whole2, asking = interleaved(lambda: fed_whole(text), lambda: fed_chunks_asking_pending(chunks))
-    python_s, exec_s = exec_startup()
+    startup = exec_startup()
     rows = [
         ("scanner vs bare re.finditer", scan / bare, 3.0, f"{scan * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
         ("scan+parse+validate vs bare re.finditer", full / bare, 10.0, f"{full * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
@@ -166,16 +176,20 @@ def main() -> int:
         met = ratio <= target
         failed |= not met
         report.append({"benchmark": name, "ratio": round(ratio, 2), "target": target, "met": met, "detail": detail})
-    extra = exec_s - python_s
+    # Judged on the best runs, like every row above; the medians are printed beside them because
+    # start-up on a loaded machine swings by tens of milliseconds.
+    extra = startup["exec_best"] - startup["python_best"]
     met = extra <= 0.2
     failed |= not met
-    report.append({"benchmark": "exec one fs.read vs python -c pass", "extra_s": round(extra, 3), "target": 0.2, "met": met,
-                   "detail": f"{exec_s * 1e3:.0f} ms vs {python_s * 1e3:.0f} ms"})
+    report.append({"benchmark": "operator-app exec one fs.read vs python -c pass", "extra_s": round(extra, 3), "target": 0.2,
+                   "met": met, "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
+                   "detail": f"best {startup['exec_best'] * 1e3:.0f} ms vs {startup['python_best'] * 1e3:.0f} ms; "
+                             f"median {startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms"})
     if "--json" in sys.argv:
         print(json.dumps(report, indent=2))
     else:
         for row in report:
-            figure = f"{row['ratio']:.2f}x (target <= {row['target']}x)" if "ratio" in row else f"+{row['extra_s']:.3f} s (target <= +{row['target']} s)"
+            figure = f"{row['ratio']:.2f}x (target <= {row['target']}x)" if "ratio" in row else f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median (target <= +{row['target']} s)"
             print(f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  [{row['detail']}]")
     return 1 if failed else 0
 
