@@ -112,6 +112,15 @@ def read_current(ws: Workspace, target: Target) -> Current | None:
         os.close(dir_fd)
 
 
+def _identity_now(dir_fd: int, name: str) -> tuple[int, int, int, int] | None:
+    """Current.identity of entry `name` as it is now (a symlink's own), None when it is absent."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
 def sweep_temps(ws: Workspace, journal: Journal) -> None:
     """Remove the temporary files of commits (or undos) that an app killed mid-way left beside
     their targets. Only files the journal announced, by their exact name, and only regular files."""
@@ -166,6 +175,11 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             linked = kept == "linked"
             journal.begin(entry, None if current is None or linked else current.data, linked=linked)
             writer.wait()  # the temporary file is whole and fsynced; the journal is durable
+            # A last look just before the replace: the file was read (and its pre-image kept)
+            # before the slow part, the write and fsync of the new bytes and of the journal. A save
+            # (or a create) by an editor in between would be wiped out without a trace.
+            if _identity_now(dir_fd, name) != (current.identity if current else None):
+                raise _conflict(plan.target, "was created by something else" if current is None else "changed")
             installing = True
             install_temp(dir_fd, temp, name)
         except BaseException:

@@ -284,6 +284,28 @@ def test_a_parent_swapped_for_a_symlink_during_an_undo_restores_nothing_outside(
     assert (folder.ws / "sub.old" / "f.txt").read_bytes() == b"inside\n"
 
 
+@pytest.mark.parametrize("existing", [None, b"a\n"])
+def test_a_file_saved_by_something_else_while_the_commit_writes_is_not_overwritten(
+        existing: bytes | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor saves (or creates) the target after the commit read it, while the new bytes
+    are written and fsynced: the replace must not wipe that save out."""
+    from operator_app.engine.journal import Journal
+
+    folder = Folder(tmp_path, {} if existing is None else {"a.txt": existing})
+    real = Journal.begin
+
+    def racing(*args: Any, **kwargs: Any) -> Any:  # after the read and the pre-image link
+        (folder.ws / "a.txt").write_bytes(b"the person's save\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(Journal, "begin", racing)
+    result = folder.one("fs.write", path="a.txt", content="from the model")
+    assert not result["ok"] and result["error_code"] == "ERR_CONFLICT", result
+    assert folder.tree() == {"a.txt": b"the person's save\n"}
+    monkeypatch.undo()
+    assert folder.undo()[0] != 0  # nothing of the refused write is left to undo
+
+
 # --- folders -----------------------------------------------------------------------------------------
 
 
