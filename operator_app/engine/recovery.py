@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, failed
-from .journal import Journal, JournalEntry
+from .journal import Journal, JournalEntry, PreImageMismatch
 from .session import Session, WriteIntent
 from .workspace import Workspace
 
@@ -22,11 +22,13 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[CommandR
     intents = session.unresolved_intents()
     if not intents:
         return []
-    entries = Journal(session.state_dir).entries()
+    journal = Journal(session.state_dir)
+    entries = journal.entries()
     recovered = []
     for intent in intents:
         entry = _entry_of(intent, entries)
-        if entry is not None and _landed(ws, entry):
+        landed = False if entry is None else _landed(ws, journal, entry)
+        if landed:
             result = CommandResult(id=intent.command_id, ok=True, summary=entry.summary or intent.summary,
                                    action=intent.action, path=intent.path, line=intent.line,
                                    extra={"recovered": True})
@@ -35,6 +37,9 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[CommandR
             error = OperatorError(ErrorCode.ERR_INTERNAL, (
                 f"Operator stopped while applying {intent.action} to {intent.path}; the change was not made; "
                 "send the command again"
+            ) if landed is False else (
+                f"Operator stopped while applying {intent.action} to {intent.path}, and the file has changed since: "
+                "whether the change was made is not known; read it (fs.readSlice) before sending the command again"
             ))
             result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
             session.record_result(intent.message, result, None)  # nothing changed: the id stays free
@@ -49,8 +54,10 @@ def _entry_of(intent: WriteIntent, entries: list[JournalEntry]) -> JournalEntry 
     return None
 
 
-def _landed(ws: Workspace, entry: JournalEntry) -> bool:
-    """Did the change take effect (whatever happened to it since, an undo included)?"""
+def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None:
+    """Did the change take effect (whatever happened to it since, an undo included)? None when
+    the file tells neither: it holds neither the new bytes nor those it had before. "Not made"
+    would then be a guess, and a wrong one has the model apply the change a second time."""
     if entry.committed or entry.undone:
         return True
     from .commit import read_current
@@ -59,7 +66,15 @@ def _landed(ws: Workspace, entry: JournalEntry) -> bool:
     try:
         current = read_current(ws, ws.target(entry.rel))
     except OperatorError:
-        return False
+        return None
     if entry.kind == "delete":
         return current is None  # it went to the trash; the journal lost where
-    return sha256(current.data if current else None) == entry.new_sha
+    if sha256(current.data if current else None) == entry.new_sha:
+        return True
+    if entry.kind == "create":
+        return False if current is None else None
+    try:
+        before = journal.pre_image(entry)
+    except (OSError, PreImageMismatch):
+        return None
+    return False if current is not None and current.data == before else None

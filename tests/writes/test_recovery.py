@@ -76,3 +76,26 @@ def test_a_write_the_app_died_before_committing_says_nothing_changed(ws: Path, t
     assert [(r["id"], r["ok"], r["error_code"]) for r in results] == [("r1", True, None), ("e1", False, "ERR_INTERNAL")]
     assert "the change was not made" in results[1]["summary"]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+
+
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_write_whose_journal_record_was_cut_short_is_not_said_unmade_when_the_file_changed_since(
+        edited: bool, ws: Path, tmp_path: Path) -> None:
+    """Killed after the replace but before the journal's "commit" record: the file tells whether
+    the change landed. If the person edited it before the next run, it is neither the old nor the
+    new bytes, and "the change was not made; send it again" would have the model apply it twice."""
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(MESSAGE)
+    die_during_a_write(ws, state, message, "after-replace")
+    plan = ws / "notes" / "plan.txt"
+    assert plan.read_text() == "Alpha\nBeta\nGamma\n"
+    if edited:
+        plan.write_text("Alpha\nBeta\nGamma\nDelta\n")
+    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    (_, write) = json.loads(done.stdout)["data"]["results"]
+    if not edited:
+        assert (write["id"], write["ok"]) == ("e1", True)
+        return
+    assert (write["id"], write["ok"], write["error_code"]) == ("e1", False, "ERR_INTERNAL")
+    assert "not made" not in write["summary"] and "read" in write["summary"], write["summary"]
