@@ -136,6 +136,9 @@ def read_message(source: str) -> tuple[str, list[str]]:
         return data.decode("utf-8", errors="replace"), [f"the message is not valid UTF-8 (byte {exc.start}); bad bytes were replaced"]
 
 
+_PROMPT_DIFF_LINES = 60
+
+
 def _terminal_decider() -> Any:
     """Ask on the controlling terminal for each write (used when no --approve was given).
 
@@ -155,17 +158,34 @@ def _terminal_decider() -> Any:
         return None
     approve_rest = False
 
+    def show(plan: Any, limit: int | None) -> None:
+        lines = [terminal_safe(line) for line in (plan.diff or "").rstrip("\n").split("\n")]
+        prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.target.rel)}  +{plan.added} -{plan.removed}\n")
+        prompt.write("\n".join(lines[:limit]) + "\n")
+        if limit is not None and len(lines) > limit:
+            prompt.write(f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole diff\n")
+
     def decide(plan: Any) -> bool:
         nonlocal approve_rest
         if approve_rest:
             return True
-        diff = "\n".join(terminal_safe(line) for line in (plan.diff or "").split("\n"))
-        prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.target.rel)}  +{plan.added} -{plan.removed}\n{diff}\n")
-        prompt.write("Apply this change? [y]es / [n]o / [a]ll the rest: ")
-        prompt.flush()
-        answer = answers.readline().strip().lower()
-        approve_rest = answer in ("a", "all")
-        return answer in ("y", "yes") or approve_rest
+        # A diff of thousands of lines would scroll the question (and the header) out of sight.
+        show(plan, _PROMPT_DIFF_LINES)
+        while True:
+            prompt.write("Apply this change? [y]es / [n]o / [a]ll the rest / [d]iff in full: ")
+            prompt.flush()
+            line = answers.readline()
+            if not line:  # the terminal went away: nothing is applied without a yes
+                return False
+            answer = line.strip().lower()
+            if answer in ("d", "diff"):
+                show(plan, None)
+                continue
+            if answer in ("y", "yes", "a", "all", "n", "no"):
+                approve_rest = answer in ("a", "all")
+                return answer in ("y", "yes") or approve_rest
+            # A typo must not decide a write either way: ask again.
+            prompt.write(f"Please answer y, n, a or d (got {terminal_safe(answer)!r}).\n")
 
     return decide
 

