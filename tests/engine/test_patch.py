@@ -143,6 +143,13 @@ def test_header_counts_must_match_the_body() -> None:
     assert "says 3 new lines but the body has 2;" in fail(TEN, only_new, ErrorCode.ERR_INVALID_PATCH).message
 
 
+def test_a_patch_without_hunks_says_what_to_send_instead() -> None:
+    assert "no hunk (no line like @@" in fail(TEN, "--- a/src/app.py\n+++ b/src/app.py\n", ErrorCode.ERR_INVALID_PATCH).message
+    # what git writes for a new empty file: no diff can carry it, fs.write can
+    error = fail(None, "--- /dev/null\n+++ b/src/app.py\n", ErrorCode.ERR_INVALID_PATCH)
+    assert "creates an empty file" in error.message and "use fs.write" in error.message
+
+
 def test_a_line_that_is_no_hunk_line() -> None:
     error = fail(TEN, "@@ -1 +1 @@\n-line 1\n+A\n```\n", ErrorCode.ERR_INVALID_PATCH)
     assert error.message.startswith('patch line 4 ("```") follows hunk 1')

@@ -247,6 +247,9 @@ def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, in
     refusal = _refusal(files[0], label) if files else None
     if refusal:
         raise _invalid(refusal)
+    if files and not len(files[0]) and files[0].source_file == DEV_NULL:
+        # git writes a new empty file as a header with no hunk, which no diff can apply.
+        raise _invalid("the patch creates an empty file, which a diff has no hunk for; use fs.write with an empty content: line")
     if not files or not len(files[0]):
         raise _invalid(
             "the patch has no hunk (no line like @@ -12,4 +12,5 @@); send a unified diff: --- a/<path>, +++ b/<path>, "
