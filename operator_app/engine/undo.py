@@ -132,13 +132,21 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
     return UndoOutcome(entry, f"Restored {entry.rel} as it was before {entry.command_id} ({entry.action})")
 
 
-def undo_last(ws: Workspace, state_dir: Path, steps: int = 1) -> list[UndoOutcome]:
+def undo_last(ws: Workspace, state_dir: Path, steps: int = 1, *, newest: int | None = None) -> list[UndoOutcome]:
     """Undo up to `steps` changes, newest first; stops at the first refusal (raised after the
-    ones before it were undone, so the outcomes so far are on the exception)."""
+    ones before it were undone, so the outcomes so far are on the exception). `newest`: the seq
+    of the change the person was shown and confirmed; refused if another is the newest now (one
+    committed since, by another process or a followed file, must not be undone in its place)."""
     journal = Journal(state_dir)
     sweep_temps(ws, journal)
     done: list[UndoOutcome] = []
-    for entry in undoable(ws, journal)[:steps]:
+    entries = undoable(ws, journal)
+    if newest is not None and (not entries or entries[0].seq != newest):
+        now = f"the newest change now is {entries[0].action} on {entries[0].rel} ({entries[0].command_id})" if entries \
+            else "it can no longer be undone"
+        raise UndoRefused(f"the change you confirmed is not the last one any more: {now}; nothing was touched; "
+                          "look again and confirm the one to undo")
+    for entry in entries[:steps]:
         try:
             done.append(undo_entry(ws, journal, entry))
         except (UndoRefused, OperatorError) as exc:

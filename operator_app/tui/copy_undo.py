@@ -112,7 +112,7 @@ class CopyUndoMixin(_Base):
         elif len(self.screen_stack) == 1:  # a consent dialog came up meanwhile: it goes first
             def answered(yes: bool | None) -> None:
                 if yes:
-                    self.undo_last(runner)
+                    self.undo_last(runner, entries[0].seq)  # the change the dialog names
 
             self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1), answered)
 
@@ -120,12 +120,12 @@ class CopyUndoMixin(_Base):
         self.check_undo(ask=True)
 
     @work(thread=True, exit_on_error=False, group="undo")
-    def undo_last(self, runner: EngineRunner) -> None:
+    def undo_last(self, runner: EngineRunner, confirmed: int) -> None:
         from ..engine.undo import UndoRefused, undo_last
 
         try:
-            with runner.session.lock():
-                done = undo_last(runner.workspace, runner.session.state_dir, 1)
+            with runner.session.lock():  # `confirmed`: the change the dialog named, not whatever is newest now
+                done = undo_last(runner.workspace, runner.session.state_dir, 1, newest=confirmed)
             self.post_message(UndoDone("; ".join(o.summary for o in done) or "Nothing to undo.", True))
         except (UndoRefused, StateUnusable) as exc:
             self.post_message(UndoDone(f"Undo refused: {exc}", False))

@@ -145,6 +145,30 @@ async def test_undo_is_refused_when_the_file_changed_since(workspace: Path, stat
         assert (workspace / "notes" / "plan.txt").read_text() == "edited by hand\n"
 
 
+async def test_undo_confirmed_for_one_change_never_undoes_another_made_meanwhile(workspace: Path, state: Path,
+                                                                                tmp_path: Path) -> None:
+    """The dialog names the change it asks about; while it is open, `exec` on the same session (or
+    a followed file, or the clipboard watcher) may commit another. "y" must not undo that one."""
+    from operator_app.cli.main import main as cli_main
+
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(WRITE))
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        await wait_for(pilot, finished_with(app, 1))
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
+        assert app.screen.entry.rel == "notes/plan.txt"
+        (tmp_path / "m.txt").write_text(block("x1", "fs.write", path="other.txt", content="made meanwhile"))
+        assert cli_main(["exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all",
+                         str(tmp_path / "m.txt")]) == 0
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Undo refused" in app.status_line.text)
+        assert (workspace / "other.txt").read_text() == "made meanwhile"
+        assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+
+
 async def test_copy_gives_exactly_what_exec_prints(workspace: Path, state: Path, tmp_path: Path) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
