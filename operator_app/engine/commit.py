@@ -112,7 +112,7 @@ def read_current(ws: Workspace, target: Target) -> Current | None:
         os.close(dir_fd)
 
 
-def _identity_now(dir_fd: int, name: str) -> tuple[int, int, int, int] | None:
+def identity_now(dir_fd: int, name: str) -> tuple[int, int, int, int] | None:
     """Current.identity of entry `name` as it is now (a symlink's own), None when it is absent."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -178,7 +178,7 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             # A last look just before the replace: the file was read (and its pre-image kept)
             # before the slow part, the write and fsync of the new bytes and of the journal. A save
             # (or a create) by an editor in between would be wiped out without a trace.
-            if _identity_now(dir_fd, name) != (current.identity if current else None):
+            if identity_now(dir_fd, name) != (current.identity if current else None):
                 raise _conflict(plan.target, "was created by something else" if current is None else "changed")
             installing = True
             install_temp(dir_fd, temp, name)

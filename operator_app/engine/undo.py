@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol.errors import OperatorError
-from .atomic import NEW_FILE_MODE, atomic_replace, temp_name
-from .commit import read_current, remove_dirs, sweep_temps
+from .atomic import NEW_FILE_MODE, discard_temp, install_temp, temp_name, write_temp
+from .commit import Current, identity_now, read_current, remove_dirs, sweep_temps
 from .journal import Journal, JournalEntry, PreImageMismatch
 from .plan import sha256
 from .trash import TrashError, restore_from_trash, trash_location
@@ -91,6 +91,15 @@ def _undo_delete(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOu
     return UndoOutcome(entry, f"Restored {entry.rel} from the trash (undid {entry.action} {entry.command_id})")
 
 
+def _refuse_if_changed(entry: JournalEntry, dir_fd: int, name: str, checked: Current | None) -> None:
+    """The file must still be the very one whose bytes were checked, right before it is replaced."""
+    if checked is None or identity_now(dir_fd, name) != checked.identity:
+        raise UndoRefused(
+            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: the file changed since Operator wrote it; "
+            "nothing was touched"
+        )
+
+
 def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
     _refuse_elsewhere(ws, entry)
     if entry.kind == "delete":
@@ -114,13 +123,22 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
     dir_fd, name, _ = ws.open_parent_dir(target, create=False)
     try:
         if entry.kind == "create":
+            _refuse_if_changed(entry, dir_fd, name, current)
             os.unlink(name, dir_fd=dir_fd)
         else:
             temp = temp_name(name)
             journal.note_temp(entry.seq, entry.rel, temp, undo=True)
-            atomic_replace(dir_fd, name, old, entry.mode if entry.mode is not None else NEW_FILE_MODE,
-                           current.owner if current else None, temp)
-            journal.mark_swept(entry.seq)
+            write_temp(dir_fd, name, old, entry.mode if entry.mode is not None else NEW_FILE_MODE,
+                       current.owner if current else None, temp)
+            try:
+                # Writing and fsyncing the old bytes takes a while: a save made meanwhile is kept.
+                _refuse_if_changed(entry, dir_fd, name, current)
+                install_temp(dir_fd, temp, name)
+            except BaseException:
+                discard_temp(dir_fd, temp)
+                raise
+            finally:
+                journal.mark_swept(entry.seq)
     finally:
         os.close(dir_fd)
     # Undone from here on, whatever happens to the folders: the file itself is back as it was.

@@ -306,6 +306,24 @@ def test_a_file_saved_by_something_else_while_the_commit_writes_is_not_overwritt
     assert folder.undo()[0] != 0  # nothing of the refused write is left to undo
 
 
+def test_a_file_saved_by_something_else_while_undo_writes_is_not_overwritten(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from operator_app.engine import undo
+
+    folder = Folder(tmp_path, {"a.txt": b"a\n"})
+    assert folder.one("fs.write", path="a.txt", content="b")["ok"]
+    real = undo.write_temp
+
+    def racing(*args: Any, **kwargs: Any) -> Any:  # after undo checked the file, before the replace
+        (folder.ws / "a.txt").write_bytes(b"the person's save\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(undo, "write_temp", racing)
+    code, _, err = folder.undo()
+    assert code != 0 and "changed" in err, err
+    assert folder.tree() == {"a.txt": b"the person's save\n"}
+
+
 # --- folders -----------------------------------------------------------------------------------------
 
 
