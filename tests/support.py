@@ -24,7 +24,8 @@ def b64(text: str | bytes) -> str:
 # Runs the real engine on a message and dies (os._exit: no clean-up, as a SIGKILL would) at the
 # named point of its first applyEdits: right after the commit, before its result is recorded
 # ("after-commit"); right after the file is replaced, before the journal's "commit" record
-# ("after-replace"); or right after its intent is recorded, before the commit ("before-commit").
+# ("after-replace"); just before the replace, the new bytes whole in their temporary file
+# ("before-replace"); or right after its intent is recorded, before the commit ("before-commit").
 _DYING_ENGINE = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
@@ -43,6 +44,10 @@ if point == "after-commit":
             os._exit(9)
         record(number, result, content_key, **kw)
     session.record_result = dying_record
+elif point == "before-replace":
+    def dying_install(*args, **kwargs):
+        os._exit(9)
+    commit_module.install_temp = dying_install
 elif point == "after-replace":
     from operator_app.engine.journal import Journal
     def dying_journal_commit(*args, **kwargs):

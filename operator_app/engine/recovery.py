@@ -23,6 +23,11 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[CommandR
     if not intents:
         return []
     journal = Journal(session.state_dir)
+    # The killed commit's temporary file (its new bytes) sits beside the target, where the model's
+    # next fs.list or fs.searchTree would find it; without this it stays until the next write.
+    from .commit import sweep_temps
+
+    sweep_temps(ws, journal)
     entries = journal.entries()
     recovered = []
     for intent in intents:

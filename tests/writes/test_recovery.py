@@ -99,3 +99,18 @@ def test_a_write_whose_journal_record_was_cut_short_is_not_said_unmade_when_the_
         return
     assert (write["id"], write["ok"], write["error_code"]) == ("e1", False, "ERR_INTERNAL")
     assert "not made" not in write["summary"] and "read" in write["summary"], write["summary"]
+
+
+def test_a_write_killed_just_before_its_replace_says_nothing_changed_and_leaves_no_temporary_file(
+        ws: Path, tmp_path: Path) -> None:
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(MESSAGE)
+    before = sorted(p.name for p in (ws / "notes").iterdir())
+    die_during_a_write(ws, state, message, "before-replace")
+    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    (_, write) = json.loads(done.stdout)["data"]["results"]
+    assert (write["ok"], write["error_code"]) == (False, "ERR_INTERNAL") and "not made" in write["summary"]
+    assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
+    # The new bytes' temporary file is not left in the person's tree for the model to find.
+    assert sorted(p.name for p in (ws / "notes").iterdir()) == before
