@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
 from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message
@@ -88,6 +89,7 @@ class MessageRun:
     ended: bool = False
     _scanner: Scanner | None = None
     _errors_emitted: int = 0
+    _streamed_chars: int = 0
 
     @property
     def pending(self) -> PendingBlock | None:
@@ -101,10 +103,18 @@ class MessageRun:
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
         self.engine.session.append_message_text(self.number, chunk)
+        self._streamed_chars += len(chunk)
         return self._handle(self._scanner.feed(chunk))
 
     def end(self) -> list[CommandResult]:
         new = self._handle(self._scanner.end()) if self._scanner is not None else []
+        if self._streamed_chars > WINDOW_CHARS and not self.ended:
+            # A streamed block runs at its END marker, before anyone can know how long the message
+            # will grow, so the window a whole message is scanned in cannot be applied afterwards.
+            self.warnings.append(
+                f"the streamed message is {self._streamed_chars} characters, more than the last {WINDOW_CHARS} "
+                "a whole message is scanned in; its blocks ran as they arrived"
+            )
         if not self.ended:
             self.ended = True
             self.engine.session.end_message(self.number, self.warnings)

@@ -154,3 +154,23 @@ def test_a_declined_write_does_not_burn_its_id(ws: Path, tmp_path: Path) -> None
     assert (ws / "notes" / "a.txt").read_text() == "three\n"
     third = engine(ws, state, decide=approve_all).run_text(message)  # applied once: now it is a repeat
     assert third.results == [] and third.not_modified
+
+
+def test_a_streamed_message_longer_than_the_window_says_its_blocks_ran_as_they_came(ws: Path, tmp_path: Path) -> None:
+    run = engine(ws, tmp_path / "state").open_stream()
+    first = run.feed(block("r1", "fs.read", path="notes/a.txt"))
+    assert [r.id for r in first] == ["r1"]  # it ran before anyone could know the message's length
+    for _ in range(25):
+        run.feed("prose " * 1_500 + "\n")
+    run.feed(block("r2", "fs.read", path="notes/a.txt"))
+    run.end()
+    assert [r.id for r in run.results] == ["r1", "r2"]
+    assert any("more than the last 200000 a whole message is scanned in; its blocks ran as they arrived" in w
+               for w in run.warnings), run.warnings
+
+
+def test_a_streamed_message_within_the_window_gets_no_such_warning(ws: Path, tmp_path: Path) -> None:
+    run = engine(ws, tmp_path / "state").open_stream()
+    run.feed(block("r1", "fs.read", path="notes/a.txt") + "prose\n" * 1000)
+    run.end()
+    assert run.warnings == []
