@@ -265,12 +265,17 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
 
     workspace = open_workspace(args.workspace)
     session = open_session(workspace, args.state_dir)
+    recovered: list[tuple[int, Any]] = []
     with session.lock():  # a write the last run died in the middle of gets its result first
         if session.unresolved_intents():
             from ..engine.recovery import recover_interrupted_writes
 
-            recover_interrupted_writes(workspace, session)
+            recovered = recover_interrupted_writes(workspace, session)
     number = args.message or session.last_message_number()
+    if any(message != number for message, _ in recovered):
+        from ..engine.recovery import recovery_notices
+
+        warnings += recovery_notices([(m, r) for m, r in recovered if m != number])
     results = session.results_of(number) if number else []
     if not number or not any(m.number == number for m in session.messages()):
         raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", f"this session has no message {number or ''}".strip(),

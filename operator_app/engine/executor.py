@@ -200,20 +200,22 @@ class Engine:
         if self.listener is not None:
             self.listener(event)
 
-    def recover(self) -> list[CommandResult]:
-        """Record the results of writes an earlier run died in the middle of (recovery.py).
-        Call with the session lock held; cheap when there are none."""
+    def recover(self) -> list[str]:
+        """Record the results of writes an earlier run died in the middle of (recovery.py), and
+        say which messages they completed. Call with the session lock held; cheap when there are
+        none."""
         if not self.session.unresolved_intents():
             return []
-        from .recovery import recover_interrupted_writes
+        from .recovery import recover_interrupted_writes, recovery_notices
 
-        return recover_interrupted_writes(self.workspace, self.session)
+        return recovery_notices(recover_interrupted_writes(self.workspace, self.session))
 
     def run_text(self, text: str, *, source: str = "paste") -> MessageRun:
         """A whole message: scanned within the spec's window, every block processed, ended."""
         with self.session.lock():
-            self.recover()
+            notices = self.recover()
             run = MessageRun(self, self.session.start_message(source=source, text=text))
+            run.warnings += notices
             self.notify(MessageOpened(run.number, source))
             scan = scan_message(text)
             for warning in scan.warnings:
@@ -226,8 +228,9 @@ class Engine:
     def open_stream(self, *, source: str = "stream") -> MessageRun:
         """A message arriving in pieces: blocks run as their END marker arrives. Call with the
         session lock held (the caller holds it per chunk)."""
-        self.recover()
+        notices = self.recover()
         run = MessageRun(self, self.session.start_message(source=source, text=""))
+        run.warnings += notices
         run._scanner = Scanner()
         self.notify(MessageOpened(run.number, source))
         return run

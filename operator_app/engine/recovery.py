@@ -16,9 +16,9 @@ from .workspace import Workspace
 CLOCK_SLACK_S = 2.0  # a journal entry is made just after its intent; allow for a clock step back
 
 
-def recover_interrupted_writes(ws: Workspace, session: Session) -> list[CommandResult]:
-    """Record a result for every approved write that has none; return what was recorded.
-    Call it with the session lock held."""
+def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[int, CommandResult]]:
+    """Record a result for every approved write that has none; return what was recorded, each
+    with the number of the message it belongs to. Call it with the session lock held."""
     intents = session.unresolved_intents()
     if not intents:
         return []
@@ -48,8 +48,26 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[CommandR
             ))
             result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
             session.record_result(intent.message, result, None)  # nothing changed: the id stays free
-        recovered.append(result)
+        recovered.append((intent.message, result))
     return recovered
+
+
+CLI_HOW = "operator-app results --message {number} prints its results to copy back"
+
+
+def recovery_notices(recovered: list[tuple[int, CommandResult]], how: str = CLI_HOW) -> list[str]:
+    """One line per message whose results recovery completed: the model has not seen them yet,
+    and they belong to that earlier message, not to the one being run now. `how` says how to
+    get that message's results ({number} is filled in)."""
+    by_message: dict[int, list[CommandResult]] = {}
+    for number, result in recovered:
+        by_message.setdefault(number, []).append(result)
+    return [
+        f"Operator stopped during a write of message {number} last time; the result of "
+        + ", ".join(f"{r.shown_id} ({'ok' if r.ok else r.error_code})" for r in results)
+        + " is now recorded with that message: " + how.format(number=number)
+        for number, results in sorted(by_message.items())
+    ]
 
 
 def _entry_of(intent: WriteIntent, entries: list[JournalEntry]) -> JournalEntry | None:

@@ -204,9 +204,11 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         try:
             with runner.session.lock():  # a write the app died in the middle of gets its result first
                 if runner.session.unresolved_intents():
-                    from ..engine.recovery import recover_interrupted_writes
+                    from ..engine.recovery import recover_interrupted_writes, recovery_notices
 
-                    recover_interrupted_writes(runner.workspace, runner.session)
+                    recovered = recover_interrupted_writes(runner.workspace, runner.session)
+                    for notice in recovery_notices(recovered, "show it with [ and ], then c copies its results"):
+                        self.call_from_thread(self.notify, notice, severity="warning", timeout=30)
             loaded = HistoryLoaded(load_history(runner.session))
         except Exception as exc:  # noqa: BLE001 - shown, never lost silently
             self.post_message(WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}"))

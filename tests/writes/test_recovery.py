@@ -71,6 +71,10 @@ def test_a_write_the_app_died_before_committing_says_nothing_changed(ws: Path, t
     done = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json", str(retry))
     assert done.returncode == 0, done.stderr
     assert [(r["id"], r["ok"]) for r in json.loads(done.stdout)["data"]["results"]] == [("e1", True)]
+    # The model has not seen message 1's new result: the person is told where it is.
+    notice = ("Operator stopped during a write of message 1 last time; the result of e1 (ERR_INTERNAL) is now recorded "
+              "with that message: operator-app results --message 1 prints its results to copy back")
+    assert notice in json.loads(done.stdout)["warnings"]
     first = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--message", "1", "--json")
     results = json.loads(first.stdout)["data"]["results"]
     assert [(r["id"], r["ok"], r["error_code"]) for r in results] == [("r1", True, None), ("e1", False, "ERR_INTERNAL")]
