@@ -33,7 +33,7 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
     for intent in intents:
         entry = _entry_of(intent, entries)
         landed = False if entry is None else _landed(ws, journal, entry)
-        if landed:
+        if landed and entry is not None:
             result = CommandResult(id=intent.command_id, ok=True, summary=entry.summary or intent.summary,
                                    action=intent.action, path=intent.path, line=intent.line,
                                    extra={"recovered": True})
