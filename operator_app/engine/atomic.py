@@ -81,9 +81,16 @@ def write_temp(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int,
     return temp
 
 
-def install_temp(dir_fd: int, temp: str, name: str) -> None:
+def install_temp(dir_fd: int, temp: str, name: str) -> str | None:
+    """Put `temp` in place of `name`, then make the rename durable. Once the replace is done the
+    change is made whatever follows, so a failed fsync of the folder is returned as a note for the
+    result (the change may not survive a power cut), not raised as if nothing had changed."""
     os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    os.fsync(dir_fd)
+    try:
+        os.fsync(dir_fd)
+    except OSError as exc:
+        return f"the folder could not be synced to disk ({exc.strerror or exc}), so the change may not survive a power cut"
+    return None
 
 
 def discard_temp(dir_fd: int, temp: str) -> None:
@@ -91,13 +98,3 @@ def discard_temp(dir_fd: int, temp: str) -> None:
         os.unlink(temp, dir_fd=dir_fd)
     except OSError:
         pass
-
-
-def atomic_replace(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int, int] | None = None,
-                   temp: str | None = None) -> None:
-    temp = write_temp(dir_fd, name, data, mode, owner, temp)
-    try:
-        install_temp(dir_fd, temp, name)
-    except BaseException:
-        discard_temp(dir_fd, temp)
-        raise

@@ -162,6 +162,7 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
         new_bytes = plan.new_bytes
         writer = _Background(lambda: write_temp(dir_fd, name, new_bytes, mode, owner, temp))
         installing = False
+        note: str | None = None
         entry: JournalEntry | None = None
         try:
             entry = JournalEntry(
@@ -181,7 +182,7 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
             if identity_now(dir_fd, name) != (current.identity if current else None):
                 raise _conflict(plan.target, "was created by something else" if current is None else "changed")
             installing = True
-            install_temp(dir_fd, temp, name)
+            note = install_temp(dir_fd, temp, name)
         except BaseException:
             try:
                 writer.wait()  # never leave it writing into a folder about to be closed
@@ -199,7 +200,7 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
     finally:
         os.close(dir_fd)
     assert entry is not None
-    return CommitOutcome(plan.summary, entry.seq)
+    return CommitOutcome(plan.summary + (f" ({note})" if note else ""), entry.seq)
 
 
 def _dir_chain(folders: list[str]) -> list[str] | None:

@@ -120,6 +120,7 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
                 f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: its saved copy in the journal is missing or "
                 f"is not the one this change kept ({exc}); nothing was touched"
             ) from None
+    unsynced: str | None = None
     dir_fd, name, _ = ws.open_parent_dir(target, create=False)
     try:
         if entry.kind == "create":
@@ -133,7 +134,7 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
             try:
                 # Writing and fsyncing the old bytes takes a while: a save made meanwhile is kept.
                 _refuse_if_changed(entry, dir_fd, name, current)
-                install_temp(dir_fd, temp, name)
+                unsynced = install_temp(dir_fd, temp, name)
             except BaseException:
                 discard_temp(dir_fd, temp)
                 raise
@@ -147,7 +148,8 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
         left = remove_dirs(ws, entry.created_dirs)
         note = f"; {left}" if left else ""
         return UndoOutcome(entry, f"Removed {entry.rel}, which {entry.command_id} ({entry.action}) had created{note}")
-    return UndoOutcome(entry, f"Restored {entry.rel} as it was before {entry.command_id} ({entry.action})")
+    return UndoOutcome(entry, f"Restored {entry.rel} as it was before {entry.command_id} ({entry.action})"
+                              + (f" ({unsynced})" if unsynced else ""))
 
 
 def undo_last(ws: Workspace, state_dir: Path, steps: int = 1, *, newest: int | None = None) -> list[UndoOutcome]:

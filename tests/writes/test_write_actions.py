@@ -121,6 +121,34 @@ def test_write_creates_parents_and_write_summaries_say_what_changed(tmp_path: Pa
     assert results[1]["summary"] == "Patched src/app.py: 1 hunk, +2 -1 lines"
 
 
+def test_a_folder_that_cannot_be_synced_after_the_replace_still_reports_the_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replace is what makes the change: an fsync of the folder failing after it must not
+    report "nothing changed" (the model would send the change again), nor hide the risk."""
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "app.py").write_text("a\nb\n")
+    folder = os.stat(ws / "src")
+    real_fsync = os.fsync
+
+    def failing_on_the_folder(fd: int) -> None:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) == (folder.st_dev, folder.st_ino):
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_on_the_folder)
+    results = exec_json(ws, tmp_path / "st", block("p", "fs.patch", path="src/app.py", patch_b64=b64("@@ -2 +2 @@\n-b\n+B\n")))
+    assert (ws / "src" / "app.py").read_text() == "a\nB\n"
+    assert results[0]["ok"] is True
+    assert results[0]["summary"] == ("Patched src/app.py: 1 hunk, +1 -1 lines (the folder could not be synced to disk "
+                                     "(Input/output error), so the change may not survive a power cut)")
+    undone = subprocess.run([str(Path(sys.executable).with_name("operator-app")), "undo", "--workspace", str(ws),
+                             "--state-dir", str(tmp_path / "st")], capture_output=True, text=True)
+    assert undone.returncode == 0, undone.stderr  # the journal holds it like any other change
+    assert (ws / "src" / "app.py").read_text() == "a\nb\n"
+
+
 def test_delete_a_folder_goes_to_the_trash_and_comes_back(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "build" / "sub").mkdir(parents=True)
