@@ -22,10 +22,12 @@ def b64(text: str | bytes) -> str:
 
 
 # Runs the real engine on a message and dies (os._exit: no clean-up, as a SIGKILL would) at the
-# named point of its first applyEdits: right after the commit, before its result is recorded
-# ("after-commit"); right after the file is replaced, before the journal's "commit" record
-# ("after-replace"); just before the replace, the new bytes whole in their temporary file
-# ("before-replace"); or right after its intent is recorded, before the commit ("before-commit").
+# named point of its first write: right after the commit of an applyEdits, before its result is
+# recorded ("after-commit"); right after the file is replaced (for a delete: moved to the trash),
+# before the journal's "commit" record ("after-replace"); inside send2trash, a deleted entry in
+# Operator's private folder beside its place ("inside-send2trash"); just before the replace, the
+# new bytes whole in their temporary file ("before-replace"); or right after its intent is
+# recorded, before the commit ("before-commit").
 _DYING_ENGINE = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
@@ -48,6 +50,11 @@ elif point == "before-replace":
     def dying_install(*args, **kwargs):
         os._exit(9)
     commit_module.install_temp = dying_install
+elif point == "inside-send2trash":
+    import send2trash
+    def dying_send2trash(*args, **kwargs):
+        os._exit(9)
+    send2trash.send2trash = dying_send2trash
 elif point == "after-replace":
     from operator_app.engine.journal import Journal
     def dying_journal_commit(*args, **kwargs):
@@ -61,7 +68,7 @@ Engine(Workspace(sys.argv[2]), session, decide=approve_all).run_text(Path(sys.ar
 """
 
 
-def die_during_a_write(ws: Path, state: Path, message: Path, point: str) -> None:
+def die_during_a_write(ws: Path, state: Path, message: Path, point: str, env: dict[str, str] | None = None) -> None:
     done = subprocess.run([sys.executable, "-c", _DYING_ENGINE, str(ROOT), str(ws), str(state), point, str(message)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     assert done.returncode == 9, done.stderr

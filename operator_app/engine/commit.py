@@ -256,7 +256,7 @@ def remove_dirs(ws: Workspace, folders: list[str]) -> str | None:
     return None
 
 
-def _parent_path(ws: Workspace, target: Target) -> Path:
+def parent_path(ws: Workspace, target: Target) -> Path:
     """The checked parent's path (send2trash needs one; every step before it uses descriptors)."""
     parent = Path(os.path.realpath(ws.root.joinpath(*target.parts[:-1])))
     if not parent.is_relative_to(ws.root):
@@ -280,7 +280,7 @@ def _commit_delete(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jou
         )
         journal.begin(entry, None)
         try:
-            record = move_to_trash(dir_fd, name, _parent_path(ws, plan.target), state_dir, entry.seq)
+            record = move_to_trash(dir_fd, name, parent_path(ws, plan.target), state_dir, entry.seq)
         except TrashError as exc:
             raise OperatorError(ErrorCode.ERR_CONFLICT, f"{plan.target.rel}: {exc}") from None
         journal.commit(entry, trash=record)

@@ -7,6 +7,8 @@ the model should have had: the ok summary if it did, an error saying nothing cha
 
 from __future__ import annotations
 
+import os
+
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, failed
 from .journal import Journal, JournalEntry, PreImageMismatch
@@ -91,7 +93,7 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None
     except OperatorError:
         return None
     if entry.kind == "delete":
-        return current is None  # it went to the trash; the journal lost where
+        return current is None and _delete_landed(ws, journal, entry)
     if sha256(current.data if current else None) == entry.new_sha:
         return True
     if entry.kind == "create":
@@ -101,3 +103,29 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None
     except (OSError, PreImageMismatch):
         return None
     return False if current is not None and current.data == before else None
+
+
+def _delete_landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool:
+    """A delete killed part way: put the entry back if it never left the workspace (not made),
+    or record where it went so undo can bring it back (made)."""
+    from .commit import parent_path
+    from .trash import find_interrupted_delete
+
+    target = ws.target(entry.rel)
+    try:
+        dir_fd, name, _ = ws.open_parent_dir(target, create=False)
+    except OperatorError:
+        return True  # its folder is gone too: the entry certainly is not in it
+    try:
+        where, record = find_interrupted_delete(dir_fd, name, parent_path(ws, target), journal.state_dir, entry.seq,
+                                                entry.time)
+    except OSError:
+        return True  # gone, and where could not be found: the ok summary, undo will say it cannot
+    finally:
+        os.close(dir_fd)
+    if where == "back":
+        return False
+    if record is not None:
+        journal.commit(entry, trash=record)
+    return True
+

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
+import re
 import secrets
 import shutil
 import stat as stat_module
@@ -147,10 +148,12 @@ def _session_trash(dir_fd: int, name: str, state_dir: Path, seq: int) -> dict[st
     return {"kind": "session", "location": os.fspath(folder / name), "identity": identity}
 
 
-def _xdg_location(abs_path: Path, before: float) -> tuple[str, str] | None:
+def _xdg_location(abs_path: Path, before: float, *, any_private: bool = False) -> tuple[str, str] | None:
     """(trashed entry, its .trashinfo) that send2trash just made in a freedesktop trash (it does
     not say where). Its .trashinfo holds the original path, absolute or relative to the trash's
-    top folder."""
+    top folder. With `any_private`, `abs_path` is the entry's real path, and the one sought may
+    also have been trashed from any private folder beside it (after a crash, its random name is
+    not known)."""
     from send2trash import plat_other  # only on freedesktop systems
 
     places = [(plat_other.HOMETRASH, os.fsdecode(plat_other.XDG_DATA_HOME))]
@@ -162,9 +165,12 @@ def _xdg_location(abs_path: Path, before: float) -> tuple[str, str] | None:
         pass
     best: tuple[float, str, str] | None = None
     for trash, top in places:
-        wanted = {"Path=" + quote(os.fsencode(abs_path))}
-        if abs_path.is_relative_to(top):
-            wanted.add("Path=" + quote(os.fsencode(os.path.relpath(abs_path, top))))
+        paths = [abs_path] + ([Path(os.path.relpath(abs_path, top))] if abs_path.is_relative_to(top) else [])
+        wanted = [re.compile(re.escape("Path=" + quote(os.fsencode(path)))) for path in paths]
+        if any_private:  # and its .trashinfo may or may not have been pointed home yet
+            wanted += [re.compile(re.escape("Path=" + quote(os.fsencode(path.parent)) + "/")
+                                  + r"\.operator-trash-[0-9a-f]{16}/" + re.escape(quote(os.fsencode(path.name))))
+                       for path in paths]
         for info in glob.glob(os.path.join(glob.escape(trash), "info", f"{glob.escape(abs_path.stem)}*.trashinfo")):
             try:
                 with open(info, encoding="utf-8") as handle:
@@ -172,7 +178,8 @@ def _xdg_location(abs_path: Path, before: float) -> tuple[str, str] | None:
                 mtime = os.stat(info).st_mtime
             except OSError:
                 continue
-            if wanted.isdisjoint(lines) or mtime < before - 2 or (best is not None and mtime <= best[0]):
+            if (not any(pattern.fullmatch(line) for pattern in wanted for line in lines) or mtime < before - 2
+                    or (best is not None and mtime <= best[0])):
                 continue
             name = os.path.basename(info)[: -len(".trashinfo")]
             best = (mtime, os.path.join(trash, "files", name), info)
@@ -253,6 +260,89 @@ def move_to_trash(dir_fd: int, name: str, parent: Path, state_dir: Path, seq: in
         if record is not None:
             return record
     return _session_trash(dir_fd, name, state_dir, seq)
+
+
+# --- after a crash ---------------------------------------------------------------------------------
+
+_PRIVATE_RE = re.compile(r"\.operator-trash-[0-9a-f]{16}")
+
+
+def find_interrupted_delete(dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int,
+                            since: float) -> tuple[str, dict[str, Any] | None]:
+    """Where a delete that Operator died in the middle of left entry `name` of the checked folder
+    `dir_fd` (path `parent`), which is not at its place; the caller holds the session lock.
+
+    ("back", None): it had not left the workspace (it was in the private folder, or renamed aside
+    for a copy to another file system) and is put back where it was. ("trashed", record): it
+    reached a trash; the record says where, as a finished delete's would. ("unknown", None): gone,
+    and where is not known. Empty private folders left beside it are removed on the way: the
+    model's fs.list would show them."""
+    if _put_back(dir_fd, name):
+        return "back", None
+    session = state_dir / "trash" / str(seq)
+    if os.path.lexists(session / name):
+        trash_fd = os.open(session, DIR_FLAGS)
+        try:
+            identity = entry_identity(trash_fd, name)
+        finally:
+            os.close(trash_fd)
+        return "trashed", {"kind": "session", "location": os.fspath(session / name), "identity": identity}
+    if sys.platform.startswith("linux") or "bsd" in sys.platform:
+        found = _xdg_location(parent / name, since, any_private=True)
+        if found is not None:
+            location, info = found
+            trash_fd = os.open(os.path.dirname(location), DIR_FLAGS)
+            try:
+                identity = entry_identity(trash_fd, os.path.basename(location))
+            finally:
+                os.close(trash_fd)
+            with open(info, encoding="utf-8") as handle:
+                private = re.search(r"\.operator-trash-[0-9a-f]{16}", handle.read())
+            if private:
+                _point_info_home(info, private.group())
+            return "trashed", {"kind": "system-xdg", "location": location, "info": info, "identity": identity}
+    return "unknown", None
+
+
+def _put_back(dir_fd: int, name: str) -> bool:
+    """Move `name` back from a private folder or a cross-file-system staging name in `dir_fd`,
+    if one holds it; tidy empty private folders either way."""
+    back = False
+    staged = re.compile(re.escape(f".{name[:100]}.operator-moving-") + "[0-9a-f]{12}")
+    for entry in sorted(os.listdir(dir_fd)):
+        private = _PRIVATE_RE.fullmatch(entry) is not None
+        if not private and not staged.fullmatch(entry):
+            continue
+        if private:
+            try:
+                private_fd = os.open(entry, DIR_FLAGS, dir_fd=dir_fd)
+            except OSError:
+                continue
+            try:
+                back = back or _rename_if_free(private_fd, name, dir_fd, name)
+            finally:
+                os.close(private_fd)
+            try:
+                os.rmdir(entry, dir_fd=dir_fd)
+            except OSError:
+                pass  # not empty: not Operator's to clear out
+        else:
+            back = back or _rename_if_free(dir_fd, entry, dir_fd, name)
+    return back
+
+
+def _rename_if_free(src_fd: int, src: str, dst_fd: int, dst: str) -> bool:
+    try:
+        os.stat(src, dir_fd=src_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    try:
+        os.stat(dst, dir_fd=dst_fd, follow_symlinks=False)
+        return False  # something is at the place again: never overwrite it
+    except FileNotFoundError:
+        pass
+    os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
+    return True
 
 
 # --- back from the trash --------------------------------------------------------------------------

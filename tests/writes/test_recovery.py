@@ -118,3 +118,53 @@ def test_a_write_killed_just_before_its_replace_says_nothing_changed_and_leaves_
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
     # The new bytes' temporary file is not left in the person's tree for the model to find.
     assert sorted(p.name for p in (ws / "notes").iterdir()) == before
+
+
+def system_trash_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "OPERATOR_TRASH"}
+    env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path))
+    return env
+
+
+def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env)
+
+
+DELETE = block("d1", "fs.delete", path="notes/plan.txt")
+
+
+@pytest.mark.parametrize("trash", ["session", "system"])
+def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone(ws: Path, tmp_path: Path,
+                                                                                  trash: str) -> None:
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(DELETE)
+    env = dict(os.environ, OPERATOR_TRASH="session") if trash == "session" else system_trash_env(tmp_path)
+    before = (ws / "notes" / "plan.txt").read_bytes()
+    die_during_a_write(ws, state, message, "after-replace", env=env)
+    assert not (ws / "notes" / "plan.txt").exists()  # in the trash; the journal never heard where
+    done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)["data"]["results"]
+    assert (result["id"], result["ok"]) == ("d1", True) and result["summary"] == "Moved notes/plan.txt to the trash (-2 lines)"
+    assert not list(ws.rglob(".operator-trash-*"))
+    undo = run_cli(env, "undo", "--workspace", str(ws), "--state-dir", str(state))
+    assert undo.returncode == 0, undo.stderr
+    assert (ws / "notes" / "plan.txt").read_bytes() == before
+    if trash == "system":  # a restore by hand from a file manager would also find the way home
+        assert not list((tmp_path / "xdg" / "Trash" / "files").iterdir())
+
+
+def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(ws: Path, tmp_path: Path) -> None:
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(DELETE)
+    env = system_trash_env(tmp_path)
+    before = (ws / "notes" / "plan.txt").read_bytes()
+    die_during_a_write(ws, state, message, "inside-send2trash", env=env)
+    assert not (ws / "notes" / "plan.txt").exists() and list(ws.rglob(".operator-trash-*/plan.txt"))
+    done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)["data"]["results"]
+    assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_INTERNAL")
+    assert "the change was not made; send the command again" in result["summary"]
+    assert (ws / "notes" / "plan.txt").read_bytes() == before
+    assert not list(ws.rglob(".operator-trash-*"))  # no hidden litter for the model's fs.list
