@@ -266,11 +266,19 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     workspace = open_workspace(args.workspace)
     session = open_session(workspace, args.state_dir)
     recovered: list[tuple[int, Any]] = []
-    with session.lock():  # a write the last run died in the middle of gets its result first
-        if session.unresolved_intents():
-            from ..engine.recovery import recover_interrupted_writes
+    from ..engine.session import StateUnusable
 
-            recovered = recover_interrupted_writes(workspace, session)
+    try:
+        with session.lock(timeout=1.0):  # a write the last run died in the middle of gets its result first
+            if session.unresolved_intents():
+                from ..engine.recovery import recover_interrupted_writes
+
+                recovered = recover_interrupted_writes(workspace, session)
+    except StateUnusable:
+        # A live process (the TUI waiting for a yes) holds the session: its writes are not
+        # interrupted ones, and the results recorded so far can be printed all the same.
+        warnings.append("another Operator process is working in this session; its current message may have more "
+                        "results to come")
     number = args.message or session.last_message_number()
     if any(message != number for message, _ in recovered):
         from ..engine.recovery import recovery_notices

@@ -148,6 +148,19 @@ def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     assert missing.returncode == 6
 
 
+def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_path: Path) -> None:
+    """The TUI holds the session while it waits for a yes: `results` still prints what is recorded
+    (and says more may come) instead of waiting for the lock and failing."""
+    from operator_app.engine.session import Session
+
+    (tmp_path / "m.txt").write_text(MESSAGE)
+    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))
+    with Session(tmp_path / "st").lock():
+        again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
+    assert again.returncode == 0 and again.stdout == done.stdout
+    assert "another Operator process is working in this session" in again.stderr
+
+
 def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(ws: Path, tmp_path: Path) -> None:
     target = ws / "notes" / "plan.txt"
     target.write_bytes(b"\xef\xbb\xbfAlpha\r\nBeta")  # BOM, CRLF, no final newline
