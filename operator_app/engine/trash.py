@@ -186,6 +186,15 @@ def _xdg_location(abs_path: Path, before: float, *, any_private: bool = False) -
     return None if best is None else (best[1], best[2])
 
 
+def _identity_at(location: str) -> dict[str, Any]:
+    """entry_identity of a trashed entry, by its folder's descriptor."""
+    trash_fd = os.open(os.path.dirname(location), DIR_FLAGS)
+    try:
+        return entry_identity(trash_fd, os.path.basename(location))
+    finally:
+        os.close(trash_fd)
+
+
 def _point_info_home(info: str, private: str) -> None:
     """Drop the private folder from the .trashinfo's original path, so a restore by hand from a
     file manager puts the entry where it was, not into a leftover hidden folder."""
@@ -238,11 +247,7 @@ def _system_trash(dir_fd: int, name: str, parent: Path) -> dict[str, Any] | None
     if found is None:
         return {"kind": "system", "location": None, "identity": before}
     location, info = found
-    trash_fd = os.open(os.path.dirname(location), DIR_FLAGS)
-    try:
-        after = entry_identity(trash_fd, os.path.basename(location))
-    finally:
-        os.close(trash_fd)
+    after = _identity_at(location)
     # send2trash copies across file systems (a new inode); what it holds must still be the same.
     if after["fingerprint"] != before["fingerprint"] or (
             after["dev"] == before["dev"] and after["ino"] != before["ino"]):
@@ -281,21 +286,13 @@ def find_interrupted_delete(dir_fd: int, name: str, parent: Path, state_dir: Pat
         return "back", None
     session = state_dir / "trash" / str(seq)
     if os.path.lexists(session / name):
-        trash_fd = os.open(session, DIR_FLAGS)
-        try:
-            identity = entry_identity(trash_fd, name)
-        finally:
-            os.close(trash_fd)
-        return "trashed", {"kind": "session", "location": os.fspath(session / name), "identity": identity}
+        location = os.fspath(session / name)
+        return "trashed", {"kind": "session", "location": location, "identity": _identity_at(location)}
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         found = _xdg_location(parent / name, since, any_private=True)
         if found is not None:
             location, info = found
-            trash_fd = os.open(os.path.dirname(location), DIR_FLAGS)
-            try:
-                identity = entry_identity(trash_fd, os.path.basename(location))
-            finally:
-                os.close(trash_fd)
+            identity = _identity_at(location)
             with open(info, encoding="utf-8") as handle:
                 private = re.search(r"\.operator-trash-[0-9a-f]{16}", handle.read())
             if private:
