@@ -16,7 +16,7 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
-from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message
+from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message, windowed
 from .session import Session, check_state_location
 
 if TYPE_CHECKING:
@@ -90,6 +90,7 @@ class MessageRun:
     _scanner: Scanner | None = None
     _errors_emitted: int = 0
     _streamed_chars: int = 0
+    _window_start: int = 0  # what a stream opened on beyond the window was not scanned
 
     @property
     def pending(self) -> PendingBlock | None:
@@ -103,16 +104,23 @@ class MessageRun:
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
         self.engine.session.append_message_text(self.number, chunk)
+        events: list[RawBlock | ScanWarning] = []
+        if not self._streamed_chars and len(chunk) > WINDOW_CHARS:
+            # What is already there when a stream opens (a followed file that was written before)
+            # is a whole message so far: only its window is scanned, as for a paste.
+            self._scanner, start, cut = windowed(chunk)
+            events += [cut] if cut is not None else []
+            self._streamed_chars, self._window_start, chunk = start, start, chunk[start:]
         self._streamed_chars += len(chunk)
-        return self._handle(self._scanner.feed(chunk))
+        return self._handle(events + self._scanner.feed(chunk))
 
     def end(self) -> list[CommandResult]:
         new = self._handle(self._scanner.end()) if self._scanner is not None else []
-        if self._streamed_chars > WINDOW_CHARS and not self.ended:
+        if self._streamed_chars - self._window_start > WINDOW_CHARS and not self.ended:
             # A streamed block runs at its END marker, before anyone can know how long the message
             # will grow, so the window a whole message is scanned in cannot be applied afterwards.
             self.warnings.append(
-                f"the streamed message is {self._streamed_chars} characters, more than the last {WINDOW_CHARS} "
+                f"the streamed message grew to {self._streamed_chars} characters, more than the last {WINDOW_CHARS} "
                 "a whole message is scanned in; its blocks ran as they arrived"
             )
         if not self.ended:

@@ -4,7 +4,8 @@
 message. A block is emitted the moment its END marker arrives, so it can run at once; a trailing
 open block is only `pending` until `end()`, which turns it into ERR_MISSING_END_MARKER. Feeding a
 text whole or in any chunking yields the same events. `scan_message()` applies the 200,000
-character window of the spec to a whole message.
+character window of the spec to a whole message; `windowed()` gives a scanner set up for that
+window, for a stream that opens on more text than it.
 
 Cost is linear in the input: outside blocks the scanner jumps from one "OPERATOR_" occurrence to
 the next with str.find instead of visiting every line, and text held back for an unfinished line
@@ -390,25 +391,30 @@ class ScanResult:
     window_start: int  # character offset where scanning began (0 unless the message was cut)
 
 
+def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
+    """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
+    the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
+    start = max(0, len(text) - grammar.WINDOW_CHARS)
+    if not start:
+        return Scanner(), 0, None
+    first_line = 1 + text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+    # When the cut falls between "\r" and "\n" the "\n" is that line's own break.
+    if text[start - 1] == "\r" and text[start] == "\n":
+        start += 1
+    fragment = text[start - 1] not in "\r\n"
+    scanner = Scanner(first_line=first_line, skip_first_fragment=fragment, window_cut=True)
+    return scanner, start, ScanWarning(first_line, (
+        f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned"
+    ))
+
+
 def scan_message(text: str) -> ScanResult:
     """Scan a whole message: only its last WINDOW_CHARS characters, as the spec says."""
-    start = max(0, len(text) - grammar.WINDOW_CHARS)
-    first_line = 1
-    fragment = False
-    if start:
-        prefix_end = start
-        first_line += text.count("\n", 0, prefix_end) + text.count("\r", 0, prefix_end) - text.count("\r\n", 0, prefix_end)
-        # When the cut falls between "\r" and "\n" the "\n" is that line's own break.
-        if text[start - 1] == "\r" and text[start] == "\n":
-            start += 1
-        fragment = text[start - 1] not in "\r\n"
-    scanner = Scanner(first_line=first_line, skip_first_fragment=fragment, window_cut=start > 0)
+    scanner, start, cut = windowed(text)
     events = scanner.feed(text[start:]) if start else scanner.feed(text)
     events += scanner.end()
     blocks = tuple(e for e in events if isinstance(e, RawBlock))
     warnings = [e for e in events if isinstance(e, ScanWarning)]
-    if start:
-        warnings.insert(0, ScanWarning(first_line, (
-            f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned"
-        )))
+    if cut is not None:
+        warnings.insert(0, cut)
     return ScanResult(blocks, tuple(warnings), start)

@@ -11,8 +11,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..protocol.grammar import WINDOW_CHARS
+
 READ_LIMIT = 1 << 20  # bytes per poll; the rest comes on the next one
 HEAD_BYTES = 256  # kept to notice a file rewritten from the start between two polls
+# A message already longer than this when it is first seen starts being read this far from its
+# end: its last WINDOW_CHARS characters (at most 4 bytes each) are all the spec lets be scanned.
+TAIL_BYTES = 4 * WINDOW_CHARS + 4
 
 
 @dataclass
@@ -46,6 +51,11 @@ class FileFollower:
             self._identity = identity
             if st.st_size <= self._offset:
                 return Poll("", restarted)
+            if self._offset == 0 and st.st_size > TAIL_BYTES:
+                # Text written before Operator looked: read from near its end (the head is kept
+                # all the same, to notice a rewrite); the scan skips the cut line at the start.
+                self._head = handle.read(HEAD_BYTES)
+                self._offset = st.st_size - TAIL_BYTES
             handle.seek(self._offset)
             data = handle.read(min(READ_LIMIT, st.st_size - self._offset))
         if len(self._head) < HEAD_BYTES:

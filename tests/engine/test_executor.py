@@ -174,3 +174,18 @@ def test_a_streamed_message_within_the_window_gets_no_such_warning(ws: Path, tmp
     run.feed(block("r1", "fs.read", path="notes/a.txt") + "prose\n" * 1000)
     run.end()
     assert run.warnings == []
+
+
+def test_a_stream_that_opens_on_more_than_the_window_scans_only_its_last_200000_characters(ws: Path,
+                                                                                           tmp_path: Path) -> None:
+    """A followed file already written past the window when the stream opens: what is there is
+    a message so far, scanned as a paste would be; blocks that come after run as they arrive."""
+    early = block("w1", "fs.read", path="notes/a.txt")
+    padding = ("z" * 99 + "\n") * 2_500
+    run = engine(ws, tmp_path / "state").open_stream()
+    first = run.feed(early + padding + block("w2", "fs.read", path="notes/a.txt"))
+    assert [r.id for r in first] == ["w2"]
+    assert any("only the last 200000 were scanned" in w for w in run.warnings), run.warnings
+    assert [r.id for r in run.feed(block("w3", "fs.read", path="notes/a.txt"))] == ["w3"]
+    run.end()
+    assert [r.id for r in run.results] == ["w2", "w3"]

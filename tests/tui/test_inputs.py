@@ -48,6 +48,26 @@ async def test_follow_mode_runs_blocks_as_they_arrive(workspace: Path, state: Pa
         await wait_for(pilot, lambda: app.view_number == 2 and [r.id for r in results_of(app)] == ["f3"])
 
 
+async def test_follow_mode_on_a_file_written_past_the_window_scans_only_its_end(workspace: Path, state: Path,
+                                                                                tmp_path: Path) -> None:
+    """What the file holds when Operator starts following it is a message so far: like a paste,
+    only its last 200,000 characters are scanned, so an early block never runs."""
+    stream = tmp_path / "stream.txt"
+    # 1.5 MB, more than one read of the file; "early" lies inside the last 200,000 characters of
+    # the first megabyte, but not of the file.
+    line = "z" * 99 + "\n"
+    stream.write_text(line * 9_000 + block("early", "fs.read", path="notes/plan.txt") + line * 6_000
+                      + block("late", "fs.stat", path="README.md"))
+    app = make_app(workspace, state, follow=stream)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.current() is not None and [r.id for r in app.current().results] == ["late"])
+        await pilot.press("e")
+        live = app.current()
+        await wait_for(pilot, lambda: live.finished)
+        assert [r.id for r in live.results] == ["late"]
+        assert any("only the last 200000 were scanned" in w for w in live.warnings), live.warnings
+
+
 async def test_follow_mode_ends_a_message_when_the_file_is_truncated_or_replaced(
         workspace: Path, state: Path, tmp_path: Path) -> None:
     stream = tmp_path / "stream.txt"
