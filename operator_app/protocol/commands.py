@@ -528,8 +528,8 @@ def validate_command(fields: Fields) -> Command:
     is_fs = action.startswith(grammar.FS_PREFIX)
     if is_fs and not values.get("path"):
         # The path under another name ("file: README.md") is the likeliest reason it is missing.
-        other = next((key for key in values if key.casefold() in _PATH_SYNONYMS), None)
-        instead = f"; write path: instead of {other}:" if other else ""
+        other = next((key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None)
+        instead = f"; write path: instead of {other}:" if other else "; the path line is empty" if "path" in values else ""
         raise OperatorError(ErrorCode.ERR_ACTION_REQUIRES_PATH, (
             f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
         ))
