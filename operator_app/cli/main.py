@@ -266,6 +266,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     workspace = open_workspace(args.workspace)
     session = open_session(workspace, args.state_dir)
     recovered: list[tuple[int, Any]] = []
+    busy = False
     from ..engine.session import StateUnusable
 
     try:
@@ -275,6 +276,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
 
                 recovered = recover_interrupted_writes(workspace, session)
     except StateUnusable:
+        busy = True
         # A live process (the TUI waiting for a yes) holds the session: its writes are not
         # interrupted ones, and the results recorded so far can be printed all the same.
         warnings.append("another Operator process is working in this session; its current message may have more "
@@ -288,8 +290,30 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     if not number or not any(m.number == number for m in session.messages()):
         raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", f"this session has no message {number or ''}".strip(),
                                                       suggestion="run operator-app exec first"))
+    if not results:
+        # An empty stdout with exit 0 would read as "nothing to copy back" when the commands in
+        # fact never ran (the app stopped at the first consent): say which it is.
+        from ..protocol.scanner import scan_message
+
+        used = session.used_ids()
+        found = scan_message(session.message_text(number) or "").blocks
+        blocks = sum(1 for block in found if not _repeat(block, used, number))
+        raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", (
+            f"message {number} has no results yet: another Operator process is still working on it" if busy else
+            f"message {number} has no results: Operator stopped before any of its {blocks} commands ran"
+            if blocks else f"message {number} has no results: it held no OPERATOR_CMD block"
+            if not found else f"message {number} has no results: every command in it repeated one an earlier message ran"
+        ), suggestion="run the message again (operator-app exec, or paste it into the TUI)" if blocks else
+            "--message N prints an earlier message's results"))
     text = render_results(results)
     return EXIT_OK, {"message": number, "results": [_result_json(r) for r in results], "copy_text": text}, text
+
+
+def _repeat(block: Any, used: dict[str, Any], number: int) -> bool:
+    """Whether a block of message `number` repeats a command an earlier message ran (it has no
+    result of its own)."""
+    earlier = used.get(block.id_hint or "")
+    return earlier is not None and earlier[1] < number and earlier[0] == block.content_key
 
 
 def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:

@@ -63,6 +63,9 @@ def why_not(action: str, state: MessageState | None, *, following: bool, follow_
                     "so it has no new result. [ shows the earlier messages, with theirs.")
         if not state.finished:
             return f"Message {state.number} has no result yet: c copies as soon as one is there."
+        if state.rows:  # after a restart: the app stopped before any of them ran
+            return (f"Message {state.number} has no result to copy: Operator stopped before any of its commands ran; "
+                    "paste the message again to run them.")
         return f"Message {state.number} has no result to copy: it held no OPERATOR_CMD block."
     if action == "undo":
         return "Nothing to undo in this workspace: no change Operator made is left to reverse."

@@ -148,6 +148,17 @@ def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     assert missing.returncode == 6
 
 
+def test_results_of_a_message_of_repeats_says_why_there_is_nothing(ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "m.txt").write_text(block("r1", "fs.read", path="README.md"))
+    args = ("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
+    run("exec", *args, str(tmp_path / "m.txt"))
+    run("exec", *args, str(tmp_path / "m.txt"))  # every command a repeat: no new result
+    again = run("results", *args, "--last")
+    assert again.returncode == 6 and again.stdout == ""
+    assert "message 2 has no results: every command in it repeated one an earlier message ran" in again.stderr
+    assert run("results", *args, "--message", "1").stdout.startswith("OPERATOR_RESULT\nid: r1\n")
+
+
 def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_path: Path) -> None:
     """The TUI holds the session while it waits for a yes: `results` still prints what is recorded
     (and says more may come) instead of waiting for the lock and failing."""

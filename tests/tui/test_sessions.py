@@ -5,6 +5,8 @@ declining; repeats still show as repeats. The picker reaches the workspace's nei
 
 from __future__ import annotations
 
+import io
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -117,6 +119,15 @@ async def test_quitting_at_a_consent_dialog_is_not_a_rejection(workspace: Path, 
         await wait_for(pilot, lambda: again.view_number == 1 and again.table.row_count == 2)
         assert table_statuses(again) == ["not run", "not run"]
         assert "stopped before" in again.status_line.text
+        await pilot.press("c")  # nothing to copy, and why: not "it held no OPERATOR_CMD block"
+        assert any("Operator stopped before any of its commands ran; paste the message again" in note
+                   for note in notes(again)), notes(again)
+    from operator_app.cli.main import main as cli_main
+
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        code = cli_main(["results", "--workspace", str(workspace), "--state-dir", str(state), "--last"])
+    assert code == 6 and "message 1 has no results: Operator stopped before any of its 2 commands ran" in err.getvalue()
 
 
 async def test_a_session_read_late_leaves_the_message_on_screen_alone(workspace: Path, state: Path,
