@@ -89,7 +89,10 @@ def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
         new = new_file_bytes(text)
         return _plan(cmd, target, old, new, f"Wrote {target.rel}: replaced {len(old)} bytes of non-text content with {len(new)} bytes",
                      before="", after=text, notes=("the old content is not UTF-8 text; the diff shows only the new text",))
-    after = doc.conform(text.removeprefix("\ufeff"))
+    # The whole text is new, so no untouched line of a mixed file is at stake: CRLF content for an
+    # LF file takes the file's line endings too, as the spec promises (conform alone keeps a "\r"
+    # that an edit of an LF file carries, since there it may be part of the line).
+    after = doc.conform(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     new = doc.encode_conformed(after)
     return _plan(cmd, target, old, new, f"Wrote {target.rel}: {_counts()} ({len(new)} bytes)", before=doc.text, after=after)
 

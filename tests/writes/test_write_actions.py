@@ -60,6 +60,10 @@ def file_bytes(style: str, lines: list[str]) -> bytes:
 ACTIONS = {
     "write": (block("w", "fs.write", path="m.py", content_b64=b64("\n".join(LINES).replace("return 1", "return 2") + "\n")),
               [line.replace("return 1", "return 2") for line in LINES]),
+    # content written with CRLF takes the file's own line endings too, LF ones included
+    "write-crlf-content": (block("w", "fs.write", path="m.py",
+                                 content_b64=b64("\r\n".join(LINES).replace("return 1", "return 2") + "\r\n")),
+                           [line.replace("return 1", "return 2") for line in LINES]),
     "applyEdits": (block("w", "fs.applyEdits", path="m.py", edits_b64=b64(json.dumps(
         {"version": 1, "edits": [{"op": "replaceFirst", "find": "return 1", "text": "return 2"},
                                  {"op": "insertAfter", "anchor": "import os", "text": "import sys"}]}))),
