@@ -33,6 +33,7 @@ from .state import MessageState, load_history
 from .status_text import resumed_text, why_not
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
+from .widgets.lines_view import CodeColours
 from .widgets.message_view import MessageView
 from .widgets.status import StatusLine
 from .widgets.welcome import WelcomePanel
@@ -114,6 +115,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             self.follow_file(self._follow_path)
         if self._watch_clipboard:
             self.watch_clipboard()
+        # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
+        self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides a key from the footer; None shows it dimmed: it applies, just not now (pressed,

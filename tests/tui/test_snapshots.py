@@ -22,7 +22,12 @@ from tui_helpers import DEMO, asks, b64, block, cell, table_statuses, wait_for
 SIZE = (140, 40)
 READS = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
     block("bad", "fs.reed", path="notes/plan.txt")
-WRITE = block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n"))
+# A change to code, so the dialog shows the diff coloured by the file's language.
+PATCH = block("p1", "fs.patch", path="src/app.py", patch_b64=b64(
+    "--- a/src/app.py\n+++ b/src/app.py\n@@ -11,5 +11,6 @@\n \n def main(argv: list[str]) -> int:\n"
+    "-    name = argv[1] if len(argv) > 1 else \"world\"\n-    print(greet(name))\n"
+    "+    # Greet everyone named on the command line.\n+    for name in argv[1:] or [\"world\"]:\n"
+    "+        print(greet(name))\n     return 0\n"))
 
 
 def fixed_workspace(name: str, state: Path) -> OperatorApp:
@@ -68,7 +73,7 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
-        app.post_message(events.Paste(WRITE))
+        app.post_message(events.Paste(PATCH))
         await wait_for(pilot, lambda: asks(app))
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...engine.plan import WritePlan
-from ..widgets.lines_view import LinesView, StyledLine, diff_lines, plain_lines
+from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
 
 WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash"}
 
@@ -35,7 +35,7 @@ def diff_view(plan: WritePlan) -> list[StyledLine]:
     diff = plan.diff or "(no textual change)"
     if not diff.startswith("---"):  # a folder delete or a binary file: a description, not a diff
         return plain_lines(diff, "del" if plan.kind == "delete" else "")
-    return diff_lines(diff)
+    return diff_lines(diff, CodeColours.for_file(plan.target.rel))
 
 
 class ConsentScreen(ModalScreen[str]):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ..state import Row
-from .lines_view import LinesView, StyledLine, diff_lines, plain_lines, wrapped
+from .lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines, wrapped
 
 SHOWN_CHARS = 400_000
 
@@ -19,9 +19,9 @@ def _cut(text: str) -> tuple[str, str | None]:
     return text[:SHOWN_CHARS], f"[... {len(text) - SHOWN_CHARS:,} more characters not shown here; the copy has them all]"
 
 
-def _body(text: str, style: str = "", *, diff: bool = False) -> list[StyledLine]:
+def _body(text: str, style: str = "", *, diff_of: str | None = None) -> list[StyledLine]:
     shown, note = _cut(text)
-    lines = diff_lines(shown) if diff else plain_lines(shown, style)
+    lines = diff_lines(shown, CodeColours.for_file(diff_of)) if diff_of is not None else plain_lines(shown, style)
     return lines + ([StyledLine(note, "dim")] if note else [])
 
 
@@ -46,7 +46,7 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
         if details:
             lines += [StyledLine("")] + _body(details)
     if row.diff:
-        lines += [StyledLine("")] + _body(row.diff, diff=True)
+        lines += [StyledLine("")] + _body(row.diff, diff_of=row.path or "")
     return lines
 
 

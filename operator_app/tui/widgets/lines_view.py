@@ -2,12 +2,16 @@
 are rendered, so a 200 KB file read or a diff of thousands of lines shows at once and scrolls
 without lag (a Static holding the same text is laid out whole, which took most of a second).
 Lines are not wrapped, except those built with `wrapped` (headings and summaries); diffs are
-coloured by their line prefixes. The details pane and the consent dialog's diff are both this."""
+coloured by their line prefixes, and the code in them by its language. The details pane and the
+consent dialog's diff are both this."""
 
 from __future__ import annotations
 
+import os
 import textwrap
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -26,10 +30,74 @@ STYLES = {
 _CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
 
 
+# A changed line of code keeps its token colours on a tinted background (as code review tools
+# show diffs); only its +/- keeps the line's own colour.
+CODE_BACKGROUNDS = {"add": Style(bgcolor="#16391f"), "del": Style(bgcolor="#42181b"), "": Style()}
+_CODE_THEME = "monokai"
+_CACHED_SEGMENTS = 4_000
+
+
+class CodeColours:
+    """Token colours for the code in the lines of a diff, by the file's name, with the lexers Rich
+    uses (Pygments). Each line is lexed on its own, when it is first drawn: enough to colour
+    keywords, names, strings and comments, and never slow for a diff of any length."""
+
+    _lexers: dict[str, Any] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, lexer: Any) -> None:
+        from rich.syntax import Syntax
+
+        self.lexer = lexer
+        self.theme = Syntax.get_theme(_CODE_THEME)
+        self._segments: dict[tuple[str, str], list[Segment]] = {}
+
+    @classmethod
+    def for_file(cls, name: str | None) -> CodeColours | None:
+        """Colours for a file named `name`, or None for a kind of file Pygments does not know."""
+        if not name:
+            return None
+        suffix = os.path.splitext(name)[1].lower() or os.path.basename(name)
+        with cls._lock:
+            if suffix not in cls._lexers:
+                from pygments.util import ClassNotFound
+
+                try:
+                    from pygments.lexers import get_lexer_for_filename
+
+                    cls._lexers[suffix] = get_lexer_for_filename(os.path.basename(name), stripnl=False, ensurenl=False)
+                except (ClassNotFound, Exception):  # noqa: BLE001 - no colours is never an error
+                    cls._lexers[suffix] = None
+            lexer = cls._lexers[suffix]
+        return None if lexer is None else cls(lexer)
+
+    @staticmethod
+    def warm_up() -> None:
+        """Load Pygments' lexer table ahead of the first diff (run in a thread: it takes a while)."""
+        CodeColours.for_file("warm-up.py")
+
+    def _colour(self, token: Any) -> Style:
+        # The theme's own background would paint blocks over the view's (and over the tint).
+        style = self.theme.get_style_for_token(token)
+        return Style(color=style.color, bold=style.bold, italic=style.italic)
+
+    def segments(self, code: str, kind: str, base: Style) -> list[Segment]:
+        key = (code, kind)
+        found = self._segments.get(key)
+        if found is None:
+            if len(self._segments) > _CACHED_SEGMENTS:
+                self._segments.clear()
+            found = [Segment(value, self._colour(token) + CODE_BACKGROUNDS[kind])
+                     for token, value in self.lexer.get_tokens(code) if value]
+            self._segments[key] = found
+        return [Segment(segment.text, base + segment.style) for segment in found]
+
+
 @dataclass(frozen=True)
 class StyledLine:
     text: str
     style: str = ""  # a key of STYLES
+    code: CodeColours | None = None  # a diff line whose text after its first character is code
 
 
 def clean(line: str) -> str:
@@ -47,22 +115,25 @@ def wrapped(text: str, style: str, width: int) -> list[StyledLine]:
     return [StyledLine(clean(part), style) for part in parts]
 
 
-def diff_lines(diff: str) -> list[StyledLine]:
+def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
+    """A unified diff, coloured by its line prefixes; with `code`, the code in its context, added
+    and removed lines is coloured as code too."""
     out = []
     for line in diff.removesuffix("\n").split("\n"):
+        body = False
         if line.startswith(("---", "+++")):
             style = "meta"
         elif line.startswith("@@"):
             style = "hunk"
         elif line.startswith("+"):
-            style = "add"
+            style, body = "add", True
         elif line.startswith("-"):
-            style = "del"
+            style, body = "del", True
         elif line.startswith("\\"):
             style = "dim"
         else:
-            style = ""
-        out.append(StyledLine(clean(line), style))
+            style, body = "", line.startswith(" ")
+        out.append(StyledLine(clean(line), style, code if body else None))
     return out
 
 
@@ -98,5 +169,10 @@ class LinesView(ScrollView, can_focus=True):
         if index >= len(self.lines):
             return Strip.blank(width, self.rich_style)
         line = self.lines[index]
-        strip = Strip([Segment(line.text, self.rich_style + STYLES[line.style])])
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        if line.code is None or len(line.text) < 2:
+            strip = Strip([Segment(line.text, self.rich_style + STYLES[line.style])])
+            return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        tint = self.rich_style + CODE_BACKGROUNDS[line.style]
+        prefix = Segment(line.text[0], tint + STYLES[line.style] + Style(bold=True))
+        strip = Strip([prefix, *line.code.segments(line.text[1:], line.style, self.rich_style)])
+        return strip.crop_extend(scroll_x, scroll_x + width, tint)
