@@ -110,10 +110,17 @@ def open_workspace(raw: str) -> Any:
             "WORKSPACE_UNUSABLE", str(exc), suggestion="pass --workspace with an existing folder you can read")) from None
 
 
-def open_session(workspace: Any, state_dir: str | None) -> Any:
+def open_session(workspace: Any, state_dir: str | None, *, nothing: str | None = None) -> Any:
+    """The session of the workspace. With `nothing` (what results and undo report when there is
+    no session at all), a state folder that is not there is not made: they only look."""
     from ..engine.session import Session, StateUnusable, default_state_dir
 
     folder = Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(workspace.root)
+    if nothing is not None and not (folder / "session").is_dir():
+        code = "NO_RESULTS" if nothing == "results" else "NOTHING_TO_UNDO"
+        where = "check that --workspace and --state-dir name the folders exec or the TUI used"
+        raise CommandFailed(EXIT_NOTHING, ErrorDetail(code, f"there is no Operator session in {folder}", suggestion=(
+            where if nothing == "results" else where + " (undo --list shows the changes a session can undo)")))
     try:
         return Session(folder, workspace_root=workspace.root)
     except StateUnusable as exc:
@@ -264,7 +271,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     from ..protocol.results import render_results
 
     workspace = open_workspace(args.workspace)
-    session = open_session(workspace, args.state_dir)
+    session = open_session(workspace, args.state_dir, nothing="results")
     recovered: list[tuple[int, Any]] = []
     busy = False
     from ..engine.session import StateUnusable
@@ -320,10 +327,10 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     from ..engine.journal import Journal
     from ..engine.undo import UndoRefused, undo_last, undoable
 
-    workspace = open_workspace(args.workspace)
-    session = open_session(workspace, args.state_dir)
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
+    workspace = open_workspace(args.workspace)
+    session = open_session(workspace, args.state_dir, nothing="undo")
     if args.list:
         entries = undoable(workspace, Journal(session.state_dir))
         lines = [f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(e.time))})" for e in entries]

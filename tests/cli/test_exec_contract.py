@@ -145,7 +145,10 @@ def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
     assert again.returncode == 0 and again.stdout == done.stdout
     missing = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "other"))
-    assert missing.returncode == 6
+    assert missing.returncode == 6 and "there is no Operator session in" in missing.stderr
+    nothing = run("undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "other"))
+    assert nothing.returncode == 6 and "there is no Operator session in" in nothing.stderr
+    assert not (tmp_path / "other").exists()  # they only look: no state folder is made
 
 
 def test_results_of_a_message_of_repeats_says_why_there_is_nothing(ws: Path, tmp_path: Path) -> None:

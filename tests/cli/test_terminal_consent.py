@@ -133,7 +133,7 @@ def test_an_answer_that_is_not_y_n_a_or_d_is_asked_again_and_decides_nothing(ws:
     term.read_until(b"Please answer y, n, a or d (got 'yy').")
     assert (ws / "run.sh").read_text() == "#!/bin/sh\necho hello\n"
     term.answer("")
-    term.read_until(b"(got '').")
+    term.read_until(b"(got '').\r\n" + PROMPT)
     term.answer("n")
     code, out, err = term.finish()
     assert code == 0, err
