@@ -157,7 +157,7 @@ def fs_read_slice(cmd: c.FsReadSlice, ctx: ReadContext) -> CommandResult:
         body.append(f"{number}: {_clip(line, LINE_DISPLAY_LIMIT)}")
     if clipped:
         header.append(f"# note: lines over {LINE_DISPLAY_LIMIT} characters are cut")
-    shown = f"lines {first}-{last} of {total}" if total else "empty file"
+    shown = f"lines {first}-{last} of {total}" if total else "(empty file, 0 lines)"
     return _ok(cmd, f"Read {target.rel} {shown}", "\n".join(header + body), path=target.rel)
 
 
