@@ -135,6 +135,13 @@ def read_message(source: str) -> tuple[str, list[str]]:
         raise CommandFailed(EXIT_MESSAGE, ErrorDetail(
             "MESSAGE_UNREADABLE", f"cannot read {source}: {exc.strerror or exc}",
             suggestion="pass an existing message file, or - to read standard input")) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # A UTF-16 byte order mark: what Windows PowerShell's > writes. Every block would
+        # otherwise vanish into replaced bytes.
+        try:
+            return data.decode("utf-16"), ["the message is UTF-16 (it starts with a UTF-16 byte order mark); read as such"]
+        except UnicodeDecodeError:
+            pass
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
