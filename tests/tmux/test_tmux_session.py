@@ -59,10 +59,11 @@ def test_paste_approve_copy_in_a_real_terminal(tmp_path: Path) -> None:
         wait_screen("Welcome to Operator")
         tmux("set-buffer", "-b", "msg", MESSAGE.read_text())
         tmux("paste-buffer", "-p", "-b", "msg", "-t", "op")
-        for _ in range(2):  # the message holds two writes: an applyEdits and a patch
-            wait_screen("y apply")
+        # The message holds two writes. Wait for each one's own dialog: the first may still be on
+        # screen just after its y, and a key typed before a dialog is shown answers nothing.
+        for dialog in ("fs.applyEdits changes notes/plan.txt", "fs.patch changes src/app.py"):
+            wait_screen(dialog)
             tmux("send-keys", "-t", "op", "y")
-            time.sleep(0.5)
         wait_screen("Press c to copy")
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
         assert 'return f"Hello there, {name}!"' in (workspace / "src" / "app.py").read_text()
