@@ -115,11 +115,15 @@ def main() -> int:
     ]
     report = []
     failed = False
-    for name, cmd, target in cases:
-        def operator_step(cmd: object = cmd) -> None:
+    for number, (name, cmd, target) in enumerate(cases):
+        # Each case its own session: one case's 30 journal entries and 60 MB of kept pre-images
+        # are not the next case's to carry.
+        case_state = state / str(number)
+
+        def operator_step(cmd: object = cmd, case_state: Path = case_state) -> None:
             plan = plan_write(cmd, ws)  # type: ignore[arg-type]
             assert plan.diff and plan.kind == "modify", plan.summary
-            commit(plan, ws, state)
+            commit(plan, ws, case_state)
 
         base, ours = interleaved(lambda: baseline(big), operator_step, reset)
         unsynced, _ = interleaved(lambda: baseline_unsynced(big), lambda: None, reset, repeat=6)
