@@ -113,19 +113,21 @@ def open_workspace(raw: str) -> Any:
 def open_session(workspace: Any, state_dir: str | None, *, nothing: str | None = None) -> Any:
     """The session of the workspace. With `nothing` (what results and undo report when there is
     no session at all), a state folder that is not there is not made: they only look."""
-    from ..engine.session import Session, StateUnusable, default_state_dir
+    from ..engine.session import Session, StateUnusable, check_state_location, default_state_dir
 
     folder = Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(workspace.root)
-    if nothing is not None and not (folder / "session").is_dir():
-        code = "NO_RESULTS" if nothing == "results" else "NOTHING_TO_UNDO"
-        where = "check that --workspace and --state-dir name the folders exec or the TUI used"
-        raise CommandFailed(EXIT_NOTHING, ErrorDetail(code, f"there is no Operator session in {folder}", suggestion=(
-            where if nothing == "results" else where + " (undo --list shows the changes a session can undo)")))
     try:
-        return Session(folder, workspace_root=workspace.root)
+        if nothing is None or (folder / "session").is_dir():
+            return Session(folder, workspace_root=workspace.root)
+        # A state folder the model could reach is refused first, whether or not it holds a session.
+        check_state_location(workspace.root, folder)
     except StateUnusable as exc:
         raise CommandFailed(EXIT_STATE, ErrorDetail(
             "STATE_UNUSABLE", str(exc), suggestion="pass --state-dir with a writable folder outside the workspace")) from None
+    code = "NO_RESULTS" if nothing == "results" else "NOTHING_TO_UNDO"
+    where = "check that --workspace and --state-dir name the folders exec or the TUI used"
+    raise CommandFailed(EXIT_NOTHING, ErrorDetail(code, f"there is no Operator session in {folder}", suggestion=(
+        where if nothing == "results" else where + " (undo --list shows the changes a session can undo)")))
 
 
 def read_message(source: str) -> tuple[str, list[str]]:
