@@ -54,6 +54,8 @@ class FileFollower:
             if self._offset == 0 and st.st_size > TAIL_BYTES:
                 # Text written before Operator looked: read from near its end (the head is kept
                 # all the same, to notice a rewrite); the scan skips the cut line at the start.
+                # From byte 0: the restart check above may have read past it already.
+                handle.seek(0)
                 self._head = handle.read(HEAD_BYTES)
                 self._offset = st.st_size - TAIL_BYTES
             handle.seek(self._offset)

@@ -199,3 +199,20 @@ async def test_history_browses_earlier_messages(workspace: Path, state: Path) ->
         assert "id: r1" in copied and "id: r3" not in copied  # c copies the shown message
         await pilot.press("right_square_bracket")
         assert app.view_number == 2
+
+
+def test_follower_rewritten_in_place_past_the_tail_is_one_restart_not_one_per_poll(tmp_path: Path) -> None:
+    """A file rewritten in place (same inode, no shorter) with new first bytes restarts once; the
+    head kept for the next comparison is the file's first bytes, not those after the ones compared."""
+    from operator_app.tui.follow import TAIL_BYTES, FileFollower
+
+    stream = tmp_path / "stream.txt"
+    stream.write_bytes(b"a" * 1000)
+    follower = FileFollower(stream)
+    assert follower.poll().text == "a" * 1000
+    with stream.open("r+b") as handle:  # same inode, larger, other first bytes
+        handle.write(b"b" * 300 + b"c" * TAIL_BYTES)
+    first = follower.poll()
+    assert first.restarted and first.text.endswith("c" * 1000)
+    again = follower.poll()
+    assert (again.restarted, again.text) == (False, "")
