@@ -26,7 +26,8 @@ def b64(text: str | bytes) -> str:
 # recorded ("after-commit"); right after the file is replaced (for a delete: moved to the trash),
 # before the journal's "commit" record ("after-replace"); inside send2trash, a deleted entry in
 # Operator's private folder beside its place ("inside-send2trash"); just before the replace, the
-# new bytes whole in their temporary file ("before-replace"); or right after its intent is
+# new bytes whole in their temporary file ("before-replace"); for a delete, after its journal
+# entry is begun but before anything moved ("before-trash"); or right after its intent is
 # recorded, before the commit ("before-commit").
 _DYING_ENGINE = """
 import os, sys
@@ -55,6 +56,10 @@ elif point == "inside-send2trash":
     def dying_send2trash(*args, **kwargs):
         os._exit(9)
     send2trash.send2trash = dying_send2trash
+elif point == "before-trash":
+    def dying_move(*args, **kwargs):
+        os._exit(9)
+    commit_module.move_to_trash = dying_move
 elif point == "after-replace":
     from operator_app.engine.journal import Journal
     def dying_journal_commit(*args, **kwargs):

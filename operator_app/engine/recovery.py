@@ -88,12 +88,12 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None
     from .commit import read_current
     from .plan import sha256
 
+    if entry.kind == "delete":
+        return _delete_outcome(ws, journal, entry)
     try:
         current = read_current(ws, ws.target(entry.rel))
     except OperatorError:
         return None
-    if entry.kind == "delete":
-        return current is None and _delete_landed(ws, journal, entry)
     if sha256(current.data if current else None) == entry.new_sha:
         return True
     if entry.kind == "create":
@@ -103,6 +103,22 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None
     except (OSError, PreImageMismatch):
         return None
     return False if current is not None and current.data == before else None
+
+
+def _delete_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None:
+    """A delete's entry may be a folder or a symlink, which read_current refuses: what stands at
+    the place is compared by the fingerprint the delete checked (entry.old_sha) instead. The very
+    entry still there: not made; another one: a new entry saved after the delete, or the old one
+    edited, and which is not known."""
+    from .fingerprint import current_fingerprint
+
+    try:
+        now = current_fingerprint(ws, ws.target(entry.rel))
+    except (OperatorError, OSError):
+        return None
+    if now is not None:
+        return False if now == entry.old_sha else None
+    return _delete_landed(ws, journal, entry)
 
 
 def _delete_landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool:

@@ -168,3 +168,37 @@ def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(ws: P
     assert "the change was not made; send the command again" in result["summary"]
     assert (ws / "notes" / "plan.txt").read_bytes() == before
     assert not list(ws.rglob(".operator-trash-*"))  # no hidden litter for the model's fs.list
+
+
+@pytest.mark.parametrize("what", ["folder", "symlink", "file"])
+def test_a_delete_the_app_died_in_before_anything_moved_says_nothing_changed(what: str, ws: Path,
+                                                                             tmp_path: Path) -> None:
+    """The entry is still at its place, unchanged: the delete was not made, whatever kind of entry
+    it is (a folder or a symlink is not a file to read, and that is no reason for "not known")."""
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    target = {"folder": "notes", "symlink": "link", "file": "notes/plan.txt"}[what]
+    if what == "symlink":
+        (ws / "link").symlink_to("README.md")
+    message.write_text(block("d1", "fs.delete", path=target))
+    die_during_a_write(ws, state, message, "before-trash")
+    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)["data"]["results"]
+    assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_INTERNAL")
+    assert "the change was not made" in result["summary"], result["summary"]
+    assert os.path.lexists(ws / target)
+
+
+def test_a_delete_the_app_died_in_before_anything_moved_is_not_said_unmade_once_the_file_changed(
+        ws: Path, tmp_path: Path) -> None:
+    """Another file at the place may be a new one saved after the delete reached the trash: "not
+    made; send it again" would have the model delete the person's new file."""
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    message.write_text(DELETE)
+    die_during_a_write(ws, state, message, "before-trash")
+    (ws / "notes" / "plan.txt").write_text("a new plan\n")
+    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)["data"]["results"]
+    assert (result["ok"], result["error_code"]) == (False, "ERR_INTERNAL")
+    assert "not made" not in result["summary"] and "read" in result["summary"], result["summary"]
