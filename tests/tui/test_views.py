@@ -130,3 +130,17 @@ async def test_the_footer_shows_the_keys_that_apply_now(workspace: Path, state: 
         await pilot.pause(0.1)
         shown = {active.binding.action: active.enabled for active in app.screen.active_bindings.values()}
         assert shown["copy_results"] is True
+
+
+async def test_code_colours_of_one_file_name_do_not_decide_those_of_another_with_its_extension() -> None:
+    """CMakeLists.txt is CMake, notes.txt is text; FOO.PY (no lexer: Pygments' names are
+    case-sensitive) must not leave every .py file of the session uncoloured."""
+    from operator_app.tui.widgets.lines_view import CodeColours
+
+    CodeColours._lexers.clear()
+    assert CodeColours.for_file("FOO.PY") is None
+    python = CodeColours.for_file("src/app.py")
+    assert python is not None and python.lexer.name == "Python"
+    cmake, notes = CodeColours.for_file("CMakeLists.txt"), CodeColours.for_file("notes.txt")
+    assert cmake is not None and cmake.lexer.name == "CMake"
+    assert notes is None or notes.lexer.name != "CMake"

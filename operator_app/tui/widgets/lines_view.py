@@ -57,18 +57,20 @@ class CodeColours:
         """Colours for a file named `name`, or None for a kind of file Pygments does not know."""
         if not name:
             return None
-        suffix = os.path.splitext(name)[1].lower() or os.path.basename(name)
+        # Keyed by the whole name, as Pygments matches it: by extension, CMakeLists.txt would
+        # colour every .txt file as CMake, and FOO.PY (no lexer) leave every .py file plain.
+        basename = os.path.basename(name)
         with cls._lock:
-            if suffix not in cls._lexers:
+            if basename not in cls._lexers:
                 from pygments.util import ClassNotFound
 
                 try:
                     from pygments.lexers import get_lexer_for_filename
 
-                    cls._lexers[suffix] = get_lexer_for_filename(os.path.basename(name), stripnl=False, ensurenl=False)
+                    cls._lexers[basename] = get_lexer_for_filename(basename, stripnl=False, ensurenl=False)
                 except (ClassNotFound, Exception):  # noqa: BLE001 - no colours is never an error
-                    cls._lexers[suffix] = None
-            lexer = cls._lexers[suffix]
+                    cls._lexers[basename] = None
+            lexer = cls._lexers[basename]
         return None if lexer is None else cls(lexer)
 
     @staticmethod
