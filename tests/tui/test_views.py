@@ -144,3 +144,16 @@ async def test_code_colours_of_one_file_name_do_not_decide_those_of_another_with
     cmake, notes = CodeColours.for_file("CMakeLists.txt"), CodeColours.for_file("notes.txt")
     assert cmake is not None and cmake.lexer.name == "CMake"
     assert notes is None or notes.lexer.name != "CMake"
+
+
+async def test_a_diff_line_too_long_to_read_is_not_lexed_so_drawing_it_stays_instant() -> None:
+    """A minified file's 400,000-character line took seconds to lex on its first draw and most of
+    a second on every redraw (one segment per token): the dialog froze. It is drawn plain."""
+    from operator_app.tui.widgets.lines_view import CodeColours, diff_lines
+
+    code = CodeColours.for_file("app.min.js")
+    long_line = "var a=1,b=\"x\";function f(q){return q+1}" * 10_000
+    diff = f"--- a/app.min.js\n+++ b/app.min.js\n@@ -1 +1 @@\n-{long_line}\n+{long_line};\n x = 1\n"
+    lines = diff_lines(diff, code)
+    assert [line.code is code for line in lines] == [False, False, False, False, False, True]
+    assert [line.style for line in lines[3:5]] == ["del", "add"]

@@ -35,6 +35,9 @@ _CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
 CODE_BACKGROUNDS = {"add": Style(bgcolor="#16391f"), "del": Style(bgcolor="#42181b"), "": Style()}
 _CODE_THEME = "monokai"
 _CACHED_SEGMENTS = 4_000
+# Longer lines (minified or generated code) are drawn plain: lexing 400,000 characters took
+# seconds, and their thousands of segments most of a second again on every redraw.
+CODE_LINE_LIMIT = 1_000
 
 
 class CodeColours:
@@ -135,7 +138,7 @@ def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
             style = "dim"
         else:
             style, body = "", line.startswith(" ")
-        out.append(StyledLine(clean(line), style, code if body else None))
+        out.append(StyledLine(clean(line), style, code if body and len(line) <= CODE_LINE_LIMIT else None))
     return out
 
 
