@@ -282,12 +282,14 @@ def find_interrupted_delete(dir_fd: int, name: str, parent: Path, state_dir: Pat
     reached a trash; the record says where, as a finished delete's would. ("unknown", None): gone,
     and where is not known. Empty private folders left beside it are removed on the way: the
     model's fs.list would show them."""
-    if _put_back(dir_fd, name):
-        return "back", None
     session = state_dir / "trash" / str(seq)
     if os.path.lexists(session / name):
+        # Only ever renamed there whole, so the delete was made: what may still be beside the
+        # place is the source of a copy across file systems, part way through its removal.
         location = os.fspath(session / name)
         return "trashed", {"kind": "session", "location": location, "identity": _identity_at(location)}
+    if _put_back(dir_fd, name):
+        return "back", None
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         found = _xdg_location(parent / name, since, any_private=True)
         if found is not None:

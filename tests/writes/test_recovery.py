@@ -202,3 +202,28 @@ def test_a_delete_the_app_died_in_before_anything_moved_is_not_said_unmade_once_
     [result] = json.loads(done.stdout)["data"]["results"]
     assert (result["ok"], result["error_code"]) == (False, "ERR_INTERNAL")
     assert "not made" not in result["summary"] and "read" in result["summary"], result["summary"]
+
+
+def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_back_half(tmp_path: Path) -> None:
+    """Across file systems the session trash copies a folder whole under a hidden name, renames
+    it into trash/<seq>/, then removes the source it had renamed aside. Killed during that
+    removal, the source is a half-emptied folder: it must not be put back as the entry that "was
+    not deleted" while the whole one sits in the trash, recorded nowhere."""
+    from operator_app.engine.fsops import DIR_FLAGS
+    from operator_app.engine.trash import find_interrupted_delete
+
+    parent, state = tmp_path / "ws", tmp_path / "st"
+    whole = state / "trash" / "7" / "docs"
+    whole.mkdir(parents=True)
+    (whole / "a.txt").write_text("a")
+    (whole / "b.txt").write_text("b")
+    half = parent / ".docs.operator-moving-0123456789ab"
+    half.mkdir(parents=True)
+    (half / "b.txt").write_text("b")  # a.txt already removed
+    dir_fd = os.open(parent, DIR_FLAGS)
+    try:
+        where, record = find_interrupted_delete(dir_fd, "docs", parent, state, 7, 0.0)
+    finally:
+        os.close(dir_fd)
+    assert where == "trashed" and record is not None and record["location"] == str(whole)
+    assert not (parent / "docs").exists()
