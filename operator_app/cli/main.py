@@ -5,6 +5,7 @@ sub-commands never import Textual."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -137,13 +138,16 @@ def read_message(source: str) -> tuple[str, list[str]]:
         raise CommandFailed(EXIT_MESSAGE, ErrorDetail(
             "MESSAGE_UNREADABLE", f"cannot read {source}: {exc.strerror or exc}",
             suggestion="pass an existing message file, or - to read standard input")) from None
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        # A UTF-16 byte order mark: what Windows PowerShell's > writes. Every block would
-        # otherwise vanish into replaced bytes.
-        try:
-            return data.decode("utf-16"), ["the message is UTF-16 (it starts with a UTF-16 byte order mark); read as such"]
-        except UnicodeDecodeError:
-            pass
+    for bom, encoding in ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+                          (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if data.startswith(bom):
+            # A UTF-16 (or UTF-32) byte order mark: what Windows PowerShell's > writes. Every
+            # block would otherwise vanish into replaced bytes.
+            try:
+                return data.decode(encoding), [f"the message is {encoding.upper()} (it starts with its byte order mark); "
+                                               "read as such"]
+            except UnicodeDecodeError:
+                break
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
@@ -285,18 +289,20 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     busy = False
     from ..engine.session import StateUnusable
 
-    try:
-        with session.lock(timeout=1.0):  # a write the last run died in the middle of gets its result first
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(session.lock(timeout=1.0))
+        except StateUnusable:
+            busy = True
+            # A live process (the TUI waiting for a yes) holds the session: its writes are not
+            # interrupted ones, and the results recorded so far can be printed all the same.
+            warnings.append("another Operator process is working in this session; its current message may have more "
+                            "results to come")
+        else:  # a write the last run died in the middle of gets its result first
             if session.unresolved_intents():
                 from ..engine.recovery import recover_interrupted_writes
 
                 recovered = recover_interrupted_writes(workspace, session)
-    except StateUnusable:
-        busy = True
-        # A live process (the TUI waiting for a yes) holds the session: its writes are not
-        # interrupted ones, and the results recorded so far can be printed all the same.
-        warnings.append("another Operator process is working in this session; its current message may have more "
-                        "results to come")
     number = args.message or session.last_message_number()
     if any(message != number for message, _ in recovered):
         from ..engine.recovery import recovery_notices
