@@ -56,7 +56,48 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _exec_parser(sub: Any) -> None:
+    run = sub.add_parser("exec", help="run the commands of one message and print the OPERATOR_RESULT blocks", epilog=EPILOG,
+                         formatter_class=_Formatter)
+    run.add_argument("--workspace", required=True)
+    run.add_argument("--approve", choices=("all", "none"),
+                     help="decide every write without asking (default: ask on a terminal, none otherwise)")
+    run.add_argument("--state-dir")
+    run.add_argument("--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks")
+    run.add_argument("message_file", nargs="?", default="-", metavar="MESSAGE_FILE", help="the message (default: stdin)")
+
+
+def _spec_parser(sub: Any) -> None:
+    spec = sub.add_parser("spec", help="print the system prompt to paste into the chat")
+    spec.add_argument("--raw", action="store_true", help="only the interface specification, without the preamble")
+
+
+def _undo_parser(sub: Any) -> None:
+    undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=EPILOG,
+                          formatter_class=_Formatter)
+    undo.add_argument("--workspace", required=True)
+    undo.add_argument("--state-dir")
+    undo.add_argument("--steps", type=int, default=1)
+    undo.add_argument("--list", action="store_true", help="list the changes that can be undone, newest first")
+    undo.add_argument("--json", action="store_true")
+
+
+def _results_parser(sub: Any) -> None:
+    results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=EPILOG,
+                             formatter_class=_Formatter)
+    results.add_argument("--workspace", required=True)
+    results.add_argument("--state-dir")
+    results.add_argument("--last", action="store_true", help="the last message (the default)")
+    results.add_argument("--message", type=int, metavar="N", help="message number N of the session")
+    results.add_argument("--json", action="store_true")
+
+
+SUB_COMMANDS = {"exec": _exec_parser, "spec": _spec_parser, "undo": _undo_parser, "results": _results_parser}
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. When `argv` starts with a sub-command, only that one's parser
+    is built: each costs gettext lookups on disk, and exec's start-up is measured."""
     parser = _Parser(prog="operator-app", description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",
                      epilog=EPILOG, formatter_class=_Formatter)
     parser.add_argument("--workspace", help="the folder the model may work in (the TUI remembers the last one)")
@@ -67,34 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     # With prog given, argparse does not build a help formatter (which imports shutil, bz2, lzma).
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, prog="operator-app")
-
-    run = sub.add_parser("exec", help="run the commands of one message and print the OPERATOR_RESULT blocks", epilog=EPILOG,
-                         formatter_class=_Formatter)
-    run.add_argument("--workspace", required=True)
-    run.add_argument("--approve", choices=("all", "none"),
-                     help="decide every write without asking (default: ask on a terminal, none otherwise)")
-    run.add_argument("--state-dir")
-    run.add_argument("--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks")
-    run.add_argument("message_file", nargs="?", default="-", metavar="MESSAGE_FILE", help="the message (default: stdin)")
-
-    spec = sub.add_parser("spec", help="print the system prompt to paste into the chat")
-    spec.add_argument("--raw", action="store_true", help="only the interface specification, without the preamble")
-
-    undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=EPILOG,
-                          formatter_class=_Formatter)
-    undo.add_argument("--workspace", required=True)
-    undo.add_argument("--state-dir")
-    undo.add_argument("--steps", type=int, default=1)
-    undo.add_argument("--list", action="store_true", help="list the changes that can be undone, newest first")
-    undo.add_argument("--json", action="store_true")
-
-    results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=EPILOG,
-                             formatter_class=_Formatter)
-    results.add_argument("--workspace", required=True)
-    results.add_argument("--state-dir")
-    results.add_argument("--last", action="store_true", help="the last message (the default)")
-    results.add_argument("--message", type=int, metavar="N", help="message number N of the session")
-    results.add_argument("--json", action="store_true")
+    chosen = argv[0] if argv and argv[0] in SUB_COMMANDS else None
+    for name, add in SUB_COMMANDS.items():
+        if chosen in (None, name):
+            add(sub)
     return parser
 
 
@@ -382,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     want_json = "--json" in argv
     warnings: list[str] = []
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
         if args.version:
             from .. import __version__
 
