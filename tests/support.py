@@ -36,7 +36,6 @@ from pathlib import Path
 from operator_app.engine.executor import Engine, approve_all
 from operator_app.engine.session import Session
 from operator_app.engine.workspace import Workspace
-import operator_app.engine.commit as commit_module
 
 point = sys.argv[4]
 session = Session(Path(sys.argv[3]))
@@ -47,28 +46,21 @@ if point == "after-commit":
             os._exit(9)
         record(number, result, content_key, **kw)
     session.record_result = dying_record
-elif point == "before-replace":
-    def dying_install(*args, **kwargs):
-        os._exit(9)
-    commit_module.install_temp = dying_install
-elif point == "inside-send2trash":
-    import send2trash
-    def dying_send2trash(*args, **kwargs):
-        os._exit(9)
-    send2trash.send2trash = dying_send2trash
-elif point == "before-trash":
-    def dying_move(*args, **kwargs):
-        os._exit(9)
-    commit_module.move_to_trash = dying_move
-elif point == "after-replace":
-    from operator_app.engine.journal import Journal
-    def dying_journal_commit(*args, **kwargs):
-        os._exit(9)
-    Journal.commit = dying_journal_commit
 else:
-    def dying_commit(*args, **kwargs):
-        os._exit(9)
-    commit_module.commit = dying_commit
+    import importlib
+    # Where each point dies: the function replaced by one that exits at once.
+    module, name = {
+        "before-replace": ("operator_app.engine.commit", "install_temp"),
+        "inside-send2trash": ("send2trash", "send2trash"),
+        "before-trash": ("operator_app.engine.commit", "move_to_trash"),
+        "after-replace": ("operator_app.engine.journal", "Journal.commit"),
+        "before-commit": ("operator_app.engine.commit", "commit"),
+    }[point]
+    owner = importlib.import_module(module)
+    *path, attribute = name.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    setattr(owner, attribute, lambda *args, **kwargs: os._exit(9))
 Engine(Workspace(sys.argv[2]), session, decide=approve_all).run_text(Path(sys.argv[5]).read_text())
 """
 
