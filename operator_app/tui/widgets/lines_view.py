@@ -11,6 +11,7 @@ import os
 import textwrap
 import threading
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -142,7 +143,26 @@ def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
     return out
 
 
-class LinesView(ScrollView, can_focus=True):
+class DrawnLines(ScrollView):
+    """A ScrollView that draws only the lines on screen: a subclass keeps `lines` and says in
+    `draw` how one looks (the strip, and the style that fills the rest of its row)."""
+
+    lines: Sequence[object]
+
+    def draw(self, line: Any) -> tuple[Strip, Style]:
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        index = y + scroll_y
+        if index >= len(self.lines):
+            return Strip.blank(width, self.rich_style)
+        strip, fill = self.draw(self.lines[index])
+        return strip.crop_extend(scroll_x, scroll_x + width, fill)
+
+
+class LinesView(DrawnLines, can_focus=True):
     DEFAULT_CSS = "LinesView { overflow: auto auto; }"
 
     def __init__(self, lines: list[StyledLine] | None = None, **kwargs: object) -> None:
@@ -167,17 +187,9 @@ class LinesView(ScrollView, can_focus=True):
             self.scroll_to(0, 0, animate=False)
         self.refresh()
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        index = y + scroll_y
-        if index >= len(self.lines):
-            return Strip.blank(width, self.rich_style)
-        line = self.lines[index]
+    def draw(self, line: StyledLine) -> tuple[Strip, Style]:
         if line.code is None or len(line.text) < 2:
-            strip = Strip([Segment(line.text, self.rich_style + STYLES[line.style])])
-            return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            return Strip([Segment(line.text, self.rich_style + STYLES[line.style])]), self.rich_style
         tint = self.rich_style + CODE_BACKGROUNDS[line.style]
         prefix = Segment(line.text[0], tint + STYLES[line.style] + Style(bold=True))
-        strip = Strip([prefix, *line.code.segments(line.text[1:], line.style, self.rich_style)])
-        return strip.crop_extend(scroll_x, scroll_x + width, tint)
+        return Strip([prefix, *line.code.segments(line.text[1:], line.style, self.rich_style)]), tint

@@ -16,10 +16,10 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...protocol.scanner import scan_message
+from .lines_view import DrawnLines
 
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
 LINE_CHARS = 1_000  # longer lines (base64) are cut in the view only
@@ -93,7 +93,7 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
     return out
 
 
-class MessageView(ScrollView, can_focus=True):
+class MessageView(DrawnLines, can_focus=True):
     DEFAULT_CSS = "MessageView { overflow: auto auto; }"
     _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...]] | None = None
 
@@ -127,15 +127,8 @@ class MessageView(ScrollView, can_focus=True):
         if row is not None:
             self.scroll_to(y=max(0, row - 2), animate=False)
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        index = y + scroll_y
-        if index >= len(self.lines):
-            return Strip.blank(width, self.rich_style)
-        line = self.lines[index]
+    def draw(self, line: ViewLine) -> tuple[Strip, Style]:
         base, style = self.rich_style, STYLES[line.kind]
         number = f"{line.number:>5} " if line.number is not None else "      "
         strip = Strip([Segment(number, base + STYLES[NUMBER]), Segment(line.text, base + style)])
-        fill = base + style if line.kind in (BLOCK, INVALID, PENDING) else base
-        return strip.crop_extend(scroll_x, scroll_x + width, fill)
+        return strip, base + style if line.kind in (BLOCK, INVALID, PENDING) else base
