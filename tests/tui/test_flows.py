@@ -5,6 +5,7 @@ copied text equals what `operator-app exec` prints for the same message)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
@@ -53,10 +54,7 @@ async def test_reject_leaves_the_file_and_reports_err_rejected(workspace: Path, 
     before = (workspace / "notes" / "plan.txt").read_bytes()
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
-        await pilot.press("n")
-        await wait_for(pilot, finished_with(app, 1))
+        await answer_the_write(pilot, app, "n")
         (result,) = results_of(app)
         assert result.error_code == "ERR_REJECTED"
         assert app.current().rows[result.line].status == "rejected"
@@ -110,10 +108,7 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         assert app.check_action("undo", ()) is None  # nothing to undo yet: the footer dims the key
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
-        await pilot.press("y")
-        await wait_for(pilot, finished_with(app, 1))
+        await answer_the_write(pilot, app, "y")
         assert (workspace / "notes" / "plan.txt").read_bytes() != before
         assert app.check_action("undo", ()) is True
         await pilot.press("u")
@@ -133,10 +128,7 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
 async def test_undo_is_refused_when_the_file_changed_since(workspace: Path, state: Path) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
-        await pilot.press("y")
-        await wait_for(pilot, finished_with(app, 1))
+        await answer_the_write(pilot, app, "y")
         (workspace / "notes" / "plan.txt").write_text("edited by hand\n")
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
@@ -153,10 +145,7 @@ async def test_undo_confirmed_for_one_change_never_undoes_another_made_meanwhile
 
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
-        await pilot.press("y")
-        await wait_for(pilot, finished_with(app, 1))
+        await answer_the_write(pilot, app, "y")
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
         assert app.screen.entry.rel == "notes/plan.txt"
@@ -218,6 +207,14 @@ async def test_a_system_clipboard_tool_gets_the_copy_too(workspace: Path, state:
         assert copied == [system_prompt()] and app.clipboard == system_prompt()
         await wait_for(pilot, lambda: any("the system prompt" in text and "xclip" in text for text in notes(app)))
         assert len(app.screen_stack) == 1  # the clipboard worked: no fallback view
+
+
+async def answer_the_write(pilot: Any, app: Any, key: str) -> None:
+    """Paste WRITE, answer its dialog with `key`, and wait for its one result."""
+    app.post_message(events.Paste(WRITE))
+    await wait_for(pilot, lambda: asks(app))
+    await pilot.press(key)
+    await wait_for(pilot, finished_with(app, 1))
 
 
 def finished_with(app: object, count: int):  # type: ignore[no-untyped-def]
