@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from operator_app.protocol.errors import ErrorCode
@@ -157,6 +159,15 @@ PIECES = st.sampled_from([
 ])
 
 
+def cut(text: str, sizes: list[int]) -> Iterator[tuple[int, str]]:
+    """`text` in chunks of the given sizes, repeated: (offset just past the chunk, chunk)."""
+    pos = index = 0
+    while pos < len(text):
+        size = sizes[index % len(sizes)]
+        yield pos + size, text[pos:pos + size]
+        pos, index = pos + size, index + 1
+
+
 @given(st.lists(PIECES, max_size=40), st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=20))
 @settings(max_examples=300, deadline=None)
 def test_any_chunking_gives_the_events_of_the_whole_message(parts: list[str], cuts: list[int]) -> None:
@@ -165,11 +176,8 @@ def test_any_chunking_gives_the_events_of_the_whole_message(parts: list[str], cu
     expected = whole.feed(text) + whole.end()
     streamed = Scanner()
     events = []
-    pos = index = 0
-    while pos < len(text):
-        size = cuts[index % len(cuts)]
-        events += streamed.feed(text[pos:pos + size])
-        pos, index = pos + size, index + 1
+    for _, chunk in cut(text, cuts):
+        events += streamed.feed(chunk)
     events += streamed.end()
     assert [_comparable(e) for e in events] == [_comparable(e) for e in expected]
     assert [_comparable(b) for b in scan_message(text).blocks] == [_comparable(e) for e in expected if isinstance(e, RawBlock)]
@@ -267,11 +275,8 @@ def test_pending_after_every_chunk_is_what_a_whole_feed_of_the_text_so_far_says(
     text = "".join(parts)
     streamed = Scanner()
     events = []
-    pos = index = 0
-    while pos < len(text):
-        size = cuts[index % len(cuts)]
-        events += streamed.feed(text[pos:pos + size])
-        pos, index = pos + size, index + 1
+    for pos, chunk in cut(text, cuts):
+        events += streamed.feed(chunk)
         oracle = Scanner()
         oracle.feed(text[:pos])
         assert streamed.pending == oracle.pending, text[:pos]
