@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from ..engine.session import Session, StateUnusable, default_state_dir
 from ..engine.workspace import Workspace, WorkspaceUnusable
-from . import config
+from .. import settings
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path, printable
@@ -105,7 +105,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.details, self.status_line = self.query_one(DetailsView), self.query_one(StatusLine)
         self.welcome, self.message_title = self.query_one(WelcomePanel), self.query_one("#message-title", Static)
         self.table.focus()
-        start = self._initial_workspace or config.last_workspace()
+        start = self._initial_workspace or settings.last_workspace()
         if start is None:
             self.status("Choose the workspace folder to begin.")
             self.push_screen(PickerScreen(Path.cwd(), first_use=True), self._workspace_chosen)
@@ -191,7 +191,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         if state_dir is not None:
             self._state_owner = workspace.root
         self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
-        config.remember_workspace(workspace.root)
+        settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
         self.states, self.view_number, self._can_undo = {}, None, False
         self.refresh_view(reset=True)

@@ -13,7 +13,7 @@ from textual import work
 from ..engine.journal import Journal
 from ..engine.session import StateUnusable
 from ..protocol.results import render_results
-from . import config
+from .. import settings
 from .clipboard import deliver
 from .display import plural
 from .messages import CopyDone, UndoChecked, UndoDone
@@ -58,7 +58,7 @@ class CopyUndoMixin(_Base):
     def action_copy_prompt(self) -> None:
         from ..protocol.spec import system_prompt
 
-        folder = self.runner.session.state_dir if self.runner else config.config_dir()
+        folder = self.runner.session.state_dir if self.runner else settings.config_dir()
         self._copy(system_prompt(), "the system prompt", folder / "copies" / "system-prompt.txt")
 
     def _copy(self, text: str, what: str, save_to: Path) -> None:
@@ -76,9 +76,9 @@ class CopyUndoMixin(_Base):
         how = f"the clipboard ({outcome.tool}) and the terminal's" if outcome.tool else "the terminal's clipboard (OSC 52)"
         self.notify(f"Copied {message.what} ({size}) to {how}.{saved}", title="Copied")
         self.status(f"Copied {message.what} ({size}): paste it into the chat.")
-        if outcome.tool is None and not config.terminal_copy_trusted() and len(self.screen_stack) == 1:
+        if outcome.tool is None and not settings.terminal_copy_trusted() and len(self.screen_stack) == 1:
             self.push_screen(CopyFallbackScreen(message.text, message.what, outcome.saved_to),
-                             lambda trusted: config.trust_terminal_copy() if trusted else None)
+                             lambda trusted: settings.trust_terminal_copy() if trusted else None)
 
     # --- undo ------------------------------------------------------------------------------
 

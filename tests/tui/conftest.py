@@ -1,5 +1,5 @@
-"""Shared set-up for the TUI tests: a scratch copy of the demo workspace, a private state and
-config folder, and no system clipboard tool (each test that wants one fakes it)."""
+"""Shared set-up for the TUI tests: a scratch copy of the demo workspace, the session trash,
+and no system clipboard tool (each test that wants one fakes it)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,13 @@ from tui_helpers import DEMO
 
 
 @pytest.fixture(autouse=True)
-def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "config"
-    monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(folder))
-    # A workspace opened without --state-dir keeps its session under the user state folder: a
-    # temporary one here, never the real home's.
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+def private_config(private_settings: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # (settings and state folders are private to the test: tests/conftest.py)
     monkeypatch.setenv("OPERATOR_TRASH", "session")
     # The machine running the tests may have a clipboard: never write to it, never read it.
     monkeypatch.setattr("operator_app.tui.clipboard._copy_commands", lambda: [])
     monkeypatch.setattr("operator_app.tui.clipboard._paste_commands", lambda: [])
-    return folder
+    return private_settings
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual import events
 
-from operator_app.tui import config
+from operator_app import settings
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
@@ -187,7 +187,7 @@ async def test_without_a_clipboard_the_text_is_shown_and_saved(workspace: Path, 
         assert str(fallback.saved_to) in notes(app)[-1]
         assert fallback.query_one("#fallback-text").text == app.clipboard
         await pilot.press("t")  # "my terminal's copy works": remembered, not shown again
-        assert config.terminal_copy_trusted()
+        assert settings.terminal_copy_trusted()
         await pilot.press("c")
         await wait_for(pilot, lambda: len(notes(app)) == 2)
         await pilot.pause(0.1)

@@ -1,0 +1,79 @@
+"""Operator's own settings: one JSON file in the user's config folder (platformdirs), or in
+$OPERATOR_CONFIG_DIR when set (tests and the demo point it at a folder of their own). The TUI keeps
+the last workspace and the person's answers there; the bridge keeps its port and pairing token, so
+the file is written with mode 0600. A leaf module: every front end may read it, it imports nothing
+of Operator. A broken or missing settings file reads as "no settings"; it never stops the app."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def config_dir() -> Path:
+    override = os.environ.get("OPERATOR_CONFIG_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("operator-app"))
+
+
+def settings_file() -> Path:
+    return config_dir() / "settings.json"
+
+
+def load_settings() -> dict[str, object]:
+    try:
+        data = json.loads(settings_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def last_workspace() -> Path | None:
+    raw = load_settings().get("last_workspace")
+    if isinstance(raw, str) and Path(raw).is_dir():
+        return Path(raw)
+    return None
+
+
+def remember_workspace(path: Path) -> None:
+    save("last_workspace", str(path))
+
+
+def terminal_copy_trusted() -> bool:
+    return load_settings().get("terminal_copy_works") is True
+
+
+def trust_terminal_copy() -> None:
+    save("terminal_copy_works", True)
+
+
+def save(key: str, value: object) -> bool:
+    """Set one setting; False when the file could not be written (a read-only config folder costs
+    the convenience, not the work)."""
+    return update({key: value})
+
+
+def update(values: dict[str, object]) -> bool:
+    settings = load_settings()
+    settings.update(values)
+    folder = config_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # A pairing token lives here: the file is never readable by others, not even for the
+        # moment between its creation and a chmod (mkstemp creates it 0600).
+        handle, temp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(settings, out, indent=2)
+            os.replace(temp, settings_file())
+        except BaseException:
+            os.unlink(temp)
+            raise
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,37 @@
+"""The settings file: private to its owner (it holds the bridge's pairing token), replaced whole,
+and a broken one never stops the app."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from operator_app import settings
+
+
+def test_the_settings_file_is_readable_by_its_owner_only(private_settings: Path) -> None:
+    assert settings.save("bridge_port", 47821)
+    mode = stat.S_IMODE((private_settings / "settings.json").stat().st_mode)
+    assert mode == 0o600
+    assert settings.load_settings() == {"bridge_port": 47821}
+
+
+def test_saving_keeps_the_other_settings_and_leaves_no_temporary_file(private_settings: Path) -> None:
+    settings.save("a", 1)
+    settings.update({"b": [2], "a": 3})
+    assert settings.load_settings() == {"a": 3, "b": [2]}
+    assert [p.name for p in private_settings.iterdir()] == ["settings.json"]
+
+
+def test_a_broken_settings_file_reads_as_no_settings(private_settings: Path) -> None:
+    private_settings.mkdir()
+    (private_settings / "settings.json").write_text("{not json")
+    assert settings.load_settings() == {}
+    assert settings.last_workspace() is None
+
+
+def test_an_unwritable_config_folder_is_not_an_error(tmp_path: Path, monkeypatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(blocker / "config"))
+    assert settings.save("x", 1) is False
