@@ -1,0 +1,391 @@
+/* The content script: watches the chat page and talks to the extension's background by messages
+   (it makes no network request of its own).
+
+   - Streaming: the latest assistant message's whole text goes to the background within 300 ms of
+     each change (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
+     conversation id that stays the same while the message is being written, and its position
+     among the page's assistant messages. A message is over when the site's "still generating"
+     indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
+     after a quiet period. Only messages that hold OPERATOR_CMD are sent.
+   - Results: when the background says a message's results are ready, they go into the input box
+     (content/editor.js), never mixed into the person's own text without asking; auto-send, when
+     the person turned it on, presses send once, only when every condition still holds.
+   - Status: the popup asks which adapter runs here and which of its selectors found nothing. */
+
+(function () {
+  "use strict";
+  if (globalThis.__operatorBridgeContent) return; // injected again by the popup or the context menu
+  globalThis.__operatorBridgeContent = true;
+
+  const { adapterFor, GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
+  const Text = globalThis.OperatorText;
+  const Editor = globalThis.OperatorEditor;
+  const Panel = globalThis.OperatorPanel;
+
+  const adapter = adapterFor(location.hostname);
+  const SEND_EVERY_MS = 150; // at most this long between a change and the scan that sends it
+  const SETTLE_MS = 300; // after the indicator goes: late re-renders of the last lines land first
+  const QUIET_MS = 2500; // without a working indicator, this long without a change ends a message
+  const PING_MS = 10000;
+
+  let watched = null; // the page message being followed
+  let indicatorSeen = false; // the generating selector matched at least once on this page
+  let changesWithoutIndicator = 0;
+  let scanTimer = null;
+  let scanDueAt = Infinity;
+  let lastScanAt = -Infinity;
+  let delivered = null; // {id, copyText, count} of the results put into the input box
+  let autoSendTimer = null;
+  let sendProblem = null;
+  const handledResults = new Set(); // "conversation|position|message" filled, asked or declined
+
+  function send(message) {
+    try {
+      return chrome.runtime.sendMessage(message).catch(() => null);
+    } catch (error) {
+      return Promise.resolve(null); // the extension was reloaded under this page
+    }
+  }
+
+  function conversationKey() {
+    const path = location.pathname;
+    if (adapter.conversation) {
+      const match = new RegExp(adapter.conversation).exec(path);
+      if (match) return location.hostname + path.slice(0, match.index + match[0].length);
+    }
+    return location.hostname + path;
+  }
+
+  function tabInfo() {
+    return { title: document.title, url: location.href, site: adapter.id };
+  }
+
+  function inputBox() {
+    return Text.queryVisible(document, adapter.input).element;
+  }
+
+  function latestMessage() {
+    if (adapter === GENERIC) {
+      const element = Text.lastMarkedMessage(document.body, inputBox());
+      return element ? { element, position: Text.positionAmongKind(element) } : null;
+    }
+    const { elements } = Text.queryFirst(document, adapter.assistant);
+    if (!elements.length) return null;
+    return { element: elements[elements.length - 1], position: elements.length - 1 };
+  }
+
+  function indicatorPresent() {
+    return Text.queryFirst(document, adapter.generating).elements.length > 0;
+  }
+
+  function scheduleScan(delay) {
+    const due = performance.now() + Math.max(0, delay);
+    if (scanTimer !== null && scanDueAt <= due) return;
+    clearTimeout(scanTimer);
+    scanDueAt = due;
+    scanTimer = setTimeout(scan, Math.max(0, delay));
+  }
+
+  function onMutation(records) {
+    for (const record of records) {
+      const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+      if (target && target.closest && target.closest("#operator-bridge-ui")) continue;
+      scheduleScan(Math.max(20, SEND_EVERY_MS - (performance.now() - lastScanAt)));
+      return;
+    }
+  }
+
+  function scan() {
+    scanTimer = null;
+    scanDueAt = Infinity;
+    lastScanAt = performance.now();
+    const now = Date.now();
+    const generatingNow = indicatorPresent();
+    if (generatingNow) indicatorSeen = true;
+    checkDeliveredStillThere();
+    const found = latestMessage();
+    if (!found) return;
+    const text = Text.messageText(found.element, adapter);
+    const key = conversationKey();
+    const isNew =
+      !watched ||
+      watched.position !== found.position ||
+      (key !== watched.conversation && (watched.done || !text.startsWith(watched.text.slice(0, 200))));
+    if (isNew) {
+      watched = { conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false };
+    }
+    if (text !== watched.text) {
+      if (watched.text !== null && !generatingNow) changesWithoutIndicator += 1;
+      watched.text = text;
+      watched.changedAt = now;
+    }
+    const settle = indicatorSeen ? SETTLE_MS : QUIET_MS;
+    const quietFor = now - watched.changedAt;
+    const generating = generatingNow || quietFor < settle;
+    sendText(text, generating);
+    // Nothing on the page may change when an answer ends (no mutation to wake us): look again
+    // when the settle or quiet period is over.
+    if (generating) scheduleScan(generatingNow ? 1000 : settle - quietFor + 10);
+  }
+
+  function pagePayload() {
+    return {
+      conversation: watched.conversation, position: watched.position, text: watched.text,
+      generating: !watched.done, tab: tabInfo(),
+    };
+  }
+
+  function sendText(text, generating) {
+    if (!Text.holdsMarker(text)) return;
+    if (watched.sent && watched.sent.text === text && watched.sent.generating === generating) return;
+    watched.sent = { text, generating };
+    watched.done = !generating;
+    if (generating) cancelAutoSend("the model is writing again");
+    send({ type: "message", payload: pagePayload() }).then(showConnectionProblem);
+  }
+
+  let shownProblemFor = null;
+  function showConnectionProblem(reply) {
+    if (!reply || !reply.problem || !watched) return;
+    const id = watched.conversation + "|" + watched.position;
+    if (shownProblemFor === id) return;
+    shownProblemFor = id;
+    Panel.show({ title: "Operator bridge: " + reply.problem.title, text: reply.problem.text, tone: "problem", state: "not-connected" });
+  }
+
+  /* ---- results into the chat ---- */
+
+  function resultsId(results) {
+    return results.conversation + "|" + results.position + "|" + results.message;
+  }
+
+  function plural(count) {
+    return count === 1 ? "1 result" : count + " results";
+  }
+
+  function onResults(results) {
+    const id = resultsId(results);
+    if (handledResults.has(id)) return { status: "already handled" };
+    handledResults.add(id);
+    if (results.count === 0) {
+      Panel.show({
+        title: "Operator: nothing new to send",
+        text: "Every command in this answer repeated one that already ran; its results were given before.",
+        state: "nothing-new",
+      });
+      return { status: "nothing new" };
+    }
+    return offer(results);
+  }
+
+  function offer(results) {
+    const input = inputBox();
+    if (!input) return cannotFill(results, describeMissing("input"));
+    if (Editor.endsWithText(input, results.copy_text)) return landed(results, input, false);
+    if (Editor.holdsOwnText(input)) {
+      ask(results);
+      return { status: "asked" };
+    }
+    return put(results, true, true);
+  }
+
+  function ask(results) {
+    Panel.show({
+      title: "Operator: " + plural(results.count) + " ready",
+      text: "Your input box holds text of your own. Operator does not mix its results into it without asking.",
+      state: "ask",
+      closable: false,
+      buttons: [
+        { id: "append", label: "Put them after my text", primary: true, onClick: () => put(results, false, false) },
+        { id: "replace", label: "Replace my text", onClick: () => put(results, true, false) },
+        { id: "later", label: "Not now", onClick: () => later(results) },
+      ],
+    });
+  }
+
+  function later(results) {
+    Panel.show({
+      title: "Operator: " + plural(results.count) + " ready",
+      text: "They are not in the input box yet.",
+      state: "later",
+      buttons: [{ id: "put", label: "Put them in the input box", primary: true, onClick: () => offer(results) }],
+    });
+  }
+
+  function put(results, replace, boxWasEmpty) {
+    const input = inputBox();
+    if (!input) return cannotFill(results, describeMissing("input"));
+    const outcome = Editor.fill(input, results.copy_text, { replace, declaredKind: adapter.editor });
+    if (!outcome.ok) return cannotFill(results, "the input box did not take the text (" + adapter.editor + " editor)");
+    return landed(results, input, boxWasEmpty);
+  }
+
+  function landed(results, input, boxWasEmpty) {
+    delivered = { id: resultsId(results), copyText: results.copy_text, count: results.count, results };
+    send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: false });
+    const autoSend = results.autoSend || {};
+    if (autoSend.enabled && boxWasEmpty) {
+      startAutoSend(results, autoSend.delayMs);
+    } else {
+      Panel.show({
+        title: "Operator: " + plural(results.count) + " ready",
+        text: "They are in the input box: press Enter to send them.",
+        state: "ready",
+        tone: "done",
+      });
+    }
+    return { status: "filled" };
+  }
+
+  function cannotFill(results, why) {
+    Panel.show({
+      title: "Operator: " + plural(results.count) + " ready, but not in the input box",
+      text: "Operator could not put them there: " + why + ".",
+      tone: "problem",
+      state: "fill-failed",
+      buttons: [
+        { id: "copy", label: "Copy the results", primary: true, onClick: () => navigator.clipboard.writeText(results.copy_text) },
+        { id: "retry", label: "Try again", onClick: () => offer(results) },
+      ],
+    });
+    return { status: "failed", why };
+  }
+
+  function describeMissing(field) {
+    return FIELD_NAMES[field] + ": no element matches " + adapter[field].join(" or ");
+  }
+
+  /* The box no longer holds the results (sent, or cleared by the person): the badge goes. */
+  function checkDeliveredStillThere() {
+    if (!delivered) return;
+    const input = inputBox();
+    if (input && Editor.endsWithText(input, delivered.copyText)) return;
+    delivered = null;
+    send({ type: "results-gone" });
+    const state = Panel.currentState();
+    if (state === "ready" || state === "autosend-pending") Panel.hide();
+  }
+
+  /* ---- auto-send ---- */
+
+  function startAutoSend(results, delayMs) {
+    const seconds = Math.round(delayMs / 100) / 10;
+    Panel.show({
+      title: "Operator: " + plural(results.count) + " ready",
+      text: "Auto-send: sending in " + seconds + " s.",
+      state: "autosend-pending",
+      tone: "done",
+      buttons: [{ id: "cancel", label: "Don't send", onClick: () => cancelAutoSend("you cancelled it") }],
+    });
+    autoSendTimer = setTimeout(() => autoSend(results), delayMs);
+  }
+
+  function cancelAutoSend(reason) {
+    if (autoSendTimer === null) return;
+    clearTimeout(autoSendTimer);
+    autoSendTimer = null;
+    Panel.show({
+      title: "Operator: not sent",
+      text: "Auto-send stopped: " + reason + ". The results are in the input box; press Enter to send them.",
+      state: "autosend-cancelled",
+    });
+  }
+
+  function normalizedInput(input) {
+    return Editor.readInput(input).replace(/\u00a0/g, " ").replace(/[ \t]+$/gm, "").trim();
+  }
+
+  async function autoSend(results) {
+    autoSendTimer = null;
+    const refuse = (reason) => Panel.show({
+      title: "Operator: not sent", state: "autosend-refused",
+      text: "Auto-send did not send: " + reason + ". The results are in the input box; press Enter to send them.",
+    });
+    if (indicatorPresent() || !watched || !watched.done) return refuse("the model is writing");
+    const input = inputBox();
+    if (!input || normalizedInput(input) !== results.copy_text.replace(/[ \t]+$/gm, "").trim()) {
+      return refuse("the input box holds something else now");
+    }
+    const permit = await send({ type: "autosend-permit", conversation: results.conversation, position: results.position, message: results.message });
+    if (!permit || !permit.ok) return refuse(permit ? permit.reason : "the extension did not answer");
+    const button = Text.queryVisible(document, adapter.send).element;
+    if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") {
+      button.click();
+      sendProblem = null;
+    } else {
+      if (adapter !== GENERIC) sendProblem = describeMissing("send") + " (pressed Enter instead)";
+      Editor.pressEnter(input);
+    }
+    send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: true });
+    Panel.show({ title: "Operator: " + plural(results.count) + " sent", state: "sent", tone: "done" });
+  }
+
+  /* ---- status for the popup ---- */
+
+  function status() {
+    const problems = [];
+    let messages = 0;
+    if (adapter === GENERIC) {
+      messages = latestMessage() ? 1 : 0;
+      if (!inputBox()) problems.push({ field: "input", selectors: adapter.input, note: "no visible text box on this page" });
+    } else {
+      messages = Text.queryFirst(document, adapter.assistant).elements.length;
+      if (!inputBox()) problems.push({ field: "input", selectors: adapter.input, note: "found nothing" });
+      if (!messages && document.body && document.body.textContent.includes(Text.MARKER)) {
+        problems.push({ field: "assistant", selectors: adapter.assistant, note: "found nothing, yet the page shows OPERATOR_CMD" });
+      }
+      if (adapter.generating.length && !indicatorSeen && changesWithoutIndicator >= 3) {
+        problems.push({
+          field: "generating", selectors: adapter.generating,
+          note: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead",
+        });
+      }
+      if (sendProblem) problems.push({ field: "send", selectors: adapter.send, note: "found nothing at the last auto-send" });
+    }
+    for (const problem of problems) problem.name = FIELD_NAMES[problem.field];
+    return {
+      site: adapter.id, name: adapter.name, generic: adapter === GENERIC, adapterOk: problems.length === 0, problems,
+      messages, watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
+    };
+  }
+
+  function problemLine(report) {
+    if (report.adapterOk) return null;
+    return report.problems.map((problem) => problem.name + ": " + problem.selectors.join(" | ") + " " + problem.note).join("; ");
+  }
+
+  function ping() {
+    const report = status();
+    const last = watched && watched.sent ? { conversation: watched.conversation, position: watched.position } : null;
+    send({ type: "ping", tab: { ...tabInfo(), adapter_ok: report.adapterOk, problem: problemLine(report) }, last }).then((reply) => {
+      // The background forgot this page message (its worker was restarted): tell it again.
+      if (reply && reply.resend && watched && watched.sent) send({ type: "message", payload: pagePayload() });
+    });
+  }
+
+  chrome.runtime.onMessage.addListener((message, sender, reply) => {
+    if (message.type === "status") reply(status());
+    else if (message.type === "results") reply(onResults(message.results));
+    else if (message.type === "progress") showProgress(message);
+    else if (message.type === "ping") reply({ alive: true });
+    return false;
+  });
+
+  function showProgress(message) {
+    if (message.state === "waiting" && message.waiting_for) {
+      Panel.show({
+        title: "Operator: waiting for your answer in the terminal",
+        text: message.waiting_for,
+        state: "waiting",
+      });
+    } else if (Panel.currentState() === "waiting") {
+      Panel.hide();
+    }
+  }
+
+  new MutationObserver(onMutation).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
+  setInterval(ping, PING_MS);
+  ping();
+  scheduleScan(0);
+})();
