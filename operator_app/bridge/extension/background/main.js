@@ -197,8 +197,16 @@ async function deliver(watcher, state) {
     autoSend: { enabled: stored.autoSend === true, delayMs: stored.autoSendDelayMs },
   };
   // The tab that showed the message first; if it is gone, another one showing the conversation.
+  const showsConversation = (tab) => {
+    try {
+      const url = new URL(tab.url);
+      return (url.hostname + url.pathname).startsWith(watcher.conversation);
+    } catch (error) {
+      return false;
+    }
+  };
   const candidates = [watcher.tabId, ...[...chatTabs.values()]
-    .filter((tab) => tab.id !== watcher.tabId && tab.url && watcher.conversation.startsWith("selection/") === false)
+    .filter((tab) => tab.id !== watcher.tabId && showsConversation(tab))
     .map((tab) => tab.id)];
   for (const tabId of candidates) {
     const answer = await tellTab(tabId, { type: "results", results });
@@ -272,8 +280,13 @@ function createMenu() {
 chrome.runtime.onInstalled.addListener(createMenu);
 if (chrome.runtime.onStartup) chrome.runtime.onStartup.addListener(createMenu);
 
-chrome.contextMenus.onClicked.addListener(async (info, tab) => {
-  if (info.menuItemId !== MENU_ID || !tab || tab.id === undefined) return;
+chrome.contextMenus.onClicked.addListener((info, tab) => {
+  if (info.menuItemId === MENU_ID && tab && tab.id !== undefined) sendSelection(info, tab);
+});
+
+/* The selection becomes a page message of its own ("selection/<page>", numbered), sent as
+   finished; its results go into that page's input box like any other. */
+async function sendSelection(info, tab) {
   // contextMenus' selectionText loses the line breaks; the page's own selection keeps them.
   let text = info.selectionText || "";
   try {
@@ -300,7 +313,7 @@ chrome.contextMenus.onClicked.addListener(async (info, tab) => {
     conversation: "selection/" + where, position: selectionCount, text, generating: false,
     tab: { title: tab.title || "", url: tab.url || info.pageUrl || "", site: "selection" },
   });
-});
+}
 
 /* ---- messages from content scripts and the popup ---- */
 
@@ -319,10 +332,10 @@ async function handle(message, sender) {
       return { resend };
     }
     case "delivered": {
+      if (tabId !== null) setBadge(tabId, message.sent ? "" : String(message.count));
       const outcome = await call("POST", "delivered", {
         conversation: message.conversation, position: message.position, message: message.message, sent: message.sent,
       });
-      if (tabId !== null) setBadge(tabId, message.sent ? "" : String(message.count));
       return { ok: outcome.ok };
     }
     case "results-gone":
@@ -361,4 +374,4 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 });
 
 // For a person debugging the extension from its service worker console (and for the tests).
-globalThis.operatorBridge = { chatTabs, watchers, connectionState: () => connection, hello };
+globalThis.operatorBridge = { chatTabs, watchers, connectionState: () => connection, hello, sendSelection };

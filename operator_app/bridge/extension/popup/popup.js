@@ -32,7 +32,11 @@ async function showConnection() {
   line.textContent = CONNECTION_TEXT[shown](state);
   $("pairing").hidden = shown === "connected";
   $("pair-again").hidden = shown !== "connected";
-  $("pair-port").value = state.port;
+  // Only the first time: a port the person typed stays while they retry a code.
+  if (!$("pair-port").dataset.filled) {
+    $("pair-port").value = state.port;
+    $("pair-port").dataset.filled = "yes";
+  }
   $("autosend-on").checked = state.settings.autoSend;
   $("autosend-delay").value = state.settings.autoSendDelayMs / 1000;
   $("autosend-rate").value = state.settings.sendsPerMinute;
