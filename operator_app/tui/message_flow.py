@@ -154,6 +154,8 @@ class MessageFlowMixin(_Base):
             self._followed = message.number
             if self._follow_path is not None:
                 self.status(streaming_text(state, self._follow_path.name))
+        elif message.source.startswith("bridge"):
+            self.status(streaming_text(state, f"the browser ({message.source.removeprefix('bridge ')})", end_key=False))
         self.show_message(message.number)
 
     def on_engine_event_posted(self, message: EngineEventPosted) -> None:

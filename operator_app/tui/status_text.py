@@ -40,9 +40,9 @@ def decided_text(number: int, result: CommandResult) -> str:
     return f"Message {number}: {result.id} {what}. {result.summary}"
 
 
-def streaming_text(state: MessageState, file_name: str) -> str:
-    return (f"Message {state.number} is streaming from {file_name}: each block runs when its END_OPERATOR_CMD "
-            "line arrives; e ends the message.")
+def streaming_text(state: MessageState, source_name: str, end_key: bool = True) -> str:
+    return (f"Message {state.number} is streaming from {source_name}: each block runs when its END_OPERATOR_CMD "
+            "line arrives" + ("; e ends the message." if end_key else "."))
 
 
 def resumed_text(count: int, interrupted: int) -> str:
