@@ -64,7 +64,9 @@ class PageMessages:
         if page is None:
             page = self._pages[key] = PageMessage(key)
         ops: list[StreamOp] = []
-        if text != page.text:
+        if text != page.text and not page.text.startswith(text):
+            # (A text the seen one starts with is no news: a re-render, or a page reloaded in the
+            # middle showing less than was seen. It is not a rewrite.)
             grew = text.startswith(page.text)
             if grew:
                 page.has_marker = page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP):]

@@ -205,10 +205,11 @@ class BridgeServer:
         app.router.add_post("/v1/message", _message)
         app.router.add_get("/v1/results", _results)
         app.router.add_post("/v1/delivered", _delivered)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # lingering_time: a request refused for its size is not read to its end for long.
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0)
         await runner.setup()
         try:
-            await web.TCPSite(runner, "127.0.0.1", port, shutdown_timeout=1.0).start()
+            await web.TCPSite(runner, "127.0.0.1", port).start()
         except OSError as exc:
             await runner.cleanup()
             self.bridge.stop()

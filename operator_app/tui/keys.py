@@ -29,8 +29,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         "Prev"),
     Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next"),
     Key("b", "b", "toggle_bridge", "Bridge on/off",
-        "start or stop the browser bridge: the paired browser streams the chat's answers here and gets the "
-        "results back in the chat's input box (writes still ask here)", "Bridge"),
+        "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
+        "Bridge"),
     Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails",
         "End msg"),
     Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send", "Help"),
