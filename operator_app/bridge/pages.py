@@ -46,6 +46,7 @@ class PageMessage:
     open_serial: int | None = None  # the Operator message being fed, while one is open
     serials: list[int] = field(default_factory=list)  # every Operator message it opened, oldest first
     has_marker: bool = False
+    closed: bool = False  # the person ended its message by hand: its later growth is not taken
 
 
 class PageMessages:
@@ -74,7 +75,10 @@ class PageMessages:
                 page.has_marker = CMD_START in text
             if grew and page.open_serial is not None:
                 ops.append(Feed(page.open_serial, text[len(page.text):]))
+            elif grew and page.closed:
+                pass
             else:
+                page.closed = False
                 # Never opened, ended earlier, or rewritten before its end: what a followed file
                 # does when it is truncated or replaced. The whole text goes to a new message.
                 ops += self._end(page)
@@ -86,6 +90,15 @@ class PageMessages:
         if not generating:
             ops += self._end(page)
         return ops
+
+    def close(self, serial: int) -> list[StreamOp]:
+        """The person ends the Operator message `serial` (its page stopped, or will not say so):
+        what the page adds to that text afterwards is not run; a rewritten text is."""
+        for page in self._pages.values():
+            if page.open_serial == serial:
+                page.closed = True
+                return self._end(page)
+        return []
 
     def end_all(self) -> list[StreamOp]:
         """Operations that end every open Operator message (the bridge stops, the workspace changes)."""

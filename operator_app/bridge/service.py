@@ -192,6 +192,24 @@ class Bridge:
         self._bump()
         return True
 
+    def open_message(self, number: int) -> BridgeMessage | None:
+        """The bridge's message that is Operator message `number`, while the page still feeds it."""
+        for serial in self.pages.open_serials():
+            message = self.messages.get(serial)
+            if message is not None and message.number == number:
+                return message
+        return None
+
+    def end_message(self, number: int) -> bool:
+        """End Operator message `number` now (the person pressed e): its open block fails, and what
+        the page adds to it later is not run."""
+        message = self.open_message(number)
+        if message is None:
+            return False
+        self.feeder.put(self.pages.close(message.serial))
+        self._bump()
+        return True
+
     def workspace_changed(self) -> None:
         """The messages being written belong to the workspace they began in: end them."""
         self.feeder.put(self.pages.end_all())

@@ -130,7 +130,10 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, BridgeControlMixin, App[None]
         # it says why: see `_explain`).
         state = self.current()
         if action == "end_follow":
-            return False if self._follow_path is None else (True if self._followed is not None else None)
+            if state is not None and self.bridge_streams(state.number):
+                return True
+            return False if self._follow_path is None and self.bridge is None else (
+                True if self._followed is not None else None)
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):
@@ -340,6 +343,11 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, BridgeControlMixin, App[None]
         self.show_message(number)
 
     def action_end_follow(self) -> None:
+        state = self.current()
+        if state is not None and self.bridge_streams(state.number):
+            self.status(f"Ending message {state.number}: what the browser adds to it from now on is not run.")
+            self.end_bridge_message(state.number)
+            return
         if self._followed is None:
             self._explain("end_follow")
             return

@@ -112,6 +112,14 @@ class BridgeControlMixin(_Base):
         self._badge().update(badge_text("off"))
         self.status("Bridge off: paste the model's answers, or press b to turn the bridge on again.")
 
+    def bridge_streams(self, number: int) -> bool:
+        """Whether message `number` is still being fed by the browser."""
+        return self.bridge is not None and self.bridge.bridge.open_message(number) is not None
+
+    def end_bridge_message(self, number: int) -> None:
+        if self.bridge is not None:
+            self.bridge.bridge.end_message(number)
+
     def bridge_workspace_changed(self) -> None:
         if self.bridge is not None:
             self.bridge.bridge.workspace_changed()

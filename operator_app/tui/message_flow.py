@@ -47,6 +47,7 @@ class MessageFlowMixin(_Base):
     _poll_interval: float
     _clipboard_interval: float
     _tail_next_refresh: bool
+    bridge: object | None
 
     if TYPE_CHECKING:
         table: CommandTable
@@ -201,7 +202,7 @@ class MessageFlowMixin(_Base):
         state.finish(message.warnings)
         if self._followed == state.number:
             self._followed = None
-        self.status(finished_text(state))
+        self.status(finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge is not None))
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()

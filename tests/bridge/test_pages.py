@@ -92,3 +92,13 @@ def test_any_sequence_of_growing_updates_feeds_exactly_the_final_text(tail: str,
     assert len(opens) == 1
     assert fed(ops) == text
     assert ops[-1] == End(opens[0].serial)
+
+
+def test_a_message_the_person_closed_takes_no_more_growth_but_a_rewrite_opens_a_new_one() -> None:
+    pages = PageMessages()
+    pages.update(KEY, BLOCK, generating=True, source="s")
+    assert pages.close(1) == [End(1)] and pages.close(1) == []
+    assert pages.update(KEY, BLOCK + "more", generating=True, source="s") == []
+    assert pages.update(KEY, BLOCK + "more", generating=False, source="s") == []
+    ops = pages.update(KEY, "Again:\n" + BLOCK, generating=True, source="s")
+    assert ops == [Open(2, KEY, "s"), Feed(2, "Again:\n" + BLOCK)]

@@ -228,3 +228,23 @@ async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(workspa
     feeder.join(5)
     assert not feeder._thread.is_alive()
     assert (workspace / "notes" / "plan.txt").read_bytes() == before
+
+
+async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth_is_not_run(workspace: Path,
+                                                                                          state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ + LIST[:31], generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        await pilot.press("e")
+        result = await extension.results(wait=10)
+        assert result["state"] == "ready"
+        await wait_for(pilot, lambda: app.current().finished)
+        assert [row.result.error_code for row in app.current().ordered_rows()] == [None, "ERR_MISSING_END_MARKER"]
+        assert "Ending message" in app.status_line.text or "result" in app.status_line.text
+        await extension.message(READ + LIST, generating=False)  # the tab wakes up: not run again
+        await pilot.pause(0.3)
+        assert len(app.states) == 1
+        await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
+        await wait_for(pilot, lambda: len(app.states) == 2)
