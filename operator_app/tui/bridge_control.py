@@ -112,6 +112,10 @@ class BridgeControlMixin(_Base):
         self._badge().update(badge_text("off"))
         self.status("Bridge off: paste the model's answers, or press b to turn the bridge on again.")
 
+    @property
+    def bridge_on(self) -> bool:
+        return self.bridge is not None
+
     def bridge_streams(self, number: int) -> bool:
         """Whether message `number` is still being fed by the browser."""
         return self.bridge is not None and self.bridge.bridge.open_message(number) is not None

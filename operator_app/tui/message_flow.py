@@ -47,7 +47,6 @@ class MessageFlowMixin(_Base):
     _poll_interval: float
     _clipboard_interval: float
     _tail_next_refresh: bool
-    bridge: object | None
 
     if TYPE_CHECKING:
         table: CommandTable
@@ -57,6 +56,8 @@ class MessageFlowMixin(_Base):
         def show_message(self, number: int | None) -> None: ...
         def request_refresh(self) -> None: ...
         def check_undo(self, ask: bool = False) -> None: ...
+        @property
+        def bridge_on(self) -> bool: ...
         def _stopping(self) -> bool: ...
 
     # --- input and workers ---------------------------------------------------------------
@@ -202,7 +203,7 @@ class MessageFlowMixin(_Base):
         state.finish(message.warnings)
         if self._followed == state.number:
             self._followed = None
-        self.status(finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge is not None))
+        self.status(finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on))
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()
