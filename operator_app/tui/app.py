@@ -15,11 +15,12 @@ from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from ..engine.session import Session, StateUnusable, default_state_dir
 from ..engine.workspace import Workspace, WorkspaceUnusable
 from .. import settings
+from .bridge_control import BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path, printable
@@ -31,6 +32,7 @@ from .screens.help import HelpScreen
 from .screens.picker import PickerScreen
 from .state import MessageState, load_history
 from .status_text import resumed_text, why_not
+from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
 from .widgets.lines_view import CodeColours
@@ -41,7 +43,7 @@ from .widgets.welcome import WelcomePanel
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
+class OperatorApp(MessageFlowMixin, CopyUndoMixin, BridgeControlMixin, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -49,7 +51,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     def __init__(self, *, workspace: Path | None = None, state_dir: Path | None = None, follow: Path | None = None,
                  watch_clipboard: bool = False, initial_message: str | None = None,
                  clipboard_source: ClipboardSource | None = None, poll_interval: float = 0.2,
-                 clipboard_interval: float = 0.5) -> None:
+                 clipboard_interval: float = 0.5, bridge: bool = False, bridge_port: int | None = None) -> None:
         super().__init__()
         self._initial_workspace, self._state_override = workspace, state_dir
         self._state_owner: Path | None = None  # the workspace --state-dir belongs to, once one is open
@@ -68,6 +70,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self._refresh_scheduled = False
         self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
+        self.bridge = None
+        self._bridge_on_start, self._bridge_port = bridge, bridge_port
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -85,7 +89,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         return self.runner.session if self.runner else None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield WelcomePanel()
         with Horizontal(id="main"):
             with Vertical(id="left"):
@@ -104,6 +108,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.table, self.message_view = self.query_one(CommandTable), self.query_one(MessageView)
         self.details, self.status_line = self.query_one(DetailsView), self.query_one(StatusLine)
         self.welcome, self.message_title = self.query_one(WelcomePanel), self.query_one("#message-title", Static)
+        self.bridge_badge = self.query_one(BridgeBadge)
         self.table.focus()
         start = self._initial_workspace or settings.last_workspace()
         if start is None:
@@ -115,6 +120,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             self.follow_file(self._follow_path)
         if self._watch_clipboard:
             self.watch_clipboard()
+        if self._bridge_on_start:
+            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
 
@@ -123,7 +130,10 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         # it says why: see `_explain`).
         state = self.current()
         if action == "end_follow":
-            return False if self._follow_path is None else (True if self._followed is not None else None)
+            if state is not None and self.bridge_streams(state.number):
+                return True
+            return False if self._follow_path is None and self.bridge is None else (
+                True if self._followed is not None else None)
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):
@@ -160,6 +170,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         for key in MAIN_KEYS:
             if self.check_action(key.action, ()) is not False:
                 yield SystemCommand(key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}"))
+        yield SystemCommand("Pair a browser", "show a new code to pair the Operator browser extension (starts the bridge)",
+                            self.action_pair_browser)
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
                                 lambda number=number: self.show_message(number), discover=False)
@@ -190,6 +202,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             return
         if state_dir is not None:
             self._state_owner = workspace.root
+        if self.runner is not None:
+            self.bridge_workspace_changed()
         self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
         settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
@@ -329,6 +343,11 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.show_message(number)
 
     def action_end_follow(self) -> None:
+        state = self.current()
+        if state is not None and self.bridge_streams(state.number):
+            self.status(f"Ending message {state.number}: what the browser adds to it from now on is not run.")
+            self.end_bridge_message(state.number)
+            return
         if self._followed is None:
             self._explain("end_follow")
             return
@@ -340,10 +359,12 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
 
     async def action_quit(self) -> None:
         self._shutting_down.set()  # a worker waiting for consent gives up ("no") at once
+        await self.stop_bridge()
         self.exit()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self._shutting_down.set()
+        await self.stop_bridge()
 
     def _stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

@@ -1,12 +1,15 @@
-"""Browser tests: the real extension, unpacked, in the system's Chromium driven by Playwright (never
-a downloaded browser), on mock chat pages served on loopback.
+"""Set-up for the bridge's tests: a scratch copy of the demo workspace, a state folder, and no
+system clipboard (the TUI's copy must not reach the machine's).
 
-Without Chromium or Playwright every test here is skipped with one line saying which is missing;
-under CI=true that is a failure instead (.ci/run installs Chromium when it can)."""
+The browser tests load the real extension, unpacked, into the system's Chromium driven by
+Playwright (never a downloaded browser), on mock chat pages served on loopback. Without Chromium or
+Playwright each of them is skipped with one line saying which is missing; under CI=true that is a
+failure instead (.ci/run installs Chromium when it can)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +19,32 @@ import pytest
 
 from browser_support import MockSites, chromium_args, chromium_path, why_browser_tests_cannot_run
 
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-workspace"
+
+
+@pytest.fixture(autouse=True)
+def no_system_clipboard(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPERATOR_TRASH", "session")
+    monkeypatch.setattr("operator_app.tui.clipboard._copy_commands", lambda: [])
+    monkeypatch.setattr("operator_app.tui.clipboard._paste_commands", lambda: [])
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    target = tmp_path / "ws"
+    shutil.copytree(DEMO, target)
+    return target
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Path:
+    return tmp_path / "state"
+
+
 MISSING = why_browser_tests_cannot_run()
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(scope="session")
 def browser_available() -> None:
     if MISSING is None:
         return
@@ -72,7 +97,7 @@ class ExtensionBrowser:
 
 
 @pytest.fixture(scope="module")
-def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionBrowser]:
+def extension_browser(browser_available: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionBrowser]:
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")

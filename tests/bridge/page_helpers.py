@@ -19,6 +19,10 @@ COPY_TEXT = (
     "OPERATOR_RESULT\nid: r2\nok: true\nEND_OPERATOR_RESULT"
 )
 
+NAMES = {  # the contract's `site`: what the person calls it; the host for the generic fallback
+    "chatgpt": "ChatGPT", "claude": "Claude", "gemini": "Gemini", "aistudio": "AI Studio", "mistral": "Le Chat",
+    "deepseek": "DeepSeek", "grok": "Grok", "generic": "127.0.0.1",
+}
 SITES = {
     "chatgpt": "chatgpt.com",
     "claude": "claude.ai",

@@ -12,7 +12,7 @@ import pytest
 
 from contract_double import BridgeDouble
 from page_helpers import (
-    ANSWER, BLOCK_LINES, COPY_TEXT, SITES, click_panel, final_text, input_value, open_chat, panel_state,
+    ANSWER, BLOCK_LINES, COPY_TEXT, NAMES, SITES, click_panel, final_text, input_value, open_chat, panel_state,
     sent, stream, wait_panel,
 )
 
@@ -51,7 +51,7 @@ def test_each_adapter_streams_the_latest_answer_with_the_line_breaks_the_page_sh
     streaming = [body for body in updates if body["generating"]]
     assert len(streaming) >= 2, "the text was sent while it was being written, not only at the end"
     assert all(body["conversation"] == host + conversation and body["position"] == 0 for body in updates)
-    assert updates[-1]["generating"] is False and updates[-1]["tab"]["site"] == site
+    assert updates[-1]["generating"] is False and updates[-1]["tab"]["site"] == NAMES[site]
     # Whole texts that grow: each one starts with the one before (a block split across updates
     # arrives as two updates of a growing text).
     for before, after in zip(streaming, streaming[1:]):

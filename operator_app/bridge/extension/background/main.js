@@ -54,8 +54,11 @@ function noteOutcome(outcome) {
   else connection = { state: "error", detail: code + ": " + outcome.error.message, workspace: connection.workspace, checkedAt: now };
 }
 
-async function problemForPage() {
+async function problemForPage(outcome = null) {
   const { port } = await Api.settings();
+  if (outcome && !outcome.ok && outcome.error.code === "BRIDGE_NO_WORKSPACE") {
+    return { title: "no workspace open in Operator", text: outcome.error.message };
+  }
   switch (connection.state) {
     case "unpaired":
       return { title: "not paired", text: "Open the Operator extension's popup and enter the pairing code Operator shows (start the bridge there with b)." };
@@ -138,7 +141,7 @@ async function postPageMessage(tabId, payload) {
     queue.running = false;
     postQueues.delete(key);
   }
-  return { reply: queue.lastReply && queue.lastReply.data, problem: await problemForPage() };
+  return { reply: queue.lastReply && queue.lastReply.data, problem: await problemForPage(queue.lastReply) };
 }
 
 /* ---- results back to the page ---- */
@@ -168,8 +171,9 @@ async function watchResults(key, conversation, position, tabId) {
       const progress = state.state + "|" + (state.waiting_for || "");
       if (progress !== lastProgress) {
         lastProgress = progress;
-        tellTab(watcher.tabId, { type: "progress", state: state.state, waiting_for: state.waiting_for || null });
+        tellTab(watcher.tabId, { type: "progress", state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null });
       }
+      if (state.state === "failed") return;
       if (state.state === "ready") {
         if (!state.delivered) await deliver(watcher, state);
         return;
@@ -308,10 +312,11 @@ async function sendSelection(info, tab) {
   } catch (error) {
     // keep "page"
   }
-  rememberTab(tab.id, { title: tab.title || "", url: tab.url || info.pageUrl || "", site: "selection" });
+  const host = where.split("/")[0];
+  rememberTab(tab.id, { title: tab.title || "", url: tab.url || info.pageUrl || "", site: host });
   await postPageMessage(tab.id, {
     conversation: "selection/" + where, position: selectionCount, text, generating: false,
-    tab: { title: tab.title || "", url: tab.url || info.pageUrl || "", site: "selection" },
+    tab: { title: tab.title || "", url: tab.url || info.pageUrl || "", site: host },
   });
 }
 

@@ -57,7 +57,8 @@
   }
 
   function tabInfo() {
-    return { title: document.title, url: location.href, site: adapter.id };
+    // The contract's `site`: the adapter's name, or the page's host for the generic fallback.
+    return { title: document.title, url: location.href, site: adapter === GENERIC ? location.hostname : adapter.name };
   }
 
   function inputBox() {
@@ -372,7 +373,14 @@
   });
 
   function showProgress(message) {
-    if (message.state === "waiting" && message.waiting_for) {
+    if (message.state === "failed") {
+      Panel.show({
+        title: "Operator could not run this answer",
+        text: (message.problem || "Operator gave no reason") + ".",
+        tone: "problem",
+        state: "failed",
+      });
+    } else if (message.state === "waiting" && message.waiting_for) {
       Panel.show({
         title: "Operator: waiting for your answer in the terminal",
         text: message.waiting_for,

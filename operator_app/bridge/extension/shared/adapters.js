@@ -4,6 +4,7 @@
    of alternatives tried in order (the first that finds something wins); the popup names the field
    and the alternatives when none finds anything. Fields:
 
+     name          what the person calls the site (Operator's header and messages show it)
      hosts         host names the entry is for (a subdomain of one counts too)
      assistant     each of the page's assistant messages (outermost match; document order)
      content       optional, inside a message: the parts that are the answer (thinking panels and
@@ -63,7 +64,7 @@
     },
     {
       id: "aistudio",
-      name: "Google AI Studio",
+      name: "AI Studio",
       hosts: ["aistudio.google.com"],
       assistant: ["ms-chat-turn .chat-turn-container.model", 'ms-chat-turn [data-turn-role="Model"]'],
       // Thinking is shown in its own chunk of the same turn; only the answer's chunks count.
@@ -76,7 +77,7 @@
     },
     {
       id: "mistral",
-      name: "Le Chat (Mistral)",
+      name: "Le Chat",
       hosts: ["chat.mistral.ai"],
       assistant: ['div[data-message-author-role="assistant"]'],
       content: ['[data-message-part-type="answer"]'],
