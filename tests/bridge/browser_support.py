@@ -10,6 +10,7 @@ import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = ROOT / "operator_app" / "bridge" / "extension"
@@ -110,3 +111,42 @@ class MockSites:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class AsyncExtensionBrowser:
+    """Chromium with the extension, for tests that run it in the TUI's own event loop (Playwright's
+    async API beside Textual's run_test)."""
+
+    def __init__(self, profile: Path) -> None:
+        self.profile = profile
+        self.context: Any = None
+        self.worker: Any = None
+        self._playwright: Any = None
+
+    async def __aenter__(self) -> "AsyncExtensionBrowser":
+        from playwright.async_api import async_playwright
+
+        self._manager = async_playwright()
+        self._playwright = await self._manager.__aenter__()
+        self.context = await self._playwright.chromium.launch_persistent_context(
+            str(self.profile), executable_path=chromium_path(), headless=True, args=chromium_args(),
+            viewport={"width": 1100, "height": 800},
+        )
+        self.worker = self.context.service_workers[0] if self.context.service_workers else await self.context.wait_for_event("serviceworker")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.context.close()
+        await self._manager.__aexit__(*exc)
+
+    @property
+    def extension_id(self) -> str:
+        return str(self.worker.url.split("/")[2])
+
+    async def popup(self) -> Any:
+        page = await self.context.new_page()
+        await page.goto(f"chrome-extension://{self.extension_id}/popup/popup.html")
+        return page
+
+    async def set_storage(self, values: dict[str, Any]) -> None:
+        await self.worker.evaluate("values => chrome.storage.local.set(values)", values)

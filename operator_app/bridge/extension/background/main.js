@@ -157,9 +157,13 @@ async function watchResults(key, conversation, position, tabId) {
   const query = "results?conversation=" + encodeURIComponent(conversation) + "&position=" + position + "&wait=";
   let failures = 0;
   let lastProgress = null;
+  let lastState = "streaming";
   try {
     while (failures < 40) {
-      const outcome = await call("GET", query + POLL_WAIT_S, null, { timeoutMs: (POLL_WAIT_S + 10) * 1000 });
+      // The long poll returns early only for "ready": while the model writes, ask every second,
+      // so the page learns at once when a write starts waiting for the terminal.
+      const wait = lastState === "streaming" ? 1 : POLL_WAIT_S;
+      const outcome = await call("GET", query + wait, null, { timeoutMs: (wait + 10) * 1000 });
       if (!outcome.ok) {
         if (outcome.error.code !== "UNREACHABLE" && outcome.error.code !== "TIMEOUT") return;
         failures += 1;
@@ -168,6 +172,7 @@ async function watchResults(key, conversation, position, tabId) {
       }
       failures = 0;
       const state = outcome.data;
+      lastState = state.state;
       const progress = state.state + "|" + (state.waiting_for || "");
       if (progress !== lastProgress) {
         lastProgress = progress;
@@ -250,9 +255,11 @@ function setBadge(tabId, text) {
 /* ---- pairing ---- */
 
 async function pair(code, port) {
-  const browserName = navigator.userAgentData && navigator.userAgentData.brands
-    ? navigator.userAgentData.brands.map((brand) => brand.brand + " " + brand.version).join(", ")
-    : navigator.userAgent;
+  // Chromium's brand list carries a deliberately meaningless "Not A Brand" entry; leave it out.
+  const brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
+  const firefox = /Firefox\/(\d+)/.exec(navigator.userAgent);
+  const browserName = brands.length ? brands.map((brand) => brand.brand + " " + brand.version).join(", ")
+    : firefox ? "Firefox " + firefox[1] : navigator.userAgent;
   const outcome = await Api.request("POST", "pair", { code, browser: browserName.slice(0, 200) }, { token: null, port });
   if (!outcome.ok) {
     noteOutcome(outcome);
