@@ -84,3 +84,18 @@ def final_text(bridge: Any, key: tuple[str, int], timeout: float = 10.0) -> str:
         return None
 
     return bridge.wait_for(done, timeout)
+
+
+def long_answer(size: int = 200_000, blocks: int = 20) -> str:
+    """An answer of about `size` characters: prose paragraphs, fenced code, and `blocks` commands
+    spread through it (the size the scanner's window holds)."""
+    prose = ("The function below handles the request and returns early when the input is empty; we keep\n"
+             "that behaviour and only change the message it logs.\n\n"
+             "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n\n")
+    command = "OPERATOR_CMD\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\nstart: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
+    filler = (size - blocks * len(command)) // blocks
+    parts = []
+    for n in range(blocks):
+        parts.append((prose * (filler // len(prose) + 1))[:filler].rsplit("\n\n", 1)[0] + "\n\n")
+        parts.append(command.format(n=n))
+    return "".join(parts)

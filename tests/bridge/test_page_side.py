@@ -13,7 +13,7 @@ import pytest
 from contract_double import BridgeDouble
 from page_helpers import (
     ANSWER, BLOCK_LINES, COPY_TEXT, NAMES, SITES, click_panel, final_text, input_value, open_chat, panel_state,
-    sent, stream, wait_panel,
+    long_answer, sent, stream, wait_panel,
 )
 
 
@@ -42,7 +42,7 @@ def test_each_adapter_streams_the_latest_answer_with_the_line_breaks_the_page_sh
 ) -> None:
     host = SITES[site]
     page = open_chat(extension_browser, mock_sites, host, conversation)
-    stream(page, ANSWER)
+    stream(page, ANSWER, chunk=20, every=60)
     text = final_text(bridge, key_for(host, conversation))
     for lines in BLOCK_LINES:  # a fenced block and a paragraph of <br> lines alike
         assert "\n" + lines + "\n" in text
@@ -362,3 +362,18 @@ def test_auto_send_is_off_by_default_and_its_settings_persist(extension_browser:
     popup.dispatch_event("#autosend-delay", "change")
     stored = extension_browser.storage()
     assert stored["autoSend"] is True and stored["autoSendDelayMs"] == 3500
+
+
+def test_a_200000_character_answer_streams_as_growing_whole_texts(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    answer = long_answer()
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
+    stream(page, answer, chunk=8000, every=300)  # updates of the whole text, 300 ms apart
+    text = final_text(bridge, key_for("chatgpt.com", conversation), timeout=40)
+    assert len(text) > 180_000  # what the page shows of it: the fences themselves are not shown
+    assert text.count("\nEND_OPERATOR_CMD") == 20
+    updates = [r.body["text"] for r in bridge.posts("/v1/message")]
+    assert len(updates) >= 15  # the page changed 25 times; each change was sent (a few may merge)
+    for before, after in zip(updates, updates[1:]):
+        assert after.startswith(before)  # so Operator feeds only what is new

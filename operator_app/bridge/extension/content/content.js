@@ -1,8 +1,8 @@
 /* The content script: watches the chat page and talks to the extension's background by messages
    (it makes no network request of its own).
 
-   - Streaming: the latest assistant message's whole text goes to the background within 300 ms of
-     each change (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
+   - Streaming: the latest assistant message's text (its finished lines while it is being
+     written, see completeLines) goes to the background within 300 ms of each change (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
      conversation id that stays the same while the message is being written, and its position
      among the page's assistant messages. A message is over when the site's "still generating"
      indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
@@ -123,15 +123,24 @@
     const settle = indicatorSeen ? SETTLE_MS : QUIET_MS;
     const quietFor = now - watched.changedAt;
     const generating = generatingNow || quietFor < settle;
-    sendText(text, generating);
+    sendText(generating ? completeLines(text) : text, generating);
     // Nothing on the page may change when an answer ends (no mutation to wake us): look again
     // when the settle or quiet period is over.
     if (generating) scheduleScan(generatingNow ? 1000 : settle - quietFor + 10);
   }
 
+  /* While the model writes, its last line is unfinished: it has no line end yet (Operator can do
+     nothing with it) and it is what a page re-renders most (a half-typed closing fence shows as a
+     stray backtick, half a link or **bold** as raw markdown). Sending only the finished lines keeps
+     each text a continuation of the one before, so Operator feeds just the new part instead of
+     taking the text for a rewrite. The last text, with generating false, is whole. */
+  function completeLines(text) {
+    return text.slice(0, text.lastIndexOf("\n") + 1);
+  }
+
   function pagePayload() {
     return {
-      conversation: watched.conversation, position: watched.position, text: watched.text,
+      conversation: watched.conversation, position: watched.position, text: watched.sent.text,
       generating: !watched.done, tab: tabInfo(),
     };
   }

@@ -71,8 +71,30 @@
 
   function messageText(message, adapter) {
     const parts = queryFirst(message, adapter.content).elements;
-    if (!parts.length) return message.innerText;
-    return parts.map((part) => part.innerText).join("\n");
+    if (!parts.length) return withoutCodeChrome(message);
+    return parts.map(withoutCodeChrome).join("\n");
+  }
+
+  /* innerText, with each code block reduced to its code: sites put a header with the language and
+     a "Copy" button inside the <pre>, which is not the model's text, and which changes while the
+     fence's language is still being written ("p", then "python"), making an earlier part of the
+     text change. Linear in the text: each block is looked for after the one before. */
+  function withoutCodeChrome(element) {
+    const text = element.innerText;
+    let kept = "";
+    let cursor = 0;
+    for (const pre of element.querySelectorAll("pre")) {
+      const code = pre.querySelector("code");
+      if (!code) continue;
+      const whole = pre.innerText;
+      const codeText = code.innerText;
+      if (whole === codeText) continue;
+      const at = text.indexOf(whole, cursor);
+      if (at < 0) continue;
+      kept += text.slice(cursor, at) + codeText + (whole.endsWith("\n") && !codeText.endsWith("\n") ? "\n" : "");
+      cursor = at + whole.length;
+    }
+    return cursor === 0 ? text : kept + text.slice(cursor);
   }
 
   function sameKind(a, b) {
