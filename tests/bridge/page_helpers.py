@@ -6,12 +6,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-FENCED_READ = "```text\nOPERATOR_CMD\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD\n```\n"
-PLAIN_LIST = "OPERATOR_CMD\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
+FENCED_READ = "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD\n```\n"
+PLAIN_LIST = "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
 ANSWER = "Let me look at the plan first.\n\n" + FENCED_READ + "\nAnd the folder, as plain lines:\n\n" + PLAIN_LIST + "\nThat is all for now."
 BLOCK_LINES = [
-    "OPERATOR_CMD\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD",
-    "OPERATOR_CMD\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD",
+    "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD",
+    "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD",
 ]
 # Results with what editors like to lose: blank lines, indentation, a trailing space.
 COPY_TEXT = (
@@ -92,7 +92,7 @@ def long_answer(size: int = 200_000, blocks: int = 20) -> str:
     prose = ("The function below handles the request and returns early when the input is empty; we keep\n"
              "that behaviour and only change the message it logs.\n\n"
              "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n\n")
-    command = "OPERATOR_CMD\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\nstart: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
+    command = "OPERATOR_CMD\nversion: 1\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\nstart: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
     filler = (size - blocks * len(command)) // blocks
     parts = []
     for n in range(blocks):

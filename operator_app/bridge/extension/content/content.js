@@ -222,10 +222,10 @@
     });
   }
 
-  function put(results, replace, boxWasEmpty) {
+  async function put(results, replace, boxWasEmpty) {
     const input = inputBox();
     if (!input) return cannotFill(results, describeMissing("input"));
-    const outcome = Editor.fill(input, results.copy_text, { replace, declaredKind: adapter.editor });
+    const outcome = await Editor.fill(input, results.copy_text, { replace, declaredKind: adapter.editor });
     if (!outcome.ok) return cannotFill(results, "the input box did not take the text (" + adapter.editor + " editor)");
     return landed(results, input, boxWasEmpty);
   }
@@ -375,7 +375,10 @@
 
   chrome.runtime.onMessage.addListener((message, sender, reply) => {
     if (message.type === "status") reply(status());
-    else if (message.type === "results") reply(onResults(message.results));
+    else if (message.type === "results") {
+      Promise.resolve(onResults(message.results)).then(reply);
+      return true; // the answer comes once the input box has taken the text (or not)
+    }
     else if (message.type === "progress") showProgress(message);
     else if (message.type === "ping") reply({ alive: true });
     return false;
