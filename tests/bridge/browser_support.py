@@ -34,7 +34,10 @@ MAPPED_HOSTS = [host for host in SITE_PAGES if host not in ("127.0.0.1", "localh
 
 
 def chromium_path() -> str | None:
-    for candidate in (os.environ.get("OPERATOR_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+    """$OPERATOR_CHROMIUM when set (and only it), else the system's Chromium."""
+    chosen = os.environ.get("OPERATOR_CHROMIUM")
+    candidates = [chosen] if chosen else ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    for candidate in candidates:
         if candidate and Path(candidate).exists():
             return candidate
     return None
@@ -47,8 +50,23 @@ def why_browser_tests_cannot_run() -> str | None:
     except ImportError:
         return "browser tests skipped: Playwright's Python package is not installed (pip install -e '.[test]')"
     if chromium_path() is None:
-        return "browser tests skipped: no Chromium found (/usr/bin/chromium; Debian: apt-get install chromium)"
+        where = os.environ.get("OPERATOR_CHROMIUM") or "/usr/bin/chromium"
+        return f"browser tests skipped: no Chromium at {where} (Debian: apt-get install chromium)"
     return None
+
+
+def require_browser() -> None:
+    """Called at the top of each browser test module: without Chromium or Playwright the module is
+    skipped, raised from here so that pytest folds every such skip into one line; under CI=true it
+    is a collection error instead, which fails the run."""
+    import pytest
+
+    missing = why_browser_tests_cannot_run()
+    if missing is None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(missing.replace("browser tests skipped", "browser tests cannot run under CI=true"), pytrace=False)
+    pytest.skip(missing, allow_module_level=True)
 
 
 def chromium_args(extension_dir: Path = EXTENSION_DIR) -> list[str]:

@@ -8,7 +8,6 @@ failure instead (.ci/run installs Chromium when it can)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import MockSites, chromium_args, chromium_path, why_browser_tests_cannot_run
+from browser_support import MockSites, chromium_args, chromium_path
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-workspace"
 
@@ -39,18 +38,6 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def state(tmp_path: Path) -> Path:
     return tmp_path / "state"
-
-
-MISSING = why_browser_tests_cannot_run()
-
-
-@pytest.fixture(scope="session")
-def browser_available() -> None:
-    if MISSING is None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(MISSING.replace("skipped", "cannot run under CI=true"))
-    pytest.skip(MISSING)
 
 
 @pytest.fixture(scope="session")
@@ -97,7 +84,7 @@ class ExtensionBrowser:
 
 
 @pytest.fixture(scope="module")
-def extension_browser(browser_available: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionBrowser]:
+def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionBrowser]:
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")

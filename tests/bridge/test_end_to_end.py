@@ -12,14 +12,17 @@ from typing import Any
 
 import pytest
 
-from bridge_helpers import bridged_app, wait_for
-from browser_support import AsyncExtensionBrowser
-from operator_app import settings
-from operator_app.tui.screens.consent import ConsentScreen
-from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
-from support import b64, block
+from browser_support import AsyncExtensionBrowser, require_browser
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("browser_available")]
+require_browser()
+
+from bridge_helpers import bridged_app, wait_for  # noqa: E402
+from operator_app import settings  # noqa: E402
+from operator_app.tui.screens.consent import ConsentScreen  # noqa: E402
+from operator_app.tui.screens.copy_fallback import CopyFallbackScreen  # noqa: E402
+from support import b64, block  # noqa: E402
+
+pytestmark = pytest.mark.asyncio
 SIZE = (160, 45)
 
 READ = block("r1", "fs.read", path="notes/plan.txt")

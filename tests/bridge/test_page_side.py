@@ -10,8 +10,12 @@ from typing import Any
 
 import pytest
 
-from contract_double import BridgeDouble
-from page_helpers import (
+from browser_support import require_browser
+
+require_browser()
+
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
     ANSWER, BLOCK_LINES, COPY_TEXT, NAMES, SITES, click_panel, final_text, input_value, open_chat, panel_state,
     long_answer, sent, stream, wait_panel,
 )
@@ -377,3 +381,21 @@ def test_a_200000_character_answer_streams_as_growing_whole_texts(
     assert len(updates) >= 15  # the page changed 25 times; each change was sent (a few may merge)
     for before, after in zip(updates, updates[1:]):
         assert after.startswith(before)  # so Operator feeds only what is new
+
+
+@pytest.mark.parametrize("site", ["chatgpt", "gemini", "generic"])
+def test_a_long_result_text_lands_whole_in_rich_editors(
+    site: str, extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    host = SITES[site]
+    page = open_chat(extension_browser, mock_sites, host, conversation)
+    stream(page, ANSWER)
+    key = key_for(host, conversation)
+    final_text(bridge, key)
+    long_text = "\n\n".join(COPY_TEXT.replace("r1", f"r1-{n}").replace("r2", f"r2-{n}") for n in range(25))
+    assert long_text.count("\n") > 300  # past the length where ProseMirror gets its DOM in one change
+    bridge.make_ready(key, long_text, 50)
+    wait_panel(page, "ready")
+    assert input_value(page) == long_text
+    page.click("#send")
+    assert sent(page) == [long_text]

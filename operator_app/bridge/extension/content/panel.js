@@ -1,4 +1,4 @@
-/* The small panel Operator shows on the chat page: "Operator: N results ready", the question
+/* The small panel Operator shows on the chat page (top right, clear of the chat's input box): "Operator: N results ready", the question
    before results are mixed with the person's own text, the auto-send countdown, and problems.
    It lives in a shadow root so the site's styles cannot reach it, and it never takes the focus
    from the input box. */
@@ -9,7 +9,7 @@
   const HOST_ID = "operator-bridge-ui";
   const STYLE = `
     :host { all: initial; }
-    .panel { position: fixed; right: 16px; bottom: 96px; z-index: 2147483647; max-width: 380px;
+    .panel { position: fixed; right: 16px; top: 64px; z-index: 2147483647; max-width: 380px;
       font: 13px/1.4 system-ui, sans-serif; color: #1d1d1f; background: #fffbe6;
       border: 1px solid #d4b106; border-radius: 8px; padding: 10px 12px;
       box-shadow: 0 4px 16px rgba(0,0,0,.18); }

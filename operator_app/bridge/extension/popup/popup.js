@@ -8,7 +8,10 @@
 const $ = (id) => document.getElementById(id);
 
 const CONNECTION_TEXT = {
-  connected: (state) => "Connected to Operator" + (state.workspace ? " (workspace " + state.workspace + ")" : "") + ".",
+  connected: (state) => {
+    const workspace = state.connection.workspace || state.workspace;
+    return "Connected to Operator" + (workspace ? " (workspace " + workspace + ")" : "") + ".";
+  },
   unreachable: (state) => "Paired, but Operator is not listening on 127.0.0.1:" + state.port + ". Start the bridge in Operator with b.",
   unauthorized: () => "Operator refused this browser's token: pair again.",
   unpaired: () => "Not paired with Operator yet.",
