@@ -162,9 +162,20 @@ async def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
         assert len(await page.evaluate("() => mockChat.sent")) == 1  # once per page message
 
 
-async def test_a_reload_runs_nothing_twice_and_fills_nothing_again(
-    workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
+async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_again(
+    workspace: Path, state: Path, tmp_path: Path, mock_sites: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from operator_app.bridge import service
+
+    finished_texts: list[str] = []  # what the bridge was told of finished answers
+    update = service.Bridge.update
+
+    def recording(self: Any, key: Any, text: str, generating: bool, tab: Any) -> Any:
+        if not generating:
+            finished_texts.append(text)
+        return update(self, key, text, generating, tab)
+
+    monkeypatch.setattr(service.Bridge, "update", recording)
     token = pre_pair()
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
@@ -180,14 +191,18 @@ async def test_a_reload_runs_nothing_twice_and_fills_nothing_again(
         first = app.current().number
         results_before = app.runner.session.results_of(first)
         await page.click("#send")
-        for _ in range(2):  # a reload, then a second tab on the same conversation
-            await page.reload()
-            await page.wait_for_function("() => window.mockChat !== undefined")
-            await page.evaluate("text => mockChat.show(text)", READ + LIST)
-            await asyncio.sleep(3.0)  # the extension sends what the page shows, and polls
-            assert sorted(app.states) == [first]
-            assert app.runner.session.results_of(first) == results_before
-            assert await input_value(page) == ""
+        await page.reload()
+        await page.wait_for_function("() => window.mockChat !== undefined")
+        second_tab = await open_chat(browser, mock_sites, "chat.deepseek.com", "/a/chat/s/e2e-reload")
+        sent_before = len(finished_texts)
+        for shown in (page, second_tab):  # the reloaded page, and a second tab on the same chat
+            await shown.evaluate("text => mockChat.show(text)", READ + LIST)
+        await wait_for(pilot, lambda: len(finished_texts) >= sent_before + 2)  # both told Operator what they show
+        await asyncio.sleep(1.0)  # and polled for the results
+        assert finished_texts[-1] == finished_texts[-2] == finished_texts[0]
+        assert sorted(app.states) == [first]
+        assert app.runner.session.results_of(first) == results_before
+        assert await input_value(page) == "" and await input_value(second_tab) == ""
         # Nothing was put into the input box again, so Operator heard of no second delivery.
         assert sum("results are in the chat's input box" in n for n in told) == 1
 
