@@ -132,8 +132,9 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, BridgeControlMixin, App[None]
         if action == "end_follow":
             if state is not None and self.bridge_streams(state.number):
                 return True
-            return False if self._follow_path is None and self.bridge is None else (
-                True if self._followed is not None else None)
+            # Hidden unless a file is followed (then dimmed while nothing streams from it): the
+            # bridge's messages show it only while one streams, or the footer overflows 80 columns.
+            return False if self._follow_path is None else (True if self._followed is not None else None)
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):

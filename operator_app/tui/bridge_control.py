@@ -99,8 +99,7 @@ class BridgeControlMixin(_Base):
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
-        self.status(f"Bridge on 127.0.0.1:{server.port}: answers in the paired browser's chat stream in here; "
-                    "b stops it.")
+        self.status(f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it.")
         if server.pairing_code is not None:
             self._show_pairing()
 

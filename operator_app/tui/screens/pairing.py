@@ -25,17 +25,16 @@ class PairingScreen(ModalScreen[None]):
         self.code, self.port, self.extension_dir = code, port, extension_dir
 
     def compose(self) -> ComposeResult:
-        steps = Text.assemble(
-            "1. Load the Operator extension once: in the browser's extensions page, turn on developer mode,\n"
-            "   choose \"Load unpacked\" and pick the folder\n   ", (self.extension_dir, "bold cyan"), "\n",
-            "2. Open the extension's popup (its icon in the toolbar) and type this code:\n\n",
-            (f"        {spaced(self.code)}", "bold reverse"), f"      port {self.port}\n\n",
-            "The code works once, for 10 minutes. The browser then streams the chat's answers here; ",
-            "every write still asks you in this terminal.",
-        )
         with Vertical(id="confirm-box") as box:
             box.border_title = "pair a browser with Operator"
-            yield Static(steps, id="pairing-steps")
+            yield Static("1. Load the Operator extension once: on the browser's extensions page, turn on developer "
+                         "mode, choose \"Load unpacked\" and pick this folder:")
+            yield Static(Text(self.extension_dir, style="bold cyan"), classes="pairing-detail")
+            yield Static("2. Open the extension's popup (its icon in the toolbar) and type this code:")
+            yield Static(Text.assemble((spaced(self.code), "bold reverse"), f"   port {self.port}"),
+                         id="pairing-code", classes="pairing-detail")
+            yield Static("The code works once, for 10 minutes. Then the chat's answers stream in here; every write "
+                         "still asks you in this terminal.", id="pairing-note")
         yield Footer()
 
     def action_close(self) -> None:
