@@ -399,3 +399,31 @@ def test_a_long_result_text_lands_whole_in_rich_editors(
     assert input_value(page) == long_text
     page.click("#send")
     assert sent(page) == [long_text]
+
+
+def test_operator_hears_at_once_which_chat_tab_is_in_front(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    chatgpt = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
+    claude = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
+    for page, site in ((chatgpt, "ChatGPT"), (claude, "Claude"), (chatgpt, "ChatGPT")):
+        asked_at = time.monotonic()
+        page.bring_to_front()
+        hello = bridge.wait_for(lambda double: [r for r in double.posts("/v1/hello") if r.at > asked_at], timeout=3)
+        tab = hello[-1].body["tab"]  # well before the 10 s heartbeat
+        assert tab["site"] == site and tab["title"] == f"{site} (mock)" and tab["adapter_ok"] is True and tab["problem"] is None
+        assert tab["url"] == page.url
+
+
+def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+    page = extension_browser.context.new_page()  # a site no adapter knows: no content script there
+    page.goto(mock_sites.url("chat.example.org", conversation))
+    [tab] = extension_browser.worker.evaluate("async () => (await chrome.tabs.query({})).map(tab => tab.id)")
+    popup = extension_browser.popup(tab)
+    popup.wait_for_selector("#tab-state[data-state='idle']")
+    assert "not watching this tab" in popup.inner_text("#tab-state")
+    # Opened from a test, the popup has no activeTab grant for that page, as a popup opened
+    # elsewhere would not: the extension may not go in, and says so instead of doing nothing.
+    popup.click("#watch-tab")
+    popup.wait_for_selector("#tab-state[data-state='problem']")
+    assert "did not let the extension into this page" in popup.inner_text("#tab-state")

@@ -96,11 +96,18 @@ async function hello() {
 function rememberTab(tabId, tab) {
   const before = chatTabs.get(tabId);
   chatTabs.set(tabId, { id: tabId, title: tab.title, url: tab.url, site: tab.site, adapter_ok: tab.adapter_ok !== false, problem: tab.problem || null, seenAt: Date.now() });
-  if (frontChatTab === null) frontChatTab = tabId;
-  return !before || before.title !== tab.title || before.url !== tab.url || before.problem !== (tab.problem || null);
+  let changed = !before || before.title !== tab.title || before.url !== tab.url || before.problem !== (tab.problem || null);
+  // A tab the person switched to before its page had reported is the one in front now.
+  if (frontChatTab === null || (tabId === activeTabId && frontChatTab !== tabId)) {
+    frontChatTab = tabId;
+    changed = true;
+  }
+  return changed;
 }
 
+let activeTabId = null;
 chrome.tabs.onActivated.addListener(({ tabId }) => {
+  activeTabId = tabId;
   if (!chatTabs.has(tabId) || frontChatTab === tabId) return;
   frontChatTab = tabId;
   hello();

@@ -113,8 +113,15 @@ $("pair-again").addEventListener("click", () => {
 });
 
 $("watch-tab").addEventListener("click", async () => {
-  await chrome.runtime.sendMessage({ type: "watch-tab", tabId: await targetTabId() });
-  await showTab();
+  const answer = await chrome.runtime.sendMessage({ type: "watch-tab", tabId: await targetTabId() });
+  if (answer && answer.ok) {
+    await showTab();
+    return;
+  }
+  const line = $("tab-state");
+  line.dataset.state = "problem";
+  line.textContent = "The browser did not let the extension into this page. Click the extension's icon on the page "
+    + "itself (that lets it into this one tab) and try again; the browser's own pages are closed to extensions.";
 });
 
 function saveSettings() {
