@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from browser_support import MockSites, chromium_args, chromium_path
+from contract_double import BridgeDouble
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-workspace"
 
@@ -105,3 +106,11 @@ def conversation() -> str:
     """A path no other test uses, so the extension's per-conversation memory cannot leak between tests."""
     return f"/c/{uuid.uuid4().hex[:12]}"
 
+
+
+@pytest.fixture
+def bridge(extension_browser: Any) -> Iterator[BridgeDouble]:
+    double = BridgeDouble(token="test-token")
+    extension_browser.reset(token="test-token", port=double.port)
+    yield double
+    double.close()

@@ -99,3 +99,14 @@ def long_answer(size: int = 200_000, blocks: int = 20) -> str:
         parts.append((prose * (filler // len(prose) + 1))[:filler].rsplit("\n\n", 1)[0] + "\n\n")
         parts.append(command.format(n=n))
     return "".join(parts)
+
+
+def eventually(condition: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        time.sleep(0.05)
+
+
+def key_for(host: str, path: str, position: int = 0) -> tuple[str, int]:
+    return (host + path, position)

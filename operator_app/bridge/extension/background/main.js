@@ -19,7 +19,7 @@ if (typeof importScripts === "function" && !globalThis.OperatorBridgeApi) {
 }
 
 const Api = globalThis.OperatorBridgeApi;
-const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/panel.js", "content/content.js"];
+const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
 const POLL_WAIT_S = 20;

@@ -2,14 +2,14 @@
    (it makes no network request of its own).
 
    - Streaming: the latest assistant message's text (its finished lines while it is being
-     written, see completeLines) goes to the background within 300 ms of each change (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
+     written, see completeLines) goes to the background within 300 ms of each change
+     (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
      conversation id that stays the same while the message is being written, and its position
      among the page's assistant messages. A message is over when the site's "still generating"
      indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
      after a quiet period. Only messages that hold OPERATOR_CMD are sent.
-   - Results: when the background says a message's results are ready, they go into the input box
-     (content/editor.js), never mixed into the person's own text without asking; auto-send, when
-     the person turned it on, presses send once, only when every condition still holds.
+   - Results: when the background says a message's results are ready, content/delivery.js puts
+     them into the input box.
    - Status: the popup asks which adapter runs here and which of its selectors found nothing. */
 
 (function () {
@@ -19,7 +19,6 @@
 
   const { adapterFor, GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
   const Text = globalThis.OperatorText;
-  const Editor = globalThis.OperatorEditor;
   const Panel = globalThis.OperatorPanel;
 
   const adapter = adapterFor(location.hostname);
@@ -34,10 +33,13 @@
   let scanTimer = null;
   let scanDueAt = Infinity;
   let lastScanAt = -Infinity;
-  let delivered = null; // {id, copyText, count} of the results put into the input box
-  let autoSendTimer = null;
-  let sendProblem = null;
-  const handledResults = new Set(); // "conversation|position|message" filled, asked or declined
+
+  const delivery = globalThis.OperatorDelivery.create({
+    adapter,
+    inputBox: () => inputBox(),
+    modelIsWriting: () => indicatorPresent() || !watched || !watched.done,
+    send: (message) => send(message),
+  });
 
   function send(message) {
     try {
@@ -103,7 +105,7 @@
     const now = Date.now();
     const generatingNow = indicatorPresent();
     if (generatingNow) indicatorSeen = true;
-    checkDeliveredStillThere();
+    delivery.checkDeliveredStillThere();
     const found = latestMessage();
     if (!found) return;
     const text = Text.messageText(found.element, adapter);
@@ -150,7 +152,7 @@
     if (watched.sent && watched.sent.text === text && watched.sent.generating === generating) return;
     watched.sent = { text, generating };
     watched.done = !generating;
-    if (generating) cancelAutoSend("the model is writing again");
+    if (generating) delivery.cancelAutoSend("the model is writing again");
     send({ type: "message", payload: pagePayload() }).then(showConnectionProblem);
   }
 
@@ -161,173 +163,6 @@
     if (shownProblemFor === id) return;
     shownProblemFor = id;
     Panel.show({ title: "Operator bridge: " + reply.problem.title, text: reply.problem.text, tone: "problem", state: "not-connected" });
-  }
-
-  /* ---- results into the chat ---- */
-
-  function resultsId(results) {
-    return results.conversation + "|" + results.position + "|" + results.message;
-  }
-
-  function plural(count) {
-    return count === 1 ? "1 result" : count + " results";
-  }
-
-  function onResults(results) {
-    const id = resultsId(results);
-    if (handledResults.has(id)) return { status: "already handled" };
-    handledResults.add(id);
-    if (results.count === 0) {
-      Panel.show({
-        title: "Operator: nothing new to send",
-        text: "Every command in this answer repeated one that already ran; its results were given before.",
-        state: "nothing-new",
-      });
-      return { status: "nothing new" };
-    }
-    return offer(results);
-  }
-
-  function offer(results) {
-    const input = inputBox();
-    if (!input) return cannotFill(results, describeMissing("input"));
-    if (Editor.endsWithText(input, results.copy_text)) return landed(results, input, false);
-    if (Editor.holdsOwnText(input)) {
-      ask(results);
-      return { status: "asked" };
-    }
-    return put(results, true, true);
-  }
-
-  function ask(results) {
-    Panel.show({
-      title: "Operator: " + plural(results.count) + " ready",
-      text: "Your input box holds text of your own. Operator does not mix its results into it without asking.",
-      state: "ask",
-      closable: false,
-      buttons: [
-        { id: "append", label: "Put them after my text", primary: true, onClick: () => put(results, false, false) },
-        { id: "replace", label: "Replace my text", onClick: () => put(results, true, false) },
-        { id: "later", label: "Not now", onClick: () => later(results) },
-      ],
-    });
-  }
-
-  function later(results) {
-    Panel.show({
-      title: "Operator: " + plural(results.count) + " ready",
-      text: "They are not in the input box yet.",
-      state: "later",
-      buttons: [{ id: "put", label: "Put them in the input box", primary: true, onClick: () => offer(results) }],
-    });
-  }
-
-  async function put(results, replace, boxWasEmpty) {
-    const input = inputBox();
-    if (!input) return cannotFill(results, describeMissing("input"));
-    const outcome = await Editor.fill(input, results.copy_text, { replace, declaredKind: adapter.editor });
-    if (!outcome.ok) return cannotFill(results, "the input box did not take the text (" + adapter.editor + " editor)");
-    return landed(results, input, boxWasEmpty);
-  }
-
-  function landed(results, input, boxWasEmpty) {
-    delivered = { id: resultsId(results), copyText: results.copy_text, count: results.count, results };
-    send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: false });
-    const autoSend = results.autoSend || {};
-    if (autoSend.enabled && boxWasEmpty) {
-      startAutoSend(results, autoSend.delayMs);
-    } else {
-      Panel.show({
-        title: "Operator: " + plural(results.count) + " ready",
-        text: "They are in the input box: press Enter to send them.",
-        state: "ready",
-        tone: "done",
-      });
-    }
-    return { status: "filled" };
-  }
-
-  function cannotFill(results, why) {
-    Panel.show({
-      title: "Operator: " + plural(results.count) + " ready, but not in the input box",
-      text: "Operator could not put them there: " + why + ".",
-      tone: "problem",
-      state: "fill-failed",
-      buttons: [
-        { id: "copy", label: "Copy the results", primary: true, onClick: () => navigator.clipboard.writeText(results.copy_text) },
-        { id: "retry", label: "Try again", onClick: () => offer(results) },
-      ],
-    });
-    return { status: "failed", why };
-  }
-
-  function describeMissing(field) {
-    return FIELD_NAMES[field] + ": no element matches " + adapter[field].join(" or ");
-  }
-
-  /* The box no longer holds the results (sent, or cleared by the person): the badge goes. */
-  function checkDeliveredStillThere() {
-    if (!delivered) return;
-    const input = inputBox();
-    if (input && Editor.endsWithText(input, delivered.copyText)) return;
-    delivered = null;
-    send({ type: "results-gone" });
-    const state = Panel.currentState();
-    if (state === "ready" || state === "autosend-pending") Panel.hide();
-  }
-
-  /* ---- auto-send ---- */
-
-  function startAutoSend(results, delayMs) {
-    const seconds = Math.round(delayMs / 100) / 10;
-    Panel.show({
-      title: "Operator: " + plural(results.count) + " ready",
-      text: "Auto-send: sending in " + seconds + " s.",
-      state: "autosend-pending",
-      tone: "done",
-      buttons: [{ id: "cancel", label: "Don't send", onClick: () => cancelAutoSend("you cancelled it") }],
-    });
-    autoSendTimer = setTimeout(() => autoSend(results), delayMs);
-  }
-
-  function cancelAutoSend(reason) {
-    if (autoSendTimer === null) return;
-    clearTimeout(autoSendTimer);
-    autoSendTimer = null;
-    Panel.show({
-      title: "Operator: not sent",
-      text: "Auto-send stopped: " + reason + ". The results are in the input box; press Enter to send them.",
-      state: "autosend-cancelled",
-    });
-  }
-
-  function normalizedInput(input) {
-    return Editor.readInput(input).replace(/\u00a0/g, " ").replace(/[ \t]+$/gm, "").trim();
-  }
-
-  async function autoSend(results) {
-    autoSendTimer = null;
-    const refuse = (reason) => Panel.show({
-      title: "Operator: not sent", state: "autosend-refused",
-      text: "Auto-send did not send: " + reason + ". The results are in the input box; press Enter to send them.",
-    });
-    if (indicatorPresent() || !watched || !watched.done) return refuse("the model is writing");
-    const input = inputBox();
-    if (!input || normalizedInput(input) !== results.copy_text.replace(/[ \t]+$/gm, "").trim()) {
-      return refuse("the input box holds something else now");
-    }
-    const permit = await send({ type: "autosend-permit", conversation: results.conversation, position: results.position, message: results.message });
-    if (!permit || !permit.ok) return refuse(permit ? permit.reason : "the extension did not answer");
-    const button = Text.queryVisible(document, adapter.send).element;
-    if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") {
-      button.click();
-      sendProblem = null;
-    } else {
-      if (adapter !== GENERIC) sendProblem = describeMissing("send") + " (pressed Enter instead)";
-      Editor.pressEnter(input);
-    }
-    send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: true });
-    Panel.show({ title: "Operator: " + plural(results.count) + " sent", state: "sent", tone: "done" });
   }
 
   /* ---- status for the popup ---- */
@@ -350,7 +185,7 @@
           note: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead",
         });
       }
-      if (sendProblem) problems.push({ field: "send", selectors: adapter.send, note: "found nothing at the last auto-send" });
+      if (delivery.sendProblem()) problems.push({ field: "send", selectors: adapter.send, note: "found nothing at the last auto-send" });
     }
     for (const problem of problems) problem.name = FIELD_NAMES[problem.field];
     return {
@@ -376,7 +211,7 @@
   chrome.runtime.onMessage.addListener((message, sender, reply) => {
     if (message.type === "status") reply(status());
     else if (message.type === "results") {
-      Promise.resolve(onResults(message.results)).then(reply);
+      Promise.resolve(delivery.onResults(message.results)).then(reply);
       return true; // the answer comes once the input box has taken the text (or not)
     }
     else if (message.type === "progress") showProgress(message);
