@@ -10,7 +10,7 @@ from browser_support import require_browser
 require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, input_value, open_chat, stream  # noqa: E402
+from page_helpers import ANSWER, open_chat, stream  # noqa: E402
 
 
 def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
