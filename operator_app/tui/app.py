@@ -271,7 +271,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
             self.message_title.update(title)
             self.message_view.show(state.text, state.errors_by_line(), state.pending[0] if state.pending else None,
-                                   state.warnings)
+                                   state.warnings, message=(self.runner, state.number))
             tail = not state.finished or self._tail_next_refresh
             table.sync(state.ordered_rows(), tail=tail and not reset)
         self._tail_next_refresh = False
