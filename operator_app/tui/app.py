@@ -45,6 +45,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
+    # Below 100 columns the panes stack: side by side, the table had no room for a summary.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     def __init__(self, *, workspace: Path | None = None, state_dir: Path | None = None, follow: Path | None = None,
                  watch_clipboard: bool = False, initial_message: str | None = None,

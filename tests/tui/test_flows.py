@@ -27,7 +27,7 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         app.post_message(events.Paste(READS))
         # The table is redrawn a moment after the state changes (refreshes are coalesced).
         await wait_for(pilot, lambda: finished(app) and [cell(app, i, "status") for i in range(app.table.row_count)]
-                       == ["ok", "ok"])
+                       == ["✓ ok", "✓ ok"])
         assert [(r.id, r.ok) for r in results_of(app)] == [("r1", True), ("r2", True)]
         assert not app.welcome.display
         assert len(app.screen_stack) == 1  # reads never ask
@@ -89,7 +89,8 @@ async def test_a_conflict_at_commit_time_is_shown(workspace: Path, state: Path) 
         await wait_for(pilot, finished_with(app, 1))
         (result,) = results_of(app)
         assert result.error_code == "ERR_CONFLICT" and result.status == "conflict"
-        assert app.current().rows[result.line].status == "failed ERR_CONFLICT"
+        assert app.current().rows[result.line].status == "conflict"
+        assert cell(app, 0, "status") == "✗ conflict" and cell(app, 0, "summary").startswith("ERR_CONFLICT: ")
         assert any("w1 was not applied" in text and "ERR_CONFLICT" in text for text in notes(app))
         assert (workspace / "notes" / "plan.txt").read_text() == "changed behind our back\n"
 
@@ -99,8 +100,9 @@ async def test_a_failing_command_shows_its_code_in_the_table(workspace: Path, st
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(block("m1", "fs.read", path="no/such/file.txt")))
         await wait_for(pilot, finished_with(app, 1))
-        assert cell(app, 0, "status") == f"failed {results_of(app)[0].error_code}"
-        assert results_of(app)[0].error_code.startswith("ERR_")
+        code = results_of(app)[0].error_code
+        assert code.startswith("ERR_")
+        assert cell(app, 0, "status") == "✗ failed" and cell(app, 0, "summary").startswith(f"{code}: ")
 
 
 async def test_undo_restores_the_file_after_confirmation(workspace: Path, state: Path) -> None:

@@ -76,7 +76,7 @@ async def test_a_restart_shows_repeats_as_repeats(workspace: Path, state: Path) 
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: finished(app))
         app.post_message(events.Paste(READS + block("r3", "fs.stat", path="README.md")))
-        expected = ["duplicate", "duplicate", "ok"]
+        expected = ["repeat", "repeat", "ok"]
         # The table is redrawn a moment after the state changes: wait for the drawn statuses.
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and table_statuses(app) == expected)
     again = make_app(workspace, state)

@@ -28,7 +28,8 @@ async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path,
         await wait_for(pilot, lambda: finished(app) and app.table.row_count == 3)
         (bad, *_) = results_of(app)
         assert bad.error_code == "ERR_UNKNOWN_ACTION"
-        assert cell(app, 0, "status") == "failed ERR_UNKNOWN_ACTION"
+        assert cell(app, 0, "status") == "✗ invalid"
+        assert cell(app, 0, "summary").startswith("ERR_UNKNOWN_ACTION: action fs.reed is not defined")
         lines = app.message_view.lines
         note = next(i for i, line in enumerate(lines) if line.kind == NOTE_ERROR)
         assert "ERR_UNKNOWN_ACTION" in lines[note].text
@@ -44,7 +45,7 @@ async def test_a_repeated_command_shows_as_duplicate(workspace: Path, state: Pat
         await wait_for(pilot, lambda: finished(app))
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2)
-        assert [cell(app, i, "status") for i in range(2)] == ["duplicate", "duplicate"]
+        assert [cell(app, i, "status") for i in range(2)] == ["= repeat", "= repeat"]
         assert "already run in message 1" in cell(app, 0, "summary")
         assert results_of(app) == []  # no new result: nothing new to copy
         assert app.check_action("copy_results", ()) is None
