@@ -65,6 +65,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self._followed: int | None = None  # the followed message still open
         self._own_copies: set[str] = set()
         self._can_undo = False
+        self._undone: dict[str, float] = {}
         self._end_follow = threading.Event()
         self._shutting_down = threading.Event()
         self._refresh_scheduled = False
@@ -195,7 +196,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
         settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
-        self.states, self.view_number, self._can_undo = {}, None, False
+        self.states, self.view_number, self._can_undo, self._undone = {}, None, False, {}
         self.refresh_view(reset=True)
         self.status("Reading the session...")
         self.load_session(self.runner)
@@ -226,6 +227,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             return
         live = self.states  # a message that began while the session was read is newer than what was read
         self.states = {**message.states, **live}
+        for state in message.states.values():
+            state.mark_undone(self._undone)
         if live:
             self.refresh_view()  # the shown message stays as it is: only "N of M" in its title changes
             return

@@ -19,6 +19,7 @@ from .display import plural
 from .messages import CopyDone, UndoChecked, UndoDone
 from .screens.copy_fallback import CopyFallbackScreen
 from .screens.undo_confirm import UndoConfirmScreen
+from .state import UNDONE
 from .status_text import why_not
 
 if TYPE_CHECKING:
@@ -34,13 +35,16 @@ else:
 
 class CopyUndoMixin(_Base):
     runner: EngineRunner | None
+    states: dict[int, MessageState]
     _own_copies: set[str]
     _can_undo: bool
+    _undone: dict[str, float]  # command id -> when the change it made was undone
 
     if TYPE_CHECKING:
         def current(self) -> MessageState | None: ...
         def status(self, text: str) -> None: ...
         def _refresh_footer(self) -> None: ...
+        def request_refresh(self) -> None: ...
         def _stopping(self) -> bool: ...
 
     # --- copy ------------------------------------------------------------------------------
@@ -54,6 +58,10 @@ class CopyUndoMixin(_Base):
         still_open = "" if state.finished else " so far (the message is still open)"
         self._copy(render_results(results), f"{plural(len(results), 'result block')} of message {state.number}{still_open}",
                    runner.session.state_dir / "copies" / f"message-{state.number}.txt")
+        undone = [row.command_id or "?" for row in state.ordered_rows() if row.status == UNDONE]
+        if undone:
+            self.notify(f"{', '.join(undone)} {'was' if len(undone) == 1 else 'were'} undone since: the copied results "
+                        "still say the change was made. Tell the model it was undone.", severity="warning", timeout=15)
 
     def action_copy_prompt(self) -> None:
         from ..protocol.spec import system_prompt
@@ -91,11 +99,13 @@ class CopyUndoMixin(_Base):
         from ..engine.undo import undoable
 
         try:
-            entries = undoable(runner.workspace, Journal(runner.session.state_dir))
+            journal = Journal(runner.session.state_dir)
+            entries = undoable(runner.workspace, journal)
+            undone = {command_id: entry.undone_at or entry.time for command_id, entry in journal.undone_by_command().items()}
         except (OSError, StateUnusable) as exc:
             self.post_message(UndoDone(f"Cannot read the undo journal: {exc}", False))
             return
-        checked = UndoChecked(entries, ask)
+        checked = UndoChecked(entries, ask, undone)
         checked.origin = runner
         self.post_message(checked)
 
@@ -104,6 +114,9 @@ class CopyUndoMixin(_Base):
             return
         runner, entries = self.runner, message.entries
         self._can_undo = bool(entries)
+        self._undone = message.undone
+        if any([state.mark_undone(message.undone) for state in self.states.values()]):
+            self.request_refresh()
         self._refresh_footer()
         if not message.ask:
             return

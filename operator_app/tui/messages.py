@@ -94,11 +94,12 @@ class HistoryLoaded(FromRunner):
 
 
 class UndoChecked(FromRunner):
-    """What the journal allows to undo now, newest first; `ask` when the person pressed u."""
+    """What the journal allows to undo now, newest first; `ask` when the person pressed u.
+    `undone`: the changes undone already (command id -> when), which their rows show."""
 
-    def __init__(self, entries: list[JournalEntry], ask: bool) -> None:
+    def __init__(self, entries: list[JournalEntry], ask: bool, undone: dict[str, float]) -> None:
         super().__init__()
-        self.entries, self.ask = entries, ask
+        self.entries, self.ask, self.undone = entries, ask, undone
 
 
 class ConsentAsked(Message):

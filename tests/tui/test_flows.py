@@ -15,7 +15,7 @@ from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
 from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, asks, block, cell, exec_output, finished, make_app, notes,
-                         results_of, wait_for)
+                         press_copy, results_of, table_statuses, wait_for)
 
 pytestmark = pytest.mark.asyncio
 
@@ -32,8 +32,7 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         assert not app.welcome.display
         assert len(app.screen_stack) == 1  # reads never ask
         app.table.move_cursor(row=0)
-        await pilot.pause(0.05)
-        assert "Alpha\nBeta" in app.details.plain  # the decoded details
+        await wait_for(pilot, lambda: "Alpha\nBeta" in app.details.plain)  # the decoded details
 
 
 async def test_approve_applies_the_write_before_the_next_command_runs(workspace: Path, state: Path) -> None:
@@ -125,6 +124,31 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
         await wait_for(pilot, lambda: (workspace / "notes" / "plan.txt").read_bytes() == before)
         await wait_for(pilot, lambda: "Restored notes/plan.txt" in app.status_line.text)
         assert app.check_action("undo", ()) is None
+
+
+async def test_an_undone_change_shows_as_undone_in_its_messages_table(workspace: Path, state: Path) -> None:
+    """So the person knows what to tell the model: live, after a restart, and when copying."""
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(WRITE + block("v1", "fs.stat", path="notes/plan.txt")))
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        await wait_for(pilot, finished_with(app, 2))
+        assert table_statuses(app) == ["ok", "ok"]
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: table_statuses(app) == ["undone", "ok"])
+        assert cell(app, 0, "status") == "↶ undone"
+        assert cell(app, 0, "summary").startswith("undone at ") and "the model still thinks it is there" in cell(
+            app, 0, "summary")
+        app.table.move_cursor(row=0)
+        await wait_for(pilot, lambda: "Tell it the change was undone" in app.details.plain)
+        await press_copy(pilot, app)
+        assert any("w1 was undone since" in text for text in notes(app))
+    again = make_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: table_statuses(again) == ["undone", "ok"])
 
 
 async def test_undo_is_refused_when_the_file_changed_since(workspace: Path, state: Path) -> None:
