@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.notifications import SeverityLevel
@@ -25,11 +26,12 @@ from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path, printable
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
-from .messages import HistoryLoaded, WorkFailed
+from .messages import ConsentAsked, HistoryLoaded, WorkFailed
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .screens.picker import PickerScreen
-from .state import MessageState, load_history
+from .screens.confirm import ConfirmScreen
+from .state import WAITING, MessageState, load_history
 from .status_text import resumed_text, why_not
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
@@ -71,6 +73,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self._refresh_scheduled = False
         self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
+        self._waiting: ConsentAsked | None = None
+        self._quit_question: ConfirmScreen | None = None
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -132,7 +136,10 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         if action in ("previous_message", "next_message"):
             return True if self._neighbour(-1 if action == "previous_message" else 1) is not None else None
         if action == "undo":
-            return True if self._can_undo else None
+            # Hidden while a write waits (its message holds the session), so d has the room.
+            return False if self._waiting is not None else True if self._can_undo else None
+        if action == "decide":
+            return self._waiting is not None and len(self.screen_stack) == 1
         return True
 
     # A dimmed key's binding does not run; Textual then offers the key to these handlers, which
@@ -143,6 +150,16 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     def key_u(self) -> None:
         if len(self.screen_stack) == 1:
             self.action_undo()  # reads the journal afresh: it says "nothing to undo" itself
+
+    def _busy_with_a_write(self, what: str) -> bool:
+        """A write waits for the person: its message holds the session until they decide, so
+        `what` cannot happen now. Says so."""
+        if self._waiting is None:
+            return False
+        waiting = self._waiting
+        self.notify(f"{waiting.plan.command_id} of message {waiting.number} waits for you: decide it first (d), "
+                    f"then {what}.", severity="warning")
+        return True
 
     def key_e(self) -> None:
         self._explain("end_follow")
@@ -297,6 +314,12 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         row = state.rows.get(line) if state is not None and line is not None else None
         self.details.show(row)
 
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        state, line = self.current(), self.table.selected_line()
+        row = state.rows.get(line) if state is not None and line is not None else None
+        if row is not None and row.status == WAITING and self._waiting is not None:
+            self.action_decide()
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_selected()
         line = self.table.selected_line()
@@ -318,6 +341,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     # --- actions (copy and undo are in copy_undo.py) -------------------------------------
 
     def action_pick_workspace(self) -> None:
+        if self._busy_with_a_write("choose another workspace"):
+            return
         start = self.workspace.root if self.workspace else Path.cwd()
         self.push_screen(PickerScreen(start), self._workspace_chosen)
 
@@ -344,7 +369,28 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
-        self._shutting_down.set()  # a worker waiting for consent gives up ("no") at once
+        waiting = self._waiting
+        if waiting is not None and self._quit_question is None:
+            question = Text.assemble(
+                (f"{waiting.plan.action} on {waiting.plan.target.rel}", "bold"), f" ({waiting.plan.command_id}) waits "
+                f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
+                f"message {waiting.number} does not run (after a restart its commands show as not run).")
+            self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit", no="stay")
+
+            def answered(yes: bool | None) -> None:
+                self._quit_question = None
+                if yes:
+                    self._leave()
+
+            self.push_screen(self._quit_question, answered)
+            return
+        if self._quit_question is not None:  # ctrl+q again on the question: that is a yes
+            self._quit_question.dismiss(True)
+            return
+        self._leave()
+
+    def _leave(self) -> None:
+        self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
         self.exit()
 
     def on_unmount(self) -> None:

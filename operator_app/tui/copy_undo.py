@@ -45,6 +45,7 @@ class CopyUndoMixin(_Base):
         def status(self, text: str) -> None: ...
         def _refresh_footer(self) -> None: ...
         def request_refresh(self) -> None: ...
+        def _busy_with_a_write(self, what: str) -> bool: ...
         def _stopping(self) -> bool: ...
 
     # --- copy ------------------------------------------------------------------------------
@@ -130,7 +131,8 @@ class CopyUndoMixin(_Base):
             self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1), answered)
 
     def action_undo(self) -> None:
-        self.check_undo(ask=True)
+        if not self._busy_with_a_write("undo"):
+            self.check_undo(ask=True)
 
     @work(thread=True, exit_on_error=False, group="undo")
     def undo_last(self, runner: EngineRunner, confirmed: int) -> None:

@@ -30,6 +30,8 @@ MAIN_KEYS: tuple[Key, ...] = (
     Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next"),
     Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails",
         "End msg"),
+    Key("d", "d", "decide", "Decide write", "show again the consent dialog of the write that waits for you "
+        "(escape closed it)", "Decide"),
     Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send", "Help"),
 )
 
@@ -38,9 +40,24 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("paste", "a bracketed paste anywhere on the main screen is a new message"),
     ("up / down", "select a command: its details, output or diff show below the table"),
     ("tab", "move between the message, the commands and the details"),
-    ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message"),
+    ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message (? there: its keys)"),
+    ("enter", "on a write that waits: show its consent dialog again"),
     ("ctrl+p", "command palette: every action, and 'go to message N'"),
-    ("ctrl+q", "quit"),
+    ("ctrl+q", "quit (asks first while a write waits for you)"),
+)
+
+# The consent dialog's keys, for its `?` help and the README.
+CONSENT_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "apply this write"),
+    ("n", "reject it: nothing changes, and the model is told you declined"),
+    ("a", "apply this write and the rest of this message; asks once more when a delete, or a file other than "
+          "the one shown, is among them, or when the message is still arriving"),
+    ("escape", "decide later: the dialog closes and the write keeps waiting (the rest of its message with it); "
+               "d, or enter on its row, shows it again"),
+    ("up / down / page up / page down / home / end", "scroll the diff"),
+    ("left / right", "scroll the diff sideways (its +/- column stays)"),
+    ("?", "these keys"),
+    ("ctrl+q", "quit, after asking: the write stays undecided, neither applied nor rejected"),
 )
 
 

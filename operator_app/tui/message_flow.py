@@ -18,6 +18,7 @@ from ..engine.plan import WritePlan
 from .clipboard import ClipboardSource, SystemClipboard, watch_loop
 from .messages import (ClipboardText, ConsentAsked, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
                        MessageGrew, PendingChanged, WorkFailed)
+from .outlook import WriteOutlook
 from .runner import Abandoned, EngineRunner, follow_loop
 from .screens.consent import ConsentScreen
 from .state import MessageState
@@ -47,6 +48,7 @@ class MessageFlowMixin(_Base):
     _poll_interval: float
     _clipboard_interval: float
     _tail_next_refresh: bool
+    _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
 
     if TYPE_CHECKING:
         table: CommandTable
@@ -57,6 +59,7 @@ class MessageFlowMixin(_Base):
         def request_refresh(self) -> None: ...
         def check_undo(self, ask: bool = False) -> None: ...
         def _stopping(self) -> bool: ...
+        def _refresh_footer(self) -> None: ...
 
     # --- input and workers ---------------------------------------------------------------
 
@@ -87,7 +90,12 @@ class MessageFlowMixin(_Base):
                         timeout=10)
             return
         self.welcome.display = False
-        self.status(f"Running a {source} of {len(text):,} characters...")
+        if self._waiting is not None:
+            waiting = self._waiting
+            self.notify(f"This {source} runs once you decide on {waiting.plan.command_id} of message {waiting.number}, "
+                        "which waits for you (d).", severity="warning", timeout=10)
+        else:
+            self.status(f"Running a {source} of {len(text):,} characters...")
         self.run_message(self.runner, text, source)
 
     @work(thread=True, exit_on_error=False, group="engine")
@@ -116,7 +124,7 @@ class MessageFlowMixin(_Base):
         watch_loop(source, lambda text: self.post_message(ClipboardText(text)),
                    lambda text: text.strip() in self._own_copies, self._stopping, self._clipboard_interval)
 
-    def _ask_consent(self, plan: WritePlan, number: int) -> str:
+    def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
         """Called on the engine's worker thread: show the dialog, wait for the answer."""
         answered, answer = threading.Event(), []
 
@@ -124,7 +132,7 @@ class MessageFlowMixin(_Base):
             answer.append(value or "no")
             answered.set()
 
-        if not self.post_message(ConsentAsked(plan, number, done)):
+        if not self.post_message(ConsentAsked(plan, number, outlook, done)):
             return "quit"  # the app is gone
         while not answered.wait(0.1):
             if self._stopping():
@@ -134,11 +142,33 @@ class MessageFlowMixin(_Base):
     def on_consent_asked(self, message: ConsentAsked) -> None:
         if self._stopping():
             return  # no answer: the waiting worker sees the app going and leaves the message unended
+        self._waiting = message
         self.refresh_view()  # the table shows the write waiting before the dialog covers it
-        # Opened once the table has measured its new cells (it does so when idle) and the screen
-        # was redrawn with them: the screen under a dialog is not redrawn until the dialog closes.
-        dialog = ConsentScreen(message.plan, message.number)
-        self.table.call_next(self.call_after_refresh, self.push_screen, dialog, message.answer)
+        # Opened once the table has its new cells and the screen was redrawn with them: the
+        # screen under a dialog is not redrawn until the dialog closes.
+        self.table.call_next(self.call_after_refresh, self._show_consent, message)
+
+    def _show_consent(self, message: ConsentAsked) -> None:
+        def answered(value: str | None) -> None:
+            if value == "later":  # escape: the write keeps waiting, and the message with it
+                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.target.rel} still waits "
+                            "for you: d (or enter on its row) shows it again; the rest of the message waits with it.")
+                self._refresh_footer()
+                return
+            self._waiting = None
+            self._refresh_footer()
+            message.answer(value)
+
+        if self._waiting is message and not any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
+            self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
+
+    def action_decide(self) -> None:
+        if self._waiting is None:
+            self.notify("No write waits for you.", severity="warning")
+            return
+        if self.view_number != self._waiting.number:
+            self.show_message(self._waiting.number)
+        self._show_consent(self._waiting)
 
     # --- engine events -------------------------------------------------------------------
 
@@ -166,7 +196,7 @@ class MessageFlowMixin(_Base):
         if isinstance(event, AwaitingDecision):
             plan = event.plan
             self.status(f"Message {state.number}: {plan.action} on {plan.target.rel} waits for you "
-                        "(y apply, n reject, a apply the rest).")
+                        "(y apply, n reject, a apply the rest, esc decide later).")
         elif isinstance(event, Progress):
             self.status(f"{event.command_id}: {event.text}")
         elif isinstance(event, ResultReady):

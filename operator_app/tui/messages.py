@@ -12,6 +12,7 @@ from ..engine.executor import EngineEvent
 from ..engine.journal import JournalEntry
 from ..engine.plan import WritePlan
 from .clipboard import CopyOutcome
+from .outlook import WriteOutlook
 from .state import MessageState
 
 
@@ -106,6 +107,6 @@ class ConsentAsked(Message):
     """A write waits for the person (posted by the engine's worker, which then waits for `answer`).
     A message, not a direct call, so it is handled after the engine events posted before it."""
 
-    def __init__(self, plan: WritePlan, number: int, answer: Callable[[str | None], None]) -> None:
+    def __init__(self, plan: WritePlan, number: int, outlook: WriteOutlook, answer: Callable[[str | None], None]) -> None:
         super().__init__()
-        self.plan, self.number, self.answer = plan, number, answer
+        self.plan, self.number, self.outlook, self.answer = plan, number, outlook, answer

@@ -11,6 +11,7 @@ import pytest
 from textual import events
 
 from operator_app import settings
+from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
@@ -66,7 +67,9 @@ async def test_approve_the_rest_asks_once_per_message(workspace: Path, state: Pa
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))
         await wait_for(pilot, lambda: asks(app))
-        await pilot.press("a")
+        await pilot.press("a")  # the rest writes another file than the one shown: asked once more
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await wait_for(pilot, finished_with(app, 2))
         assert [r.ok for r in results_of(app)] == [True, True]
         assert (workspace / "notes" / "new.txt").read_text() == "hello"

@@ -83,7 +83,9 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
-        app.post_message(events.Paste(PATCH))
+        # Two more writes after it: the dialog lists what `a` would apply, the delete marked.
+        app.post_message(events.Paste(PATCH + block("n1", "fs.write", path="notes/todo.txt", content="Ship it")
+                                      + block("d1", "fs.delete", path="config.json")))
         await wait_for(pilot, lambda: asks(app))
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.
