@@ -115,7 +115,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         start = self._initial_workspace or settings.last_workspace()
         if start is None:
             self.status("Choose the workspace folder to begin.")
-            self.push_screen(PickerScreen(Path.cwd(), first_use=True), self._workspace_chosen)
+            self._pick_workspace(Path.cwd(), first_use=True)
         else:
             self.open_workspace(start)
         if self._follow_path is not None:
@@ -206,7 +206,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             session = Session(state_dir or default_state_dir(workspace.root), workspace_root=workspace.root)
         except (WorkspaceUnusable, StateUnusable) as exc:
             self.notify(str(exc), severity="error", timeout=10)
-            self.push_screen(PickerScreen(Path.cwd(), first_use=self.runner is None), self._workspace_chosen)
+            self._pick_workspace(Path.cwd(), first_use=self.runner is None)
             return
         if state_dir is not None:
             self._state_owner = workspace.root
@@ -344,7 +344,14 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         if self._busy_with_a_write("choose another workspace"):
             return
         start = self.workspace.root if self.workspace else Path.cwd()
-        self.push_screen(PickerScreen(start), self._workspace_chosen)
+        self._pick_workspace(start)
+
+    def _pick_workspace(self, start: Path, first_use: bool = False) -> None:
+        def state_dir_of(root: Path) -> Path:
+            return self._state_dir_for(root.resolve()) or default_state_dir(root.resolve())
+
+        self.push_screen(PickerScreen(start, first_use, recent=settings.recent_workspaces(), state_dir_of=state_dir_of,
+                                      current=self.workspace.root if self.workspace else None), self._workspace_chosen)
 
     def action_previous_message(self) -> None:
         self._step(-1, "previous_message")
