@@ -68,6 +68,15 @@ def trust_terminal_copy() -> None:
     save("terminal_copy_works", True)
 
 
+def auto_copy() -> bool:
+    """Copy a message's result blocks as soon as its last result is in (off unless turned on)."""
+    return load_settings().get("auto_copy") is True
+
+
+def set_auto_copy(on: bool) -> bool:
+    return save("auto_copy", on)
+
+
 def save(key: str, value: object) -> bool:
     """Set one setting; False when the file could not be written (a read-only config folder costs
     the convenience, not the work)."""

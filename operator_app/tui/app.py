@@ -180,6 +180,10 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         for key in MAIN_KEYS:
             if self.check_action(key.action, ()) is not False:
                 yield SystemCommand(key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}"))
+        on = settings.auto_copy()
+        yield SystemCommand(f"Auto-copy results: turn {'off' if on else 'on'}",
+                            "copy a message's result blocks as soon as its last result is in (remembered; "
+                            f"now {'on' if on else 'off'})", self.action_toggle_auto_copy)
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
                                 lambda number=number: self.show_message(number), discover=False)
@@ -371,6 +375,14 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             return
         self.status(f"Ending message {self._followed}...")
         self._end_follow.set()
+
+    def action_toggle_auto_copy(self) -> None:
+        on = not settings.auto_copy()
+        kept = settings.set_auto_copy(on)
+        said = ("Auto-copy is on: each message's result blocks are copied as soon as its last result is in."
+                if on else "Auto-copy is off: press c to copy a message's results.")
+        self.notify(said + ("" if kept else f" (Not remembered: {settings.settings_file()} cannot be written.)"),
+                    severity="information" if kept else "warning")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -42,7 +42,8 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("tab", "move between the message, the commands and the details"),
     ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message (? there: its keys)"),
     ("enter", "on a write that waits: show its consent dialog again"),
-    ("ctrl+p", "command palette: every action, and 'go to message N'"),
+    ("ctrl+p", "command palette: every action, 'go to message N', auto-copy on or off, and the theme "
+               "(both remembered)"),
     ("ctrl+q", "quit (asks first while a write waits for you)"),
 )
 

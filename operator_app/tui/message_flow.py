@@ -15,6 +15,7 @@ from textual.widgets import Input, TextArea
 
 from ..engine.executor import AwaitingDecision, Progress, ResultReady
 from ..engine.plan import WritePlan
+from .. import settings
 from .clipboard import ClipboardSource, SystemClipboard, watch_loop
 from .messages import (ClipboardText, ConsentAsked, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
                        MessageGrew, PendingChanged, WorkFailed)
@@ -60,6 +61,7 @@ class MessageFlowMixin(_Base):
         def check_undo(self, ask: bool = False) -> None: ...
         def _stopping(self) -> bool: ...
         def _refresh_footer(self) -> None: ...
+        def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None: ...
 
     # --- input and workers ---------------------------------------------------------------
 
@@ -230,6 +232,8 @@ class MessageFlowMixin(_Base):
         if self._followed == state.number:
             self._followed = None
         self.status(finished_text(state))
+        if settings.auto_copy() and state.results:
+            self.copy_results_of(state, auto=True)
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()

@@ -69,9 +69,11 @@ class ClipboardText(Message):
 
 
 class CopyDone(Message):
-    def __init__(self, what: str, text: str, outcome: CopyOutcome) -> None:
+    """`what` was copied; `note` is said beside its size; `auto`: auto-copy did it, not a key."""
+
+    def __init__(self, what: str, text: str, outcome: CopyOutcome, *, note: str = "", auto: bool = False) -> None:
         super().__init__()
-        self.what, self.text, self.outcome = what, text, outcome
+        self.what, self.text, self.outcome, self.note, self.auto = what, text, outcome, note, auto
 
 
 class UndoDone(Message):
