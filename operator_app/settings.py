@@ -77,6 +77,16 @@ def set_auto_copy(on: bool) -> bool:
     return save("auto_copy", on)
 
 
+def theme() -> str | None:
+    """The Textual theme the person chose last (None: the app's default)."""
+    name = load_settings().get("theme")
+    return name if isinstance(name, str) and name else None
+
+
+def remember_theme(name: str) -> bool:
+    return save("theme", name)
+
+
 def save(key: str, value: object) -> bool:
     """Set one setting; False when the file could not be written (a read-only config folder costs
     the convenience, not the work)."""

@@ -16,6 +16,7 @@ from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Header, Static
 
 from ..engine.session import Session, StateUnusable, default_state_dir
@@ -112,6 +113,10 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.details, self.status_line = self.query_one(DetailsView), self.query_one(StatusLine)
         self.welcome, self.message_title = self.query_one(WelcomePanel), self.query_one("#message-title", Static)
         self.table.focus()
+        theme = settings.theme()
+        if theme is not None and theme in self.available_themes:  # one removed since is simply not used
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         start = self._initial_workspace or settings.last_workspace()
         if start is None:
             self.status("Choose the workspace folder to begin.")
@@ -124,6 +129,9 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             self.watch_clipboard()
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        settings.remember_theme(theme.name)  # chosen in the palette: the next start uses it too
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides a key from the footer; None shows it dimmed: it applies, just not now (pressed,

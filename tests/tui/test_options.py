@@ -93,3 +93,29 @@ async def test_copying_a_message_still_open_says_so_once_without_doubled_bracket
         assert said.startswith(f"Copied 1 result block of message 1 so far ({len(app.clipboard):,} characters; "
                                "the message is still open) to ")
         assert ") (" not in said
+
+
+async def test_the_theme_chosen_in_the_palette_is_remembered(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        assert app.theme != "nord"
+        await run_from_palette(pilot, app, "theme", closes=False)  # "Theme" opens the list of themes
+        await pilot.pause(0.5)
+        await pilot.press(*"nord")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.theme == "nord" and len(app.screen_stack) == 1)
+    assert settings.theme() == "nord"
+    again = make_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        assert again.theme == "nord"
+
+
+async def test_a_remembered_theme_that_no_longer_exists_is_ignored(workspace: Path, state: Path) -> None:
+    settings.remember_theme("no-such-theme")
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        assert app.theme == "textual-dark" and len(app.screen_stack) == 1
