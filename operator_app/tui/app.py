@@ -33,7 +33,7 @@ from .screens.help import HelpScreen
 from .screens.picker import PickerScreen
 from .screens.confirm import ConfirmScreen
 from .state import WAITING, MessageState, load_history
-from .status_text import resumed_text, why_not
+from .status_text import browsing_text, resumed_text, why_not
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
 from .widgets.lines_view import CodeColours
@@ -194,7 +194,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
                             f"now {'on' if on else 'off'})", self.action_toggle_auto_copy)
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
-                                lambda number=number: self.show_message(number), discover=False)
+                                lambda number=number: self.browse(number), discover=False)
 
     # --- workspace and session -----------------------------------------------------------
 
@@ -375,7 +375,15 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         number = self._neighbour(step)
         if number is None:  # from the command palette, where a dimmed entry still runs
             self._explain(action)
+        self.browse(number)
+
+    def browse(self, number: int | None) -> None:
+        """Show message `number` at the person's request, and say on the status line where they are."""
         self.show_message(number)
+        state = self.current()
+        if number is not None and state is not None and state.number == number:
+            waiting = self._waiting
+            self.status(browsing_text(state, waiting.plan.command_id if waiting and waiting.number == number else None))
 
     def action_end_follow(self) -> None:
         if self._followed is None:
