@@ -158,3 +158,15 @@ async def test_a_diff_line_too_long_to_read_is_not_lexed_so_drawing_it_stays_ins
     lines = diff_lines(diff, code)
     assert [line.code is code for line in lines] == [False, False, False, False, False, True]
     assert [line.style for line in lines[3:5]] == ["del", "add"]
+
+
+async def test_the_readme_keys_table_names_every_key() -> None:
+    """The README's keys table is the person's first look at the keys: none may be missing."""
+    from operator_app.tui.keys import CONSENT_KEYS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = [line.split("|")[1] for line in readme.splitlines() if line.startswith("| ") and line.count("|") >= 3]
+    named = {key.strip("` ") for cell in table for key in cell.split(" / ")}
+    wanted = {key.display for key in MAIN_KEYS} | {"ctrl+p", "ctrl+q", "esc"} | {
+        key for key, _ in CONSENT_KEYS if len(key) == 1}
+    assert wanted <= named, wanted - named
