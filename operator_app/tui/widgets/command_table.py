@@ -42,6 +42,7 @@ ID_WIDTHS = (2, 12)  # an id column between these widths; a longer id ends in "â
 ACTION_WIDTHS = (6, 16)
 SUMMARY_ROOM = 48  # the action column shows only when the summary keeps at least this many columns
 SUMMARY_LINES = 4  # a longer summary ends in "â€¦" after this many lines
+WRAPPED_KEPT = 2_000  # summaries kept wrapped
 REBUILD_ABOVE = 12  # changed rows beyond which one rebuild is cheaper than cell updates
 PADDING = 2  # DataTable pads each cell by one column on either side
 
@@ -94,6 +95,7 @@ class CommandTable(DataTable[object]):
         self._cells: dict[str, Cells] = {}  # row key -> what it shows
         self._rows: list[Row] = []
         self._layout: tuple[int, int, int] | None = None  # id width, action width (0: no column), summary width
+        self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
 
     @property
     def column_names(self) -> list[str]:
@@ -141,8 +143,13 @@ class CommandTable(DataTable[object]):
 
     def _cells_of(self, row: Row) -> Cells:
         assert self._layout is not None
-        return (row.status, printable(row.command_id or "?"), printable(row.action or ""),
-                summary_lines(summary_of(row), self._layout[2], self.app.console))
+        summary, width = summary_of(row), self._layout[2]
+        lines = self._wrapped.get((summary, width))
+        if lines is None:  # every refresh asks again for every row: wrap each summary once
+            if len(self._wrapped) > WRAPPED_KEPT:
+                self._wrapped.clear()
+            lines = self._wrapped[(summary, width)] = summary_lines(summary, width, self.app.console)
+        return row.status, printable(row.command_id or "?"), printable(row.action or ""), lines
 
     def _display(self, cells: Cells) -> list[Text]:
         status, command_id, action, summary = cells
