@@ -172,6 +172,9 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     def key_e(self) -> None:
         self._explain("end_follow")
 
+    def key_d(self) -> None:
+        self._explain("decide")
+
     def key_left_square_bracket(self) -> None:
         self._explain("previous_message")
 
@@ -410,7 +413,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
                 (f"{waiting.plan.action} on {waiting.plan.target.rel}", "bold"), f" ({waiting.plan.command_id}) waits "
                 f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
                 f"message {waiting.number} does not run (after a restart its commands show as not run).")
-            self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit", no="stay")
+            self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",
+                                                no="stay")
 
             def answered(yes: bool | None) -> None:
                 self._quit_question = None

@@ -86,6 +86,8 @@ def why_not(action: str, state: MessageState | None, *, following: bool, follow_
         return "This is the first message of the session." if state else "No message yet."
     if action == "next_message":
         return "This is the latest message of the session." if state else "No message yet."
+    if action == "decide":
+        return "No write waits for you: d brings back a consent dialog that escape put off."
     if action == "end_follow":
         if not following:
             return "e ends a message streamed from a file: start Operator with --follow FILE for that."

@@ -27,7 +27,7 @@ async def test_a_dimmed_key_says_why_it_does_nothing(workspace: Path, state: Pat
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
         for key, words in (("c", "Nothing to copy yet"), ("u", "Nothing to undo"), ("left_square_bracket", "No message"),
-                           ("e", "--follow FILE")):
+                           ("e", "--follow FILE"), ("d", "No write waits for you")):
             count = len(notes(app))
             await pilot.press(key)
             await wait_for(pilot, lambda: len(notes(app)) > count)
