@@ -203,7 +203,9 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
 
     def _workspace_chosen(self, path: Path | None) -> None:
         if path is not None and (self.workspace is None or path != self.workspace.root):
-            self.open_workspace(path)
+            # A write put off while the picker was open holds this workspace's session.
+            if not self._busy_with_a_write("choose another workspace"):
+                self.open_workspace(path)
         elif self.runner is None:
             self.status("No workspace chosen: press w to choose one.")
 

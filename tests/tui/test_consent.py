@@ -194,3 +194,31 @@ async def test_quitting_with_no_write_waiting_asks_nothing(workspace: Path, stat
         await wait_for(pilot, lambda: finished(app))
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_a_write_put_off_over_the_picker_keeps_its_workspace(workspace: Path, state: Path,
+                                                                 tmp_path: Path) -> None:
+    """The dialog can come up over the picker; put off there, choosing another workspace would
+    leave the write waiting in a session no longer shown: it is refused until the write is decided."""
+    from textual.widgets import Input
+
+    from operator_app.tui.screens.picker import PickerScreen
+
+    other = tmp_path / "other"
+    other.mkdir()
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.start_message(WRITE, "clipboard")  # as --follow or the clipboard watcher brings it, dialog or not
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.screen.query_one("#picker-input", Input).value = str(other)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: any("then choose another workspace" in text for text in notes(app)))
+        assert app.workspace.root == workspace.resolve()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app) and results_of(app)[0].ok)
