@@ -1,7 +1,8 @@
 """The Operator TUI: compose, bindings, the workspace and its session, and the view of the shown
 message. File work runs in thread workers that drive the same Engine as `operator-app exec`
 (runner.py); workers only post messages, and the handlers own the UI state. How messages come in
-and what the engine says about them is message_flow.py; copy and undo are copy_undo.py."""
+and what the engine says about them is message_flow.py; a write waiting for the person is
+waiting_write.py; copy and undo are copy_undo.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.notifications import SeverityLevel
@@ -27,12 +27,13 @@ from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path, printable
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
+from .waiting_write import WaitingWriteMixin
 from .messages import ConsentAsked, HistoryLoaded, WorkFailed
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .screens.picker import PickerScreen
 from .screens.confirm import ConfirmScreen
-from .state import WAITING, MessageState, load_history
+from .state import MessageState, load_history
 from .status_text import browsing_text, resumed_text, why_not
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
@@ -44,7 +45,7 @@ from .widgets.welcome import WelcomePanel
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
+class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -158,16 +159,6 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     def key_u(self) -> None:
         if len(self.screen_stack) == 1:
             self.action_undo()  # reads the journal afresh: it says "nothing to undo" itself
-
-    def _busy_with_a_write(self, what: str) -> bool:
-        """A write waits for the person: its message holds the session until they decide, so
-        `what` cannot happen now. Says so."""
-        if self._waiting is None:
-            return False
-        waiting = self._waiting
-        self.notify(f"{waiting.plan.command_id} of message {waiting.number} waits for you: decide it first (d), "
-                    f"then {what}.", severity="warning")
-        return True
 
     def key_e(self) -> None:
         self._explain("end_follow")
@@ -331,12 +322,6 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         row = state.rows.get(line) if state is not None and line is not None else None
         self.details.show(row)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        state, line = self.current(), self.table.selected_line()
-        row = state.rows.get(line) if state is not None and line is not None else None
-        if row is not None and row.status == WAITING and self._waiting is not None:
-            self.action_decide()
-
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_selected()
         line = self.table.selected_line()
@@ -407,32 +392,6 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
-
-    async def action_quit(self) -> None:
-        waiting = self._waiting
-        if waiting is not None and self._quit_question is None:
-            question = Text.assemble(
-                (f"{waiting.plan.action} on {waiting.plan.target.rel}", "bold"), f" ({waiting.plan.command_id}) waits "
-                f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
-                f"message {waiting.number} does not run (after a restart its commands show as not run).")
-            self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",
-                                                no="stay")
-
-            def answered(yes: bool | None) -> None:
-                self._quit_question = None
-                if yes:
-                    self._leave()
-
-            self.push_screen(self._quit_question, answered)
-            return
-        if self._quit_question is not None:  # ctrl+q again on the question: that is a yes
-            self._quit_question.dismiss(True)
-            return
-        self._leave()
-
-    def _leave(self) -> None:
-        self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
-        self.exit()
 
     def on_unmount(self) -> None:
         self._shutting_down.set()

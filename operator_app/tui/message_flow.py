@@ -1,6 +1,7 @@
 """How messages reach the engine and how what the engine says reaches the screen. Input: a paste,
 text followed in a file, or the watched clipboard, each run by a thread worker through the
-EngineRunner (a write's consent dialog is asked from that worker, which waits for the answer).
+EngineRunner (a write's consent dialog is asked from that worker, which waits for the answer:
+waiting_write.py).
 Output: the handlers of the runner's messages update the MessageState of each message and the
 status line, then ask for a coalesced redraw. A mixin of OperatorApp, which owns the widgets."""
 
@@ -14,14 +15,11 @@ from textual import events, work
 from textual.widgets import Input, TextArea
 
 from ..engine.executor import AwaitingDecision, Progress, ResultReady
-from ..engine.plan import WritePlan
 from .. import settings
 from .clipboard import ClipboardSource, SystemClipboard, watch_loop
 from .messages import (ClipboardText, ConsentAsked, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
                        MessageGrew, PendingChanged, WorkFailed)
-from .outlook import WriteOutlook
 from .runner import Abandoned, EngineRunner, follow_loop
-from .screens.consent import ConsentScreen
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
 
@@ -49,7 +47,7 @@ class MessageFlowMixin(_Base):
     _poll_interval: float
     _clipboard_interval: float
     _tail_next_refresh: bool
-    _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
+    _waiting: ConsentAsked | None  # see waiting_write.py
 
     if TYPE_CHECKING:
         table: CommandTable
@@ -125,52 +123,6 @@ class MessageFlowMixin(_Base):
             return
         watch_loop(source, lambda text: self.post_message(ClipboardText(text)),
                    lambda text: text.strip() in self._own_copies, self._stopping, self._clipboard_interval)
-
-    def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
-        """Called on the engine's worker thread: show the dialog, wait for the answer."""
-        answered, answer = threading.Event(), []
-
-        def done(value: str | None) -> None:
-            answer.append(value or "no")
-            answered.set()
-
-        if not self.post_message(ConsentAsked(plan, number, outlook, done)):
-            return "quit"  # the app is gone
-        while not answered.wait(0.1):
-            if self._stopping():
-                return "quit"  # not "no": the person did not decline, they left
-        return answer[0]
-
-    def on_consent_asked(self, message: ConsentAsked) -> None:
-        if self._stopping():
-            return  # no answer: the waiting worker sees the app going and leaves the message unended
-        self._waiting = message
-        self.refresh_view()  # the table shows the write waiting before the dialog covers it
-        # Opened once the table has its new cells and the screen was redrawn with them: the
-        # screen under a dialog is not redrawn until the dialog closes.
-        self.table.call_next(self.call_after_refresh, self._show_consent, message)
-
-    def _show_consent(self, message: ConsentAsked) -> None:
-        def answered(value: str | None) -> None:
-            if value == "later":  # escape: the write keeps waiting, and the message with it
-                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.target.rel} still waits "
-                            "for you: d (or enter on its row) shows it again; the rest of the message waits with it.")
-                self._refresh_footer()
-                return
-            self._waiting = None
-            self._refresh_footer()
-            message.answer(value)
-
-        if self._waiting is message and not any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
-            self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
-
-    def action_decide(self) -> None:
-        if self._waiting is None:
-            self.notify("No write waits for you.", severity="warning")
-            return
-        if self.view_number != self._waiting.number:
-            self.show_message(self._waiting.number)
-        self._show_consent(self._waiting)
 
     # --- engine events -------------------------------------------------------------------
 
