@@ -17,11 +17,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from ..engine.session import Session, StateUnusable, default_state_dir
 from ..engine.workspace import Workspace, WorkspaceUnusable
 from .. import settings
+from .bridge_control import BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path, printable
@@ -35,6 +36,7 @@ from .screens.picker import PickerScreen
 from .screens.confirm import ConfirmScreen
 from .state import MessageState, load_history
 from .status_text import browsing_text, resumed_text, why_not
+from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
 from .widgets.lines_view import CodeColours
@@ -45,7 +47,7 @@ from .widgets.welcome import WelcomePanel
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None]):
+class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeControlMixin, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -55,7 +57,7 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
     def __init__(self, *, workspace: Path | None = None, state_dir: Path | None = None, follow: Path | None = None,
                  watch_clipboard: bool = False, initial_message: str | None = None,
                  clipboard_source: ClipboardSource | None = None, poll_interval: float = 0.2,
-                 clipboard_interval: float = 0.5) -> None:
+                 clipboard_interval: float = 0.5, bridge: bool = False, bridge_port: int | None = None) -> None:
         super().__init__()
         self._initial_workspace, self._state_override = workspace, state_dir
         self._state_owner: Path | None = None  # the workspace --state-dir belongs to, once one is open
@@ -77,6 +79,8 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
         self._footer_keys: tuple[bool | None, ...] = ()
         self._waiting: ConsentAsked | None = None
         self._quit_question: ConfirmScreen | None = None
+        self.bridge = None
+        self._bridge_on_start, self._bridge_port = bridge, bridge_port
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -94,7 +98,7 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
         return self.runner.session if self.runner else None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield WelcomePanel()
         with Horizontal(id="main"):
             with Vertical(id="left"):
@@ -113,6 +117,7 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
         self.table, self.message_view = self.query_one(CommandTable), self.query_one(MessageView)
         self.details, self.status_line = self.query_one(DetailsView), self.query_one(StatusLine)
         self.welcome, self.message_title = self.query_one(WelcomePanel), self.query_one("#message-title", Static)
+        self.bridge_badge = self.query_one(BridgeBadge)
         self.table.focus()
         theme = settings.theme()
         if theme is not None and theme in self.available_themes:  # one removed since is simply not used
@@ -128,6 +133,8 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
             self.follow_file(self._follow_path)
         if self._watch_clipboard:
             self.watch_clipboard()
+        if self._bridge_on_start:
+            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
 
@@ -139,6 +146,10 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
         # it says why: see `_explain`).
         state = self.current()
         if action == "end_follow":
+            if state is not None and self.bridge_streams(state.number):
+                return True
+            # Hidden unless a file is followed (then dimmed while nothing streams from it): the
+            # bridge's messages show it only while one streams, or the footer overflows 80 columns.
             return False if self._follow_path is None else (True if self._followed is not None else None)
         if action == "copy_results":
             return True if state is not None and state.results else None
@@ -186,6 +197,8 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
         yield SystemCommand(f"Auto-copy results: turn {'off' if on else 'on'}",
                             "copy a message's result blocks as soon as its last result is in (remembered; "
                             f"now {'on' if on else 'off'})", self.action_toggle_auto_copy)
+        yield SystemCommand("Pair a browser", "show a new code to pair the Operator browser extension (starts the bridge)",
+                            self.action_pair_browser)
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
                                 lambda number=number: self.browse(number), discover=False)
@@ -218,6 +231,8 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
             return
         if state_dir is not None:
             self._state_owner = workspace.root
+        if self.runner is not None:
+            self.bridge_workspace_changed()
         self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
         settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
@@ -376,6 +391,11 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
             self.status(browsing_text(state, waiting.plan.command_id if waiting and waiting.number == number else None))
 
     def action_end_follow(self) -> None:
+        state = self.current()
+        if state is not None and self.bridge_streams(state.number):
+            self.status(f"Ending message {state.number}: what the browser adds to it from now on is not run.")
+            self.end_bridge_message(state.number)
+            return
         if self._followed is None:
             self._explain("end_follow")
             return
@@ -393,8 +413,14 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, App[None])
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    def on_unmount(self) -> None:
+    async def _leave(self) -> None:
+        self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
+        await self.stop_bridge()
+        self.exit()
+
+    async def on_unmount(self) -> None:
         self._shutting_down.set()
+        await self.stop_bridge()
 
     def _stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

@@ -28,7 +28,11 @@ MAIN_KEYS: tuple[Key, ...] = (
     Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session",
         "Prev"),
     Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next"),
-    Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails",
+    Key("b", "b", "toggle_bridge", "Bridge on/off",
+        "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
+        "Bridge"),
+    Key("e", "e", "end_follow", "End message",
+        "end the message streaming in (--follow, or the bridge's, shown): an open block fails",
         "End msg"),
     Key("d", "d", "decide", "Decide write", "show again the consent dialog of the write that waits for you "
         "(escape closed it)", "Decide"),

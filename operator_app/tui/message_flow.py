@@ -57,6 +57,8 @@ class MessageFlowMixin(_Base):
         def show_message(self, number: int | None) -> None: ...
         def request_refresh(self) -> None: ...
         def check_undo(self, ask: bool = False) -> None: ...
+        @property
+        def bridge_on(self) -> bool: ...
         def _stopping(self) -> bool: ...
         def _refresh_footer(self) -> None: ...
         def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None: ...
@@ -138,6 +140,8 @@ class MessageFlowMixin(_Base):
             self._followed = message.number
             if self._follow_path is not None:
                 self.status(streaming_text(state, self._follow_path.name))
+        elif message.source.startswith("bridge"):
+            self.status(streaming_text(state, f"the browser ({message.source.removeprefix('bridge ')})", end_key=False))
         self.show_message(message.number)
 
     def on_engine_event_posted(self, message: EngineEventPosted) -> None:
@@ -183,7 +187,7 @@ class MessageFlowMixin(_Base):
         state.finish(message.warnings)
         if self._followed == state.number:
             self._followed = None
-        self.status(finished_text(state))
+        self.status(finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on))
         if settings.auto_copy() and state.results:
             self.copy_results_of(state, auto=True)
         for warning in state.warnings:

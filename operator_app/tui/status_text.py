@@ -9,7 +9,7 @@ from .display import plural
 from .state import MessageState
 
 
-def finished_text(state: MessageState) -> str:
+def finished_text(state: MessageState, to_browser: bool = False) -> str:
     results, repeats = state.results, state.duplicates()
     failed = sum(1 for result in results if not result.ok)
     if not results:
@@ -23,7 +23,9 @@ def finished_text(state: MessageState) -> str:
         text = f"Message {state.number}: {plural(len(results), 'result')}"
         text += f" ({failed} not ok)" if failed else ""
         text += f", {plural(repeats, 'repeated command')} not run again" if repeats else ""
-        text += f". Press c to copy {'it' if len(results) == 1 else 'them'} back into the chat."
+        it = 'it' if len(results) == 1 else 'them'
+        text += (f". The browser puts {it} into the chat's input box (c copies {it} too)." if to_browser
+                 else f". Press c to copy {it} back into the chat.")
     if state.warnings:  # whole, they would not fit the line: they head the message view
         text += f"  {plural(len(state.warnings), 'warning')}: see the top of the message."
     return text
@@ -53,9 +55,9 @@ def decided_text(number: int, result: CommandResult) -> str:
     return f"Message {number}: {result.id} {what}. {result.summary}"
 
 
-def streaming_text(state: MessageState, file_name: str) -> str:
-    return (f"Message {state.number} is streaming from {file_name}: each block runs when its END_OPERATOR_CMD "
-            "line arrives; e ends the message.")
+def streaming_text(state: MessageState, source_name: str, end_key: bool = True) -> str:
+    return (f"Message {state.number} is streaming from {source_name}: each block runs when its END_OPERATOR_CMD "
+            "line arrives" + ("; e ends the message." if end_key else "."))
 
 
 def resumed_text(count: int, interrupted: int) -> str:
@@ -90,6 +92,7 @@ def why_not(action: str, state: MessageState | None, *, following: bool, follow_
         return "No write waits for you: d brings back a consent dialog that escape put off."
     if action == "end_follow":
         if not following:
-            return "e ends a message streamed from a file: start Operator with --follow FILE for that."
+            return ("e ends a message while it streams in, from the browser bridge (b) or a file (--follow FILE); "
+                    "the one shown is not streaming.")
         return f"No message from {follow_name} is open: the next text written to it starts one."
     return "Not available now."

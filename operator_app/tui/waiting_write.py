@@ -32,7 +32,6 @@ else:
 class WaitingWriteMixin(_Base):
     _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
     _quit_question: ConfirmScreen | None
-    _shutting_down: threading.Event
     view_number: int | None
 
     if TYPE_CHECKING:
@@ -44,6 +43,7 @@ class WaitingWriteMixin(_Base):
         def current(self) -> MessageState | None: ...
         def _refresh_footer(self) -> None: ...
         def _stopping(self) -> bool: ...
+        async def _leave(self) -> None: ...
 
     def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
         """Called on the engine's worker thread: show the dialog, wait for the answer."""
@@ -117,19 +117,15 @@ class WaitingWriteMixin(_Base):
             self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",
                                                 no="stay")
 
-            def answered(yes: bool | None) -> None:
+            async def answered(yes: bool | None) -> None:
                 self._quit_question = None
                 if yes:
-                    self._leave()
+                    await self._leave()
 
             self.push_screen(self._quit_question, answered)
             return
         if self._quit_question is not None:  # ctrl+q again on the question: that is a yes
             self._quit_question.dismiss(True)
             return
-        self._leave()
-
-    def _leave(self) -> None:
-        self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
-        self.exit()
+        await self._leave()
 

@@ -193,3 +193,24 @@ async def test_the_table_is_drawn_at_its_widths_at_once(workspace: Path, state: 
         assert header.index("id") > header.index("status") + len("● waiting")
         row = "".join(segment.text for segment in table.render_line(1))
         assert row.split() == ["●", "waiting", "w1", "fs.write", "write", "notes/plan.txt", "+1", "-0"]
+
+
+async def test_the_footer_still_fits_80_columns_while_a_write_is_put_off(workspace: Path, state: Path) -> None:
+    """d (decide) shows while a write waits; u, which cannot run then, makes room for it."""
+    from tui_helpers import WRITE
+
+    app = make_app(workspace, state)
+    async with app.run_test(size=NARROW) as pilot:
+        app.post_message(events.Paste(WRITE))
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1 and app.check_action("decide", ()) is True)
+        await pilot.pause(0.2)
+        shown = {key.action.removeprefix("app.") for key in app.screen.query(FooterKey) if key.region.right <= NARROW[0]}
+        wanted = {key.action for key in MAIN_KEYS if app.check_action(key.action, ()) is not False} | {"quit"}
+        assert "decide" in wanted and "undo" not in wanted
+        assert wanted <= shown, wanted - shown
+        await pilot.press("d")
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
