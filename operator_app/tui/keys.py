@@ -16,6 +16,7 @@ class Key:
     label: str  # command palette title
     help: str  # help screen and command palette description
     short: str  # the footer's word: all of them fit an 80-column terminal
+    group: str | None = None  # keys of one group share one footer word ("[] Message")
 
 
 MAIN_KEYS: tuple[Key, ...] = (
@@ -24,10 +25,11 @@ MAIN_KEYS: tuple[Key, ...] = (
     Key("p", "p", "copy_prompt", "Copy prompt", "copy the system prompt (`operator-app spec`) to paste into the chat",
         "Prompt"),
     Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)", "Undo"),
-    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Workspace"),
+    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Folder"),
     Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session",
-        "Prev"),
-    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next"),
+        "Prev", "Message"),
+    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next",
+        "Message"),
     Key("b", "b", "toggle_bridge", "Bridge on/off",
         "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
         "Bridge"),
@@ -67,4 +69,6 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
 
 
 def main_bindings() -> list[Binding]:
-    return [Binding(k.key, k.action, k.short, key_display=k.display, tooltip=k.help) for k in MAIN_KEYS]
+    groups = {k.group: Binding.Group(k.group, compact=True) for k in MAIN_KEYS if k.group}
+    return [Binding(k.key, k.action, k.short, key_display=k.display, tooltip=k.help,
+                    group=groups[k.group] if k.group else None) for k in MAIN_KEYS]
