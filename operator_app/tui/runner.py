@@ -12,16 +12,17 @@ from pathlib import Path
 
 from textual.message import Message
 
-from ..engine.executor import Engine, EngineEvent, MessageOpened, MessageRun
+from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
 from ..engine.plan import WritePlan
 from ..engine.session import Session
 from ..protocol.results import CommandResult
 from ..engine.workspace import Workspace
 from .follow import FileFollower
+from .outlook import WriteOutlook, write_outlook
 from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew, PendingChanged
 
 Post = Callable[[Message], object]
-Ask = Callable[[WritePlan, int], str]  # blocks until the person answers "yes", "no", "all" or "quit"
+Ask = Callable[[WritePlan, int, WriteOutlook], str]  # blocks until the person answers "yes", "no", "all" or "quit"
 Observer = Callable[[EngineEvent], None]  # hears a streamed message's engine events too (the bridge)
 
 
@@ -45,12 +46,19 @@ class EngineRunner:
         message.origin = self
         self._post_raw(message)
 
-    def _engine(self, opened: list[int], text: str, observer: Observer | None = None) -> Engine:
+    def _engine(self, opened: list[int], text: Callable[[], str], observer: Observer | None = None, *,
+                streamed: bool = False) -> Engine:
+        """`text`: the message so far (a streamed one grows); the dialog of a write tells from it
+        what else the message will write."""
+        block_line: list[int | None] = [None]
+
         def listener(event: EngineEvent) -> None:
             if isinstance(event, MessageOpened):
                 opened.append(event.number)
-                self._post(MessageBegan(event.number, event.source, text))
+                self._post(MessageBegan(event.number, event.source, text()))
             else:
+                if isinstance(event, BlockStarted):
+                    block_line[0] = event.line
                 self._post(EngineEventPosted(opened[0] if opened else 0, event))
             if observer is not None:
                 observer(event)
@@ -59,7 +67,9 @@ class EngineRunner:
             number = opened[0] if opened else 0
             if number in self._approve_rest:
                 return True
-            answer = self._ask(plan, number)
+            outlook = write_outlook(text(), block_line[0], plan.command_id, number, self.session.used_ids(),
+                                    open_ended=streamed)
+            answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
             if answer == "all":
@@ -72,7 +82,7 @@ class EngineRunner:
         """None when the person quit in the middle (the app is going away: nothing to tell it)."""
         with self._order:
             try:
-                run = self._engine([], text).run_text(text, source=source)
+                run = self._engine([], lambda: text).run_text(text, source=source)
             except Abandoned:
                 return None
         self._post(MessageFinished(run.number, run.warnings))
@@ -92,14 +102,16 @@ class StreamedMessage:
 
     def __init__(self, runner: EngineRunner, source: str, observer: Observer | None = None) -> None:
         self._runner = runner
+        self.text = ""
         opened: list[int] = []
         with runner._order, runner.session.lock():
-            self.run = runner._engine(opened, "", observer).open_stream(source=source)
+            self.run = runner._engine(opened, lambda: self.text, observer, streamed=True).open_stream(source=source)
         self.number = self.run.number
 
     def feed(self, chunk: str) -> None:
         runner = self._runner
         runner._post(MessageGrew(self.number, chunk))  # the text shows before its blocks run
+        self.text += chunk
         with runner._order, runner.session.lock():
             self.run.feed(chunk)
         pending = self.run.pending

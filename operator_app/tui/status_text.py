@@ -31,6 +31,19 @@ def finished_text(state: MessageState, to_browser: bool = False) -> str:
     return text
 
 
+def browsing_text(state: MessageState, waiting_id: str | None = None) -> str:
+    """What the status line says of a message shown with [ or ]: nothing said about another
+    message before stays on screen as if it were about this one."""
+    if waiting_id is not None:
+        return f"Message {state.number}: {waiting_id} waits for you; d shows its dialog again."
+    if not state.finished:
+        return f"Message {state.number} is still running; its results appear as they come."
+    if state.interrupted:
+        return (f"Message {state.number} stopped before its end: the commands marked 'not run' never ran; "
+                "paste the message again to run them.")
+    return finished_text(state)
+
+
 def decided_text(number: int, result: CommandResult) -> str:
     """After the person answered the consent dialog of a write (the message may still be running)."""
     if result.ok:
@@ -75,6 +88,8 @@ def why_not(action: str, state: MessageState | None, *, following: bool, follow_
         return "This is the first message of the session." if state else "No message yet."
     if action == "next_message":
         return "This is the latest message of the session." if state else "No message yet."
+    if action == "decide":
+        return "No write waits for you: d brings back a consent dialog that escape put off."
     if action == "end_follow":
         if not following:
             return ("e ends a message while it streams in, from the browser bridge (b) or a file (--follow FILE); "
