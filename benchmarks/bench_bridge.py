@@ -191,14 +191,16 @@ class ScannerMeter:
         from operator_app.tui import state
         from operator_app.tui.widgets import message_view
 
-        self.scanner, self.users = scanner, [executor, state, message_view]
+        self.scanner: Any = scanner  # patched while installed: Any, not the module's own types
+        self.users: list[Any] = [executor, state, message_view]
         self.local = threading.local()
         self.stream_characters, self.stream_seconds = 0, 0.0
         self.stream_chunks: list[str] = []
         self.whole_characters, self.whole_seconds, self.whole_scans = 0, 0.0, 0
-        self.original_feed, self.original_end = scanner.Scanner.feed, scanner.Scanner.end
-        self.original_pending = scanner.Scanner.pending
-        self.original_scan = scanner.scan_message
+        self.original_feed: Any = scanner.Scanner.feed
+        self.original_end: Any = scanner.Scanner.end
+        self.original_pending: Any = scanner.Scanner.__dict__["pending"]
+        self.original_scan: Any = scanner.scan_message
 
     def _in_whole_scan(self) -> bool:
         return getattr(self.local, "whole", False)
@@ -230,19 +232,19 @@ class ScannerMeter:
                 meter.whole_characters += len(text)
                 meter.whole_scans += 1
 
-        self.scanner.Scanner.feed = timed(self.original_feed, True)
-        self.scanner.Scanner.end = timed(self.original_end, False)
-        self.scanner.Scanner.pending = property(timed(self.original_pending.fget, False))  # asked after each chunk
+        setattr(self.scanner.Scanner, "feed", timed(self.original_feed, True))
+        setattr(self.scanner.Scanner, "end", timed(self.original_end, False))
+        setattr(self.scanner.Scanner, "pending", property(timed(self.original_pending.fget, False)))  # asked after each chunk
         for module in self.users:
-            module.scan_message = whole_scan
+            setattr(module, "scan_message", whole_scan)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.scanner.Scanner.feed = self.original_feed
-        self.scanner.Scanner.end = self.original_end
-        self.scanner.Scanner.pending = self.original_pending
+        setattr(self.scanner.Scanner, "feed", self.original_feed)
+        setattr(self.scanner.Scanner, "end", self.original_end)
+        setattr(self.scanner.Scanner, "pending", self.original_pending)
         for module in self.users:
-            module.scan_message = self.original_scan
+            setattr(module, "scan_message", self.original_scan)
 
 
 async def long_answer_work(app: Any, browser: AsyncExtensionBrowser, sites: MockSites, fed: list[Any]) -> dict[str, Any]:
@@ -329,12 +331,12 @@ async def run(quick: bool) -> dict[str, Any]:
         fed.append((key[0], len(text), reply["accepted"], time.perf_counter() - started, generating))
         return reply
 
-    service.Bridge.update = counting_update  # type: ignore[method-assign]
+    setattr(service.Bridge, "update", counting_update)
     scratch = Path(tempfile.mkdtemp(prefix="bench-bridge-"))
     workspace = setup_environment(scratch)
     sites = MockSites()
     figures: dict[str, Any] = {}
-    app = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=0, poll_interval=0.05)
+    app: Any = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=0, poll_interval=0.05)
     try:
         async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(scratch / "profile") as browser:
             await until(lambda: app.bridge is not None and bool(app.bridge.port))
@@ -359,7 +361,7 @@ async def run(quick: bool) -> dict[str, Any]:
             await asyncio.sleep(3)
             figures["idle_bridge_off_cpu"], _ = await idle_cpu(window, scratch / "profile")
     finally:
-        service.Bridge.update = original_update  # type: ignore[method-assign]
+        setattr(service.Bridge, "update", original_update)
         sites.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return figures

@@ -183,7 +183,12 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
         await browser.set_storage({"token": token, "port": app.bridge.port})
         told: list[str] = []  # every notification (the toasts' own record forgets them after a while)
         notify = app.notify
-        app.notify = lambda message, *args, **kwargs: (told.append(str(message)), notify(message, *args, **kwargs))[1]
+
+        def recording_notify(message: Any, *args: Any, **kwargs: Any) -> None:
+            told.append(str(message))
+            notify(message, *args, **kwargs)
+
+        app.notify = recording_notify
         page = await open_chat(browser, mock_sites, "chat.deepseek.com", "/a/chat/s/e2e-reload")
         await page.evaluate("text => mockChat.answer(text, {chunk: 40, every: 20})", READ + LIST)
         await until(pilot, lambda: page.evaluate("() => mockChat.inputValue() !== ''"))
@@ -211,7 +216,7 @@ async def test_without_a_workspace_the_page_says_so_and_runs_nothing(tmp_path: P
     from operator_app.tui.app import OperatorApp
 
     token = pre_pair()
-    app = OperatorApp(workspace=None, state_dir=state, bridge=True, bridge_port=0, poll_interval=0.05)
+    app: Any = OperatorApp(workspace=None, state_dir=state, bridge=True, bridge_port=0, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
         await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
         await browser.set_storage({"token": token, "port": app.bridge.port})

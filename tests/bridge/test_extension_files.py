@@ -22,7 +22,9 @@ def test_every_file_the_manifest_names_exists() -> None:
 
 def test_the_popup_and_the_context_menu_inject_what_the_manifest_declares() -> None:
     background = (EXTENSION_DIR / "background" / "main.js").read_text()
-    injected = json.loads(re.search(r"const CONTENT_FILES = (\[.*?\]);", background).group(1))
+    declared = re.search(r"const CONTENT_FILES = (\[.*?\]);", background)
+    assert declared is not None
+    injected = json.loads(declared.group(1))
     assert injected == MANIFEST["content_scripts"][0]["js"]
 
 

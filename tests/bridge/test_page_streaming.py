@@ -128,3 +128,18 @@ def test_operator_hears_at_once_which_chat_tab_is_in_front(
         tab = hello[-1].body["tab"]  # well before the 10 s heartbeat
         assert tab["site"] == site and tab["title"] == f"{site} (mock)" and tab["adapter_ok"] is True and tab["problem"] is None
         assert tab["url"] == page.url
+
+
+def test_the_conversation_key_holds_while_a_message_is_written_even_when_the_url_changes(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    # ChatGPT starts a new chat at / and moves to /c/<id> while the first answer is being written.
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", "/")
+    page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", ANSWER[: len(ANSWER) // 2])
+    bridge.wait_for(lambda double: double.posts("/v1/message"))
+    page.evaluate("path => history.pushState({}, '', path)", conversation)
+    page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", ANSWER[len(ANSWER) // 2:])
+    final_text(bridge, ("chatgpt.com/", 0))
+    assert {(r.body["conversation"], r.body["position"]) for r in bridge.posts("/v1/message")} == {("chatgpt.com/", 0)}
+    stream(page, ANSWER.replace("r1", "r5").replace("r2", "r6"))  # the next answer is keyed by the new URL
+    assert "id: r5" in final_text(bridge, ("chatgpt.com" + conversation, 1))
