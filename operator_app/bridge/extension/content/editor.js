@@ -79,8 +79,11 @@
     return document.execCommand("insertText", false, text);
   }
 
-  function viaPaste(element, text, replace) {
+  async function viaPaste(element, text, replace) {
     placeCaret(element, replace);
+    // Editors that keep a selection of their own (Lexical) take it from the page's on the
+    // selectionchange event, which comes after the caret moved: a paste before it lands nowhere.
+    await new Promise((resolve) => setTimeout(resolve, 30));
     const data = new DataTransfer();
     data.setData("text/plain", text);
     const event = new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true });
@@ -148,11 +151,14 @@
       // then writes the whole intended content (the person's text, if kept, and the results).
       const touched = readInput(element) !== original;
       try {
-        if (touched || replace || way === viaParagraphs) way(element, kept + text, true);
-        else way(element, (kept ? "\n\n" : "") + text, false);
+        if (touched || replace || way === viaParagraphs) await way(element, kept + text, true);
+        else await way(element, (kept ? "\n\n" : "") + text, false);
       } catch (error) {
         continue;
       }
+      // Some editors draw their change a moment later (Lexical commits its updates
+      // asynchronously); and one that did not take a change draws its own state over it.
+      await settled();
       if (!endsWithText(element, text)) continue;
       await settled();
       if (endsWithText(element, text)) return { ok: true, how: way.name };
