@@ -26,6 +26,7 @@
   const SETTLE_MS = 300; // after the indicator goes: late re-renders of the last lines land first
   const QUIET_MS = 2500; // without a working indicator, this long without a change ends a message
   const PING_MS = 10000;
+  const STUCK_MS = 60000;
 
   let watched = null; // the page message being followed
   let indicatorSeen = false; // the generating selector matched at least once on this page
@@ -183,6 +184,14 @@
         problems.push({
           field: "generating", selectors: adapter.generating,
           note: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead",
+        });
+      }
+      // An indicator that stays while the answer has not changed for a minute is likely something
+      // else on the page: the answer would never be over, and its results never come.
+      if (watched && !watched.done && indicatorPresent() && Date.now() - watched.changedAt > STUCK_MS) {
+        problems.push({
+          field: "generating", selectors: adapter.generating,
+          note: "still matches, though the answer has not changed for " + STUCK_MS / 60000 + " minute; its results wait for it to go",
         });
       }
       if (delivery.sendProblem()) problems.push({ field: "send", selectors: adapter.send, note: "found nothing at the last auto-send" });
