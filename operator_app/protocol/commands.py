@@ -424,7 +424,7 @@ class FsApplyEdits(FsCommand):
     def _decode(cls, value: str) -> Any:
         if not value:
             raise OperatorError(ErrorCode.ERR_MISSING_EDITS_B64, "edits_b64 is empty; send the edits JSON base64-encoded")
-        from ..engine.textops.edits import parse_edits
+        from .edits import parse_edits
 
         return parse_edits(decode_b64_text(value, field="edits_b64"))
 
