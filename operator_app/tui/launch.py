@@ -1,10 +1,21 @@
-"""Start the TUI from the command line's arguments (called by cli/main.py, which never imports
-Textual itself)."""
+"""The TUI as the command line sees it: the options it takes (declared without importing Textual,
+so a headless start stays light) and `launch()`, which opens the app with them. The entry point
+(operator_app/entry.py) calls both; nothing here parses argv or decides exit codes."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
+
+
+def add_options(parser: Any) -> None:
+    """The options of `operator-app` with no sub-command, which opens the TUI."""
+    parser.add_argument("--workspace", help="the folder the model may work in (the TUI remembers the last one)")
+    parser.add_argument("--state-dir", help="session state folder (default: one per workspace in the user state folder)")
+    parser.add_argument("--follow", metavar="FILE", help="TUI: tail FILE as a streamed message")
+    parser.add_argument("--watch-clipboard", action="store_true", help="TUI: take new clipboard text holding OPERATOR_CMD")
+    parser.add_argument("--message", metavar="FILE", help="TUI: open with this message already pasted")
 
 
 def launch(args: argparse.Namespace) -> int:
