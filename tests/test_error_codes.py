@@ -178,12 +178,11 @@ def test_conflict_when_the_file_changes_between_preview_and_commit(ws: Path, tmp
 
 def test_internal_failure_of_one_command_keeps_the_others(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from operator_app.engine import reads
-    from operator_app.protocol import commands as c
 
     def broken(cmd: object, ctx: object) -> object:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(reads.READ_HANDLERS, c.FsStat, broken)
+    monkeypatch.setitem(reads.READ_HANDLERS, "fs.stat", broken)
     results = run_exec(ws, tmp_path / "state", block("a", "fs.stat", path="README.md") + block("b", "fs.read", path="README.md"))
     assert [r["error_code"] for r in results] == ["ERR_INTERNAL", None]
     assert "boom" in str(results[0]["summary"])

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..protocol import commands as c
+from ..protocol.commands.validation import validate_command
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.parser import parse_fields
@@ -20,6 +20,7 @@ from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, sca
 from .session import Session, check_state_location
 
 if TYPE_CHECKING:
+    from ..protocol.commands.base import Command
     from .plan import WritePlan
     from .workspace import Workspace
 
@@ -143,7 +144,7 @@ class MessageRun:
         self.blocks_seen += 1
         engine = self.engine
         try:
-            command = c.validate_command(parse_fields(block))
+            command = validate_command(parse_fields(block))
         except Exception as exc:  # noqa: BLE001 - a validator bug must not lose the other blocks
             if not isinstance(exc, OperatorError):
                 exc = OperatorError(ErrorCode.ERR_INTERNAL, (
@@ -243,7 +244,7 @@ class Engine:
         self.notify(MessageOpened(run.number, source))
         return run
 
-    def execute(self, command: c.Command, *, before_commit: Callable[[WritePlan], None] | None = None) -> CommandResult:
+    def execute(self, command: Command, *, before_commit: Callable[[WritePlan], None] | None = None) -> CommandResult:
         """Run one command; `before_commit` is called once a write is approved, just before it
         is committed (MessageRun records the intent there)."""
         try:
@@ -254,7 +255,7 @@ class Engine:
             def progress(text: str) -> None:
                 self.notify(Progress(command.id, text))
 
-            return READ_HANDLERS[type(command)](command, ReadContext(self.workspace, progress))
+            return READ_HANDLERS[command.action](command, ReadContext(self.workspace, progress))
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
         except OSError as exc:
@@ -272,7 +273,7 @@ class Engine:
             ), _traceback())
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
-    def _write(self, command: c.Command, before_commit: Callable[[WritePlan], None] | None) -> CommandResult:
+    def _write(self, command: Command, before_commit: Callable[[WritePlan], None] | None) -> CommandResult:
         from .commit import commit
         from .writes import plan_write
 
