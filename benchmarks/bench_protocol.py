@@ -168,9 +168,12 @@ def comment_style_message(commands: int, size: int = 200_000) -> str:
     return text + "x" * max(0, size - len(text))
 
 
-def per_command_overhead(repeat: int = 15) -> dict[str, float]:
+def per_command_overhead(repeat: int = 40) -> dict[str, float]:
     """Seconds of `operator-app exec` on a 200,000-character message of one cheap command and on
-    one of 100, run alternately, each on a fresh state folder: best and median of each."""
+    one of 100, run alternately, each on a fresh state folder: best and median of each, and the
+    median of the differences of each alternate pair (what is judged: a difference of a few
+    milliseconds between runs of 0.2 s, on a loaded machine, is steadier paired than as the gap
+    between two minimums)."""
     with tempfile.TemporaryDirectory() as scratch:
         ws = Path(scratch) / "ws"
         ws.mkdir()
@@ -191,7 +194,8 @@ def per_command_overhead(repeat: int = 15) -> dict[str, float]:
                 expected = 1 if message is one else 100
                 assert out.stdout.count(b"ok: true") == expected, out
         return {"one_best": min(times[one]), "one_median": statistics.median(times[one]),
-                "hundred_best": min(times[hundred]), "hundred_median": statistics.median(times[hundred])}
+                "hundred_best": min(times[hundred]), "hundred_median": statistics.median(times[hundred]),
+                "paired_median": statistics.median(b - a for a, b in zip(times[one], times[hundred]))}
 
 
 def main() -> int:
@@ -229,12 +233,12 @@ def main() -> int:
                    "met": met, "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
                    "detail": f"best {startup['exec_best'] * 1e3:.0f} ms vs {startup['python_best'] * 1e3:.0f} ms; "
                              f"median {startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms"})
-    extra_ms = (overhead["hundred_best"] - overhead["one_best"]) * 1e3
+    extra_ms = overhead["paired_median"] * 1e3
     met = extra_ms <= 8.0
     failed |= not met
     report.append({"benchmark": "operator-app exec of 100 getCommentStyle vs 1, same 200,000-char message",
                    "extra_ms": round(extra_ms, 1), "target_ms": 8.0, "met": met,
-                   "extra_median_ms": round((overhead["hundred_median"] - overhead["one_median"]) * 1e3, 1),
+                   "extra_best_ms": round((overhead["hundred_best"] - overhead["one_best"]) * 1e3, 1),
                    "detail": f"best {overhead['hundred_best'] * 1e3:.1f} ms vs {overhead['one_best'] * 1e3:.1f} ms; "
                              f"median {overhead['hundred_median'] * 1e3:.1f} ms vs {overhead['one_median'] * 1e3:.1f} ms"})
     if "--json" in sys.argv:
@@ -246,7 +250,8 @@ def main() -> int:
             elif "extra_s" in row:
                 figure = f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median (target <= +{row['target']} s)"
             else:
-                figure = f"+{row['extra_ms']:.1f} ms best, +{row['extra_median_ms']:.1f} ms median (target <= +{row['target_ms']:g} ms)"
+                figure = (f"+{row['extra_ms']:.1f} ms median of paired runs, +{row['extra_best_ms']:.1f} ms between the bests "
+                          f"(target <= +{row['target_ms']:g} ms)")
             print(f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  [{row['detail']}]")
     return 1 if failed else 0
 

@@ -42,6 +42,9 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         warnings.append("no OPERATOR_CMD blocks found in the message")
     for dup in run.duplicates:
         warnings.append(f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not run again")
+    for wait in session.waits():
+        warnings.append(f"message {wait.get('message')} of this session waits in another Operator process (pid "
+                        f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message ran meanwhile")
     copy_text = render_results(run.results)
     data = {
         "message": run.number,
@@ -64,3 +67,8 @@ def result_json(result: Any) -> dict[str, Any]:
         "summary": one_line(result.summary), "error_code": result.error_code, "details": result.details,
         "truncated": result.truncated, "line": result.line,
     }
+
+
+def waiting_write(wait: dict[str, Any]) -> str:
+    """A write another process waits on consent for, as a person recognises it."""
+    return f"{wait.get('action')} of {wait.get('path')} (id {wait.get('id')})"

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from .envelope import EXIT_NOTHING, EXIT_OK, CommandFailed, ErrorDetail
-from .exec_command import result_json
+from .exec_command import result_json, waiting_write
 from .inputs import open_session, open_workspace
 from .parser import UsageError
 
@@ -30,8 +30,8 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
             held.enter_context(session.lock(timeout=1.0))
         except StateUnusable:
             busy = True
-            # A live process (the TUI waiting for a yes) holds the session: its writes are not
-            # interrupted ones, and the results recorded so far can be printed all the same.
+            # A live process holds the session (working; a wait for consent lets go of it): its
+            # writes are not interrupted ones, and the results recorded so far can be printed all the same.
             warnings.append("another Operator process is working in this session; its current message may have more "
                             "results to come")
         else:  # a write the last run died in the middle of gets its result first
@@ -40,6 +40,12 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
 
                 recovered = recover_interrupted_writes(workspace, session)
     number = args.message or session.last_message_number()
+    waits = {int(wait.get("message", 0)): wait for wait in session.waits()}
+    for waiting, wait in sorted(waits.items()):
+        # The other process let go of the session while it asks the person: nothing is busy, but
+        # that message is not done, and its write is not an interrupted one either.
+        warnings.append(f"message {waiting} waits in another Operator process (pid {wait.get('pid')}) for the person's "
+                        f"answer to {waiting_write(wait)}; its results so far are recorded, the rest will follow")
     if any(message != number for message, _ in recovered):
         from ..engine.recovery import recovery_notices
 
@@ -58,6 +64,8 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         blocks = sum(1 for block in found if not _repeat(block, used, number))
         raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", (
             f"message {number} has no results yet: another Operator process is still working on it" if busy else
+            f"message {number} has no results yet: its {waiting_write(waits[number])} waits for the person's answer in "
+            "another Operator process" if number in waits else
             f"message {number} has no results: Operator stopped before any of its {blocks} commands ran"
             if blocks else f"message {number} has no results: it held no OPERATOR_CMD block"
             if not found else f"message {number} has no results: every command in it repeated one an earlier message ran"

@@ -76,7 +76,10 @@ class Command(BaseModel):
 
     @property
     def path_or_none(self) -> str | None:
-        return getattr(self, "path", None)
+        # A model's fields are in its __dict__; getattr of one it lacks goes through pydantic's
+        # __getattr__ and an AttributeError, several microseconds for every command.
+        path = self.__dict__.get("path")
+        return path if isinstance(path, str) else None
 
 
 class FsCommand(Command):

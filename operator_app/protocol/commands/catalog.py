@@ -43,12 +43,19 @@ def family_models(family: str) -> tuple[type[Command], ...]:
     return models
 
 
+_FOUND: dict[str, type[Command]] = {}  # every block asks: the import machinery once per action
+
+
 def model_for(action: str) -> type[Command] | None:
     """The model of `action`, declared on first use; None for an action that does not exist."""
+    model = _FOUND.get(action)
+    if model is not None:
+        return model
     family = FAMILY_OF.get(action)
     if family is None:
         return None
-    return next(model for model in family_models(family) if model.ACTION == action)
+    model = _FOUND[action] = next(model for model in family_models(family) if model.ACTION == action)
+    return model
 
 
 def all_models() -> dict[str, type[Command]]:

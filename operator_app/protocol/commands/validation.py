@@ -7,6 +7,7 @@ error becomes the field's own ERR code. Only the chosen action's model is declar
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,8 +24,9 @@ def field_meta(model: type[Command], name: str) -> dict[str, Any]:
     return extra if isinstance(extra, dict) else {}
 
 
+@cache  # a model's fields never change, and every block of its action asks
 def alias_map(model: type[Command]) -> dict[str, str]:
-    """Every accepted key (field names and aliases) -> the field it fills."""
+    """Every accepted key (field names and aliases) -> the field it fills. Do not change the dict returned."""
     names = {name: name for name in model.model_fields}
     for name in model.model_fields:
         for alias in field_meta(model, name).get("aliases", []):
