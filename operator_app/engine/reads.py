@@ -14,7 +14,7 @@ from ..protocol.grammar import LARGE_READ_MAX_BYTES
 from ..protocol.results import CommandResult, count
 from .textfile import TextDoc, decode_text, split_lines
 from .workspace import Target, Workspace
-from .workspace import shown as shown_name
+from .workspace_errors import shown as shown_name
 
 if TYPE_CHECKING:  # each command's family is declared only when a command of it is validated
     from ..protocol.commands.base import Command

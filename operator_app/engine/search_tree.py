@@ -1,7 +1,7 @@
 """fs.searchTree: a substring search over a folder, bounded by the spec's limits (200 matches,
 300 files scanned, files over 500,000 bytes skipped) and deterministic: files are visited in the
 workspace walk's fixed order, and everything skipped is counted in the header. Matching
-.gitignore patterns has a time budget (fsops.GITIGNORE_BUDGET_S); a search that uses it up stops
+.gitignore patterns has a time budget (tree_walk.GITIGNORE_BUDGET_S); a search that uses it up stops
 there and says so in its "# truncated:" header."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections import Counter
 from ..protocol.commands.reading import FsSearchTree
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, count
-from .fsops import IgnoreRulesTooSlow
+from .tree_walk import IgnoreRulesTooSlow
 from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .textfile import decode_text
-from .workspace import shown as shown_name
+from .workspace_errors import shown as shown_name
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
