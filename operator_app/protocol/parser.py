@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from . import grammar
 from .errors import ErrorCode, OperatorError
-from .scanner import RawBlock
+from .blocks import RawBlock
 
 
 @dataclass(frozen=True)
