@@ -10,7 +10,6 @@ option of the TUI is declared in tui/launch.py's add_options."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -64,5 +63,4 @@ def entry() -> None:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     entry()

@@ -46,6 +46,8 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         warnings.append(f"message {wait.get('message')} of this session waits in another Operator process (pid "
                         f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message ran meanwhile")
     copy_text = render_results(run.results)
+    if not args.json:  # only the envelope carries the data: the blocks are the output
+        return EXIT_OK, None, copy_text
     data = {
         "message": run.number,
         "workspace": str(workspace.root),
