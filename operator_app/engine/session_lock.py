@@ -39,8 +39,8 @@ class SessionLock:
 
     @property
     def held(self) -> bool:
-        """Whether this thread holds the lock now."""
-        return getattr(self._mine, "depth", 0) > 0 and getattr(self._mine, "fd", None) is not None
+        """Whether this thread holds the lock now (not while it waits for a person)."""
+        return getattr(self._mine, "fd", None) is not None
 
     @contextmanager
     def hold(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
@@ -85,14 +85,13 @@ class SessionLock:
             return
         marker = self._mark_waiting(what)
         fcntl.flock(fd, fcntl.LOCK_UN)
+        self._mine.fd = None  # not held until taken back (hold() closes the descriptor either way)
         try:
             yield
-        except BaseException:
-            self._mine.fd = None  # the descriptor is closed by hold(), which holds nothing now
-            raise
         finally:
             self._unmark(marker)
         self._take(fd, timeout)
+        self._mine.fd = fd
         self._on_acquired()
 
     def _mark_waiting(self, what: dict[str, Any]) -> tuple[int, Path] | None:
