@@ -25,9 +25,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     elif args.approve == "none":
         decide = reject_all
     else:
-        from .terminal import terminal_decider
-
-        decide = (terminal_decider() if sys.stdin.isatty() else None) or reject_all
+        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
     rejected_by_default = decide is reject_all and args.approve is None
     from ..engine.session import StateUnusable
 
@@ -74,3 +72,9 @@ def result_json(result: Any) -> dict[str, Any]:
 def waiting_write(wait: dict[str, Any]) -> str:
     """A write another process waits on consent for, as a person recognises it."""
     return f"{wait.get('action')} of {wait.get('path')} (id {wait.get('id')})"
+
+
+def _ask_on_the_terminal() -> Any:
+    from .terminal import terminal_decider  # only with a terminal to ask on
+
+    return terminal_decider()
