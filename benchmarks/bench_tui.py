@@ -61,7 +61,6 @@ async def tui(message: str, scratch: Path, name: str) -> float:
     from textual import events
 
     from operator_app.tui.app import OperatorApp
-    from operator_app.tui.widgets.command_table import COLUMNS
 
     workspace, state = fresh_workspace(scratch, name)
     app = OperatorApp(workspace=workspace, state_dir=state)
@@ -69,12 +68,11 @@ async def tui(message: str, scratch: Path, name: str) -> float:
         await pilot.pause(0.3)  # mounted and idle, as a person's app is before they paste
         started = time.perf_counter()
         app.post_message(events.Paste(message))
-        status_column = COLUMNS.index("status")
         while True:
             table = app.table
             state_now = app.current()
             if (state_now is not None and state_now.finished and table.row_count == BLOCKS
-                    and all(str(table.get_row_at(i)[status_column]) == "ok" for i in range(BLOCKS))):
+                    and all(table.cell_text(i, "status") == "✓ ok" for i in range(BLOCKS))):
                 break
             await asyncio.sleep(0.005)
             if time.perf_counter() - started > 30:

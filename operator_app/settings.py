@@ -2,7 +2,10 @@
 $OPERATOR_CONFIG_DIR when set (tests and the demo point it at a folder of their own). The TUI keeps
 the last workspace and the person's answers there; the bridge keeps its port and pairing token, so
 the file is written with mode 0600. A leaf module: every front end may read it, it imports nothing
-of Operator. A broken or missing settings file reads as "no settings"; it never stops the app."""
+of Operator. A broken or missing settings file reads as "no settings"; it never stops the app.
+
+What is kept: the last workspace and the RECENT_KEPT before it, whether the terminal's own copy
+works, auto-copy (on or off) and the Textual theme chosen."""
 
 from __future__ import annotations
 
@@ -40,8 +43,21 @@ def last_workspace() -> Path | None:
     return None
 
 
+RECENT_KEPT = 10  # workspaces the picker lists, as the original desktop app keeps
+
+
+def recent_workspaces() -> list[Path]:
+    """The workspaces opened last, most recent first (at most RECENT_KEPT)."""
+    settings = load_settings()
+    raw = settings.get("recent_workspaces")
+    if not isinstance(raw, list):  # settings from before the list was kept
+        raw = [settings["last_workspace"]] if isinstance(settings.get("last_workspace"), str) else []
+    return [Path(item) for item in raw if isinstance(item, str)][:RECENT_KEPT]
+
+
 def remember_workspace(path: Path) -> None:
-    save("last_workspace", str(path))
+    recent = [str(path)] + [str(item) for item in recent_workspaces() if item != path]
+    update({"last_workspace": str(path), "recent_workspaces": recent[:RECENT_KEPT]})
 
 
 def terminal_copy_trusted() -> bool:
@@ -50,6 +66,25 @@ def terminal_copy_trusted() -> bool:
 
 def trust_terminal_copy() -> None:
     save("terminal_copy_works", True)
+
+
+def auto_copy() -> bool:
+    """Copy a message's result blocks as soon as its last result is in (off unless turned on)."""
+    return load_settings().get("auto_copy") is True
+
+
+def set_auto_copy(on: bool) -> bool:
+    return save("auto_copy", on)
+
+
+def theme() -> str | None:
+    """The Textual theme the person chose last (None: the app's default)."""
+    name = load_settings().get("theme")
+    return name if isinstance(name, str) and name else None
+
+
+def remember_theme(name: str) -> bool:
+    return save("theme", name)
 
 
 def save(key: str, value: object) -> bool:

@@ -71,7 +71,8 @@ def _undo_parser(sub: Any) -> None:
     undo.add_argument("--workspace", required=True)
     undo.add_argument("--state-dir")
     undo.add_argument("--steps", type=int, default=1)
-    undo.add_argument("--list", action="store_true", help="list the changes that can be undone, newest first")
+    undo.add_argument("--list", action="store_true",
+                      help="list the changes that can be undone, newest first, and those undone already")
     undo.add_argument("--json", action="store_true")
 
 

@@ -72,7 +72,14 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         ), suggestion="run the message again (operator-app exec, or paste it into the TUI)" if blocks else
             "--message N prints an earlier message's results"))
     text = render_results(results)
-    return EXIT_OK, {"message": number, "results": [result_json(r) for r in results], "copy_text": text}, text
+    from ..engine.journal import Journal
+
+    # The blocks say what the model was told; a change undone since is said on stderr and in --json.
+    undone = Journal(session.state_dir).undone_by_command()
+    warnings += [f"{r.id} ({r.action} {r.path}) was undone at {_when(undone[r.id].undone_at)}: the model still thinks "
+                 "the change is there; tell it" for r in results if r.ok and r.id in undone]
+    shown = [{**result_json(r), "undone": r.ok and r.id in undone} for r in results]
+    return EXIT_OK, {"message": number, "results": shown, "copy_text": text}, text
 
 
 def _repeat(block: Any, used: dict[str, Any], number: int) -> bool:
@@ -91,9 +98,14 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     workspace = open_workspace(args.workspace)
     session = open_session(workspace, args.state_dir, nothing="undo")
     if args.list:
-        entries = undoable(workspace, Journal(session.state_dir))
-        lines = [f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(e.time))})" for e in entries]
-        return EXIT_OK, {"changes": [e.record() for e in entries]}, "\n".join(lines) + ("\n" if lines else "")
+        journal = Journal(session.state_dir)
+        entries, undone = undoable(workspace, journal), list(journal.undone_by_command().values())
+        lines = [(e.seq, f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {_when(e.time)})") for e in entries]
+        lines += [(e.seq, f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}")
+                  for e in undone]
+        text = "".join(line + "\n" for _, line in sorted(lines, reverse=True))
+        return EXIT_OK, {"changes": [e.record() for e in entries],
+                         "undone": [{**e.record(), "undone_at": e.undone_at} for e in undone]}, text
     with session.lock():
         try:
             done = undo_last(workspace, session.state_dir, args.steps)
@@ -108,3 +120,7 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             suggestion="check --workspace and --state-dir name the session that made the change (undo --list shows them)"))
     text = "".join(outcome.summary + "\n" for outcome in done)
     return EXIT_OK, {"undone": [o.summary for o in done]}, text
+
+
+def _when(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp)) if stamp else "an unknown time"

@@ -59,6 +59,7 @@ class JournalEntry:
     trash: dict[str, Any] | None = None
     committed: bool = False
     undone: bool = False
+    undone_at: float | None = None  # when its undo was recorded
     # The ok result's summary line: if the app dies after the change but before the session
     # records the result, the journal still says what the command did.
     summary: str = ""
@@ -111,7 +112,15 @@ class Journal:
                 found[seq].trash = record.get("trash")
             elif seq in found and event == "undo":
                 found[seq].undone = True
+                when = record.get("time")
+                found[seq].undone_at = float(when) if isinstance(when, (int, float)) else None
         return [found[k] for k in sorted(found)]
+
+    def undone_by_command(self) -> dict[str, JournalEntry]:
+        """The changes undone since they were made, by the id of the command that made each: what
+        every front end marks as undone in a message's results. An applied write uses its id up
+        for the session, so an id names one change."""
+        return {entry.command_id: entry for entry in self.entries() if entry.undone}
 
     def _tail(self) -> tuple[list[bytes], bool]:
         """The journal's last TAIL_BYTES as whole lines, newest first, and whether that is all of

@@ -255,6 +255,12 @@ class Session:
             yield
 
 
+def message_count(state_dir: Path) -> int:
+    """How many messages the session in `state_dir` holds, read without opening the session (no
+    folder is created, no lock taken): for a list of workspaces to choose from."""
+    return sum(1 for record in read_jsonl(state_dir / "session" / "messages.jsonl") if record.get("event") == "start")
+
+
 def _stored(result: CommandResult) -> CommandResult:
     """The result as the session keeps it: whole, except a write's preview diff over
     STORED_DIFF_LIMIT, cut at a line break, with a last line and `extra["diff_clipped"]` (its full

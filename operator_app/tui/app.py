@@ -1,7 +1,8 @@
 """The Operator TUI: compose, bindings, the workspace and its session, and the view of the shown
 message. File work runs in thread workers that drive the same Engine as `operator-app exec`
 (runner.py); workers only post messages, and the handlers own the UI state. How messages come in
-and what the engine says about them is message_flow.py; copy and undo are copy_undo.py."""
+and what the engine says about them is message_flow.py; a write waiting for the person is
+waiting_write.py; copy and undo are copy_undo.py."""
 
 from __future__ import annotations
 
@@ -15,22 +16,27 @@ from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.theme import Theme
+from textual.widgets import DataTable, Footer, Static
 
 from ..engine.session import Session, StateUnusable, default_state_dir
 from ..engine.workspace import Workspace, WorkspaceUnusable
 from .. import settings
+from .bridge_control import BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, pretty_path, printable
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
-from .messages import HistoryLoaded, WorkFailed
+from .waiting_write import WaitingWriteMixin
+from .messages import ConsentAsked, HistoryLoaded, WorkFailed
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .screens.picker import PickerScreen
+from .screens.confirm import ConfirmScreen
 from .state import MessageState, load_history
-from .status_text import resumed_text, why_not
+from .status_text import browsing_text, resumed_text, why_not
+from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
 from .widgets.lines_view import CodeColours
@@ -41,15 +47,17 @@ from .widgets.welcome import WelcomePanel
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
+class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeControlMixin, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
+    # Below 100 columns the panes stack: side by side, the table had no room for a summary.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     def __init__(self, *, workspace: Path | None = None, state_dir: Path | None = None, follow: Path | None = None,
                  watch_clipboard: bool = False, initial_message: str | None = None,
                  clipboard_source: ClipboardSource | None = None, poll_interval: float = 0.2,
-                 clipboard_interval: float = 0.5) -> None:
+                 clipboard_interval: float = 0.5, bridge: bool = False, bridge_port: int | None = None) -> None:
         super().__init__()
         self._initial_workspace, self._state_override = workspace, state_dir
         self._state_owner: Path | None = None  # the workspace --state-dir belongs to, once one is open
@@ -63,11 +71,16 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self._followed: int | None = None  # the followed message still open
         self._own_copies: set[str] = set()
         self._can_undo = False
+        self._undone: dict[str, float] = {}
         self._end_follow = threading.Event()
         self._shutting_down = threading.Event()
         self._refresh_scheduled = False
         self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
+        self._waiting: ConsentAsked | None = None
+        self._quit_question: ConfirmScreen | None = None
+        self.bridge = None
+        self._bridge_on_start, self._bridge_port = bridge, bridge_port
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -85,7 +98,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         return self.runner.session if self.runner else None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield WelcomePanel()
         with Horizontal(id="main"):
             with Vertical(id="left"):
@@ -104,32 +117,49 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         self.table, self.message_view = self.query_one(CommandTable), self.query_one(MessageView)
         self.details, self.status_line = self.query_one(DetailsView), self.query_one(StatusLine)
         self.welcome, self.message_title = self.query_one(WelcomePanel), self.query_one("#message-title", Static)
+        self.bridge_badge = self.query_one(BridgeBadge)
         self.table.focus()
+        theme = settings.theme()
+        if theme is not None and theme in self.available_themes:  # one removed since is simply not used
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         start = self._initial_workspace or settings.last_workspace()
         if start is None:
             self.status("Choose the workspace folder to begin.")
-            self.push_screen(PickerScreen(Path.cwd(), first_use=True), self._workspace_chosen)
+            self._pick_workspace(Path.cwd(), first_use=True)
         else:
             self.open_workspace(start)
         if self._follow_path is not None:
             self.follow_file(self._follow_path)
         if self._watch_clipboard:
             self.watch_clipboard()
+        if self._bridge_on_start:
+            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        settings.remember_theme(theme.name)  # chosen in the palette: the next start uses it too
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides a key from the footer; None shows it dimmed: it applies, just not now (pressed,
         # it says why: see `_explain`).
         state = self.current()
         if action == "end_follow":
+            if state is not None and self.bridge_streams(state.number):
+                return True
+            # Hidden unless a file is followed (then dimmed while nothing streams from it): the
+            # bridge's messages show it only while one streams, or the footer overflows 80 columns.
             return False if self._follow_path is None else (True if self._followed is not None else None)
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):
             return True if self._neighbour(-1 if action == "previous_message" else 1) is not None else None
         if action == "undo":
-            return True if self._can_undo else None
+            # Hidden while a write waits (its message holds the session), so d has the room.
+            return False if self._waiting is not None else True if self._can_undo else None
+        if action == "decide":
+            return self._waiting is not None and len(self.screen_stack) == 1
         return True
 
     # A dimmed key's binding does not run; Textual then offers the key to these handlers, which
@@ -143,6 +173,9 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
 
     def key_e(self) -> None:
         self._explain("end_follow")
+
+    def key_d(self) -> None:
+        self._explain("decide")
 
     def key_left_square_bracket(self) -> None:
         self._explain("previous_message")
@@ -160,15 +193,23 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         for key in MAIN_KEYS:
             if self.check_action(key.action, ()) is not False:
                 yield SystemCommand(key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}"))
+        on = settings.auto_copy()
+        yield SystemCommand(f"Auto-copy results: turn {'off' if on else 'on'}",
+                            "copy a message's result blocks as soon as its last result is in (remembered; "
+                            f"now {'on' if on else 'off'})", self.action_toggle_auto_copy)
+        yield SystemCommand("Pair a browser", "show a new code to pair the Operator browser extension (starts the bridge)",
+                            self.action_pair_browser)
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
-                                lambda number=number: self.show_message(number), discover=False)
+                                lambda number=number: self.browse(number), discover=False)
 
     # --- workspace and session -----------------------------------------------------------
 
     def _workspace_chosen(self, path: Path | None) -> None:
         if path is not None and (self.workspace is None or path != self.workspace.root):
-            self.open_workspace(path)
+            # A write put off while the picker was open holds this workspace's session.
+            if not self._busy_with_a_write("choose another workspace"):
+                self.open_workspace(path)
         elif self.runner is None:
             self.status("No workspace chosen: press w to choose one.")
 
@@ -186,14 +227,16 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             session = Session(state_dir or default_state_dir(workspace.root), workspace_root=workspace.root)
         except (WorkspaceUnusable, StateUnusable) as exc:
             self.notify(str(exc), severity="error", timeout=10)
-            self.push_screen(PickerScreen(Path.cwd(), first_use=self.runner is None), self._workspace_chosen)
+            self._pick_workspace(Path.cwd(), first_use=self.runner is None)
             return
         if state_dir is not None:
             self._state_owner = workspace.root
+        if self.runner is not None:
+            self.bridge_workspace_changed()
         self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
         settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
-        self.states, self.view_number, self._can_undo = {}, None, False
+        self.states, self.view_number, self._can_undo, self._undone = {}, None, False, {}
         self.refresh_view(reset=True)
         self.status("Reading the session...")
         self.load_session(self.runner)
@@ -224,6 +267,8 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             return
         live = self.states  # a message that began while the session was read is newer than what was read
         self.states = {**message.states, **live}
+        for state in message.states.values():
+            state.mark_undone(self._undone)
         if live:
             self.refresh_view()  # the shown message stays as it is: only "N of M" in its title changes
             return
@@ -271,7 +316,7 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
             title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
             self.message_title.update(title)
             self.message_view.show(state.text, state.errors_by_line(), state.pending[0] if state.pending else None,
-                                   state.warnings)
+                                   state.warnings, message=(self.runner, state.number))
             tail = not state.finished or self._tail_next_refresh
             table.sync(state.ordered_rows(), tail=tail and not reset)
         self._tail_next_refresh = False
@@ -313,8 +358,17 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
     # --- actions (copy and undo are in copy_undo.py) -------------------------------------
 
     def action_pick_workspace(self) -> None:
+        if self._busy_with_a_write("choose another workspace"):
+            return
         start = self.workspace.root if self.workspace else Path.cwd()
-        self.push_screen(PickerScreen(start), self._workspace_chosen)
+        self._pick_workspace(start)
+
+    def _pick_workspace(self, start: Path, first_use: bool = False) -> None:
+        def state_dir_of(root: Path) -> Path:
+            return self._state_dir_for(root.resolve()) or default_state_dir(root.resolve())
+
+        self.push_screen(PickerScreen(start, first_use, recent=settings.recent_workspaces(), state_dir_of=state_dir_of,
+                                      current=self.workspace.root if self.workspace else None), self._workspace_chosen)
 
     def action_previous_message(self) -> None:
         self._step(-1, "previous_message")
@@ -326,24 +380,47 @@ class OperatorApp(MessageFlowMixin, CopyUndoMixin, App[None]):
         number = self._neighbour(step)
         if number is None:  # from the command palette, where a dimmed entry still runs
             self._explain(action)
+        self.browse(number)
+
+    def browse(self, number: int | None) -> None:
+        """Show message `number` at the person's request, and say on the status line where they are."""
         self.show_message(number)
+        state = self.current()
+        if number is not None and state is not None and state.number == number:
+            waiting = self._waiting
+            self.status(browsing_text(state, waiting.plan.command_id if waiting and waiting.number == number else None))
 
     def action_end_follow(self) -> None:
+        state = self.current()
+        if state is not None and self.bridge_streams(state.number):
+            self.status(f"Ending message {state.number}: what the browser adds to it from now on is not run.")
+            self.end_bridge_message(state.number)
+            return
         if self._followed is None:
             self._explain("end_follow")
             return
         self.status(f"Ending message {self._followed}...")
         self._end_follow.set()
 
+    def action_toggle_auto_copy(self) -> None:
+        on = not settings.auto_copy()
+        kept = settings.set_auto_copy(on)
+        said = ("Auto-copy is on: each message's result blocks are copied as soon as its last result is in."
+                if on else "Auto-copy is off: press c to copy a message's results.")
+        self.notify(said + ("" if kept else f" (Not remembered: {settings.settings_file()} cannot be written.)"),
+                    severity="information" if kept else "warning")
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    async def action_quit(self) -> None:
-        self._shutting_down.set()  # a worker waiting for consent gives up ("no") at once
+    async def _leave(self) -> None:
+        self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
+        await self.stop_bridge()
         self.exit()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self._shutting_down.set()
+        await self.stop_bridge()
 
     def _stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

@@ -19,6 +19,7 @@ from .display import plural
 from .messages import CopyDone, UndoChecked, UndoDone
 from .screens.copy_fallback import CopyFallbackScreen
 from .screens.undo_confirm import UndoConfirmScreen
+from .state import UNDONE
 from .status_text import why_not
 
 if TYPE_CHECKING:
@@ -34,26 +35,40 @@ else:
 
 class CopyUndoMixin(_Base):
     runner: EngineRunner | None
+    states: dict[int, MessageState]
     _own_copies: set[str]
     _can_undo: bool
+    _undone: dict[str, float]  # command id -> when the change it made was undone
 
     if TYPE_CHECKING:
         def current(self) -> MessageState | None: ...
         def status(self, text: str) -> None: ...
         def _refresh_footer(self) -> None: ...
+        def request_refresh(self) -> None: ...
+        def _busy_with_a_write(self, what: str) -> bool: ...
         def _stopping(self) -> bool: ...
 
     # --- copy ------------------------------------------------------------------------------
 
     def action_copy_results(self) -> None:
-        state, runner = self.current(), self.runner
+        self.copy_results_of(self.current())
+
+    def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None:
+        """Copy the result blocks of `state`'s message; `auto`: because its last result came in
+        with auto-copy on (a message with no result then copies nothing, silently)."""
+        runner = self.runner
         results = runner.session.results_of(state.number) if state is not None and runner is not None else []
         if state is None or runner is None or not results:
-            self.notify(why_not("copy_results", state, following=False, follow_name=None), severity="warning")
+            if not auto:
+                self.notify(why_not("copy_results", state, following=False, follow_name=None), severity="warning")
             return
-        still_open = "" if state.finished else " so far (the message is still open)"
-        self._copy(render_results(results), f"{plural(len(results), 'result block')} of message {state.number}{still_open}",
-                   runner.session.state_dir / "copies" / f"message-{state.number}.txt")
+        what = f"{plural(len(results), 'result block')} of message {state.number}" + ("" if state.finished else " so far")
+        self._copy(render_results(results), what, runner.session.state_dir / "copies" / f"message-{state.number}.txt",
+                   note="" if state.finished else "the message is still open", auto=auto)
+        undone = [row.command_id or "?" for row in state.ordered_rows() if row.status == UNDONE]
+        if undone:
+            self.notify(f"{', '.join(undone)} {'was' if len(undone) == 1 else 'were'} undone since: the copied results "
+                        "still say the change was made. Tell the model it was undone.", severity="warning", timeout=15)
 
     def action_copy_prompt(self) -> None:
         from ..protocol.spec import system_prompt
@@ -61,21 +76,24 @@ class CopyUndoMixin(_Base):
         folder = self.runner.session.state_dir if self.runner else settings.config_dir()
         self._copy(system_prompt(), "the system prompt", folder / "copies" / "system-prompt.txt")
 
-    def _copy(self, text: str, what: str, save_to: Path) -> None:
+    def _copy(self, text: str, what: str, save_to: Path, *, note: str = "", auto: bool = False) -> None:
         self._own_copies.add(text.strip())
         self.copy_to_clipboard(text)  # the terminal's clipboard (OSC 52); also sets app.clipboard
-        self.deliver_copy(text, what, save_to)
+        self.deliver_copy(text, what, save_to, note, auto)
 
     @work(thread=True, exit_on_error=False, group="copy")
-    def deliver_copy(self, text: str, what: str, save_to: Path) -> None:
-        self.post_message(CopyDone(what, text, deliver(text, save_to)))
+    def deliver_copy(self, text: str, what: str, save_to: Path, note: str, auto: bool) -> None:
+        self.post_message(CopyDone(what, text, deliver(text, save_to), note=note, auto=auto))
 
     def on_copy_done(self, message: CopyDone) -> None:
-        outcome, size = message.outcome, f"{message.outcome.chars:,} characters"
+        outcome = message.outcome
+        size = "; ".join(part for part in (f"{outcome.chars:,} characters", message.note) if part)
         saved = f" Saved in {outcome.saved_to}." if outcome.saved_to else ""
         how = f"the clipboard ({outcome.tool}) and the terminal's" if outcome.tool else "the terminal's clipboard (OSC 52)"
-        self.notify(f"Copied {message.what} ({size}) to {how}.{saved}", title="Copied")
-        self.status(f"Copied {message.what} ({size}): paste it into the chat.")
+        copied = "Copied automatically" if message.auto else "Copied"
+        self.notify(f"{copied} {message.what} ({size}) to {how}.{saved}",
+                    title="Auto-copy (turn it off in the command palette)" if message.auto else "Copied")
+        self.status(f"{copied} {message.what} ({size}): paste it into the chat.")
         if outcome.tool is None and not settings.terminal_copy_trusted() and len(self.screen_stack) == 1:
             self.push_screen(CopyFallbackScreen(message.text, message.what, outcome.saved_to),
                              lambda trusted: settings.trust_terminal_copy() if trusted else None)
@@ -91,11 +109,13 @@ class CopyUndoMixin(_Base):
         from ..engine.undo import undoable
 
         try:
-            entries = undoable(runner.workspace, Journal(runner.session.state_dir))
+            journal = Journal(runner.session.state_dir)
+            entries = undoable(runner.workspace, journal)
+            undone = {command_id: entry.undone_at or entry.time for command_id, entry in journal.undone_by_command().items()}
         except (OSError, StateUnusable) as exc:
             self.post_message(UndoDone(f"Cannot read the undo journal: {exc}", False))
             return
-        checked = UndoChecked(entries, ask)
+        checked = UndoChecked(entries, ask, undone)
         checked.origin = runner
         self.post_message(checked)
 
@@ -104,6 +124,9 @@ class CopyUndoMixin(_Base):
             return
         runner, entries = self.runner, message.entries
         self._can_undo = bool(entries)
+        self._undone = message.undone
+        if any([state.mark_undone(message.undone) for state in self.states.values()]):
+            self.request_refresh()
         self._refresh_footer()
         if not message.ask:
             return
@@ -117,7 +140,8 @@ class CopyUndoMixin(_Base):
             self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1), answered)
 
     def action_undo(self) -> None:
-        self.check_undo(ask=True)
+        if not self._busy_with_a_write("undo"):
+            self.check_undo(ask=True)
 
     @work(thread=True, exit_on_error=False, group="undo")
     def undo_last(self, runner: EngineRunner, confirmed: int) -> None:

@@ -16,6 +16,7 @@ class Key:
     label: str  # command palette title
     help: str  # help screen and command palette description
     short: str  # the footer's word: all of them fit an 80-column terminal
+    group: str | None = None  # keys of one group share one footer word ("[] Message")
 
 
 MAIN_KEYS: tuple[Key, ...] = (
@@ -24,12 +25,19 @@ MAIN_KEYS: tuple[Key, ...] = (
     Key("p", "p", "copy_prompt", "Copy prompt", "copy the system prompt (`operator-app spec`) to paste into the chat",
         "Prompt"),
     Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)", "Undo"),
-    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Workspace"),
+    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Folder"),
     Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session",
-        "Prev"),
-    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next"),
-    Key("e", "e", "end_follow", "End message", "end the message being followed (--follow): an open block fails",
+        "Prev", "Message"),
+    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next",
+        "Message"),
+    Key("b", "b", "toggle_bridge", "Bridge on/off",
+        "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
+        "Bridge"),
+    Key("e", "e", "end_follow", "End message",
+        "end the message streaming in (--follow, or the bridge's, shown): an open block fails",
         "End msg"),
+    Key("d", "d", "decide", "Decide write", "show again the consent dialog of the write that waits for you "
+        "(escape closed it)", "Decide"),
     Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send", "Help"),
 )
 
@@ -38,11 +46,29 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("paste", "a bracketed paste anywhere on the main screen is a new message"),
     ("up / down", "select a command: its details, output or diff show below the table"),
     ("tab", "move between the message, the commands and the details"),
-    ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message"),
-    ("ctrl+p", "command palette: every action, and 'go to message N'"),
-    ("ctrl+q", "quit"),
+    ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message (? there: its keys)"),
+    ("enter", "on a write that waits: show its consent dialog again"),
+    ("ctrl+p", "command palette: every action, 'go to message N', auto-copy on or off, and the theme "
+               "(both remembered)"),
+    ("ctrl+q", "quit (asks first while a write waits for you)"),
+)
+
+# The consent dialog's keys, for its `?` help and the README.
+CONSENT_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "apply this write"),
+    ("n", "reject it: nothing changes, and the model is told you declined"),
+    ("a", "apply this write and the rest of this message; asks once more when a delete, or a file other than "
+          "the one shown, is among them, or when the message is still arriving"),
+    ("escape", "decide later: the dialog closes and the write keeps waiting (the rest of its message with it); "
+               "d, or enter on its row, shows it again"),
+    ("up / down / page up / page down / home / end", "scroll the diff"),
+    ("left / right", "scroll the diff sideways (its +/- column stays)"),
+    ("?", "these keys"),
+    ("ctrl+q", "quit, after asking: the write stays undecided, neither applied nor rejected"),
 )
 
 
 def main_bindings() -> list[Binding]:
-    return [Binding(k.key, k.action, k.short, key_display=k.display, tooltip=k.help) for k in MAIN_KEYS]
+    groups = {k.group: Binding.Group(k.group, compact=True) for k in MAIN_KEYS if k.group}
+    return [Binding(k.key, k.action, k.short, key_display=k.display, tooltip=k.help,
+                    group=groups[k.group] if k.group else None) for k in MAIN_KEYS]

@@ -1,6 +1,7 @@
 """How messages reach the engine and how what the engine says reaches the screen. Input: a paste,
 text followed in a file, or the watched clipboard, each run by a thread worker through the
-EngineRunner (a write's consent dialog is asked from that worker, which waits for the answer).
+EngineRunner (a write's consent dialog is asked from that worker, which waits for the answer:
+waiting_write.py).
 Output: the handlers of the runner's messages update the MessageState of each message and the
 status line, then ask for a coalesced redraw. A mixin of OperatorApp, which owns the widgets."""
 
@@ -14,12 +15,11 @@ from textual import events, work
 from textual.widgets import Input, TextArea
 
 from ..engine.executor import AwaitingDecision, Progress, ResultReady
-from ..engine.plan import WritePlan
+from .. import settings
 from .clipboard import ClipboardSource, SystemClipboard, watch_loop
 from .messages import (ClipboardText, ConsentAsked, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
                        MessageGrew, PendingChanged, WorkFailed)
 from .runner import Abandoned, EngineRunner, follow_loop
-from .screens.consent import ConsentScreen
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
 
@@ -47,6 +47,7 @@ class MessageFlowMixin(_Base):
     _poll_interval: float
     _clipboard_interval: float
     _tail_next_refresh: bool
+    _waiting: ConsentAsked | None  # see waiting_write.py
 
     if TYPE_CHECKING:
         table: CommandTable
@@ -56,7 +57,11 @@ class MessageFlowMixin(_Base):
         def show_message(self, number: int | None) -> None: ...
         def request_refresh(self) -> None: ...
         def check_undo(self, ask: bool = False) -> None: ...
+        @property
+        def bridge_on(self) -> bool: ...
         def _stopping(self) -> bool: ...
+        def _refresh_footer(self) -> None: ...
+        def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None: ...
 
     # --- input and workers ---------------------------------------------------------------
 
@@ -87,7 +92,12 @@ class MessageFlowMixin(_Base):
                         timeout=10)
             return
         self.welcome.display = False
-        self.status(f"Running a {source} of {len(text):,} characters...")
+        if self._waiting is not None:
+            waiting = self._waiting
+            self.notify(f"This {source} runs once you decide on {waiting.plan.command_id} of message {waiting.number}, "
+                        "which waits for you (d).", severity="warning", timeout=10)
+        else:
+            self.status(f"Running a {source} of {len(text):,} characters...")
         self.run_message(self.runner, text, source)
 
     @work(thread=True, exit_on_error=False, group="engine")
@@ -116,30 +126,6 @@ class MessageFlowMixin(_Base):
         watch_loop(source, lambda text: self.post_message(ClipboardText(text)),
                    lambda text: text.strip() in self._own_copies, self._stopping, self._clipboard_interval)
 
-    def _ask_consent(self, plan: WritePlan, number: int) -> str:
-        """Called on the engine's worker thread: show the dialog, wait for the answer."""
-        answered, answer = threading.Event(), []
-
-        def done(value: str | None) -> None:
-            answer.append(value or "no")
-            answered.set()
-
-        if not self.post_message(ConsentAsked(plan, number, done)):
-            return "quit"  # the app is gone
-        while not answered.wait(0.1):
-            if self._stopping():
-                return "quit"  # not "no": the person did not decline, they left
-        return answer[0]
-
-    def on_consent_asked(self, message: ConsentAsked) -> None:
-        if self._stopping():
-            return  # no answer: the waiting worker sees the app going and leaves the message unended
-        self.refresh_view()  # the table shows the write waiting before the dialog covers it
-        # Opened once the table has measured its new cells (it does so when idle) and the screen
-        # was redrawn with them: the screen under a dialog is not redrawn until the dialog closes.
-        dialog = ConsentScreen(message.plan, message.number)
-        self.table.call_next(self.call_after_refresh, self.push_screen, dialog, message.answer)
-
     # --- engine events -------------------------------------------------------------------
 
     def _state_of(self, message: FromRunner, number: int) -> MessageState | None:
@@ -154,6 +140,8 @@ class MessageFlowMixin(_Base):
             self._followed = message.number
             if self._follow_path is not None:
                 self.status(streaming_text(state, self._follow_path.name))
+        elif message.source.startswith("bridge"):
+            self.status(streaming_text(state, f"the browser ({message.source.removeprefix('bridge ')})", end_key=False))
         self.show_message(message.number)
 
     def on_engine_event_posted(self, message: EngineEventPosted) -> None:
@@ -166,7 +154,7 @@ class MessageFlowMixin(_Base):
         if isinstance(event, AwaitingDecision):
             plan = event.plan
             self.status(f"Message {state.number}: {plan.action} on {plan.target.rel} waits for you "
-                        "(y apply, n reject, a apply the rest).")
+                        "(y apply, n reject, a apply the rest, esc decide later).")
         elif isinstance(event, Progress):
             self.status(f"{event.command_id}: {event.text}")
         elif isinstance(event, ResultReady):
@@ -199,7 +187,9 @@ class MessageFlowMixin(_Base):
         state.finish(message.warnings)
         if self._followed == state.number:
             self._followed = None
-        self.status(finished_text(state))
+        self.status(finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on))
+        if settings.auto_copy() and state.results:
+            self.copy_results_of(state, auto=True)
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()

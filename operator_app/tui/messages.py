@@ -12,6 +12,7 @@ from ..engine.executor import EngineEvent
 from ..engine.journal import JournalEntry
 from ..engine.plan import WritePlan
 from .clipboard import CopyOutcome
+from .outlook import WriteOutlook
 from .state import MessageState
 
 
@@ -68,9 +69,11 @@ class ClipboardText(Message):
 
 
 class CopyDone(Message):
-    def __init__(self, what: str, text: str, outcome: CopyOutcome) -> None:
+    """`what` was copied; `note` is said beside its size; `auto`: auto-copy did it, not a key."""
+
+    def __init__(self, what: str, text: str, outcome: CopyOutcome, *, note: str = "", auto: bool = False) -> None:
         super().__init__()
-        self.what, self.text, self.outcome = what, text, outcome
+        self.what, self.text, self.outcome, self.note, self.auto = what, text, outcome, note, auto
 
 
 class UndoDone(Message):
@@ -94,17 +97,18 @@ class HistoryLoaded(FromRunner):
 
 
 class UndoChecked(FromRunner):
-    """What the journal allows to undo now, newest first; `ask` when the person pressed u."""
+    """What the journal allows to undo now, newest first; `ask` when the person pressed u.
+    `undone`: the changes undone already (command id -> when), which their rows show."""
 
-    def __init__(self, entries: list[JournalEntry], ask: bool) -> None:
+    def __init__(self, entries: list[JournalEntry], ask: bool, undone: dict[str, float]) -> None:
         super().__init__()
-        self.entries, self.ask = entries, ask
+        self.entries, self.ask, self.undone = entries, ask, undone
 
 
 class ConsentAsked(Message):
     """A write waits for the person (posted by the engine's worker, which then waits for `answer`).
     A message, not a direct call, so it is handled after the engine events posted before it."""
 
-    def __init__(self, plan: WritePlan, number: int, answer: Callable[[str | None], None]) -> None:
+    def __init__(self, plan: WritePlan, number: int, outlook: WriteOutlook, answer: Callable[[str | None], None]) -> None:
         super().__init__()
-        self.plan, self.number, self.answer = plan, number, answer
+        self.plan, self.number, self.outlook, self.answer = plan, number, outlook, answer

@@ -1,5 +1,5 @@
-"""The TUI's bridge to the engine, used only from worker threads: it runs one message at a time
-(pasted whole, or streamed from a followed file) with the same Engine as `operator-app exec`,
+"""The TUI's link to the engine, used only from worker threads: it runs one message at a time
+(pasted whole, or streamed from a followed file or the browser bridge) with the same Engine as `operator-app exec`,
 posts every engine event as a Textual message, and asks the UI for consent by blocking on the
 `ask` callable. It never touches a widget."""
 
@@ -12,15 +12,18 @@ from pathlib import Path
 
 from textual.message import Message
 
-from ..engine.executor import Engine, EngineEvent, MessageOpened, MessageRun
+from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
 from ..engine.plan import WritePlan
 from ..engine.session import Session
+from ..protocol.results import CommandResult
 from ..engine.workspace import Workspace
 from .follow import FileFollower
+from .outlook import WriteOutlook, write_outlook
 from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew, PendingChanged
 
 Post = Callable[[Message], object]
-Ask = Callable[[WritePlan, int], str]  # blocks until the person answers "yes", "no", "all" or "quit"
+Ask = Callable[[WritePlan, int, WriteOutlook], str]  # blocks until the person answers "yes", "no", "all" or "quit"
+Observer = Callable[[EngineEvent], None]  # hears a streamed message's engine events too (the bridge)
 
 
 class Abandoned(BaseException):
@@ -43,19 +46,30 @@ class EngineRunner:
         message.origin = self
         self._post_raw(message)
 
-    def _engine(self, opened: list[int], text: str) -> Engine:
+    def _engine(self, opened: list[int], text: Callable[[], str], observer: Observer | None = None, *,
+                streamed: bool = False) -> Engine:
+        """`text`: the message so far (a streamed one grows); the dialog of a write tells from it
+        what else the message will write."""
+        block_line: list[int | None] = [None]
+
         def listener(event: EngineEvent) -> None:
             if isinstance(event, MessageOpened):
                 opened.append(event.number)
-                self._post(MessageBegan(event.number, event.source, text))
+                self._post(MessageBegan(event.number, event.source, text()))
             else:
+                if isinstance(event, BlockStarted):
+                    block_line[0] = event.line
                 self._post(EngineEventPosted(opened[0] if opened else 0, event))
+            if observer is not None:
+                observer(event)
 
         def decide(plan: WritePlan) -> bool:
             number = opened[0] if opened else 0
             if number in self._approve_rest:
                 return True
-            answer = self._ask(plan, number)
+            outlook = write_outlook(text(), block_line[0], plan.command_id, number, self.session.used_ids(),
+                                    open_ended=streamed)
+            answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
             if answer == "all":
@@ -68,30 +82,36 @@ class EngineRunner:
         """None when the person quit in the middle (the app is going away: nothing to tell it)."""
         with self._order:
             try:
-                run = self._engine([], text).run_text(text, source=source)
+                run = self._engine([], lambda: text).run_text(text, source=source)
             except Abandoned:
                 return None
         self._post(MessageFinished(run.number, run.warnings))
         return run
 
-    def open_stream(self, source: str) -> StreamedMessage:
-        return StreamedMessage(self, source)
+    def open_stream(self, source: str, observer: Observer | None = None) -> StreamedMessage:
+        return StreamedMessage(self, source, observer)
+
+    def results_of(self, number: int) -> list[CommandResult]:
+        """What `c` copies for message `number`: its results as the session recorded them."""
+        return self.session.results_of(number)
 
 
 class StreamedMessage:
     """A message arriving in pieces. The engine's streaming calls don't take the session lock
     themselves, so each is made under it here, like `run_text` is."""
 
-    def __init__(self, runner: EngineRunner, source: str) -> None:
+    def __init__(self, runner: EngineRunner, source: str, observer: Observer | None = None) -> None:
         self._runner = runner
+        self.text = ""
         opened: list[int] = []
         with runner._order, runner.session.lock():
-            self.run = runner._engine(opened, "").open_stream(source=source)
+            self.run = runner._engine(opened, lambda: self.text, observer, streamed=True).open_stream(source=source)
         self.number = self.run.number
 
     def feed(self, chunk: str) -> None:
         runner = self._runner
         runner._post(MessageGrew(self.number, chunk))  # the text shows before its blocks run
+        self.text += chunk
         with runner._order, runner.session.lock():
             self.run.feed(chunk)
         pending = self.run.pending

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 
 from ..engine.executor import AwaitingDecision, BlockStarted, DuplicateSkipped, EngineEvent, Progress, ResultReady
 from ..engine.session import Session
+from ..protocol.commands import ACTIONS
 from ..protocol.results import CommandResult
 from ..protocol.scanner import scan_message
 
 WAITING = "waiting for you"
 NOT_RUN = "not run"
+UNDONE = "undone"  # an applied write whose change was undone since (the journal says so)
 
 
 @dataclass
@@ -26,6 +28,7 @@ class Row:
     result: CommandResult | None = None
     diff: str | None = None
     earlier_message: int | None = None  # a duplicate: the message whose result it repeats
+    undone_at: float | None = None  # when the change this row made was undone
 
 
 @dataclass
@@ -55,6 +58,21 @@ class MessageState:
 
     def writes_waiting(self) -> bool:
         return any(row.status == WAITING for row in self.rows.values())
+
+    def mark_undone(self, undone: dict[str, float]) -> bool:
+        """Show the applied writes among `undone` (command id -> when its change was undone) as
+        undone. Ids are unique per session for applied writes, so the id names the change.
+        True when a row changed."""
+        changed = False
+        for row in self.rows.values():
+            result = row.result
+            when = undone.get(row.command_id or "")
+            if when is not None and row.status == "ok" and result is not None and writes(result.action):
+                row.status, row.undone_at = UNDONE, when
+                changed = True
+        if changed:
+            self.version += 1
+        return changed
 
     def duplicates(self) -> int:
         return sum(1 for row in self.rows.values() if row.status == "duplicate")
@@ -138,6 +156,11 @@ class MessageState:
         return max(self.rows, default=0) + 1
 
 
+def writes(action: str | None) -> bool:
+    model = ACTIONS.get(action or "")
+    return model is not None and model.WRITES
+
+
 def bare_summary(summary: str, code: str | None) -> str:
     """A summary without the leading error code that is shown beside it anyway: an invalid block's
     "Invalid OPERATOR_CMD (<code>): " or a failure's "<code>: "."""
@@ -148,11 +171,9 @@ def bare_summary(summary: str, code: str | None) -> str:
 
 
 def status_of(result: CommandResult) -> str:
-    if result.ok:
-        return "ok"
-    if result.status == "rejected":
-        return "rejected"
-    return f"failed {result.error_code}" if result.error_code else "failed"
+    """The row status of a result: "ok", "failed", "invalid", "conflict" or "rejected" (the
+    error code is the result's own, and the table shows it with the summary)."""
+    return "ok" if result.ok else result.status
 
 
 def load_history(session: Session) -> dict[int, MessageState]:

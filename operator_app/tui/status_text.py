@@ -9,7 +9,7 @@ from .display import plural
 from .state import MessageState
 
 
-def finished_text(state: MessageState) -> str:
+def finished_text(state: MessageState, to_browser: bool = False) -> str:
     results, repeats = state.results, state.duplicates()
     failed = sum(1 for result in results if not result.ok)
     if not results:
@@ -23,10 +23,25 @@ def finished_text(state: MessageState) -> str:
         text = f"Message {state.number}: {plural(len(results), 'result')}"
         text += f" ({failed} not ok)" if failed else ""
         text += f", {plural(repeats, 'repeated command')} not run again" if repeats else ""
-        text += f". Press c to copy {'it' if len(results) == 1 else 'them'} back into the chat."
+        it = 'it' if len(results) == 1 else 'them'
+        text += (f". The browser puts {it} into the chat's input box (c copies {it} too)." if to_browser
+                 else f". Press c to copy {it} back into the chat.")
     if state.warnings:  # whole, they would not fit the line: they head the message view
         text += f"  {plural(len(state.warnings), 'warning')}: see the top of the message."
     return text
+
+
+def browsing_text(state: MessageState, waiting_id: str | None = None) -> str:
+    """What the status line says of a message shown with [ or ]: nothing said about another
+    message before stays on screen as if it were about this one."""
+    if waiting_id is not None:
+        return f"Message {state.number}: {waiting_id} waits for you; d shows its dialog again."
+    if not state.finished:
+        return f"Message {state.number} is still running; its results appear as they come."
+    if state.interrupted:
+        return (f"Message {state.number} stopped before its end: the commands marked 'not run' never ran; "
+                "paste the message again to run them.")
+    return finished_text(state)
 
 
 def decided_text(number: int, result: CommandResult) -> str:
@@ -40,9 +55,9 @@ def decided_text(number: int, result: CommandResult) -> str:
     return f"Message {number}: {result.id} {what}. {result.summary}"
 
 
-def streaming_text(state: MessageState, file_name: str) -> str:
-    return (f"Message {state.number} is streaming from {file_name}: each block runs when its END_OPERATOR_CMD "
-            "line arrives; e ends the message.")
+def streaming_text(state: MessageState, source_name: str, end_key: bool = True) -> str:
+    return (f"Message {state.number} is streaming from {source_name}: each block runs when its END_OPERATOR_CMD "
+            "line arrives" + ("; e ends the message." if end_key else "."))
 
 
 def resumed_text(count: int, interrupted: int) -> str:
@@ -73,8 +88,11 @@ def why_not(action: str, state: MessageState | None, *, following: bool, follow_
         return "This is the first message of the session." if state else "No message yet."
     if action == "next_message":
         return "This is the latest message of the session." if state else "No message yet."
+    if action == "decide":
+        return "No write waits for you: d brings back a consent dialog that escape put off."
     if action == "end_follow":
         if not following:
-            return "e ends a message streamed from a file: start Operator with --follow FILE for that."
+            return ("e ends a message while it streams in, from the browser bridge (b) or a file (--follow FILE); "
+                    "the one shown is not streaming.")
         return f"No message from {follow_name} is open: the next text written to it starts one."
     return "Not available now."

@@ -201,6 +201,30 @@ def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(ws: Path, t
     assert target.read_text() == "edited by hand\n"
 
 
+def test_an_undone_change_is_marked_in_results_and_undo_list(ws: Path, tmp_path: Path) -> None:
+    """The result blocks stay what the model was told; stderr and --json say the change was undone
+    since, and `undo --list` keeps it, marked, instead of dropping it."""
+    state = str(tmp_path / "st")
+    (tmp_path / "m.txt").write_text(block("w1", "fs.write", path="notes/plan.txt", content="one") +
+                                     block("w2", "fs.write", path="notes/other.txt", content="two") +
+                                     block("r1", "fs.stat", path="README.md"))
+    done = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m.txt"))
+    assert run("undo", "--workspace", str(ws), "--state-dir", state).returncode == 0  # w2, the newest
+    again = run("results", "--workspace", str(ws), "--state-dir", state, "--last")
+    assert again.returncode == 0 and again.stdout == done.stdout
+    assert "w2 (fs.write notes/other.txt) was undone at " in again.stderr and "tell it" in again.stderr
+    assert "w1 (" not in again.stderr
+    data = json.loads(run("results", "--workspace", str(ws), "--state-dir", state, "--last", "--json").stdout)["data"]
+    assert [(r["id"], r["undone"]) for r in data["results"]] == [("w1", False), ("w2", True), ("r1", False)]
+    listing = run("undo", "--workspace", str(ws), "--state-dir", state, "--list")
+    lines = listing.stdout.splitlines()
+    assert len(lines) == 2 and "w2, " in lines[0] and " undone at " in lines[0]
+    assert "w1, " in lines[1] and "undone" not in lines[1]
+    listed = json.loads(run("undo", "--workspace", str(ws), "--state-dir", state, "--list", "--json").stdout)["data"]
+    assert [c["command_id"] for c in listed["changes"]] == ["w1"]
+    assert [c["command_id"] for c in listed["undone"]] == ["w2"] and listed["undone"][0]["undone_at"] > 0
+
+
 # --- more of section 8, through the real command -------------------------------------------------
 
 DATA_KEYS = {"message", "workspace", "state_dir", "blocks", "results", "duplicates", "copy_text"}

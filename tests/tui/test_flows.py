@@ -11,11 +11,12 @@ import pytest
 from textual import events
 
 from operator_app import settings
+from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
 from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, asks, block, cell, exec_output, finished, make_app, notes,
-                         results_of, wait_for)
+                         press_copy, results_of, table_statuses, wait_for)
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,13 +28,12 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         app.post_message(events.Paste(READS))
         # The table is redrawn a moment after the state changes (refreshes are coalesced).
         await wait_for(pilot, lambda: finished(app) and [cell(app, i, "status") for i in range(app.table.row_count)]
-                       == ["ok", "ok"])
+                       == ["✓ ok", "✓ ok"])
         assert [(r.id, r.ok) for r in results_of(app)] == [("r1", True), ("r2", True)]
         assert not app.welcome.display
         assert len(app.screen_stack) == 1  # reads never ask
         app.table.move_cursor(row=0)
-        await pilot.pause(0.05)
-        assert "Alpha\nBeta" in app.details.plain  # the decoded details
+        await wait_for(pilot, lambda: "Alpha\nBeta" in app.details.plain)  # the decoded details
 
 
 async def test_approve_applies_the_write_before_the_next_command_runs(workspace: Path, state: Path) -> None:
@@ -67,7 +67,9 @@ async def test_approve_the_rest_asks_once_per_message(workspace: Path, state: Pa
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))
         await wait_for(pilot, lambda: asks(app))
-        await pilot.press("a")
+        await pilot.press("a")  # the rest writes another file than the one shown: asked once more
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await wait_for(pilot, finished_with(app, 2))
         assert [r.ok for r in results_of(app)] == [True, True]
         assert (workspace / "notes" / "new.txt").read_text() == "hello"
@@ -89,7 +91,8 @@ async def test_a_conflict_at_commit_time_is_shown(workspace: Path, state: Path) 
         await wait_for(pilot, finished_with(app, 1))
         (result,) = results_of(app)
         assert result.error_code == "ERR_CONFLICT" and result.status == "conflict"
-        assert app.current().rows[result.line].status == "failed ERR_CONFLICT"
+        assert app.current().rows[result.line].status == "conflict"
+        assert cell(app, 0, "status") == "✗ conflict" and cell(app, 0, "summary").startswith("ERR_CONFLICT: ")
         assert any("w1 was not applied" in text and "ERR_CONFLICT" in text for text in notes(app))
         assert (workspace / "notes" / "plan.txt").read_text() == "changed behind our back\n"
 
@@ -99,8 +102,9 @@ async def test_a_failing_command_shows_its_code_in_the_table(workspace: Path, st
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(block("m1", "fs.read", path="no/such/file.txt")))
         await wait_for(pilot, finished_with(app, 1))
-        assert cell(app, 0, "status") == f"failed {results_of(app)[0].error_code}"
-        assert results_of(app)[0].error_code.startswith("ERR_")
+        code = results_of(app)[0].error_code
+        assert code.startswith("ERR_")
+        assert cell(app, 0, "status") == "✗ failed" and cell(app, 0, "summary").startswith(f"{code}: ")
 
 
 async def test_undo_restores_the_file_after_confirmation(workspace: Path, state: Path) -> None:
@@ -123,6 +127,31 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
         await wait_for(pilot, lambda: (workspace / "notes" / "plan.txt").read_bytes() == before)
         await wait_for(pilot, lambda: "Restored notes/plan.txt" in app.status_line.text)
         assert app.check_action("undo", ()) is None
+
+
+async def test_an_undone_change_shows_as_undone_in_its_messages_table(workspace: Path, state: Path) -> None:
+    """So the person knows what to tell the model: live, after a restart, and when copying."""
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(WRITE + block("v1", "fs.stat", path="notes/plan.txt")))
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        await wait_for(pilot, finished_with(app, 2))
+        assert table_statuses(app) == ["ok", "ok"]
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: table_statuses(app) == ["undone", "ok"])
+        assert cell(app, 0, "status") == "↶ undone"
+        assert cell(app, 0, "summary").startswith("undone at ") and "the model still thinks it is there" in cell(
+            app, 0, "summary")
+        app.table.move_cursor(row=0)
+        await wait_for(pilot, lambda: "Tell it the change was undone" in app.details.plain)
+        await press_copy(pilot, app)
+        assert any("w1 was undone since" in text for text in notes(app))
+    again = make_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: table_statuses(again) == ["undone", "ok"])
 
 
 async def test_undo_is_refused_when_the_file_changed_since(workspace: Path, state: Path) -> None:

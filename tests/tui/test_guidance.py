@@ -27,7 +27,7 @@ async def test_a_dimmed_key_says_why_it_does_nothing(workspace: Path, state: Pat
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
         for key, words in (("c", "Nothing to copy yet"), ("u", "Nothing to undo"), ("left_square_bracket", "No message"),
-                           ("e", "--follow FILE")):
+                           ("e", "--follow FILE"), ("d", "No write waits for you")):
             count = len(notes(app))
             await pilot.press(key)
             await wait_for(pilot, lambda: len(notes(app)) > count)
@@ -156,3 +156,45 @@ async def test_a_message_over_the_window_is_numbered_truly_and_warns_in_full(wor
         lines = app.message_view.lines
         numbered = {line.number: line.text for line in lines if line.number is not None}
         assert min(numbered) == 8 and numbered[13] == "id: r1"  # the message's own line numbers
+
+
+async def test_the_status_line_speaks_of_the_message_shown_after_browsing(workspace: Path, state: Path) -> None:
+    """What it said of message 2 (a copy, a result) is not left standing once [ shows message 1."""
+    from operator_app import settings
+
+    settings.trust_terminal_copy()
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS + block("bad", "fs.reed", path="x")))
+        await wait_for(pilot, lambda: finished(app))
+        app.post_message(events.Paste(block("r3", "fs.stat", path="README.md")))
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.status_line.text.startswith("Copied 1 result block of message 2"))
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: app.view_number == 1)
+        assert app.status_line.text == "Message 1: 3 results (1 not ok). Press c to copy them back into the chat."
+        await pilot.press("right_square_bracket")
+        assert app.status_line.text.startswith("Message 2: 1 result. Press c to copy it")
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        commands["Go to message 1"].callback()
+        await wait_for(pilot, lambda: app.view_number == 1 and app.status_line.text.startswith("Message 1: 3 results"))
+
+
+async def test_browsing_to_the_message_whose_write_waits_says_so(workspace: Path, state: Path) -> None:
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, lambda: finished(app))
+        app.post_message(events.Paste(WRITE))
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("left_square_bracket")
+        assert app.status_line.text.startswith("Message 1: 2 results.")
+        await pilot.press("right_square_bracket")
+        assert app.status_line.text == "Message 2: w1 waits for you; d shows its dialog again."
+        await pilot.press("d")
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))

@@ -38,7 +38,7 @@ async def test_follow_mode_runs_blocks_as_they_arrive(workspace: Path, state: Pa
         append(stream, first[25:] + "OPERATOR_CMD\nversion: 1\nid: f2\n")
         await wait_for(pilot, lambda: [r.id for r in live.results] == ["f1"] and live.pending is not None)
         assert live.pending[1] == "f2"
-        await wait_for(pilot, lambda: any(cell(app, i, "status") == "pending" for i in range(app.table.row_count)))
+        await wait_for(pilot, lambda: any(cell(app, i, "status") == "… pending" for i in range(app.table.row_count)))
         assert app.check_action("end_follow", ()) is True
         await pilot.press("e")  # end the message: the open block becomes ERR_MISSING_END_MARKER
         await wait_for(pilot, lambda: live.finished)

@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from operator_app.engine.session import Session
 from operator_app.tui.app import OperatorApp
+from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
 from support import b64, die_during_a_write
 from tui_helpers import (READS, SIZE, WRITE, asks, block, cell, finished, make_app, notes, results_of, table_statuses,
@@ -76,7 +77,7 @@ async def test_a_restart_shows_repeats_as_repeats(workspace: Path, state: Path) 
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: finished(app))
         app.post_message(events.Paste(READS + block("r3", "fs.stat", path="README.md")))
-        expected = ["duplicate", "duplicate", "ok"]
+        expected = ["repeat", "repeat", "ok"]
         # The table is redrawn a moment after the state changes: wait for the drawn statuses.
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and table_statuses(app) == expected)
     again = make_app(workspace, state)
@@ -109,7 +110,9 @@ async def test_quitting_at_a_consent_dialog_is_not_a_rejection(workspace: Path, 
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")))
         await wait_for(pilot, lambda: asks(app))
-        await pilot.press("ctrl+q")
+        await pilot.press("ctrl+q")  # asks first: a write waits
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
     with Session(state).lock(timeout=10):  # the engine's worker held it until it noticed the app was gone
         pass
     assert (workspace / "notes" / "plan.txt").read_bytes() == before

@@ -12,7 +12,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from rich.cells import cell_len
 from textual import events
 
 from operator_app.tui.app import OperatorApp
@@ -20,8 +19,9 @@ from operator_app.tui.screens.help import HelpScreen
 from tui_helpers import DEMO, asks, b64, block, cell, table_statuses, wait_for
 
 SIZE = (140, 40)
-READS = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
-    block("bad", "fs.reed", path="notes/plan.txt")
+# Results whose summaries are long: each must be readable in the table at 80x24 and at 180x50.
+LONG = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
+    block("bad", "fs.reed", path="notes/plan.txt") + block("m1", "fs.read", path="src/ap.py") + block("o1", "fs.read", path="../outside.txt")
 # A change to code, so the dialog shows the diff coloured by the file's language.
 PATCH = block("p1", "fs.patch", path="src/app.py", patch_b64=b64(
     "--- a/src/app.py\n+++ b/src/app.py\n@@ -11,5 +11,6 @@\n \n def main(argv: list[str]) -> int:\n"
@@ -42,30 +42,40 @@ async def session_read(pilot) -> None:  # type: ignore[no-untyped-def]
     await wait_for(pilot, lambda: "Paste the model's answer" in pilot.app.status_line.text)
 
 
-def columns_fit(app: OperatorApp) -> bool:
-    """The table has measured its cells (it does so when idle, after rows were added)."""
-    table = app.table
-    return all(column.content_width >= max((cell_len(str(table.get_row_at(i)[n])) for i in range(table.row_count)),
-                                           default=0)
-               for n, column in enumerate(table.columns.values()))
-
-
 def test_welcome_panel(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE, run_before=session_read)
 
 
 def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
     app = fixed_workspace("main", tmp_path / "state")
+    assert snap_compare(app, terminal_size=SIZE, run_before=pasted(app, LONG, LONG_STATUSES))
 
+
+def pasted(app: OperatorApp, message: str, statuses: list[str]):  # type: ignore[no-untyped-def]
     async def paste(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
-        app.post_message(events.Paste(READS))
+        app.post_message(events.Paste(message))
         await wait_for(pilot, lambda: app.view_number is not None and app.states[app.view_number].finished)
-        await wait_for(pilot, lambda: table_statuses(app) == ["ok", "ok", "failed ERR_UNKNOWN_ACTION"])
-        await wait_for(pilot, lambda: columns_fit(app))
+        await wait_for(pilot, lambda: table_statuses(app) == statuses and app.table.cursor_row == len(statuses) - 1)
+        await pilot.pause(0.3)  # the cursor's own scroll into view comes after a refresh
+        app.table.scroll_to(y=0, animate=False)  # the first rows, as the person scrolls up to read them
+        await wait_for(pilot, lambda: app.table.scroll_y == 0)
         await pilot.pause(0.2)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=paste)
+    return paste
+
+
+LONG_STATUSES = ["ok", "ok", "invalid", "failed", "failed"]
+
+
+def test_readable_summaries_at_80x24(snap_compare, tmp_path: Path) -> None:
+    app = fixed_workspace("narrow", tmp_path / "state")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=pasted(app, LONG, LONG_STATUSES))
+
+
+def test_readable_summaries_at_180x50(snap_compare, tmp_path: Path) -> None:
+    app = fixed_workspace("wide", tmp_path / "state")
+    assert snap_compare(app, terminal_size=(180, 50), run_before=pasted(app, LONG, LONG_STATUSES))
 
 
 def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
@@ -73,12 +83,13 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
-        app.post_message(events.Paste(PATCH))
+        # Two more writes after it: the dialog lists what `a` would apply, the delete marked.
+        app.post_message(events.Paste(PATCH + block("n1", "fs.write", path="notes/todo.txt", content="Ship it")
+                                      + block("d1", "fs.delete", path="config.json")))
         await wait_for(pilot, lambda: asks(app))
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.
-        await wait_for(pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "waiting for you")
-        await wait_for(pilot, lambda: columns_fit(app))
+        await wait_for(pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "● waiting")
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)

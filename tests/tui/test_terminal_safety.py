@@ -35,7 +35,7 @@ async def test_no_control_character_from_a_file_or_an_id_reaches_the_screen(work
             screen = app.export_screenshot()
             assert not [c for c in CONTROLS if c in screen], f"row {row}"
         assert "hello" in app.details.plain  # the file's text is shown, its escapes are not obeyed
-        assert "\\x1b" in app.table.get_row_at(0)[0]  # the refused id is shown escaped
+        assert "\\x1b" in app.table.cell_text(0, "id")  # the refused id is shown escaped
 
 
 @pytest.mark.asyncio
@@ -46,3 +46,18 @@ async def test_notifications_are_plain_text(workspace: Path, state: Path) -> Non
         await pilot.pause(0.2)
         assert notes(app)[-1] == "summary quoting [@click=app.quit]this[/] and \\x1b[2J"
         assert app.is_running
+
+
+@pytest.mark.asyncio
+async def test_brackets_from_the_model_are_drawn_as_text_not_read_as_markup(workspace: Path, state: Path) -> None:
+    """A cell given as a string is Rich markup to DataTable: a path like "[/b]x.txt" in a summary
+    stopped the app (MarkupError), and "[b]...[/b]" or "[@click=...]" changed what was drawn."""
+    message = block("m1", "fs.read", path="notes/[/b]x.txt") + block("m2", "fs.read", path="notes/[@click=app.quit]y.txt")
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: finished(app) and app.table.row_count == 2)
+        await pilot.pause(0.2)
+        assert "notes/[/b]x.txt does not exist" in app.table.cell_text(0, "summary")
+        assert "[@click=app.quit]y.txt" in app.table.cell_text(1, "summary")
+        assert "[/b]x.txt" in app.export_screenshot().replace("&#160;", " ")

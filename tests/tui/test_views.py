@@ -28,7 +28,8 @@ async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path,
         await wait_for(pilot, lambda: finished(app) and app.table.row_count == 3)
         (bad, *_) = results_of(app)
         assert bad.error_code == "ERR_UNKNOWN_ACTION"
-        assert cell(app, 0, "status") == "failed ERR_UNKNOWN_ACTION"
+        assert cell(app, 0, "status") == "✗ invalid"
+        assert cell(app, 0, "summary").startswith("ERR_UNKNOWN_ACTION: action fs.reed is not defined")
         lines = app.message_view.lines
         note = next(i for i, line in enumerate(lines) if line.kind == NOTE_ERROR)
         assert "ERR_UNKNOWN_ACTION" in lines[note].text
@@ -44,7 +45,7 @@ async def test_a_repeated_command_shows_as_duplicate(workspace: Path, state: Pat
         await wait_for(pilot, lambda: finished(app))
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2)
-        assert [cell(app, i, "status") for i in range(2)] == ["duplicate", "duplicate"]
+        assert [cell(app, i, "status") for i in range(2)] == ["= repeat", "= repeat"]
         assert "already run in message 1" in cell(app, 0, "summary")
         assert results_of(app) == []  # no new result: nothing new to copy
         assert app.check_action("copy_results", ()) is None
@@ -112,7 +113,7 @@ async def test_every_action_is_in_the_command_palette(workspace: Path, state: Pa
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: finished(app))
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        wanted = {key.label for key in MAIN_KEYS if key.action != "end_follow"}  # no --follow here
+        wanted = {key.label for key in MAIN_KEYS if key.action not in ("end_follow", "decide")}  # no --follow, no wait
         assert wanted <= titles and "End message" not in titles
         assert "Go to message 1" in titles
 
@@ -157,3 +158,15 @@ async def test_a_diff_line_too_long_to_read_is_not_lexed_so_drawing_it_stays_ins
     lines = diff_lines(diff, code)
     assert [line.code is code for line in lines] == [False, False, False, False, False, True]
     assert [line.style for line in lines[3:5]] == ["del", "add"]
+
+
+async def test_the_readme_keys_table_names_every_key() -> None:
+    """The README's keys table is the person's first look at the keys: none may be missing."""
+    from operator_app.tui.keys import CONSENT_KEYS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = [line.split("|")[1] for line in readme.splitlines() if line.startswith("| ") and line.count("|") >= 3]
+    named = {key.strip("` ") for cell in table for key in cell.split(" / ")}
+    wanted = {key.display for key in MAIN_KEYS} | {"ctrl+p", "ctrl+q", "esc"} | {
+        key for key, _ in CONSENT_KEYS if len(key) == 1}
+    assert wanted <= named, wanted - named

@@ -96,13 +96,12 @@ async def press_copy(pilot: Any, app: Any) -> str:
 
 
 def cell(app: Any, row: int, column: str) -> str:
-    """The text of one cell of the command table as it is drawn now, by column name."""
-    from operator_app.tui.widgets.command_table import COLUMNS
-
-    return str(app.table.get_row_at(row)[COLUMNS.index(column)])
+    """The text of one cell of the command table as it is drawn now, by column name (a wrapped
+    summary's lines joined by spaces)."""
+    return str(app.table.cell_text(row, column))
 
 
 def table_statuses(app: Any) -> list[str]:
-    """The status column of the command table as it is drawn now (refreshes are coalesced, so
-    the table can lag the message state by one refresh)."""
-    return [cell(app, i, "status") for i in range(app.table.row_count)]
+    """The status column of the command table as it is drawn now, without its icon ("ok",
+    "failed"...; refreshes are coalesced, so the table can lag the message state by one refresh)."""
+    return [cell(app, i, "status").split(" ", 1)[-1] for i in range(app.table.row_count)]

@@ -1,7 +1,9 @@
-"""The consent dialog of one write: action, path, +N -M, and the diff, syntax-highlighted and
-scrollable (a delete shows what goes to the trash). It answers "yes", "no" or "all" (approve the
-rest of this message); escape is "no". Nothing is written until the engine hears "yes", and a key
-pressed before the dialog was on screen (a second y meant for the previous dialog) answers nothing."""
+"""The consent dialog of one write: which write of its message it is, action, path, +N -M, what
+`a` would apply after it, and the diff, syntax-highlighted and scrollable (a delete shows what goes
+to the trash). It answers "yes", "no", "all" (approve the rest of this message, asking once more
+when that includes a delete or a file the dialog did not show) or "later" (escape: the write keeps
+waiting). Nothing is written until the engine hears "yes", and a key pressed before the dialog
+was on screen (a second y meant for the previous dialog) answers nothing."""
 
 from __future__ import annotations
 
@@ -14,7 +16,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...engine.plan import WritePlan
+from ..display import plural
+from ..keys import CONSENT_KEYS
+from ..outlook import WriteOutlook
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
+from .confirm import ConfirmScreen
+from .help import KeysScreen
 
 WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash"}
 
@@ -38,18 +45,68 @@ def diff_view(plan: WritePlan) -> list[StyledLine]:
     return diff_lines(diff, CodeColours.for_file(plan.target.rel))
 
 
+REST_SHOWN = 6  # writes listed by name under the title; more are counted
+
+
+def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
+    """What `a` applies after this write: each remaining write's action and path, deletes marked."""
+    if not outlook.rest:
+        if outlook.open_ended:
+            return Text("The message is still arriving: a also applies the writes that arrive after this one.",
+                        style="yellow")
+        return Text("No other write follows in this message.", style="dim")
+    text = Text(f"Then a applies {plural(len(outlook.rest), 'more write')} of this message:\n")
+    width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
+    for write in outlook.rest[:REST_SHOWN]:
+        text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
+        text.append(write.path, style="bold red" if write.deletes else "cyan" if write.path != shown_path else "")
+        text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
+    if len(outlook.rest) > REST_SHOWN:
+        text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
+    if outlook.open_ended:
+        text.append("The message is still arriving: a also applies the writes that arrive after these.\n",
+                    style="yellow")
+    text.rstrip()
+    return text
+
+
+def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
+    """The question `a` asks when it would apply a delete, or a file the dialog did not show."""
+    unseen = outlook.unseen(shown_path)
+    text = Text.assemble("a applies this write and ", (plural(len(outlook.rest), "more write"), "bold"),
+                         " without showing their diffs.\n")
+    deletes = [write for write in unseen if write.deletes]
+    others = sorted({write.path for write in unseen if not write.deletes})
+    if deletes:
+        text.append("It moves to the trash: ", style="bold red")
+        text.append(", ".join(write.path for write in deletes) + "\n", style="bold red")
+    if others:
+        text.append("It changes files not shown here: ")
+        text.append(", ".join(others[:REST_SHOWN]) + (f" and {len(others) - REST_SHOWN} more" if len(others) > REST_SHOWN
+                                                      else "") + "\n", style="cyan")
+    if outlook.open_ended:
+        text.append("The message is still arriving: writes that arrive later are applied too, unseen.\n", style="yellow")
+    text.append("Apply them all?")
+    return text
+
+
 class ConsentScreen(ModalScreen[str]):
+    """Answers "yes", "no", "all", or "later" (escape: the write keeps waiting; the app can show
+    this dialog again)."""
+
     BINDINGS = [
         Binding("y", "answer('yes')", "Apply"),
         Binding("n", "answer('no')", "Reject"),
-        Binding("a", "answer('all')", "Apply the rest of this message"),
-        Binding("escape", "answer('no')", "Reject", show=False),
+        Binding("a", "apply_rest", "Apply the rest"),
+        Binding("escape", "answer('later')", "Decide later"),
+        Binding("question_mark", "keys", "Keys"),
     ]
 
-    def __init__(self, plan: WritePlan, message_number: int | None = None) -> None:
+    def __init__(self, plan: WritePlan, message_number: int | None = None, outlook: WriteOutlook | None = None) -> None:
         super().__init__()
         self.plan = plan
         self.message_number = message_number
+        self.outlook = outlook or WriteOutlook(1, 1, (), False)
         self._opened_at = float("inf")  # until mounted, no key is an answer
 
     @property
@@ -58,16 +115,19 @@ class ConsentScreen(ModalScreen[str]):
         return self._opened_at != float("inf")
 
     def compose(self) -> ComposeResult:
-        plan = self.plan
+        plan, outlook = self.plan, self.outlook
         with Vertical(id="consent-box") as box:
             where = f"message {self.message_number}: " if self.message_number else ""
-            box.border_title = f"{where}a write waits for you"
+            which = f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
+            box.border_title = f"{where}{which} in this message waits for you"
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
+            yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
             yield LinesView(diff_view(plan), id="consent-diff")
+            rest = "this and the rest" if outlook.rest or outlook.open_ended else "this (the last write)"
             yield Static(Text.from_markup(
-                "[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply this and the rest of this message"
+                f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   [b]esc[/b] decide later   [b]?[/b] keys"
                 "   (nothing is written before you answer)"), id="consent-keys")
         yield Footer()
 
@@ -84,3 +144,17 @@ class ConsentScreen(ModalScreen[str]):
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)
+
+    def action_apply_rest(self) -> None:
+        if not self.outlook.asks_again(self.plan.target.rel):
+            self.dismiss("all")
+            return
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss("all")
+
+        self.app.push_screen(ConfirmScreen("apply the rest unseen?", second_look(self.outlook, self.plan.target.rel),
+                                           yes="apply them all", no="back to this write"), answered)
+
+    def action_keys(self) -> None:
+        self.app.push_screen(KeysScreen("keys of the consent dialog", CONSENT_KEYS))

@@ -38,6 +38,29 @@ def actions_table() -> Table:
     return table
 
 
+class KeysScreen(ModalScreen[None]):
+    """The keys of one dialog, as `?` shows them there."""
+
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close", show=False),
+                Binding("q", "close", "Close", show=False)]
+
+    def __init__(self, title: str, keys: tuple[tuple[str, str], ...]) -> None:
+        super().__init__()
+        self.title_text, self.keys = title, keys
+
+    def compose(self) -> ComposeResult:
+        table = Table(show_header=False, box=None, padding=(0, 2))
+        for display, what in self.keys:
+            table.add_row(Text(display, style="bold"), what)
+        with VerticalScroll(id="keys-box") as box:
+            box.border_title = self.title_text
+            yield Static(table)
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close", show=False),
                 Binding("q", "close", "Close", show=False)]

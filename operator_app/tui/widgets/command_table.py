@@ -1,57 +1,110 @@
-"""The table of a message's commands: id, status, action, path and one-line summary, one row per
-block keyed by the line where the block starts (selecting a row scrolls the message to it). The
-status comes second so a narrow terminal still shows it. `sync` brings the table in step with a
-message's rows, touching only the cells that changed (or rebuilding once when many did: DataTable
-re-measures a whole column whenever a cell shrinks, which made per-cell updates of a 100-block
-paste crawl)."""
+"""The table of a message's commands, one row per block keyed by the line where the block starts
+(selecting a row scrolls the message to it). The summary is what a person reads, so it gets the
+width: the status is a short icon and word, the error code leads the summary, the action column
+shows only where the summary keeps room enough, and a long summary wraps (up to SUMMARY_LINES
+lines; the details pane has all of it). Every column has a width decided here, from the table's
+width and the ids and actions shown, so nothing is re-measured as rows arrive.
+
+`sync` brings the table in step with a message's rows, touching only the cells that changed (or
+rebuilding once when many did). Cells are Text, never markup: an id or a summary written by the
+model is drawn as it is."""
 
 from __future__ import annotations
 
+import re
+import time
+
+from rich.console import Console
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from ..display import printable
-from ..state import NOT_RUN, WAITING, Row, bare_summary
+from ..state import NOT_RUN, UNDONE, WAITING, Row, bare_summary
 
-STATUS_STYLE = {"ok": "green", "running": "cyan", WAITING: "bold yellow", "pending": "yellow",
-                "rejected": "magenta", "duplicate": "dim", NOT_RUN: "yellow"}
-COLUMNS = ("id", "status", "action", "path", "summary")
-SUMMARY_CHARS = 110  # the details pane has the whole summary
-REBUILD_ABOVE = 12  # changed cells beyond which one rebuild is cheaper than cell updates
+# status -> (icon, word, style). All the words fit STATUS_WIDTH, so the column never moves.
+STATUS_CELLS: dict[str, tuple[str, str, str]] = {
+    "ok": ("✓", "ok", "green"),
+    "failed": ("✗", "failed", "bold red"),
+    "invalid": ("✗", "invalid", "bold red"),
+    "conflict": ("✗", "conflict", "bold red"),
+    "rejected": ("⊘", "rejected", "magenta"),
+    WAITING: ("●", "waiting", "bold yellow"),
+    "running": ("…", "running", "cyan"),
+    "pending": ("…", "pending", "yellow"),
+    "duplicate": ("=", "repeat", "dim"),
+    NOT_RUN: ("○", "not run", "yellow"),
+    UNDONE: ("↶", "undone", "bold magenta"),
+}
+STATUS_WIDTH = max(len(f"{icon} {word}") for icon, word, _ in STATUS_CELLS.values())
+ID_WIDTHS = (2, 12)  # an id column between these widths; a longer id ends in "…" (the details have it)
+ACTION_WIDTHS = (6, 16)
+SUMMARY_ROOM = 48  # the action column shows only when the summary keeps at least this many columns
+SUMMARY_LINES = 4  # a longer summary ends in "…" after this many lines
+WRAPPED_KEPT = 2_000  # summaries kept wrapped
+REBUILD_ABOVE = 12  # changed rows beyond which one rebuild is cheaper than cell updates
+PADDING = 2  # DataTable pads each cell by one column on either side
+
+FAILED = ("failed", "invalid", "conflict")
+_CODE_RE = re.compile(r"ERR_[A-Z0-9_]+:")
+
+Cells = tuple[str, str, str, tuple[str, ...]]  # status word, id, action, summary lines: what a row shows
 
 
-def styled(status: str) -> Text:
-    style = STATUS_STYLE.get(status, "bold red" if status.startswith("failed") else "")
-    return Text(status, style=style)
+def status_cell(status: str) -> Text:
+    icon, word, style = STATUS_CELLS.get(status, ("", status, ""))
+    return Text(f"{icon} {word}".strip(), style=style, no_wrap=True)
 
 
-def short_summary(row: Row) -> str:
-    # The status column shows the error code already: repeated, it would fill a narrow column alone.
-    summary = bare_summary(row.summary, row.result.error_code if row.result is not None else None)
-    return summary if len(summary) <= SUMMARY_CHARS else summary[: SUMMARY_CHARS - 1] + "…"
+def status_word(status: str) -> str:
+    return STATUS_CELLS.get(status, ("", status, ""))[1]
 
 
-def cells_of(row: Row) -> tuple[str, ...]:
-    return (printable(row.command_id or "?"), row.status, printable(row.action or ""), printable(row.path or ""),
-            printable(short_summary(row)))
+def summary_of(row: Row) -> str:
+    """What the summary column says of a row: the error code first for a failure (the status
+    says only "failed"), what a running or waiting command works on, and for a change undone
+    since, that it was."""
+    result = row.result
+    if row.status == UNDONE and result is not None:
+        when = time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
+        return f"undone at {when} (the model still thinks it is there): {result.summary}"
+    if result is not None and not result.ok and result.error_code and row.status != "rejected":
+        return f"{result.error_code}: {bare_summary(result.summary, result.error_code)}"
+    if row.summary:
+        return row.summary
+    return " ".join(part for part in (row.action, row.path) if part)
+
+
+def summary_lines(text: str, width: int, console: Console, limit: int = SUMMARY_LINES) -> tuple[str, ...]:
+    """`text` wrapped to `width` columns, at most `limit` lines, the last ending in "…" when
+    cut. Pure but for the console, which only measures."""
+    lines = [line.plain.rstrip() for line in Text(printable(text)).wrap(console, max(width, 8), overflow="fold")]
+    if len(lines) > limit:
+        lines = lines[:limit]
+        last = lines[-1]
+        lines[-1] = (last[: max(width - 1, 0)] if len(last) >= width else last) + "…"
+    return tuple(lines) or ("",)
 
 
 class CommandTable(DataTable[object]):
+    DEFAULT_CSS = "CommandTable { scrollbar-gutter: stable; }"
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
-        self._cells: dict[str, tuple[str, ...]] = {}  # row key -> the values shown
+        self._cells: dict[str, Cells] = {}  # row key -> what it shows
+        self._rows: list[Row] = []
+        self._layout: tuple[int, int, int] | None = None  # id width, action width (0: no column), summary width
+        self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
 
-    def on_mount(self) -> None:
-        for column in COLUMNS:
-            self.add_column(column, key=column)
+    @property
+    def column_names(self) -> list[str]:
+        return [str(key.value) for key in self.columns]
 
     def reset(self) -> None:
-        # Columns too: a column keeps the width of its widest cell ever shown, so one long error
-        # code in an earlier message would squeeze every later message's summaries.
+        """Empty, for another message: its ids and actions decide the widths afresh."""
         self.clear(columns=True)
-        for column in COLUMNS:
-            self.add_column(column, key=column)
-        self._cells = {}
+        self._cells, self._rows, self._layout = {}, [], None
 
     def selected_line(self) -> int | None:
         if not self.row_count:
@@ -59,29 +112,81 @@ class CommandTable(DataTable[object]):
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return int(key) if key is not None else None
 
+    def cell_text(self, row: int, column: str) -> str:
+        """The text of one cell as it is drawn (its lines joined by spaces), by column name."""
+        value = self.get_row_at(row)[self.column_names.index(column)]
+        return " ".join(str(value).split("\n"))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._rows and self._layout_for(self._rows) != self._layout:
+            self.sync(self._rows)
+
+    def _layout_for(self, rows: list[Row]) -> tuple[int, int, int]:
+        def clamp(values: list[int], bounds: tuple[int, int]) -> int:
+            return min(max([bounds[0], *values]), bounds[1])
+
+        id_width = clamp([len(printable(row.command_id or "?")) for row in rows], ID_WIDTHS)
+        action_width = clamp([len(row.action or "") for row in rows], ACTION_WIDTHS)
+        room = self.scrollable_content_region.width - (STATUS_WIDTH + PADDING) - (id_width + PADDING) - PADDING
+        if room - (action_width + PADDING) < SUMMARY_ROOM:
+            action_width = 0
+        return id_width, action_width, max(room - (action_width + PADDING if action_width else 0), 12)
+
+    def _add_columns(self) -> None:
+        assert self._layout is not None
+        id_width, action_width, summary_width = self._layout
+        self.add_column("status", width=STATUS_WIDTH, key="status")
+        self.add_column("id", width=id_width, key="id")
+        if action_width:
+            self.add_column("action", width=action_width, key="action")
+        self.add_column("summary", width=summary_width, key="summary")
+
+    def _cells_of(self, row: Row) -> Cells:
+        assert self._layout is not None
+        summary, width = summary_of(row), self._layout[2]
+        lines = self._wrapped.get((summary, width))
+        if lines is None:  # every refresh asks again for every row: wrap each summary once
+            if len(self._wrapped) > WRAPPED_KEPT:
+                self._wrapped.clear()
+            lines = self._wrapped[(summary, width)] = summary_lines(summary, width, self.app.console)
+        return row.status, printable(row.command_id or "?"), printable(row.action or ""), lines
+
+    def _display(self, cells: Cells) -> list[Text]:
+        status, command_id, action, summary = cells
+        shown = [status_cell(status), Text(command_id, no_wrap=True, overflow="ellipsis")]
+        if self._layout and self._layout[1]:
+            shown.append(Text(action, style="dim", no_wrap=True, overflow="ellipsis"))
+        text = Text("\n".join(summary), style="dim" if status == "duplicate" else "", no_wrap=True, overflow="ellipsis")
+        code = _CODE_RE.match(text.plain) if status in FAILED else None
+        if code:
+            text.stylize("bold red", 0, code.end())
+        shown.append(text)
+        return shown
+
     def sync(self, rows: list[Row], *, tail: bool = False) -> None:
         """Show these rows, in this order. The cursor stays on its row; with `tail` (a message still
         running), a cursor on the last row (or none) moves on to the new last row."""
-        wanted = {str(row.line): cells_of(row) for row in rows}
-        keys = list(wanted)
         selected = self.selected_line()
         at_end = selected is None or (bool(self._cells) and str(selected) == list(self._cells)[-1])
+        layout = self._layout_for(rows)
+        if layout != self._layout:
+            self.clear(columns=True)
+            self._cells, self._layout = {}, layout
+            self._add_columns()
+        self._rows = rows
+        wanted = {str(row.line): self._cells_of(row) for row in rows}
+        keys = list(wanted)
         same_order = keys[: len(self._cells)] == list(self._cells)
-        changed = [(key, i) for key in keys[: len(self._cells)] for i, value in enumerate(wanted[key])
-                   if self._cells[key][i] != value] if same_order else []
-        touched = not same_order or bool(changed) or len(keys) > len(self._cells)
+        changed = [key for key in keys[: len(self._cells)] if self._cells[key] != wanted[key]] if same_order else []
         if not same_order or len(changed) > REBUILD_ABOVE:
             self.clear()
             self._cells = {}
         else:
-            for key, i in changed:
-                self.update_cell(key, COLUMNS[i], self._display(i, wanted[key][i]), update_width=True)
-                self._cells[key] = wanted[key]
+            for key in changed:
+                self._update_row(key, wanted[key])
         for key in keys[len(self._cells):]:
-            self.add_row(*(self._display(i, v) for i, v in enumerate(wanted[key])), key=key)
+            self.add_row(*self._display(wanted[key]), key=key, height=len(wanted[key][3]))
             self._cells[key] = wanted[key]
-        if touched:
-            self.call_next(self._measured)
         target = None
         if tail and at_end and rows:
             target = rows[-1].line
@@ -92,12 +197,12 @@ class CommandTable(DataTable[object]):
             if index != self.cursor_row:
                 self.move_cursor(row=index)
 
-    def _measured(self) -> None:
-        # Runs after the idle pass in which DataTable measures new cells. Its line cache is keyed on
-        # a counter that measuring does not bump, so a line drawn between a change and that pass
-        # (the header, often) kept the old column widths until something else changed; redraw.
-        self.notify_style_update()
-
-    @staticmethod
-    def _display(column: int, value: str) -> object:
-        return styled(value) if COLUMNS[column] == "status" else value
+    def _update_row(self, key: str, cells: Cells) -> None:
+        # A summary that now wraps to another number of lines changes the row's height: it is set
+        # before the cells are updated, and an update that re-measures makes the table take it in.
+        row = self.rows[RowKey(key)]
+        grown = row.height != len(cells[3])
+        row.height = len(cells[3])
+        for name, value in zip(self.column_names, self._display(cells)):
+            self.update_cell(key, name, value, update_width=grown)
+        self._cells[key] = cells

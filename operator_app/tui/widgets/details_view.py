@@ -6,8 +6,9 @@ only; the copy is never cut."""
 from __future__ import annotations
 
 import json
+import time
 
-from ..state import Row
+from ..state import UNDONE, Row
 from .lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines, wrapped
 
 SHOWN_CHARS = 400_000
@@ -34,6 +35,10 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
         lines += wrapped(f"{row.status}: {row.summary}".rstrip(": "), "warn", width)
     else:
         lines += wrapped(result.summary, "ok" if result.ok else "error", width)
+        if row.status == UNDONE:
+            when = time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
+            lines += wrapped(f"Undone at {when}: the file is back as it was before this change, but the model was "
+                             "told it was made. Tell it the change was undone.", "warn", width)
         if row.status == "duplicate":
             lines += wrapped("Not run again: the model sent this exact command before. Its earlier result is "
                              "above.", "dim", width)

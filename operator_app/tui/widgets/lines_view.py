@@ -104,6 +104,7 @@ class StyledLine:
     text: str
     style: str = ""  # a key of STYLES
     code: CodeColours | None = None  # a diff line whose text after its first character is code
+    gutter: bool = False  # a diff line: its first character (+, -, space) stays put when scrolled sideways
 
 
 def clean(line: str) -> str:
@@ -139,17 +140,19 @@ def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
             style = "dim"
         else:
             style, body = "", line.startswith(" ")
-        out.append(StyledLine(clean(line), style, code if body and len(line) <= CODE_LINE_LIMIT else None))
+        out.append(StyledLine(clean(line), style, code if body and len(line) <= CODE_LINE_LIMIT else None, True))
     return out
 
 
 class DrawnLines(ScrollView):
     """A ScrollView that draws only the lines on screen: a subclass keeps `lines` and says in
-    `draw` how one looks (the strip, and the style that fills the rest of its row)."""
+    `draw` how one looks: its gutter (line numbers, a diff's +/- column), which stays in place
+    when the view scrolls sideways, the text, which scrolls, and the style that fills the rest of
+    its row."""
 
     lines: Sequence[object]
 
-    def draw(self, line: Any) -> tuple[Strip, Style]:
+    def draw(self, line: Any) -> tuple[Strip | None, Strip, Style]:
         raise NotImplementedError
 
     def render_line(self, y: int) -> Strip:
@@ -158,8 +161,11 @@ class DrawnLines(ScrollView):
         index = y + scroll_y
         if index >= len(self.lines):
             return Strip.blank(width, self.rich_style)
-        strip, fill = self.draw(self.lines[index])
-        return strip.crop_extend(scroll_x, scroll_x + width, fill)
+        gutter, body, fill = self.draw(self.lines[index])
+        if gutter is None:
+            return body.crop_extend(scroll_x, scroll_x + width, fill)
+        fixed = min(gutter.cell_length, width)
+        return Strip.join([gutter.crop_extend(0, fixed, fill), body.crop_extend(scroll_x, scroll_x + width - fixed, fill)])
 
 
 class LinesView(DrawnLines, can_focus=True):
@@ -187,9 +193,12 @@ class LinesView(DrawnLines, can_focus=True):
             self.scroll_to(0, 0, animate=False)
         self.refresh()
 
-    def draw(self, line: StyledLine) -> tuple[Strip, Style]:
+    def draw(self, line: StyledLine) -> tuple[Strip | None, Strip, Style]:
+        style = self.rich_style + STYLES[line.style]
         if line.code is None or len(line.text) < 2:
-            return Strip([Segment(line.text, self.rich_style + STYLES[line.style])]), self.rich_style
+            if line.gutter and line.text:
+                return Strip([Segment(line.text[0], style)]), Strip([Segment(line.text[1:], style)]), self.rich_style
+            return None, Strip([Segment(line.text, style)]), self.rich_style
         tint = self.rich_style + CODE_BACKGROUNDS[line.style]
-        prefix = Segment(line.text[0], tint + STYLES[line.style] + Style(bold=True))
-        return Strip([prefix, *line.code.segments(line.text[1:], line.style, self.rich_style)]), tint
+        prefix = Strip([Segment(line.text[0], tint + STYLES[line.style] + Style(bold=True))])
+        return prefix, Strip(line.code.segments(line.text[1:], line.style, self.rich_style)), tint

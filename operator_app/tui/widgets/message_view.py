@@ -93,6 +93,9 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
     return out
 
 
+GUTTER = 6  # the line numbers' column, which stays in place when the text scrolls sideways
+
+
 class MessageView(DrawnLines, can_focus=True):
     DEFAULT_CSS = "MessageView { overflow: auto auto; }"
     _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...]] | None = None
@@ -102,15 +105,22 @@ class MessageView(DrawnLines, can_focus=True):
         self.lines: list[ViewLine] = message_lines("", {})
         self._rows: dict[int, int] = {}
         self._source: tuple[str, dict[int, str], int | None, tuple[str, ...]] = ("", {}, None, ())
+        self._message: object = None  # which message is shown: another one starts at its top left
+        self._wanted_line: int | None = None  # the message line the view was asked to show
 
     def _note_width(self) -> int:
         return max(self.size.width - 9, 20)  # the line-number gutter, the vertical scrollbar and a space
 
     def on_resize(self) -> None:
-        self.show(*self._source)  # notes are wrapped to the width
+        self.show(*self._source, message=self._message)  # notes are wrapped to the width
 
     def show(self, text: str, errors: dict[int, str], pending_line: int | None = None,
-             warnings: tuple[str, ...] = ()) -> None:
+             warnings: tuple[str, ...] = (), *, message: object = None) -> None:
+        """Show `text`; `message` names the message it is (a number): switching to another one
+        starts at its first line and column, while the same message growing keeps its place."""
+        if message != self._message:
+            self._message, self._wanted_line, self._shown = message, None, None
+            self.scroll_to(0, 0, animate=False, force=True)
         width = self._note_width()
         key = (id(text), len(text), tuple(sorted(errors.items())), pending_line, width, warnings)
         if key == self._shown:
@@ -118,17 +128,29 @@ class MessageView(DrawnLines, can_focus=True):
         self._shown, self._source = key, (text, errors, pending_line, warnings)
         self.lines = message_lines(text, errors, pending_line, width, warnings)
         self._rows = {line.number: y for y, line in enumerate(self.lines) if line.number is not None}
-        width = max((cell_len(line.text) for line in self.lines), default=0) + 6
+        width = max((cell_len(line.text) for line in self.lines), default=0) + GUTTER
         self.virtual_size = Size(width, len(self.lines))
         self.refresh()
+        if self._wanted_line is not None:
+            # An error note added above the line moved it down: follow it once the new size is laid out.
+            self.call_after_refresh(self._scroll_to_wanted)
 
     def scroll_to_line(self, line: int) -> None:
-        row = self._rows.get(line)
-        if row is not None:
-            self.scroll_to(y=max(0, row - 2), animate=False)
+        self._wanted_line = line
+        self._scroll_to_wanted()
 
-    def draw(self, line: ViewLine) -> tuple[Strip, Style]:
+    def _scroll_to_wanted(self, tries: int = 3) -> None:
+        row = self._rows.get(self._wanted_line) if self._wanted_line is not None else None
+        if row is None:
+            return
+        if not self.allow_vertical_scroll and self.virtual_size.height > self.container_size.height and tries:
+            # Lines just added: Textual scrolls a view only once its scrollbar is laid out.
+            self.call_after_refresh(self._scroll_to_wanted, tries - 1)
+            return
+        self.scroll_to(y=max(0, row - 2), animate=False)
+
+    def draw(self, line: ViewLine) -> tuple[Strip | None, Strip, Style]:
         base, style = self.rich_style, STYLES[line.kind]
-        number = f"{line.number:>5} " if line.number is not None else "      "
-        strip = Strip([Segment(number, base + STYLES[NUMBER]), Segment(line.text, base + style)])
-        return strip, base + style if line.kind in (BLOCK, INVALID, PENDING) else base
+        number = f"{line.number:>5} " if line.number is not None else " " * GUTTER
+        fill = base + style if line.kind in (BLOCK, INVALID, PENDING) else base
+        return Strip([Segment(number, base + STYLES[NUMBER])]), Strip([Segment(line.text, base + style)]), fill

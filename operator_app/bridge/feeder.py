@@ -1,0 +1,135 @@
+"""The one thread that hands the bridge's stream operations to the engine. Feeding a chunk may
+wait a long time (the session lock; a write waiting for the person's answer in the terminal), so
+it never runs on the event loop that serves the browser. Operations run in arrival order; chunks
+that piled up behind a wait are fed as one. What happens to each Operator message is told back
+through `FeederEvents`, from this thread: the server moves it onto its loop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+from ..engine.executor import EngineEvent
+from ..protocol.results import CommandResult
+from .pages import End, Feed, Open, StreamOp
+
+Observer = Callable[[EngineEvent], None]
+
+
+class OpenStream(Protocol):
+    number: int
+
+    def feed(self, chunk: str) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class StreamHost(Protocol):
+    """What the front end that owns the engine (the TUI) lends the bridge: a streamed message
+    run exactly like `--follow` runs one, and the results a message has recorded."""
+
+    def open_stream(self, source: str, observer: Observer | None = None) -> OpenStream: ...
+
+    def results_of(self, number: int) -> list[CommandResult]: ...
+
+
+class FeederEvents(Protocol):
+    def opened(self, serial: int, number: int) -> None: ...
+
+    def engine_event(self, serial: int, event: EngineEvent) -> None: ...
+
+    def ended(self, serial: int, results: list[CommandResult]) -> None: ...
+
+    def failed(self, serial: int, why: str) -> None: ...
+
+
+class Feeder:
+    def __init__(self, current_host: Callable[[], StreamHost | None], events: FeederEvents) -> None:
+        self._current_host = current_host
+        self._events = events
+        self._ops: deque[StreamOp] = deque()
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._streams: dict[int, tuple[StreamHost, OpenStream]] = {}
+        self._thread = threading.Thread(target=self._run, name="operator-bridge-feeder", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, ops: list[StreamOp]) -> None:
+        if ops:
+            with self._wake:
+                self._ops.extend(ops)
+                self._wake.notify()
+
+    def stop(self) -> None:
+        """Finish what is queued (the caller queues the End of every open message first), then stop."""
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _next(self) -> StreamOp | None:
+        with self._wake:
+            while not self._ops:
+                if self._stopping:
+                    return None
+                self._wake.wait()
+            op = self._ops.popleft()
+            if isinstance(op, Feed):
+                # Chunks that queued up while a write waited for its answer go in at once.
+                parts = [op.chunk]
+                while self._ops and isinstance(self._ops[0], Feed) and self._ops[0].serial == op.serial:
+                    parts.append(self._ops.popleft().chunk)  # type: ignore[union-attr]
+                if len(parts) > 1:
+                    op = Feed(op.serial, "".join(parts))
+            return op
+
+    def _run(self) -> None:
+        while (op := self._next()) is not None:
+            try:
+                self._apply(op)
+            except Exception as exc:  # noqa: BLE001 - one message's failure must not stop the bridge
+                self._streams.pop(op.serial, None)
+                self._events.failed(op.serial, f"{type(exc).__name__}: {exc}")
+            except BaseException:
+                # The front end is going away in the middle of a write's question (the TUI's
+                # Abandoned): that message stays unended, as a quit leaves a pasted one.
+                return
+
+    def _apply(self, op: StreamOp) -> None:
+        if isinstance(op, Open):
+            host = self._current_host()
+            if host is None:
+                self._events.failed(op.serial, "no workspace is open in Operator")
+                return
+
+            def observe(event: EngineEvent, serial: int = op.serial) -> None:
+                self._events.engine_event(serial, event)
+
+            stream = host.open_stream(op.source, observe)
+            self._streams[op.serial] = (host, stream)
+            self._events.opened(op.serial, stream.number)
+            return
+        held = self._streams.get(op.serial)
+        if held is None:
+            return  # its Open failed: already reported
+        host, stream = held
+        if isinstance(op, Feed):
+            if host is not self._current_host():
+                # The person chose another workspace: this message belongs to the old one.
+                self._streams.pop(op.serial)
+                stream.end()
+                self._events.failed(op.serial, "the workspace changed while the message was being written")
+                return
+            stream.feed(op.chunk)
+        elif isinstance(op, End):
+            self._streams.pop(op.serial)
+            stream.end()
+            self._events.ended(op.serial, host.results_of(stream.number))

@@ -1,0 +1,131 @@
+"""From the browser's view of a chat to Operator messages, without I/O. The extension re-sends the
+whole text of an assistant message (a *page message*, keyed by conversation and position) each time
+it changes; `PageMessages.update` turns that into stream operations for the engine, like a followed
+file's polls: open an Operator message, feed it only what is new, end it. A text that changed
+before its end, or grew after its message ended, starts a new Operator message with the whole text;
+the session's duplicate ids keep its earlier blocks from running twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..protocol.grammar import CMD_START
+
+PageKey = tuple[str, int]  # (conversation, position among the page's assistant messages)
+
+# A marker split across two updates must still be seen: look this far back into the old text.
+_MARKER_OVERLAP = len(CMD_START) - 1
+
+
+@dataclass(frozen=True)
+class Open:
+    serial: int  # the bridge's own number for the Operator message (the session's comes later)
+    key: PageKey
+    source: str
+
+
+@dataclass(frozen=True)
+class Feed:
+    serial: int
+    chunk: str
+
+
+@dataclass(frozen=True)
+class End:
+    serial: int
+
+
+StreamOp = Open | Feed | End
+
+
+@dataclass
+class PageMessage:
+    key: PageKey
+    text: str = ""  # everything seen of it so far
+    open_serial: int | None = None  # the Operator message being fed, while one is open
+    serials: list[int] = field(default_factory=list)  # every Operator message it opened, oldest first
+    has_marker: bool = False
+    closed: bool = False  # the person ended its message by hand: its later growth is not taken
+
+
+class PageMessages:
+    def __init__(self) -> None:
+        self._pages: dict[PageKey, PageMessage] = {}
+        self._next_serial = 1
+
+    def get(self, key: PageKey) -> PageMessage | None:
+        return self._pages.get(key)
+
+    def open_serials(self) -> list[int]:
+        return [page.open_serial for page in self._pages.values() if page.open_serial is not None]
+
+    def update(self, key: PageKey, text: str, *, generating: bool, source: str) -> list[StreamOp]:
+        page = self._pages.get(key)
+        if page is None:
+            page = self._pages[key] = PageMessage(key)
+        ops: list[StreamOp] = []
+        if text != page.text and not page.text.startswith(text):
+            # (A text the seen one starts with is no news: a re-render, or a page reloaded in the
+            # middle showing less than was seen. It is not a rewrite.)
+            grew = text.startswith(page.text)
+            if grew:
+                page.has_marker = page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP):]
+            else:
+                page.has_marker = CMD_START in text
+            if grew and page.open_serial is not None:
+                ops.append(Feed(page.open_serial, text[len(page.text):]))
+            elif grew and page.closed:
+                pass
+            else:
+                page.closed = False
+                # Never opened, ended earlier, or rewritten before its end: what a followed file
+                # does when it is truncated or replaced. The whole text goes to a new message.
+                ops += self._end(page)
+                if page.has_marker:
+                    ops += self._end_earlier_positions(key)
+                    ops += self._open(page, source)
+                    ops.append(Feed(page.open_serial, text))  # type: ignore[arg-type]
+            page.text = text
+        if not generating:
+            ops += self._end(page)
+        return ops
+
+    def close(self, serial: int) -> list[StreamOp]:
+        """The person ends the Operator message `serial` (its page stopped, or will not say so):
+        what the page adds to that text afterwards is not run; a rewritten text is."""
+        for page in self._pages.values():
+            if page.open_serial == serial:
+                page.closed = True
+                return self._end(page)
+        return []
+
+    def end_all(self) -> list[StreamOp]:
+        """Operations that end every open Operator message (the bridge stops, the workspace changes)."""
+        ops: list[StreamOp] = []
+        for page in self._pages.values():
+            ops += self._end(page)
+        return ops
+
+    def _open(self, page: PageMessage, source: str) -> list[StreamOp]:
+        serial, self._next_serial = self._next_serial, self._next_serial + 1
+        page.open_serial = serial
+        page.serials.append(serial)
+        return [Open(serial, page.key, source)]
+
+    @staticmethod
+    def _end(page: PageMessage) -> list[StreamOp]:
+        if page.open_serial is None:
+            return []
+        serial, page.open_serial = page.open_serial, None
+        return [End(serial)]
+
+    def _end_earlier_positions(self, key: PageKey) -> list[StreamOp]:
+        # The model has moved on to a later message of the conversation: an earlier one still
+        # open (its "stopped" update was lost) will not grow any more.
+        conversation, position = key
+        ops: list[StreamOp] = []
+        for other in self._pages.values():
+            if other.key[0] == conversation and other.key[1] < position:
+                ops += self._end(other)
+        return ops

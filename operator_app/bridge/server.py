@@ -1,0 +1,233 @@
+"""The bridge's HTTP server (aiohttp), in the event loop of the app that starts it (the TUI's).
+It binds 127.0.0.1 only. Every request passes the guard first (Host, Origin, body size, token,
+failure rate), in the order docs/bridge-protocol.md gives, and gets JSON back, with no CORS
+header: a web page can neither pass as the extension nor read an answer. The routes translate
+JSON to calls on `Bridge` (service.py), which holds the state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from .. import __version__
+from . import guard
+from .feeder import StreamHost
+from .pairing import PairingRefused, remember_port
+from .service import Bridge, BridgeStatus, Listener
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+MAX_CONVERSATION_CHARS = 2_000
+BRIDGE_KEY = web.AppKey("bridge", Bridge)
+PORT_KEY = web.AppKey("port", list)  # [port], filled in once the socket is bound (port 0: the OS picks)
+
+
+class BridgeUnavailable(Exception):
+    """The bridge could not start (its port is taken, no loopback)."""
+
+
+def _refuse(refusal: guard.Refusal, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response({"error": {"code": refusal.code, "message": refusal.message}}, status=refusal.status,
+                             headers=headers)
+
+
+def _bad_request(message: str) -> web.Response:
+    return _refuse(guard.Refusal(400, "BRIDGE_BAD_REQUEST", message))
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    bridge, port = request.app[BRIDGE_KEY], request.app[PORT_KEY][0]
+    refusal = guard.check_host(request.headers.get("Host"), port)
+    if refusal is None:
+        paired = bridge.pairing.paired
+        refusal = guard.check_origin(request.headers.get("Origin"), paired.origin if paired else None)
+    if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
+        refusal = guard.TOO_LARGE
+    if refusal is not None:
+        return _refuse(refusal)
+    if request.path != "/v1/pair":
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header[:7].lower() == "bearer " else None
+        # The right token always passes: a rogue local program failing on purpose must not lock
+        # the person's own browser out.
+        if not bridge.pairing.token_matches(token):
+            locked = bridge.limiter.refusal()
+            if locked is not None:
+                return _refuse(locked, {"Retry-After": str(int(bridge.limiter.locked_for()) + 1)})
+            bridge.limiter.failed()
+            return _refuse(guard.UNAUTHORIZED)
+    try:
+        return await handler(request)
+    except web.HTTPRequestEntityTooLarge:
+        return _refuse(guard.TOO_LARGE)
+    except web.HTTPNotFound:
+        return _refuse(guard.Refusal(404, "BRIDGE_NOT_FOUND", f"no such bridge request: {request.path}"))
+    except web.HTTPMethodNotAllowed:
+        return _refuse(guard.Refusal(405, "BRIDGE_METHOD_NOT_ALLOWED", f"{request.method} is not taken on {request.path}"))
+
+
+async def _json_object(request: web.Request) -> dict[str, Any] | web.Response:
+    try:
+        body = await request.json(loads=json.loads)
+    except web.HTTPRequestEntityTooLarge:
+        raise
+    except (ValueError, UnicodeDecodeError):
+        return _bad_request("the body must be a JSON object (UTF-8)")
+    return body if isinstance(body, dict) else _bad_request("the body must be a JSON object")
+
+
+def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
+    conversation, position = data.get("conversation"), data.get("position")
+    if not isinstance(conversation, str) or not conversation or len(conversation) > MAX_CONVERSATION_CHARS:
+        return f"conversation must be a non-empty string of at most {MAX_CONVERSATION_CHARS} characters"
+    if isinstance(position, str) and position.isdigit():
+        position = int(position)  # from a query string
+    if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+        return "position must be a whole number >= 0 (the message's index among the page's assistant messages)"
+    return conversation, position
+
+
+def _tab(data: dict[str, Any]) -> dict[str, Any] | None:
+    tab = data.get("tab")
+    return tab if isinstance(tab, dict) else None
+
+
+async def _pair(request: web.Request) -> web.Response:
+    bridge = request.app[BRIDGE_KEY]
+    locked = bridge.limiter.refusal()
+    if locked is not None:
+        return _refuse(locked, {"Retry-After": str(int(bridge.limiter.locked_for()) + 1)})
+    data = await _json_object(request)
+    if isinstance(data, web.Response):
+        return data
+    code, browser = data.get("code"), data.get("browser")
+    if not isinstance(code, str):
+        return _bad_request('send {"code": "<the 6 digits Operator shows>"}')
+    try:
+        paired = bridge.pair(code, request.headers.get("Origin"), browser if isinstance(browser, str) else "a browser")
+    except PairingRefused as exc:
+        if exc.code == "BRIDGE_BAD_CODE":
+            bridge.limiter.failed()
+        return _refuse(guard.Refusal(403, exc.code, str(exc)))
+    return web.json_response({"token": paired.token, "workspace": bridge.workspace_name(),
+                              "operator_version": __version__})
+
+
+async def _hello(request: web.Request) -> web.Response:
+    bridge = request.app[BRIDGE_KEY]
+    data = await _json_object(request)
+    if isinstance(data, web.Response):
+        return data
+    bridge.seen(_tab(data))
+    return web.json_response({"workspace": bridge.workspace_name(), "operator_version": __version__,
+                              "bridge": "connected"})
+
+
+async def _message(request: web.Request) -> web.Response:
+    bridge = request.app[BRIDGE_KEY]
+    data = await _json_object(request)
+    if isinstance(data, web.Response):
+        return data
+    key = _page_key(data)
+    if isinstance(key, str):
+        return _bad_request(key)
+    text, generating = data.get("text"), data.get("generating")
+    if not isinstance(text, str) or not isinstance(generating, bool):
+        return _bad_request("text must be the message's whole text (a string) and generating true or false")
+    bridge.seen(_tab(data))
+    if bridge.workspace_name() is None:
+        return _refuse(guard.Refusal(409, "BRIDGE_NO_WORKSPACE", (
+            "Operator has no workspace open: choose one in Operator (w), then the message is taken")))
+    return web.json_response(bridge.update(key, text, generating, _tab(data)))
+
+
+async def _results(request: web.Request) -> web.Response:
+    bridge = request.app[BRIDGE_KEY]
+    key = _page_key(dict(request.query))
+    if isinstance(key, str):
+        return _bad_request(key)
+    try:
+        wait = float(request.query.get("wait", "0"))
+    except ValueError:
+        return _bad_request("wait must be a number of seconds (0 to 25)")
+    bridge.seen()
+    return web.json_response(await bridge.wait_results(key, wait))
+
+
+async def _delivered(request: web.Request) -> web.Response:
+    bridge = request.app[BRIDGE_KEY]
+    data = await _json_object(request)
+    if isinstance(data, web.Response):
+        return data
+    key = _page_key(data)
+    if isinstance(key, str):
+        return _bad_request(key)
+    number = data.get("message")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+        return _bad_request("message must be the Operator message number the results came from")
+    bridge.seen(_tab(data))
+    return web.json_response({"ok": bridge.delivered(key, number, data.get("sent") is True)})
+
+
+class BridgeServer:
+    """The running bridge: start it in a running event loop, stop it there."""
+
+    def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
+                 workspace_name: Callable[[], str | None]) -> None:
+        self.bridge = Bridge(current_host, listener, workspace_name)
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def port(self) -> int | None:
+        return self.bridge.port
+
+    @property
+    def pairing_code(self) -> str | None:
+        return self.bridge.pairing.code
+
+    def pair_again(self) -> str:
+        return self.bridge.offer_code()
+
+    def status(self) -> BridgeStatus:
+        return self.bridge.status()
+
+    async def start(self, port: int) -> None:
+        """Listen on 127.0.0.1:port (0: a free port). Raises BridgeUnavailable with the reason."""
+        app = web.Application(middlewares=[_guard], client_max_size=guard.MAX_BODY_BYTES)
+        app[BRIDGE_KEY] = self.bridge
+        app[PORT_KEY] = [port]
+        app.router.add_post("/v1/pair", _pair)
+        app.router.add_post("/v1/hello", _hello)
+        app.router.add_post("/v1/message", _message)
+        app.router.add_get("/v1/results", _results)
+        app.router.add_post("/v1/delivered", _delivered)
+        # lingering_time: a request refused for its size is not read to its end for long.
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, "127.0.0.1", port).start()
+        except OSError as exc:
+            await runner.cleanup()
+            self.bridge.stop()
+            raise BridgeUnavailable(
+                f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
+                + (" (another Operator may have its bridge on: stop it there, or start this one with "
+                   "--bridge-port N)" if port else "")
+            ) from None
+        self._runner = runner
+        bound = runner.addresses[0][1]
+        app[PORT_KEY][0] = self.bridge.port = bound
+        if port:
+            remember_port(bound)
+        if self.bridge.pairing.paired is None:
+            self.bridge.offer_code()
+
+    async def stop(self) -> None:
+        self.bridge.stop()  # long polls answer at once; open messages end
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()

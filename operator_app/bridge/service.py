@@ -1,0 +1,287 @@
+"""What the bridge knows and does, apart from HTTP: pairing, which browser tab talks to it, the
+page messages it has seen, the Operator message each became and whether its results are in.
+Everything here runs on the event loop; the feeder thread's news comes in through
+`loop.call_soon_threadsafe`. The HTTP layer (server.py) only checks requests and calls in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
+from ..protocol.results import CommandResult, render_results
+from .feeder import Feeder, StreamHost
+from .pages import Feed, Open, PageKey, PageMessages, StreamOp
+from .guard import FailureLimiter
+from .pairing import Paired, Pairing
+
+CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
+MAX_WAIT_S = 25.0
+
+
+@dataclass
+class BridgeMessage:
+    """One Operator message the bridge opened for a page message."""
+
+    serial: int
+    key: PageKey
+    site: str
+    number: int | None = None  # the session's message number, once the engine opened it
+    waiting_for: str | None = None  # "fs.write src/app.py" while a write waits for the person
+    ended: bool = False
+    results: list[CommandResult] = field(default_factory=list)
+    copy_text: str = ""
+    problem: str | None = None
+    delivered: bool = False
+
+
+@dataclass(frozen=True)
+class Tab:
+    site: str
+    title: str
+    url: str
+    adapter_ok: bool = True
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class BridgeStatus:
+    state: str  # "waiting" (for a browser) or "connected"
+    tab: Tab | None
+    pairing_code: str | None
+    port: int | None
+
+
+class Listener:
+    """What the front end hears from the bridge (on the event loop). Override what is needed."""
+
+    def status_changed(self, status: BridgeStatus) -> None: ...
+
+    def paired(self, browser: str) -> None: ...
+
+    def delivered(self, number: int, count: int, sent: bool) -> None: ...
+
+    def failed(self, number: int | None, why: str) -> None: ...
+
+
+class Bridge:
+    def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
+                 workspace_name: Callable[[], str | None], clock: Callable[[], float] = time.monotonic) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._clock = clock
+        self.listener = listener
+        self.workspace_name = workspace_name
+        self.pairing = Pairing(clock)
+        self.limiter = FailureLimiter(clock)
+        self.pages = PageMessages()
+        self.messages: dict[int, BridgeMessage] = {}
+        self.port: int | None = None
+        self.tab: Tab | None = None
+        self._last_seen: float | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self._changed = asyncio.Event()
+        self.stopping = False
+        self.feeder = Feeder(current_host, _ThreadSafeEvents(self))
+        self.feeder.start()
+
+    # --- status ------------------------------------------------------------------------------
+
+    def status(self) -> BridgeStatus:
+        connected = self._last_seen is not None and self._clock() - self._last_seen < CONNECTED_FOR_S
+        return BridgeStatus("connected" if connected else "waiting", self.tab if connected else None,
+                            self.pairing.code, self.port)
+
+    def _tell_status(self) -> None:
+        self.listener.status_changed(self.status())
+
+    def seen(self, tab: dict[str, Any] | None = None) -> None:
+        """An authorized request came in (with the tab it speaks for, when it says)."""
+        was = self.status()
+        self._last_seen = self._clock()
+        if tab is not None:
+            self.tab = Tab(str(tab.get("site") or "page")[:40], str(tab.get("title") or "")[:200],
+                           str(tab.get("url") or "")[:2000], tab.get("adapter_ok") is not False,
+                           str(tab["problem"])[:300] if tab.get("problem") else None)
+        if self._expiry is not None:
+            self._expiry.cancel()
+        self._expiry = self._loop.call_later(CONNECTED_FOR_S + 0.1, self._tell_status)
+        if self.status() != was:
+            self._tell_status()
+
+    def offer_code(self) -> str:
+        code = self.pairing.offer_code()
+        self._tell_status()
+        self._loop.call_later(601.0, self._tell_status)  # the code's expiry shows in the header
+        return code
+
+    def pair(self, code: str, origin: str | None, browser: str) -> Paired:
+        paired = self.pairing.pair(code, origin)
+        self.seen()
+        self._tell_status()
+        self.listener.paired(browser)
+        return paired
+
+    # --- page messages -----------------------------------------------------------------------
+
+    def update(self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None) -> dict[str, Any]:
+        site = str((tab or {}).get("site") or "page")[:40]
+        ops = self.pages.update(key, text, generating=generating, source=f"bridge {site}")
+        self._track(ops, site)
+        self.feeder.put(ops)
+        state = self.results_state(key)
+        return {"message": state.get("message"), "accepted": sum(len(op.chunk) for op in ops if isinstance(op, Feed)),
+                "state": state["state"]}
+
+    def _track(self, ops: list[StreamOp], site: str) -> None:
+        for op in ops:
+            if isinstance(op, Open):
+                self.messages[op.serial] = BridgeMessage(op.serial, op.key, site)
+        if ops:
+            self._bump()
+
+    def latest(self, key: PageKey) -> BridgeMessage | None:
+        page = self.pages.get(key)
+        return self.messages.get(page.serials[-1]) if page is not None and page.serials else None
+
+    def results_state(self, key: PageKey) -> dict[str, Any]:
+        message = self.latest(key)
+        if message is None:
+            return {"state": "none", "message": None, "count": 0, "copy_text": "", "delivered": False,
+                    "waiting_for": None}
+        page = self.pages.get(key)
+        if message.problem is not None:
+            state = "failed"
+        elif message.ended:
+            state = "ready"
+        elif page is not None and page.open_serial == message.serial:
+            state = "streaming"
+        else:
+            state = "waiting"
+        reply: dict[str, Any] = {"state": state, "message": message.number, "count": len(message.results),
+                                 "copy_text": message.copy_text if state == "ready" else "",
+                                 "delivered": message.delivered, "waiting_for": message.waiting_for}
+        if message.problem is not None:
+            reply["problem"] = message.problem
+        return reply
+
+    async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
+        deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
+        while True:
+            reply = self.results_state(key)
+            left = deadline - self._clock()
+            if reply["state"] in ("ready", "failed", "none") or left <= 0 or self.stopping:
+                return reply
+            changed = self._changed
+            try:
+                await asyncio.wait_for(changed.wait(), left)
+            except TimeoutError:
+                pass
+
+    def delivered(self, key: PageKey, number: int | None, sent: bool) -> bool:
+        message = self.latest(key)
+        if message is None or message.number is None or (number is not None and number != message.number):
+            return False
+        first = not message.delivered
+        message.delivered = True
+        if first or sent:
+            self.listener.delivered(message.number, len(message.results), sent)
+        self._bump()
+        return True
+
+    def open_message(self, number: int) -> BridgeMessage | None:
+        """The bridge's message that is Operator message `number`, while the page still feeds it."""
+        for serial in self.pages.open_serials():
+            message = self.messages.get(serial)
+            if message is not None and message.number == number:
+                return message
+        return None
+
+    def end_message(self, number: int) -> bool:
+        """End Operator message `number` now (the person pressed e): its open block fails, and what
+        the page adds to it later is not run."""
+        message = self.open_message(number)
+        if message is None:
+            return False
+        self.feeder.put(self.pages.close(message.serial))
+        self._bump()
+        return True
+
+    def workspace_changed(self) -> None:
+        """The messages being written belong to the workspace they began in: end them."""
+        self.feeder.put(self.pages.end_all())
+        self._bump()
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.feeder.put(self.pages.end_all())
+        self.feeder.stop()
+        if self._expiry is not None:
+            self._expiry.cancel()
+        self._bump()
+
+    def _bump(self) -> None:
+        # Every long poll waiting on the old event wakes and looks again.
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    # --- news from the feeder thread, moved onto the loop ------------------------------------
+
+    def _opened(self, serial: int, number: int) -> None:
+        message = self.messages.get(serial)
+        if message is not None:
+            message.number = number
+            self._bump()
+
+    def _engine_event(self, serial: int, event: EngineEvent) -> None:
+        message = self.messages.get(serial)
+        if message is None:
+            return
+        if isinstance(event, AwaitingDecision):
+            message.waiting_for = f"{event.plan.action} {event.plan.target.rel}"
+            self._bump()
+        elif isinstance(event, ResultReady) and message.waiting_for is not None:
+            message.waiting_for = None
+            self._bump()
+
+    def _ended(self, serial: int, results: list[CommandResult]) -> None:
+        message = self.messages.get(serial)
+        if message is not None:
+            message.ended, message.waiting_for = True, None
+            message.results, message.copy_text = results, render_results(results) if results else ""
+            self._bump()
+
+    def _failed(self, serial: int, why: str) -> None:
+        message = self.messages.get(serial)
+        if message is not None:
+            message.problem = why
+            self.listener.failed(message.number, why)
+            self._bump()
+
+
+class _ThreadSafeEvents:
+    """The feeder's FeederEvents: each call is run on the bridge's loop (dropped once it closed)."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        self._bridge = bridge
+
+    def _call(self, method: Callable[..., None], *args: Any) -> None:
+        try:
+            self._bridge._loop.call_soon_threadsafe(method, *args)
+        except RuntimeError:
+            pass  # the loop is closed: the app is gone, nobody is left to tell
+
+    def opened(self, serial: int, number: int) -> None:
+        self._call(self._bridge._opened, serial, number)
+
+    def engine_event(self, serial: int, event: EngineEvent) -> None:
+        self._call(self._bridge._engine_event, serial, event)
+
+    def ended(self, serial: int, results: list[CommandResult]) -> None:
+        self._call(self._bridge._ended, serial, results)
+
+    def failed(self, serial: int, why: str) -> None:
+        self._call(self._bridge._failed, serial, why)

@@ -1,0 +1,148 @@
+"""Starting and stopping the browser bridge from the TUI (`b`, the palette, `--bridge`), pairing a
+browser, and what the bridge tells the person: its state in the header, pairings, results put
+into the chat's input box. The bridge runs in the app's own event loop and streams into the same
+EngineRunner as a paste, so every write still opens the consent dialog here. A mixin of
+OperatorApp; aiohttp is imported only when the bridge starts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..bridge.service import BridgeStatus, Listener
+from .screens.pairing import PairingScreen
+from .widgets.bridge_badge import BridgeBadge, badge_text
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from ..bridge.server import BridgeServer
+    from ..engine.workspace import Workspace
+    from .runner import EngineRunner
+
+    _Base = App[None]
+else:
+    _Base = object
+
+
+def extension_dir() -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).resolve().parent.parent / "bridge" / "extension")
+
+
+class _Told(Listener):
+    def __init__(self, app: BridgeControlMixin) -> None:
+        self.app = app
+
+    def status_changed(self, status: BridgeStatus) -> None:
+        self.app.show_bridge_status(status)
+
+    def paired(self, browser: str) -> None:
+        app = self.app
+        if isinstance(app.screen, PairingScreen):
+            app.screen.dismiss(None)
+        app.notify(f"Paired with {browser}. Answers streamed in that browser's chat now run here.", title="Bridge")
+
+    def delivered(self, number: int, count: int, sent: bool) -> None:
+        what = "result" if count == 1 else "results"
+        if sent:
+            self.app.notify(f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge")
+        else:
+            self.app.notify(f"Message {number}: {count} {what} are in the chat's input box; send them there.",
+                            title="Bridge")
+
+    def failed(self, number: int | None, why: str) -> None:
+        which = f"message {number}" if number is not None else "a message from the browser"
+        self.app.notify(f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15)
+
+
+class BridgeControlMixin(_Base):
+    bridge: BridgeServer | None
+    bridge_badge: BridgeBadge  # held, not queried: a dialog may be the active screen
+    _bridge_port: int | None  # --bridge-port (0 in tests: any free port); None: the remembered one
+
+    if TYPE_CHECKING:
+        runner: EngineRunner | None
+
+        @property
+        def workspace(self) -> Workspace | None: ...
+        def status(self, text: str) -> None: ...
+
+    def action_toggle_bridge(self) -> None:
+        if self.bridge is None:
+            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
+        else:
+            self.run_worker(self.stop_bridge(), group="bridge", exclusive=True)
+
+    def action_pair_browser(self) -> None:
+        if self.bridge is None:
+            self.run_worker(self.start_bridge(pair=True), group="bridge", exclusive=True)
+            return
+        self.bridge.pair_again()
+        self._show_pairing()
+
+    async def start_bridge(self, pair: bool = False) -> None:
+        from ..bridge.pairing import stored_port
+        from ..bridge.server import BridgeServer, BridgeUnavailable
+
+        if self.bridge is not None:
+            return
+        server = BridgeServer(lambda: self.runner, _Told(self),
+                              lambda: self.workspace.root.name if self.workspace is not None else None)
+        port = self._bridge_port if self._bridge_port is not None else stored_port()
+        try:
+            await server.start(port)
+        except BridgeUnavailable as exc:
+            self.notify(f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15)
+            return
+        self.bridge = server
+        if pair and server.pairing_code is None:
+            server.pair_again()
+        self.show_bridge_status(server.status())
+        self.status(f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it.")
+        if server.pairing_code is not None:
+            self._show_pairing()
+
+    async def stop_bridge(self) -> None:
+        server, self.bridge = self.bridge, None
+        if server is None:
+            return
+        await server.stop()
+        self._badge().update(badge_text("off"))
+        self.status("Bridge off: paste the model's answers, or press b to turn the bridge on again.")
+
+    @property
+    def bridge_on(self) -> bool:
+        return self.bridge is not None
+
+    def bridge_streams(self, number: int) -> bool:
+        """Whether message `number` is still being fed by the browser."""
+        return self.bridge is not None and self.bridge.bridge.open_message(number) is not None
+
+    def end_bridge_message(self, number: int) -> None:
+        if self.bridge is not None:
+            self.bridge.bridge.end_message(number)
+
+    def bridge_workspace_changed(self) -> None:
+        if self.bridge is not None:
+            self.bridge.bridge.workspace_changed()
+
+    def show_bridge_status(self, status: BridgeStatus) -> None:
+        if self.bridge is None:
+            return
+        tab = status.tab
+        self._badge().update(badge_text(status.state, site=tab.site if tab else None, title=tab.title if tab else None,
+                                        code=status.pairing_code))
+        if tab is not None and not tab.adapter_ok and tab.problem:
+            self.status(f"The browser says: {tab.problem}")
+
+    def _show_pairing(self) -> None:
+        server = self.bridge
+        if server is None or server.pairing_code is None or server.port is None:
+            return
+        if isinstance(self.screen, PairingScreen):
+            self.screen.dismiss(None)
+        self.push_screen(PairingScreen(server.pairing_code, server.port, extension_dir()))
+
+    def _badge(self) -> BridgeBadge:
+        return self.bridge_badge

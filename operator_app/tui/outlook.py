@@ -1,0 +1,95 @@
+"""What a consent dialog can say about the rest of its message: which write of the message this
+is ("write 2 of 4") and what `a` (apply the rest) would apply after it. The engine plans a write
+only when it reaches it, so this reads the message text the way the engine will: the blocks that
+validate as write commands, less those it will skip as repeats of commands already run. Pure: no
+disk, no Textual; the runner calls it on its worker thread with the session's used ids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..protocol.commands import validate_command
+from ..protocol.parser import parse_fields
+from ..protocol.scanner import scan_message
+
+DELETE_ACTIONS = ("fs.delete",)  # moves a whole file or folder to the trash (a region delete edits a file)
+
+
+@dataclass(frozen=True)
+class PlannedWrite:
+    line: int
+    command_id: str
+    action: str
+    path: str
+
+    @property
+    def deletes(self) -> bool:
+        return self.action in DELETE_ACTIONS
+
+
+@dataclass(frozen=True)
+class WriteOutlook:
+    position: int  # this write is write `position` of `total` in its message
+    total: int
+    rest: tuple[PlannedWrite, ...]  # what `a` applies after this one, in message order
+    open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
+
+    def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
+        """Writes among the rest that deserve a second look before `a`: a delete, or a file
+        other than the one whose diff the dialog shows."""
+        return tuple(write for write in self.rest if write.deletes or write.path != shown_path)
+
+    def asks_again(self, shown_path: str) -> bool:
+        return self.open_ended or bool(self.unseen(shown_path))
+
+
+def normalised(path: str) -> str:
+    """The path as the engine names it (a/./b/../c is a/c), from the text alone."""
+    parts: list[str] = []
+    for name in path.split("/"):
+        if name in ("", "."):
+            continue
+        if name == ".." and parts:
+            parts.pop()
+        else:
+            parts.append(name)
+    return "/".join(parts) or "."
+
+
+def writes_in(text: str) -> list[PlannedWrite]:
+    """Every block of `text` that is a valid write command, in message order."""
+    found = []
+    for block in scan_message(text).blocks:
+        if block.error is not None:
+            continue
+        try:
+            command = validate_command(parse_fields(block))
+        except Exception:  # noqa: BLE001 - an invalid block never writes: it is simply not listed
+            continue
+        if command.WRITES:
+            found.append(PlannedWrite(block.start_line, command.id, command.action, normalised(command.path_or_none or ".")))
+    return found
+
+
+def write_outlook(text: str, line: int | None, command_id: str, message: int,
+                  used: Mapping[str, tuple[str, int, object]], *, open_ended: bool = False) -> WriteOutlook:
+    """The outlook of the write `command_id` (whose block starts at `line`) in message `message`
+    of `text`. `used`: the session's used ids (id -> (content key, message, result)): a write
+    whose id an earlier message used does not run (a repeat, or a duplicate id), nor does one
+    repeating an id met before it in this message."""
+    writes = writes_in(text)
+    index = next((i for i, w in enumerate(writes) if w.line == line and w.command_id == command_id), None)
+    if index is None:
+        index = next((i for i, w in enumerate(writes) if w.command_id == command_id), None)
+    if index is None:  # not in the text as scanned (cut by the window): say only what is known
+        return WriteOutlook(1, 1, (), open_ended)
+    before = [w for w in writes[:index] if not (w.command_id in used and used[w.command_id][1] < message)]
+    seen = {command_id}
+    rest = []
+    for write in writes[index + 1:]:
+        if write.command_id in used or write.command_id in seen:
+            continue
+        seen.add(write.command_id)
+        rest.append(write)
+    return WriteOutlook(len(before) + 1, len(before) + 1 + len(rest), tuple(rest), open_ended)

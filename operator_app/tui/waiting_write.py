@@ -1,0 +1,131 @@
+"""A write that waits for the person: its consent dialog (asked from the engine's worker, which
+blocks until the answer), putting the decision off with escape and bringing the dialog back (d,
+or enter on its row), and what cannot happen meanwhile, since the waiting message holds the
+session: undo, another workspace, and quitting without being asked. A mixin of OperatorApp."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ..engine.plan import WritePlan
+from .messages import ConsentAsked
+from .outlook import WriteOutlook
+from .screens.confirm import ConfirmScreen
+from .screens.consent import ConsentScreen
+from .state import WAITING
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from .state import MessageState
+    from .widgets.command_table import CommandTable
+
+    _Base = App[None]
+else:
+    _Base = object
+
+
+class WaitingWriteMixin(_Base):
+    _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
+    _quit_question: ConfirmScreen | None
+    view_number: int | None
+
+    if TYPE_CHECKING:
+        table: CommandTable
+
+        def status(self, text: str) -> None: ...
+        def refresh_view(self, reset: bool = False) -> None: ...
+        def show_message(self, number: int | None) -> None: ...
+        def current(self) -> MessageState | None: ...
+        def _refresh_footer(self) -> None: ...
+        def _stopping(self) -> bool: ...
+        async def _leave(self) -> None: ...
+
+    def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
+        """Called on the engine's worker thread: show the dialog, wait for the answer."""
+        answered, answer = threading.Event(), []
+
+        def done(value: str | None) -> None:
+            answer.append(value or "no")
+            answered.set()
+
+        if not self.post_message(ConsentAsked(plan, number, outlook, done)):
+            return "quit"  # the app is gone
+        while not answered.wait(0.1):
+            if self._stopping():
+                return "quit"  # not "no": the person did not decline, they left
+        return answer[0]
+
+    def on_consent_asked(self, message: ConsentAsked) -> None:
+        if self._stopping():
+            return  # no answer: the waiting worker sees the app going and leaves the message unended
+        self._waiting = message
+        self.refresh_view()  # the table shows the write waiting before the dialog covers it
+        # Opened once the table has its new cells and the screen was redrawn with them: the
+        # screen under a dialog is not redrawn until the dialog closes.
+        self.table.call_next(self.call_after_refresh, self._show_consent, message)
+
+    def _show_consent(self, message: ConsentAsked) -> None:
+        def answered(value: str | None) -> None:
+            if value == "later":  # escape: the write keeps waiting, and the message with it
+                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.target.rel} still waits "
+                            "for you: d (or enter on its row) shows it again; the rest of the message waits with it.")
+                self._refresh_footer()
+                return
+            self._waiting = None
+            self._refresh_footer()
+            message.answer(value)
+
+        if self._waiting is message and not any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
+            self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
+
+    def action_decide(self) -> None:
+        if self._waiting is None:
+            self.notify("No write waits for you.", severity="warning")
+            return
+        if self.view_number != self._waiting.number:
+            self.show_message(self._waiting.number)
+        self._show_consent(self._waiting)
+
+    def _busy_with_a_write(self, what: str) -> bool:
+        """A write waits for the person: its message holds the session until they decide, so
+        `what` cannot happen now. Says so."""
+        if self._waiting is None:
+            return False
+        waiting = self._waiting
+        self.notify(f"{waiting.plan.command_id} of message {waiting.number} waits for you: decide it first (d), "
+                    f"then {what}.", severity="warning")
+        return True
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        state, line = self.current(), self.table.selected_line()
+        row = state.rows.get(line) if state is not None and line is not None else None
+        if row is not None and row.status == WAITING and self._waiting is not None:
+            self.action_decide()
+
+    async def action_quit(self) -> None:
+        waiting = self._waiting
+        if waiting is not None and self._quit_question is None:
+            question = Text.assemble(
+                (f"{waiting.plan.action} on {waiting.plan.target.rel}", "bold"), f" ({waiting.plan.command_id}) waits "
+                f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
+                f"message {waiting.number} does not run (after a restart its commands show as not run).")
+            self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",
+                                                no="stay")
+
+            async def answered(yes: bool | None) -> None:
+                self._quit_question = None
+                if yes:
+                    await self._leave()
+
+            self.push_screen(self._quit_question, answered)
+            return
+        if self._quit_question is not None:  # ctrl+q again on the question: that is a yes
+            self._quit_question.dismiss(True)
+            return
+        await self._leave()
+

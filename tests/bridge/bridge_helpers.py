@@ -1,0 +1,128 @@
+"""Helpers for the bridge's tests: raw HTTP requests to the real server (every header exactly as
+given, as a hostile page or program would send them), and a paired client speaking for the
+extension."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+EXTENSION_ORIGIN = "chrome-extension://operatortestextensionid"
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    @property
+    def code(self) -> str | None:
+        try:
+            return self.json()["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+async def raw(port: int, method: str, path: str, *, headers: dict[str, str] | None = None,
+              body: bytes | None = None, host: str | None = None) -> Reply:
+    """One HTTP/1.1 request on its own connection; `host` (default 127.0.0.1:port) is sent as is."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host if host is not None else f'127.0.0.1:{port}'}",
+             "Connection: close"]
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    if body is not None and not any(name.lower() in ("content-length", "transfer-encoding") for name in (headers or {})):
+        lines.append(f"Content-Length: {len(body)}")
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b""))
+    await writer.drain()
+    data = await reader.read()
+    writer.close()
+    head, _, content = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    parsed = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        parsed[name.strip().lower()] = value.strip()
+    if parsed.get("transfer-encoding") == "chunked":
+        content = _unchunk(content)
+    return Reply(int(status_line.split()[1]), parsed, content)
+
+
+def _unchunk(data: bytes) -> bytes:
+    out = b""
+    while data:
+        size_line, _, data = data.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out, data = out + data[:size], data[size + 2:]
+    return out
+
+
+class Extension:
+    """Speaks for the browser extension: its origin, its token."""
+
+    def __init__(self, port: int, token: str | None = None, origin: str = EXTENSION_ORIGIN) -> None:
+        self.port, self.token, self.origin = port, token, origin
+
+    def headers(self) -> dict[str, str]:
+        headers = {"Origin": self.origin, "Content-Type": "application/json"}
+        if self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
+    async def pair(self, code: str, browser: str = "Chromium (test)") -> Reply:
+        reply = await self.post("/v1/pair", {"code": code, "browser": browser})
+        if reply.status == 200:
+            self.token = reply.json()["token"]
+        return reply
+
+    async def post(self, path: str, payload: Any) -> Reply:
+        return await raw(self.port, "POST", path, headers=self.headers(), body=json.dumps(payload).encode())
+
+    async def get(self, path: str) -> Reply:
+        return await raw(self.port, "GET", path, headers=self.headers())
+
+    async def message(self, text: str, *, generating: bool, conversation: str = "chat/1", position: int = 0,
+                      site: str = "ChatGPT", title: str = "Fix the tests") -> Reply:
+        return await self.post("/v1/message", {"conversation": conversation, "position": position, "text": text,
+                                               "generating": generating,
+                                               "tab": {"id": 1, "site": site, "title": title, "url": "https://x"}})
+
+    async def results(self, conversation: str = "chat/1", position: int = 0, wait: float = 0) -> Any:
+        reply = await self.get(f"/v1/results?conversation={conversation}&position={position}&wait={wait}")
+        assert reply.status == 200, reply.body
+        return reply.json()
+
+
+async def wait_for(pilot: Any, condition: Any, timeout: float = 15.0) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.02)
+        waited += 0.02
+        if waited > timeout:
+            raise AssertionError("condition not reached in time")
+
+
+def bridged_app(workspace: Any, state: Any, **kwargs: Any) -> Any:
+    """The real TUI with its bridge on, on a free port."""
+    from operator_app.tui.app import OperatorApp
+
+    kwargs.setdefault("poll_interval", 0.05)
+    return OperatorApp(workspace=workspace, state_dir=state, bridge=True, bridge_port=0, **kwargs)
+
+
+async def paired_extension(pilot: Any, app: Any) -> Extension:
+    """Wait for the bridge, pair through the code the TUI shows, close nothing by hand: the
+    pairing dialog closes itself."""
+    await wait_for(pilot, lambda: app.bridge is not None and app.bridge.pairing_code is not None)
+    extension = Extension(app.bridge.port)
+    reply = await extension.pair(app.bridge.pairing_code)
+    assert reply.status == 200, reply.body
+    await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+    return extension

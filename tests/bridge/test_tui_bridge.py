@@ -1,0 +1,250 @@
+"""The real TUI with its real bridge, spoken to as the extension speaks (HTTP on loopback): an
+answer streamed in runs its reads before it is finished, a write still waits for y in the
+terminal, the results handed back are exactly what c copies, and nothing runs twice however often
+the same answer is sent (a reload, a second tab, a restart of Operator)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge_helpers import Extension, bridged_app, paired_extension, wait_for
+from operator_app.bridge import service
+from operator_app.tui.screens.consent import ConsentScreen
+from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
+from operator_app.tui.screens.pairing import PairingScreen
+from support import b64, block
+
+pytestmark = pytest.mark.asyncio
+SIZE = (160, 45)
+
+READ = block("r1", "fs.read", path="notes/plan.txt")
+LIST = block("r2", "fs.list", path=".")
+WRITE = block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n"))
+CHECK = block("v1", "fs.readSlice", path="notes/plan.txt")
+
+
+def rows(app: Any) -> list[tuple[str | None, str]]:
+    state = app.current()
+    return [(row.command_id, row.status) for row in state.ordered_rows()] if state else []
+
+
+def asks(app: Any) -> bool:
+    return isinstance(app.screen, ConsentScreen) and app.screen.ready
+
+
+def notes(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def copied(pilot: Any, app: Any) -> str:
+    app._clipboard = ""
+    await pilot.press("c")
+    await wait_for(pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen))
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+    return str(app.clipboard)
+
+
+async def test_reads_run_while_the_answer_is_still_streaming(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        text = "I'll look first.\n" + READ + LIST[:31]
+        reply = await extension.message(text, generating=True)
+        assert reply.json()["state"] == "streaming"
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        assert not app.current().finished
+        assert (await extension.results())["state"] == "streaming"
+        assert "streaming from the browser (ChatGPT)" in app.status_line.text
+        await extension.message(text + LIST[31:] + "\nThat's all.", generating=False)
+        result = await extension.results(wait=10)
+        assert (result["state"], result["count"]) == ("ready", 2)
+        assert rows(app) == [("r1", "ok"), ("r2", "ok")] and app.current().finished
+        assert app.current().source == "bridge ChatGPT"
+
+
+async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(workspace: Path,
+                                                                                      state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(WRITE + CHECK, generating=False)
+        await wait_for(pilot, lambda: asks(app))
+        waiting = await extension.results(wait=0.2)
+        assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == ("waiting", "fs.write notes/plan.txt", "")
+        # Nothing the browser says can answer the dialog: only the person here can.
+        await extension.message(WRITE + CHECK, generating=False)
+        assert asks(app) and (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
+        poll = asyncio.ensure_future(extension.results(wait=10))
+        await pilot.press("y")
+        result = await poll
+        assert (result["state"], result["count"], result["waiting_for"]) == ("ready", 2, None)
+        assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+        await wait_for(pilot, lambda: app.current().finished)
+        assert result["copy_text"] == await copied(pilot, app)
+        assert result["copy_text"].split("\n").count("OPERATOR_RESULT") == 2
+        reply = await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0,
+                                                       "message": result["message"], "sent": False})
+        assert reply.json() == {"ok": True}
+        await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
+        assert (await extension.results())["delivered"] is True
+
+
+async def test_a_declined_write_is_reported_back_as_rejected(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(WRITE, generating=False)
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("n")
+        result = await extension.results(wait=10)
+        assert result["state"] == "ready" and "ERR_REJECTED" in result["copy_text"]
+
+
+async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        text = READ + LIST
+        await extension.message(text[:40], generating=True)
+        await extension.message(text, generating=False)
+        first = await extension.results(wait=10)
+        assert first["state"] == "ready"
+        results_before = app.runner.session.results_of(first["message"])
+        # The page reloads mid-way and sends what it shows, then all of it; a second tab on the
+        # same conversation sends it too.
+        for again in (text[:40], text, text):
+            await extension.message(again, generating=again != text)
+        second_tab = Extension(app.bridge.port, extension.token)
+        await second_tab.message(text, generating=False, title="Fix the tests (2)")
+        await pilot.pause(0.3)
+        assert sorted(app.states) == [first["message"]]
+        assert app.runner.session.results_of(first["message"]) == results_before
+        assert (await extension.results())["message"] == first["message"]
+
+
+async def test_after_operator_restarts_the_same_answer_runs_nothing_again(workspace: Path, state: Path) -> None:
+    text = READ + LIST
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(text, generating=False)
+        assert (await extension.results(wait=10))["count"] == 2
+    again = bridged_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        # The pairing is remembered: no code is asked for, the same token works.
+        await wait_for(pilot, lambda: again.bridge is not None)
+        assert again.bridge.pairing_code is None and len(again.screen_stack) == 1
+        extension = Extension(again.bridge.port, extension.token)
+        await extension.message(text, generating=False)
+        result = await extension.results(wait=10)
+        assert (result["state"], result["count"], result["copy_text"]) == ("ready", 0, "")
+        state_now = again.states[result["message"]]
+        assert [row.status for row in state_now.ordered_rows()] == ["duplicate", "duplicate"]
+
+
+async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ + "thinking", generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+        first = app.current().number
+        await extension.message(READ + LIST, generating=False)  # regenerated: same start, another end
+        result = await extension.results(wait=10)
+        assert result["message"] != first and result["count"] == 1  # r1 repeated, only r2 is new
+        assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
+
+
+async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(workspace: Path, state: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from operator_app.tui.app import OperatorApp
+
+    monkeypatch.setattr(service, "CONNECTED_FOR_S", 0.5)
+    app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
+    async with app.run_test(size=SIZE) as pilot:
+        badge = lambda: str(app.bridge_badge.render())  # noqa: E731
+        assert badge() == "bridge off" and app.bridge is None
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
+        code = app.bridge.pairing_code
+        assert badge() == f"bridge pair with code {code}"
+        extension = Extension(app.bridge.port)
+        await extension.pair(code)
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await wait_for(pilot, lambda: any("Paired with Chromium (test)" in n for n in notes(app)))
+        await extension.post("/v1/hello", {"tab": {"site": "Claude", "title": "Refactor\x1b[2J the parser"}})
+        await wait_for(pilot, lambda: badge().startswith("bridge Claude"))
+        assert "\x1b" not in badge() and "\\x1b" in badge()
+        await wait_for(pilot, lambda: badge() == "bridge waiting for a browser")  # silence: no longer connected
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None and badge() == "bridge off")
+        assert "Bridge off" in app.status_line.text
+
+
+async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await paired_extension(pilot, app)
+        app.action_pair_browser()
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
+        second = Extension(app.bridge.port)
+        await second.pair(app.bridge.pairing_code)
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        assert (await first.post("/v1/hello", {})).code == "BRIDGE_UNAUTHORIZED"
+        assert (await second.post("/v1/hello", {})).status == 200
+
+
+async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_moved(workspace: Path, state: Path,
+                                                                                   tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ, generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+        app.open_workspace(other)
+        result = await extension.results(wait=10)
+        assert result["state"] == "ready" and result["count"] == 1
+        await extension.message(READ + LIST, generating=False)  # grew after it ended: a new message, here
+        result = await extension.results(wait=10)
+        assert result["state"] == "ready" and app.runner.workspace.root == other.resolve()
+
+
+async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(workspace: Path, state: Path) -> None:
+    before = (workspace / "notes" / "plan.txt").read_bytes()
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(WRITE, generating=True)
+        await wait_for(pilot, lambda: asks(app))
+        feeder = app.bridge.bridge.feeder
+        await app.action_quit()
+    feeder.join(5)
+    assert not feeder._thread.is_alive()
+    assert (workspace / "notes" / "plan.txt").read_bytes() == before
+
+
+async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth_is_not_run(workspace: Path,
+                                                                                          state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ + LIST[:31], generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        await pilot.press("e")
+        result = await extension.results(wait=10)
+        assert result["state"] == "ready"
+        await wait_for(pilot, lambda: app.current().finished)
+        assert [row.result.error_code for row in app.current().ordered_rows()] == [None, "ERR_MISSING_END_MARKER"]
+        assert "Ending message" in app.status_line.text or "result" in app.status_line.text
+        await extension.message(READ + LIST, generating=False)  # the tab wakes up: not run again
+        await pilot.pause(0.3)
+        assert len(app.states) == 1
+        await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
+        await wait_for(pilot, lambda: len(app.states) == 2)
