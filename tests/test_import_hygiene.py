@@ -1,7 +1,8 @@
-"""The headless path stays light: `operator-app exec` never imports Textual or Rich, nor what
-only an error or a write needs (difflib, traceback, unidiff), nor the command models of other
-actions than those it runs (declaring them is most of what Operator's own start-up costs); and
-the scanner alone imports no pydantic (it is the part that must be fast on every paste)."""
+"""The headless path stays light: `operator-app exec`, through the entry point that also opens the
+TUI, never imports Textual or Rich, nor what only an error or a write needs (difflib, traceback,
+unidiff), nor the command models of other actions than those it runs (declaring all 21 costs a
+start twice what the read's family does); and the scanner alone imports no pydantic (it is the
+part that must be fast on every paste)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ CHECK_EXEC = """
 import sys, io, contextlib, tempfile, pathlib
 ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
 msg = ws.parent / (ws.name + ".msg"); msg.write_text("OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
-from operator_app.cli.main import main
+from operator_app.entry import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
     assert main(["exec", "--workspace", str(ws), "--state-dir", str(ws.parent / (ws.name + ".st")), str(msg)]) == 0
 assert "ok: true" in out.getvalue()
