@@ -316,8 +316,11 @@ class Engine:
         if plan.kind == "noop":  # nothing to consent to
             return done
         self.notify(AwaitingDecision(plan))
-        with self.session.waiting_for_person(message, command.id, command.action, plan.target.rel):
+        if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
             approved = self.decide(plan)
+        else:
+            with self.session.waiting_for_person(message, command.id, command.action, plan.target.rel):
+                approved = self.decide(plan)
         if not approved:
             error = OperatorError(ErrorCode.ERR_REJECTED, (
                 f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
