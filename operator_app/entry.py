@@ -38,7 +38,20 @@ def _headless(args: argparse.Namespace, argv: list[str], started: float) -> int:
     return run(args, argv, started)
 
 
+def _bridge(args: argparse.Namespace, argv: list[str], started: float) -> int:
+    from .bridge.command import run
+
+    return run(args, argv, started)
+
+
+def _declare_bridge(sub: object) -> None:
+    from .bridge.command import declare
+
+    declare(sub)
+
+
 SUB_COMMANDS: dict[str, SubCommand] = {name: SubCommand(declare, _headless) for name, declare in HEADLESS_COMMANDS.items()}
+SUB_COMMANDS["bridge"] = SubCommand(_declare_bridge, _bridge)
 
 
 def _open_tui(args: argparse.Namespace) -> int:

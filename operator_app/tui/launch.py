@@ -16,6 +16,16 @@ def add_options(parser: Any) -> None:
     parser.add_argument("--follow", metavar="FILE", help="TUI: tail FILE as a streamed message")
     parser.add_argument("--watch-clipboard", action="store_true", help="TUI: take new clipboard text holding OPERATOR_CMD")
     parser.add_argument("--message", metavar="FILE", help="TUI: open with this message already pasted")
+    parser.add_argument("--bridge", action="store_true",
+                        help="TUI: start the browser bridge at once (b does it later; see operator-app bridge)")
+    parser.add_argument("--bridge-port", type=_port, metavar="PORT",
+                        help="TUI: the bridge's port on 127.0.0.1 (remembered; default 47821)")
+
+
+def _port(value: str) -> int:
+    if not value.isdigit() or not 1 <= int(value) <= 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number (1 to 65535)")
+    return int(value)
 
 
 def launch(args: argparse.Namespace) -> int:
@@ -28,6 +38,8 @@ def launch(args: argparse.Namespace) -> int:
         follow=Path(args.follow).expanduser() if args.follow else None,
         watch_clipboard=bool(args.watch_clipboard),
         initial_message=message,
+        bridge=bool(args.bridge) or args.bridge_port is not None,
+        bridge_port=args.bridge_port,
     )
     app.run()
     return 0
