@@ -8,7 +8,10 @@ in the same run, so the result does not depend on the machine:
 3. the message fed in 100-character chunks, against fed whole          (target: within 1.5x)
 4. the same chunks with `pending` asked after each one, as the TUI does
    when it follows a file, against fed whole                          (target: within 3x)
-5. `operator-app exec` for one fs.read, against `python -c pass`       (target: at most +0.2 s)
+5. `operator-app exec` for one fs.read, against `python -c pass`       (target: at most +0.25 s)
+6. `operator-app exec` of a 200,000-character message holding 100 cheap
+   commands (operator.getCommentStyle), against the same-sized message
+   holding one: what the 99 extra commands cost, whole process          (target: at most +8 ms)
 
 Run: python benchmarks/bench_protocol.py [--json]. Exits 1 when a target is missed.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -151,6 +155,61 @@ def exec_startup(repeat: int = 15) -> dict[str, float]:
                 "exec_best": min(operator), "exec_median": statistics.median(operator)}
 
 
+def comment_style_message(commands: int, size: int = 200_000) -> str:
+    """A `size`-character message holding `commands` getCommentStyle blocks among prose: the
+    cheapest command there is, so what it measures is what each command costs around its work."""
+    block = "OPERATOR_CMD\nversion: 1\nid: style-{n}\naction: operator.getCommentStyle\nlanguage: py\nEND_OPERATOR_CMD\n"
+    prose = "The styles below are what the comments of each file type look like; we check them first.\n"
+    each = (size - commands * len(block.format(n=100))) // commands
+    parts = []
+    for n in range(commands):
+        parts.append((prose * (each // len(prose) + 1))[:each].rsplit("\n", 1)[0] + "\n")
+        parts.append(block.format(n=n))
+    text = "".join(parts)
+    return text + "x" * max(0, size - len(text))
+
+
+def child_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far: what a run cost the
+    machine, which a loaded machine's waits do not change the way they change wall-clock time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def per_command_overhead(repeat: int = 40) -> dict[str, float]:
+    """Seconds of `operator-app exec` on a 200,000-character message of one cheap command and on
+    one of 100, run alternately, each on a fresh state folder: best and median of each, and the
+    median of the differences of each alternate pair (what is judged: a difference of a few
+    milliseconds between runs of 0.2 s, on a loaded machine, is steadier paired than as the gap
+    between two minimums)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        ws = Path(scratch) / "ws"
+        ws.mkdir()
+        one, hundred = Path(scratch) / "one.txt", Path(scratch) / "hundred.txt"
+        one.write_text(comment_style_message(1))
+        hundred.write_text(comment_style_message(100))
+        env = dict(os.environ, XDG_STATE_HOME=str(Path(scratch) / "xdg"))
+        times: dict[Path, list[float]] = {one: [], hundred: []}
+        cpu: dict[Path, list[float]] = {one: [], hundred: []}
+        for i in range(repeat):
+            for message in (one, hundred):
+                used = child_cpu()
+                start = time.perf_counter()
+                out = subprocess.run(
+                    [*operator_command(), "exec", "--workspace", str(ws),
+                     "--state-dir", str(Path(scratch) / f"state-{message.stem}-{i}"), str(message)],
+                    check=True, capture_output=True, env=env, cwd=ROOT,
+                )
+                times[message].append(time.perf_counter() - start)
+                cpu[message].append(child_cpu() - used)
+                expected = 1 if message is one else 100
+                assert out.stdout.count(b"ok: true") == expected, out
+        return {"one_best": min(times[one]), "one_median": statistics.median(times[one]),
+                "hundred_best": min(times[hundred]), "hundred_median": statistics.median(times[hundred]),
+                "paired_median": statistics.median(b - a for a, b in zip(times[one], times[hundred])),
+                "cpu_median": statistics.median(cpu[hundred]) - statistics.median(cpu[one])}
+
+
 def main() -> int:
     text = build_message()
     assert len(text) == 200_000, len(text)
@@ -163,6 +222,7 @@ def main() -> int:
     whole, streamed = interleaved(lambda: fed_whole(text), lambda: fed_chunks(chunks))
     whole2, asking = interleaved(lambda: fed_whole(text), lambda: fed_chunks_asking_pending(chunks))
     startup = exec_startup()
+    overhead = per_command_overhead()
     rows = [
         ("scanner vs bare re.finditer", scan / bare, 3.0, f"{scan * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
         ("scan+parse+validate vs bare re.finditer", full / bare, 10.0, f"{full * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
@@ -179,17 +239,32 @@ def main() -> int:
     # Judged on the best runs, like every row above; the medians are printed beside them because
     # start-up on a loaded machine swings by tens of milliseconds.
     extra = startup["exec_best"] - startup["python_best"]
-    met = extra <= 0.2
+    met = extra <= 0.25
     failed |= not met
-    report.append({"benchmark": "operator-app exec one fs.read vs python -c pass", "extra_s": round(extra, 3), "target": 0.2,
+    report.append({"benchmark": "operator-app exec one fs.read vs python -c pass", "extra_s": round(extra, 3), "target": 0.25,
                    "met": met, "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
                    "detail": f"best {startup['exec_best'] * 1e3:.0f} ms vs {startup['python_best'] * 1e3:.0f} ms; "
                              f"median {startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms"})
+    extra_ms = overhead["paired_median"] * 1e3
+    met = extra_ms <= 8.0
+    failed |= not met
+    report.append({"benchmark": "operator-app exec of 100 getCommentStyle vs 1, same 200,000-char message",
+                   "extra_ms": round(extra_ms, 1), "target_ms": 8.0, "met": met,
+                   "extra_best_ms": round((overhead["hundred_best"] - overhead["one_best"]) * 1e3, 1),
+                   "extra_cpu_ms": round(overhead["cpu_median"] * 1e3, 1),
+                   "detail": f"best {overhead['hundred_best'] * 1e3:.1f} ms vs {overhead['one_best'] * 1e3:.1f} ms; "
+                             f"median {overhead['hundred_median'] * 1e3:.1f} ms vs {overhead['one_median'] * 1e3:.1f} ms"})
     if "--json" in sys.argv:
         print(json.dumps(report, indent=2))
     else:
         for row in report:
-            figure = f"{row['ratio']:.2f}x (target <= {row['target']}x)" if "ratio" in row else f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median (target <= +{row['target']} s)"
+            if "ratio" in row:
+                figure = f"{row['ratio']:.2f}x (target <= {row['target']}x)"
+            elif "extra_s" in row:
+                figure = f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median (target <= +{row['target']} s)"
+            else:
+                figure = (f"+{row['extra_ms']:.1f} ms median of paired runs, +{row['extra_best_ms']:.1f} ms between the bests, "
+                          f"+{row['extra_cpu_ms']:.1f} ms CPU time (target <= +{row['target_ms']:g} ms)")
             print(f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  [{row['detail']}]")
     return 1 if failed else 0
 

@@ -1,6 +1,6 @@
 """`python -m operator_app`: the same entry point as the `operator-app` command."""
 
-from operator_app.cli.main import entry
+from operator_app.entry import entry
 
 if __name__ == "__main__":
     entry()

@@ -27,8 +27,9 @@ def b64(text: str | bytes) -> str:
 # before the journal's "commit" record ("after-replace"); inside send2trash, a deleted entry in
 # Operator's private folder beside its place ("inside-send2trash"); just before the replace, the
 # new bytes whole in their temporary file ("before-replace"); for a delete, after its journal
-# entry is begun but before anything moved ("before-trash"); or right after its intent is
-# recorded, before the commit ("before-commit").
+# entry is begun but before anything moved ("before-trash"); right after its intent is recorded,
+# before the commit ("before-commit"); or, for a delete moved across file systems, once the copy
+# is whole in the trash, before the source renamed aside is removed ("removing-the-moved-source").
 _DYING_ENGINE = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
@@ -55,6 +56,7 @@ else:
         "before-trash": ("operator_app.engine.commit", "move_to_trash"),
         "after-replace": ("operator_app.engine.journal", "Journal.commit"),
         "before-commit": ("operator_app.engine.commit", "commit"),
+        "removing-the-moved-source": ("operator_app.engine.moves", "remove_entry"),
     }[point]
     owner = importlib.import_module(module)
     *path, attribute = name.split(".")

@@ -106,7 +106,7 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
 }
 
 # Codes that need another way in than one message on a plain workspace; tested below.
-SPECIAL = {E.ERR_CONFLICT, E.ERR_REJECTED, E.ERR_PERMISSION_DENIED, E.ERR_INTERNAL, E.ERR_IO}
+SPECIAL = {E.ERR_CONFLICT, E.ERR_REJECTED, E.ERR_PERMISSION_DENIED, E.ERR_INTERNAL, E.ERR_IO, E.ERR_DELETE_INCOMPLETE}
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -178,15 +178,39 @@ def test_conflict_when_the_file_changes_between_preview_and_commit(ws: Path, tmp
 
 def test_internal_failure_of_one_command_keeps_the_others(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from operator_app.engine import reads
-    from operator_app.protocol import commands as c
 
     def broken(cmd: object, ctx: object) -> object:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(reads.READ_HANDLERS, c.FsStat, broken)
+    monkeypatch.setitem(reads.READ_HANDLERS, "fs.stat", broken)
     results = run_exec(ws, tmp_path / "state", block("a", "fs.stat", path="README.md") + block("b", "fs.read", path="README.md"))
     assert [r["error_code"] for r in results] == ["ERR_INTERNAL", None]
     assert "boom" in str(results[0]["summary"])
+
+
+def test_a_delete_the_trash_failed_on_after_the_entry_left_says_where_it_is(ws: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The system trash fails after the entry went into Operator's private folder, and an editor
+    has saved a new file at its place meanwhile: the new file is not overwritten by putting the
+    old one back, and the result is no conflict ("nothing was written" would be untrue) but a
+    code of its own, whose message says where the entry is."""
+    import errno
+
+    monkeypatch.delenv("OPERATOR_TRASH", raising=False)
+    original = (ws / "README.md").read_bytes()
+
+    def failing_trash(path: str) -> None:
+        (ws / "README.md").write_text("saved by the editor meanwhile\n")
+        raise OSError(errno.EIO, "the trash folder is broken")
+
+    monkeypatch.setattr("send2trash.send2trash", failing_trash)
+    (result,) = run_exec(ws, tmp_path / "state", block("d1", "fs.delete", path="README.md"), "--approve", "all")
+    assert (result["ok"], result["error_code"], result["status"]) == (False, "ERR_DELETE_INCOMPLETE", "failed")
+    (hidden,) = ws.glob(".operator-trash-*")
+    assert str(result["summary"]).startswith("ERR_DELETE_INCOMPLETE: fs.delete of README.md did not finish: ")
+    assert f"it is in the hidden folder {hidden} beside its place; move it back by hand" in str(result["summary"])
+    assert (ws / "README.md").read_text() == "saved by the editor meanwhile\n"
+    assert (hidden / "README.md").read_bytes() == original
 
 
 def test_permission_denied(ws: Path, tmp_path: Path) -> None:

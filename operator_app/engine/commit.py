@@ -19,7 +19,7 @@ from .fingerprint import current_fingerprint
 from .fsops import StepError, open_dir_chain, open_subdir, read_exactly
 from .journal import Journal, JournalEntry
 from .plan import WritePlan, sha256
-from .trash import TrashError, move_to_trash
+from .trash import TrashIncomplete, move_to_trash
 from .workspace import Target, Workspace
 
 
@@ -281,8 +281,11 @@ def _commit_delete(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jou
         journal.begin(entry, None)
         try:
             record = move_to_trash(dir_fd, name, parent_path(ws, plan.target), state_dir, entry.seq)
-        except TrashError as exc:
-            raise OperatorError(ErrorCode.ERR_CONFLICT, f"{plan.target.rel}: {exc}") from None
+        except TrashIncomplete as exc:
+            # Not a conflict, and not "nothing changed": the entry is gone from its place.
+            raise OperatorError(ErrorCode.ERR_DELETE_INCOMPLETE, (
+                f"fs.delete of {plan.target.rel} did not finish: {exc}; tell the person, and do not send the delete again"
+            )) from None
         journal.commit(entry, trash=record)
     finally:
         os.close(dir_fd)

@@ -1,7 +1,12 @@
 """The engine both front ends drive: message text in, one result per command out, in message
 order. Reads run at once; a write is planned, shown to `decide`, and committed only when it says
 yes, holding back the commands after it. Every result is recorded in the session before it is
-handed back, and no exception escapes past a command.
+handed back or announced (ResultReady), and no exception escapes past a command.
+
+The session lock is held while a message is worked on, and let go of while a write waits for the
+person's answer (Session.waiting_for_person). Read results are recorded in batches: staged as
+they come, appended together before anything is shown, before a write, and when a long read
+starts reporting progress; a write's result is recorded durably on its own.
 """
 
 from __future__ import annotations
@@ -11,15 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..protocol import commands as c
+from ..protocol.commands.validation import validate_command
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
 from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message, windowed
-from .session import Session, check_state_location
+from .session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
+    from ..protocol.commands.base import Command
     from .plan import WritePlan
     from .workspace import Workspace
 
@@ -91,6 +97,7 @@ class MessageRun:
     _errors_emitted: int = 0
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
+    _unshown: list[CommandResult] = field(default_factory=list)  # staged in the session, not announced yet
 
     @property
     def pending(self) -> PendingBlock | None:
@@ -123,6 +130,7 @@ class MessageRun:
                 f"the streamed message grew to {self._streamed_chars} characters, more than the last {WINDOW_CHARS} "
                 "a whole message is scanned in; its blocks ran as they arrived"
             )
+        self._flush()
         if not self.ended:
             self.ended = True
             self.engine.session.end_message(self.number, self.warnings)
@@ -135,6 +143,7 @@ class MessageRun:
                 self.warnings.append(f"line {event.line}: {event.message}")
             else:
                 self._block(event)
+        self._flush()
         return self.results[start:]
 
     # --- one block -------------------------------------------------------------------------
@@ -143,7 +152,7 @@ class MessageRun:
         self.blocks_seen += 1
         engine = self.engine
         try:
-            command = c.validate_command(parse_fields(block))
+            command = validate_command(parse_fields(block))
         except Exception as exc:  # noqa: BLE001 - a validator bug must not lose the other blocks
             if not isinstance(exc, OperatorError):
                 exc = OperatorError(ErrorCode.ERR_INTERNAL, (
@@ -172,7 +181,10 @@ class MessageRun:
             engine.session.record_intent(self.number, command.id, action=command.action, path=plan.target.rel,
                                          line=block.start_line, summary=plan.summary, content_key=block.content_key)
 
-        result = engine.execute(command, before_commit=before_commit).with_line(block.start_line)
+        if command.WRITES:
+            self._flush()  # what ran before a write is recorded and shown before it is asked about
+        result = engine.execute(command, before_commit=before_commit, before_progress=self._flush,
+                                message=self.number).with_line(block.start_line)
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
@@ -189,9 +201,25 @@ class MessageRun:
 
     def _add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
-        self.engine.session.record_result(self.number, result, content_key, durable=durable)
-        self.results.append(result)
-        self.engine.notify(ResultReady(result))
+        if not durable:
+            self.engine.session.stage_result(self.number, result, content_key)
+            self._unshown.append(result)
+            return
+        self._flush()
+        self.engine.session.record_result(self.number, result, content_key, durable=True)
+        self._announce([result])
+
+    def _flush(self) -> None:
+        """Append the staged read results to the session, then hand them out."""
+        if self._unshown:
+            self.engine.session.flush_results()
+            unshown, self._unshown = self._unshown, []
+            self._announce(unshown)
+
+    def _announce(self, results: list[CommandResult]) -> None:
+        self.results += results
+        for result in results:
+            self.engine.notify(ResultReady(result))
 
 
 class Engine:
@@ -243,20 +271,26 @@ class Engine:
         self.notify(MessageOpened(run.number, source))
         return run
 
-    def execute(self, command: c.Command, *, before_commit: Callable[[WritePlan], None] | None = None) -> CommandResult:
-        """Run one command; `before_commit` is called once a write is approved, just before it
-        is committed (MessageRun records the intent there)."""
+    def execute(self, command: Command, *, before_commit: Callable[[WritePlan], None] | None = None,
+                before_progress: Callable[[], None] | None = None, message: int = 0) -> CommandResult:
+        """Run one command of message `message`; `before_commit` is called once a write is
+        approved, just before it is committed (MessageRun records the intent there), and
+        `before_progress` before a long read reports how far it got."""
         try:
             if command.WRITES:
-                return self._write(command, before_commit)
+                return self._write(command, before_commit, message)
             from .reads import READ_HANDLERS, ReadContext
 
             def progress(text: str) -> None:
+                if before_progress is not None:
+                    before_progress()
                 self.notify(Progress(command.id, text))
 
-            return READ_HANDLERS[type(command)](command, ReadContext(self.workspace, progress))
+            return READ_HANDLERS[command.action](command, ReadContext(self.workspace, progress))
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
+        except StateUnusable:
+            raise  # the session could not be taken back after a consent: nothing more can be recorded
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM):
                 error = OperatorError(ErrorCode.ERR_PERMISSION_DENIED, (
@@ -272,7 +306,7 @@ class Engine:
             ), _traceback())
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
-    def _write(self, command: c.Command, before_commit: Callable[[WritePlan], None] | None) -> CommandResult:
+    def _write(self, command: Command, before_commit: Callable[[WritePlan], None] | None, message: int) -> CommandResult:
         from .commit import commit
         from .writes import plan_write
 
@@ -282,7 +316,12 @@ class Engine:
         if plan.kind == "noop":  # nothing to consent to
             return done
         self.notify(AwaitingDecision(plan))
-        if not self.decide(plan):
+        if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
+            approved = self.decide(plan)
+        else:
+            with self.session.waiting_for_person(message, command.id, command.action, plan.target.rel):
+                approved = self.decide(plan)
+        if not approved:
             error = OperatorError(ErrorCode.ERR_REJECTED, (
                 f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
                 "ask them what they want before trying again"

@@ -31,7 +31,7 @@ from typing import Any
 
 from .atomic import write_all
 from .fsops import read_exactly
-from .session import append_jsonl, fsync_dir, read_jsonl
+from .jsonl import append_jsonl, fsync_dir, read_jsonl
 
 TAIL_BYTES = 8192
 _SEQ_RE = re.compile(rb'"seq": ?(\d{1,18})')  # also finds the number in a line a crash cut short

@@ -7,13 +7,20 @@ import json
 import stat as stat_module
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..protocol import commands as c
 from ..protocol.errors import ErrorCode, OperatorError
+from ..protocol.grammar import LARGE_READ_MAX_BYTES
 from ..protocol.results import CommandResult, count
 from .textfile import TextDoc, decode_text, split_lines
 from .workspace import Target, Workspace
-from .workspace import shown as shown_name
+from .workspace_errors import shown as shown_name
+
+if TYPE_CHECKING:  # each command's family is declared only when a command of it is validated
+    from ..protocol.commands.base import Command
+    from ..protocol.commands.info import GetCommentStyle, GetInterfaceSpec
+    from ..protocol.commands.reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
+    from ..protocol.commands.regions import CommentStyleFields, FsListRegions, FsReadRegion
 
 LINE_DISPLAY_LIMIT = 4000  # a minified line would otherwise fill the chat on its own
 MATCH_DISPLAY_LIMIT = 500
@@ -27,7 +34,7 @@ class ReadContext:
     progress: Progress | None = None
 
 
-def _ok(cmd: c.Command, summary: str, details: str | None = None, *, path: str | None = None, truncated: bool = False) -> CommandResult:
+def _ok(cmd: Command, summary: str, details: str | None = None, *, path: str | None = None, truncated: bool = False) -> CommandResult:
     return CommandResult(id=cmd.id, ok=True, summary=summary, details=details, action=cmd.action,
                          path=path, truncated=truncated)
 
@@ -68,14 +75,14 @@ def _read_doc(ws: Workspace, target: Target, *, max_bytes: int, action: str) -> 
     return TextDoc.decode(data, label=target.rel)
 
 
-def get_interface_spec(cmd: c.GetInterfaceSpec, ctx: ReadContext) -> CommandResult:
+def get_interface_spec(cmd: GetInterfaceSpec, ctx: ReadContext) -> CommandResult:
     from ..protocol.spec import interface_text
 
     text = interface_text()
     return _ok(cmd, f"Operator Interface Specification (version: 3), {len(split_lines(text))} lines", text)
 
 
-def get_comment_style(cmd: c.GetCommentStyle, ctx: ReadContext) -> CommandResult:
+def get_comment_style(cmd: GetCommentStyle, ctx: ReadContext) -> CommandResult:
     from ..protocol.comments import LANGUAGES, all_styles_payload
 
     if cmd.language is not None:
@@ -87,7 +94,7 @@ def get_comment_style(cmd: c.GetCommentStyle, ctx: ReadContext) -> CommandResult
     return _ok(cmd, f"{len(payload_all['styles'])} comment styles", json.dumps(payload_all))
 
 
-def fs_list(cmd: c.FsList, ctx: ReadContext) -> CommandResult:
+def fs_list(cmd: FsList, ctx: ReadContext) -> CommandResult:
     target = ctx.workspace.target(cmd.path)
     entries = ctx.workspace.list_dir(target)
     suffix = {"dir": "/", "symlink": "@", "file": "", "other": ""}
@@ -101,11 +108,11 @@ def fs_list(cmd: c.FsList, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, f"Listed {shown} ({counts})", "\n".join(lines), path=target.rel)
 
 
-def fs_read(cmd: c.FsRead, ctx: ReadContext) -> CommandResult:
+def fs_read(cmd: FsRead, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     target = _file_target(ws, cmd.path)
     try:
-        data = ws.read_file(target, max_bytes=c.FsRead.MAX_BYTES)
+        data = ws.read_file(target, max_bytes=cmd.MAX_BYTES)
     except OperatorError as exc:
         if exc.code is not ErrorCode.ERR_FILE_TOO_LARGE:
             raise
@@ -126,16 +133,16 @@ def fs_read(cmd: c.FsRead, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, summary, text, path=target.rel)
 
 
-def fs_read_slice(cmd: c.FsReadSlice, ctx: ReadContext) -> CommandResult:
+def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path)
-    doc = _read_doc(ctx.workspace, target, max_bytes=c.FsReadSlice.MAX_BYTES, action="fs.readSlice")
+    doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.readSlice")
     lines = split_lines(doc.text)
     total = len(lines)
     if cmd.start > max(total, 1):
         raise OperatorError(ErrorCode.ERR_INVALID_READSLICE_PARAMS, (
             f"start {cmd.start} is past the end of {target.rel} ({total} lines); use a start between 1 and {max(total, 1)}"
         ))
-    count = min(cmd.lines, c.FsReadSlice.MAX_LINES)
+    count = min(cmd.lines, cmd.MAX_LINES)
     first, last = cmd.start, min(total, cmd.start + count - 1)
     header = [f"# path: {target.rel}"]
     if total == 0:
@@ -143,8 +150,8 @@ def fs_read_slice(cmd: c.FsReadSlice, ctx: ReadContext) -> CommandResult:
     else:
         end_note = " (end of file)" if last == total else ""
         header.append(f"# lines: {first}-{last} of {total}{end_note}")
-    if cmd.lines > c.FsReadSlice.MAX_LINES:
-        header.append(f"# note: lines {cmd.lines} clamped to the maximum of {c.FsReadSlice.MAX_LINES}")
+    if cmd.lines > cmd.MAX_LINES:
+        header.append(f"# note: lines {cmd.lines} clamped to the maximum of {cmd.MAX_LINES}")
     if doc.newline == "\r\n":
         header.append("# line endings: CRLF (shown without the CR; edits keep CRLF)")
     if last == total and total and not doc.final_newline:
@@ -182,10 +189,10 @@ def matching_lines(text: str, query: str, limit: int) -> tuple[list[tuple[int, s
     return found, total
 
 
-def fs_search(cmd: c.FsSearch, ctx: ReadContext) -> CommandResult:
+def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path, dir_code=ErrorCode.ERR_SEARCH_PATH_IS_DIR)
-    doc = _read_doc(ctx.workspace, target, max_bytes=c.FsSearch.MAX_BYTES, action="fs.search")
-    found, total = matching_lines(doc.text, cmd.query, c.FsSearch.MAX_MATCHES)
+    doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.search")
+    found, total = matching_lines(doc.text, cmd.query, cmd.MAX_MATCHES)
     truncated = total > len(found)
     # The spec: 'header includes "(truncated)" when clipped' -- those exact characters.
     count = f"{len(found)} of {total} (truncated); refine the query" if truncated else str(total)
@@ -197,7 +204,7 @@ def fs_search(cmd: c.FsSearch, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, summary, "\n".join(header + body), path=target.rel, truncated=truncated)
 
 
-def fs_stat(cmd: c.FsStat, ctx: ReadContext) -> CommandResult:
+def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
     """Like Node's fs.stat, whose field names the spec uses: a symlink (one that stays inside the
     workspace, target() checked that) is followed, so the answer describes what fs.read would read."""
     ws = ctx.workspace
@@ -226,21 +233,21 @@ def fs_stat(cmd: c.FsStat, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, f"{target.rel}: {kind}, {count(st.st_size, 'byte')}{link_note}", json.dumps(payload), path=target.rel)
 
 
-def fs_search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
+def fs_search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     from .search_tree import search_tree
 
     return search_tree(cmd, ctx)
 
 
-def _region_doc(cmd: c.CommentStyleFields, ctx: ReadContext) -> tuple[Target, TextDoc]:
+def _region_doc(cmd: CommentStyleFields, ctx: ReadContext) -> tuple[Target, TextDoc]:
     target = _file_target(ctx.workspace, cmd.path)
     from .styles import style_for
 
     style_for(cmd, target.rel)  # no known comment style is the first thing to report
-    return target, _read_doc(ctx.workspace, target, max_bytes=c.FsReadSlice.MAX_BYTES, action=cmd.action)
+    return target, _read_doc(ctx.workspace, target, max_bytes=LARGE_READ_MAX_BYTES, action=cmd.action)
 
 
-def fs_list_regions(cmd: c.FsListRegions, ctx: ReadContext) -> CommandResult:
+def fs_list_regions(cmd: FsListRegions, ctx: ReadContext) -> CommandResult:
     from .styles import style_for
     from .textops.regions import scan_regions
 
@@ -262,7 +269,7 @@ def fs_list_regions(cmd: c.FsListRegions, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, summary, json.dumps(payload), path=target.rel)
 
 
-def fs_read_region(cmd: c.FsReadRegion, ctx: ReadContext) -> CommandResult:
+def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
     from .styles import style_for
     from .textops.regions import locate_region, read_region
 
@@ -275,15 +282,15 @@ def fs_read_region(cmd: c.FsReadRegion, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, summary, content, path=target.rel)
 
 
-READ_HANDLERS: dict[type[c.Command], Callable[..., CommandResult]] = {
-    c.GetInterfaceSpec: get_interface_spec,
-    c.GetCommentStyle: get_comment_style,
-    c.FsList: fs_list,
-    c.FsRead: fs_read,
-    c.FsReadSlice: fs_read_slice,
-    c.FsSearch: fs_search,
-    c.FsStat: fs_stat,
-    c.FsSearchTree: fs_search_tree,
-    c.FsListRegions: fs_list_regions,
-    c.FsReadRegion: fs_read_region,
+READ_HANDLERS: dict[str, Callable[..., CommandResult]] = {  # action -> handler
+    "operator.getInterfaceSpec": get_interface_spec,
+    "operator.getCommentStyle": get_comment_style,
+    "fs.list": fs_list,
+    "fs.read": fs_read,
+    "fs.readSlice": fs_read_slice,
+    "fs.search": fs_search,
+    "fs.stat": fs_stat,
+    "fs.searchTree": fs_search_tree,
+    "fs.listRegions": fs_list_regions,
+    "fs.readRegion": fs_read_region,
 }

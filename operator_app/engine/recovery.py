@@ -8,6 +8,7 @@ the model should have had: the ok summary if it did, an error saying nothing cha
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, failed
@@ -16,6 +17,14 @@ from .session import Session, WriteIntent
 from .workspace import Workspace
 
 CLOCK_SLACK_S = 2.0  # a journal entry is made just after its intent; allow for a clock step back
+
+
+@dataclass(frozen=True)
+class NotPutBack:
+    """A delete cut short before its entry left the workspace, whose place is taken now: the
+    entry stays under Operator's hidden name, at `where`."""
+
+    where: str
 
 
 def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[int, CommandResult]]:
@@ -35,7 +44,14 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
     for intent in intents:
         entry = _entry_of(intent, entries)
         landed = False if entry is None else _landed(ws, journal, entry)
-        if landed and entry is not None:
+        if isinstance(landed, NotPutBack):
+            error = OperatorError(ErrorCode.ERR_DELETE_INCOMPLETE, (
+                f"Operator stopped while applying {intent.action} to {intent.path}, and something new is at its place "
+                f"now, so the entry was not put back: it is {landed.where}; tell the person, and do not send the delete again"
+            ))
+            result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
+            session.record_result(intent.message, result, intent.content_key)  # it did leave its place
+        elif landed and entry is not None:
             result = CommandResult(id=intent.command_id, ok=True, summary=entry.summary or intent.summary,
                                    action=intent.action, path=intent.path, line=intent.line,
                                    extra={"recovered": True})
@@ -79,7 +95,7 @@ def _entry_of(intent: WriteIntent, entries: list[JournalEntry]) -> JournalEntry 
     return None
 
 
-def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None:
+def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
     """Did the change take effect (whatever happened to it since, an undo included)? None when
     the file tells neither: it holds neither the new bytes nor those it had before. "Not made"
     would then be a guess, and a wrong one has the model apply the change a second time."""
@@ -105,43 +121,56 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None
     return False if current is not None and current.data == before else None
 
 
-def _delete_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None:
+def _delete_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
     """A delete's entry may be a folder or a symlink, which read_current refuses: what stands at
     the place is compared by the fingerprint the delete checked (entry.old_sha) instead. The very
-    entry still there: not made; another one: a new entry saved after the delete, or the old one
-    edited, and which is not known."""
+    entry still there: not made. Otherwise the delete was cut short somewhere: where its entry is
+    decides (_delete_landed); another entry at the place is a new one saved after the delete, or
+    the old one edited, and unless the entry is found in a trash, which it is is not known."""
     from .fingerprint import current_fingerprint
 
     try:
         now = current_fingerprint(ws, ws.target(entry.rel))
     except (OperatorError, OSError):
         return None
-    if now is not None:
-        return False if now == entry.old_sha else None
-    return _delete_landed(ws, journal, entry)
+    if now is not None and now == entry.old_sha:
+        return False
+    landed = _delete_landed(ws, journal, entry)
+    return None if landed is None and now is not None else True if landed is None else landed
 
 
-def _delete_landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool:
-    """A delete killed part way: put the entry back if it never left the workspace (not made),
-    or record where it went so undo can bring it back (made)."""
+def _delete_landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+    """A delete killed part way: put the entry back if it never left the workspace and its place
+    is free (not made; NotPutBack when the place is taken), or record where it went so undo can
+    bring it back (made). None: gone, and where is not known."""
     from .commit import parent_path
-    from .trash import find_interrupted_delete
+    from .trash_recovery import clear_moved_source, find_interrupted_delete
 
     target = ws.target(entry.rel)
     try:
         dir_fd, name, _ = ws.open_parent_dir(target, create=False)
     except OperatorError:
-        return True  # its folder is gone too: the entry certainly is not in it
+        return None  # its folder is gone too: the entry certainly is not in it
     try:
-        where, record = find_interrupted_delete(dir_fd, name, parent_path(ws, target), journal.state_dir, entry.seq,
-                                                entry.time)
-    except OSError:
-        return True  # gone, and where could not be found: the ok summary, undo will say it cannot
+        try:
+            where, record = find_interrupted_delete(dir_fd, name, parent_path(ws, target), journal.state_dir, entry.seq,
+                                                    entry.time)
+        except OSError:
+            return None
+        if where == "back":
+            return False
+        if where == "stranded" and record is not None:
+            return NotPutBack(str(record["where"]))
+        if record is None:
+            return None
+        journal.commit(entry, trash=record)
+        # The trash copy is whole and recorded: the source a move across file systems was
+        # removing when the app died is litter beside the place now.
+        try:
+            clear_moved_source(dir_fd, name, entry.seq)
+        except OSError:
+            pass  # left for a look by hand; the delete's result is right either way
+        return True
     finally:
         os.close(dir_fd)
-    if where == "back":
-        return False
-    if record is not None:
-        journal.commit(entry, trash=record)
-    return True
 

@@ -1,7 +1,7 @@
 """fs.searchTree: a substring search over a folder, bounded by the spec's limits (200 matches,
 300 files scanned, files over 500,000 bytes skipped) and deterministic: files are visited in the
 workspace walk's fixed order, and everything skipped is counted in the header. Matching
-.gitignore patterns has a time budget (fsops.GITIGNORE_BUDGET_S); a search that uses it up stops
+.gitignore patterns has a time budget (tree_walk.GITIGNORE_BUDGET_S); a search that uses it up stops
 there and says so in its "# truncated:" header."""
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from ..protocol import commands as c
+from ..protocol.commands.reading import FsSearchTree
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import CommandResult, count
-from .fsops import IgnoreRulesTooSlow
+from .tree_walk import IgnoreRulesTooSlow
 from .reads import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .textfile import decode_text
-from .workspace import shown as shown_name
+from .workspace_errors import shown as shown_name
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
 _SKIP_ADJECTIVES = {
-    "gitignore": "ignored by .gitignore", "large": f"over {c.FsSearchTree.MAX_FILE_BYTES} bytes",
+    "gitignore": "ignored by .gitignore", "large": f"over {FsSearchTree.MAX_FILE_BYTES} bytes",
     "binary": "binary", "not-utf8": "not UTF-8",
 }
 
@@ -31,7 +31,7 @@ def _skipped(reason: str, n: int) -> str:
     return f"{n} {_SKIP_ADJECTIVES.get(reason, reason)}"
 
 
-def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
+def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     root = ws.target(cmd.path)
     if ws.lstat(root) is None:
@@ -52,23 +52,23 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
         if item.kind == "skipped":
             skipped[item.reason or "other"] += 1
             continue
-        if item.size > c.FsSearchTree.MAX_FILE_BYTES:
+        if item.size > FsSearchTree.MAX_FILE_BYTES:
             skipped["large"] += 1
             continue
-        if files_scanned >= c.FsSearchTree.MAX_FILES:
-            stop_reason = f"stopped after scanning {c.FsSearchTree.MAX_FILES} files; narrow the path"
+        if files_scanned >= FsSearchTree.MAX_FILES:
+            stop_reason = f"stopped after scanning {FsSearchTree.MAX_FILES} files; narrow the path"
             break
         files_scanned += 1
         if ctx.progress is not None and files_scanned % 20 == 0:
             ctx.progress(f"searched {files_scanned} files, {len(matches)} matches")
         try:
-            text = decode_text(ws.read_file(ws.walked(item.rel), max_bytes=c.FsSearchTree.MAX_FILE_BYTES), label=item.rel)
+            text = decode_text(ws.read_file(ws.walked(item.rel), max_bytes=FsSearchTree.MAX_FILE_BYTES), label=item.rel)
         except OperatorError as exc:
             reason = {ErrorCode.ERR_BINARY_FILE: "binary", ErrorCode.ERR_NOT_UTF8: "not-utf8",
                       ErrorCode.ERR_FILE_TOO_LARGE: "large"}.get(exc.code, "unreadable")
             skipped[reason] += 1
             continue
-        room = c.FsSearchTree.MAX_MATCHES - len(matches)
+        room = FsSearchTree.MAX_MATCHES - len(matches)
         found, total = matching_lines(text, cmd.query, room)
         if found:  # counted as shown: the file that only proves the cap was hit adds no match
             files_matched += 1
@@ -77,7 +77,7 @@ def search_tree(cmd: c.FsSearchTree, ctx: ReadContext) -> CommandResult:
             shown = line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
             matches.append(f"{shown_name(item.rel)}:{line_no}: {shown}")  # one match per line, whatever the name
         if total > room:
-            stop_reason = f"stopped at {c.FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
+            stop_reason = f"stopped at {FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
             break
     walk.close()  # an early stop closes the walk's folder descriptors now, not at garbage collection
     truncated = bool(stop_reason)

@@ -1,7 +1,7 @@
 """The session's state folder: which command ids were used (for duplicate detection), every
-message and every result, appended and fsynced as each is produced, so a restart, a second
-process, or `operator-app results` after a crash sees exactly what the model was (or should be)
-told. The journal of changes lives beside it (journal.py).
+message and every result, appended as each is produced, so a restart, a second process, or
+`operator-app results` after a crash sees exactly what the model was (or should be) told. The
+journal of changes lives beside it (journal.py).
 
 Layout of a state folder (one per workspace):
     session/messages.jsonl   one record when a message starts and one when it ends
@@ -9,43 +9,44 @@ Layout of a state folder (one per workspace):
     session/results.jsonl    one record per result: message number, result, content key
     journal/                 see journal.py
     trash/                   deleted files when the system has no trash
-    lock                     held while a message is processed
+    lock                     held while a process works in the session (session_lock.py)
+    waiting/                 which writes wait for a person's answer meanwhile
 
 The state folder must lie outside the workspace and the workspace outside it
 (`check_state_location`): inside, the model could read the session and, with one approved write,
 plant journal records that make `undo` move files across the boundary.
 
-Appends restore a line boundary first (a crash can leave a torn last line), and readers skip any
-line that is not a whole JSON object, so a torn record costs only itself. Used ids are kept in
-memory and brought up to date from the end of results.jsonl, so checking a block costs the same
-however long the session is, and another process's appends are still seen.
+A write's result is appended and fsynced on its own, before it is shown. Read results are staged
+and appended together, one write for a batch (the engine flushes before anything is shown),
+and fsynced with the message's end: a read can be run again, and a 100-block paste paid for 100
+appends. Used ids come from an index (used_ids.py) kept up to date without reading back what
+this process wrote.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import json
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from ..protocol.results import CommandResult
+from .jsonl import append_jsonl, fsync_file, read_jsonl
+from .session_lock import LOCK_TIMEOUT_S, SessionLock, StateUnusable
+from .used_ids import UsedIdIndex, UsedIds, WriteIntent
+
+__all__ = ["LOCK_TIMEOUT_S", "MESSAGE_TEXT_LIMIT", "STATE_APP_NAME", "STORED_DIFF_LIMIT", "MessageRecord", "Session",
+           "StateUnusable", "StoredResult", "UsedIds", "WriteIntent", "check_state_location", "default_state_dir"]
 
 STATE_APP_NAME = "operator-app"
 MESSAGE_TEXT_LIMIT = 5_000_000  # bytes of a message kept for the history view
-LOCK_TIMEOUT_S = 30.0
 # A write's diff is kept in results.jsonl for the history view only (the model never gets it):
 # a rewrite of a large file must not make a line of that size, read back on every restart.
 STORED_DIFF_LIMIT = 200_000  # characters
-
-
-class StateUnusable(Exception):
-    pass
 
 
 def check_state_location(workspace_root: Path, state_dir: Path) -> None:
@@ -78,86 +79,11 @@ def default_state_dir(workspace_root: Path) -> Path:
     return Path(user_state_dir(STATE_APP_NAME)) / "workspaces" / f"{name}-{digest}"
 
 
-def append_jsonl(path: Path, record: dict[str, object], *, sync: bool = True) -> None:
-    """Append one record as one line. A last line left without its newline (a crash mid-append)
-    is closed first: glued to it, this record would be unreadable and lost with it."""
-    data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        # Callers hold the session lock; this lock of the file itself also keeps the boundary
-        # check and the write together for any appender that does not.
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def fsync_file(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    try:
-        with path.open("rb") as handle:
-            for line in handle:
-                record = _parse_line(line)
-                if record is not None:
-                    yield record
-    except FileNotFoundError:
-        return
-
-
-def _parse_line(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except ValueError:  # torn by a crash (cut JSON, or cut inside a UTF-8 sequence): skipped alone
-        return None
-    return record if isinstance(record, dict) else None
-
-
 @dataclass(frozen=True)
 class StoredResult:
     message: int
     result: CommandResult
     content_key: str | None  # set when the result belongs to a command that ran (or was refused)
-
-
-@dataclass(frozen=True)
-class WriteIntent:
-    """A write the person approved, recorded (durably) just before its commit: if no result
-    follows it, the app died in between, and recovery works out from the journal whether the
-    change landed."""
-
-    message: int
-    command_id: str
-    action: str
-    path: str
-    line: int | None
-    summary: str  # the ok summary the plan would give
-    time: float
-    content_key: str | None
 
 
 @dataclass(frozen=True)
@@ -168,68 +94,6 @@ class MessageRecord:
     chars: int
     warnings: tuple[str, ...]
     ended: bool
-
-
-UsedIds = dict[str, tuple[str, int, CommandResult]]
-
-
-class _UsedIdIndex:
-    """The used ids of results.jsonl, read once and then only from where the last read stopped.
-    A line still without its newline is left for later (its writer may not be done, or it was
-    torn by a crash and the next append closes it); a file replaced or cut short is read again."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.used: UsedIds = {}
-        self.open_intents: dict[tuple[int, str], WriteIntent] = {}  # (message, id) -> intent without a result
-        self.offset = 0
-        self.identity: tuple[int, int] | None = None
-        self.records_parsed = 0  # work done, for tests that prove a block costs the same late in a session
-
-    def refresh(self) -> UsedIds:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            self.used, self.open_intents, self.offset, self.identity = {}, {}, 0, None
-            return self.used
-        try:
-            info = os.fstat(fd)
-            identity = (info.st_dev, info.st_ino)
-            if identity != self.identity or info.st_size < self.offset:
-                self.used, self.open_intents, self.offset, self.identity = {}, {}, 0, identity
-            if info.st_size == self.offset:
-                return self.used
-            data = os.pread(fd, info.st_size - self.offset, self.offset)
-        finally:
-            os.close(fd)
-        complete = data.rfind(b"\n") + 1
-        for line in data[:complete].split(b"\n"):
-            if line:
-                self._add(line)
-        self.offset += complete
-        return self.used
-
-    def _add(self, line: bytes) -> None:
-        self.records_parsed += 1
-        record = _parse_line(line)
-        if record is None:
-            return
-        try:
-            message = int(record.get("message", 0))
-            if isinstance(record.get("intent"), dict):
-                intent = record["intent"]
-                line_no = intent.get("line")
-                self.open_intents[(message, str(intent["id"]))] = WriteIntent(
-                    message, str(intent["id"]), str(intent.get("action", "")), str(intent.get("path", "")),
-                    int(line_no) if line_no is not None else None, str(intent.get("summary", "")),
-                    float(intent.get("time", 0)), record.get("content_key"))
-                return
-            result = CommandResult.from_json(record["result"])
-        except (KeyError, TypeError, ValueError):
-            return
-        self.open_intents.pop((message, result.id), None)
-        if record.get("content_key") is not None:
-            self.used.setdefault(result.id, (str(record["content_key"]), message, result))
 
 
 class Session:
@@ -248,7 +112,12 @@ class Session:
             raise StateUnusable(f"cannot use state folder {state_dir}: {exc.strerror or exc}") from exc
         self._messages = self.dir / "messages.jsonl"
         self._results = self.dir / "results.jsonl"
-        self._used = _UsedIdIndex(self._results)
+        self._used = UsedIdIndex(self._results)
+        self._lock = SessionLock(state_dir, on_acquired=self._others_may_have_written)
+        self._staged: list[tuple[int, CommandResult, str | None]] = []  # read results not appended yet
+
+    def _others_may_have_written(self) -> None:
+        self._used.current = False
 
     # --- reading -------------------------------------------------------------------------
 
@@ -262,19 +131,26 @@ class Session:
             out.append(StoredResult(int(record.get("message", 0)), result, record.get("content_key")))
         return out
 
+    def _index(self) -> UsedIdIndex:
+        self._used.refresh()
+        # While this thread holds the lock no one else appends: no need to look again until
+        # the lock is let go of (a wait for consent) and taken back.
+        self._used.current = self._lock.held
+        return self._used
+
     def unresolved_intents(self) -> list[WriteIntent]:
         """Approved writes with no result after them: the app died between consent and result."""
-        self._used.refresh()
-        return list(self._used.open_intents.values())
+        return list(self._index().open_intents.values())
 
     def used_ids(self) -> UsedIds:
         """id -> (content key, message number, first result) of every command that ran, including
-        those recorded by another process since the last call. Do not change the dict returned."""
-        return self._used.refresh()
+        those recorded by another process since the last call and the results staged here. Do
+        not change the dict returned."""
+        return self._index().used
 
     @property
     def result_records_parsed(self) -> int:
-        """How many result records used_ids() has parsed so far (a work counter for tests)."""
+        """How many result records used_ids() has parsed from the file so far (a work counter for tests)."""
         return self._used.records_parsed
 
     def messages(self) -> list[MessageRecord]:
@@ -307,6 +183,11 @@ class Session:
         numbers = [m.number for m in self.messages()]
         return max(numbers, default=0)
 
+    def waits(self) -> list[dict[str, Any]]:
+        """The writes that wait for a person's answer in other Operator processes (or threads) of
+        this session: message, id, action, path, pid, since."""
+        return self._lock.waits()
+
     # --- writing -------------------------------------------------------------------------
 
     def start_message(self, *, source: str, text: str | None) -> int:
@@ -322,42 +203,56 @@ class Session:
             handle.write(chunk)
 
     def end_message(self, number: int, warnings: list[str]) -> None:
-        fsync_file(self._results)  # the results recorded without a sync of their own (see record_result)
+        self.flush_results()
+        fsync_file(self._results)  # the read results, appended without a sync of their own
         append_jsonl(self._messages, {"event": "end", "message": number, "time": time.time(), "warnings": warnings})
 
     def record_intent(self, number: int, command_id: str, *, action: str, path: str, line: int | None, summary: str,
                       content_key: str | None) -> None:
         """Before an approved write is committed (durable): see WriteIntent. Readers of results
         skip these records; a result for the same command closes it."""
-        append_jsonl(self._results, {"message": number, "content_key": content_key, "intent": {
-            "id": command_id, "action": action, "path": path, "line": line, "summary": summary, "time": time.time()}})
+        self._append([{"message": number, "content_key": content_key, "intent": {
+            "id": command_id, "action": action, "path": path, "line": line, "summary": summary, "time": time.time()}}],
+            sync=True)
 
     def record_result(self, number: int, result: CommandResult, content_key: str | None, *, durable: bool = True) -> None:
-        """Append a result. The write() alone survives the app dying (the data is in the kernel);
-        `durable` also fsyncs it, against a power cut, which a write's result needs (the file on
-        disk changed). A read's result can be had again by running the read; paying an fsync for
-        each one made a 100-block paste wait 100 disk flushes, so those are synced once, when the
-        message ends."""
-        append_jsonl(self._results, {"message": number, "result": _stored(result).to_json(), "content_key": content_key},
-                     sync=durable)
+        """Append a result now (after any staged ones, which keep their order). The write() alone
+        survives the app dying (the data is in the kernel); `durable` also fsyncs it, against a
+        power cut, which a write's result needs (the file on disk changed)."""
+        self.stage_result(number, result, content_key)
+        self.flush_results(sync=durable)
+
+    def stage_result(self, number: int, result: CommandResult, content_key: str | None) -> None:
+        """Keep a read's result for the next `flush_results()`. Its id counts as used at once."""
+        stored = _stored(result)
+        self._staged.append((number, stored, content_key))
+        self._used.take({"message": number, "result": stored, "content_key": content_key})
+
+    def flush_results(self, *, sync: bool = False) -> None:
+        """Append the staged results in one write (their ids are in the index already)."""
+        if not self._staged:
+            return
+        staged, self._staged = self._staged, []
+        records = [{"message": n, "result": r.to_json(), "content_key": key} for n, r, key in staged]
+        self._used.appended(append_jsonl(self._results, records, sync=sync))
+
+    def _append(self, records: list[dict[str, Any]], *, sync: bool) -> None:
+        self.flush_results()  # the staged results come first, in message order
+        for record in records:
+            self._used.take(record)
+        self._used.appended(append_jsonl(self._results, records, sync=sync))
 
     @contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-        """One message at a time per workspace, across processes (the TUI and `exec` may share one)."""
-        fd = os.open(self.state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise StateUnusable(f"another Operator process is working in {self.state_dir}; try again when it is done") from None
-                    time.sleep(0.05)
+        """Hold the session while working in it, across processes and threads (session_lock.py)."""
+        with self._lock.hold(timeout):
             yield
-        finally:
-            os.close(fd)  # closing releases the lock
+
+    @contextmanager
+    def waiting_for_person(self, number: int, command_id: str, action: str, path: str) -> Iterator[None]:
+        """Let go of the session while a write of message `number` waits for its consent."""
+        with self._lock.waiting({"message": number, "id": command_id, "action": action, "path": path}):
+            yield
 
 
 def message_count(state_dir: Path) -> int:

@@ -3,9 +3,13 @@ file's extension; with none of those, ERR_COMMENT_STYLE_REQUIRED."""
 
 from __future__ import annotations
 
-from ..protocol.commands import CommentStyleFields
+from typing import TYPE_CHECKING
+
 from ..protocol.comments import LANGUAGES, CommentStyle, language_for_path
 from ..protocol.errors import ErrorCode, OperatorError
+
+if TYPE_CHECKING:
+    from ..protocol.commands.regions import CommentStyleFields
 
 
 def style_for(cmd: CommentStyleFields, rel: str) -> CommentStyle:

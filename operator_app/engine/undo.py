@@ -17,7 +17,8 @@ from .atomic import NEW_FILE_MODE, discard_temp, install_temp, temp_name, write_
 from .commit import Current, identity_now, read_current, remove_dirs, sweep_temps
 from .journal import Journal, JournalEntry, PreImageMismatch
 from .plan import sha256
-from .trash import TrashError, restore_from_trash, trash_location
+from .trash import TrashError
+from .trash_restore import restore_from_trash, trash_location
 from .workspace import Workspace
 
 

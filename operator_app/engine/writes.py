@@ -8,14 +8,19 @@ from __future__ import annotations
 import json
 import stat as stat_module
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..protocol import commands as c
 from ..protocol.grammar import WRITE_MAX_BYTES
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.results import count
 from .plan import PlanKind, WritePlan, unified_diff
 from .textfile import TextDoc, new_file_bytes, split_lines
 from .workspace import Target, Workspace
+
+if TYPE_CHECKING:  # each command's family is declared only when a command of it is validated
+    from ..protocol.commands.base import Command
+    from ..protocol.commands.regions import MarkerFields
+    from ..protocol.commands.writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
 
 DELETE_PREVIEW_FILES = 200
 DELETE_PREVIEW_BYTES = 200_000
@@ -51,7 +56,7 @@ def _text_of(target: Target, data: bytes | None) -> TextDoc:
     return TextDoc.decode(data, label=target.rel)
 
 
-def _plan(cmd: c.Command, target: Target, old: bytes | None, new: bytes, summary: str, *, before: str, after: str,
+def _plan(cmd: Command, target: Target, old: bytes | None, new: bytes, summary: str, *, before: str, after: str,
           notes: tuple[str, ...] = ()) -> WritePlan:
     """`before`/`after`: the texts with "\n" line breaks that the preview diff compares (the
     planner has them already; decoding the bytes again would double the cost on big files)."""
@@ -73,7 +78,7 @@ def _counts() -> str:
     return "+{added} -{removed} lines"
 
 
-def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
+def plan_fs_write(cmd: FsWrite, ws: Workspace, target: Target) -> WritePlan:
     old = _existing(ws, target)
     text = cmd.text
     if old is None:
@@ -97,7 +102,7 @@ def plan_fs_write(cmd: c.FsWrite, ws: Workspace, target: Target) -> WritePlan:
     return _plan(cmd, target, old, new, f"Wrote {target.rel}: {_counts()} ({len(new)} bytes)", before=doc.text, after=after)
 
 
-def plan_fs_apply_edits(cmd: c.FsApplyEdits, ws: Workspace, target: Target) -> WritePlan:
+def plan_fs_apply_edits(cmd: FsApplyEdits, ws: Workspace, target: Target) -> WritePlan:
     from .textops.edits import apply_edits
 
     old = _existing(ws, target)
@@ -109,7 +114,7 @@ def plan_fs_apply_edits(cmd: c.FsApplyEdits, ws: Workspace, target: Target) -> W
                  before=doc.text, after=after)
 
 
-def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
+def plan_fs_patch(cmd: FsPatch, ws: Workspace, target: Target) -> WritePlan:
     from .textops.patch import apply_patch
 
     old = _existing(ws, target)
@@ -126,18 +131,19 @@ def plan_fs_patch(cmd: c.FsPatch, ws: Workspace, target: Target) -> WritePlan:
                  before=doc.text, after=after)
 
 
-def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan:
+def plan_region(cmd: MarkerFields, ws: Workspace, target: Target) -> WritePlan:
+    from ..protocol.commands.regions import FsInsertRegion, FsReplaceRegion  # declared already: cmd is one of them
     from .styles import style_for
     from .textops import regions
 
     old = _existing(ws, target)
     doc = _text_of(target, old)
     style = style_for(cmd, target.rel)
-    if isinstance(cmd, c.FsInsertRegion):
+    if isinstance(cmd, FsInsertRegion):
         text = regions.insert_region(doc.text, style, cmd.marker_id, cmd.anchor, cmd.content_b64,
                                      position=cmd.position, occurrence=cmd.occurrence, label=target.rel)
         summary = f"Inserted region {cmd.marker_id} in {target.rel} {cmd.position} the line holding {json.dumps(cmd.anchor)}: {_counts()}"
-    elif isinstance(cmd, c.FsReplaceRegion):
+    elif isinstance(cmd, FsReplaceRegion):
         text = regions.replace_region(doc.text, style, cmd.marker_id, cmd.content_b64, label=target.rel)
         summary = f"Replaced region {cmd.marker_id} in {target.rel}: {_counts()}"
     else:
@@ -147,7 +153,7 @@ def plan_region(cmd: c.MarkerFields, ws: Workspace, target: Target) -> WritePlan
     return _plan(cmd, target, old, doc.encode_conformed(after), summary, before=doc.text, after=after)
 
 
-def plan_fs_delete(cmd: c.FsDelete, ws: Workspace, target: Target) -> WritePlan:
+def plan_fs_delete(cmd: FsDelete, ws: Workspace, target: Target) -> WritePlan:
     from .fingerprint import tree_fingerprint
 
     if not target.parts:
@@ -180,19 +186,19 @@ def plan_fs_delete(cmd: c.FsDelete, ws: Workspace, target: Target) -> WritePlan:
     return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, removed, summary, file_count=1)
 
 
-_PLANNERS: dict[type[c.Command], Callable[..., WritePlan]] = {
-    c.FsWrite: plan_fs_write,
-    c.FsApplyEdits: plan_fs_apply_edits,
-    c.FsPatch: plan_fs_patch,
-    c.FsInsertRegion: plan_region,
-    c.FsReplaceRegion: plan_region,
-    c.FsDeleteRegion: plan_region,
-    c.FsDelete: plan_fs_delete,
+_PLANNERS: dict[str, Callable[..., WritePlan]] = {  # action -> planner
+    "fs.write": plan_fs_write,
+    "fs.applyEdits": plan_fs_apply_edits,
+    "fs.patch": plan_fs_patch,
+    "fs.insertRegion": plan_region,
+    "fs.replaceRegion": plan_region,
+    "fs.deleteRegion": plan_region,
+    "fs.delete": plan_fs_delete,
 }
 
 
-def plan_write(cmd: c.Command, ws: Workspace) -> WritePlan:
+def plan_write(cmd: Command, ws: Workspace) -> WritePlan:
     target = ws.target(cmd.path_or_none or "")
-    if not target.parts and not isinstance(cmd, c.FsDelete):
+    if not target.parts and cmd.action != "fs.delete":
         raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{cmd.action} needs a file path; . is the workspace root folder")
-    return _PLANNERS[type(cmd)](cmd, ws, target)
+    return _PLANNERS[cmd.action](cmd, ws, target)

@@ -74,6 +74,7 @@ class ErrorCode(StrEnum):
     ERR_PATCH_MISMATCH = "ERR_PATCH_MISMATCH"
     ERR_EDIT_FAILED = "ERR_EDIT_FAILED"
     ERR_DELETE_ROOT = "ERR_DELETE_ROOT"
+    ERR_DELETE_INCOMPLETE = "ERR_DELETE_INCOMPLETE"
     ERR_CONFLICT = "ERR_CONFLICT"
     ERR_REJECTED = "ERR_REJECTED"
     ERR_INTERNAL = "ERR_INTERNAL"
@@ -148,6 +149,7 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_PATCH_MISMATCH: ErrorInfo(ADDED, "a hunk's context or removed lines differ from the file; the message shows expected and actual lines and where the hunk matches instead; read the file again and resend"),
     ErrorCode.ERR_EDIT_FAILED: ErrorInfo(ADDED, "an fs.applyEdits edit could not apply (find text absent, range outside the file); the message gives the edit's index; nothing was written"),
     ErrorCode.ERR_DELETE_ROOT: ErrorInfo(ADDED, "fs.delete of the workspace root; delete entries inside it instead"),
+    ErrorCode.ERR_DELETE_INCOMPLETE: ErrorInfo(ADDED, "fs.delete moved the entry away from its place but could not finish putting it in the trash; the message says where it is now; tell the person and do not send the delete again"),
     ErrorCode.ERR_CONFLICT: ErrorInfo(ADDED, "the file changed between the preview and the write; nothing was written; read it again and resend"),
     ErrorCode.ERR_REJECTED: ErrorInfo(ADDED, "the person declined this write; nothing changed; ask them before trying again"),
     ErrorCode.ERR_INTERNAL: ErrorInfo(ADDED, "Operator itself failed on this command; nothing was changed; tell the person"),

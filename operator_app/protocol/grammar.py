@@ -33,6 +33,9 @@ WINDOW_CHARS = 200_000
 MAX_BLOCK_LINES = 200
 MAX_BLOCK_CHARS = 50_000
 
+# "Size limit: 2000000 bytes" of fs.readSlice and fs.search; the region actions read through it too.
+LARGE_READ_MAX_BYTES = 2_000_000
+
 # Operator's own limit (the spec has none): the largest file a write-type action will rewrite.
 WRITE_MAX_BYTES = 8_000_000
 

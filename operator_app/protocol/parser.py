@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from . import grammar
 from .errors import ErrorCode, OperatorError
-from .scanner import RawBlock
+from .blocks import RawBlock
 
 
 @dataclass(frozen=True)
@@ -24,14 +24,18 @@ def parse_fields(block: RawBlock) -> Fields:
     values: dict[str, str] = {}
     lines: dict[str, int] = {}
     after_content = False  # the previous line was content: or one of its stray continuations
+    # Almost every block is plain ASCII without control characters: one look at all its lines
+    # (joined by a tab, which is allowed) spares two searches per line.
+    joined = "\t".join(text for _, text in block.lines)
+    plain = joined.isascii() and grammar.CONTROL_CHAR_RE.search(joined) is None
     for line_no, text in block.lines:
-        bad = grammar.NON_ASCII_RE.search(text)
+        bad = None if plain else grammar.NON_ASCII_RE.search(text)
         if bad:
             raise OperatorError(ErrorCode.ERR_NON_ASCII_IN_CMD, (
                 f"line {line_no} has the non-ASCII character {bad.group()!r} (U+{ord(bad.group()):04X}) at column "
                 f"{bad.start() + 1}; use ASCII only inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
             ))
-        control = grammar.CONTROL_CHAR_RE.search(text)
+        control = None if plain else grammar.CONTROL_CHAR_RE.search(text)
         if control:
             char = control.group()
             raise OperatorError(ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD, (

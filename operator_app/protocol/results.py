@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from .codec import encode_b64_text
@@ -95,7 +95,11 @@ class CommandResult:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Not dataclasses.asdict: it deep-copies every value, a tenth of what recording a cheap
+        # command cost. The fields are strings, numbers and `extra`'s flat JSON values.
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
+        data["extra"] = dict(self.extra)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CommandResult:
@@ -103,7 +107,17 @@ class CommandResult:
         return cls(**known)
 
     def with_line(self, line: int | None) -> CommandResult:
-        return replace(self, line=line)
+        if line == self.line:
+            return self
+        # A copy with only `line` changed, without dataclasses.replace re-running __init__ and the
+        # surrogate checks of __post_init__ on values already checked: every result passes here.
+        copy = object.__new__(CommandResult)
+        copy.__dict__.update(self.__dict__)
+        object.__setattr__(copy, "line", line)
+        return copy
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(CommandResult))
 
 
 def render_results(results: list[CommandResult] | tuple[CommandResult, ...]) -> str:

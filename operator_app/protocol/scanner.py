@@ -16,90 +16,17 @@ after every chunk.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import grammar
+from .blocks import OpenBlock, PendingBlock, RawBlock, ScanEvent, ScanWarning, classify, not_alone_message
 from .errors import ErrorCode, OperatorError
 
+__all__ = ["PendingBlock", "RawBlock", "ScanEvent", "ScanResult", "ScanWarning", "Scanner", "scan_message", "windowed"]
+
 _BREAK_RE = re.compile(r"\r\n?|\n")
-_ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
 _END_TOKEN = "END_OPERATOR_"
 _TOKEN_HEAD = len(_END_TOKEN) - 1  # how much of the token can come before the chunk that ends it
-
-
-@dataclass(frozen=True)
-class RawBlock:
-    """One OPERATOR_CMD block as found: its inner lines, or the structural error that spoils it."""
-
-    start_line: int
-    end_line: int | None
-    lines: tuple[tuple[int, str], ...]  # (message line number, text) between the markers
-    error: OperatorError | None = None
-    id_hint: str | None = None  # the first readable "id:" value, for results of broken blocks
-
-    @property
-    def content_key(self) -> str:
-        """What "identical content" means for duplicate ids: the inner lines, trimmed."""
-        return "\n".join(text.strip() for _, text in self.lines)
-
-
-@dataclass(frozen=True)
-class ScanWarning:
-    line: int
-    message: str
-
-
-ScanEvent = RawBlock | ScanWarning
-
-
-@dataclass(frozen=True)
-class PendingBlock:
-    start_line: int
-    id_hint: str | None
-
-
-@dataclass
-class _OpenBlock:
-    start_line: int
-    lines: list[tuple[int, str]] = field(default_factory=list)
-    chars: int = 0
-    error: OperatorError | None = None
-    id_hint: str | None = None
-    suspect: bool = False  # opened by a marker that was not alone: may have been prose
-
-    def fail(self, code: ErrorCode, message: str) -> None:
-        if self.error is None:  # the first structural problem is the one worth fixing first
-            self.error = OperatorError(code, message)
-
-    def add(self, line_no: int, text: str) -> None:
-        self.chars += len(text) + 1
-        if self.id_hint is None:
-            match = _ID_LINE_RE.fullmatch(text)
-            if match and match.group(1).strip():
-                self.id_hint = match.group(1).strip()
-        if len(self.lines) < grammar.MAX_BLOCK_LINES and self.chars <= grammar.MAX_BLOCK_CHARS:
-            self.lines.append((line_no, text))
-        else:
-            # Name the limit that was crossed: the fix differs (fewer lines vs a smaller payload).
-            crossed = (f"more than {grammar.MAX_BLOCK_LINES} lines" if len(self.lines) >= grammar.MAX_BLOCK_LINES
-                       else f"more than {grammar.MAX_BLOCK_CHARS} characters")
-            self.fail(
-                ErrorCode.ERR_BLOCK_TOO_LARGE,
-                f"the block at line {self.start_line} has {crossed} between its markers (limits: "
-                f"{grammar.MAX_BLOCK_LINES} lines, {grammar.MAX_BLOCK_CHARS} characters); nothing was run; "
-                "split the payload over several commands",
-            )
-
-
-def classify(line: str) -> tuple[str, bool] | None:
-    """(marker token, alone?) for a marker line, None for any other line."""
-    stripped = line.strip()
-    if stripped in grammar.MARKERS:
-        return stripped, True
-    match = grammar.MARKER_NOT_ALONE_RE.match(line)
-    if match:
-        return match.group(1), False
-    return None
 
 
 class Scanner:
@@ -109,7 +36,7 @@ class Scanner:
         self._skip_fragment = skip_first_fragment
         self._window_cut = window_cut
         self._seen_start = False
-        self._block: _OpenBlock | None = None
+        self._block: OpenBlock | None = None
         self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
         self._result_alone = True  # its marker was alone on its line (else: it may have been prose)
         self._ended = False
@@ -288,9 +215,9 @@ class Scanner:
         token, alone = marker
         if token == grammar.CMD_START:
             self._seen_start = True
-            self._block = _OpenBlock(line_no, suspect=not alone)
+            self._block = OpenBlock(line_no, suspect=not alone)
             if not alone:
-                self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
+                self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
         elif token == grammar.RESULT_START:
             self._in_result, self._result_alone = line_no, alone
             if not alone:
@@ -306,7 +233,7 @@ class Scanner:
             else:
                 events.append(RawBlock(line_no, line_no, (), OperatorError(
                     ErrorCode.ERR_MARKER_NOT_ALONE,
-                    _not_alone_message(token, line_no, line) + "; no OPERATOR_CMD opened this block, so nothing in it was run",
+                    not_alone_message(token, line_no, line) + "; no OPERATOR_CMD opened this block, so nothing in it was run",
                 )))
         # A stray END_OPERATOR_RESULT outside any result block carries no command: nothing to do.
 
@@ -342,7 +269,7 @@ class Scanner:
         token, alone = marker
         if token == grammar.CMD_END:
             if not alone:
-                block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
+                block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
             self._block = None
             events.append(self._emit(block, line_no))
             return
@@ -364,24 +291,11 @@ class Scanner:
                 "close the command with END_OPERATOR_CMD first"
             ))
         else:
-            block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, _not_alone_message(token, line_no, line))
+            block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
         block.add(line_no, line)
 
-    def _emit(self, block: _OpenBlock, end_line: int | None) -> RawBlock:
+    def _emit(self, block: OpenBlock, end_line: int | None) -> RawBlock:
         return RawBlock(block.start_line, end_line, tuple(block.lines), block.error, block.id_hint)
-
-
-_INVISIBLE_RE = re.compile(f"[{grammar.INVISIBLE_CHARS}]")
-
-
-def _not_alone_message(token: str, line_no: int, line: str) -> str:
-    # An invisible character is the one thing the model cannot see in its own text: name it.
-    invisible = _INVISIBLE_RE.search(line)
-    unseen = f" (the invisible character U+{ord(invisible.group()):04X})" if invisible else ""
-    return (
-        f"{token} at line {line_no} shares its line with other text{unseen}; put the marker alone on its own line "
-        "with no markdown, code fences or prose around it"
-    )
 
 
 @dataclass(frozen=True)

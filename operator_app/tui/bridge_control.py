@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..bridge.command import EXTENSION_DIR
 from ..bridge.service import BridgeStatus, Listener
 from .screens.pairing import PairingScreen
 from .widgets.bridge_badge import BridgeBadge, badge_text
@@ -22,12 +23,6 @@ if TYPE_CHECKING:
     _Base = App[None]
 else:
     _Base = object
-
-
-def extension_dir() -> str:
-    from pathlib import Path
-
-    return str(Path(__file__).resolve().parent.parent / "bridge" / "extension")
 
 
 class _Told(Listener):
@@ -142,7 +137,7 @@ class BridgeControlMixin(_Base):
             return
         if isinstance(self.screen, PairingScreen):
             self.screen.dismiss(None)
-        self.push_screen(PairingScreen(server.pairing_code, server.port, extension_dir()))
+        self.push_screen(PairingScreen(server.pairing_code, server.port, str(EXTENSION_DIR)))
 
     def _badge(self) -> BridgeBadge:
         return self.bridge_badge

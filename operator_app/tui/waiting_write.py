@@ -1,7 +1,7 @@
 """A write that waits for the person: its consent dialog (asked from the engine's worker, which
 blocks until the answer), putting the decision off with escape and bringing the dialog back (d,
-or enter on its row), and what cannot happen meanwhile, since the waiting message holds the
-session: undo, another workspace, and quitting without being asked. A mixin of OperatorApp."""
+or enter on its row), and what cannot happen meanwhile, since the waiting message is not done:
+undo, another workspace, and quitting without being asked. A mixin of OperatorApp."""
 
 from __future__ import annotations
 
@@ -92,8 +92,9 @@ class WaitingWriteMixin(_Base):
         self._show_consent(self._waiting)
 
     def _busy_with_a_write(self, what: str) -> bool:
-        """A write waits for the person: its message holds the session until they decide, so
-        `what` cannot happen now. Says so."""
+        """A write waits for the person: its message is not done until they decide (the session
+        is let go of meanwhile, but this app's runner still works on that message), so `what`
+        cannot happen now. Says so."""
         if self._waiting is None:
             return False
         waiting = self._waiting

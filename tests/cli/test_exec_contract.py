@@ -24,6 +24,8 @@ import pytest
 from case_runner import check_envelope  # seed 001's validator, shared with the protocol cases
 from support import b64, block
 
+from operator_app import __version__
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))
 DEMO = ROOT / "fixtures" / "demo-workspace"
@@ -313,6 +315,17 @@ def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(ws: P
         assert done.returncode in (3, 4) and json.loads(done.stdout)["error"]["phase"] == "validation"
         assert not (tmp_path / "st").exists()
     assert sorted(p.relative_to(ws) for p in ws.rglob("*")) == before
+
+
+def test_no_sub_command_opens_the_tui_which_needs_a_terminal(ws: Path, tmp_path: Path) -> None:
+    """`operator-app` alone is the TUI (the entry point routes it there, not to exec): without a
+    terminal it says so and how to run headless, and touches nothing."""
+    done = run("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "USAGE_ERROR: the TUI needs a terminal; for scripts use: operator-app exec" in done.stderr
+    assert not (tmp_path / "st").exists()
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.strip() == __version__
 
 
 def test_help_documents_the_exit_codes() -> None:

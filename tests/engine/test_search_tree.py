@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from operator_app.engine import fsops
+from operator_app.engine import tree_walk
 from operator_app.engine.executor import Engine
 from operator_app.engine.session import Session
 from operator_app.engine.workspace import Workspace
@@ -45,7 +45,7 @@ def test_a_backtracking_pattern_is_matched_without_backtracking(ws: Path, tmp_pa
 
 
 def test_a_walk_past_its_gitignore_budget_stops_and_says_why(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fsops, "GITIGNORE_BUDGET_S", 0.0)
+    monkeypatch.setattr(tree_walk, "GITIGNORE_BUDGET_S", 0.0)
     result = search(ws, tmp_path / "state")
     assert result.ok and result.truncated and "(truncated)" in result.summary
     assert "# truncated: matching .gitignore patterns took over 0 s" in (result.details or "")
@@ -53,6 +53,6 @@ def test_a_walk_past_its_gitignore_budget_stops_and_says_why(ws: Path, tmp_path:
 
 def test_without_a_gitignore_there_is_no_budget_to_use_up(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (ws / ".gitignore").unlink()
-    monkeypatch.setattr(fsops, "GITIGNORE_BUDGET_S", 0.0)
+    monkeypatch.setattr(tree_walk, "GITIGNORE_BUDGET_S", 0.0)
     result = search(ws, tmp_path / "state")
     assert result.ok and not result.truncated and result.summary.startswith("4 matches")

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from operator_app.engine.textops.edits import apply_edits, parse_edits
+from operator_app.engine.textops.edits import apply_edits
+from operator_app.protocol.edits import parse_edits
 from operator_app.engine.textops.hints import closest_line
 from operator_app.engine.textops.regions import insert_region, read_region, replace_region, scan_regions
 from operator_app.protocol.comments import LANGUAGES, all_styles_payload, language_for_path, resolve_language

@@ -87,3 +87,18 @@ def test_a_result_never_holds_what_cannot_be_encoded() -> None:
     result.render().encode("utf-8")
     json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
     assert encodable("plain") == "plain"
+
+
+def test_the_catalog_names_each_model_in_the_family_that_declares_it() -> None:
+    """Validating a command imports only its action's family, found through the catalog: a model
+    missing from it could never be validated, and one listed under the wrong family never found."""
+    import importlib
+
+    from operator_app.protocol.commands.catalog import ACTION_NAMES, FAMILIES, FAMILY_OF, model_for
+
+    declared = {model.ACTION: family for family in FAMILIES
+                for model in importlib.import_module(f"operator_app.protocol.commands.{family}").MODELS}
+    assert declared == FAMILY_OF
+    assert list(c.ACTIONS) == list(ACTION_NAMES)
+    assert all(model_for(action) is c.ACTIONS[action] and c.ACTIONS[action].ACTION == action for action in ACTION_NAMES)
+    assert model_for("fs.nothing") is None

@@ -154,20 +154,32 @@ def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone
         assert not list((tmp_path / "xdg" / "Trash" / "files").iterdir())
 
 
-def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(ws: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("place", ["free", "taken since"])
+def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(place: str, ws: Path, tmp_path: Path) -> None:
+    """Unless a new file was saved at its place since: then it stays in Operator's hidden folder
+    (never put back over the new file), and the result says where it is."""
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(DELETE)
     env = system_trash_env(tmp_path)
     before = (ws / "notes" / "plan.txt").read_bytes()
     die_during_a_write(ws, state, message, "inside-send2trash", env=env)
     assert not (ws / "notes" / "plan.txt").exists() and list(ws.rglob(".operator-trash-*/plan.txt"))
+    if place == "taken since":
+        (ws / "notes" / "plan.txt").write_text("a new plan\n")
+    hidden = list((ws / "notes").glob(".operator-trash-*"))
     done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
-    assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_INTERNAL")
-    assert "the change was not made; send the command again" in result["summary"]
-    assert (ws / "notes" / "plan.txt").read_bytes() == before
-    assert not list(ws.rglob(".operator-trash-*"))  # no hidden litter for the model's fs.list
+    if place == "free":
+        assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_INTERNAL")
+        assert "the change was not made; send the command again" in result["summary"]
+        assert (ws / "notes" / "plan.txt").read_bytes() == before
+        assert not list(ws.rglob(".operator-trash-*"))  # no hidden litter for the model's fs.list
+    else:
+        assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_DELETE_INCOMPLETE")
+        assert f"the entry was not put back: it is {hidden[0] / 'plan.txt'}; tell the person" in result["summary"]
+        assert (ws / "notes" / "plan.txt").read_text() == "a new plan\n"
+        assert (hidden[0] / "plan.txt").read_bytes() == before
 
 
 @pytest.mark.parametrize("what", ["folder", "symlink", "file"])
@@ -210,7 +222,7 @@ def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_ba
     removal, the source is a half-emptied folder: it must not be put back as the entry that "was
     not deleted" while the whole one sits in the trash, recorded nowhere."""
     from operator_app.engine.fsops import DIR_FLAGS
-    from operator_app.engine.trash import find_interrupted_delete
+    from operator_app.engine.trash_recovery import find_interrupted_delete
 
     parent, state = tmp_path / "ws", tmp_path / "st"
     whole = state / "trash" / "7" / "docs"
@@ -227,3 +239,82 @@ def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_ba
         os.close(dir_fd)
     assert where == "trashed" and record is not None and record["location"] == str(whole)
     assert not (parent / "docs").exists()
+
+
+def test_a_delete_put_back_after_a_crash_never_overwrites_what_appeared_at_its_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry renamed aside by a killed delete goes back only while its place is free. A file
+    an editor saves there at the last moment (after any look, right before the move) must win:
+    the old entry stays under its hidden name, and recovery says where it is."""
+    from operator_app.engine import trash_recovery
+    from operator_app.engine.fsops import DIR_FLAGS
+
+    parent, state = tmp_path / "ws", tmp_path / "st"
+    parent.mkdir()
+    aside = parent / ".notes.txt.operator-moving-7-0123456789ab"
+    aside.write_text("the deleted notes\n")
+    place = parent / "notes.txt"
+
+    def editor_saves() -> None:
+        if not place.exists():
+            place.write_text("saved by the editor\n")
+
+    real_stat, real_rename = os.stat, trash_recovery.rename_noreplace
+
+    def stat_then_save(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        try:
+            return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+        except FileNotFoundError:
+            if path == "notes.txt":  # the place was looked at and found free: the editor saves now
+                editor_saves()
+            raise
+
+    def save_then_rename(*args: object) -> None:
+        editor_saves()
+        real_rename(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", stat_then_save)
+    monkeypatch.setattr(trash_recovery, "rename_noreplace", save_then_rename)
+    dir_fd = os.open(parent, DIR_FLAGS)
+    try:
+        where, record = trash_recovery.find_interrupted_delete(dir_fd, "notes.txt", parent, state, 7, 0.0)
+    finally:
+        os.close(dir_fd)
+    assert place.read_text() == "saved by the editor\n"
+    assert aside.read_text() == "the deleted notes\n"
+    assert (where, record) == ("stranded", {"where": str(aside)})
+
+
+SHM = Path("/dev/shm")
+
+
+@pytest.mark.skipif(not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
+                    reason="needs a second file system (/dev/shm) for the state folder")
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_delete_killed_while_removing_its_moved_source_leaves_nothing_hidden_behind(
+        what: str, ws: Path, tmp_path: Path) -> None:
+    """Across file systems the session trash copies the entry, renames the whole copy into the
+    trash, then removes the source it had renamed aside as .<name>.operator-moving-*. Killed just
+    then, that hidden source sits in the workspace, where fs.list shows it to the model: recovery
+    records the trash copy and then removes it; undo still brings the entry back."""
+    import tempfile
+
+    state = Path(tempfile.mkdtemp(dir=SHM, prefix="operator-test-")) / "st"
+    try:
+        target = "notes/plan.txt" if what == "file" else "notes"
+        message = tmp_path / "m.txt"
+        message.write_text(block("d1", "fs.delete", path=target))
+        before = {p.relative_to(ws): p.read_bytes() for p in ws.rglob("*") if p.is_file()}
+        env = dict(os.environ, OPERATOR_TRASH="session")
+        die_during_a_write(ws, state, message, "removing-the-moved-source", env=env)
+        assert list(ws.rglob(".*.operator-moving-*"))  # what the killed move left beside the place
+        done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+        assert done.returncode == 0, done.stderr
+        [result] = json.loads(done.stdout)["data"]["results"]
+        assert (result["id"], result["ok"]) == ("d1", True), result
+        assert not list(ws.rglob(".*.operator-*")) and not (ws / target).exists()
+        undo = run_cli(env, "undo", "--workspace", str(ws), "--state-dir", str(state))
+        assert undo.returncode == 0, undo.stderr
+        assert {p.relative_to(ws): p.read_bytes() for p in ws.rglob("*") if p.is_file()} == before
+    finally:
+        shutil.rmtree(state.parent, ignore_errors=True)

@@ -326,13 +326,30 @@ def test_delete_preview_counts_the_files_of_a_folder(tmp_path: Path) -> None:
     assert folder.tree() == files  # a rejected delete leaves everything
 
 
-def test_undo_of_a_delete_is_refused_when_the_path_is_taken_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["before the undo", "during the undo"])
+def test_undo_of_a_delete_is_refused_when_the_path_is_taken_again(when: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also when the new file is saved after undo looked and right before the entry moves back:
+    the move itself refuses to replace it, and the entry stays in the trash."""
+    from operator_app.engine import trash_restore
+
     folder = Folder(tmp_path, {"y.txt": b"y\n"})
     assert folder.one("fs.delete", path="y.txt")["ok"]
-    (folder.ws / "y.txt").write_bytes(b"a new file\n")
+    if when == "before the undo":
+        (folder.ws / "y.txt").write_bytes(b"a new file\n")
+    else:
+        real_move = trash_restore.move_entry
+
+        def saved_first(*args: Any) -> None:
+            (folder.ws / "y.txt").write_bytes(b"a new file\n")
+            real_move(*args)
+
+        monkeypatch.setattr(trash_restore, "move_entry", saved_first)
     code, _, err = folder.undo()
-    assert code == 6 and "something exists at that path again" in err
+    assert code == 6 and ("something exists at that path again" in err if when == "before the undo" else
+                          "something was put at y.txt's place meanwhile; y.txt stays in the trash" in err), err
     assert folder.tree() == {"y.txt": b"a new file\n"}
+    assert (folder.state / "trash" / "1" / "y.txt").read_bytes() == b"y\n"
 
 
 # --- a file changed between plan and commit -----------------------------------------------------

@@ -1,0 +1,75 @@
+"""exec's consent on the terminal: each write's diff shown on /dev/tty, escaped so nothing in it
+can drive the terminal, and the answer read from there (stdin may be the message)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_PROMPT_DIFF_LINES = 60
+
+
+def terminal_decider() -> Any:
+    """Ask on the controlling terminal for each write (used when no --approve was given).
+
+    /dev/tty is opened twice, for reading and for writing: a text stream cannot be opened "r+"
+    on it (not seekable), which once made every answer a silent no. What is shown is escaped:
+    a diff holding ESC sequences or a carriage return could otherwise redraw the screen and hide
+    the very line the person is asked to approve.
+    """
+    try:
+        answers = open("/dev/tty", encoding="utf-8", errors="replace")  # noqa: SIM115 - kept open for the run
+    except OSError:
+        return None
+    try:
+        prompt = open("/dev/tty", "w", encoding="utf-8", errors="replace")  # noqa: SIM115
+    except OSError:
+        answers.close()
+        return None
+    approve_rest = False
+
+    def show(plan: Any, limit: int | None) -> None:
+        lines = [terminal_safe(line) for line in (plan.diff or "").rstrip("\n").split("\n")]
+        prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.target.rel)}  +{plan.added} -{plan.removed}\n")
+        prompt.write("\n".join(lines[:limit]) + "\n")
+        if limit is not None and len(lines) > limit:
+            prompt.write(f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole diff\n")
+
+    def decide(plan: Any) -> bool:
+        nonlocal approve_rest
+        if approve_rest:
+            return True
+        # A diff of thousands of lines would scroll the question (and the header) out of sight.
+        show(plan, _PROMPT_DIFF_LINES)
+        while True:
+            prompt.write("Apply this change? [y]es / [n]o / [a]ll the rest / [d]iff in full: ")
+            prompt.flush()
+            line = answers.readline()
+            if not line:  # the terminal went away: nothing is applied without a yes
+                return False
+            answer = line.strip().lower()
+            if answer in ("d", "diff"):
+                show(plan, None)
+                continue
+            if answer in ("y", "yes", "a", "all", "n", "no"):
+                approve_rest = answer in ("a", "all")
+                return answer in ("y", "yes") or approve_rest
+            # A typo must not decide a write either way: ask again.
+            prompt.write(f"Please answer y, n, a or d (got {terminal_safe(answer)!r}).\n")
+
+    return decide
+
+
+# Bidirectional overrides and isolates: invisible, they reorder how a line is drawn ("Trojan
+# Source"), so a change could read as harmless at the prompt.
+_BIDI_RE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """One line of text as the terminal should draw it: control characters (tab aside) and
+    bidirectional overrides written as escapes, so nothing in it can move the cursor or recolour,
+    clear or reorder what the person reads."""
+    from ..protocol.results import escape_controls
+
+    text = escape_controls(text)
+    return _BIDI_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _BIDI_RE.search(text) else text

@@ -1,0 +1,87 @@
+"""`operator-app`, the console script: the one entry point, above the front ends. It builds the
+command line from what each front end declares and hands the parsed arguments to the one chosen:
+a sub-command to the front end that declared it, no sub-command to the TUI. cli/ and tui/ know
+nothing of each other or of this module; each front end's work is imported only once it is
+chosen, so `exec` never loads Textual.
+
+A new way in is one entry in SUB_COMMANDS (how its arguments are declared, and what runs it); an
+option of the TUI is declared in tui/launch.py's add_options."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from .cli.parser import HEADLESS_COMMANDS, Declare, UsageError, command_line
+from .tui.launch import add_options as tui_options
+
+
+Run = Callable[[argparse.Namespace, list[str], float], int]  # (args, argv, start time) -> exit code
+
+
+class SubCommand:
+    """How a sub-command's arguments are declared, and what runs it once parsed. (A plain class:
+    a NamedTuple or a dataclass costs every start a millisecond or so to create.)"""
+
+    __slots__ = ("declare", "run")
+
+    def __init__(self, declare: Declare, run: Run) -> None:
+        self.declare = declare
+        self.run = run
+
+
+def _headless(args: argparse.Namespace, argv: list[str], started: float) -> int:
+    from .cli.main import run
+
+    return run(args, argv, started)
+
+
+def _bridge(args: argparse.Namespace, argv: list[str], started: float) -> int:
+    from .bridge.command import run
+
+    return run(args, argv, started)
+
+
+def _declare_bridge(sub: object) -> None:
+    from .bridge.command import declare
+
+    declare(sub)
+
+
+SUB_COMMANDS: dict[str, SubCommand] = {name: SubCommand(declare, _headless) for name, declare in HEADLESS_COMMANDS.items()}
+SUB_COMMANDS["bridge"] = SubCommand(_declare_bridge, _bridge)
+
+
+def _open_tui(args: argparse.Namespace) -> int:
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        raise UsageError("the TUI needs a terminal; for scripts use: operator-app exec --workspace DIR [MESSAGE_FILE]")
+    from .tui.launch import launch
+
+    return launch(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    started = time.perf_counter()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = command_line(argv, options=tui_options,
+                              sub_commands={name: command.declare for name, command in SUB_COMMANDS.items()})
+        args = parser.parse_args(argv)
+        if args.command is None and not args.version:
+            return _open_tui(args)
+    except UsageError as exc:
+        from .cli.main import usage_failed
+
+        return usage_failed(argv, started, exc)
+    # --version is answered by the headless front end, like the sub-commands it has.
+    return SUB_COMMANDS[args.command].run(args, argv, started) if args.command else _headless(args, argv, started)
+
+
+def entry() -> None:
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,86 @@
+"""What every command model shares: the frozen `Command` base (version, id, action), `FsCommand`
+(a path relative to the workspace), `spec_field()` for declaring a field once with its spec
+wording, error code and aliases, and the validators several actions attach to their fields.
+
+Field metadata lives in `json_schema_extra`: `code` (the ERR code for a missing or bad value),
+`aliases`, and `doc` (the spec's wording). Models declare `defer_build=True`: pydantic builds a
+model's validator the first time a command of that action is validated, not at import.
+"""
+
+# No "from __future__ import annotations" in the model modules: pydantic would then compile and
+# eval every field annotation of every model when it is declared.
+
+import re
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..codec import decode_b64_text
+from ..errors import ErrorCode, OperatorError
+
+_WHOLE_NUMBER_RE = re.compile(r"[0-9]+")
+# Any size of number is taken ("lines: 99999999999" is clamped, a huge start is past the end) and
+# shown back as written; only beyond the interpreter's limit on digit strings (4300) is it capped.
+_MAX_DIGITS = 4000
+_HUGE_NUMBER = 10**_MAX_DIGITS
+
+
+def spec_field(
+    default: Any = ...,
+    *,
+    doc: str,
+    code: ErrorCode | None = None,
+    aliases: tuple[str, ...] = (),
+) -> Any:
+    return Field(default, description=doc, json_schema_extra={"code": code, "aliases": list(aliases)})
+
+
+def whole_number(value: str, *, field: str, code: ErrorCode) -> int:
+    digits = value.lstrip("0")
+    if not _WHOLE_NUMBER_RE.fullmatch(value) or not digits:
+        raise OperatorError(code, f"{field} must be a whole number >= 1, got {value!r}")
+    return int(digits) if len(digits) <= _MAX_DIGITS else _HUGE_NUMBER
+
+
+# Validators shared by several actions: plain functions, attached with field_validator(...)(fn).
+
+
+def resolve_language(cls: type, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from ..comments import resolve_language as resolve
+
+    return resolve(value)
+
+
+def non_empty_query(cls: type, value: str) -> str:
+    if not value:
+        raise OperatorError(ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)")
+    return value
+
+
+def decode_content(cls: type, value: str) -> str:
+    return decode_b64_text(value, field="content_b64")
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    ACTION: ClassVar[str] = ""
+    WRITES: ClassVar[bool] = False  # needs the person's consent before it changes anything
+    NOTES: ClassVar[tuple[str, ...]] = ()  # spec lines after the fields: result, behaviour, limits
+
+    version: str
+    id: str
+    action: str
+
+    @property
+    def path_or_none(self) -> str | None:
+        # A model's fields are in its __dict__; getattr of one it lacks goes through pydantic's
+        # __getattr__ and an AttributeError, several microseconds for every command.
+        path = self.__dict__.get("path")
+        return path if isinstance(path, str) else None
+
+
+class FsCommand(Command):
+    path: str = spec_field(doc="path relative to the workspace root", code=ErrorCode.ERR_ACTION_REQUIRES_PATH)

@@ -1,0 +1,100 @@
+"""The actions that read the workspace and change nothing: fs.list, fs.read, fs.readSlice,
+fs.search, fs.stat and fs.searchTree, with the size and match limits the spec states for each."""
+
+# No "from __future__ import annotations": see base.py.
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import field_validator
+
+from ..errors import ErrorCode
+from ..grammar import LARGE_READ_MAX_BYTES
+from .base import FsCommand, non_empty_query, spec_field, whole_number
+
+
+class FsList(FsCommand):
+    ACTION = "fs.list"
+    NOTES = (
+        "Result: details_b64 contains directory entries, one per line, sorted by name;",
+        'folders end with "/", symlinks with "@" (path "." lists the workspace root).',
+    )
+    action: Literal["fs.list"]
+
+
+class FsRead(FsCommand):
+    ACTION = "fs.read"
+    MAX_BYTES: ClassVar[int] = 200_000
+    NOTES = (
+        "Result: details_b64 contains full file content (base64 UTF-8)",
+        f"Size limit: {MAX_BYTES} bytes.",
+        "If file exceeds size limits, returns ok:false with summary:",
+        '"File too large for fs.read (<bytes> bytes). Use fs.readSlice."',
+    )
+    action: Literal["fs.read"]
+
+
+class FsReadSlice(FsCommand):
+    ACTION = "fs.readSlice"
+    MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
+    MAX_LINES: ClassVar[int] = 400
+    NOTES = (
+        'Result: details_b64 contains header lines starting with "#" plus numbered lines ("<line>: <text>")',
+        f"lines above {MAX_LINES} are clamped to {MAX_LINES} and the header says so.",
+        "A start past the last line returns ERR_INVALID_READSLICE_PARAMS with the file's line count.",
+        f"Size limit: {MAX_BYTES} bytes.",
+        "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
+    )
+    action: Literal["fs.readSlice"]
+    start: int = spec_field(1, doc="1-based line, default 1", code=ErrorCode.ERR_INVALID_READSLICE_PARAMS, aliases=("line", "from"))
+    lines: int = spec_field(120, doc="default 120, max 400", code=ErrorCode.ERR_INVALID_READSLICE_PARAMS, aliases=("count", "len"))
+
+    @field_validator("start", "lines", mode="before")
+    @classmethod
+    def _number(cls, value: Any, info: Any) -> int:
+        return whole_number(str(value), field=info.field_name, code=ErrorCode.ERR_INVALID_READSLICE_PARAMS)
+
+
+class FsSearch(FsCommand):
+    ACTION = "fs.search"
+    MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
+    MAX_MATCHES: ClassVar[int] = 50
+    NOTES = (
+        'Result: details_b64 contains header lines starting with "#" plus matching lines with line numbers ("<line>: <text>")',
+        f'Results are capped at {MAX_MATCHES} matches; header includes "(truncated)" when clipped.',
+        "The match is a case-sensitive substring. A folder path returns ERR_SEARCH_PATH_IS_DIR.",
+        f"Size limit: {MAX_BYTES} bytes.",
+        "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
+    )
+    action: Literal["fs.search"]
+    query: str = spec_field(doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",))
+
+    _non_empty = field_validator("query")(non_empty_query)
+
+
+class FsStat(FsCommand):
+    ACTION = "fs.stat"
+    NOTES = (
+        "Result: details_b64 contains JSON: {path,size,isFile,isDir,mtimeMs,ctimeMs}",
+        "A symlink that stays inside the workspace is followed: the keys describe what it points to.",
+    )
+    action: Literal["fs.stat"]
+
+
+class FsSearchTree(FsCommand):
+    ACTION = "fs.searchTree"
+    MAX_MATCHES: ClassVar[int] = 200
+    MAX_FILES: ClassVar[int] = 300
+    MAX_FILE_BYTES: ClassVar[int] = 500_000
+    NOTES = (
+        'Result: details_b64 contains header lines starting with "#" plus matches in the form "<path>:<line>: <text>"',
+        f"Limits: max {MAX_MATCHES} matches, max {MAX_FILES} files scanned, skip files over {MAX_FILE_BYTES} bytes.",
+        "Results may be truncated. Skips .git, what .gitignore files ignore, symlinks, binary and non-UTF-8 files;",
+        "files are visited in a fixed order (sorted by path), so the same query gives the same result.",
+    )
+    action: Literal["fs.searchTree"]
+    query: str = spec_field(doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",))
+
+    _non_empty = field_validator("query")(non_empty_query)
+
+
+MODELS = (FsList, FsRead, FsReadSlice, FsSearch, FsStat, FsSearchTree)

@@ -1,0 +1,146 @@
+"""`validate_command()`: a block's parsed fields in, a command model or an OperatorError out.
+The checks every action shares come first (the required fields, the version, a known action, a
+path for fs.* and none for the rest, each key known to the action and given once), each with an
+error that says what to do; then the action's model validates its own fields, and a pydantic
+error becomes the field's own ERR code. Only the chosen action's model is declared (catalog.py).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import grammar
+from ..errors import ErrorCode, OperatorError
+from ..parser import Fields
+from .base import Command
+from .catalog import ACTION_NAMES, model_for
+
+
+def field_meta(model: type[Command], name: str) -> dict[str, Any]:
+    extra = model.model_fields[name].json_schema_extra
+    return extra if isinstance(extra, dict) else {}
+
+
+@cache  # a model's fields never change, and every block of its action asks
+def alias_map(model: type[Command]) -> dict[str, str]:
+    """Every accepted key (field names and aliases) -> the field it fills. Do not change the dict returned."""
+    names = {name: name for name in model.model_fields}
+    for name in model.model_fields:
+        for alias in field_meta(model, name).get("aliases", []):
+            names[alias] = name
+    return names
+
+
+# What models call the actions in other tools: a close spelling would point elsewhere
+# ("fs.grep" reads like "fs.read", "fs.cat" like "fs.stat").
+_ACTION_SYNONYMS = {
+    "cat": "fs.read", "readfile": "fs.read", "open": "fs.read", "view": "fs.readSlice", "head": "fs.readSlice",
+    "readlines": "fs.readSlice", "grep": "fs.search", "find": "fs.searchTree", "grepTree": "fs.searchTree",
+    "ls": "fs.list", "dir": "fs.list", "listdir": "fs.list", "tree": "fs.list", "edit": "fs.applyEdits",
+    "replace": "fs.applyEdits", "writefile": "fs.write", "create": "fs.write", "createfile": "fs.write",
+    "diff": "fs.patch", "applypatch": "fs.patch", "rm": "fs.delete", "remove": "fs.delete", "unlink": "fs.delete",
+    "deletefile": "fs.delete", "exists": "fs.stat", "info": "fs.stat",
+}
+
+
+_PATH_SYNONYMS = frozenset({"file", "filename", "filepath", "file_path", "dir", "directory", "folder", "target", "path"})
+
+
+def _suggest_action(action: str) -> str:
+    folded = {name.casefold(): name for name in ACTION_NAMES}
+    if action.casefold() in folded:
+        return f"did you mean {folded[action.casefold()]}? (actions are case-sensitive) "
+    bare = action.rsplit(".", 1)[-1].replace("_", "").replace("-", "").casefold()
+    synonyms = {key.casefold(): target for key, target in _ACTION_SYNONYMS.items()}
+    if bare in synonyms:
+        return f"did you mean {synonyms[bare]}? "
+    return _suggest(action, list(ACTION_NAMES))
+
+
+def _suggest(word: str, options: list[str]) -> str:
+    import difflib  # only when a name is wrong: not on every start
+
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f"did you mean {close[0]}? " if close else ""
+
+
+def validate_command(fields: Fields) -> Command:
+    values = fields.values
+    missing = [name for name in grammar.REQUIRED_FIELDS if not values.get(name)]
+    if missing:
+        # "Version: 1" is the likeliest way to miss a field that looks present: say so.
+        miscased = [f"{key} is not {name}" for name in missing for key in values if key != name and key.lower() == name]
+        hint = f" (keys are case-sensitive: {', '.join(miscased)})" if miscased else ""
+        raise OperatorError(ErrorCode.ERR_MISSING_REQUIRED_FIELDS, (
+            f"missing {', '.join(missing)}{hint}; every OPERATOR_CMD needs version: 1, id: <unique id> and action: <action>"
+        ))
+    if values["version"] != grammar.SUPPORTED_VERSION:
+        raise OperatorError(ErrorCode.ERR_UNSUPPORTED_VERSION, f"version {values['version']!r} is not supported; use version: 1")
+    action = values["action"]
+    if action in grammar.RESERVED_ACTIONS:
+        raise OperatorError(ErrorCode.ERR_RESERVED_ACTION, (
+            f"{action} is reserved for errors Operator reports itself; send one of: {', '.join(ACTION_NAMES)}"
+        ))
+    model = model_for(action)
+    if model is None:
+        raise OperatorError(ErrorCode.ERR_UNKNOWN_ACTION, (
+            f"action {action} is not defined; {_suggest_action(action)}Actions: {', '.join(ACTION_NAMES)}"
+        ))
+    workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values))
+    if workspace_keys:
+        raise OperatorError(ErrorCode.ERR_WORKSPACE_FIELD, (
+            f"{workspace_keys[0]} is not a command field: the workspace is chosen in Operator, and paths are relative to it; "
+            f"remove the {workspace_keys[0]} line"
+        ))
+    is_fs = action.startswith(grammar.FS_PREFIX)
+    if is_fs and not values.get("path"):
+        # The path under another name ("file: README.md") is the likeliest reason it is missing.
+        other = next((key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None)
+        instead = f"; write path: instead of {other}:" if other else "; the path line is empty" if "path" in values else ""
+        raise OperatorError(ErrorCode.ERR_ACTION_REQUIRES_PATH, (
+            f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
+        ))
+    if not is_fs and "path" in values:
+        raise OperatorError(ErrorCode.ERR_ACTION_FORBIDS_PATH, f"{action} does not take a path; remove the path line")
+    accepted = alias_map(model)
+    renamed: dict[str, str] = {}
+    for key, value in values.items():
+        target = accepted.get(key)
+        if target is None and "content" in accepted and fields.lines.get(key) == fields.lines.get("content", -1) + 1:
+            # "content: Dear team," then "Regards: Bob": a second line of content that happens to
+            # hold a colon, not a misspelt field. The spec's own wording for the mistake.
+            raise OperatorError(ErrorCode.ERR_CONTENT_HAS_NEWLINES, "content contains newline; use content_b64.", (
+                f"content starts on line {fields.lines['content']} and continues on line {fields.lines[key]}"
+            ))
+        if target is None:
+            raise OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
+                f"{action} does not take {key}; {_suggest(key, list(accepted))}fields of {action}: "
+                f"{', '.join(k for k in accepted if k not in grammar.REQUIRED_FIELDS)}"
+            ))
+        if target in renamed:
+            raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, (
+                f"{key} and {renamed[target]} both set {target}; keep one of them"
+            ))
+        renamed[target] = key
+    data = {target: values[key] for target, key in renamed.items()}
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _from_pydantic(model, exc) from None
+
+
+def _from_pydantic(model: type[Command], exc: ValidationError) -> OperatorError:
+    error = exc.errors()[0]
+    name = str(error["loc"][0]) if error["loc"] else ""
+    code = field_meta(model, name).get("code") if name in model.model_fields else None
+    doc = model.model_fields[name].description if name in model.model_fields else ""
+    if error["type"] == "missing":
+        aliases = field_meta(model, name).get("aliases", []) if name in model.model_fields else []
+        also = f" (or {' / '.join(aliases)})" if aliases else ""
+        return OperatorError(ErrorCode(code or ErrorCode.ERR_MISSING_REQUIRED_FIELDS), (
+            f"{model.ACTION} requires {name}; add the line \"{name}: <{doc}>\"{also}"
+        ))
+    return OperatorError(ErrorCode(code or ErrorCode.ERR_NON_KEY_VALUE_LINE), f"{name}: {error['msg']}")
