@@ -1,7 +1,7 @@
 """What the browser tests share: where Chromium and the extension are, a loopback server for the
 mock chat pages (the Host header picks the site, so http://chatgpt.com:PORT/c/abc is the ChatGPT
-mock, with Chromium resolving the sites' names to 127.0.0.1), and the Chromium arguments that load
-the unpacked extension."""
+mock, with Chromium resolving the sites' names to 127.0.0.1; `?page=NAME` serves NAME.html of
+fixtures/chat-pages instead), and the Chromium arguments that load the unpacked extension."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = ROOT / "operator_app" / "bridge" / "extension"
@@ -84,12 +85,15 @@ def chromium_args(extension_dir: Path = EXTENSION_DIR) -> list[str]:
 class _MockPages(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
+        named_page = parse_qs(query).get("page", [""])[0]
         if path.startswith("/__mock/"):
             target = PAGES_DIR / "mock" / path.removeprefix("/__mock/")
         elif path == "/favicon.ico":
             self.send_error(404)
             return
+        elif named_page.replace("-", "_").isidentifier():
+            target = PAGES_DIR / f"{named_page}.html"  # ?page=local-docs: that page, whatever the host
         else:
             page = SITE_PAGES.get(host)
             if page is None:
@@ -161,10 +165,13 @@ class AsyncExtensionBrowser:
     def extension_id(self) -> str:
         return str(self.worker.url.split("/")[2])
 
-    async def popup(self) -> Any:
+    async def popup(self, tab_id: int | None = None) -> Any:
+        """The popup, opened as a page; for the tab `tab_id` when given (else the active tab)."""
         page = await self.context.new_page()
-        await page.goto(f"chrome-extension://{self.extension_id}/popup/popup.html")
+        query = f"?tab={tab_id}" if tab_id is not None else ""
+        await page.goto(f"chrome-extension://{self.extension_id}/popup/popup.html{query}")
         return page
 
     async def set_storage(self, values: dict[str, Any]) -> None:
-        await self.worker.evaluate("values => chrome.storage.local.set(values)", values)
+        """Into the background's own store (background/store.js), where the token and settings live."""
+        await self.worker.evaluate("values => globalThis.operatorBridge.store.set(values)", values)

@@ -57,13 +57,22 @@ class ExtensionBrowser:
         self.extension_id = worker.url.split("/")[2]
 
     def storage(self) -> dict[str, Any]:
-        return self.worker.evaluate("chrome.storage.local.get(null)")
+        """The background's own store (background/store.js): token, port, settings, chosen origins."""
+        return self.worker.evaluate("globalThis.operatorBridge.store.all()")
 
     def set_storage(self, values: dict[str, Any]) -> None:
-        self.worker.evaluate("values => chrome.storage.local.set(values)", values)
+        self.worker.evaluate("values => globalThis.operatorBridge.store.set(values)", values)
+
+    def choose_origin(self, origin: str) -> None:
+        """As if the person had chosen "Watch this page" for `origin` in the popup before."""
+        self.worker.evaluate(
+            """async origin => { const { watchedOrigins = {} } = await globalThis.operatorBridge.store.get(['watchedOrigins']);
+                 watchedOrigins[origin] = Date.now(); await globalThis.operatorBridge.store.set({ watchedOrigins }); }""",
+            origin,
+        )
 
     def reset(self, **values: Any) -> None:
-        self.worker.evaluate("chrome.storage.local.clear()")
+        self.worker.evaluate("globalThis.operatorBridge.store.clear()")
         if values:
             self.set_storage(values)
         for page in self.context.pages:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 FENCED_READ = "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD\n```\n"
 PLAIN_LIST = "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
@@ -19,9 +20,9 @@ COPY_TEXT = (
     "OPERATOR_RESULT\nid: r2\nok: true\nEND_OPERATOR_RESULT"
 )
 
-NAMES = {  # the contract's `site`: what the person calls it; the host for the generic fallback
+NAMES = {  # the contract's `site`: what the person calls it; the host (with its port) for the generic fallback
     "chatgpt": "ChatGPT", "claude": "Claude", "gemini": "Gemini", "aistudio": "AI Studio", "mistral": "Le Chat",
-    "deepseek": "DeepSeek", "grok": "Grok", "generic": "127.0.0.1",
+    "deepseek": "DeepSeek", "grok": "Grok", "generic": "127.0.0.1:{port}",
 }
 SITES = {
     "chatgpt": "chatgpt.com",
@@ -35,7 +36,14 @@ SITES = {
 }
 
 
+GENERIC_HOSTS = ("127.0.0.1", "localhost", "chat.example.org")
+
+
 def open_chat(browser: Any, sites: Any, host: str, path: str) -> Any:
+    """A mock chat page the extension watches. The generic fallback watches a page only once the
+    person chose its origin in the popup: for those hosts, that choice is made first."""
+    if host in GENERIC_HOSTS:
+        browser.choose_origin(f"http://{host}:{sites.port}")
     page = browser.context.new_page()
     page.goto(sites.url(host, path))
     page.wait_for_function("() => window.mockChat !== undefined")
@@ -108,5 +116,7 @@ def eventually(condition: Any, timeout: float = 5.0) -> None:
         time.sleep(0.05)
 
 
-def key_for(host: str, path: str, position: int = 0) -> tuple[str, int]:
-    return (host + path, position)
+def key_for(page: Any, position: int = 0) -> tuple[str, int]:
+    """The page message key the extension uses on `page`: its host with the port, and its path."""
+    url = urlsplit(page.url)
+    return (url.netloc + url.path, position)

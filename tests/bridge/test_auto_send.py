@@ -26,7 +26,7 @@ def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
 ) -> None:
     enable_auto_send(extension_browser, bridge)
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
-    key = key_for("chatgpt.com", conversation)
+    key = key_for(page)
     bridge.make_ready(key, COPY_TEXT, 2)  # Operator has everything; the model is still writing
     page.evaluate("([text]) => { mockChat.begin(); mockChat.grow(text); }", [ANSWER])
     bridge.wait_for(lambda double: key in double.pages and double.pages[key].message)
@@ -48,7 +48,7 @@ def test_auto_send_does_not_send_what_the_person_changed_during_the_delay(
 ) -> None:
     enable_auto_send(extension_browser, bridge, delay_ms=1500)
     page = open_chat(extension_browser, mock_sites, "chat.deepseek.com", conversation)
-    key = key_for("chat.deepseek.com", conversation)
+    key = key_for(page)
     stream(page, ANSWER)
     final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)
@@ -65,7 +65,7 @@ def test_auto_send_is_never_used_when_the_person_had_text_in_the_box(
 ) -> None:
     enable_auto_send(extension_browser, bridge, delay_ms=500)
     page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
-    key = key_for("claude.ai", conversation)
+    key = key_for(page)
     stream(page, ANSWER)
     final_text(bridge, key)
     page.click("#editor")
@@ -84,12 +84,12 @@ def test_auto_send_keeps_to_its_limit_per_minute(
     enable_auto_send(extension_browser, bridge, delay_ms=500, per_minute=1)
     page = open_chat(extension_browser, mock_sites, "grok.com", conversation)
     stream(page, ANSWER)
-    first = key_for("grok.com", conversation, 0)
+    first = key_for(page, 0)
     final_text(bridge, first)
     bridge.make_ready(first, COPY_TEXT, 2)
     wait_panel(page, "sent")
     stream(page, ANSWER.replace("r1", "r3").replace("r2", "r4"))
-    second = key_for("grok.com", conversation, 1)
+    second = key_for(page, 1)
     final_text(bridge, second)
     bridge.make_ready(second, COPY_TEXT.replace("r1", "r3"), 2)
     wait_panel(page, "autosend-refused")

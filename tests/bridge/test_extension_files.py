@@ -33,12 +33,27 @@ def test_one_source_for_chromium_and_firefox_with_loopback_as_the_only_host() ->
     assert MANIFEST["background"]["service_worker"] in MANIFEST["background"]["scripts"]  # Firefox: event page
     assert MANIFEST["browser_specific_settings"]["gecko"]["id"]
     assert MANIFEST["host_permissions"] == ["http://127.0.0.1/*"]
-    assert sorted(MANIFEST["permissions"]) == ["activeTab", "contextMenus", "scripting", "storage"]
+    # No "storage": the token and settings live in the background's own IndexedDB, which content
+    # scripts cannot open (they could read and write storage.local).
+    assert sorted(MANIFEST["permissions"]) == ["activeTab", "contextMenus", "scripting"]
     api = (EXTENSION_DIR / "background" / "bridge_api.js").read_text()
     assert re.findall(r"fetch\(\"(http://[^\"]+)\"", api) == ["http://127.0.0.1:"]
     for script in (EXTENSION_DIR / "content").glob("*.js"):
         text = script.read_text()
         assert "fetch(" not in text and "XMLHttpRequest" not in text and "WebSocket" not in text, script.name
+
+
+def test_the_service_worker_loads_what_firefox_s_event_page_lists() -> None:
+    background = (EXTENSION_DIR / "background" / "main.js").read_text()
+    imported = re.search(r"importScripts\((.*?)\);", background)
+    assert imported is not None
+    loaded = [name.strip().strip('"').lstrip("/") for name in imported.group(1).split(",")]
+    assert loaded + [MANIFEST["background"]["service_worker"]] == MANIFEST["background"]["scripts"]
+
+
+def test_nothing_in_the_extension_uses_storage_that_content_scripts_can_reach() -> None:
+    for script in EXTENSION_DIR.rglob("*.js"):
+        assert "chrome.storage" not in script.read_text(), script.name
 
 
 def test_every_adapter_has_every_field() -> None:

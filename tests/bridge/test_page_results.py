@@ -27,7 +27,7 @@ def test_each_adapter_puts_the_results_into_its_editor_so_that_send_sends_them(
     host = SITES[site]
     page = open_chat(extension_browser, mock_sites, host, conversation)
     stream(page, ANSWER)
-    key = key_for(host, conversation)
+    key = key_for(page)
     final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)
     delivered = bridge.wait_for(lambda double: double.pages[key].delivered_calls)
@@ -48,7 +48,7 @@ def test_the_badge_shows_how_many_results_wait_in_the_input_box(
 ) -> None:
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
     stream(page, ANSWER)
-    key = key_for("chatgpt.com", conversation)
+    key = key_for(page)
     final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "ready")
@@ -67,7 +67,7 @@ def test_results_never_mix_into_the_persons_text_without_asking(
 ) -> None:
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
     stream(page, ANSWER)
-    key = key_for("chatgpt.com", conversation)
+    key = key_for(page)
     final_text(bridge, key)
     page.click("#prompt-textarea")
     page.keyboard.type("my own question")
@@ -90,7 +90,7 @@ def test_a_textarea_holding_the_persons_text_is_asked_about_too(
 ) -> None:
     page = open_chat(extension_browser, mock_sites, "chat.deepseek.com", conversation)
     stream(page, ANSWER)
-    key = key_for("chat.deepseek.com", conversation)
+    key = key_for(page)
     final_text(bridge, key)
     page.click("#chat-input")
     page.keyboard.type("wait, one more thing")
@@ -108,7 +108,7 @@ def test_a_long_result_text_lands_whole_in_rich_editors(
     host = SITES[site]
     page = open_chat(extension_browser, mock_sites, host, conversation)
     stream(page, ANSWER)
-    key = key_for(host, conversation)
+    key = key_for(page)
     final_text(bridge, key)
     long_text = "\n\n".join(COPY_TEXT.replace("r1", f"r1-{n}").replace("r2", f"r2-{n}") for n in range(25))
     assert long_text.count("\n") > 300  # past the length where ProseMirror gets its DOM in one change
@@ -121,7 +121,7 @@ def test_a_long_result_text_lands_whole_in_rich_editors(
 
 def test_a_reload_fills_nothing_twice(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
     page = open_chat(extension_browser, mock_sites, "gemini.google.com", conversation)
-    key = key_for("gemini.google.com", conversation)
+    key = key_for(page)
     stream(page, ANSWER)
     text = final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)

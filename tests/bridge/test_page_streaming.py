@@ -28,15 +28,15 @@ def test_each_adapter_streams_the_latest_answer_with_the_line_breaks_the_page_sh
     host = SITES[site]
     page = open_chat(extension_browser, mock_sites, host, conversation)
     stream(page, ANSWER, chunk=20, every=60)
-    text = final_text(bridge, key_for(host, conversation))
+    text = final_text(bridge, key_for(page))
     for lines in BLOCK_LINES:  # a fenced block and a paragraph of <br> lines alike
         assert "\n" + lines + "\n" in text
     assert "Thinking" not in text  # AI Studio's thinking chunk is not the answer
     updates = [r.body for r in bridge.posts("/v1/message")]
     streaming = [body for body in updates if body["generating"]]
     assert len(streaming) >= 2, "the text was sent while it was being written, not only at the end"
-    assert all(body["conversation"] == host + conversation and body["position"] == 0 for body in updates)
-    assert updates[-1]["generating"] is False and updates[-1]["tab"]["site"] == NAMES[site]
+    assert all(body["conversation"] == f"{host}:{mock_sites.port}{conversation}" and body["position"] == 0 for body in updates)
+    assert updates[-1]["generating"] is False and updates[-1]["tab"]["site"] == NAMES[site].format(port=mock_sites.port)
     # Whole texts that grow: each one starts with the one before (a block split across updates
     # arrives as two updates of a growing text).
     for before, after in zip(streaming, streaming[1:]):
@@ -49,7 +49,7 @@ def test_a_200000_character_answer_streams_as_growing_whole_texts(
     answer = long_answer()
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
     stream(page, answer, chunk=8000, every=300)  # updates of the whole text, 300 ms apart
-    text = final_text(bridge, key_for("chatgpt.com", conversation), timeout=40)
+    text = final_text(bridge, key_for(page), timeout=40)
     assert len(text) > 180_000  # what the page shows of it: the fences themselves are not shown
     assert text.count("\nEND_OPERATOR_CMD") == 20
     updates = [r.body["text"] for r in bridge.posts("/v1/message")]
@@ -84,7 +84,7 @@ def test_the_generic_fallback_reads_the_last_marked_message_and_ends_it_after_a_
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     ended_at = time.monotonic()
-    text = final_text(bridge, key_for("127.0.0.1", conversation, 1))
+    text = final_text(bridge, key_for(page, 1))
     assert time.monotonic() - ended_at > 1.5  # no indicator: the quiet period decides
     assert "id: old" not in text and all(lines in text for lines in BLOCK_LINES)
 
@@ -109,7 +109,7 @@ def test_send_selection_keeps_the_line_breaks_of_the_page(
     posted = bridge.wait_for(lambda double: [r.body for r in double.posts("/v1/message") if r.body["conversation"].startswith("selection/")])
     assert posted[0]["text"].strip() == BLOCK_LINES[1]
     assert posted[0]["generating"] is False
-    assert posted[0]["conversation"] == "selection/127.0.0.1" + conversation
+    assert posted[0]["conversation"] == f"selection/127.0.0.1:{mock_sites.port}{conversation}"
     key = (posted[0]["conversation"], posted[0]["position"])
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "ready")  # the selection's results go into the page's input box too
@@ -135,11 +135,12 @@ def test_the_conversation_key_holds_while_a_message_is_written_even_when_the_url
 ) -> None:
     # ChatGPT starts a new chat at / and moves to /c/<id> while the first answer is being written.
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", "/")
+    new_chat = key_for(page)
     page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", ANSWER[: len(ANSWER) // 2])
     bridge.wait_for(lambda double: double.posts("/v1/message"))
     page.evaluate("path => history.pushState({}, '', path)", conversation)
     page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", ANSWER[len(ANSWER) // 2:])
-    final_text(bridge, ("chatgpt.com/", 0))
-    assert {(r.body["conversation"], r.body["position"]) for r in bridge.posts("/v1/message")} == {("chatgpt.com/", 0)}
+    final_text(bridge, new_chat)
+    assert {(r.body["conversation"], r.body["position"]) for r in bridge.posts("/v1/message")} == {new_chat}
     stream(page, ANSWER.replace("r1", "r5").replace("r2", "r6"))  # the next answer is keyed by the new URL
-    assert "id: r5" in final_text(bridge, ("chatgpt.com" + conversation, 1))
+    assert "id: r5" in final_text(bridge, key_for(page, 1))

@@ -1,7 +1,8 @@
 /* The HTTP side of the extension: the only code that talks to Operator (docs/bridge-protocol.md in
    Operator's repository is the contract). Requests go to 127.0.0.1 only, carry the paired token,
    and every outcome comes back as a value, never a thrown error: {ok, status, data, error}, where
-   error.code is the bridge's code or one of this file's own (UNREACHABLE, NOT_PAIRED, TIMEOUT). */
+   error.code is the bridge's code or one of this file's own (UNREACHABLE, NOT_PAIRED, TIMEOUT).
+   The token and port come from the background's own store (background/store.js). */
 
 (function (root) {
   "use strict";
@@ -17,7 +18,7 @@
   };
 
   async function settings() {
-    return { ...SETTINGS_DEFAULTS, ...(await chrome.storage.local.get(Object.keys(SETTINGS_DEFAULTS))) };
+    return { ...SETTINGS_DEFAULTS, ...(await root.OperatorStore.get(Object.keys(SETTINGS_DEFAULTS))) };
   }
 
   async function request(method, path, body, { timeoutMs = 10000, token = undefined, port = undefined } = {}) {

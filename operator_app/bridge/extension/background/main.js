@@ -1,43 +1,36 @@
 /* The extension's background (a service worker in Chromium, an event page in Firefox): the only
-   part that makes network requests. Content scripts and the popup talk to it by messages.
+   part that makes network requests, and the only one that holds the pairing token. Content
+   scripts and the popup talk to it by messages, and it answers each according to who sent it
+   (background/trust.js): the popup may pair and change settings, content scripts may report
+   answers from pages Operator may watch, and neither can do the other's part.
 
-   - Page messages from the content scripts are posted to Operator in order, one request at a time
-     per page message, keeping only the newest text while one is on its way.
-   - Once Operator has an Operator message for a page message, one long poll per page message asks
-     whether its results are in, and hands them to the tab that showed it (or to another tab showing
-     the same conversation); the icon's badge then shows how many are in the input box.
+   - Page messages go to Operator and their results come back (background/page_messages.js); the
+     icon's badge shows how many results are in the input box.
    - Heartbeat: POST /v1/hello on each content script's 10 s ping and when the chat tab in front
      changes.
-   - The context menu "Send selection to Operator" and the popup's "watch this page" inject the
-     content scripts where the manifest does not (activeTab + scripting).
+   - The context menu "Send selection to Operator" and the popup's "Watch this page" put the content
+     scripts where the manifest does not (activeTab + scripting); "Watch this page" is remembered
+     for the page's origin until the popup's "Stop watching".
    - Auto-send permits: once per page message, at most N per minute, across all tabs. */
 
 "use strict";
 
 if (typeof importScripts === "function" && !globalThis.OperatorBridgeApi) {
-  importScripts("/background/bridge_api.js");
+  importScripts("/shared/adapters.js", "/background/store.js", "/background/bridge_api.js", "/background/trust.js", "/background/page_messages.js");
 }
 
 const Api = globalThis.OperatorBridgeApi;
+const Store = globalThis.OperatorStore;
+const Trust = globalThis.OperatorTrust;
 const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
-const POLL_WAIT_S = 20;
 
 const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, seenAt}
-const postQueues = new Map(); // page key -> {latest payload, tabId, running}
-const watchers = new Map(); // page key -> {tabId, conversation, position}
+const genericTabs = new Map(); // tab id -> origin, for every page where the generic fallback runs
 let frontChatTab = null;
 let lastHelloAt = 0;
 let connection = { state: "unknown", detail: "", workspace: null, checkedAt: 0 };
-
-function pageKey(conversation, position) {
-  return conversation + "|" + position;
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /* ---- connection state, as the popup and the page panel tell it ---- */
 
@@ -113,89 +106,20 @@ chrome.tabs.onActivated.addListener(({ tabId }) => {
   hello();
 });
 
-chrome.tabs.onRemoved.addListener((tabId) => {
+function forgetTab(tabId) {
   chatTabs.delete(tabId);
   if (frontChatTab === tabId) {
     frontChatTab = null;
     hello();
   }
+}
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  genericTabs.delete(tabId);
+  forgetTab(tabId);
 });
 
-/* ---- page messages to Operator ---- */
-
-async function postPageMessage(tabId, payload) {
-  const key = pageKey(payload.conversation, payload.position);
-  let queue = postQueues.get(key);
-  if (!queue) {
-    queue = { latest: null, tabId, running: false, lastReply: null };
-    postQueues.set(key, queue);
-  }
-  queue.latest = { ...payload, tab: { ...payload.tab, id: tabId } };
-  queue.tabId = tabId;
-  if (queue.running) return { queued: true, problem: await problemForPage() };
-  queue.running = true;
-  try {
-    while (queue.latest) {
-      const body = queue.latest;
-      queue.latest = null;
-      const outcome = await call("POST", "message", body, { timeoutMs: 15000 });
-      queue.lastReply = outcome;
-      if (outcome.ok && outcome.data && outcome.data.message !== null && outcome.data.message !== undefined) {
-        watchResults(key, body.conversation, body.position, tabId);
-      }
-    }
-  } finally {
-    queue.running = false;
-    postQueues.delete(key);
-  }
-  return { reply: queue.lastReply && queue.lastReply.data, problem: await problemForPage(queue.lastReply) };
-}
-
-/* ---- results back to the page ---- */
-
-async function watchResults(key, conversation, position, tabId) {
-  const existing = watchers.get(key);
-  if (existing) {
-    existing.tabId = tabId;
-    return;
-  }
-  const watcher = { tabId, conversation, position };
-  watchers.set(key, watcher);
-  const query = "results?conversation=" + encodeURIComponent(conversation) + "&position=" + position + "&wait=";
-  let failures = 0;
-  let lastProgress = null;
-  let lastState = "streaming";
-  try {
-    while (failures < 40) {
-      // The long poll returns early only for "ready": while the model writes, ask every second,
-      // so the page learns at once when a write starts waiting for the terminal.
-      const wait = lastState === "streaming" ? 1 : POLL_WAIT_S;
-      const outcome = await call("GET", query + wait, null, { timeoutMs: (wait + 10) * 1000 });
-      if (!outcome.ok) {
-        if (outcome.error.code !== "UNREACHABLE" && outcome.error.code !== "TIMEOUT") return;
-        failures += 1;
-        await sleep(3000);
-        continue;
-      }
-      failures = 0;
-      const state = outcome.data;
-      lastState = state.state;
-      const progress = state.state + "|" + (state.waiting_for || "");
-      if (progress !== lastProgress) {
-        lastProgress = progress;
-        tellTab(watcher.tabId, { type: "progress", state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null });
-      }
-      if (state.state === "failed") return;
-      if (state.state === "ready") {
-        if (!state.delivered) await deliver(watcher, state);
-        return;
-      }
-      if (state.state === "none") return;
-    }
-  } finally {
-    watchers.delete(key);
-  }
-}
+/* ---- page messages ---- */
 
 async function tellTab(tabId, message) {
   try {
@@ -205,39 +129,15 @@ async function tellTab(tabId, message) {
   }
 }
 
-async function deliver(watcher, state) {
-  const stored = await Api.settings();
-  const results = {
-    conversation: watcher.conversation, position: watcher.position, message: state.message,
-    count: state.count, copy_text: state.copy_text,
-    autoSend: { enabled: stored.autoSend === true, delayMs: stored.autoSendDelayMs },
-  };
-  // The tab that showed the message first; if it is gone, another one showing the conversation.
-  const showsConversation = (tab) => {
-    try {
-      const url = new URL(tab.url);
-      return (url.hostname + url.pathname).startsWith(watcher.conversation);
-    } catch (error) {
-      return false;
-    }
-  };
-  const candidates = [watcher.tabId, ...[...chatTabs.values()]
-    .filter((tab) => tab.id !== watcher.tabId && showsConversation(tab))
-    .map((tab) => tab.id)];
-  for (const tabId of candidates) {
-    const answer = await tellTab(tabId, { type: "results", results });
-    if (answer) return answer;
-  }
-  return null;
-}
+const pages = globalThis.OperatorPageMessages.create({ call, tellTab, chatTabs, problemForPage, settings: Api.settings });
 
 /* ---- auto-send permits ---- */
 
 async function permitAutoSend({ conversation, position, message }) {
   const stored = await Api.settings();
   if (!stored.autoSend) return { ok: false, reason: "auto-send was turned off" };
-  const { autoSent = {}, autoSendTimes = [] } = await chrome.storage.local.get(["autoSent", "autoSendTimes"]);
-  const id = pageKey(conversation, position) + "|" + message;
+  const { autoSent = {}, autoSendTimes = [] } = await Store.get(["autoSent", "autoSendTimes"]);
+  const id = pages.pageKey(conversation, position) + "|" + message;
   if (autoSent[id]) return { ok: false, reason: "this message's results were already sent once" };
   const now = Date.now();
   const recent = autoSendTimes.filter((time) => now - time < 60000);
@@ -248,7 +148,7 @@ async function permitAutoSend({ conversation, position, message }) {
   for (const [key, time] of Object.entries(autoSent)) {
     if (now - time > 7 * 24 * 3600 * 1000) delete autoSent[key];
   }
-  await chrome.storage.local.set({ autoSent, autoSendTimes: [...recent, now] });
+  await Store.set({ autoSent, autoSendTimes: [...recent, now] });
   return { ok: true };
 }
 
@@ -272,13 +172,13 @@ async function pair(code, port) {
     noteOutcome(outcome);
     return { ok: false, error: outcome.error };
   }
-  await chrome.storage.local.set({ token: outcome.data.token, port, workspace: outcome.data.workspace });
+  await Store.set({ token: outcome.data.token, port, workspace: outcome.data.workspace });
   noteOutcome(outcome);
   await hello();
   return { ok: true, workspace: outcome.data.workspace, operator_version: outcome.data.operator_version };
 }
 
-/* ---- the content scripts where the manifest does not put them ---- */
+/* ---- the content scripts where the manifest does not put them, and chosen origins ---- */
 
 async function ensureContentScript(tabId) {
   if (await tellTab(tabId, { type: "ping" })) return true;
@@ -288,6 +188,31 @@ async function ensureContentScript(tabId) {
   } catch (error) {
     return false;
   }
+}
+
+/* The popup's "Watch this page": the content script goes in (where the manifest did not put it)
+   and asks whether it may watch; the answer remembers its origin, as the browser names it. Other
+   tabs of that origin where the generic fallback sits idle start too. */
+async function watchTab(tabId) {
+  Trust.expectChoice(tabId);
+  if (!(await ensureContentScript(tabId))) return { ok: false, reason: "not-allowed" };
+  const answer = await tellTab(tabId, { type: "watch", on: true });
+  if (!answer || !answer.watching) return { ok: false, reason: "refused" };
+  for (const [otherTab, origin] of genericTabs) {
+    if (otherTab !== tabId && origin === answer.origin) tellTab(otherTab, { type: "watch", on: true });
+  }
+  return { ok: true, origin: answer.origin };
+}
+
+async function stopWatching(origin) {
+  await Trust.dropOrigin(origin);
+  for (const [tabId, tabOrigin] of genericTabs) {
+    if (tabOrigin !== origin) continue;
+    forgetTab(tabId);
+    setBadge(tabId, "");
+    await tellTab(tabId, { type: "watch", on: false });
+  }
+  return { ok: true };
 }
 
 function createMenu() {
@@ -303,7 +228,8 @@ chrome.contextMenus.onClicked.addListener((info, tab) => {
 });
 
 /* The selection becomes a page message of its own ("selection/<page>", numbered), sent as
-   finished; its results go into that page's input box like any other. */
+   finished; its results go into that page's input box like any other. The person chose this
+   text, so it goes whether or not the page is watched (the page itself is not watched for it). */
 async function sendSelection(info, tab) {
   // contextMenus' selectionText loses the line breaks; the page's own selection keeps them.
   let text = info.selectionText || "";
@@ -317,18 +243,19 @@ async function sendSelection(info, tab) {
     // a page the extension may not script (the browser's own pages): keep selectionText
   }
   await ensureContentScript(tab.id);
-  const { selectionCount = 0 } = await chrome.storage.local.get("selectionCount");
-  await chrome.storage.local.set({ selectionCount: selectionCount + 1 });
+  const { selectionCount = 0 } = await Store.get(["selectionCount"]);
+  await Store.set({ selectionCount: selectionCount + 1 });
+  let host = "page";
   let where = "page";
   try {
     const url = new URL(tab.url || info.pageUrl);
-    where = url.hostname + url.pathname;
+    host = url.host; // with its port: two local apps are two pages
+    where = url.host + url.pathname;
   } catch (error) {
     // keep "page"
   }
-  const host = where.split("/")[0];
   rememberTab(tab.id, { title: tab.title || "", url: tab.url || info.pageUrl || "", site: host });
-  await postPageMessage(tab.id, {
+  return pages.post(tab.id, {
     conversation: "selection/" + where, position: selectionCount, text, generating: false,
     tab: { title: tab.title || "", url: tab.url || info.pageUrl || "", site: host },
   });
@@ -336,38 +263,66 @@ async function sendSelection(info, tab) {
 
 /* ---- messages from content scripts and the popup ---- */
 
+const FROM_EXTENSION_PAGES = new Set(["state", "pair", "settings", "watch-tab", "stop-watching"]);
+const FROM_WATCHED_PAGES = new Set(["message", "ping"]);
+
 async function handle(message, sender) {
-  const tabId = sender.tab ? sender.tab.id : null;
+  if (!message || typeof message.type !== "string") return null;
+  if (FROM_EXTENSION_PAGES.has(message.type)) {
+    return Trust.fromExtensionPage(sender) ? handleExtensionPage(message) : { refused: "only the extension's own pages may ask that" };
+  }
+  if (!Trust.fromContentScript(sender)) return { refused: "only a page's content script may ask that" };
+  const tabId = sender.tab.id;
+  if (FROM_WATCHED_PAGES.has(message.type) && !(await Trust.mayWatch(sender))) {
+    return { refused: "this page is not watched: choose it in the extension's popup" };
+  }
   switch (message.type) {
+    case "may-watch": {
+      // The generic fallback asks before it reads anything; the popup's choice, if one is
+      // pending for this tab, is taken here (the origin is the browser's word for it).
+      const origin = Trust.originOf(sender);
+      if (origin !== null) genericTabs.set(tabId, origin);
+      await Trust.takeChoice(sender);
+      return { watch: await Trust.mayWatch(sender), origin };
+    }
     case "message":
-      rememberTab(tabId, message.payload.tab);
-      return postPageMessage(tabId, message.payload);
+      rememberTab(tabId, { ...message.payload.tab, url: sender.url });
+      return pages.post(tabId, message.payload);
     case "ping": {
-      const changed = rememberTab(tabId, message.tab);
+      const changed = rememberTab(tabId, { ...message.tab, url: sender.url });
       if (changed || Date.now() - lastHelloAt > HELLO_EVERY_MS) await hello();
       const last = message.last;
-      const resend = !!last && !watchers.has(pageKey(last.conversation, last.position)) && !postQueues.has(pageKey(last.conversation, last.position))
-        && connection.state === "connected";
+      const resend = !!last && connection.state === "connected" && (await pages.needsResend(last));
       return { resend };
     }
     case "delivered": {
-      if (tabId !== null) setBadge(tabId, message.sent ? "" : String(message.count));
+      if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
+      setBadge(tabId, message.sent ? "" : String(message.count));
       const outcome = await call("POST", "delivered", {
         conversation: message.conversation, position: message.position, message: message.message, sent: message.sent,
       });
       return { ok: outcome.ok };
     }
     case "results-gone":
-      if (tabId !== null) setBadge(tabId, "");
+      setBadge(tabId, "");
       return { ok: true };
     case "autosend-permit":
+      if (!(await pages.wasHandedTo(message, tabId))) return { ok: false, reason: "no results were handed to this tab" };
       return permitAutoSend(message);
+    default:
+      return null;
+  }
+}
+
+async function handleExtensionPage(message) {
+  switch (message.type) {
     case "state": {
       if (message.check) await hello();
       const stored = await Api.settings();
       return {
         paired: !!stored.token, port: stored.port, workspace: stored.workspace, connection,
         settings: { autoSend: stored.autoSend, autoSendDelayMs: stored.autoSendDelayMs, sendsPerMinute: stored.sendsPerMinute },
+        watchedOrigins: Object.keys(await Trust.chosenOrigins()),
       };
     }
     case "pair":
@@ -377,11 +332,13 @@ async function handle(message, sender) {
       if (typeof message.autoSend === "boolean") changes.autoSend = message.autoSend;
       if (Number.isFinite(message.autoSendDelayMs)) changes.autoSendDelayMs = Math.min(60000, Math.max(500, message.autoSendDelayMs));
       if (Number.isFinite(message.sendsPerMinute)) changes.sendsPerMinute = Math.min(20, Math.max(1, Math.round(message.sendsPerMinute)));
-      await chrome.storage.local.set(changes);
+      await Store.set(changes);
       return { ok: true };
     }
     case "watch-tab":
-      return { ok: await ensureContentScript(message.tabId) };
+      return watchTab(Number(message.tabId));
+    case "stop-watching":
+      return stopWatching(String(message.origin));
     default:
       return null;
   }
@@ -393,4 +350,4 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 });
 
 // For a person debugging the extension from its service worker console (and for the tests).
-globalThis.operatorBridge = { chatTabs, watchers, connectionState: () => connection, hello, sendSelection };
+globalThis.operatorBridge = { chatTabs, watchers: pages.watchers, connectionState: () => connection, hello, sendSelection, store: Store };

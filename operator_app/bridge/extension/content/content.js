@@ -1,10 +1,16 @@
 /* The content script: watches the chat page and talks to the extension's background by messages
    (it makes no network request of its own).
 
+   - Where: on the chat sites the adapters know, it watches from the start. Anywhere else (the
+     generic fallback) it stays idle, reading nothing, until the background says the person chose
+     this page's origin in the popup ("Watch this page"), and it stops again when they choose
+     "Stop watching". Idle, it still takes the results of a "Send selection to Operator".
+
    - Streaming: the latest assistant message's text (its finished lines while it is being
      written, see completeLines) goes to the background within 300 ms of each change
      (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
-     conversation id that stays the same while the message is being written, and its position
+     conversation id (host with its port, and path) that stays the same while the message is
+     being written, and its position
      among the page's assistant messages. A message is over when the site's "still generating"
      indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
      after a quiet period. Only messages that hold OPERATOR_CMD are sent.
@@ -28,6 +34,9 @@
   const PING_MS = 10000;
   const STUCK_MS = 60000;
 
+  let active = false; // watching the page (always on a known chat site; once chosen elsewhere)
+  let observer = null;
+  let pingTimer = null;
   let watched = null; // the page message being followed
   let indicatorSeen = false; // the generating selector matched at least once on this page
   let changesWithoutIndicator = 0;
@@ -38,8 +47,10 @@
   const delivery = globalThis.OperatorDelivery.create({
     adapter,
     inputBox: () => inputBox(),
-    modelIsWriting: () => indicatorPresent() || !watched || !watched.done,
+    // Idle (a selection's results on a page not watched), no answer of the page is followed.
+    modelIsWriting: () => indicatorPresent() || (active && (!watched || !watched.done)),
     send: (message) => send(message),
+    onDelivered: () => { if (!active) observeDeliveryOnly(); },
   });
 
   function send(message) {
@@ -54,14 +65,15 @@
     const path = location.pathname;
     if (adapter.conversation) {
       const match = new RegExp(adapter.conversation).exec(path);
-      if (match) return location.hostname + path.slice(0, match.index + match[0].length);
+      if (match) return location.host + path.slice(0, match.index + match[0].length);
     }
-    return location.hostname + path;
+    // The host with its port: two apps on this computer are two sites, never one conversation.
+    return location.host + path;
   }
 
   function tabInfo() {
     // The contract's `site`: the adapter's name, or the page's host for the generic fallback.
-    return { title: document.title, url: location.href, site: adapter === GENERIC ? location.hostname : adapter.name };
+    return { title: document.title, url: location.href, site: adapter === GENERIC ? location.host : adapter.name };
   }
 
   function inputBox() {
@@ -91,6 +103,11 @@
   }
 
   function onMutation(records) {
+    if (!active) {
+      delivery.checkDeliveredStillThere();
+      if (!delivery.hasDelivered() && observer) observer.disconnect();
+      return;
+    }
     for (const record of records) {
       const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
       if (target && target.closest && target.closest("#operator-bridge-ui")) continue;
@@ -102,6 +119,7 @@
   function scan() {
     scanTimer = null;
     scanDueAt = Infinity;
+    if (!active) return;
     lastScanAt = performance.now();
     const now = Date.now();
     const generatingNow = indicatorPresent();
@@ -198,8 +216,8 @@
     }
     for (const problem of problems) problem.name = FIELD_NAMES[problem.field];
     return {
-      site: adapter.id, name: adapter.name, generic: adapter === GENERIC, adapterOk: problems.length === 0, problems,
-      messages, watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
+      site: adapter.id, name: adapter.name, generic: adapter === GENERIC, active, origin: location.origin, host: location.host,
+      adapterOk: problems.length === 0, problems, messages, watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
     };
   }
 
@@ -209,16 +227,29 @@
   }
 
   function ping() {
+    if (!active) return;
     const report = status();
-    const last = watched && watched.sent ? { conversation: watched.conversation, position: watched.position } : null;
+    const last = watched && watched.sent
+      ? { conversation: watched.conversation, position: watched.position, length: watched.sent.text.length, done: watched.done }
+      : null;
     send({ type: "ping", tab: { ...tabInfo(), adapter_ok: report.adapterOk, problem: problemLine(report) }, last }).then((reply) => {
-      // The background forgot this page message (its worker was restarted): tell it again.
+      // The background has no word of this page message (its worker was restarted, or Operator
+      // was and forgot it): tell it again. A finished one whose results went back is not sent.
       if (reply && reply.resend && watched && watched.sent) send({ type: "message", payload: pagePayload() });
     });
   }
 
   chrome.runtime.onMessage.addListener((message, sender, reply) => {
     if (message.type === "status") reply(status());
+    else if (message.type === "watch") {
+      if (!message.on) {
+        stop();
+        reply({ watching: false, origin: location.origin });
+        return false;
+      }
+      askToWatch().then(() => reply({ watching: active, origin: location.origin }));
+      return true;
+    }
     else if (message.type === "results") {
       Promise.resolve(delivery.onResults(message.results)).then(reply);
       return true; // the answer comes once the input box has taken the text (or not)
@@ -247,9 +278,47 @@
     }
   }
 
-  new MutationObserver(onMutation).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  /* ---- watching, or not ---- */
+
+  function observe() {
+    if (!observer) observer = new MutationObserver(onMutation);
+    observer.observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  }
+
+  function start() {
+    if (active) return;
+    active = true;
+    observe();
+    pingTimer = setInterval(ping, PING_MS);
+    ping();
+    scheduleScan(0);
+  }
+
+  function stop() {
+    if (!active) return;
+    active = false;
+    if (observer && !delivery.hasDelivered()) observer.disconnect();
+    clearInterval(pingTimer);
+    clearTimeout(scanTimer);
+    scanTimer = null;
+    scanDueAt = Infinity;
+    watched = null;
+    delivery.cancelAutoSend("you stopped watching this page");
+    Panel.hide();
+  }
+
+  /* Results put into the box of a page that is not watched: notice them leave it (sent or
+     cleared) so that the icon's badge goes, and read nothing else. */
+  function observeDeliveryOnly() {
+    observe();
+  }
+
+  async function askToWatch() {
+    const answer = await send({ type: "may-watch" });
+    if (answer && answer.watch) start();
+  }
+
   document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
-  setInterval(ping, PING_MS);
-  ping();
-  scheduleScan(0);
+  if (adapter === GENERIC) askToWatch();
+  else start();
 })();

@@ -8,7 +8,7 @@
 (function (root) {
   "use strict";
 
-  function create({ adapter, inputBox, modelIsWriting, send }) {
+  function create({ adapter, inputBox, modelIsWriting, send, onDelivered = () => {} }) {
     const { GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
     const Text = globalThis.OperatorText;
     const Editor = globalThis.OperatorEditor;
@@ -86,6 +86,7 @@
 
     function landed(results, input, boxWasEmpty) {
       delivered = { id: resultsId(results), copyText: results.copy_text, count: results.count, results };
+      onDelivered();
       send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: false });
       const autoSend = results.autoSend || {};
       if (autoSend.enabled && boxWasEmpty) {
@@ -182,7 +183,7 @@
       Panel.show({ title: "Operator: " + plural(results.count) + " sent", state: "sent", tone: "done" });
     }
 
-    return Object.freeze({ onResults, checkDeliveredStillThere, cancelAutoSend, sendProblem: () => sendProblem });
+    return Object.freeze({ onResults, checkDeliveredStillThere, cancelAutoSend, sendProblem: () => sendProblem, hasDelivered: () => delivered !== null });
   }
 
   root.OperatorDelivery = Object.freeze({ create });

@@ -1,7 +1,7 @@
 /* The popup: pairing (code and port), the connection to Operator, what the extension sees in the
-   active tab (which adapter, which selector found nothing), and the auto-send settings. It makes
-   no request itself: the background does, on its behalf. Opened as a page with ?tab=ID it shows
-   that tab instead of the active one. */
+   active tab (which adapter, which selector found nothing), the pages the person chose to watch
+   (start and stop), and the auto-send settings. It makes no request itself: the background does,
+   on its behalf. Opened as a page with ?tab=ID it shows that tab instead of the active one. */
 
 "use strict";
 
@@ -44,7 +44,32 @@ async function showConnection() {
   $("autosend-delay").value = state.settings.autoSendDelayMs / 1000;
   $("autosend-rate").value = state.settings.sendsPerMinute;
   $("autosend-options").hidden = !state.settings.autoSend;
+  showChosen(state.watchedOrigins || []);
   return state;
+}
+
+function showChosen(origins) {
+  const list = $("chosen-origins");
+  list.replaceChildren();
+  for (const origin of origins) {
+    const item = document.createElement("li");
+    item.dataset.origin = origin;
+    const name = document.createElement("code");
+    name.textContent = origin;
+    const stop = document.createElement("button");
+    stop.type = "button";
+    stop.className = "link";
+    stop.textContent = "Stop watching";
+    stop.addEventListener("click", () => stopWatching(origin));
+    item.append(name, stop);
+    list.appendChild(item);
+  }
+  $("chosen").hidden = origins.length === 0;
+}
+
+async function stopWatching(origin) {
+  await chrome.runtime.sendMessage({ type: "stop-watching", origin });
+  await Promise.all([showConnection(), showTab()]);
 }
 
 async function showTab() {
@@ -53,17 +78,27 @@ async function showTab() {
   const list = $("tab-problems");
   list.replaceChildren();
   $("watch-tab").hidden = true;
+  $("stop-tab").hidden = true;
+  $("watch-hint").hidden = true;
   let report = null;
   try {
     report = tabId === null ? null : await chrome.tabs.sendMessage(tabId, { type: "status" });
   } catch (error) {
     report = null;
   }
-  if (!report) {
+  if (!report || (report.generic && !report.active)) {
     line.dataset.state = "idle";
-    line.textContent = "Operator is not watching this tab.";
+    line.textContent = report
+      ? "Operator is not watching this page (" + report.host + ")." + (report.messages ? " It holds an OPERATOR_CMD block." : "")
+      : "Operator is not watching this tab.";
     $("watch-tab").hidden = tabId === null;
+    $("watch-hint").hidden = tabId === null;
     return;
+  }
+  if (report.generic) {
+    $("stop-tab").hidden = false;
+    $("stop-tab").dataset.origin = report.origin;
+    $("stop-tab").textContent = "Stop watching " + report.host;
   }
   const watching = report.watching
     ? " Following message " + (report.watching.position + 1) + (report.watching.done ? " (finished)." : " (being written).")
@@ -115,14 +150,18 @@ $("pair-again").addEventListener("click", () => {
 $("watch-tab").addEventListener("click", async () => {
   const answer = await chrome.runtime.sendMessage({ type: "watch-tab", tabId: await targetTabId() });
   if (answer && answer.ok) {
-    await showTab();
+    await Promise.all([showConnection(), showTab()]);
     return;
   }
   const line = $("tab-state");
   line.dataset.state = "problem";
-  line.textContent = "The browser did not let the extension into this page. Click the extension's icon on the page "
-    + "itself (that lets it into this one tab) and try again; the browser's own pages are closed to extensions.";
+  line.textContent = answer && answer.reason === "refused"
+    ? "Operator cannot watch this page: only web pages (http and https) can be chosen."
+    : "The browser did not let the extension into this page. Click the extension's icon on the page "
+      + "itself (that lets it into this one tab) and try again; the browser's own pages are closed to extensions.";
 });
+
+$("stop-tab").addEventListener("click", () => stopWatching($("stop-tab").dataset.origin));
 
 function saveSettings() {
   $("autosend-options").hidden = !$("autosend-on").checked;

@@ -1,0 +1,194 @@
+/* Page messages to Operator, and their results back to the page (docs/bridge-protocol.md).
+
+   - A page message's texts are posted in order, one request at a time, keeping only the newest
+     text while one is on its way.
+   - From the first text Operator accepts, one long poll per page message asks whether its results
+     are in, whatever that first reply's `message` says: it is null until Operator's engine has
+     opened the message, a moment later on its own thread. The results go to the tab that showed
+     the message, or to another tab showing the same conversation.
+   - A page message is *settled* once its results were handed to a tab (or were already in one),
+     or Operator could not run it: the content script's heartbeat does not post it again. One the
+     background does not know (its worker was restarted, or the long poll ended without an answer
+     because Operator went away) the heartbeat posts again, so an answer is never lost between
+     them. Settled page messages are kept in the background's store, so a restarted worker knows
+     them too. */
+
+(function (root) {
+  "use strict";
+
+  const Store = root.OperatorStore;
+  const POLL_WAIT_S = 20;
+  const SETTLED_KEPT = 300;
+
+  function pageKey(conversation, position) {
+    return conversation + "|" + position;
+  }
+
+  function sleep(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  /* call(method, path, body, options) -> outcome; tellTab(tabId, message) -> answer or null;
+     chatTabs: the tabs that reported; problemForPage(outcome) -> what the page should say. */
+  function create({ call, tellTab, chatTabs, problemForPage, settings }) {
+    const postQueues = new Map(); // page key -> {latest payload, tabId, running, lastReply}
+    const watchers = new Map(); // page key -> {tabId, conversation, position}
+    const lastPosted = new Map(); // page key -> {length, done} of the last text Operator accepted
+
+    async function post(tabId, payload) {
+      const key = pageKey(payload.conversation, payload.position);
+      let queue = postQueues.get(key);
+      if (!queue) {
+        queue = { latest: null, tabId, running: false, lastReply: null };
+        postQueues.set(key, queue);
+      }
+      queue.latest = { ...payload, tab: { ...payload.tab, id: tabId } };
+      queue.tabId = tabId;
+      if (queue.running) return { queued: true, problem: await problemForPage() };
+      queue.running = true;
+      try {
+        while (queue.latest) {
+          const body = queue.latest;
+          queue.latest = null;
+          const outcome = await call("POST", "message", body, { timeoutMs: 15000 });
+          queue.lastReply = outcome;
+          if (outcome.ok) {
+            lastPosted.set(key, { length: body.text.length, done: !body.generating });
+            await unsettle(key);
+            watch(key, body.conversation, body.position, tabId);
+          }
+        }
+      } finally {
+        queue.running = false;
+        postQueues.delete(key);
+      }
+      return { reply: queue.lastReply && queue.lastReply.data, problem: await problemForPage(queue.lastReply) };
+    }
+
+    async function watch(key, conversation, position, tabId) {
+      const existing = watchers.get(key);
+      if (existing) {
+        existing.tabId = tabId;
+        return;
+      }
+      const watcher = { tabId, conversation, position };
+      watchers.set(key, watcher);
+      const query = "results?conversation=" + encodeURIComponent(conversation) + "&position=" + position + "&wait=";
+      let failures = 0;
+      let lastProgress = null;
+      let lastState = "streaming";
+      try {
+        while (failures < 40) {
+          // The long poll returns early only for "ready": while the model writes, ask every
+          // second, so the page learns at once when a write starts waiting for the terminal.
+          const wait = lastState === "streaming" ? 1 : POLL_WAIT_S;
+          const outcome = await call("GET", query + wait, null, { timeoutMs: (wait + 10) * 1000 });
+          if (!outcome.ok) {
+            if (outcome.error.code !== "UNREACHABLE" && outcome.error.code !== "TIMEOUT") return;
+            failures += 1;
+            await sleep(3000);
+            continue;
+          }
+          failures = 0;
+          const state = outcome.data;
+          lastState = state.state;
+          const progress = state.state + "|" + (state.waiting_for || "");
+          if (progress !== lastProgress) {
+            lastProgress = progress;
+            tellTab(watcher.tabId, { type: "progress", state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null });
+          }
+          if (state.state === "failed") {
+            await settle(key);
+            return;
+          }
+          if (state.state === "ready") {
+            if (!state.delivered) await deliver(watcher, state);
+            await settle(key);
+            return;
+          }
+          if (state.state === "none") return; // Operator does not know it (it restarted): the page will post it again
+        }
+      } finally {
+        watchers.delete(key);
+      }
+    }
+
+    async function deliver(watcher, state) {
+      const stored = await settings();
+      const results = {
+        conversation: watcher.conversation, position: watcher.position, message: state.message,
+        count: state.count, copy_text: state.copy_text,
+        autoSend: { enabled: stored.autoSend === true, delayMs: stored.autoSendDelayMs },
+      };
+      // The tab that showed the message first; if it is gone, another one showing the
+      // conversation (its key is the page's host, port included, and path).
+      const showsConversation = (tab) => {
+        try {
+          const url = new URL(tab.url);
+          return (url.host + url.pathname).startsWith(watcher.conversation);
+        } catch (error) {
+          return false;
+        }
+      };
+      const candidates = [watcher.tabId, ...[...chatTabs.values()]
+        .filter((tab) => tab.id !== watcher.tabId && showsConversation(tab))
+        .map((tab) => tab.id)];
+      for (const tabId of candidates) {
+        await remember("handed", pageKey(watcher.conversation, watcher.position), tabId);
+        const answer = await tellTab(tabId, { type: "results", results });
+        if (answer) return answer;
+      }
+      return null;
+    }
+
+    /* The tab the results of a page message were handed to: the only one that may say they
+       landed, or ask to auto-send them. */
+    async function wasHandedTo({ conversation, position }, tabId) {
+      const { handed = {} } = await Store.get(["handed"]);
+      return handed[pageKey(conversation, position)] === tabId;
+    }
+
+    /* Records of page messages kept in the store, the newest SETTLED_KEPT of each kind. */
+    async function remember(kind, key, value) {
+      const records = (await Store.get([kind]))[kind] || {};
+      delete records[key]; // re-inserted last: the oldest are the first to go
+      records[key] = value;
+      const keys = Object.keys(records);
+      for (const old of keys.slice(0, Math.max(0, keys.length - SETTLED_KEPT))) delete records[old];
+      await Store.set({ [kind]: records });
+    }
+
+    async function settledPages() {
+      const { settled = {} } = await Store.get(["settled"]);
+      return settled;
+    }
+
+    async function settle(key) {
+      const posted = lastPosted.get(key);
+      if (!posted) return;
+      lastPosted.delete(key);
+      await remember("settled", key, posted);
+    }
+
+    async function unsettle(key) {
+      const settled = await settledPages();
+      if (!Object.hasOwn(settled, key)) return;
+      delete settled[key];
+      await Store.set({ settled });
+    }
+
+    /* The content script's heartbeat names the page message it follows (`last`: its key, the
+       length of the text it sent, whether that text was the finished one). Post it again only
+       when the background has no word of it: not on its way, not watched, not settled as it is. */
+    async function needsResend(last) {
+      const key = pageKey(last.conversation, last.position);
+      if (watchers.has(key) || postQueues.has(key)) return false;
+      const settled = (await settledPages())[key];
+      return !(settled && settled.length === last.length && settled.done === last.done);
+    }
+
+    return Object.freeze({ post, needsResend, wasHandedTo, watchers, pageKey });
+  }
+
+  root.OperatorPageMessages = Object.freeze({ create, pageKey });
+})(globalThis);

@@ -1,0 +1,83 @@
+"""Helpers for the tests that run the real TUI with its real bridge beside the real extension in
+Chromium (Playwright's async API in the TUI's own event loop)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from bridge_helpers import wait_for
+from browser_support import AsyncExtensionBrowser
+from operator_app import settings
+from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
+
+
+def rows(app: Any) -> list[tuple[str | None, str]]:
+    state = app.current()
+    return [(row.command_id, row.status) for row in state.ordered_rows()] if state else []
+
+
+def notes(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def copied(pilot: Any, app: Any) -> str:
+    """What `c` copies for the shown message."""
+    app._clipboard = ""
+    await pilot.press("c")
+    await wait_for(pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen))
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+    return str(app.clipboard)
+
+
+async def until(pilot: Any, check: Any, timeout: float = 15.0) -> Any:
+    """Await `check()` (a coroutine function) until it is truthy, letting the TUI run meanwhile."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "the page did not get there in time"
+        await pilot.pause(0.05)
+
+
+async def open_chat(browser: AsyncExtensionBrowser, sites: Any, host: str, path: str) -> Any:
+    page = await browser.context.new_page()
+    await page.goto(sites.url(host, path))
+    await page.wait_for_function("() => window.mockChat !== undefined")
+    return page
+
+
+async def pair_through_popup(pilot: Any, app: Any, browser: AsyncExtensionBrowser) -> None:
+    await wait_for(pilot, lambda: app.bridge is not None and app.bridge.pairing_code is not None)
+    popup = await browser.popup()
+    await popup.fill("#pair-port", str(app.bridge.port))
+    await popup.fill("#pair-code", app.bridge.pairing_code)
+    await popup.click("#pair-button")
+    await popup.wait_for_selector("#connection-state[data-state='connected']")
+    assert app.workspace.root.name in await popup.inner_text("#connection-state")
+    await wait_for(pilot, lambda: len(app.screen_stack) == 1)  # the TUI's pairing dialog closed itself
+    await popup.close()
+
+
+def pre_pair(token: str = "e2e-token-" + "x" * 40) -> str:
+    """Pair without the popup, as a person who paired before: the token in Operator's settings."""
+    settings.save("bridge", {"token": token, "origin": None})
+    return token
+
+
+async def input_value(page: Any) -> str:
+    return str(await page.evaluate("() => mockChat.inputValue()"))
+
+
+async def panel_state(page: Any) -> str:
+    return str(await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state || ''"))
+
+
+async def tab_id(browser: AsyncExtensionBrowser, url_part: str) -> int | None:
+    """The browser's id of the tab whose address holds `url_part` (tabs on 127.0.0.1 show their
+    address to the extension: it has host permission there)."""
+    found = await browser.worker.evaluate(
+        "async part => (await chrome.tabs.query({})).filter(tab => (tab.url || '').includes(part)).map(tab => tab.id)", url_part)
+    return found[0] if found else None
