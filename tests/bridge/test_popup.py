@@ -82,3 +82,15 @@ def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, moc
     popup.click("#watch-tab")
     popup.wait_for_selector("#tab-state[data-state='problem']")
     assert "did not let the extension into this page" in popup.inner_text("#tab-state")
+
+
+def test_the_auto_send_options_show_only_while_auto_send_is_on(extension_browser: Any, bridge: BridgeDouble) -> None:
+    popup = extension_browser.popup()
+    popup.wait_for_selector("#connection-state[data-state='connected']")
+    assert not popup.is_checked("#autosend-on")
+    # Off: the delay and the rate are not shown (a stylesheet's display must not undo `hidden`).
+    assert popup.is_hidden("#autosend-options") and popup.is_hidden("#autosend-delay")
+    popup.check("#autosend-on")
+    assert popup.is_visible("#autosend-options") and popup.is_visible("#autosend-rate")
+    popup.uncheck("#autosend-on")
+    assert popup.is_hidden("#autosend-options")

@@ -106,7 +106,7 @@ async function showTab() {
   if (report.adapterOk) {
     line.dataset.state = "ok";
     line.textContent = report.generic
-      ? (report.messages ? "Generic mode: an OPERATOR_CMD block is on this page." : "Generic mode: no OPERATOR_CMD block on this page yet.") + watching
+      ? "Watching this page, as you chose" + (report.messages ? ": an OPERATOR_CMD block is on it." : "; no OPERATOR_CMD block on it yet.") + watching
       : report.name + ": every selector found its element." + watching;
     return;
   }
