@@ -53,8 +53,15 @@ class ExtensionBrowser:
 
     def __init__(self, context: Any, worker: Any) -> None:
         self.context = context
-        self.worker = worker
+        self._first_worker = worker
         self.extension_id = worker.url.split("/")[2]
+
+    @property
+    def worker(self) -> Any:
+        """The extension's service worker as it runs now (the browser may have stopped and started
+        it again since)."""
+        workers = self.context.service_workers
+        return workers[-1] if workers else self._first_worker
 
     def storage(self) -> dict[str, Any]:
         """The background's own store (background/store.js): token, port, settings, chosen origins."""

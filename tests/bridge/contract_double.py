@@ -36,13 +36,14 @@ class PageState:
 
 
 class BridgeDouble:
-    def __init__(self, pairing_code: str = "123456", token: str | None = None) -> None:
+    def __init__(self, pairing_code: str = "123456", token: str | None = None, port: int = 0) -> None:
         self.pairing_code = pairing_code
         self.token = token
         self.requests: list[Recorded] = []
         self.pages: dict[tuple[str, int], PageState] = {}
         self.changed = threading.Condition()
         self.next_message = 1
+        self.closed = False
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -105,12 +106,16 @@ class BridgeDouble:
                 query = parse_qs(urlsplit(self.path).query)
                 key = (query["conversation"][0], int(query["position"][0]))
                 wait = min(25.0, float(query.get("wait", ["0"])[0]))
-                self._answer(200, double._results(key, wait))
+                results = double._results(key, wait)
+                if double.closed:  # closed while this long poll waited: the connection dies with it
+                    self.close_connection = True
+                    return
+                self._answer(200, results)
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)  # a given port: Operator back after a restart
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -145,7 +150,7 @@ class BridgeDouble:
             while True:
                 page = self.pages.get(key)
                 state = "none" if page is None else self._state(page)
-                if state in ("ready", "none") or time.monotonic() >= deadline:
+                if state in ("ready", "none") or time.monotonic() >= deadline or self.closed:
                     break
                 self.changed.wait(timeout=max(0.01, deadline - time.monotonic()))
             if page is None or page.message is None:
@@ -182,5 +187,8 @@ class BridgeDouble:
             return [request for request in self.requests if request.method == "POST" and request.path == route]
 
     def close(self) -> None:
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
         self.server.shutdown()
         self.server.server_close()

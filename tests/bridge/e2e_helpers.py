@@ -81,3 +81,29 @@ async def tab_id(browser: AsyncExtensionBrowser, url_part: str) -> int | None:
     found = await browser.worker.evaluate(
         "async part => (await chrome.tabs.query({})).filter(tab => (tab.url || '').includes(part)).map(tab => tab.id)", url_part)
     return found[0] if found else None
+
+
+async def restart_service_worker(browser: AsyncExtensionBrowser) -> None:
+    """Stop the extension's service worker, as the browser does to an idle one: everything it held
+    in memory is gone, and the next message from a page starts it afresh."""
+    internals = await browser.context.new_page()
+    await internals.goto("chrome://serviceworker-internals/")
+    await internals.get_by_role("button", name="Stop").first.click()
+    await internals.wait_for_function("() => document.body.innerText.includes('Running Status: STOPPED')")
+    await internals.close()
+
+
+async def ping(page: Any) -> None:
+    """Make the page's content script send its heartbeat now (it does on becoming visible)."""
+    await page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+
+
+async def last_heartbeat(browser: AsyncExtensionBrowser) -> float:
+    """When the background last heard a content script's heartbeat (0 when none since it started)."""
+    for worker in reversed(browser.context.service_workers):
+        try:
+            return float(await worker.evaluate(
+                "() => Math.max(0, ...[...globalThis.operatorBridge.chatTabs.values()].map(tab => tab.seenAt))"))
+        except Exception:  # a worker that was stopped
+            continue
+    return 0.0

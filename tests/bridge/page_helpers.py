@@ -120,3 +120,18 @@ def key_for(page: Any, position: int = 0) -> tuple[str, int]:
     """The page message key the extension uses on `page`: its host with the port, and its path."""
     url = urlsplit(page.url)
     return (url.netloc + url.path, position)
+
+
+def restart_service_worker(browser: Any) -> None:
+    """Stop the extension's service worker, as the browser does to an idle one: everything it held
+    in memory is gone, and the next message from a page starts it afresh."""
+    internals = browser.context.new_page()
+    internals.goto("chrome://serviceworker-internals/")
+    internals.get_by_role("button", name="Stop").first.click()
+    internals.wait_for_function("() => document.body.innerText.includes('Running Status: STOPPED')")
+    internals.close()
+
+
+def ping(page: Any) -> None:
+    """Make the page's content script send its heartbeat now (it does on becoming visible)."""
+    page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
