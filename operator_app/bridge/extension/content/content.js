@@ -44,6 +44,8 @@
   let scanDueAt = Infinity;
   let lastScanAt = -Infinity;
 
+  Panel.anchorTo(() => inputBox());
+
   const delivery = globalThis.OperatorDelivery.create({
     adapter,
     inputBox: () => inputBox(),

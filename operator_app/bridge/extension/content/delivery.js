@@ -8,6 +8,9 @@
 (function (root) {
   "use strict";
 
+  // News that asks nothing of the person hides after this long (the icon's badge keeps the count).
+  const NEWS_SHOWN_MS = 8000;
+
   function create({ adapter, inputBox, modelIsWriting, send, onDelivered = () => {} }) {
     const { GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
     const Text = globalThis.OperatorText;
@@ -36,6 +39,7 @@
           title: "Operator: nothing new to send",
           text: "Every command in this answer repeated one that already ran; its results were given before.",
           state: "nothing-new",
+          hideAfterMs: NEWS_SHOWN_MS,
         });
         return { status: "nothing new" };
       }
@@ -56,11 +60,11 @@
     function ask(results) {
       Panel.show({
         title: "Operator: " + plural(results.count) + " ready",
-        text: "Your input box holds text of your own. Operator does not mix its results into it without asking.",
+        text: "Your input box holds text of yours: where should they go?",
         state: "ask",
         closable: false,
         buttons: [
-          { id: "append", label: "Put them after my text", primary: true, onClick: () => put(results, false, false) },
+          { id: "append", label: "After my text", primary: true, onClick: () => put(results, false, false) },
           { id: "replace", label: "Replace my text", onClick: () => put(results, true, false) },
           { id: "later", label: "Not now", onClick: () => later(results) },
         ],
@@ -94,9 +98,10 @@
       } else {
         Panel.show({
           title: "Operator: " + plural(results.count) + " ready",
-          text: "They are in the input box: press Enter to send them.",
+          text: "In the input box: press Enter to send.",
           state: "ready",
           tone: "done",
+          hideAfterMs: NEWS_SHOWN_MS,
         });
       }
       return { status: "filled" };
@@ -180,7 +185,7 @@
         Editor.pressEnter(input);
       }
       send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: true });
-      Panel.show({ title: "Operator: " + plural(results.count) + " sent", state: "sent", tone: "done" });
+      Panel.show({ title: "Operator: " + plural(results.count) + " sent", state: "sent", tone: "done", hideAfterMs: NEWS_SHOWN_MS / 2 });
     }
 
     return Object.freeze({ onResults, checkDeliveredStillThere, cancelAutoSend, sendProblem: () => sendProblem, hasDelivered: () => delivered !== null });
