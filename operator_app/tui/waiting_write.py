@@ -80,8 +80,19 @@ class WaitingWriteMixin(_Base):
             self._refresh_footer()
             message.answer(value)
 
-        if self._waiting is message and not any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
-            self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
+        if self._waiting is not message or any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
+            return
+        if len(self.screen_stack) > 1:
+            # The person is typing into something else (the palette, the picker, a question): a
+            # dialog opened under their fingers would take the next y or a as its answer. A write
+            # streamed in from the browser can arrive at any moment, so it waits to be called up.
+            plan = message.plan
+            self.notify(f"A write waits for you: {plan.action} on {plan.target.rel} (message {message.number}). "
+                        "Close this, then press d to see it.", severity="warning", timeout=20)
+            self.status(f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: d shows it.")
+            self._refresh_footer()
+            return
+        self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
 
     def action_decide(self) -> None:
         if self._waiting is None:

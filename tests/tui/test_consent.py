@@ -196,10 +196,11 @@ async def test_quitting_with_no_write_waiting_asks_nothing(workspace: Path, stat
         await wait_for(pilot, lambda: not app.is_running)
 
 
-async def test_a_write_put_off_over_the_picker_keeps_its_workspace(workspace: Path, state: Path,
+async def test_a_write_arriving_over_the_picker_waits_and_keeps_its_workspace(workspace: Path, state: Path,
                                                                  tmp_path: Path) -> None:
-    """The dialog can come up over the picker; put off there, choosing another workspace would
-    leave the write waiting in a session no longer shown: it is refused until the write is decided."""
+    """A write that arrives while the picker is open does not put its dialog over it (the next key
+    typed there would answer it); it waits, and choosing another workspace would leave it waiting
+    in a session no longer shown: that is refused until the write is decided."""
     from textual.widgets import Input
 
     from operator_app.tui.screens.picker import PickerScreen
@@ -211,13 +212,14 @@ async def test_a_write_put_off_over_the_picker_keeps_its_workspace(workspace: Pa
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         app.start_message(WRITE, "clipboard")  # as --follow or the clipboard watcher brings it, dialog or not
-        await wait_for(pilot, lambda: asks(app))
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await wait_for(pilot, lambda: any("A write waits for you" in text for text in notes(app)))
+        assert isinstance(app.screen, PickerScreen)
         app.screen.query_one("#picker-input", Input).value = str(other)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: any("then choose another workspace" in text for text in notes(app)))
         assert app.workspace.root == workspace.resolve()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
         await pilot.press("d")
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
