@@ -115,8 +115,10 @@ def _changed_span(a: str, b: str) -> tuple[int, int, int]:
     return start, end_a, end_b
 
 
-def unified_diff(old: str, new: str, label: str) -> tuple[str, int, int]:
-    """(diff text, lines added, lines removed) between two texts with "\n" line breaks.
+def unified_diff(old: str, new: str, label: str, *, created: bool = False, deleted: bool = False) -> tuple[str, int, int]:
+    """(diff text, lines added, lines removed) between two texts with "\n" line breaks. The file
+    a change `created` has /dev/null as its old side, and one `deleted` as its new side, as
+    `git diff` and `diff -u` write them (and as fs.patch reads them).
 
     Only the span of whole lines holding the changes (found with C-level comparisons) is split
     and diffed, so a few changed lines in a 2 MB file cost about one pass over the bytes.
@@ -130,7 +132,7 @@ def unified_diff(old: str, new: str, label: str) -> tuple[str, int, int]:
         body = _coarse(a_mid, b_mid, offset)
     else:
         body = [_shift(line, offset) for line in list(difflib.unified_diff(a_mid, b_mid, n=_DIFF_CONTEXT, lineterm=""))[2:]]
-    lines = [f"--- a/{label}", f"+++ b/{label}"]
+    lines = ["--- /dev/null" if created else f"--- a/{label}", "+++ /dev/null" if deleted else f"+++ b/{label}"]
     added = removed = 0
     for line in body:
         line = line.rstrip("\n")

@@ -15,7 +15,7 @@ from operator_app.tui.keys import CONSENT_KEYS
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import KeysScreen
-from tui_helpers import READS, SIZE, WRITE, asks, block, finished, make_app, notes, plain, results_of, table_statuses, \
+from tui_helpers import READS, SIZE, WRITE, asks, b64, block, finished, make_app, notes, plain, results_of, table_statuses, \
     wait_for
 
 pytestmark = pytest.mark.asyncio
@@ -222,3 +222,24 @@ async def test_a_write_put_off_over_the_picker_keeps_its_workspace(workspace: Pa
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: finished(app) and results_of(app)[0].ok)
+
+
+async def test_a_new_file_reads_as_a_diff_from_dev_null_in_the_dialog_and_the_details(workspace: Path, state: Path) -> None:
+    """A created file's diff has --- /dev/null, as git prints it: the dialog and the details pane
+    still read it as a diff (its header dimmed, its lines green and coloured as code)."""
+    from operator_app.tui.widgets.lines_view import LinesView
+
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(block("c1", "fs.write", path="src/new.py", content_b64=b64("import os\nX = 1\n"))))
+        await wait_for(pilot, lambda: asks(app))
+        assert "fs.write creates src/new.py   +2 -0" in dialog_text(app)
+        lines = app.screen.query_one("#consent-diff", LinesView).lines
+        assert [(line.text, line.style) for line in lines] == [
+            ("--- /dev/null", "meta"), ("+++ b/src/new.py", "meta"), ("@@ -0,0 +1,2 @@", "hunk"),
+            ("+import os", "add"), ("+X = 1", "add")]
+        assert all(line.code is not None for line in lines[3:])  # coloured as Python
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app) and results_of(app)[0].ok)
+        details = app.query_one("#details", LinesView).plain
+        assert "--- /dev/null\n+++ b/src/new.py\n@@ -0,0 +1,2 @@\n+import os\n+X = 1" in details
