@@ -100,8 +100,8 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     if args.list:
         journal = Journal(session.state_dir)
         entries, undone = undoable(workspace, journal), list(journal.undone_by_command().values())
-        lines = [(e.seq, f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {_when(e.time)})") for e in entries]
-        lines += [(e.seq, f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}")
+        lines = [(e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)})") for e in entries]
+        lines += [(e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}")
                   for e in undone]
         text = "".join(line + "\n" for _, line in sorted(lines, reverse=True))
         return EXIT_OK, {"changes": [e.record() for e in entries],

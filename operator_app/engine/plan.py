@@ -12,7 +12,7 @@ from typing import Literal
 
 from .workspace import Target
 
-PlanKind = Literal["create", "modify", "delete", "noop"]
+PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move"]
 _DIFF_CONTEXT = 3
 _EXACT_DIFF_LIMIT = 20_000  # lines per side beyond which the preview falls back to remove-all/add-all
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -38,9 +38,21 @@ class WritePlan:
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
     base: bytes | None = None  # a write: the bytes it was planned from (None: the file did not exist)
+    # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it goes;
+    # `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
+    target_to: Target | None = None
+    to_hash: str | None = None
 
-    def counts(self) -> dict[str, int]:
-        return {"added": self.added, "removed": self.removed}
+    @property
+    def where(self) -> str:
+        """The path, or for a copy or move both: "notes/a.txt -> archive/a.txt"."""
+        return self.target.rel if self.target_to is None else f"{self.target.rel} -> {self.target_to.rel}"
+
+    def counts(self) -> dict[str, int | str]:
+        counts: dict[str, int | str] = {"added": self.added, "removed": self.removed}
+        if self.target_to is not None:
+            counts["path_to"] = self.target_to.rel
+        return counts
 
 
 def split_keepends(text: str) -> list[str]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # each command's family is declared only when a command of it
     from ..protocol.commands.regions import MarkerFields
     from ..protocol.commands.writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
 
+TRANSFER_ACTIONS = ("fs.copy", "fs.move", "fs.rename")  # two paths: transfer.py plans them
 DELETE_PREVIEW_FILES = 200
 DELETE_PREVIEW_BYTES = 200_000
 
@@ -221,6 +222,12 @@ _PLANNERS: dict[str, Callable[..., WritePlan]] = {  # action -> planner
 
 
 def plan_write(cmd: Command, ws: Workspace) -> WritePlan:
+    if cmd.action in TRANSFER_ACTIONS:
+        from ..protocol.commands.transfer import TwoPathCommand  # declared already: cmd is one
+        from .transfer import plan_transfer
+
+        assert isinstance(cmd, TwoPathCommand)
+        return plan_transfer(cmd, ws)
     target = ws.target(cmd.path_or_none or "")
     if not target.parts and cmd.action != "fs.delete":
         raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{cmd.action} needs a file path; . is the workspace root folder")
