@@ -77,6 +77,7 @@ class JournalEntry:
     identity: dict[str, Any] | None = None
     to_identity: dict[str, Any] | None = None
     replaced: bool = False
+    replaced_mtime: int | None = None  # of the file replaced: undo gives it back with the bytes
     across: bool = False  # a move to another file system: copied, and the original trashed
 
     @property
@@ -92,7 +93,8 @@ class JournalEntry:
             "root": self.root, "pre": self.pre,
         }
         if self.rel_to is not None:
-            record.update(rel_to=self.rel_to, identity=self.identity, replaced=self.replaced, across=self.across)
+            record.update(rel_to=self.rel_to, identity=self.identity, replaced=self.replaced, across=self.across,
+                          replaced_mtime=self.replaced_mtime)
         return record
 
 
@@ -142,6 +144,8 @@ class Journal:
                     entry = found[seq]
                     entry.rel_to, entry.identity = rel_to, _identity(record.get("identity"))
                     entry.replaced, entry.across = record.get("replaced") is True, record.get("across") is True
+                    mtime = record.get("replaced_mtime")
+                    entry.replaced_mtime = mtime if isinstance(mtime, int) else None
             elif seq in found and event == "commit":
                 found[seq].committed = True
                 found[seq].trash = record.get("trash")

@@ -90,7 +90,7 @@ def _begin(plan: WritePlan, ws: Workspace, journal: Journal, entry: JournalEntry
     if not stat_module.S_ISREG(info.st_mode):
         raise _conflict(plan.target_to, "changed", side="path_to ")
     replaced = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-    entry.mode = stat_module.S_IMODE(info.st_mode)
+    entry.mode, entry.replaced_mtime = stat_module.S_IMODE(info.st_mode), info.st_mtime_ns
     kept = journal.link_pre_image(entry, dst_fd, dst_name, replaced, info.st_nlink)
     if kept == "changed":
         raise _conflict(plan.target_to, "changed", side="path_to ")
@@ -207,6 +207,8 @@ def _take_back(journal: Journal, entry: JournalEntry, dst_fd: int, dst_name: str
         else:
             old = journal.pre_image(entry)
             temp = write_temp(dst_fd, dst_name, old, entry.mode if entry.mode is not None else 0o644)
+            if entry.replaced_mtime is not None:
+                os.utime(temp, ns=(entry.replaced_mtime, entry.replaced_mtime), dir_fd=dst_fd, follow_symlinks=False)
             try:
                 install_temp(dst_fd, temp, dst_name)
             except BaseException:

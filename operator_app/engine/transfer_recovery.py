@@ -52,6 +52,15 @@ def _as_it_was(ws: Workspace, journal: Journal, entry: JournalEntry, target: Tar
 
 
 def transfer_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+    outcome = _outcome(ws, journal, entry)
+    if outcome is False:  # not made: the folders it made on the way go too (if still empty)
+        from .commit import remove_dirs
+
+        remove_dirs(ws, entry.created_dirs)
+    return outcome
+
+
+def _outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
     want = entry.identity
     if want is None or entry.rel_to is None:
         return None

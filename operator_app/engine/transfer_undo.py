@@ -32,9 +32,22 @@ def _identity_or_none(dir_fd: int, name: str) -> dict[str, Any] | None:
         return None
 
 
-def _replace_with(dir_fd: int, name: str, data: bytes, mode: int | None, expected: dict[str, Any], why: str) -> None:
-    """Put `data` at `name` in place of the entry there, only while it is still `expected`."""
-    temp = write_temp(dir_fd, name, data, mode if mode is not None else NEW_FILE_MODE)
+def _old_file(dir_fd: int, name: str, data: bytes, entry: JournalEntry) -> str:
+    """The file a change replaced, whole again in a temporary file beside `name`: its bytes, mode
+    and modification time. Its name; the caller installs or discards it."""
+    temp = write_temp(dir_fd, name, data, entry.mode if entry.mode is not None else NEW_FILE_MODE)
+    if entry.replaced_mtime is not None:
+        try:
+            os.utime(temp, ns=(entry.replaced_mtime, entry.replaced_mtime), dir_fd=dir_fd, follow_symlinks=False)
+        except BaseException:
+            discard_temp(dir_fd, temp)
+            raise
+    return temp
+
+
+def _replace_with(dir_fd: int, name: str, data: bytes, entry: JournalEntry, expected: dict[str, Any], why: str) -> None:
+    """Put the replaced file back at `name` in place of the entry there, only while it is still `expected`."""
+    temp = _old_file(dir_fd, name, data, entry)
     try:
         if not same_entry(_identity_or_none(dir_fd, name), expected):
             raise UndoRefused(f"{why}: it changed while the undo ran; nothing was touched")
@@ -44,9 +57,9 @@ def _replace_with(dir_fd: int, name: str, data: bytes, mode: int | None, expecte
         raise
 
 
-def _put_back_replaced(dir_fd: int, name: str, data: bytes, mode: int | None, entry: JournalEntry) -> str:
+def _put_back_replaced(dir_fd: int, name: str, data: bytes, entry: JournalEntry) -> str:
     """The file a move replaced, back at its (now free) place; a note when something new is there."""
-    temp = write_temp(dir_fd, name, data, mode if mode is not None else NEW_FILE_MODE)
+    temp = _old_file(dir_fd, name, data, entry)
     try:
         rename_noreplace(dir_fd, temp, dir_fd, name)
     except FileExistsError:
@@ -84,7 +97,7 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
             raise UndoRefused(f"{why}: {dst.rel} {state}; nothing was touched")
         if entry.kind == "copy":
             if old is not None:
-                _replace_with(dst_fd, dst_name, old, entry.mode, expected, why)
+                _replace_with(dst_fd, dst_name, old, entry, expected, why)
                 summary = f"Restored {dst.rel} as it was before {entry.command_id} ({entry.action}) copied {src.rel} over it"
             else:
                 remove_entry(dst_fd, dst_name)
@@ -140,6 +153,6 @@ def _move_back(ws: Workspace, journal: Journal, entry: JournalEntry, destination
     if old is None:
         return summary
     if entry.across:  # the copy still stands at the destination: the old file replaces it
-        _replace_with(dst_fd, dst_name, old, entry.mode, expected, why)
+        _replace_with(dst_fd, dst_name, old, entry, expected, why)
         return summary + f", and put back the file it had replaced at {entry.rel_to}"
-    return summary + _put_back_replaced(dst_fd, dst_name, old, entry.mode, entry)
+    return summary + _put_back_replaced(dst_fd, dst_name, old, entry)
