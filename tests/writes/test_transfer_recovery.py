@@ -199,3 +199,18 @@ def test_a_moved_entry_changed_after_the_crash_is_not_said_either_way(ws: Path, 
     (result,) = last_results(ws, state)
     assert (result["ok"], result["error_code"]) == (False, "ERR_INTERNAL")
     assert "not made" not in result["summary"] and "read" in result["summary"], result["summary"]
+
+
+def test_undo_right_after_a_crash_completes_the_move_first_and_undoes_it_not_an_older_change(ws: Path,
+                                                                                              tmp_path: Path) -> None:
+    """Until recovery records it, a move cut short has no "commit" record, and undo would pass it
+    over and undo the change before it. `undo` recovers first, and says so."""
+    state, message = tmp_path / "st", tmp_path / "m.txt"
+    assert run(ws, state, block("w1", "fs.write", path="notes/plan.txt", content="rewritten"))[0]["ok"]
+    message.write_text(block("m1", "fs.move", path="notes/plan.txt", path_to="archive/plan.txt"))
+    die_during_a_write(ws, state, message, "after-replace", env=ENV)
+    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    assert undo.returncode == 0, undo.stderr
+    assert undo.stdout == "Moved archive/plan.txt back to notes/plan.txt (undid fs.move m1)\n"
+    assert "Operator stopped during a write of message 2 last time; the result of m1 (ok) is now recorded" in undo.stderr
+    assert (ws / "notes" / "plan.txt").read_text() == "rewritten\n" and not (ws / "archive").exists()

@@ -5,7 +5,7 @@ writing, transfer; catalog.py says which). `validate_command()` turns parsed fie
 declarations, and the TUI's help reads them too.
 
 Every name is also reachable here (`commands.FsRead`, `commands.ACTIONS`), but only on first use:
-running one command declares the models of its own family, not all 24.
+running one command declares the models of its own family, not all of them.
 """
 
 from __future__ import annotations
