@@ -158,9 +158,10 @@ def _commit(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal, s
                 remove_entry(dst_fd, temp)
             except OSError:
                 pass  # never made, or already gone; a leftover is swept by the next commit
-        if begun and not landed:
+        if not landed:
             journal.discard(entry)  # no pre-image kept for a change that never happened
-            journal.mark_swept(entry.seq)
+            if begun:
+                journal.mark_swept(entry.seq)
         raise
     note = _sync(dst_fd, src_fd)
     to_identity = transfer_identity(dst_fd, dst_name) if plan.kind == "copy" or entry.across else None

@@ -46,7 +46,8 @@ COPY_MAX_BYTES = 1_000_000_000  # what fs.copy (or a move to another file system
 COPY_MAX_FILES = 20_000
 
 _SHARED = (
-    "Both paths are checked like any other: inside the workspace, no symlink leading out, no FIFO, socket or device.",
+    "Both paths are checked like any other (inside the workspace, no symlink leading out); a FIFO, socket or device",
+    "is never copied, nor moved on its own (ERR_SPECIAL_FILE); path_to is never the entry or inside it (ERR_INVALID_PATH_TO).",
     "An existing file at path_to is refused (ERR_TARGET_EXISTS) unless overwrite: true, and then the person sees the",
     "diff of the file it replaces; a folder or symlink at path_to is never replaced.",
 )
