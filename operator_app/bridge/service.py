@@ -34,9 +34,12 @@ class BridgeMessage:
     waiting_for: str | None = None  # "fs.write src/app.py" while a write waits for the person
     ended: bool = False
     results: list[CommandResult] = field(default_factory=list)
-    copy_text: str = ""
     problem: str | None = None
-    delivered: bool = False
+    delivered_in: int | None = None  # the delivery (the bridge's count of them) its results went back in
+
+    @property
+    def delivered(self) -> bool:
+        return self.delivered_in is not None
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class Bridge:
         self.limiter = FailureLimiter(clock)
         self.pages = PageMessages()
         self.messages: dict[int, BridgeMessage] = {}
+        self._deliveries = 0
         self.port: int | None = None
         self.tab: Tab | None = None
         self._last_seen: float | None = None
@@ -161,12 +165,36 @@ class Bridge:
             state = "streaming"
         else:
             state = "waiting"
-        reply: dict[str, Any] = {"state": state, "message": message.number, "count": len(message.results),
-                                 "copy_text": message.copy_text if state == "ready" else "",
+        owed = self._owed(key) if state == "ready" else []
+        reply: dict[str, Any] = {"state": state, "message": message.number, "count": len(owed),
+                                 "copy_text": render_results(owed) if owed else "",
                                  "delivered": message.delivered, "waiting_for": message.waiting_for}
         if message.problem is not None:
             reply["problem"] = message.problem
         return reply
+
+    def _owed_messages(self, key: PageKey) -> list[BridgeMessage]:
+        """The Operator messages whose results go back together for a page message: those since
+        its results last went to the chat or, once they went, the ones that went then."""
+        page = self.pages.get(key)
+        found = [self.messages[serial] for serial in page.serials if serial in self.messages] if page else []
+        if found and found[-1].delivered_in is not None:
+            return [message for message in found if message.delivered_in == found[-1].delivered_in]
+        last_delivered = max((i for i, message in enumerate(found) if message.delivered), default=-1)
+        return found[last_delivered + 1:]
+
+    def _owed(self, key: PageKey) -> list[CommandResult]:
+        """Every result the model has not been given for this page message. An answer rewritten
+        before its results went back (a regenerated or edited one) became a second Operator
+        message whose repeated blocks gave no result of their own: the first one's results are
+        still owed. A block that ran in both (cut off by the rewrite, whole afterwards) is owed
+        once, with its latest result."""
+        owed: list[CommandResult] = []
+        for message in self._owed_messages(key):
+            if message.ended and message.problem is None:
+                later = {result.id for result in message.results}
+                owed = [result for result in owed if result.id not in later] + message.results
+        return owed
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
         deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
@@ -185,10 +213,14 @@ class Bridge:
         message = self.latest(key)
         if message is None or message.number is None or (number is not None and number != message.number):
             return False
+        owed = self._owed(key)
         first = not message.delivered
-        message.delivered = True
+        if first:
+            self._deliveries += 1
+            for earlier in self._owed_messages(key):
+                earlier.delivered_in = self._deliveries
         if first or sent:
-            self.listener.delivered(message.number, len(message.results), sent)
+            self.listener.delivered(message.number, len(owed), sent)
         self._bump()
         return True
 
@@ -251,7 +283,7 @@ class Bridge:
         message = self.messages.get(serial)
         if message is not None:
             message.ended, message.waiting_for = True, None
-            message.results, message.copy_text = results, render_results(results) if results else ""
+            message.results = results
             self._bump()
 
     def _failed(self, serial: int, why: str) -> None:

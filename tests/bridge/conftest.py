@@ -1,12 +1,23 @@
 """Set-up for the bridge's tests: a scratch copy of the demo workspace, a state folder, and no
-system clipboard (the TUI's copy must not reach the machine's)."""
+system clipboard (the TUI's copy must not reach the machine's).
+
+The browser tests load the real extension, unpacked, into the system's Chromium driven by
+Playwright (never a downloaded browser), on mock chat pages served on loopback. Without Chromium or
+Playwright each of them is skipped with one line saying which is missing; under CI=true that is a
+failure instead (.ci/run installs Chromium when it can)."""
 
 from __future__ import annotations
 
 import shutil
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from browser_support import MockSites, chromium_args, chromium_path
+from contract_double import BridgeDouble
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-workspace"
 
@@ -28,3 +39,78 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def state(tmp_path: Path) -> Path:
     return tmp_path / "state"
+
+
+@pytest.fixture(scope="session")
+def mock_sites() -> Iterator[MockSites]:
+    sites = MockSites()
+    yield sites
+    sites.close()
+
+
+class ExtensionBrowser:
+    """Chromium with the extension loaded; `worker` is the extension's service worker."""
+
+    def __init__(self, context: Any, worker: Any) -> None:
+        self.context = context
+        self.worker = worker
+        self.extension_id = worker.url.split("/")[2]
+
+    def storage(self) -> dict[str, Any]:
+        return self.worker.evaluate("chrome.storage.local.get(null)")
+
+    def set_storage(self, values: dict[str, Any]) -> None:
+        self.worker.evaluate("values => chrome.storage.local.set(values)", values)
+
+    def reset(self, **values: Any) -> None:
+        self.worker.evaluate("chrome.storage.local.clear()")
+        if values:
+            self.set_storage(values)
+        for page in self.context.pages:
+            page.close()
+
+    def popup(self, tab_id: int | None = None) -> Any:
+        page = self.context.new_page()
+        query = f"?tab={tab_id}" if tab_id is not None else ""
+        page.goto(f"chrome-extension://{self.extension_id}/popup/popup.html{query}")
+        return page
+
+    def tab_id(self, url_part: str) -> int:
+        """The id the extension knows a page's tab by (from its content script's reports)."""
+        return self.worker.evaluate(
+            """part => { for (const tab of globalThis.operatorBridge.chatTabs.values()) {
+                 if (tab.url.includes(part)) return tab.id; } return null; }""",
+            url_part,
+        )
+
+
+@pytest.fixture(scope="module")
+def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionBrowser]:
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=chromium_path(), headless=True, args=chromium_args(),
+            viewport={"width": 1100, "height": 800},
+        )
+        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker", timeout=15000)
+        try:
+            yield ExtensionBrowser(context, worker)
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def conversation() -> str:
+    """A path no other test uses, so the extension's per-conversation memory cannot leak between tests."""
+    return f"/c/{uuid.uuid4().hex[:12]}"
+
+
+
+@pytest.fixture
+def bridge(extension_browser: Any) -> Iterator[BridgeDouble]:
+    double = BridgeDouble(token="test-token")
+    extension_browser.reset(token="test-token", port=double.port)
+    yield double
+    double.close()

@@ -156,8 +156,16 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspac
         first = app.current().number
         await extension.message(READ + LIST, generating=False)  # regenerated: same start, another end
         result = await extension.results(wait=10)
-        assert result["message"] != first and result["count"] == 1  # r1 repeated, only r2 is new
+        assert result["message"] != first
         assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
+        # r1 ran in the first message, whose results never went back: they are still owed.
+        assert result["count"] == 2
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
+        await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]})
+        assert (await extension.results())["count"] == 2  # what went back stays readable
+        await extension.message(READ + LIST + block("r3", "fs.stat", path="README.md"), generating=False)
+        result = await extension.results(wait=10)
+        assert (result["count"], result["delivered"]) == (1, False)  # only what is new since then
 
 
 async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(workspace: Path, state: Path,
@@ -248,3 +256,8 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         assert len(app.states) == 1
         await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
         await wait_for(pilot, lambda: len(app.states) == 2)
+        result = await extension.results(wait=10)
+        # r2, cut off the first time, ran whole the second: the model is told once, its latest result.
+        owed = result["copy_text"]
+        assert [line for line in owed.split("\n") if line.startswith(("id: ", "ok: "))] == [
+            "id: r1", "ok: true", "id: r2", "ok: true"]

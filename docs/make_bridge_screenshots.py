@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Take the README's browser-bridge screenshots in the real browser: the real TUI with its bridge,
+the extension in the system's Chromium, the ChatGPT mock page streaming an answer whose results
+land in its input box, and the extension's popup for that tab.
+
+Run: .venv/bin/python docs/make_bridge_screenshots.py  (writes docs/screenshot-bridge-*.png)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "bridge")]
+
+from browser_support import AsyncExtensionBrowser, MockSites  # noqa: E402
+from support import block  # noqa: E402
+
+TOKEN = "screenshot-token-" + "s" * 32
+ANSWER = (
+    "Let me read the plan before changing anything.\n\n```text\n"
+    + block("r1", "fs.read", path="notes/plan.txt")
+    + "```\n\nAnd see what else is in the folder:\n\n"
+    + block("r2", "fs.list", path="notes")
+    + "\nI'll wait for the results."
+)
+
+
+async def main() -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="bridge-shots-"))
+    os.environ["OPERATOR_CONFIG_DIR"] = str(scratch / "config")
+    os.environ["OPERATOR_TRASH"] = "session"
+    from operator_app import settings
+    from operator_app.tui.app import OperatorApp
+
+    settings.save("bridge", {"token": TOKEN, "origin": None})
+    workspace = scratch / "my-project"
+    shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
+    sites = MockSites()
+    app = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=0, poll_interval=0.05)
+    try:
+        async with app.run_test(size=(160, 45)), AsyncExtensionBrowser(scratch / "profile") as browser:
+            while app.bridge is None or not app.bridge.port:
+                await asyncio.sleep(0.05)
+            await browser.set_storage({"token": TOKEN, "port": app.bridge.port})
+            page = await browser.context.new_page()
+            await page.set_viewport_size({"width": 1000, "height": 900})
+            await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
+            await page.wait_for_function("() => window.mockChat !== undefined")
+            await page.evaluate("() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))")
+            await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", ANSWER)
+            deadline = time.monotonic() + 30
+            while await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state") != "ready":
+                assert time.monotonic() < deadline, "the results did not reach the input box"
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)
+            await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-chat.png"))
+            tab_id = await browser.worker.evaluate(
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }")
+            popup = await browser.context.new_page()
+            await popup.set_viewport_size({"width": 364, "height": 560})
+            await popup.goto(f"chrome-extension://{browser.extension_id}/popup/popup.html?tab={tab_id}")
+            await popup.wait_for_selector("#connection-state[data-state='connected']")
+            await popup.wait_for_selector("#tab-state[data-state='ok']")
+            await popup.locator("body").screenshot(path=str(ROOT / "docs" / "screenshot-bridge-popup.png"))
+    finally:
+        sites.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

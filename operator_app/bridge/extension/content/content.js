@@ -1,0 +1,255 @@
+/* The content script: watches the chat page and talks to the extension's background by messages
+   (it makes no network request of its own).
+
+   - Streaming: the latest assistant message's text (its finished lines while it is being
+     written, see completeLines) goes to the background within 300 ms of each change
+     (SEND_EVERY_MS after the change at most, plus the time a scan takes), keyed by a
+     conversation id that stays the same while the message is being written, and its position
+     among the page's assistant messages. A message is over when the site's "still generating"
+     indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
+     after a quiet period. Only messages that hold OPERATOR_CMD are sent.
+   - Results: when the background says a message's results are ready, content/delivery.js puts
+     them into the input box.
+   - Status: the popup asks which adapter runs here and which of its selectors found nothing. */
+
+(function () {
+  "use strict";
+  if (globalThis.__operatorBridgeContent) return; // injected again by the popup or the context menu
+  globalThis.__operatorBridgeContent = true;
+
+  const { adapterFor, GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
+  const Text = globalThis.OperatorText;
+  const Panel = globalThis.OperatorPanel;
+
+  const adapter = adapterFor(location.hostname);
+  const SEND_EVERY_MS = 150; // at most this long between a change and the scan that sends it
+  const SETTLE_MS = 300; // after the indicator goes: late re-renders of the last lines land first
+  const QUIET_MS = 2500; // without a working indicator, this long without a change ends a message
+  const PING_MS = 10000;
+  const STUCK_MS = 60000;
+
+  let watched = null; // the page message being followed
+  let indicatorSeen = false; // the generating selector matched at least once on this page
+  let changesWithoutIndicator = 0;
+  let scanTimer = null;
+  let scanDueAt = Infinity;
+  let lastScanAt = -Infinity;
+
+  const delivery = globalThis.OperatorDelivery.create({
+    adapter,
+    inputBox: () => inputBox(),
+    modelIsWriting: () => indicatorPresent() || !watched || !watched.done,
+    send: (message) => send(message),
+  });
+
+  function send(message) {
+    try {
+      return chrome.runtime.sendMessage(message).catch(() => null);
+    } catch (error) {
+      return Promise.resolve(null); // the extension was reloaded under this page
+    }
+  }
+
+  function conversationKey() {
+    const path = location.pathname;
+    if (adapter.conversation) {
+      const match = new RegExp(adapter.conversation).exec(path);
+      if (match) return location.hostname + path.slice(0, match.index + match[0].length);
+    }
+    return location.hostname + path;
+  }
+
+  function tabInfo() {
+    // The contract's `site`: the adapter's name, or the page's host for the generic fallback.
+    return { title: document.title, url: location.href, site: adapter === GENERIC ? location.hostname : adapter.name };
+  }
+
+  function inputBox() {
+    return Text.queryVisible(document, adapter.input).element;
+  }
+
+  function latestMessage() {
+    if (adapter === GENERIC) {
+      const element = Text.lastMarkedMessage(document.body, inputBox());
+      return element ? { element, position: Text.positionAmongKind(element) } : null;
+    }
+    const { elements } = Text.queryFirst(document, adapter.assistant);
+    if (!elements.length) return null;
+    return { element: elements[elements.length - 1], position: elements.length - 1 };
+  }
+
+  function indicatorPresent() {
+    return Text.queryFirst(document, adapter.generating).elements.length > 0;
+  }
+
+  function scheduleScan(delay) {
+    const due = performance.now() + Math.max(0, delay);
+    if (scanTimer !== null && scanDueAt <= due) return;
+    clearTimeout(scanTimer);
+    scanDueAt = due;
+    scanTimer = setTimeout(scan, Math.max(0, delay));
+  }
+
+  function onMutation(records) {
+    for (const record of records) {
+      const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+      if (target && target.closest && target.closest("#operator-bridge-ui")) continue;
+      scheduleScan(Math.max(20, SEND_EVERY_MS - (performance.now() - lastScanAt)));
+      return;
+    }
+  }
+
+  function scan() {
+    scanTimer = null;
+    scanDueAt = Infinity;
+    lastScanAt = performance.now();
+    const now = Date.now();
+    const generatingNow = indicatorPresent();
+    if (generatingNow) indicatorSeen = true;
+    delivery.checkDeliveredStillThere();
+    const found = latestMessage();
+    if (!found) return;
+    const text = Text.messageText(found.element, adapter);
+    const key = conversationKey();
+    const isNew =
+      !watched ||
+      watched.position !== found.position ||
+      (key !== watched.conversation && (watched.done || !text.startsWith(watched.text.slice(0, 200))));
+    if (isNew) {
+      watched = { conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false };
+    }
+    if (text !== watched.text) {
+      if (watched.text !== null && !generatingNow) changesWithoutIndicator += 1;
+      watched.text = text;
+      watched.changedAt = now;
+    }
+    const settle = indicatorSeen ? SETTLE_MS : QUIET_MS;
+    const quietFor = now - watched.changedAt;
+    const generating = generatingNow || quietFor < settle;
+    sendText(generating ? completeLines(text) : text, generating);
+    // Nothing on the page may change when an answer ends (no mutation to wake us): look again
+    // when the settle or quiet period is over.
+    if (generating) scheduleScan(generatingNow ? 1000 : settle - quietFor + 10);
+  }
+
+  /* While the model writes, its last line is unfinished: it has no line end yet (Operator can do
+     nothing with it) and it is what a page re-renders most (a half-typed closing fence shows as a
+     stray backtick, half a link or **bold** as raw markdown). Sending only the finished lines keeps
+     each text a continuation of the one before, so Operator feeds just the new part instead of
+     taking the text for a rewrite. The last text, with generating false, is whole. */
+  function completeLines(text) {
+    return text.slice(0, text.lastIndexOf("\n") + 1);
+  }
+
+  function pagePayload() {
+    return {
+      conversation: watched.conversation, position: watched.position, text: watched.sent.text,
+      generating: !watched.done, tab: tabInfo(),
+    };
+  }
+
+  function sendText(text, generating) {
+    if (!Text.holdsMarker(text)) return;
+    if (watched.sent && watched.sent.text === text && watched.sent.generating === generating) return;
+    watched.sent = { text, generating };
+    watched.done = !generating;
+    if (generating) delivery.cancelAutoSend("the model is writing again");
+    send({ type: "message", payload: pagePayload() }).then(showConnectionProblem);
+  }
+
+  let shownProblemFor = null;
+  function showConnectionProblem(reply) {
+    if (!reply || !reply.problem || !watched) return;
+    const id = watched.conversation + "|" + watched.position;
+    if (shownProblemFor === id) return;
+    shownProblemFor = id;
+    Panel.show({ title: "Operator bridge: " + reply.problem.title, text: reply.problem.text, tone: "problem", state: "not-connected" });
+  }
+
+  /* ---- status for the popup ---- */
+
+  function status() {
+    const problems = [];
+    let messages = 0;
+    if (adapter === GENERIC) {
+      messages = latestMessage() ? 1 : 0;
+      if (!inputBox()) problems.push({ field: "input", selectors: adapter.input, note: "no visible text box on this page" });
+    } else {
+      messages = Text.queryFirst(document, adapter.assistant).elements.length;
+      if (!inputBox()) problems.push({ field: "input", selectors: adapter.input, note: "found nothing" });
+      if (!messages && document.body && document.body.textContent.includes(Text.MARKER)) {
+        problems.push({ field: "assistant", selectors: adapter.assistant, note: "found nothing, yet the page shows OPERATOR_CMD" });
+      }
+      if (adapter.generating.length && !indicatorSeen && changesWithoutIndicator >= 3) {
+        problems.push({
+          field: "generating", selectors: adapter.generating,
+          note: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead",
+        });
+      }
+      // An indicator that stays while the answer has not changed for a minute is likely something
+      // else on the page: the answer would never be over, and its results never come.
+      if (watched && !watched.done && indicatorPresent() && Date.now() - watched.changedAt > STUCK_MS) {
+        problems.push({
+          field: "generating", selectors: adapter.generating,
+          note: "still matches, though the answer has not changed for " + STUCK_MS / 60000 + " minute; its results wait for it to go",
+        });
+      }
+      if (delivery.sendProblem()) problems.push({ field: "send", selectors: adapter.send, note: "found nothing at the last auto-send" });
+    }
+    for (const problem of problems) problem.name = FIELD_NAMES[problem.field];
+    return {
+      site: adapter.id, name: adapter.name, generic: adapter === GENERIC, adapterOk: problems.length === 0, problems,
+      messages, watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
+    };
+  }
+
+  function problemLine(report) {
+    if (report.adapterOk) return null;
+    return report.problems.map((problem) => problem.name + ": " + problem.selectors.join(" | ") + " " + problem.note).join("; ");
+  }
+
+  function ping() {
+    const report = status();
+    const last = watched && watched.sent ? { conversation: watched.conversation, position: watched.position } : null;
+    send({ type: "ping", tab: { ...tabInfo(), adapter_ok: report.adapterOk, problem: problemLine(report) }, last }).then((reply) => {
+      // The background forgot this page message (its worker was restarted): tell it again.
+      if (reply && reply.resend && watched && watched.sent) send({ type: "message", payload: pagePayload() });
+    });
+  }
+
+  chrome.runtime.onMessage.addListener((message, sender, reply) => {
+    if (message.type === "status") reply(status());
+    else if (message.type === "results") {
+      Promise.resolve(delivery.onResults(message.results)).then(reply);
+      return true; // the answer comes once the input box has taken the text (or not)
+    }
+    else if (message.type === "progress") showProgress(message);
+    else if (message.type === "ping") reply({ alive: true });
+    return false;
+  });
+
+  function showProgress(message) {
+    if (message.state === "failed") {
+      Panel.show({
+        title: "Operator could not run this answer",
+        text: (message.problem || "Operator gave no reason") + ".",
+        tone: "problem",
+        state: "failed",
+      });
+    } else if (message.state === "waiting" && message.waiting_for) {
+      Panel.show({
+        title: "Operator: waiting for your answer in the terminal",
+        text: message.waiting_for,
+        state: "waiting",
+      });
+    } else if (Panel.currentState() === "waiting") {
+      Panel.hide();
+    }
+  }
+
+  new MutationObserver(onMutation).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
+  setInterval(ping, PING_MS);
+  ping();
+  scheduleScan(0);
+})();

@@ -1,0 +1,189 @@
+/* Results back into the chat: when the background says a page message's results are ready, they
+   go into the chat's input box (content/editor.js), never mixed into the person's own text
+   without asking; "Operator: N results ready" on the page; auto-send, when the person turned it
+   on, presses send once, only when every condition still holds at the moment of sending (all
+   results in, the model stopped, the input box holding exactly the results, the background's
+   once-per-message and per-minute limits). */
+
+(function (root) {
+  "use strict";
+
+  function create({ adapter, inputBox, modelIsWriting, send }) {
+    const { GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
+    const Text = globalThis.OperatorText;
+    const Editor = globalThis.OperatorEditor;
+    const Panel = globalThis.OperatorPanel;
+
+    let delivered = null; // {id, copyText, count} of the results put into the input box
+    let autoSendTimer = null;
+    let sendProblem = null;
+    const handledResults = new Set(); // "conversation|position|message" filled, asked or declined
+
+    function resultsId(results) {
+      return results.conversation + "|" + results.position + "|" + results.message;
+    }
+
+    function plural(count) {
+      return count === 1 ? "1 result" : count + " results";
+    }
+
+    function onResults(results) {
+      const id = resultsId(results);
+      if (handledResults.has(id)) return { status: "already handled" };
+      handledResults.add(id);
+      if (results.count === 0) {
+        Panel.show({
+          title: "Operator: nothing new to send",
+          text: "Every command in this answer repeated one that already ran; its results were given before.",
+          state: "nothing-new",
+        });
+        return { status: "nothing new" };
+      }
+      return offer(results);
+    }
+
+    function offer(results) {
+      const input = inputBox();
+      if (!input) return cannotFill(results, describeMissing("input"));
+      if (Editor.endsWithText(input, results.copy_text)) return landed(results, input, false);
+      if (Editor.holdsOwnText(input)) {
+        ask(results);
+        return { status: "asked" };
+      }
+      return put(results, true, true);
+    }
+
+    function ask(results) {
+      Panel.show({
+        title: "Operator: " + plural(results.count) + " ready",
+        text: "Your input box holds text of your own. Operator does not mix its results into it without asking.",
+        state: "ask",
+        closable: false,
+        buttons: [
+          { id: "append", label: "Put them after my text", primary: true, onClick: () => put(results, false, false) },
+          { id: "replace", label: "Replace my text", onClick: () => put(results, true, false) },
+          { id: "later", label: "Not now", onClick: () => later(results) },
+        ],
+      });
+    }
+
+    function later(results) {
+      Panel.show({
+        title: "Operator: " + plural(results.count) + " ready",
+        text: "They are not in the input box yet.",
+        state: "later",
+        buttons: [{ id: "put", label: "Put them in the input box", primary: true, onClick: () => offer(results) }],
+      });
+    }
+
+    async function put(results, replace, boxWasEmpty) {
+      const input = inputBox();
+      if (!input) return cannotFill(results, describeMissing("input"));
+      const outcome = await Editor.fill(input, results.copy_text, { replace, declaredKind: adapter.editor });
+      if (!outcome.ok) return cannotFill(results, "the input box did not take the text (" + adapter.editor + " editor)");
+      return landed(results, input, boxWasEmpty);
+    }
+
+    function landed(results, input, boxWasEmpty) {
+      delivered = { id: resultsId(results), copyText: results.copy_text, count: results.count, results };
+      send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: false });
+      const autoSend = results.autoSend || {};
+      if (autoSend.enabled && boxWasEmpty) {
+        startAutoSend(results, autoSend.delayMs);
+      } else {
+        Panel.show({
+          title: "Operator: " + plural(results.count) + " ready",
+          text: "They are in the input box: press Enter to send them.",
+          state: "ready",
+          tone: "done",
+        });
+      }
+      return { status: "filled" };
+    }
+
+    function cannotFill(results, why) {
+      Panel.show({
+        title: "Operator: " + plural(results.count) + " ready, but not in the input box",
+        text: "Operator could not put them there: " + why + ".",
+        tone: "problem",
+        state: "fill-failed",
+        buttons: [
+          { id: "copy", label: "Copy the results", primary: true, onClick: () => navigator.clipboard.writeText(results.copy_text) },
+          { id: "retry", label: "Try again", onClick: () => offer(results) },
+        ],
+      });
+      return { status: "failed", why };
+    }
+
+    function describeMissing(field) {
+      return FIELD_NAMES[field] + ": no element matches " + adapter[field].join(" or ");
+    }
+
+    /* The box no longer holds the results (sent, or cleared by the person): the badge goes. */
+    function checkDeliveredStillThere() {
+      if (!delivered) return;
+      const input = inputBox();
+      if (input && Editor.endsWithText(input, delivered.copyText)) return;
+      delivered = null;
+      send({ type: "results-gone" });
+      const state = Panel.currentState();
+      if (state === "ready" || state === "autosend-pending") Panel.hide();
+    }
+
+    function startAutoSend(results, delayMs) {
+      const seconds = Math.round(delayMs / 100) / 10;
+      Panel.show({
+        title: "Operator: " + plural(results.count) + " ready",
+        text: "Auto-send: sending in " + seconds + " s.",
+        state: "autosend-pending",
+        tone: "done",
+        buttons: [{ id: "cancel", label: "Don't send", onClick: () => cancelAutoSend("you cancelled it") }],
+      });
+      autoSendTimer = setTimeout(() => autoSend(results), delayMs);
+    }
+
+    function cancelAutoSend(reason) {
+      if (autoSendTimer === null) return;
+      clearTimeout(autoSendTimer);
+      autoSendTimer = null;
+      Panel.show({
+        title: "Operator: not sent",
+        text: "Auto-send stopped: " + reason + ". The results are in the input box; press Enter to send them.",
+        state: "autosend-cancelled",
+      });
+    }
+
+    function normalizedInput(input) {
+      return Editor.readInput(input).replace(/\u00a0/g, " ").replace(/[ \t]+$/gm, "").trim();
+    }
+
+    async function autoSend(results) {
+      autoSendTimer = null;
+      const refuse = (reason) => Panel.show({
+        title: "Operator: not sent", state: "autosend-refused",
+        text: "Auto-send did not send: " + reason + ". The results are in the input box; press Enter to send them.",
+      });
+      if (modelIsWriting()) return refuse("the model is writing");
+      const input = inputBox();
+      if (!input || normalizedInput(input) !== results.copy_text.replace(/[ \t]+$/gm, "").trim()) {
+        return refuse("the input box holds something else now");
+      }
+      const permit = await send({ type: "autosend-permit", conversation: results.conversation, position: results.position, message: results.message });
+      if (!permit || !permit.ok) return refuse(permit ? permit.reason : "the extension did not answer");
+      const button = Text.queryVisible(document, adapter.send).element;
+      if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") {
+        button.click();
+        sendProblem = null;
+      } else {
+        if (adapter !== GENERIC) sendProblem = describeMissing("send") + " (pressed Enter instead)";
+        Editor.pressEnter(input);
+      }
+      send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: true });
+      Panel.show({ title: "Operator: " + plural(results.count) + " sent", state: "sent", tone: "done" });
+    }
+
+    return Object.freeze({ onResults, checkDeliveredStillThere, cancelAutoSend, sendProblem: () => sendProblem });
+  }
+
+  root.OperatorDelivery = Object.freeze({ create });
+})(globalThis);

@@ -1,0 +1,149 @@
+/* Reading the page: which elements are the assistant messages, and their text with the line
+   breaks the page shows. Pure DOM reads, no messaging.
+
+   Text is taken with innerText, which is what the person sees: <br>, paragraphs and <pre> give
+   line breaks, hidden elements give none of their text. */
+
+(function (root) {
+  "use strict";
+
+  const MARKER = "OPERATOR_CMD";
+  // A line that holds the marker token at its start, possibly behind markdown punctuation (the
+  // server decides whether it is a valid marker; the generic finder only needs to see it).
+  const MARKER_LINE = /(?:^|\n)[ \t>*#`\-\d.)]*OPERATOR_CMD(?![A-Za-z0-9_])/;
+
+  // Elements that are parts of a message, never a whole message.
+  const CONTENT_TAGS = new Set([
+    "P", "PRE", "CODE", "SPAN", "LI", "UL", "OL", "BLOCKQUOTE", "TABLE", "THEAD", "TBODY", "TR",
+    "TD", "TH", "H1", "H2", "H3", "H4", "H5", "H6", "EM", "STRONG", "B", "I", "A", "BR", "KBD",
+    "SAMP", "SMALL", "SUB", "SUP", "MARK", "DEL", "INS", "S", "U",
+  ]);
+  const MESSAGE_LIKE = '[data-message-author-role], [data-message-id], article, [role="article"]';
+
+  function holdsMarker(text) {
+    return text.includes(MARKER);
+  }
+
+  /* The first alternative that finds anything, as {selector, elements}; outermost matches only,
+     in document order (a selector that also matches inside its own matches counts each message
+     once). */
+  function queryFirst(scope, alternatives) {
+    for (const selector of alternatives || []) {
+      let found;
+      try {
+        found = scope.querySelectorAll(selector);
+      } catch (error) {
+        continue; // a selector this browser cannot parse counts as finding nothing
+      }
+      if (found.length) {
+        const outermost = [];
+        for (const element of found) {
+          const last = outermost[outermost.length - 1];
+          if (!last || !last.contains(element)) outermost.push(element);
+        }
+        return { selector, elements: outermost };
+      }
+    }
+    return { selector: null, elements: [] };
+  }
+
+  function isVisible(element) {
+    if (!element || !element.isConnected) return false;
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  }
+
+  /* The first alternative's last visible match (a page may keep hidden copies of its composer). */
+  function queryVisible(scope, alternatives) {
+    for (const selector of alternatives || []) {
+      let found;
+      try {
+        found = scope.querySelectorAll(selector);
+      } catch (error) {
+        continue;
+      }
+      for (let index = found.length - 1; index >= 0; index -= 1) {
+        if (isVisible(found[index])) return { selector, element: found[index] };
+      }
+    }
+    return { selector: null, element: null };
+  }
+
+  function messageText(message, adapter) {
+    const parts = queryFirst(message, adapter.content).elements;
+    if (!parts.length) return withoutCodeChrome(message);
+    return parts.map(withoutCodeChrome).join("\n");
+  }
+
+  /* innerText, with each code block reduced to its code: sites put a header with the language and
+     a "Copy" button inside the <pre>, which is not the model's text, and which changes while the
+     fence's language is still being written ("p", then "python"), making an earlier part of the
+     text change. Linear in the text: each block is looked for after the one before. */
+  function withoutCodeChrome(element) {
+    const text = element.innerText;
+    let kept = "";
+    let cursor = 0;
+    for (const pre of element.querySelectorAll("pre")) {
+      const code = pre.querySelector("code");
+      if (!code) continue;
+      const whole = pre.innerText;
+      const codeText = code.innerText;
+      if (whole === codeText) continue;
+      const at = text.indexOf(whole, cursor);
+      if (at < 0) continue;
+      kept += text.slice(cursor, at) + codeText + (whole.endsWith("\n") && !codeText.endsWith("\n") ? "\n" : "");
+      cursor = at + whole.length;
+    }
+    return cursor === 0 ? text : kept + text.slice(cursor);
+  }
+
+  function sameKind(a, b) {
+    return a.tagName === b.tagName && a.className === b.className;
+  }
+
+  function hasSimilarSibling(element) {
+    for (const sibling of element.parentElement ? element.parentElement.children : []) {
+      if (sibling !== element && sameKind(sibling, element)) return true;
+    }
+    return false;
+  }
+
+  /* Generic pages: the element around the last OPERATOR_CMD marker line that looks like one
+     message: climbing from the marker, the first container that has a sibling of its own kind (an
+     item in a list of messages), or that says it is a message, without ever taking in the input
+     box. */
+  function lastMarkedMessage(body, inputElement) {
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.data.includes(MARKER) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
+    });
+    let lastMarkerNode = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!MARKER_LINE.test(node.data)) continue;
+      const parent = node.parentElement;
+      if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
+      lastMarkerNode = node;
+    }
+    if (!lastMarkerNode) return null;
+    let candidate = null;
+    for (let element = lastMarkerNode.parentElement; element && element !== body; element = element.parentElement) {
+      if (inputElement && element.contains(inputElement)) break;
+      if (element.matches(MESSAGE_LIKE)) return element;
+      if (CONTENT_TAGS.has(element.tagName)) continue;
+      candidate = element;
+      if (hasSimilarSibling(element)) return element;
+    }
+    return candidate || lastMarkerNode.parentElement;
+  }
+
+  function positionAmongKind(element) {
+    let position = 0;
+    for (let sibling = element.previousElementSibling; sibling; sibling = sibling.previousElementSibling) {
+      if (sameKind(sibling, element)) position += 1;
+    }
+    return position;
+  }
+
+  root.OperatorText = Object.freeze({
+    MARKER, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
+  });
+})(globalThis);

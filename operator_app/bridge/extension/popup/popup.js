@@ -1,0 +1,139 @@
+/* The popup: pairing (code and port), the connection to Operator, what the extension sees in the
+   active tab (which adapter, which selector found nothing), and the auto-send settings. It makes
+   no request itself: the background does, on its behalf. Opened as a page with ?tab=ID it shows
+   that tab instead of the active one. */
+
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+const CONNECTION_TEXT = {
+  connected: (state) => {
+    const workspace = state.connection.workspace || state.workspace;
+    return "Connected to Operator" + (workspace ? " (workspace " + workspace + ")" : "") + ".";
+  },
+  unreachable: (state) => "Paired, but Operator is not listening on 127.0.0.1:" + state.port + ". Start the bridge in Operator with b.",
+  unauthorized: () => "Operator refused this browser's token: pair again.",
+  unpaired: () => "Not paired with Operator yet.",
+  error: (state) => "Operator refused a request: " + state.connection.detail,
+  unknown: () => "Checking…",
+};
+
+async function targetTabId() {
+  const wanted = new URLSearchParams(location.search).get("tab");
+  if (wanted) return Number(wanted);
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  return tab ? tab.id : null;
+}
+
+async function showConnection() {
+  const state = await chrome.runtime.sendMessage({ type: "state", check: true });
+  let shown = state.paired ? state.connection.state : "unpaired";
+  if (shown === "unknown") shown = state.paired ? "unreachable" : "unpaired";
+  const line = $("connection-state");
+  line.dataset.state = shown;
+  line.textContent = CONNECTION_TEXT[shown](state);
+  $("pairing").hidden = shown === "connected";
+  $("pair-again").hidden = shown !== "connected";
+  // Only the first time: a port the person typed stays while they retry a code.
+  if (!$("pair-port").dataset.filled) {
+    $("pair-port").value = state.port;
+    $("pair-port").dataset.filled = "yes";
+  }
+  $("autosend-on").checked = state.settings.autoSend;
+  $("autosend-delay").value = state.settings.autoSendDelayMs / 1000;
+  $("autosend-rate").value = state.settings.sendsPerMinute;
+  $("autosend-options").hidden = !state.settings.autoSend;
+  return state;
+}
+
+async function showTab() {
+  const tabId = await targetTabId();
+  const line = $("tab-state");
+  const list = $("tab-problems");
+  list.replaceChildren();
+  $("watch-tab").hidden = true;
+  let report = null;
+  try {
+    report = tabId === null ? null : await chrome.tabs.sendMessage(tabId, { type: "status" });
+  } catch (error) {
+    report = null;
+  }
+  if (!report) {
+    line.dataset.state = "idle";
+    line.textContent = "Operator is not watching this tab.";
+    $("watch-tab").hidden = tabId === null;
+    return;
+  }
+  const watching = report.watching
+    ? " Following message " + (report.watching.position + 1) + (report.watching.done ? " (finished)." : " (being written).")
+    : "";
+  if (report.adapterOk) {
+    line.dataset.state = "ok";
+    line.textContent = report.generic
+      ? (report.messages ? "Generic mode: an OPERATOR_CMD block is on this page." : "Generic mode: no OPERATOR_CMD block on this page yet.") + watching
+      : report.name + ": every selector found its element." + watching;
+    return;
+  }
+  line.dataset.state = "problem";
+  line.textContent = report.name + ": " + (report.problems.length === 1 ? "a selector found nothing." : report.problems.length + " selectors found nothing.");
+  for (const problem of report.problems) {
+    const item = document.createElement("li");
+    item.dataset.field = problem.field;
+    const selectors = document.createElement("code");
+    selectors.textContent = problem.selectors.join("  |  ");
+    item.append(problem.name + ": ", selectors, " " + problem.note + ".");
+    list.appendChild(item);
+  }
+}
+
+$("pair-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const result = $("pair-result");
+  result.className = "";
+  result.textContent = "Pairing…";
+  const answer = await chrome.runtime.sendMessage({ type: "pair", code: $("pair-code").value.trim(), port: Number($("pair-port").value) });
+  if (answer && answer.ok) {
+    result.textContent = "Paired with Operator (workspace " + answer.workspace + ").";
+    $("pair-code").value = "";
+  } else {
+    result.className = "error";
+    const error = answer && answer.error ? answer.error : { code: "?", message: "no answer" };
+    result.textContent = error.code === "BRIDGE_BAD_CODE" ? "Wrong code: type the 6 digits Operator shows."
+      : error.code === "BRIDGE_NOT_PAIRING" ? "Operator is not pairing now: ask it for a new code (palette: pair again)."
+      : error.message;
+    result.dataset.code = error.code;
+  }
+  await showConnection();
+});
+
+$("pair-again").addEventListener("click", () => {
+  $("pairing").hidden = false;
+  $("pair-again").hidden = true;
+});
+
+$("watch-tab").addEventListener("click", async () => {
+  const answer = await chrome.runtime.sendMessage({ type: "watch-tab", tabId: await targetTabId() });
+  if (answer && answer.ok) {
+    await showTab();
+    return;
+  }
+  const line = $("tab-state");
+  line.dataset.state = "problem";
+  line.textContent = "The browser did not let the extension into this page. Click the extension's icon on the page "
+    + "itself (that lets it into this one tab) and try again; the browser's own pages are closed to extensions.";
+});
+
+function saveSettings() {
+  $("autosend-options").hidden = !$("autosend-on").checked;
+  return chrome.runtime.sendMessage({
+    type: "settings",
+    autoSend: $("autosend-on").checked,
+    autoSendDelayMs: Math.round(Number($("autosend-delay").value) * 1000),
+    sendsPerMinute: Number($("autosend-rate").value),
+  });
+}
+for (const id of ["autosend-on", "autosend-delay", "autosend-rate"]) $(id).addEventListener("change", saveSettings);
+
+showConnection();
+showTab();

@@ -1,0 +1,170 @@
+"""What the browser tests share: where Chromium and the extension are, a loopback server for the
+mock chat pages (the Host header picks the site, so http://chatgpt.com:PORT/c/abc is the ChatGPT
+mock, with Chromium resolving the sites' names to 127.0.0.1), and the Chromium arguments that load
+the unpacked extension."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENSION_DIR = ROOT / "operator_app" / "bridge" / "extension"
+PAGES_DIR = ROOT / "fixtures" / "chat-pages"
+
+# host -> mock page; the seven adapters' hosts, plus loopback and a site no adapter knows.
+SITE_PAGES = {
+    "chatgpt.com": "chatgpt.html",
+    "chat.openai.com": "chatgpt.html",
+    "claude.ai": "claude.html",
+    "gemini.google.com": "gemini.html",
+    "aistudio.google.com": "aistudio.html",
+    "chat.mistral.ai": "mistral.html",
+    "chat.deepseek.com": "deepseek.html",
+    "grok.com": "grok.html",
+    "127.0.0.1": "generic.html",
+    "localhost": "generic.html",
+    "chat.example.org": "generic.html",
+}
+MAPPED_HOSTS = [host for host in SITE_PAGES if host not in ("127.0.0.1", "localhost")]
+
+
+def chromium_path() -> str | None:
+    """$OPERATOR_CHROMIUM when set (and only it), else the system's Chromium."""
+    chosen = os.environ.get("OPERATOR_CHROMIUM")
+    candidates = [chosen] if chosen else ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    for candidate in candidates:
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def why_browser_tests_cannot_run() -> str | None:
+    """One line saying what is missing, or None when the browser tests can run."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return "browser tests skipped: Playwright's Python package is not installed (pip install -e '.[test]')"
+    if chromium_path() is None:
+        where = os.environ.get("OPERATOR_CHROMIUM") or "/usr/bin/chromium"
+        return f"browser tests skipped: no Chromium at {where} (Debian: apt-get install chromium)"
+    return None
+
+
+def require_browser() -> None:
+    """Called at the top of each browser test module: without Chromium or Playwright the module is
+    skipped, raised from here so that pytest folds every such skip into one line; under CI=true it
+    is a collection error instead, which fails the run."""
+    import pytest
+
+    missing = why_browser_tests_cannot_run()
+    if missing is None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(missing.replace("browser tests skipped", "browser tests cannot run under CI=true"), pytrace=False)
+    pytest.skip(missing, allow_module_level=True)
+
+
+def chromium_args(extension_dir: Path = EXTENSION_DIR) -> list[str]:
+    rules = ", ".join(f"MAP {host} 127.0.0.1" for host in MAPPED_HOSTS)
+    return [
+        f"--disable-extensions-except={extension_dir}",
+        f"--load-extension={extension_dir}",
+        f"--host-resolver-rules={rules}",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-features=Translate,MediaRouter",
+    ]
+
+
+class _MockPages(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        path = self.path.split("?", 1)[0]
+        if path.startswith("/__mock/"):
+            target = PAGES_DIR / "mock" / path.removeprefix("/__mock/")
+        elif path == "/favicon.ico":
+            self.send_error(404)
+            return
+        else:
+            page = SITE_PAGES.get(host)
+            if page is None:
+                self.send_error(404, f"no mock page for host {host}")
+                return
+            target = PAGES_DIR / page
+        try:
+            body = target.resolve().read_bytes()
+        except OSError:
+            self.send_error(404)
+            return
+        kind = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(target.suffix, "application/octet-stream")
+        self.send_response(200)
+        self.send_header("Content-Type", kind + "; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class MockSites:
+    """The mock chat pages on an ephemeral loopback port."""
+
+    def __init__(self) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _MockPages)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, host: str, path: str = "/") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class AsyncExtensionBrowser:
+    """Chromium with the extension, for tests that run it in the TUI's own event loop (Playwright's
+    async API beside Textual's run_test)."""
+
+    def __init__(self, profile: Path) -> None:
+        self.profile = profile
+        self.context: Any = None
+        self.worker: Any = None
+        self._playwright: Any = None
+
+    async def __aenter__(self) -> "AsyncExtensionBrowser":
+        from playwright.async_api import async_playwright
+
+        self._manager = async_playwright()
+        self._playwright = await self._manager.__aenter__()
+        self.context = await self._playwright.chromium.launch_persistent_context(
+            str(self.profile), executable_path=chromium_path(), headless=True, args=chromium_args(),
+            viewport={"width": 1100, "height": 800},
+        )
+        self.worker = self.context.service_workers[0] if self.context.service_workers else await self.context.wait_for_event("serviceworker")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.context.close()
+        await self._manager.__aexit__(*exc)
+
+    @property
+    def extension_id(self) -> str:
+        return str(self.worker.url.split("/")[2])
+
+    async def popup(self) -> Any:
+        page = await self.context.new_page()
+        await page.goto(f"chrome-extension://{self.extension_id}/popup/popup.html")
+        return page
+
+    async def set_storage(self, values: dict[str, Any]) -> None:
+        await self.worker.evaluate("values => chrome.storage.local.set(values)", values)

@@ -1,0 +1,186 @@
+"""A stand-in for Operator's bridge server that answers as docs/bridge-protocol.md says, for the
+tests of the extension's page side: it records every request the extension makes and lets a test
+decide when a page message's results are ready. (The end-to-end tests use the real server in the
+real TUI; this one lets the extension's own rules be tested one by one: streaming, filling,
+asking, auto-send, pairing.)"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    at: float
+
+
+@dataclass
+class PageState:
+    message: int | None = None
+    text: str = ""
+    generating: bool = True
+    ready: dict[str, Any] | None = None  # count, copy_text once the test says so
+    delivered: bool = False
+    delivered_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+class BridgeDouble:
+    def __init__(self, pairing_code: str = "123456", token: str | None = None) -> None:
+        self.pairing_code = pairing_code
+        self.token = token
+        self.requests: list[Recorded] = []
+        self.pages: dict[tuple[str, int], PageState] = {}
+        self.changed = threading.Condition()
+        self.next_message = 1
+        double = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _body(self) -> Any:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                return json.loads(raw) if raw else None
+
+            def _answer(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _record(self, body: Any) -> None:
+                with double.changed:
+                    double.requests.append(Recorded(self.command, self.path, dict(self.headers), body, time.monotonic()))
+                    double.changed.notify_all()
+
+            def _authorized(self) -> bool:
+                return double.token is not None and self.headers.get("Authorization") == f"Bearer {double.token}"
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self._body()
+                self._record(body)
+                route = urlsplit(self.path).path
+                if route == "/v1/pair":
+                    if body.get("code") != double.pairing_code:
+                        self._answer(403, {"error": {"code": "BRIDGE_BAD_CODE", "message": "wrong pairing code"}})
+                        return
+                    double.token = secrets.token_urlsafe(32)
+                    self._answer(200, {"token": double.token, "workspace": "demo", "operator_version": "0.1.0"})
+                    return
+                if not self._authorized():
+                    self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+                    return
+                if route == "/v1/hello":
+                    self._answer(200, {"workspace": "demo", "operator_version": "0.1.0", "bridge": "connected"})
+                elif route == "/v1/message":
+                    self._answer(200, double._message(body))
+                elif route == "/v1/delivered":
+                    with double.changed:
+                        page = double.pages[(body["conversation"], body["position"])]
+                        page.delivered = True
+                        page.delivered_calls.append(body)
+                        double.changed.notify_all()
+                    self._answer(200, {"ok": True})
+                else:
+                    self._answer(404, {"error": {"code": "BRIDGE_NOT_FOUND", "message": route}})
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._record(None)
+                if not self._authorized():
+                    self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+                    return
+                query = parse_qs(urlsplit(self.path).query)
+                key = (query["conversation"][0], int(query["position"][0]))
+                wait = min(25.0, float(query.get("wait", ["0"])[0]))
+                self._answer(200, double._results(key, wait))
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    # ---- the contract's answers ----
+
+    def _message(self, body: dict[str, Any]) -> dict[str, Any]:
+        key = (body["conversation"], body["position"])
+        with self.changed:
+            page = self.pages.setdefault(key, PageState())
+            accepted = 0
+            if "OPERATOR_CMD" in body["text"]:
+                if page.message is None:
+                    page.message = self.next_message
+                    self.next_message += 1
+                accepted = len(body["text"]) - len(page.text) if body["text"].startswith(page.text) else len(body["text"])
+            page.text = body["text"]
+            page.generating = body["generating"]
+            self.changed.notify_all()
+            return {"message": page.message, "accepted": accepted, "state": self._state(page)}
+
+    def _state(self, page: PageState) -> str:
+        if page.message is None:
+            return "none"
+        if page.ready is not None and not page.generating:
+            return "ready"
+        return "streaming" if page.generating else "waiting"
+
+    def _results(self, key: tuple[str, int], wait: float) -> dict[str, Any]:
+        deadline = time.monotonic() + wait
+        with self.changed:
+            while True:
+                page = self.pages.get(key)
+                state = "none" if page is None else self._state(page)
+                if state in ("ready", "none") or time.monotonic() >= deadline:
+                    break
+                self.changed.wait(timeout=max(0.01, deadline - time.monotonic()))
+            if page is None or page.message is None:
+                return {"state": "none", "message": None, "count": 0, "copy_text": "", "delivered": False, "waiting_for": None}
+            ready = page.ready or {}
+            return {
+                "state": state, "message": page.message, "count": ready.get("count", 0),
+                "copy_text": ready.get("copy_text", "") if state == "ready" else "",
+                "delivered": page.delivered, "waiting_for": None if state != "waiting" else "fs.write notes.txt",
+            }
+
+    # ---- for the tests ----
+
+    def make_ready(self, key: tuple[str, int], copy_text: str, count: int) -> None:
+        with self.changed:
+            self.pages.setdefault(key, PageState()).ready = {"copy_text": copy_text, "count": count}
+            self.changed.notify_all()
+
+    def wait_for(self, predicate: Any, timeout: float = 10.0) -> Any:
+        """Wait until predicate(self) is truthy; return its value (AssertionError on timeout)."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                value = predicate(self)
+                if value:
+                    return value
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError("the extension did not get there in time")
+                self.changed.wait(timeout=min(remaining, 0.2))
+
+    def posts(self, route: str) -> list[Recorded]:
+        with self.changed:
+            return [request for request in self.requests if request.method == "POST" and request.path == route]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,112 @@
+"""Helpers for the browser tests: open a mock chat with the extension paired to a bridge, stream
+an answer, read what the page and the extension did."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+FENCED_READ = "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD\n```\n"
+PLAIN_LIST = "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
+ANSWER = "Let me look at the plan first.\n\n" + FENCED_READ + "\nAnd the folder, as plain lines:\n\n" + PLAIN_LIST + "\nThat is all for now."
+BLOCK_LINES = [
+    "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD",
+    "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD",
+]
+# Results with what editors like to lose: blank lines, indentation, a trailing space.
+COPY_TEXT = (
+    "OPERATOR_RESULT\nid: r1\nok: true\ndetails:\n    indented line\n\n\nafter two blank lines \nEND_OPERATOR_RESULT\n\n"
+    "OPERATOR_RESULT\nid: r2\nok: true\nEND_OPERATOR_RESULT"
+)
+
+NAMES = {  # the contract's `site`: what the person calls it; the host for the generic fallback
+    "chatgpt": "ChatGPT", "claude": "Claude", "gemini": "Gemini", "aistudio": "AI Studio", "mistral": "Le Chat",
+    "deepseek": "DeepSeek", "grok": "Grok", "generic": "127.0.0.1",
+}
+SITES = {
+    "chatgpt": "chatgpt.com",
+    "claude": "claude.ai",
+    "gemini": "gemini.google.com",
+    "aistudio": "aistudio.google.com",
+    "mistral": "chat.mistral.ai",
+    "deepseek": "chat.deepseek.com",
+    "grok": "grok.com",
+    "generic": "127.0.0.1",
+}
+
+
+def open_chat(browser: Any, sites: Any, host: str, path: str) -> Any:
+    page = browser.context.new_page()
+    page.goto(sites.url(host, path))
+    page.wait_for_function("() => window.mockChat !== undefined")
+    # The content script marks nothing on the page until it has something to say; wait until the
+    # extension knows the tab (its first ping), so results have somewhere to go.
+    deadline = time.monotonic() + 10
+    while browser.tab_id(host) is None:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the extension's content script did not report from {host}")
+        time.sleep(0.05)
+    return page
+
+
+def stream(page: Any, text: str, chunk: int = 37, every: int = 30) -> None:
+    page.evaluate("([text, chunk, every]) => mockChat.answer(text, {chunk, every})", [text, chunk, every])
+
+
+def panel_state(page: Any) -> str:
+    return page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state || ''")
+
+
+def wait_panel(page: Any, state: str, timeout: float = 10.0) -> None:
+    page.wait_for_function("state => document.getElementById('operator-bridge-ui')?.dataset.state === state", arg=state, timeout=timeout * 1000)
+
+
+def click_panel(page: Any, action: str) -> None:
+    # Playwright's CSS engine pierces the panel's open shadow root.
+    page.click(f"#operator-bridge-ui button[data-action='{action}']")
+
+
+def input_value(page: Any) -> str:
+    return page.evaluate("() => mockChat.inputValue()")
+
+
+def sent(page: Any) -> list[str]:
+    return page.evaluate("() => mockChat.sent")
+
+
+def final_text(bridge: Any, key: tuple[str, int], timeout: float = 10.0) -> str:
+    """The text of the page message once the extension said the model stopped."""
+    def done(double: Any) -> str | None:
+        for request in double.posts("/v1/message"):
+            body = request.body
+            if (body["conversation"], body["position"]) == key and body["generating"] is False:
+                return body["text"]
+        return None
+
+    return bridge.wait_for(done, timeout)
+
+
+def long_answer(size: int = 200_000, blocks: int = 20) -> str:
+    """An answer of about `size` characters: prose paragraphs, fenced code, and `blocks` commands
+    spread through it (the size the scanner's window holds)."""
+    prose = ("The function below handles the request and returns early when the input is empty; we keep\n"
+             "that behaviour and only change the message it logs.\n\n"
+             "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n\n")
+    command = "OPERATOR_CMD\nversion: 1\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\nstart: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
+    filler = (size - blocks * len(command)) // blocks
+    parts = []
+    for n in range(blocks):
+        parts.append((prose * (filler // len(prose) + 1))[:filler].rsplit("\n\n", 1)[0] + "\n\n")
+        parts.append(command.format(n=n))
+    return "".join(parts)
+
+
+def eventually(condition: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        time.sleep(0.05)
+
+
+def key_for(host: str, path: str, position: int = 0) -> tuple[str, int]:
+    return (host + path, position)

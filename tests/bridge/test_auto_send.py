@@ -1,0 +1,110 @@
+"""Auto-send: off by default; when on, it sends once per page message, only after the model has
+stopped, only what the input box held of Operator's alone, after the delay, within the limit per
+minute."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from browser_support import require_browser
+
+require_browser()
+
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
+    ANSWER, COPY_TEXT, click_panel, final_text, input_value, key_for, open_chat, sent, stream, wait_panel,
+)
+
+
+def enable_auto_send(browser: Any, bridge: BridgeDouble, delay_ms: int = 1000, per_minute: int = 3) -> None:
+    browser.set_storage({"autoSend": True, "autoSendDelayMs": delay_ms, "sendsPerMinute": per_minute})
+
+
+def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    enable_auto_send(extension_browser, bridge)
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
+    key = key_for("chatgpt.com", conversation)
+    bridge.make_ready(key, COPY_TEXT, 2)  # Operator has everything; the model is still writing
+    page.evaluate("([text]) => { mockChat.begin(); mockChat.grow(text); }", [ANSWER])
+    bridge.wait_for(lambda double: key in double.pages and double.pages[key].message)
+    time.sleep(2.0)
+    assert sent(page) == [] and input_value(page) == ""  # not while the stop button is there
+    page.evaluate("() => mockChat.end()")
+    wait_panel(page, "sent")
+    assert sent(page) == [COPY_TEXT]
+    calls = bridge.wait_for(lambda double: [c for c in double.pages[key].delivered_calls if c["sent"]])
+    assert len(calls) == 1
+    stop_gone_at = next(r.at for r in bridge.posts("/v1/message") if r.body["generating"] is False)
+    time.sleep(2.0)
+    assert sent(page) == [COPY_TEXT]  # once per page message
+    assert stop_gone_at > 0
+
+
+def test_auto_send_does_not_send_what_the_person_changed_during_the_delay(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    enable_auto_send(extension_browser, bridge, delay_ms=1500)
+    page = open_chat(extension_browser, mock_sites, "chat.deepseek.com", conversation)
+    key = key_for("chat.deepseek.com", conversation)
+    stream(page, ANSWER)
+    final_text(bridge, key)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "autosend-pending")
+    page.click("#chat-input")
+    page.keyboard.press("End")
+    page.keyboard.type(" and also")
+    wait_panel(page, "autosend-refused")
+    assert sent(page) == []
+
+
+def test_auto_send_is_never_used_when_the_person_had_text_in_the_box(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    enable_auto_send(extension_browser, bridge, delay_ms=500)
+    page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
+    key = key_for("claude.ai", conversation)
+    stream(page, ANSWER)
+    final_text(bridge, key)
+    page.click("#editor")
+    page.keyboard.type("note to self")
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ask")
+    click_panel(page, "append")
+    wait_panel(page, "ready")
+    time.sleep(1.5)
+    assert sent(page) == []
+
+
+def test_auto_send_keeps_to_its_limit_per_minute(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    enable_auto_send(extension_browser, bridge, delay_ms=500, per_minute=1)
+    page = open_chat(extension_browser, mock_sites, "grok.com", conversation)
+    stream(page, ANSWER)
+    first = key_for("grok.com", conversation, 0)
+    final_text(bridge, first)
+    bridge.make_ready(first, COPY_TEXT, 2)
+    wait_panel(page, "sent")
+    stream(page, ANSWER.replace("r1", "r3").replace("r2", "r4"))
+    second = key_for("grok.com", conversation, 1)
+    final_text(bridge, second)
+    bridge.make_ready(second, COPY_TEXT.replace("r1", "r3"), 2)
+    wait_panel(page, "autosend-refused")
+    assert "1 auto-sends in the last minute" in page.inner_text("#operator-bridge-ui .text")
+    assert len(sent(page)) == 1
+    assert input_value(page) == COPY_TEXT.replace("r1", "r3")  # still there for the person's Enter
+
+
+def test_auto_send_is_off_by_default_and_its_settings_persist(extension_browser: Any, bridge: BridgeDouble) -> None:
+    popup = extension_browser.popup()
+    popup.wait_for_selector("#connection-state[data-state='connected']")
+    assert not popup.is_checked("#autosend-on")
+    assert popup.input_value("#autosend-delay") == "2" and popup.input_value("#autosend-rate") == "3"
+    popup.check("#autosend-on")
+    popup.fill("#autosend-delay", "3.5")
+    popup.dispatch_event("#autosend-delay", "change")
+    stored = extension_browser.storage()
+    assert stored["autoSend"] is True and stored["autoSendDelayMs"] == 3500

@@ -1,0 +1,50 @@
+"""The extension's files agree with each other (no browser needed): everything the manifest names
+exists, the background injects the same content scripts the manifest declares, and its network
+reach is the loopback address only."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from browser_support import EXTENSION_DIR
+
+MANIFEST = json.loads((EXTENSION_DIR / "manifest.json").read_text())
+
+
+def test_every_file_the_manifest_names_exists() -> None:
+    named = [*MANIFEST["icons"].values(), *MANIFEST["action"]["default_icon"].values(), MANIFEST["action"]["default_popup"],
+             MANIFEST["background"]["service_worker"], *MANIFEST["background"]["scripts"]]
+    for entry in MANIFEST["content_scripts"]:
+        named += entry["js"]
+    assert named and all((EXTENSION_DIR / path).is_file() for path in named)
+
+
+def test_the_popup_and_the_context_menu_inject_what_the_manifest_declares() -> None:
+    background = (EXTENSION_DIR / "background" / "main.js").read_text()
+    declared = re.search(r"const CONTENT_FILES = (\[.*?\]);", background)
+    assert declared is not None
+    injected = json.loads(declared.group(1))
+    assert injected == MANIFEST["content_scripts"][0]["js"]
+
+
+def test_one_source_for_chromium_and_firefox_with_loopback_as_the_only_host() -> None:
+    assert MANIFEST["manifest_version"] == 3
+    assert MANIFEST["background"]["service_worker"] in MANIFEST["background"]["scripts"]  # Firefox: event page
+    assert MANIFEST["browser_specific_settings"]["gecko"]["id"]
+    assert MANIFEST["host_permissions"] == ["http://127.0.0.1/*"]
+    assert sorted(MANIFEST["permissions"]) == ["activeTab", "contextMenus", "scripting", "storage"]
+    api = (EXTENSION_DIR / "background" / "bridge_api.js").read_text()
+    assert re.findall(r"fetch\(\"(http://[^\"]+)\"", api) == ["http://127.0.0.1:"]
+    for script in (EXTENSION_DIR / "content").glob("*.js"):
+        text = script.read_text()
+        assert "fetch(" not in text and "XMLHttpRequest" not in text and "WebSocket" not in text, script.name
+
+
+def test_every_adapter_has_every_field() -> None:
+    adapters = (EXTENSION_DIR / "shared" / "adapters.js").read_text()
+    entries = re.findall(r"\{\s*id: \"(\w+)\",(.*?)\n    \}", adapters, re.S)
+    assert [name for name, _ in entries] == ["chatgpt", "claude", "gemini", "aistudio", "mistral", "deepseek", "grok"]
+    for name, body in entries:
+        for field in ("name", "hosts", "assistant", "input", "editor", "send", "generating", "conversation"):
+            assert re.search(rf"\b{field}: ", body), (name, field)

@@ -1,0 +1,84 @@
+"""The extension's popup: which selector found nothing on a site, pairing by code, and what it says
+when the browser does not let the extension into a page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from browser_support import require_browser
+
+require_browser()
+
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import ANSWER, open_chat, stream  # noqa: E402
+
+
+def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=input")
+    tab = extension_browser.tab_id("break=input")
+    popup = extension_browser.popup(tab)
+    popup.wait_for_selector("#tab-state[data-state='problem']")
+    problems = popup.inner_text("#tab-problems")
+    assert "input box:" in problems and "#prompt-textarea" in problems and "found nothing" in problems
+    assert page.url.endswith("break=input")
+
+    healthy = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
+    popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
+    popup.wait_for_selector("#tab-state[data-state='ok']")
+    assert "Claude: every selector found its element" in popup.inner_text("#tab-state")
+    assert healthy.url.endswith(conversation)
+
+
+def test_the_popup_reports_an_assistant_selector_that_misses_the_answer(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant")
+    stream(page, ANSWER)
+    page.wait_for_function("() => !mockChat.generating")
+    popup = extension_browser.popup(extension_browser.tab_id("break=assistant"))
+    popup.wait_for_selector("#tab-state[data-state='problem']")
+    item = popup.inner_text("#tab-problems li[data-field='assistant']")
+    assert '[data-message-author-role="assistant"]' in item and "yet the page shows OPERATOR_CMD" in item
+    assert bridge.posts("/v1/message") == []  # it says so instead of guessing
+
+
+def test_pairing_through_the_popup(extension_browser: Any) -> None:
+    double = BridgeDouble(pairing_code="482913")
+    try:
+        extension_browser.reset()
+        popup = extension_browser.popup()
+        popup.wait_for_selector("#pairing:not([hidden])")
+        assert popup.input_value("#pair-port") == "47821"
+        popup.fill("#pair-port", str(double.port))
+        popup.fill("#pair-code", "111111")
+        popup.click("#pair-button")
+        popup.wait_for_selector("#pair-result.error")
+        assert "Wrong code" in popup.inner_text("#pair-result")
+        assert "token" not in extension_browser.storage()
+        popup.fill("#pair-code", "482913")
+        popup.click("#pair-button")
+        popup.wait_for_selector("#connection-state[data-state='connected']")
+        stored = extension_browser.storage()
+        assert stored["token"] == double.token and stored["port"] == double.port
+        pair = double.posts("/v1/pair")[-1]
+        assert pair.headers.get("Origin", "").startswith("chrome-extension://")
+        assert "Authorization" not in pair.headers
+        hello = double.wait_for(lambda d: d.posts("/v1/hello"))
+        assert hello[-1].headers["Authorization"] == f"Bearer {double.token}"
+        assert "workspace demo" in popup.inner_text("#connection-state")
+    finally:
+        double.close()
+
+
+def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+    page = extension_browser.context.new_page()  # a site no adapter knows: no content script there
+    page.goto(mock_sites.url("chat.example.org", conversation))
+    [tab] = extension_browser.worker.evaluate("async () => (await chrome.tabs.query({})).map(tab => tab.id)")
+    popup = extension_browser.popup(tab)
+    popup.wait_for_selector("#tab-state[data-state='idle']")
+    assert "not watching this tab" in popup.inner_text("#tab-state")
+    # Opened from a test, the popup has no activeTab grant for that page, as a popup opened
+    # elsewhere would not: the extension may not go in, and says so instead of doing nothing.
+    popup.click("#watch-tab")
+    popup.wait_for_selector("#tab-state[data-state='problem']")
+    assert "did not let the extension into this page" in popup.inner_text("#tab-state")
