@@ -15,7 +15,8 @@ other actions' fields declares every model, so this runs only for a key the acti
 from __future__ import annotations
 
 import re
-from functools import cache
+from collections import Counter
+from functools import cache, lru_cache
 
 from .. import grammar
 from ..errors import ErrorCode, OperatorError
@@ -37,24 +38,76 @@ def _tokens(key: str) -> set[str]:
 
 
 def _ratio(a: str, b: str) -> float:
+    """difflib's ratio of the two, in lower case."""
     import difflib  # only for a key the action does not take: not on every start
 
     return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
 
 
-def _close(key: str, names: list[str], cutoff: float) -> str | None:
-    """The name `key` is most likely a misspelling of, or None."""
+Candidate = tuple[str, float, int, frozenset[str], tuple[tuple[str, int], ...]]
+
+
+class _Names:
+    """Field names (or synonyms) to look a key up among, with what each costs nothing to compare
+    again: the names a key of a given length and first letter can be close enough to by the
+    lengths alone (a ratio is at most 2 * shorter / both), their letters and letter counts."""
+
+    __slots__ = ("names", "cutoff", "longest", "_by_shape")
+
+    def __init__(self, names: tuple[str, ...], cutoff: float) -> None:
+        self.names, self.cutoff = names, cutoff
+        self.longest = max((len(name) for name in names), default=0)
+        self._by_shape: dict[tuple[str, int], list[Candidate]] = {}
+
+    def candidates(self, first: str, length: int) -> list[Candidate]:
+        """(name, the letters in common it needs, its length, its letters, their counts)."""
+        found = self._by_shape.get((first, length))
+        if found is None:
+            found = []
+            for name in self.names:
+                at_least = self.cutoff if name[:1].lower() == first else SAME_ANYWAY
+                if 2 * min(length, len(name)) >= at_least * (length + len(name)):
+                    lower = name.lower()
+                    found.append((name, at_least * (length + len(name)) / 2, len(name), frozenset(lower),
+                                  tuple(Counter(lower).items())))
+            if len(self._by_shape) < 4096:
+                self._by_shape[(first, length)] = found
+        return found
+
+
+@lru_cache(maxsize=64)
+def _names(names: tuple[str, ...], cutoff: float) -> _Names:
+    return _Names(names, cutoff)
+
+
+def _close(key: str, names: tuple[str, ...], cutoff: float) -> str | None:
+    """The name `key` is most likely a misspelling of, or None. What the lengths and the letters
+    alone keep below the cutoff is passed over without a matcher: a key of 50,000 characters, or
+    thousands of junk keys, cost time in proportion to their size, not a comparison each."""
+    index = _names(names, cutoff)
+    if len(key) > 4 * index.longest:
+        return None  # far longer than any of them: no ratio reaches a cutoff
     best, best_ratio = None, 0.0
-    for name in names:
+    lower = key.lower()
+    present = frozenset(lower)
+    letters: Counter[str] | None = None
+    for name, needed, size, name_letters, name_counts in index.candidates(lower[:1], len(key)):
+        # At most this many of the name's letters are in the key (each letter it lacks costs one),
+        # then exactly how many: two bounds on the ratio before any matcher.
+        if size - len(name_letters - present) < needed:
+            continue
+        letters = letters if letters is not None else Counter(lower)
+        if sum(min(count, letters[char]) for char, count in name_counts) < needed:
+            continue
         ratio = _ratio(key, name)
-        if ratio > best_ratio and (ratio >= SAME_ANYWAY or (ratio >= cutoff and key[:1].lower() == name[:1].lower())):
+        if ratio > best_ratio and (ratio >= SAME_ANYWAY or (ratio >= cutoff and lower[:1] == name[:1].lower())):
             best, best_ratio = name, ratio
     return best
 
 
 def misspelling_of(key: str, name: str) -> bool:
     """Whether `key` reads like a misspelling of the field `name` ("pth" of "path")."""
-    return key != name and _close(key, [name], OWN_CUTOFF) == name
+    return key != name and _close(key, (name,), OWN_CUTOFF) == name
 
 
 @cache
@@ -81,25 +134,29 @@ FIELD_SYNONYMS = {
     "lang": "language", "to": "path_to", "dest": "path_to", "destination": "path_to", "force": "overwrite",
     "replace": "overwrite",
 }
+_SYNONYM_NAMES = tuple(FIELD_SYNONYMS)
 
-# Words of a field name that say nothing of what it does on their own.
+# Words of a field name that say nothing of what it does on their own, and the shortest word that
+# does: "q" (query's alias) inside trace_q_7 is no query.
 _NOT_STEMS = frozenset({"b64", "id", "to"})
+MIN_STEM = 3
 
 
-def _stems(names: list[str]) -> dict[str, str]:
+@lru_cache(maxsize=64)
+def _stems(names: tuple[str, ...]) -> dict[str, str]:
     """word -> field, for the words a key made of one would be about: a field's own name, and the
     meaningful word of a two-word field (edits of edits_b64, marker of marker_id)."""
-    stems = {name: name for name in names}
+    stems = {name: name for name in names if len(name) >= MIN_STEM}
     for name in names:
         words = name.split("_")
         if len(words) == 2:
             for word in words:
-                if word not in _NOT_STEMS:
+                if word not in _NOT_STEMS and len(word) >= MIN_STEM:
                     stems.setdefault(word, name)
     return stems
 
 
-def _made_of(key: str, names: list[str]) -> str | None:
+def _made_of(key: str, names: tuple[str, ...]) -> str | None:
     """The field whose word `key` contains (start_line holds start; new_path, path), the closest
     one when several."""
     stems = _stems(names)
@@ -112,18 +169,30 @@ def _owned_by(actions: tuple[str, ...]) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
+def shown(key: str) -> str:
+    """A key as a message or summary names it: a very long one is cut."""
+    return key if len(key) <= SHOWN_KEY_CHARS else key[: SHOWN_KEY_CHARS - 3] + "..."
+
+
+@lru_cache(maxsize=64)
+def _fields_around(accepted: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """(the action's own fields, every other action's field -> the actions that take it)."""
+    own = tuple(name for name in accepted if name not in grammar.REQUIRED_FIELDS)
+    return own, {name: actions for name, actions in fields_of_actions().items() if name not in accepted}
+
+
 def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorError | None:
     """The error for a key `action` does not take (`accepted`: the keys it does take), or None when
     the key is a harmless addition to ignore."""
-    own = [name for name in accepted if name not in grammar.REQUIRED_FIELDS]
+    named = shown(key)
+    own, owners = _fields_around(tuple(accepted))
     listed = f"fields of {action}: {', '.join(own)}"
-    owners = {name: actions for name, actions in fields_of_actions().items() if name not in accepted}
     if key in owners:  # exactly another action's field: say whose, before any likeness to this one's
         return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
             f"{action} does not take {key} ({key} is a field of {_owned_by(owners[key])}, and {action} would not do "
             f"what it asks); remove the line, or send the action that takes it; {listed}"
         ))
-    synonym = _close(key, list(FIELD_SYNONYMS), OTHER_CUTOFF)
+    synonym = _close(key, _SYNONYM_NAMES, OTHER_CUTOFF)
     misspelt = _close(key, own, OWN_CUTOFF)
     if synonym is not None and misspelt is not None and _ratio(key, misspelt) >= _ratio(key, synonym):
         synonym = None  # "Path" is path, not "patch"
@@ -133,11 +202,11 @@ def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorErr
     mistaken = meant if meant in own else None if meant in owners else misspelt or _made_of(key, own)
     if mistaken is not None:
         cased = " (keys are case-sensitive)" if mistaken.lower() == key.lower() else ""
-        return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, f"{action} does not take {key}; did you mean {mistaken}?{cased} {listed}")
-    near = (meant if meant in owners else None) or _close(key, list(owners), OTHER_CUTOFF) or _made_of(key, list(owners))
+        return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, f"{action} does not take {named}; did you mean {mistaken}?{cased} {listed}")
+    near = (meant if meant in owners else None) or _close(key, tuple(owners), OTHER_CUTOFF) or _made_of(key, tuple(owners))
     if near is not None:
         return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
-            f"{action} does not take {key}, which reads like {near} (a field of {_owned_by(owners[near])}): {action} "
+            f"{action} does not take {named}, which reads like {near} (a field of {_owned_by(owners[near])}): {action} "
             f"would not do what it asks; remove the line, or send the action that takes it; {listed}"
         ))
     return None
@@ -147,6 +216,5 @@ def ignored_clause(keys: tuple[str, ...]) -> str:
     """The few words a result's summary ends with when the command had keys that were ignored."""
     if not keys:
         return ""
-    shown = [key if len(key) <= SHOWN_KEY_CHARS else key[: SHOWN_KEY_CHARS - 3] + "..." for key in keys[:3]]
     more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
-    return f"; ignored field{'s' if len(keys) > 1 else ''}: {', '.join(shown)}{more}"
+    return f"; ignored field{'s' if len(keys) > 1 else ''}: {', '.join(shown(key) for key in keys[:3])}{more}"
