@@ -318,7 +318,7 @@ class Bridge:
         if message is None:
             return
         if isinstance(event, AwaitingDecision):
-            message.waiting_for = f"{event.plan.action} {event.plan.target.rel}"
+            message.waiting_for = f"{event.plan.action} {event.plan.where}"
             self._bump()
         elif isinstance(event, ResultReady) and message.waiting_for is not None:
             message.waiting_for = None

@@ -72,7 +72,7 @@ class WaitingWriteMixin(_Base):
     def _show_consent(self, message: ConsentAsked) -> None:
         def answered(value: str | None) -> None:
             if value == "later":  # escape: the write keeps waiting, and the message with it
-                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.target.rel} still waits "
+                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.where} still waits "
                             "for you: d (or enter on its row) shows it again; the rest of the message waits with it.")
                 self._refresh_footer()
                 return
@@ -123,7 +123,7 @@ class WaitingWriteMixin(_Base):
         waiting = self._waiting
         if waiting is not None and self._quit_question is None:
             question = Text.assemble(
-                (f"{waiting.plan.action} on {waiting.plan.target.rel}", "bold"), f" ({waiting.plan.command_id}) waits "
+                (f"{waiting.plan.action} on {waiting.plan.where}", "bold"), f" ({waiting.plan.command_id}) waits "
                 f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
                 f"message {waiting.number} does not run (after a restart its commands show as not run).")
             self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",
