@@ -139,18 +139,27 @@ async def _hello(request: web.Request) -> web.Response:
                               "bridge": "connected"})
 
 
-async def _message(request: web.Request) -> web.Response:
-    bridge = request.app[BRIDGE_KEY]
+async def _page_request(request: web.Request) -> tuple[Bridge, dict[str, Any], tuple[str, int]] | web.Response:
+    """The bridge, the JSON body and the page message it names; or the refusal to send."""
     data = await _json_object(request)
     if isinstance(data, web.Response):
         return data
     key = _page_key(data)
     if isinstance(key, str):
         return _bad_request(key)
+    bridge = request.app[BRIDGE_KEY]
+    bridge.seen(_tab(data))
+    return bridge, data, key
+
+
+async def _message(request: web.Request) -> web.Response:
+    parsed = await _page_request(request)
+    if isinstance(parsed, web.Response):
+        return parsed
+    bridge, data, key = parsed
     text, generating = data.get("text"), data.get("generating")
     if not isinstance(text, str) or not isinstance(generating, bool):
         return _bad_request("text must be the message's whole text (a string) and generating true or false")
-    bridge.seen(_tab(data))
     if bridge.workspace_name() is None:
         return _refuse(guard.Refusal(409, "BRIDGE_NO_WORKSPACE", (
             "Operator has no workspace open: choose one in Operator (w), then the message is taken")))
@@ -173,17 +182,13 @@ async def _results(request: web.Request) -> web.Response:
 
 
 async def _delivered(request: web.Request) -> web.Response:
-    bridge = request.app[BRIDGE_KEY]
-    data = await _json_object(request)
-    if isinstance(data, web.Response):
-        return data
-    key = _page_key(data)
-    if isinstance(key, str):
-        return _bad_request(key)
+    parsed = await _page_request(request)
+    if isinstance(parsed, web.Response):
+        return parsed
+    bridge, data, key = parsed
     number = data.get("message")
     if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
         return _bad_request("message must be the Operator message number the results came from")
-    bridge.seen(_tab(data))
     return web.json_response({"ok": bridge.delivered(key, number, data.get("sent") is True)})
 
 
