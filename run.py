@@ -2,6 +2,7 @@
 """The two Quick start commands, needing nothing but Python 3.11+:
 
     python3 run.py demo    set up .venv, then open Operator on a scratch copy of the demo workspace
+                           (removed when it ends; --keep keeps it)
     python3 run.py test    set up .venv, then run the whole test suite
 
 Set-up creates .venv beside this file and installs the project with its test extra; it is
@@ -48,18 +49,35 @@ def compile_bytecode() -> None:
 
 
 def demo(extra: list[str]) -> int:
+    keep = "--keep" in extra
+    extra = [arg for arg in extra if arg != "--keep"]
     scratch = Path(tempfile.mkdtemp(prefix="operator-demo-"))
-    workspace = scratch / "workspace"
-    shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
-    state = scratch / "state"
-    message = ROOT / "fixtures" / "messages" / "demo.txt"
-    print(f"run.py: demo workspace (a scratch copy): {workspace}", flush=True)
-    app = str(BIN / "operator-app")
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        return subprocess.call([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message), *extra])
-    # No terminal (CI, a pipe): show the headless path on the same message instead.
-    print("run.py: no terminal, so running the headless exec on the demo message:", flush=True)
-    return subprocess.call([app, "exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all", str(message)])
+    try:
+        workspace = scratch / "workspace"
+        shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
+        state = scratch / "state"
+        message = ROOT / "fixtures" / "messages" / "demo.txt"
+        print(f"run.py: demo workspace (a scratch copy): {workspace}", flush=True)
+        # The demo keeps its settings and its trash in the scratch folder too: the TUI remembers the
+        # workspace it opens, and a later bare `operator-app` must not open this copy; a delete
+        # tried in the demo must not land in the person's own trash.
+        env = dict(os.environ, OPERATOR_CONFIG_DIR=str(scratch / "config"), OPERATOR_TRASH="session")
+        app = str(BIN / "operator-app")
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            return subprocess.call([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message),
+                                    *extra], env=env)
+        # No terminal (CI, a pipe): show the headless path on the same message instead.
+        print("run.py: no terminal, so running the headless exec on the demo message:", flush=True)
+        return subprocess.call([app, "exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all",
+                                str(message)], env=env)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if keep:
+            print(f"run.py: the demo's scratch folder is kept: {scratch} (remove it with: rm -rf {scratch})", flush=True)
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+            print(f"run.py: removed the demo's scratch folder {scratch} (python3 run.py demo --keep keeps it)", flush=True)
 
 
 def test(extra: list[str]) -> int:

@@ -12,6 +12,10 @@ in the same run, so the result does not depend on the machine:
 6. `operator-app exec` of a 200,000-character message holding 100 cheap
    commands (operator.getCommentStyle), against the same-sized message
    holding one: what the 99 extra commands cost, whole process          (target: at most +8 ms)
+7. scan + parse + validate of a 200,000-character message whose blocks hold
+   nothing but extra keys (195 random 9-letter keys each, every one looked
+   at as a possible misspelt field), against the same-sized message of plain
+   fs.read blocks                                                      (target: within 10x)
 
 Run: python benchmarks/bench_protocol.py [--json]. Exits 1 when a target is missed.
 """
@@ -169,6 +173,30 @@ def comment_style_message(commands: int, size: int = 200_000) -> str:
     return text + "x" * max(0, size - len(text))
 
 
+def junk_keys_message(size: int = 200_000) -> str:
+    """Blocks of 195 random 9-letter keys an action does not take: the most work the extra-key
+    rule can be made to do per character (each key is checked against every field and synonym)."""
+    import random
+
+    pick = random.Random(7)
+    parts, n = [], 0
+    while sum(map(len, parts)) < size:
+        keys = "".join(f"k{''.join(pick.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(8))}: v\n" for _ in range(195))
+        parts.append(f"OPERATOR_CMD\nversion: 1\nid: junk-{n}\naction: fs.read\npath: a.txt\n{keys}END_OPERATOR_CMD\n")
+        n += 1
+    return "".join(parts)[:size].rsplit("OPERATOR_CMD\nversion", 1)[0]
+
+
+def plain_blocks_message(size: int) -> str:
+    block = "OPERATOR_CMD\nversion: 1\nid: read-{n}\naction: fs.read\npath: src/module_{n}.py\nEND_OPERATOR_CMD\n"
+    parts, total, n = [], 0, 0
+    while total + len(block.format(n=n)) <= size:
+        parts.append(block.format(n=n))
+        total += len(parts[-1])
+        n += 1
+    return "".join(parts)
+
+
 def child_cpu() -> float:
     """CPU seconds (user + system) of the finished child processes so far: what a run cost the
     machine, which a loaded machine's waits do not change the way they change wall-clock time."""
@@ -221,6 +249,10 @@ def main() -> int:
     bare = min(bare, bare2)
     whole, streamed = interleaved(lambda: fed_whole(text), lambda: fed_chunks(chunks))
     whole2, asking = interleaved(lambda: fed_whole(text), lambda: fed_chunks_asking_pending(chunks))
+    junk = junk_keys_message()
+    plain = plain_blocks_message(len(junk))
+    assert scan_parse_validate(junk) == junk.count("END_OPERATOR_CMD") and scan_parse_validate(plain) > 0
+    plain_time, junk_time = interleaved(lambda: scan_parse_validate(plain), lambda: scan_parse_validate(junk), repeat=10)
     startup = exec_startup()
     overhead = per_command_overhead()
     rows = [
@@ -229,6 +261,8 @@ def main() -> int:
         ("100-char chunks vs whole feed", streamed / whole, 1.5, f"{streamed * 1e3:.2f} ms vs {whole * 1e3:.2f} ms"),
         ("100-char chunks asking pending after each vs whole feed", asking / whole2, 3.0,
          f"{asking * 1e3:.2f} ms vs {whole2 * 1e3:.2f} ms"),
+        (f"{len(junk):,}-char message of junk extra keys vs the same size of plain blocks", junk_time / plain_time, 10.0,
+         f"{junk_time * 1e3:.0f} ms vs {plain_time * 1e3:.0f} ms"),
     ]
     failed = False
     report = []

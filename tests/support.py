@@ -30,6 +30,10 @@ def b64(text: str | bytes) -> str:
 # entry is begun but before anything moved ("before-trash"); right after its intent is recorded,
 # before the commit ("before-commit"); or, for a delete moved across file systems, once the copy
 # is whole in the trash, before the source renamed aside is removed ("removing-the-moved-source").
+# For a copy or move: with its journal entry begun, before anything moved ("before-moving"); once
+# its copy is whole under its temporary name, before it is renamed into place ("after-copy"); a
+# move to another file system with its copy in place, before the original goes to the trash
+# ("before-trashing-the-original"). "after-replace" (the journal's commit record) applies to them too.
 _DYING_ENGINE = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
@@ -57,12 +61,20 @@ else:
         "after-replace": ("operator_app.engine.journal", "Journal.commit"),
         "before-commit": ("operator_app.engine.commit", "commit"),
         "removing-the-moved-source": ("operator_app.engine.moves", "remove_entry"),
+        "before-moving": ("operator_app.engine.transfer_commit", "_put_in_place"),
+        "after-copy": ("operator_app.engine.transfer_commit", "copy_entry"),
+        "before-trashing-the-original": ("operator_app.engine.transfer_commit", "move_to_trash"),
     }[point]
     owner = importlib.import_module(module)
     *path, attribute = name.split(".")
     for part in path:
         owner = getattr(owner, part)
-    setattr(owner, attribute, lambda *args, **kwargs: os._exit(9))
+    real = getattr(owner, attribute)
+    def die(*args, **kwargs):
+        if point == "after-copy":  # the step itself runs: the app dies right after it
+            real(*args, **kwargs)
+        os._exit(9)
+    setattr(owner, attribute, die)
 Engine(Workspace(sys.argv[2]), session, decide=approve_all).run_text(Path(sys.argv[5]).read_text())
 """
 

@@ -103,6 +103,11 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
     E.ERR_PATCH_MISMATCH: (block("x1", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE)), None),
     E.ERR_EDIT_FAILED: (block("x1", "fs.applyEdits", path="src/app.py", edits_b64=edits({"op": "replaceAll", "find": "zzz", "text": "y"})), None),
     E.ERR_DELETE_ROOT: (block("x1", "fs.delete", path="."), None),
+    E.ERR_MISSING_PATH_TO: (block("x1", "fs.move", path="README.md"), None),
+    E.ERR_UNEXPECTED_PATH_TO: (block("x1", "fs.write", path="a.txt", content="x", path_to="b.txt"), None),
+    E.ERR_TARGET_EXISTS: (block("x1", "fs.copy", path="README.md", path_to="config.json"), None),
+    E.ERR_INVALID_PATH_TO: (block("x1", "fs.rename", path="src/app.py", path_to="app.py"), None),
+    E.ERR_INVALID_OVERWRITE: (block("x1", "fs.copy", path="README.md", path_to="config.json", overwrite="yes"), None),
 }
 
 # Codes that need another way in than one message on a plain workspace; tested below.

@@ -7,9 +7,11 @@ through `FeederEvents`, from this thread: the server moves it onto its loop.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from ..engine.executor import EngineEvent
@@ -31,9 +33,15 @@ class StreamHost(Protocol):
     """What the front end that owns the engine (the TUI) lends the bridge: a streamed message
     run exactly like `--follow` runs one, and the results a message has recorded."""
 
-    def open_stream(self, source: str, observer: Observer | None = None) -> OpenStream: ...
+    def open_stream(self, source: str, observer: Observer | None = None,
+                    lookahead: Callable[[], tuple[str, bool]] | None = None) -> OpenStream: ...
 
     def results_of(self, number: int) -> list[CommandResult]: ...
+
+    def message_text(self, number: int) -> str | None: ...
+
+    @property
+    def state_dir(self) -> Path: ...  # the session's folder: the bridge keeps its ledger there
 
 
 class FeederEvents(Protocol):
@@ -91,17 +99,39 @@ class Feeder:
                     op = Feed(op.serial, "".join(parts))
             return op
 
+    def lookahead(self, serial: int) -> tuple[str, bool]:
+        """What the page already sent of message `serial` beyond what was fed (queued behind a
+        write waiting for its answer), and whether more may follow (no End is queued): a
+        write's dialog says from it what else the message will write."""
+        with self._wake:
+            queued = [op for op in self._ops if op.serial == serial]
+        text = "".join(op.chunk for op in queued if isinstance(op, Feed))
+        return text, not any(isinstance(op, End) for op in queued)
+
     def _run(self) -> None:
         while (op := self._next()) is not None:
             try:
                 self._apply(op)
             except Exception as exc:  # noqa: BLE001 - one message's failure must not stop the bridge
-                self._streams.pop(op.serial, None)
+                self._drop(op.serial)
                 self._events.failed(op.serial, f"{type(exc).__name__}: {exc}")
-            except BaseException:
+            except BaseException as exc:
                 # The front end is going away in the middle of a write's question (the TUI's
-                # Abandoned): that message stays unended, as a quit leaves a pasted one.
+                # Abandoned): that message stays unended, as a quit leaves a pasted one. Nothing
+                # more is fed; the messages still open are told they failed, not left running.
+                for serial in list(self._streams):
+                    self._events.failed(serial, f"the bridge stopped feeding it ({type(exc).__name__})")
+                self._streams.clear()
                 return
+
+    def _drop(self, serial: int) -> None:
+        """A message whose feeding failed is ended, so it does not stay 'running' in the TUI."""
+        held = self._streams.pop(serial, None)
+        if held is not None:
+            try:
+                held[1].end()
+            except Exception:  # noqa: BLE001, S110 - it failed already; its failure is what is told
+                pass
 
     def _apply(self, op: StreamOp) -> None:
         if isinstance(op, Open):
@@ -113,7 +143,7 @@ class Feeder:
             def observe(event: EngineEvent, serial: int = op.serial) -> None:
                 self._events.engine_event(serial, event)
 
-            stream = host.open_stream(op.source, observe)
+            stream = host.open_stream(op.source, observe, functools.partial(self.lookahead, op.serial))
             self._streams[op.serial] = (host, stream)
             self._events.opened(op.serial, stream.number)
             return

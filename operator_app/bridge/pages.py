@@ -57,13 +57,33 @@ class PageMessages:
     def get(self, key: PageKey) -> PageMessage | None:
         return self._pages.get(key)
 
+    def restore(self, key: PageKey, text: str, messages: int, *, closed: bool) -> list[int]:
+        """A page message Operator saw before it restarted (ledger.py): the text its last
+        Operator message held, ended. Returns a serial for each of its `messages`."""
+        serials = list(range(self._next_serial, self._next_serial + messages))
+        self._next_serial += messages
+        self._pages[key] = PageMessage(key, text, None, serials, has_marker=True, closed=closed)
+        return serials
+
+    def forget_ended(self, keep: int) -> list[int]:
+        """Drop the least recently updated ended page messages beyond `keep` (their full texts
+        stay in the session, and the ledger can bring them back); returns their serials."""
+        dropped: list[int] = []
+        for key in list(self._pages):
+            if len(self._pages) <= keep:
+                break
+            page = self._pages[key]
+            if page.open_serial is None:
+                del self._pages[key]
+                dropped += page.serials
+        return dropped
+
     def open_serials(self) -> list[int]:
         return [page.open_serial for page in self._pages.values() if page.open_serial is not None]
 
     def update(self, key: PageKey, text: str, *, generating: bool, source: str) -> list[StreamOp]:
-        page = self._pages.get(key)
-        if page is None:
-            page = self._pages[key] = PageMessage(key)
+        page = self._pages.pop(key, None) or PageMessage(key)
+        self._pages[key] = page  # most recently updated last
         ops: list[StreamOp] = []
         if text != page.text and not page.text.startswith(text):
             # (A text the seen one starts with is no news: a re-render, or a page reloaded in the

@@ -8,6 +8,7 @@ JSON to calls on `Bridge` (service.py), which holds the state.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -70,6 +71,17 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         return _refuse(guard.Refusal(405, "BRIDGE_METHOD_NOT_ALLOWED", f"{request.method} is not taken on {request.path}"))
 
 
+async def _expect(request: web.Request) -> web.StreamResponse | None:
+    """`Expect: 100-continue`: a body over the limit is refused before the client sends it."""
+    if (request.content_length or 0) > guard.MAX_BODY_BYTES:
+        return _refuse(guard.TOO_LARGE)
+    if request.headers.get("Expect", "").lower() != "100-continue":
+        return _refuse(guard.Refusal(417, "BRIDGE_BAD_REQUEST", "the only expectation taken is 100-continue"))
+    await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    request.writer.output_size = 0  # the answer's own size starts after this interim line
+    return None
+
+
 async def _json_object(request: web.Request) -> dict[str, Any] | web.Response:
     try:
         body = await request.json(loads=json.loads)
@@ -84,8 +96,8 @@ def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
     conversation, position = data.get("conversation"), data.get("position")
     if not isinstance(conversation, str) or not conversation or len(conversation) > MAX_CONVERSATION_CHARS:
         return f"conversation must be a non-empty string of at most {MAX_CONVERSATION_CHARS} characters"
-    if isinstance(position, str) and position.isdigit():
-        position = int(position)  # from a query string
+    if isinstance(position, str) and position.isascii() and position.isdigit():
+        position = int(position)  # from a query string ("²" is a digit to str.isdigit, not to int)
     if not isinstance(position, int) or isinstance(position, bool) or position < 0:
         return "position must be a whole number >= 0 (the message's index among the page's assistant messages)"
     return conversation, position
@@ -127,18 +139,27 @@ async def _hello(request: web.Request) -> web.Response:
                               "bridge": "connected"})
 
 
-async def _message(request: web.Request) -> web.Response:
-    bridge = request.app[BRIDGE_KEY]
+async def _page_request(request: web.Request) -> tuple[Bridge, dict[str, Any], tuple[str, int]] | web.Response:
+    """The bridge, the JSON body and the page message it names; or the refusal to send."""
     data = await _json_object(request)
     if isinstance(data, web.Response):
         return data
     key = _page_key(data)
     if isinstance(key, str):
         return _bad_request(key)
+    bridge = request.app[BRIDGE_KEY]
+    bridge.seen(_tab(data))
+    return bridge, data, key
+
+
+async def _message(request: web.Request) -> web.Response:
+    parsed = await _page_request(request)
+    if isinstance(parsed, web.Response):
+        return parsed
+    bridge, data, key = parsed
     text, generating = data.get("text"), data.get("generating")
     if not isinstance(text, str) or not isinstance(generating, bool):
         return _bad_request("text must be the message's whole text (a string) and generating true or false")
-    bridge.seen(_tab(data))
     if bridge.workspace_name() is None:
         return _refuse(guard.Refusal(409, "BRIDGE_NO_WORKSPACE", (
             "Operator has no workspace open: choose one in Operator (w), then the message is taken")))
@@ -153,23 +174,21 @@ async def _results(request: web.Request) -> web.Response:
     try:
         wait = float(request.query.get("wait", "0"))
     except ValueError:
+        wait = math.nan
+    if not math.isfinite(wait):  # "nan" would hold the poll open for good
         return _bad_request("wait must be a number of seconds (0 to 25)")
     bridge.seen()
     return web.json_response(await bridge.wait_results(key, wait))
 
 
 async def _delivered(request: web.Request) -> web.Response:
-    bridge = request.app[BRIDGE_KEY]
-    data = await _json_object(request)
-    if isinstance(data, web.Response):
-        return data
-    key = _page_key(data)
-    if isinstance(key, str):
-        return _bad_request(key)
+    parsed = await _page_request(request)
+    if isinstance(parsed, web.Response):
+        return parsed
+    bridge, data, key = parsed
     number = data.get("message")
     if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
         return _bad_request("message must be the Operator message number the results came from")
-    bridge.seen(_tab(data))
     return web.json_response({"ok": bridge.delivered(key, number, data.get("sent") is True)})
 
 
@@ -200,11 +219,10 @@ class BridgeServer:
         app = web.Application(middlewares=[_guard], client_max_size=guard.MAX_BODY_BYTES)
         app[BRIDGE_KEY] = self.bridge
         app[PORT_KEY] = [port]
-        app.router.add_post("/v1/pair", _pair)
-        app.router.add_post("/v1/hello", _hello)
-        app.router.add_post("/v1/message", _message)
+        for path, handler in (("/v1/pair", _pair), ("/v1/hello", _hello), ("/v1/message", _message),
+                              ("/v1/delivered", _delivered)):
+            app.router.add_post(path, handler, expect_handler=_expect)
         app.router.add_get("/v1/results", _results)
-        app.router.add_post("/v1/delivered", _delivered)
         # lingering_time: a request refused for its size is not read to its end for long.
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0)
         await runner.setup()

@@ -17,9 +17,11 @@ from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
 from .guard import FailureLimiter
-from .pairing import Paired, Pairing
+from .ledger import Ledger
+from .pairing import CODE_LIFETIME_S, Paired, Pairing
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
+PAGES_IN_MEMORY = 200  # ended page messages beyond this are forgotten here (their ledger keeps them)
 MAX_WAIT_S = 25.0
 
 
@@ -36,6 +38,7 @@ class BridgeMessage:
     results: list[CommandResult] = field(default_factory=list)
     problem: str | None = None
     delivered_in: int | None = None  # the delivery (the bridge's count of them) its results went back in
+    ledger: Ledger | None = None  # where its session remembers it (ledger.py)
 
     @property
     def delivered(self) -> bool:
@@ -83,10 +86,13 @@ class Bridge:
         self.pages = PageMessages()
         self.messages: dict[int, BridgeMessage] = {}
         self._deliveries = 0
+        self._current_host = current_host
+        self._ledger: Ledger | None = None
         self.port: int | None = None
         self.tab: Tab | None = None
         self._last_seen: float | None = None
         self._expiry: asyncio.TimerHandle | None = None
+        self._code_expiry: asyncio.TimerHandle | None = None
         self._changed = asyncio.Event()
         self.stopping = False
         self.feeder = Feeder(current_host, _ThreadSafeEvents(self))
@@ -100,7 +106,8 @@ class Bridge:
                             self.pairing.code, self.port)
 
     def _tell_status(self) -> None:
-        self.listener.status_changed(self.status())
+        if not self.stopping:  # a stopped bridge's late timer must not speak over the next one's header
+            self.listener.status_changed(self.status())
 
     def seen(self, tab: dict[str, Any] | None = None) -> None:
         """An authorized request came in (with the tab it speaks for, when it says)."""
@@ -119,7 +126,9 @@ class Bridge:
     def offer_code(self) -> str:
         code = self.pairing.offer_code()
         self._tell_status()
-        self._loop.call_later(601.0, self._tell_status)  # the code's expiry shows in the header
+        if self._code_expiry is not None:
+            self._code_expiry.cancel()
+        self._code_expiry = self._loop.call_later(CODE_LIFETIME_S + 1.0, self._tell_status)  # the header drops it
         return code
 
     def pair(self, code: str, origin: str | None, browser: str) -> Paired:
@@ -133,17 +142,45 @@ class Bridge:
 
     def update(self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None) -> dict[str, Any]:
         site = str((tab or {}).get("site") or "page")[:40]
+        if self.pages.get(key) is None:
+            self._restore(key, site)
         ops = self.pages.update(key, text, generating=generating, source=f"bridge {site}")
         self._track(ops, site)
         self.feeder.put(ops)
+        for serial in self.pages.forget_ended(PAGES_IN_MEMORY):
+            self.messages.pop(serial, None)
         state = self.results_state(key)
         return {"message": state.get("message"), "accepted": sum(len(op.chunk) for op in ops if isinstance(op, Feed)),
                 "state": state["state"]}
 
+    def _ledger_now(self) -> Ledger | None:
+        """The ledger of the session the bridge feeds now (another workspace has its own)."""
+        host = self._current_host()
+        if host is None:
+            return None
+        if self._ledger is None or self._ledger.state_dir != host.state_dir:
+            self._ledger = Ledger(host.state_dir)
+        return self._ledger
+
+    def _restore(self, key: PageKey, site: str) -> None:
+        """A page message this bridge has not seen, that the session's ledger knows (Operator
+        restarted, or it was forgotten here): what it became, so the same text is no news and
+        results never delivered are still owed."""
+        host, ledger = self._current_host(), self._ledger_now()
+        record = ledger.get(key) if ledger is not None else None
+        if host is None or record is None or not record.messages:
+            return
+        text = host.message_text(record.messages[-1]) or ""
+        serials = self.pages.restore(key, text, len(record.messages), closed=record.closed)
+        for serial, number in zip(serials, record.messages):
+            self.messages[serial] = BridgeMessage(
+                serial, key, site, number, ended=True, results=host.results_of(number),
+                delivered_in=0 if number in record.delivered else None, ledger=ledger)
+
     def _track(self, ops: list[StreamOp], site: str) -> None:
         for op in ops:
             if isinstance(op, Open):
-                self.messages[op.serial] = BridgeMessage(op.serial, op.key, site)
+                self.messages[op.serial] = BridgeMessage(op.serial, op.key, site, ledger=self._ledger_now())
         if ops:
             self._bump()
 
@@ -217,8 +254,11 @@ class Bridge:
         first = not message.delivered
         if first:
             self._deliveries += 1
-            for earlier in self._owed_messages(key):
+            went = self._owed_messages(key)
+            for earlier in went:
                 earlier.delivered_in = self._deliveries
+            if message.ledger is not None:
+                message.ledger.delivered(key, [m.number for m in went if m.number is not None])
         if first or sent:
             self.listener.delivered(message.number, len(owed), sent)
         self._bump()
@@ -239,6 +279,8 @@ class Bridge:
         if message is None:
             return False
         self.feeder.put(self.pages.close(message.serial))
+        if message.ledger is not None:
+            message.ledger.closed(message.key)
         self._bump()
         return True
 
@@ -251,8 +293,9 @@ class Bridge:
         self.stopping = True
         self.feeder.put(self.pages.end_all())
         self.feeder.stop()
-        if self._expiry is not None:
-            self._expiry.cancel()
+        for timer in (self._expiry, self._code_expiry):
+            if timer is not None:
+                timer.cancel()
         self._bump()
 
     def _bump(self) -> None:
@@ -266,6 +309,8 @@ class Bridge:
         message = self.messages.get(serial)
         if message is not None:
             message.number = number
+            if message.ledger is not None:
+                message.ledger.opened(message.key, number)
             self._bump()
 
     def _engine_event(self, serial: int, event: EngineEvent) -> None:
@@ -273,7 +318,7 @@ class Bridge:
         if message is None:
             return
         if isinstance(event, AwaitingDecision):
-            message.waiting_for = f"{event.plan.action} {event.plan.target.rel}"
+            message.waiting_for = f"{event.plan.action} {event.plan.where}"
             self._bump()
         elif isinstance(event, ResultReady) and message.waiting_for is not None:
             message.waiting_for = None

@@ -1,6 +1,7 @@
 """What every headless sub-command opens first, each failure turned into its exit code: the
-workspace (exit 3), its session in the state folder (exit 5, or 6 where results and undo find
-none), and the message to run (exit 4)."""
+workspace (exit 3; undo and results take the last one the TUI opened when none is named), its
+session in the state folder (exit 5, or 6 where results and undo find none), and the message to
+run (exit 4)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,23 @@ from pathlib import Path
 from typing import Any
 
 from .envelope import EXIT_MESSAGE, EXIT_NOTHING, EXIT_STATE, EXIT_WORKSPACE, CommandFailed, ErrorDetail
+
+
+def chosen_workspace(raw: str | None, warnings: list[str]) -> str:
+    """--workspace, or without it the workspace the TUI opened last, named on stderr (undo and
+    results look at a session that already exists: the last one is the likeliest). A UsageError
+    that says how to name one when there is none."""
+    if raw:
+        return raw
+    from ..settings import last_workspace
+    from .parser import UsageError
+
+    last = last_workspace()
+    if last is None:
+        raise UsageError("no --workspace given, and no workspace is remembered (the TUI remembers the last one it "
+                         "opened); name one: --workspace DIR")
+    warnings.append(f"using the last workspace, {last} (--workspace names another)")
+    return str(last)
 
 
 def open_workspace(raw: str) -> Any:

@@ -16,6 +16,18 @@ exit codes: 0 the message was processed (whatever its results), 1 internal error
 2 bad usage, 3 workspace missing or unusable, 4 message unreadable,
 5 state folder unusable or busy, 6 nothing to undo / undo refused / no results yet,
 7 the output could not be written (exec: the results are saved; `results --last` prints them)"""
+UNDO_EPILOG = """\
+exit codes: 0 the change(s) were undone (or listed), 1 internal error, 2 bad usage (or no
+--workspace and none remembered), 3 workspace missing or unusable, 5 state folder unusable or
+busy, 6 nothing to undo, or the undo was refused (stderr says why; nothing was touched),
+7 the output could not be written"""
+RESULTS_EPILOG = """\
+exit codes: 0 the result blocks were printed, 1 internal error, 2 bad usage (or no --workspace
+and none remembered), 3 workspace missing or unusable, 5 state folder unusable or busy,
+6 no such message, or it has no results (stderr says why), 7 the output could not be written"""
+WORKSPACE_HELP = "the workspace folder (default: the last one the TUI opened; stderr says which)"
+STATE_HELP = "the session's state folder (default: one per workspace in the user state folder)"
+JSON_HELP = "print one JSON ResponseEnvelope instead of text"
 
 # A sub-command's declaration: adds its parser to the sub-parsers action it is given.
 Declare = Callable[[Any], None]
@@ -53,10 +65,10 @@ class Parser(argparse.ArgumentParser):
 
 def _exec_parser(sub: Any) -> None:
     run = sub.add_parser("exec", help="run the commands of one message and print the OPERATOR_RESULT blocks", epilog=EPILOG)
-    run.add_argument("--workspace", required=True)
+    run.add_argument("--workspace", required=True, help="the folder the model may work in")
     run.add_argument("--approve", choices=("all", "none"),
                      help="decide every write without asking (default: ask on a terminal, none otherwise)")
-    run.add_argument("--state-dir")
+    run.add_argument("--state-dir", help=STATE_HELP)
     run.add_argument("--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks")
     run.add_argument("message_file", nargs="?", default="-", metavar="MESSAGE_FILE", help="the message (default: stdin)")
 
@@ -67,22 +79,23 @@ def _spec_parser(sub: Any) -> None:
 
 
 def _undo_parser(sub: Any) -> None:
-    undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=EPILOG)
-    undo.add_argument("--workspace", required=True)
-    undo.add_argument("--state-dir")
-    undo.add_argument("--steps", type=int, default=1)
+    undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=UNDO_EPILOG)
+    undo.add_argument("--workspace", help=WORKSPACE_HELP)
+    undo.add_argument("--state-dir", help=STATE_HELP)
+    undo.add_argument("--steps", type=int, default=1, metavar="N",
+                      help="undo the last N changes, newest first, stopping at the first refused (default: 1)")
     undo.add_argument("--list", action="store_true",
                       help="list the changes that can be undone, newest first, and those undone already")
-    undo.add_argument("--json", action="store_true")
+    undo.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def _results_parser(sub: Any) -> None:
-    results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=EPILOG)
-    results.add_argument("--workspace", required=True)
-    results.add_argument("--state-dir")
+    results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=RESULTS_EPILOG)
+    results.add_argument("--workspace", help=WORKSPACE_HELP)
+    results.add_argument("--state-dir", help=STATE_HELP)
     results.add_argument("--last", action="store_true", help="the last message (the default)")
     results.add_argument("--message", type=int, metavar="N", help="message number N of the session")
-    results.add_argument("--json", action="store_true")
+    results.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 HEADLESS_COMMANDS: dict[str, Declare] = {

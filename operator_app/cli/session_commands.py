@@ -12,14 +12,14 @@ from typing import Any
 
 from .envelope import EXIT_NOTHING, EXIT_OK, CommandFailed, ErrorDetail
 from .exec_command import result_json, waiting_write
-from .inputs import open_session, open_workspace
+from .inputs import chosen_workspace, open_session, open_workspace
 from .parser import UsageError
 
 
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..protocol.results import render_results
 
-    workspace = open_workspace(args.workspace)
+    workspace = open_workspace(chosen_workspace(args.workspace, warnings))
     session = open_session(workspace, args.state_dir, nothing="results")
     recovered: list[tuple[int, Any]] = []
     busy = False
@@ -95,18 +95,24 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
 
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
-    workspace = open_workspace(args.workspace)
+    workspace = open_workspace(chosen_workspace(args.workspace, warnings))
     session = open_session(workspace, args.state_dir, nothing="undo")
     if args.list:
         journal = Journal(session.state_dir)
         entries, undone = undoable(workspace, journal), list(journal.undone_by_command().values())
-        lines = [(e.seq, f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {_when(e.time)})") for e in entries]
-        lines += [(e.seq, f"{e.seq}: {e.action} {e.rel} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}")
+        lines = [(e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)})") for e in entries]
+        lines += [(e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}")
                   for e in undone]
         text = "".join(line + "\n" for _, line in sorted(lines, reverse=True))
         return EXIT_OK, {"changes": [e.record() for e in entries],
                          "undone": [{**e.record(), "undone_at": e.undone_at} for e in undone]}, text
     with session.lock():
+        if session.unresolved_intents():
+            # A write the last run died in the middle of is completed first: a move or delete it
+            # made is not undoable until then, and an older change would be undone in its place.
+            from ..engine.recovery import recover_interrupted_writes, recovery_notices
+
+            warnings += recovery_notices(recover_interrupted_writes(workspace, session))
         try:
             done = undo_last(workspace, session.state_dir, args.steps)
         except UndoRefused as exc:

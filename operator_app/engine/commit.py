@@ -123,14 +123,20 @@ def identity_now(dir_fd: int, name: str) -> tuple[int, int, int, int] | None:
 
 def sweep_temps(ws: Workspace, journal: Journal) -> None:
     """Remove the temporary files of commits (or undos) that an app killed mid-way left beside
-    their targets. Only files the journal announced, by their exact name, and only regular files."""
-    for seq, rel, temp in journal.stale_temps():
+    their targets. Only what the journal announced, by its exact name, and only regular files,
+    except a copy's temporary folder (or symlink), announced as such."""
+    for seq, rel, temp, tree in journal.stale_temps():
         try:
             if TEMP_NAME_RE.fullmatch(temp):
                 dir_fd, _, _ = ws.open_parent_dir(ws.target(rel), create=False)
                 try:
-                    if stat_module.S_ISREG(os.stat(temp, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+                    mode = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False).st_mode
+                    if stat_module.S_ISREG(mode):
                         os.unlink(temp, dir_fd=dir_fd)
+                    elif tree:
+                        from .moves import remove_entry
+
+                        remove_entry(dir_fd, temp)
                 except FileNotFoundError:
                     pass  # the commit got as far as installing it, or failed and removed it
                 finally:
@@ -147,6 +153,10 @@ def commit(plan: WritePlan, ws: Workspace, state_dir: Path) -> CommitOutcome:
     sweep_temps(ws, journal)
     if plan.kind == "delete":
         return _commit_delete(plan, ws, state_dir, journal)
+    if plan.kind in ("copy", "move"):
+        from .transfer_commit import commit_transfer
+
+        return commit_transfer(plan, ws, state_dir, journal)
     assert plan.new_bytes is not None
     current = read_current(ws, plan.target)
     # The bytes themselves, not a hash: the plan holds them anyway and memcmp is cheapest.

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..protocol.commands.validation import validate_command
+from ..protocol.commands.validation import validate_fields
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.parser import parse_fields
@@ -152,7 +152,7 @@ class MessageRun:
         self.blocks_seen += 1
         engine = self.engine
         try:
-            command = validate_command(parse_fields(block))
+            command, ignored = validate_fields(parse_fields(block))
         except Exception as exc:  # noqa: BLE001 - a validator bug must not lose the other blocks
             if not isinstance(exc, OperatorError):
                 exc = OperatorError(ErrorCode.ERR_INTERNAL, (
@@ -185,6 +185,12 @@ class MessageRun:
             self._flush()  # what ran before a write is recorded and shown before it is asked about
         result = engine.execute(command, before_commit=before_commit, before_progress=self._flush,
                                 message=self.number).with_line(block.start_line)
+        if ignored:
+            # The spec allows additional key: value lines; the model learns which of its own were
+            # not acted on without a failed command.
+            from ..protocol.commands.extra_fields import ignored_clause
+
+            result = replace(result, summary=result.summary + ignored_clause(ignored), extra={**result.extra, "ignored": list(ignored)})
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.

@@ -1,6 +1,9 @@
 """What a delete is about to remove, summed up in one hash, so the commit can tell whether the
-file or folder changed between the preview and the person's yes; and the identity of an entry
-once it is in the trash, so undo restores that entry or refuses."""
+file or folder changed between the preview and the person's yes; the identity of an entry once it
+is in the trash, so undo restores that entry or refuses; and the identity of an entry a copy or
+move left at its destination, which also holds the bytes' hash of a file of a size Operator
+writes, so that an undo of a later write to it (a new inode, a new mtime) does not make it a
+stranger."""
 
 from __future__ import annotations
 
@@ -70,3 +73,32 @@ def entry_identity(dir_fd: int, name: str) -> dict[str, object]:
     digest = hashlib.sha256()
     _update(digest, dir_fd, name, ".")
     return {"dev": info.st_dev, "ino": info.st_ino, "fingerprint": digest.hexdigest()}
+
+
+HASHED_FILE_BYTES = 8_000_000  # the write limit: a file any write may have rewritten (and undone)
+
+
+def transfer_identity(dir_fd: int, name: str) -> dict[str, object]:
+    """entry_identity, plus "sha" (of the bytes) for a regular file up to HASHED_FILE_BYTES."""
+    identity = entry_identity(dir_fd, name)
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if stat_module.S_ISREG(info.st_mode) and info.st_size <= HASHED_FILE_BYTES:
+        from .fsops import FILE_FLAGS, read_exactly
+
+        fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
+        try:
+            if stat_module.S_ISREG(os.fstat(fd).st_mode):
+                identity["sha"] = hashlib.sha256(read_exactly(fd, info.st_size)).hexdigest()
+        finally:
+            os.close(fd)
+    return identity
+
+
+def same_entry(now: dict[str, object] | None, recorded: dict[str, object] | None) -> bool:
+    """Whether the entry looked at `now` is the one `recorded`: the very entry, unchanged (device,
+    inode, fingerprint), or a file holding the same bytes (rewritten and put back by an undo)."""
+    if now is None or recorded is None:
+        return False
+    if all(now.get(key) == recorded.get(key) for key in ("dev", "ino", "fingerprint")):
+        return True
+    return recorded.get("sha") is not None and now.get("sha") == recorded.get("sha")

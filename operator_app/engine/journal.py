@@ -8,8 +8,15 @@ it, so that a temporary file left by an app killed mid-commit is found and remov
 "swept" record closes it); without it, the killed commit would leave a hidden file of partial
 new content in the person's tree for good.
 
-    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept records
+    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept / across records
     journal/pre/<seq>.bin   the bytes a file had before change <seq>
+
+A copy or move (kind "copy" or "move") names its destination too (`rel_to`) and what the entry
+was when it left (`identity`: device, inode, fingerprint); the "commit" record adds what stands
+at the destination afterwards (`to_identity`: a copy is a new entry) and, for a move to another
+file system, where the original went in the trash; an "across" record says a move found that the
+destination is on another file system. A file replaced at the destination keeps its pre-image like
+any other (`replaced`).
 
 Change numbers are never reused: the next one is past every number the journal's end mentions,
 even in a line torn by a crash, and past any pre-image or session-trash folder already on disk.
@@ -65,14 +72,39 @@ class JournalEntry:
     summary: str = ""
     root: str | None = None  # the workspace the change was made in (None: a journal from before it was kept)
     pre: dict[str, int] | None = None  # device, inode and size of pre/<seq>.bin, as this change made it
+    # A copy or move: where to, what left (and what arrived), whether a file there was replaced.
+    rel_to: str | None = None
+    identity: dict[str, Any] | None = None
+    to_identity: dict[str, Any] | None = None
+    replaced: bool = False
+    replaced_mtime: int | None = None  # of the file replaced: undo gives it back with the bytes
+    across: bool = False  # a move to another file system: copied, and the original trashed
+
+    @property
+    def where(self) -> str:
+        """The path, or for a copy or move both: "notes/a.txt -> archive/a.txt"."""
+        return self.rel if self.rel_to is None else f"{self.rel} -> {self.rel_to}"
 
     def record(self) -> dict[str, Any]:
-        return {
+        record = {
             "event": "begin", "seq": self.seq, "time": self.time, "command_id": self.command_id,
             "action": self.action, "rel": self.rel, "kind": self.kind, "old_sha": self.old_sha,
             "new_sha": self.new_sha, "mode": self.mode, "created_dirs": self.created_dirs, "summary": self.summary,
             "root": self.root, "pre": self.pre,
         }
+        if self.rel_to is not None:
+            record.update(rel_to=self.rel_to, identity=self.identity, replaced=self.replaced, across=self.across,
+                          replaced_mtime=self.replaced_mtime)
+        return record
+
+
+def _identity(value: Any) -> dict[str, Any] | None:
+    """An entry identity (fingerprint.entry_identity) from a record, or None when it is not one."""
+    fields = _int_fields(value, "dev", "ino")
+    if fields is None or not isinstance(value.get("fingerprint"), str):
+        return None
+    sha = value.get("sha")
+    return {**fields, "fingerprint": value["fingerprint"], **({"sha": sha} if isinstance(sha, str) else {})}
 
 
 def _int_fields(value: Any, *names: str) -> dict[str, int] | None:
@@ -107,9 +139,19 @@ class Journal:
                     created_dirs=list(record.get("created_dirs") or []), summary=str(record.get("summary") or ""),
                     root=root if isinstance(root, str) else None, pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
                 )
+                rel_to = record.get("rel_to")
+                if isinstance(rel_to, str):
+                    entry = found[seq]
+                    entry.rel_to, entry.identity = rel_to, _identity(record.get("identity"))
+                    entry.replaced, entry.across = record.get("replaced") is True, record.get("across") is True
+                    mtime = record.get("replaced_mtime")
+                    entry.replaced_mtime = mtime if isinstance(mtime, int) else None
             elif seq in found and event == "commit":
                 found[seq].committed = True
                 found[seq].trash = record.get("trash")
+                found[seq].to_identity = _identity(record.get("to_identity")) or found[seq].to_identity
+            elif seq in found and event == "across":
+                found[seq].across = True
             elif seq in found and event == "undo":
                 found[seq].undone = True
                 when = record.get("time")
@@ -173,10 +215,10 @@ class Journal:
             seq += 1
         return seq
 
-    def stale_temps(self) -> list[tuple[int, str, str]]:
-        """(seq, rel, temporary file name) of a temporary file a commit (or undo) announced and
-        neither installed nor cleared. Every commit and undo sweeps before announcing its own, so
-        only the last announced one can be stale."""
+    def stale_temps(self) -> list[tuple[int, str, str, bool]]:
+        """(seq, rel, temporary name, whether it is a copied tree) of a temporary file (or a copy's
+        temporary folder) a commit or undo announced and neither installed nor cleared. Every
+        commit and undo sweeps before announcing its own, so only the last announced one can be stale."""
         closed: set[int] = set()
         for line in self._tail()[0]:
             record = self._record(line, "temp", "undo-temp", "commit", "swept")
@@ -188,14 +230,17 @@ class Journal:
             elif seq in closed:
                 return []
             else:
-                return [(seq, str(record.get("rel", "")), str(record.get("temp", "")))]
+                return [(seq, str(record.get("rel", "")), str(record.get("temp", "")), record.get("tree") is True)]
         return []
 
-    def note_temp(self, seq: int, rel: str, name: str, *, undo: bool = False) -> None:
+    def note_temp(self, seq: int, rel: str, name: str, *, undo: bool = False, tree: bool = False) -> None:
         """Announce temporary file `name` beside `rel` for change `seq` (or for the undo of it:
-        a record of its own kind, so that next_seq is not fooled by an old seq at the end)."""
+        a record of its own kind, so that next_seq is not fooled by an old seq at the end);
+        `tree`: it is a copy of a folder or symlink in the making, not a file."""
         # Unsynced: losing this record in a power cut only means a leftover is not swept.
         record: dict[str, object] = {"event": "undo-temp" if undo else "temp", "seq": seq, "rel": rel, "temp": name}
+        if tree:
+            record["tree"] = True
         append_jsonl(self._entries, record, sync=False)
 
     def mark_swept(self, seq: int) -> None:
@@ -266,13 +311,23 @@ class Journal:
         except FileNotFoundError:
             pass
 
-    def commit(self, entry: JournalEntry, *, trash: dict[str, Any] | None = None) -> None:
+    def commit(self, entry: JournalEntry, *, trash: dict[str, Any] | None = None,
+               to_identity: dict[str, Any] | None = None) -> None:
         record: dict[str, Any] = {"event": "commit", "seq": entry.seq, "time": time.time()}
         if trash is not None:
             record["trash"] = trash
+        if to_identity is not None:
+            record["to_identity"] = to_identity
+        entry.committed, entry.trash, entry.to_identity = True, trash, to_identity or entry.to_identity
         # No fsync needed: a "begin" whose file holds the new bytes already counts as committed
-        # (see undo.undoable), except for deletes, whose trash location must not be lost.
-        append_jsonl(self._entries, record, sync=trash is not None)
+        # (see undo.undoable), except for deletes, copies and moves, which only recovery can tell
+        # from their records (and a trash location must not be lost).
+        append_jsonl(self._entries, record, sync=trash is not None or entry.rel_to is not None)
+
+    def note_across(self, entry: JournalEntry) -> None:
+        """The move of `entry` met another file system: it copies and trashes from here on."""
+        entry.across = True
+        append_jsonl(self._entries, {"event": "across", "seq": entry.seq})
 
     def mark_undone(self, entry: JournalEntry) -> None:
         append_jsonl(self._entries, {"event": "undo", "seq": entry.seq, "time": time.time()})

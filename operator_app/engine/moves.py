@@ -47,7 +47,8 @@ def copying_re(name: str) -> re.Pattern[str]:
 
 def copy_entry(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
     """Copy a file, symlink or folder tree, keeping modes and mtimes, relative to descriptors
-    (nothing is followed). FIFOs, sockets and devices cannot be copied: OSError."""
+    (nothing is followed), every file and folder fsynced (the caller syncs `dst_fd`). FIFOs,
+    sockets and devices cannot be copied: OSError."""
     info = os.stat(src, dir_fd=src_fd, follow_symlinks=False)
     times = (info.st_atime_ns, info.st_mtime_ns)
     if stat_module.S_ISLNK(info.st_mode):
@@ -63,6 +64,7 @@ def copy_entry(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
                     copy_entry(inner_src, child, inner_dst, child)
                 os.fchmod(inner_dst, stat_module.S_IMODE(info.st_mode))
                 os.utime(inner_dst, ns=times)
+                os.fsync(inner_dst)  # its entries: a copy that is whole is whole on disk too
             finally:
                 os.close(inner_dst)
         finally:

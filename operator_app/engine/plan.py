@@ -12,7 +12,7 @@ from typing import Literal
 
 from .workspace import Target
 
-PlanKind = Literal["create", "modify", "delete", "noop"]
+PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move"]
 _DIFF_CONTEXT = 3
 _EXACT_DIFF_LIMIT = 20_000  # lines per side beyond which the preview falls back to remove-all/add-all
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -38,9 +38,21 @@ class WritePlan:
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
     base: bytes | None = None  # a write: the bytes it was planned from (None: the file did not exist)
+    # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it goes;
+    # `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
+    target_to: Target | None = None
+    to_hash: str | None = None
 
-    def counts(self) -> dict[str, int]:
-        return {"added": self.added, "removed": self.removed}
+    @property
+    def where(self) -> str:
+        """The path, or for a copy or move both: "notes/a.txt -> archive/a.txt"."""
+        return self.target.rel if self.target_to is None else f"{self.target.rel} -> {self.target_to.rel}"
+
+    def counts(self) -> dict[str, int | str]:
+        counts: dict[str, int | str] = {"added": self.added, "removed": self.removed}
+        if self.target_to is not None:
+            counts["path_to"] = self.target_to.rel
+        return counts
 
 
 def split_keepends(text: str) -> list[str]:
@@ -115,8 +127,10 @@ def _changed_span(a: str, b: str) -> tuple[int, int, int]:
     return start, end_a, end_b
 
 
-def unified_diff(old: str, new: str, label: str) -> tuple[str, int, int]:
-    """(diff text, lines added, lines removed) between two texts with "\n" line breaks.
+def unified_diff(old: str, new: str, label: str, *, created: bool = False, deleted: bool = False) -> tuple[str, int, int]:
+    """(diff text, lines added, lines removed) between two texts with "\n" line breaks. The file
+    a change `created` has /dev/null as its old side, and one `deleted` as its new side, as
+    `git diff` and `diff -u` write them (and as fs.patch reads them).
 
     Only the span of whole lines holding the changes (found with C-level comparisons) is split
     and diffed, so a few changed lines in a 2 MB file cost about one pass over the bytes.
@@ -130,7 +144,7 @@ def unified_diff(old: str, new: str, label: str) -> tuple[str, int, int]:
         body = _coarse(a_mid, b_mid, offset)
     else:
         body = [_shift(line, offset) for line in list(difflib.unified_diff(a_mid, b_mid, n=_DIFF_CONTEXT, lineterm=""))[2:]]
-    lines = [f"--- a/{label}", f"+++ b/{label}"]
+    lines = ["--- /dev/null" if created else f"--- a/{label}", "+++ /dev/null" if deleted else f"+++ b/{label}"]
     added = removed = 0
     for line in body:
         line = line.rstrip("\n")

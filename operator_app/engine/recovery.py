@@ -47,7 +47,7 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
         if isinstance(landed, NotPutBack):
             error = OperatorError(ErrorCode.ERR_DELETE_INCOMPLETE, (
                 f"Operator stopped while applying {intent.action} to {intent.path}, and something new is at its place "
-                f"now, so the entry was not put back: it is {landed.where}; tell the person, and do not send the delete again"
+                f"now, so the entry was not put back: it is {landed.where}; tell the person, and do not send the command again"
             ))
             result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
             session.record_result(intent.message, result, intent.content_key)  # it did leave its place
@@ -106,6 +106,10 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None
 
     if entry.kind == "delete":
         return _delete_outcome(ws, journal, entry)
+    if entry.kind in ("copy", "move"):
+        from .transfer_recovery import transfer_outcome
+
+        return transfer_outcome(ws, journal, entry)
     try:
         current = read_current(ws, ws.target(entry.rel))
     except OperatorError:

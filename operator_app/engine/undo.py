@@ -1,5 +1,6 @@
 """Undo of committed changes, newest first, from the journal: restore the pre-image, remove a
-file Operator created, or bring a deleted entry back from the trash. A change is only undone
+file Operator created, bring a deleted entry back from the trash, or reverse a copy or move
+(transfer_undo.py). A change is only undone
 when the file still holds exactly what Operator wrote (or, for a delete, the trash still holds
 exactly what Operator put there), in the workspace it was made in; otherwise the undo is refused
 with the reason, and nothing is touched. The journal is not trusted blindly: trash locations
@@ -55,7 +56,7 @@ def undoable(ws: Workspace, journal: Journal) -> list[JournalEntry]:
 def _refuse_elsewhere(ws: Workspace, entry: JournalEntry) -> None:
     if entry.root is not None and entry.root != str(ws.root):
         raise UndoRefused(
-            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: it was made in the workspace {entry.root}, "
+            f"cannot undo {entry.action} {entry.command_id} on {entry.where}: it was made in the workspace {entry.root}, "
             f"not in {ws.root}; run undo with --workspace {entry.root}"
         )
 
@@ -105,6 +106,10 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
     _refuse_elsewhere(ws, entry)
     if entry.kind == "delete":
         return _undo_delete(ws, journal, entry)
+    if entry.kind in ("copy", "move"):
+        from .transfer_undo import undo_transfer
+
+        return undo_transfer(ws, journal, entry)
     target = ws.target(entry.rel)
     current = read_current(ws, target)
     if sha256(current.data if current else None) != entry.new_sha:

@@ -312,6 +312,14 @@ class Workspace:
 
     # -- what the model is told ------------------------------------------------------------------
 
+    def entry_parts(self, t: Target) -> tuple[str, ...]:
+        """Where the entry `t` names lies, as components below the root: its folder resolved
+        (symlinks inside followed), its own name as written (a symlink there is the entry itself).
+        Two targets naming one place have the same entry parts."""
+        if not t.parts:
+            return ()
+        return self._parent_parts(t) + (t.parts[-1],)
+
     def resolved(self, t: Target) -> Target:
         """The Target of where `t` leads once its symlinks are followed (checked inside by target())."""
         parts = self._resolved_parts(t)

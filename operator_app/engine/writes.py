@@ -6,6 +6,7 @@ No plan leaves a file over WRITE_MAX_BYTES (ERR_FILE_TOO_LARGE). Nothing here wr
 from __future__ import annotations
 
 import json
+import os
 import stat as stat_module
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # each command's family is declared only when a command of it
     from ..protocol.commands.regions import MarkerFields
     from ..protocol.commands.writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
 
+TRANSFER_ACTIONS = ("fs.copy", "fs.move", "fs.rename")  # two paths: transfer.py plans them
 DELETE_PREVIEW_FILES = 200
 DELETE_PREVIEW_BYTES = 200_000
 
@@ -68,7 +70,7 @@ def _plan(cmd: Command, target: Target, old: bytes | None, new: bytes, summary: 
     if old is not None and old == new:
         return WritePlan(cmd.action, cmd.id, target, "noop", None, new, "", 0, 0,
                          f"No change: {target.rel} already has this content", base=old)
-    diff, added, removed = unified_diff(before, after, target.rel)
+    diff, added, removed = unified_diff(before, after, target.rel, created=old is None)
     kind: PlanKind = "create" if old is None else "modify"
     return WritePlan(cmd.action, cmd.id, target, kind, None, new, diff, added, removed,
                      summary.format(added=added, removed=removed), notes=notes, base=old)
@@ -175,15 +177,37 @@ def plan_fs_delete(cmd: FsDelete, ws: Workspace, target: Target) -> WritePlan:
         return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, 0, summary,
                          is_dir=True, file_count=files)
     removed = 0
-    diff = f"{target.rel} goes to the trash ({st.st_size} bytes)\n"
-    if stat_module.S_ISREG(st.st_mode) and st.st_size <= DELETE_PREVIEW_BYTES:
+    what = entry_description(ws, target, st)
+    diff = f"{target.rel} goes to the trash ({what})\n"
+    if stat_module.S_ISREG(st.st_mode) and 0 < st.st_size <= DELETE_PREVIEW_BYTES:
         try:
             text = TextDoc.decode(ws.read_file(target, max_bytes=DELETE_PREVIEW_BYTES), label=target.rel).text
-            diff, _, removed = unified_diff(text, "", target.rel)
+            diff, _, removed = unified_diff(text, "", target.rel, deleted=True)
+            what = f"{count(len(split_lines(text)), 'line')}, {count(st.st_size, 'byte')}"
         except OperatorError:
             pass  # binary: the one-line description above is the preview
-    summary = f"Moved {target.rel} to the trash" + (f" (-{removed} lines)" if removed else f" ({st.st_size} bytes)")
+    # What left the workspace, not a line count as if the file had been edited ("-2 lines").
+    summary = f"Moved {target.rel} ({what}) to the trash"
     return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, removed, summary, file_count=1)
+
+
+def entry_description(ws: Workspace, target: Target, st: os.stat_result) -> str:
+    """What an entry that is not a folder is, in a few words: "120 bytes", "empty file", "symlink to
+    README.md", "FIFO"."""
+    if stat_module.S_ISLNK(st.st_mode):
+        try:
+            dir_fd, name, _ = ws.open_parent_dir(target, create=False)
+            try:
+                return f"symlink to {os.readlink(name, dir_fd=dir_fd)}"
+            finally:
+                os.close(dir_fd)
+        except (OSError, OperatorError):
+            return "symlink"
+    if not stat_module.S_ISREG(st.st_mode):
+        from .fsops import kind_of
+
+        return kind_of(st.st_mode)
+    return "empty file" if st.st_size == 0 else count(st.st_size, "byte")
 
 
 _PLANNERS: dict[str, Callable[..., WritePlan]] = {  # action -> planner
@@ -198,6 +222,12 @@ _PLANNERS: dict[str, Callable[..., WritePlan]] = {  # action -> planner
 
 
 def plan_write(cmd: Command, ws: Workspace) -> WritePlan:
+    if cmd.action in TRANSFER_ACTIONS:
+        from ..protocol.commands.transfer import TwoPathCommand  # declared already: cmd is one
+        from .transfer import plan_transfer
+
+        assert isinstance(cmd, TwoPathCommand)
+        return plan_transfer(cmd, ws)
     target = ws.target(cmd.path_or_none or "")
     if not target.parts and cmd.action != "fs.delete":
         raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{cmd.action} needs a file path; . is the workspace root folder")

@@ -53,6 +53,9 @@ class ErrorCode(StrEnum):
     ERR_ANCHOR_NOT_FOUND = "ERR_ANCHOR_NOT_FOUND"
     ERR_INVALID_ANCHOR_OCCURRENCE = "ERR_INVALID_ANCHOR_OCCURRENCE"
     ERR_INVALID_INSERT_POSITION = "ERR_INVALID_INSERT_POSITION"
+    # The two-path actions' codes, as the original app's newer specification names them.
+    ERR_MISSING_PATH_TO = "ERR_MISSING_PATH_TO"
+    ERR_UNEXPECTED_PATH_TO = "ERR_UNEXPECTED_PATH_TO"
     # Added by Operator where the spec is silent (design.md decision 14).
     ERR_CONTROL_CHARACTER_IN_CMD = "ERR_CONTROL_CHARACTER_IN_CMD"
     ERR_DUPLICATE_FIELD = "ERR_DUPLICATE_FIELD"
@@ -75,6 +78,9 @@ class ErrorCode(StrEnum):
     ERR_EDIT_FAILED = "ERR_EDIT_FAILED"
     ERR_DELETE_ROOT = "ERR_DELETE_ROOT"
     ERR_DELETE_INCOMPLETE = "ERR_DELETE_INCOMPLETE"
+    ERR_TARGET_EXISTS = "ERR_TARGET_EXISTS"
+    ERR_INVALID_PATH_TO = "ERR_INVALID_PATH_TO"
+    ERR_INVALID_OVERWRITE = "ERR_INVALID_OVERWRITE"
     ERR_CONFLICT = "ERR_CONFLICT"
     ERR_REJECTED = "ERR_REJECTED"
     ERR_INTERNAL = "ERR_INTERNAL"
@@ -129,9 +135,11 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_ANCHOR_NOT_FOUND: ErrorInfo(VALIDATION, "the anchor text is not in the file; the message shows the closest line"),
     ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE: ErrorInfo(VALIDATION, "occurrence is not a whole number >= 1, or the anchor occurs fewer times (the message gives the count)"),
     ErrorCode.ERR_INVALID_INSERT_POSITION: ErrorInfo(VALIDATION, "position is not before or after"),
+    ErrorCode.ERR_MISSING_PATH_TO: ErrorInfo(VALIDATION, "fs.copy / fs.move / fs.rename without path_to (the new path, relative to the workspace root)"),
+    ErrorCode.ERR_UNEXPECTED_PATH_TO: ErrorInfo(VALIDATION, "path_to on an action that takes one path; remove it (only fs.copy, fs.move and fs.rename take path_to)"),
     ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD: ErrorInfo(ADDED, "a control character (ESC, NUL, form feed, vertical tab, DEL...) inside the block; only printable ASCII and tab, put other text in a *_b64 field"),
     ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(ADDED, "a key (or two aliases of one field, or content and content_b64) appears twice in one block; keep one"),
-    ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(ADDED, "a key the action does not take (often a typo); the message lists the action's fields"),
+    ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(ADDED, "a key the action does not take that is, or nearly is, a field of this or another action (a typo, or a field that would change what the command does); the message names the field meant and lists the action's fields"),
     ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(ADDED, "workspace/workspaceRoot/cwd in a command; remove it, paths are relative to the workspace the person chose"),
     ErrorCode.ERR_INVALID_MARKER_ID: ErrorInfo(ADDED, "marker_id has characters other than A-Z a-z 0-9 _ . - (or is over 100 characters)"),
     ErrorCode.ERR_INVALID_PATH: ErrorInfo(ADDED, "the path is malformed (backslashes, control characters, empty); use a relative path with / separators, . for the root"),
@@ -149,8 +157,11 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_PATCH_MISMATCH: ErrorInfo(ADDED, "a hunk's context or removed lines differ from the file; the message shows expected and actual lines and where the hunk matches instead; read the file again and resend"),
     ErrorCode.ERR_EDIT_FAILED: ErrorInfo(ADDED, "an fs.applyEdits edit could not apply (find text absent, range outside the file); the message gives the edit's index; nothing was written"),
     ErrorCode.ERR_DELETE_ROOT: ErrorInfo(ADDED, "fs.delete of the workspace root; delete entries inside it instead"),
-    ErrorCode.ERR_DELETE_INCOMPLETE: ErrorInfo(ADDED, "fs.delete moved the entry away from its place but could not finish putting it in the trash; the message says where it is now; tell the person and do not send the delete again"),
-    ErrorCode.ERR_CONFLICT: ErrorInfo(ADDED, "the file changed between the preview and the write; nothing was written; read it again and resend"),
+    ErrorCode.ERR_DELETE_INCOMPLETE: ErrorInfo(ADDED, "fs.delete (or fs.move to another file system, for the original) moved the entry away from its place but could not finish putting it in the trash; the message says where it is now; tell the person and do not send the command again"),
+    ErrorCode.ERR_TARGET_EXISTS: ErrorInfo(ADDED, "path_to of fs.copy / fs.move / fs.rename exists; send overwrite: true to replace a file (the person sees its diff), or choose another path_to; a folder is never replaced"),
+    ErrorCode.ERR_INVALID_PATH_TO: ErrorInfo(ADDED, "path_to is the entry itself or lies inside the folder being copied or moved, or (fs.rename) is in another folder than path; the message says which"),
+    ErrorCode.ERR_INVALID_OVERWRITE: ErrorInfo(ADDED, "overwrite is not true or false"),
+    ErrorCode.ERR_CONFLICT: ErrorInfo(ADDED, "the file (for fs.copy / fs.move / fs.rename: either side) changed between the preview and the write; nothing was written; read it again and resend"),
     ErrorCode.ERR_REJECTED: ErrorInfo(ADDED, "the person declined this write; nothing changed; ask them before trying again"),
     ErrorCode.ERR_INTERNAL: ErrorInfo(ADDED, "Operator itself failed on this command; nothing was changed; tell the person"),
 }

@@ -1,5 +1,5 @@
-"""The Operator TUI: compose, bindings, the workspace and its session, and the view of the shown
-message. File work runs in thread workers that drive the same Engine as `operator-app exec`
+"""The Operator TUI: compose, bindings, and the view of the shown message (the workspace and its
+session are workspace_session.py). File work runs in thread workers that drive the same Engine as `operator-app exec`
 (runner.py); workers only post messages, and the handlers own the UI state. How messages come in
 and what the engine says about them is message_flow.py; a write waiting for the person is
 waiting_write.py; copy and undo are copy_undo.py."""
@@ -10,7 +10,6 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.binding import Binding
@@ -19,23 +18,23 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Static
 
-from ..engine.session import Session, StateUnusable, default_state_dir
-from ..engine.workspace import Workspace, WorkspaceUnusable
+from ..engine.session import Session
+from ..engine.workspace import Workspace
 from .. import settings
 from .bridge_control import BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
-from .display import plural, pretty_path, printable
+from .display import plural, printable
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
 from .waiting_write import WaitingWriteMixin
-from .messages import ConsentAsked, HistoryLoaded, WorkFailed
+from .workspace_session import WorkspaceSessionMixin
+from .messages import ConsentAsked
 from .runner import EngineRunner
 from .screens.help import HelpScreen
-from .screens.picker import PickerScreen
 from .screens.confirm import ConfirmScreen
-from .state import MessageState, load_history
-from .status_text import browsing_text, resumed_text, why_not
+from .state import MessageState
+from .status_text import browsing_text, why_not
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
@@ -47,7 +46,8 @@ from .widgets.welcome import WelcomePanel
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeControlMixin, App[None]):
+class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeControlMixin,
+                  App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -203,87 +203,6 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeCont
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
                                 lambda number=number: self.browse(number), discover=False)
 
-    # --- workspace and session -----------------------------------------------------------
-
-    def _workspace_chosen(self, path: Path | None) -> None:
-        if path is not None and (self.workspace is None or path != self.workspace.root):
-            # A write put off while the picker was open holds this workspace's session.
-            if not self._busy_with_a_write("choose another workspace"):
-                self.open_workspace(path)
-        elif self.runner is None:
-            self.status("No workspace chosen: press w to choose one.")
-
-    def _state_dir_for(self, root: Path) -> Path | None:
-        # --state-dir names the session of the workspace the app starts in, given or picked first;
-        # another workspace chosen later gets its own default folder (a session per workspace).
-        if self._state_override is None or (self._state_owner is not None and self._state_owner != root):
-            return None
-        return self._state_override
-
-    def open_workspace(self, path: Path) -> None:
-        try:
-            workspace = Workspace(path)
-            state_dir = self._state_dir_for(workspace.root)
-            session = Session(state_dir or default_state_dir(workspace.root), workspace_root=workspace.root)
-        except (WorkspaceUnusable, StateUnusable) as exc:
-            self.notify(str(exc), severity="error", timeout=10)
-            self._pick_workspace(Path.cwd(), first_use=self.runner is None)
-            return
-        if state_dir is not None:
-            self._state_owner = workspace.root
-        if self.runner is not None:
-            self.bridge_workspace_changed()
-        self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
-        settings.remember_workspace(workspace.root)
-        self.sub_title = pretty_path(workspace.root)
-        self.states, self.view_number, self._can_undo, self._undone = {}, None, False, {}
-        self.refresh_view(reset=True)
-        self.status("Reading the session...")
-        self.load_session(self.runner)
-        self.check_undo()
-        if self._initial_message is not None:
-            text, self._initial_message = self._initial_message, None
-            self.start_message(text, "message file")
-
-    @work(thread=True, exit_on_error=False, group="session")
-    def load_session(self, runner: EngineRunner) -> None:
-        try:
-            with runner.session.lock():  # a write the app died in the middle of gets its result first
-                if runner.session.unresolved_intents():
-                    from ..engine.recovery import recover_interrupted_writes, recovery_notices
-
-                    recovered = recover_interrupted_writes(runner.workspace, runner.session)
-                    for notice in recovery_notices(recovered, "show it with [ and ], then c copies its results"):
-                        self.call_from_thread(self.notify, notice, severity="warning", timeout=30)
-            loaded = HistoryLoaded(load_history(runner.session))
-        except Exception as exc:  # noqa: BLE001 - shown, never lost silently
-            self.post_message(WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}"))
-            loaded = HistoryLoaded({})
-        loaded.origin = runner
-        self.post_message(loaded)
-
-    def on_history_loaded(self, message: HistoryLoaded) -> None:
-        if message.origin is not self.runner:
-            return
-        live = self.states  # a message that began while the session was read is newer than what was read
-        self.states = {**message.states, **live}
-        for state in message.states.values():
-            state.mark_undone(self._undone)
-        if live:
-            self.refresh_view()  # the shown message stays as it is: only "N of M" in its title changes
-            return
-        self.view_number = max(self.states, default=None)
-        self.welcome.display = not self.states
-        self.refresh_view(reset=True)
-        if self.states:
-            interrupted = sum(1 for state in self.states.values() if state.interrupted)
-            self.status(resumed_text(len(self.states), interrupted))
-        elif self._follow_path is not None:
-            self.status(f"Following {self._follow_path.name}: a message starts when text is written to it. "
-                        "A paste works too.")
-        else:
-            self.status("Paste the model's answer anywhere on this screen.")
-
     # --- the view ------------------------------------------------------------------------
 
     def current(self) -> MessageState | None:
@@ -356,19 +275,6 @@ class OperatorApp(MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeCont
         return numbers[index] if 0 <= index < len(numbers) else None
 
     # --- actions (copy and undo are in copy_undo.py) -------------------------------------
-
-    def action_pick_workspace(self) -> None:
-        if self._busy_with_a_write("choose another workspace"):
-            return
-        start = self.workspace.root if self.workspace else Path.cwd()
-        self._pick_workspace(start)
-
-    def _pick_workspace(self, start: Path, first_use: bool = False) -> None:
-        def state_dir_of(root: Path) -> Path:
-            return self._state_dir_for(root.resolve()) or default_state_dir(root.resolve())
-
-        self.push_screen(PickerScreen(start, first_use, recent=settings.recent_workspaces(), state_dir_of=state_dir_of,
-                                      current=self.workspace.root if self.workspace else None), self._workspace_chosen)
 
     def action_previous_message(self) -> None:
         self._step(-1, "previous_message")

@@ -153,7 +153,7 @@ class MessageFlowMixin(_Base):
         state.apply(event)
         if isinstance(event, AwaitingDecision):
             plan = event.plan
-            self.status(f"Message {state.number}: {plan.action} on {plan.target.rel} waits for you "
+            self.status(f"Message {state.number}: {plan.action} on {plan.where} waits for you "
                         "(y apply, n reject, a apply the rest, esc decide later).")
         elif isinstance(event, Progress):
             self.status(f"{event.command_id}: {event.text}")

@@ -22,10 +22,15 @@ class PlannedWrite:
     command_id: str
     action: str
     path: str
+    path_to: str | None = None  # a copy or move: where the entry goes
 
     @property
     def deletes(self) -> bool:
         return self.action in DELETE_ACTIONS
+
+    @property
+    def shown(self) -> str:
+        return self.path if self.path_to is None else f"{self.path} -> {self.path_to}"
 
 
 @dataclass(frozen=True)
@@ -36,9 +41,9 @@ class WriteOutlook:
     open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
 
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
-        """Writes among the rest that deserve a second look before `a`: a delete, or a file
-        other than the one whose diff the dialog shows."""
-        return tuple(write for write in self.rest if write.deletes or write.path != shown_path)
+        """Writes among the rest that deserve a second look before `a`: a delete, a copy or move
+        (it reaches a second path), or a file other than the one whose diff the dialog shows."""
+        return tuple(write for write in self.rest if write.deletes or write.path_to is not None or write.path != shown_path)
 
     def asks_again(self, shown_path: str) -> bool:
         return self.open_ended or bool(self.unseen(shown_path))
@@ -68,7 +73,9 @@ def writes_in(text: str) -> list[PlannedWrite]:
         except Exception:  # noqa: BLE001 - an invalid block never writes: it is simply not listed
             continue
         if command.WRITES:
-            found.append(PlannedWrite(block.start_line, command.id, command.action, normalised(command.path_or_none or ".")))
+            to = command.__dict__.get("path_to")
+            found.append(PlannedWrite(block.start_line, command.id, command.action, normalised(command.path_or_none or "."),
+                                      normalised(to) if isinstance(to, str) else None))
     return found
 
 

@@ -24,6 +24,9 @@ from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinish
 Post = Callable[[Message], object]
 Ask = Callable[[WritePlan, int, WriteOutlook], str]  # blocks until the person answers "yes", "no", "all" or "quit"
 Observer = Callable[[EngineEvent], None]  # hears a streamed message's engine events too (the bridge)
+# What a streamed message's source already holds beyond what was fed: (text still to come,
+# whether more may follow). The bridge knows; a followed file does not say.
+Lookahead = Callable[[], tuple[str, bool]]
 
 
 class Abandoned(BaseException):
@@ -47,9 +50,9 @@ class EngineRunner:
         self._post_raw(message)
 
     def _engine(self, opened: list[int], text: Callable[[], str], observer: Observer | None = None, *,
-                streamed: bool = False) -> Engine:
-        """`text`: the message so far (a streamed one grows); the dialog of a write tells from it
-        what else the message will write."""
+                open_ended: Callable[[], bool] = lambda: False) -> Engine:
+        """`text`: the message as far as it is known (a streamed one grows); the dialog of a write
+        tells from it what else the message will write, and from `open_ended` whether more may come."""
         block_line: list[int | None] = [None]
 
         def listener(event: EngineEvent) -> None:
@@ -68,7 +71,7 @@ class EngineRunner:
             if number in self._approve_rest:
                 return True
             outlook = write_outlook(text(), block_line[0], plan.command_id, number, self.session.used_ids(),
-                                    open_ended=streamed)
+                                    open_ended=open_ended())
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
@@ -88,25 +91,43 @@ class EngineRunner:
         self._post(MessageFinished(run.number, run.warnings))
         return run
 
-    def open_stream(self, source: str, observer: Observer | None = None) -> StreamedMessage:
-        return StreamedMessage(self, source, observer)
+    def open_stream(self, source: str, observer: Observer | None = None,
+                    lookahead: Lookahead | None = None) -> StreamedMessage:
+        return StreamedMessage(self, source, observer, lookahead)
 
     def results_of(self, number: int) -> list[CommandResult]:
         """What `c` copies for message `number`: its results as the session recorded them."""
         return self.session.results_of(number)
+
+    def message_text(self, number: int) -> str | None:
+        return self.session.message_text(number)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.session.state_dir
 
 
 class StreamedMessage:
     """A message arriving in pieces. The engine's streaming calls don't take the session lock
     themselves, so each is made under it here, like `run_text` is."""
 
-    def __init__(self, runner: EngineRunner, source: str, observer: Observer | None = None) -> None:
+    def __init__(self, runner: EngineRunner, source: str, observer: Observer | None = None,
+                 lookahead: Lookahead | None = None) -> None:
         self._runner = runner
         self.text = ""
+        self._lookahead = lookahead
         opened: list[int] = []
         with runner._order, runner.session.lock():
-            self.run = runner._engine(opened, lambda: self.text, observer, streamed=True).open_stream(source=source)
+            self.run = runner._engine(opened, self._known_text, observer,
+                                      open_ended=self._open_ended).open_stream(source=source)
         self.number = self.run.number
+
+    def _known_text(self) -> str:
+        return self.text + (self._lookahead()[0] if self._lookahead is not None else "")
+
+    def _open_ended(self) -> bool:
+        # A followed file may always grow; the bridge knows when the page said it stopped.
+        return self._lookahead()[1] if self._lookahead is not None else True
 
     def feed(self, chunk: str) -> None:
         runner = self._runner

@@ -111,7 +111,7 @@ class MessageState:
             if row is not None:
                 row.status, row.diff = WAITING, plan.diff
                 row.path = plan.target.rel
-                row.summary = f"{plan.kind} {plan.target.rel} +{plan.added} -{plan.removed}"
+                row.summary = f"{plan.kind} {plan.where} +{plan.added} -{plan.removed}"
         elif isinstance(event, ResultReady):
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):

@@ -72,7 +72,7 @@ class WaitingWriteMixin(_Base):
     def _show_consent(self, message: ConsentAsked) -> None:
         def answered(value: str | None) -> None:
             if value == "later":  # escape: the write keeps waiting, and the message with it
-                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.target.rel} still waits "
+                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.where} still waits "
                             "for you: d (or enter on its row) shows it again; the rest of the message waits with it.")
                 self._refresh_footer()
                 return
@@ -80,8 +80,19 @@ class WaitingWriteMixin(_Base):
             self._refresh_footer()
             message.answer(value)
 
-        if self._waiting is message and not any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
-            self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
+        if self._waiting is not message or any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
+            return
+        if len(self.screen_stack) > 1:
+            # The person is typing into something else (the palette, the picker, a question): a
+            # dialog opened under their fingers would take the next y or a as its answer. A write
+            # streamed in from the browser can arrive at any moment, so it waits to be called up.
+            plan = message.plan
+            self.notify(f"A write waits for you: {plan.action} on {plan.target.rel} (message {message.number}). "
+                        "Close this, then press d to see it.", severity="warning", timeout=20)
+            self.status(f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: d shows it.")
+            self._refresh_footer()
+            return
+        self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
 
     def action_decide(self) -> None:
         if self._waiting is None:
@@ -112,7 +123,7 @@ class WaitingWriteMixin(_Base):
         waiting = self._waiting
         if waiting is not None and self._quit_question is None:
             question = Text.assemble(
-                (f"{waiting.plan.action} on {waiting.plan.target.rel}", "bold"), f" ({waiting.plan.command_id}) waits "
+                (f"{waiting.plan.action} on {waiting.plan.where}", "bold"), f" ({waiting.plan.command_id}) waits "
                 f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
                 f"message {waiting.number} does not run (after a restart its commands show as not run).")
             self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",

@@ -131,6 +131,19 @@ async def test_a_body_over_the_limit_is_refused_before_it_is_read(server: Bridge
     assert (reply.status, reply.code) == (413, "BRIDGE_TOO_LARGE")
 
 
+async def test_a_client_that_asks_before_sending_a_large_body_is_refused_before_it_sends_it(server: BridgeServer) -> None:
+    extension = await paired(server)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    head = [f"POST /v1/message HTTP/1.1", f"Host: 127.0.0.1:{server.port}", "Expect: 100-continue",
+            f"Content-Length: {guard.MAX_BODY_BYTES + 1}",
+            *(f"{name}: {value}" for name, value in extension.headers().items())]
+    writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+    await writer.drain()
+    status_line = await asyncio.wait_for(reader.readline(), 5)
+    writer.close()
+    assert status_line.split()[1] == b"413"  # not "100 Continue"
+
+
 async def test_unknown_requests_and_bad_bodies_get_a_code_that_says_so(server: BridgeServer) -> None:
     extension = await paired(server)
     assert (await extension.get("/v1/nothing")).code == "BRIDGE_NOT_FOUND"
@@ -142,8 +155,12 @@ async def test_unknown_requests_and_bad_bodies_get_a_code_that_says_so(server: B
                     {"conversation": "c", "position": 0, "text": 5, "generating": True},
                     {"conversation": "c", "position": 0, "text": "", "generating": "no"}):
         assert (await extension.post("/v1/message", payload)).code == "BRIDGE_BAD_REQUEST", payload
-    assert (await extension.get("/v1/results?conversation=c&position=x")).code == "BRIDGE_BAD_REQUEST"
-    assert (await extension.get("/v1/results?conversation=c&position=0&wait=soon")).code == "BRIDGE_BAD_REQUEST"
+    # Every refusal is JSON with a code, also for text Python's str.isdigit or float() take.
+    for query in ("position=x", "position=%C2%B2", "position=0&wait=soon", "position=0&wait=nan",
+                  "position=0&wait=inf"):
+        reply = await extension.get(f"/v1/results?conversation=c&{query}")
+        assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), query
+    assert (await extension.post("/v1/delivered", {"conversation": "c", "position": "²"})).code == "BRIDGE_BAD_REQUEST"
 
 
 async def test_a_message_with_no_workspace_open_is_refused_with_what_to_do(server: BridgeServer) -> None:

@@ -102,3 +102,20 @@ def test_a_message_the_person_closed_takes_no_more_growth_but_a_rewrite_opens_a_
     assert pages.update(KEY, BLOCK + "more", generating=False, source="s") == []
     ops = pages.update(KEY, "Again:\n" + BLOCK, generating=True, source="s")
     assert ops == [Open(2, KEY, "s"), Feed(2, "Again:\n" + BLOCK)]
+
+
+def test_ended_page_messages_beyond_the_limit_are_forgotten_least_recent_first() -> None:
+    pages = PageMessages()
+    for position in range(4):  # each later position ends the one before; the last one ends itself
+        pages.update(("c", position), BLOCK, generating=position != 3, source="s")
+    pages.update(("c", 0), BLOCK, generating=False, source="s")  # seen again: now the most recent
+    assert pages.forget_ended(keep=2) == [2, 3]
+    assert pages.get(("c", 1)) is None and pages.get(("c", 2)) is None and pages.get(("c", 0)) is not None
+
+
+def test_a_restored_page_message_takes_no_news_from_the_same_text() -> None:
+    pages = PageMessages()
+    assert pages.restore(KEY, BLOCK, 2, closed=False) == [1, 2]
+    assert pages.update(KEY, BLOCK, generating=False, source="s") == []
+    assert pages.update(KEY, BLOCK + "more", generating=False, source="s") == [Open(3, KEY, "s"), Feed(3, BLOCK + "more"),
+                                                                                End(3)]

@@ -127,24 +127,70 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, stat
         assert (await extension.results())["message"] == first["message"]
 
 
-async def test_after_operator_restarts_the_same_answer_runs_nothing_again(workspace: Path, state: Path) -> None:
+async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
+        workspace: Path, state: Path) -> None:
     text = READ + LIST
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(text, generating=False)
-        assert (await extension.results(wait=10))["count"] == 2
+        first = await extension.results(wait=10)
+        assert first["count"] == 2
+        await extension.message(text, generating=False, conversation="chat/2")
+        delivered = await extension.results(conversation="chat/2", wait=10)
+        await extension.post("/v1/delivered", {"conversation": "chat/2", "position": 0, "message": delivered["message"]})
     again = bridged_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
         # The pairing is remembered: no code is asked for, the same token works.
         await wait_for(pilot, lambda: again.bridge is not None)
         assert again.bridge.pairing_code is None and len(again.screen_stack) == 1
         extension = Extension(again.bridge.port, extension.token)
+        await wait_for(pilot, lambda: len(again.states) == 2)  # the session, read back
+        # The open tabs send what they show, as they do after a restart: nothing new is opened.
         await extension.message(text, generating=False)
+        await extension.message(text, generating=False, conversation="chat/2")
+        owed = await extension.results(wait=10)
+        assert (owed["state"], owed["message"], owed["copy_text"]) == ("ready", first["message"], first["copy_text"])
+        assert owed["delivered"] is False  # never put back into the chat: still owed
+        went = await extension.results(conversation="chat/2")
+        assert (went["state"], went["delivered"]) == ("ready", True)
+        await pilot.pause(0.3)
+        assert len(again.states) == 2 and len(again.runner.session.messages()) == 2
+
+
+async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(workspace: Path,
+                                                                                   state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ + "Now the listing:\n", generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+    again = bridged_app(workspace, state)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: again.bridge is not None)
+        extension = Extension(again.bridge.port, extension.token)
+        await extension.message(READ + "Now the listing:\n" + LIST, generating=False)
         result = await extension.results(wait=10)
-        assert (result["state"], result["count"], result["copy_text"]) == ("ready", 0, "")
-        state_now = again.states[result["message"]]
-        assert [row.status for row in state_now.ordered_rows()] == ["duplicate", "duplicate"]
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
+        assert rows(again) == [("r1", "duplicate"), ("r2", "ok")]  # r1 did not run twice
+
+
+async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_already_seen(workspace: Path,
+                                                                                      state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ, generating=False)
+        assert (await extension.results(wait=10))["count"] == 1
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is not None)
+        extension.port = app.bridge.port
+        await extension.message(READ, generating=False)
+        assert (await extension.results())["count"] == 1
+        await pilot.pause(0.3)
+        assert len(app.runner.session.messages()) == 1
 
 
 async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspace: Path, state: Path) -> None:
@@ -261,3 +307,48 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         owed = result["copy_text"]
         assert [line for line in owed.split("\n") if line.startswith(("id: ", "ok: "))] == [
             "id: r1", "ok: true", "id: r2", "ok: true"]
+
+
+async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(workspace: Path, state: Path) -> None:
+    second = block("w2", "fs.write", path="notes/other.txt", content="x")
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(WRITE + second + CHECK, generating=False)
+        await wait_for(pilot, lambda: asks(app))
+        outlook = app.screen.outlook
+        assert (outlook.position, outlook.total, outlook.open_ended) == (1, 2, False)
+        assert [write.path for write in outlook.rest] == ["notes/other.txt"]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: asks(app) and app.screen.plan.command_id == "w2")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
+        # While the page is still writing, more may come after the write shown.
+        await extension.message("Next:\n" + block("w3", "fs.write", path="notes/third.txt", content="y"), generating=True,
+                                position=1)
+        await wait_for(pilot, lambda: asks(app))
+        assert app.screen.outlook.open_ended is True
+
+
+async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(workspace: Path,
+                                                                                     state: Path) -> None:
+    before = (workspace / "notes" / "plan.txt").read_bytes()
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 2)
+        palette = app.screen
+        await extension.message(WRITE, generating=False)
+        await wait_for(pilot, lambda: any("A write waits for you" in n for n in notes(app)))
+        await pilot.press("a", "y", "y", "a")
+        await pilot.pause(0.3)
+        assert app.screen is palette and not any(isinstance(s, ConsentScreen) for s in app.screen_stack)
+        assert (workspace / "notes" / "plan.txt").read_bytes() == before
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        result = await extension.results(wait=10)
+        assert result["state"] == "ready" and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"

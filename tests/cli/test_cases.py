@@ -171,9 +171,10 @@ def test_block_of_exactly_200_lines_is_not_too_large_and_201_is(tmp_path: Path) 
         return "OPERATOR_CMD\n" + "\n".join(inner) + "\nEND_OPERATOR_CMD\n"
 
     envelope = run_message(tmp_path, lines_block("l200", 200) + lines_block("l201", 201))
-    # 200 lines pass the scanner; the unknown note fields are what is wrong with that block then.
+    # 200 lines pass the scanner; the note fields are ignored, and the summary says so in a few words.
     assert [(r["id"], r["error_code"]) for r in envelope["data"]["results"]] == [
-        ("l200", "ERR_UNKNOWN_FIELD"), ("l201", "ERR_BLOCK_TOO_LARGE")]
+        ("l200", None), ("l201", "ERR_BLOCK_TOO_LARGE")]
+    assert envelope["data"]["results"][0]["summary"].endswith("; ignored fields: note0, note1, note2 and 193 more")
 
 
 STAT = "OPERATOR_CMD\nversion: 1\nid: {id}\naction: fs.stat\npath: README.md\nEND_OPERATOR_CMD\n"

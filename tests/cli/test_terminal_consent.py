@@ -139,3 +139,14 @@ def test_an_answer_that_is_not_y_n_a_or_d_is_asked_again_and_decides_nothing(ws:
     assert code == 0, err
     assert term.seen.count(PROMPT) == 3
     assert "ERR_REJECTED" in out and (ws / "run.sh").read_text() == "#!/bin/sh\necho hello\n"
+
+
+def test_a_move_says_what_goes_where_at_the_prompt(ws: Path, tmp_path: Path) -> None:
+    term = ask(ws, tmp_path, block("m1", "fs.move", path="run.sh", path_to="bin/run.sh"))
+    shown = term.read_until(PROMPT)
+    assert b"fs.move run.sh -> bin/run.sh  +0 -0\r\n" in shown
+    assert b"note: creates the folder bin/\r\n" in shown and b"run.sh -> bin/run.sh (2 lines, 21 bytes)\r\n" in shown
+    term.answer("y")
+    code, out, err = term.finish()
+    assert code == 0, err
+    assert (ws / "bin" / "run.sh").exists() and not (ws / "run.sh").exists()

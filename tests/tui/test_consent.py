@@ -15,7 +15,7 @@ from operator_app.tui.keys import CONSENT_KEYS
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import KeysScreen
-from tui_helpers import READS, SIZE, WRITE, asks, block, finished, make_app, notes, plain, results_of, table_statuses, \
+from tui_helpers import READS, SIZE, WRITE, asks, b64, block, finished, make_app, notes, plain, results_of, table_statuses, \
     wait_for
 
 pytestmark = pytest.mark.asyncio
@@ -196,10 +196,11 @@ async def test_quitting_with_no_write_waiting_asks_nothing(workspace: Path, stat
         await wait_for(pilot, lambda: not app.is_running)
 
 
-async def test_a_write_put_off_over_the_picker_keeps_its_workspace(workspace: Path, state: Path,
+async def test_a_write_arriving_over_the_picker_waits_and_keeps_its_workspace(workspace: Path, state: Path,
                                                                  tmp_path: Path) -> None:
-    """The dialog can come up over the picker; put off there, choosing another workspace would
-    leave the write waiting in a session no longer shown: it is refused until the write is decided."""
+    """A write that arrives while the picker is open does not put its dialog over it (the next key
+    typed there would answer it); it waits, and choosing another workspace would leave it waiting
+    in a session no longer shown: that is refused until the write is decided."""
     from textual.widgets import Input
 
     from operator_app.tui.screens.picker import PickerScreen
@@ -211,14 +212,74 @@ async def test_a_write_put_off_over_the_picker_keeps_its_workspace(workspace: Pa
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         app.start_message(WRITE, "clipboard")  # as --follow or the clipboard watcher brings it, dialog or not
-        await wait_for(pilot, lambda: asks(app))
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await wait_for(pilot, lambda: any("A write waits for you" in text for text in notes(app)))
+        assert isinstance(app.screen, PickerScreen)
         app.screen.query_one("#picker-input", Input).value = str(other)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: any("then choose another workspace" in text for text in notes(app)))
         assert app.workspace.root == workspace.resolve()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
         await pilot.press("d")
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: finished(app) and results_of(app)[0].ok)
+
+
+async def test_a_new_file_reads_as_a_diff_from_dev_null_in_the_dialog_and_the_details(workspace: Path, state: Path) -> None:
+    """A created file's diff has --- /dev/null, as git prints it: the dialog and the details pane
+    still read it as a diff (its header dimmed, its lines green and coloured as code)."""
+    from operator_app.tui.widgets.lines_view import LinesView
+
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(block("c1", "fs.write", path="src/new.py", content_b64=b64("import os\nX = 1\n"))))
+        await wait_for(pilot, lambda: asks(app))
+        assert "fs.write creates src/new.py   +2 -0" in dialog_text(app)
+        lines = app.screen.query_one("#consent-diff", LinesView).lines
+        assert [(line.text, line.style) for line in lines] == [
+            ("--- /dev/null", "meta"), ("+++ b/src/new.py", "meta"), ("@@ -0,0 +1,2 @@", "hunk"),
+            ("+import os", "add"), ("+X = 1", "add")]
+        assert all(line.code is not None for line in lines[3:])  # coloured as Python
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app) and results_of(app)[0].ok)
+        details = app.query_one("#details", LinesView).plain
+        assert "--- /dev/null\n+++ b/src/new.py\n@@ -0,0 +1,2 @@\n+import os\n+X = 1" in details
+
+
+async def test_a_move_over_a_file_shows_what_goes_where_and_the_diff_of_the_file_it_replaces(workspace: Path,
+                                                                                           state: Path) -> None:
+    from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
+    from operator_app.tui.widgets.lines_view import LinesView
+
+    (workspace / "notes" / "todo.txt").write_text("Alpha\nold line\n")
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(block("m1", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt",
+                                            overwrite="true") + block("c1", "fs.copy", path="src", path_to="backup/src")))
+        await wait_for(pilot, lambda: asks(app))
+        text = dialog_text(app)
+        assert "fs.move moves notes/plan.txt to notes/todo.txt, replacing the file there +1 -1" in text
+        assert "fs.copy src -> backup/src" in " ".join(text.split())  # what `a` would apply after it
+        lines = [(line.text, line.style) for line in app.screen.query_one("#consent-diff", LinesView).lines]
+        assert lines == [("notes/plan.txt -> notes/todo.txt (2 lines, 11 bytes)", ""),
+                         ("replaces notes/todo.txt (2 lines, 15 bytes); its content changes:", ""),
+                         ("--- a/notes/todo.txt", "meta"), ("+++ b/notes/todo.txt", "meta"), ("@@ -1,2 +1,2 @@", "hunk"),
+                         (" Alpha", ""), ("-old line", "del"), ("+Beta", "add")]
+        await pilot.press("y")
+        await wait_for(pilot, lambda: asks(app) and app.screen.plan.command_id == "c1")
+        assert "fs.copy copies src/ to backup/src/" in dialog_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)
+        assert [r.ok for r in results_of(app)] == [True, True]
+        assert (workspace / "notes" / "todo.txt").read_text() == "Alpha\nBeta\n" and (workspace / "backup" / "src").is_dir()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
+        assert "fs.copy on src -> backup/src" in plain(app.screen.query_one("#confirm-question", Static).content, width=150)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not (workspace / "backup").exists())
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (workspace / "notes" / "plan.txt").exists())
+        assert (workspace / "notes" / "todo.txt").read_text() == "Alpha\nold line\n"

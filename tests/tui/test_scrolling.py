@@ -19,6 +19,13 @@ def drawn(view) -> list[str]:  # type: ignore[no-untyped-def]
     return ["".join(segment.text for segment in view.render_line(y)) for y in range(view.size.height)]
 
 
+def scrolled(view, x: int, y: int) -> bool:  # type: ignore[no-untyped-def]
+    """Scroll `view` to (x, y) and say whether it is there: Textual refuses a scroll until the view
+    has been laid out with its scrollbars, so a test asks again until it takes."""
+    view.scroll_to(x=x, y=y, animate=False)
+    return view.scroll_offset == (x, y)
+
+
 async def test_the_diffs_plus_minus_column_stays_when_it_scrolls_sideways(workspace: Path, state: Path) -> None:
     (workspace / "wide.txt").write_text("".join(f"{n:03d} " for n in range(80)) + "\n")
     app = make_app(workspace, state)
@@ -27,8 +34,7 @@ async def test_the_diffs_plus_minus_column_stays_when_it_scrolls_sideways(worksp
                                             content="".join(f"{n:03d}x" for n in range(80)))))
         await wait_for(pilot, lambda: asks(app))
         diff = app.screen.query_one("#consent-diff", LinesView)
-        diff.scroll_to(x=40, animate=False)
-        await wait_for(pilot, lambda: diff.scroll_x == 40)
+        await wait_for(pilot, lambda: scrolled(diff, 40, 0))
         lines = drawn(diff)
         assert any(line.startswith("-010 011 012") for line in lines)  # the text moved, its "-" did not
         assert any(line.startswith("+010x011x012x") for line in lines)
@@ -43,8 +49,7 @@ async def test_line_numbers_stay_and_another_message_starts_at_its_left(workspac
         app.post_message(events.Paste(wide + READS))
         await wait_for(pilot, lambda: finished(app))
         view = app.message_view
-        view.scroll_to(x=60, y=0, animate=False)
-        await wait_for(pilot, lambda: view.scroll_x == 60)
+        await wait_for(pilot, lambda: scrolled(view, 60, 0))
         first = drawn(view)[0]
         assert first.startswith("    1 ") and not first[6:].startswith("A line of prose")  # number kept, text moved
         app.post_message(events.Paste(block("r3", "fs.stat", path="README.md")))

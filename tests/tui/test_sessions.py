@@ -137,20 +137,20 @@ async def test_a_session_read_late_leaves_the_message_on_screen_alone(workspace:
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from operator_app.tui import app as app_module
+    from operator_app.tui import workspace_session
 
     first = make_app(workspace, state)
     async with first.run_test(size=SIZE) as pilot:
         first.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: finished(first))
     release = threading.Event()
-    real_load = app_module.load_history
+    real_load = workspace_session.load_history
 
     def slow_load(session):  # type: ignore[no-untyped-def]
         release.wait(10)  # a long session on a slow disk: the person pastes before it is read
         return real_load(session)
 
-    monkeypatch.setattr(app_module, "load_history", slow_load)
+    monkeypatch.setattr(workspace_session, "load_history", slow_load)
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(block("s1", "fs.stat", path="README.md") + block("s2", "fs.list", path=".")))

@@ -145,7 +145,7 @@ def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone
     done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
-    assert (result["id"], result["ok"]) == ("d1", True) and result["summary"] == "Moved notes/plan.txt to the trash (-2 lines)"
+    assert (result["id"], result["ok"]) == ("d1", True) and result["summary"] == "Moved notes/plan.txt (2 lines, 11 bytes) to the trash"
     assert not list(ws.rglob(".operator-trash-*"))
     undo = run_cli(env, "undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr

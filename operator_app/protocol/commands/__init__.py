@@ -1,11 +1,11 @@
 """One frozen pydantic model per action: fields, aliases, defaults, limits and the error code of
 each field are declared once, in the family module of the action (info, reading, regions,
-writing; catalog.py says which). `validate_command()` turns parsed fields into a command or an
+writing, transfer; catalog.py says which). `validate_command()` turns parsed fields into a command or an
 `OperatorError`; spec.py renders the ACTIONS section of the interface text from the same
 declarations, and the TUI's help reads them too.
 
 Every name is also reachable here (`commands.FsRead`, `commands.ACTIONS`), but only on first use:
-running one command declares the models of its own family, not all 21.
+running one command declares the models of its own family, not all of them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from .info import GetCommentStyle, GetInterfaceSpec
     from .reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
     from .regions import CommentStyleFields, FsDeleteRegion, FsInsertRegion, FsListRegions, FsReadRegion, FsReplaceRegion, MarkerFields
-    from .validation import alias_map, field_meta, validate_command
+    from .transfer import FsCopy, FsMove, FsRename, TwoPathCommand
+    from .validation import Validated, alias_map, field_meta, validate_command, validate_fields
     from .writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
 
     ACTIONS: dict[str, type[Command]]
@@ -27,10 +28,12 @@ if TYPE_CHECKING:
 _ELSEWHERE = {
     "Command": "base", "FsCommand": "base", "CommentStyleFields": "regions", "MarkerFields": "regions",
     "validate_command": "validation", "alias_map": "validation", "field_meta": "validation",
+    "validate_fields": "validation", "Validated": "validation", "TwoPathCommand": "transfer",
 }
 
-__all__ = ["ACTION_NAMES", "FAMILY_OF", "all_models", "model_for", "ACTIONS", "validate_command", "alias_map",
-           "field_meta", "Command", "FsCommand", "CommentStyleFields", "MarkerFields"]
+__all__ = ["ACTION_NAMES", "FAMILY_OF", "all_models", "model_for", "ACTIONS", "validate_command", "validate_fields",
+           "Validated", "alias_map", "field_meta", "Command", "FsCommand", "CommentStyleFields", "MarkerFields",
+           "TwoPathCommand"]
 
 
 def __getattr__(name: str) -> Any:

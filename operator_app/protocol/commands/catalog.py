@@ -4,8 +4,8 @@ its own family (declaring a pydantic model is the costly part of exec's start), 
 `all_models()` imports every family for what needs them all (the spec text, the help screen).
 
 A family is a module of this package ending with `MODELS`, the tuple of its models. A new action
-is a model in the family it belongs to and a line here; a new family (the actions that take a
-second path, say) is a new module with its own base class and a line per action here."""
+is a model in the family it belongs to and a line here; a new family is a new module with its own
+base class and a line per action here (transfer.py, the actions that take a second path, is one)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ FAMILY_OF: dict[str, str] = {
     "fs.patch": "writing",
     "fs.applyEdits": "writing",
     "fs.delete": "writing",
+    "fs.copy": "transfer",
+    "fs.move": "transfer",
+    "fs.rename": "transfer",
 }
 ACTION_NAMES: tuple[str, ...] = tuple(FAMILY_OF)
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(FAMILY_OF.values()))

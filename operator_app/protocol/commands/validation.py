@@ -1,14 +1,16 @@
-"""`validate_command()`: a block's parsed fields in, a command model or an OperatorError out.
-The checks every action shares come first (the required fields, the version, a known action, a
-path for fs.* and none for the rest, each key known to the action and given once), each with an
-error that says what to do; then the action's model validates its own fields, and a pydantic
-error becomes the field's own ERR code. Only the chosen action's model is declared (catalog.py).
+"""`validate_fields()`: a block's parsed fields in, a command model (with the keys it ignored) or
+an OperatorError out. The checks every action shares come first (the required fields, the
+version, a known action, a path for fs.* and none for the rest, path_to only where the action
+takes a second path, each field given once), each with an error that says what to do; a key the
+action does not take is ignored unless it would change what the command does (extra_fields.py);
+then the action's model validates its own fields, and a pydantic error becomes the field's own
+ERR code. Only the chosen action's model is declared (catalog.py).
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -47,6 +49,15 @@ _ACTION_SYNONYMS = {
 
 
 _PATH_SYNONYMS = frozenset({"file", "filename", "filepath", "file_path", "dir", "directory", "folder", "target", "path"})
+# What models call the second path of a copy, move or rename.
+_PATH_TO_SYNONYMS = frozenset({"to", "dest", "destination", "dst", "target", "new_path", "newpath", "pathto", "to_path",
+                               "topath", "path2", "new_name", "newname", "target_path", "targetpath", "destination_path"})
+SECOND_PATH = "path_to"
+
+
+class Validated(NamedTuple):
+    command: Command
+    ignored: tuple[str, ...]  # keys the action does not take, harmless: the result names them
 
 
 def _suggest_action(action: str) -> str:
@@ -68,6 +79,10 @@ def _suggest(word: str, options: list[str]) -> str:
 
 
 def validate_command(fields: Fields) -> Command:
+    return validate_fields(fields).command
+
+
+def validate_fields(fields: Fields) -> Validated:
     values = fields.values
     missing = [name for name in grammar.REQUIRED_FIELDS if not values.get(name)]
     if missing:
@@ -99,6 +114,11 @@ def validate_command(fields: Fields) -> Command:
     if is_fs and not values.get("path"):
         # The path under another name ("file: README.md") is the likeliest reason it is missing.
         other = next((key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None)
+        if other is None and "path" not in values:  # or misspelt ("pth: README.md")
+            from .extra_fields import misspelling_of
+
+            other = next((key for key in values if key not in (*grammar.REQUIRED_FIELDS, SECOND_PATH)
+                          and misspelling_of(key, "path")), None)
         instead = f"; write path: instead of {other}:" if other else "; the path line is empty" if "path" in values else ""
         raise OperatorError(ErrorCode.ERR_ACTION_REQUIRES_PATH, (
             f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
@@ -106,20 +126,19 @@ def validate_command(fields: Fields) -> Command:
     if not is_fs and "path" in values:
         raise OperatorError(ErrorCode.ERR_ACTION_FORBIDS_PATH, f"{action} does not take a path; remove the path line")
     accepted = alias_map(model)
+    _check_second_path(action, values, accepted)
     renamed: dict[str, str] = {}
-    for key, value in values.items():
+    ignored: list[str] = []
+    for key in values:
         target = accepted.get(key)
-        if target is None and "content" in accepted and fields.lines.get(key) == fields.lines.get("content", -1) + 1:
-            # "content: Dear team," then "Regards: Bob": a second line of content that happens to
-            # hold a colon, not a misspelt field. The spec's own wording for the mistake.
-            raise OperatorError(ErrorCode.ERR_CONTENT_HAS_NEWLINES, "content contains newline; use content_b64.", (
-                f"content starts on line {fields.lines['content']} and continues on line {fields.lines[key]}"
-            ))
         if target is None:
-            raise OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
-                f"{action} does not take {key}; {_suggest(key, list(accepted))}fields of {action}: "
-                f"{', '.join(k for k in accepted if k not in grammar.REQUIRED_FIELDS)}"
-            ))
+            from .extra_fields import refuse_extra
+
+            error = refuse_extra(action, key, accepted)
+            if error is not None:
+                raise error
+            ignored.append(key)
+            continue
         if target in renamed:
             raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, (
                 f"{key} and {renamed[target]} both set {target}; keep one of them"
@@ -127,9 +146,27 @@ def validate_command(fields: Fields) -> Command:
         renamed[target] = key
     data = {target: values[key] for target, key in renamed.items()}
     try:
-        return model.model_validate(data)
+        return Validated(model.model_validate(data), tuple(ignored))
     except ValidationError as exc:
         raise _from_pydantic(model, exc) from None
+
+
+def _check_second_path(action: str, values: dict[str, str], accepted: dict[str, str]) -> None:
+    """path_to where the action takes one path is refused (it would be ignored, and the model would
+    think the entry went somewhere); where the action needs it, it must be there and not empty."""
+    if SECOND_PATH not in accepted:
+        if SECOND_PATH in values:
+            raise OperatorError(ErrorCode.ERR_UNEXPECTED_PATH_TO, (
+                f"{action} takes one path; remove the path_to line (fs.copy, fs.move and fs.rename take path_to)"
+            ))
+        return
+    if not values.get(SECOND_PATH):
+        # The destination under another name ("dest: b.txt") is the likeliest reason it is missing.
+        other = next((key for key in values if key.casefold() in _PATH_TO_SYNONYMS), None)
+        instead = f"; write path_to: instead of {other}:" if other else "; the path_to line is empty" if SECOND_PATH in values else ""
+        raise OperatorError(ErrorCode.ERR_MISSING_PATH_TO, (
+            f"{action} requires path_to: <the new path, relative to the workspace root>{instead}"
+        ))
 
 
 def _from_pydantic(model: type[Command], exc: ValidationError) -> OperatorError:

@@ -1,6 +1,6 @@
 """The consent dialog of one write: which write of its message it is, action, path, +N -M, what
 `a` would apply after it, and the diff, syntax-highlighted and scrollable (a delete shows what goes
-to the trash). It answers "yes", "no", "all" (approve the rest of this message, asking once more
+to the trash, a copy or move what goes where and the diff of a file it replaces). It answers "yes", "no", "all" (approve the rest of this message, asking once more
 when that includes a delete or a file the dialog did not show) or "later" (escape: the write keeps
 waiting). Nothing is written until the engine hears "yes", and a key pressed before the dialog
 was on screen (a second y meant for the previous dialog) answers nothing."""
@@ -23,11 +23,19 @@ from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines,
 from .confirm import ConfirmScreen
 from .help import KeysScreen
 
-WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash"}
+WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash", "copy": "copies", "move": "moves"}
 
 
 def describe(plan: WritePlan) -> Text:
-    what = WHAT.get(plan.kind, plan.kind)
+    what = "renames" if plan.action == "fs.rename" else WHAT.get(plan.kind, plan.kind)
+    if plan.target_to is not None:
+        slash = "/" if plan.is_dir else ""
+        title = Text.assemble((f"{plan.action} ", "bold"), f"{what} ", (f"{plan.target.rel}{slash}", "bold cyan"), " to ",
+                              (f"{plan.target_to.rel}{slash}", "bold cyan"))
+        if plan.to_hash is not None:  # a file there is replaced: the diff below is of that file
+            title.append_text(Text.assemble(", replacing the file there ", (f"+{plan.added}", "bold green"), " ",
+                                            (f"-{plan.removed}", "bold red")))
+        return title.append(f"   id {plan.command_id}", "dim")
     if plan.kind == "delete" and plan.is_dir:
         # A folder has no line counts to show: "+0 -0" would read as "nothing happens".
         files = f"{plan.file_count} file{'s' if plan.file_count != 1 else ''}"
@@ -40,6 +48,11 @@ def describe(plan: WritePlan) -> Text:
 
 def diff_view(plan: WritePlan) -> list[StyledLine]:
     diff = plan.diff or "(no textual change)"
+    if plan.target_to is not None:
+        # What goes where, then (over an existing file) the diff of the file it replaces.
+        head, found, rest = diff.partition("\n--- ")
+        lines = plain_lines(head)
+        return lines + (diff_lines("--- " + rest, CodeColours.for_file(plan.target_to.rel)) if found else [])
     if not diff.startswith("---"):  # a folder delete or a binary file: a description, not a diff
         return plain_lines(diff, "del" if plan.kind == "delete" else "")
     return diff_lines(diff, CodeColours.for_file(plan.target.rel))
@@ -59,7 +72,7 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
-        text.append(write.path, style="bold red" if write.deletes else "cyan" if write.path != shown_path else "")
+        text.append(write.shown, style="bold red" if write.deletes else "cyan" if write.shown != shown_path else "")
         text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
     if len(outlook.rest) > REST_SHOWN:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
@@ -76,7 +89,7 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     text = Text.assemble("a applies this write and ", (plural(len(outlook.rest), "more write"), "bold"),
                          " without showing their diffs.\n")
     deletes = [write for write in unseen if write.deletes]
-    others = sorted({write.path for write in unseen if not write.deletes})
+    others = sorted({write.shown for write in unseen if not write.deletes})
     if deletes:
         text.append("It moves to the trash: ", style="bold red")
         text.append(", ".join(write.path for write in deletes) + "\n", style="bold red")

@@ -13,7 +13,8 @@ from textual.widgets import Footer, Static
 from ...engine.journal import JournalEntry
 
 EFFECT = {"create": "remove the file it created", "modify": "restore the file as it was before",
-          "delete": "bring it back from the trash"}
+          "delete": "bring it back from the trash", "move": "move it back (and put back a file it replaced)",
+          "copy": "remove the copy (or restore the file it replaced)"}
 
 
 class UndoConfirmScreen(ModalScreen[bool]):
@@ -27,7 +28,7 @@ class UndoConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         entry = self.entry
-        question = Text.assemble("Undo ", (f"{entry.action}", "bold"), " on ", (entry.rel, "bold cyan"),
+        question = Text.assemble("Undo ", (f"{entry.action}", "bold"), " on ", (entry.where, "bold cyan"),
                                  (f" (id {entry.command_id})", "dim"), "?\n",
                                  f"This will {EFFECT.get(entry.kind, 'reverse it')}. ",
                                  "It is refused, and nothing is touched, if the file changed since.")

@@ -1,0 +1,147 @@
+"""The workspace and its session: choosing one (the picker), opening it (a new EngineRunner and
+session, the bridge told), and reading the session back (recovering a write an earlier run died
+in, then every message with its results). A mixin of OperatorApp."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from .. import settings
+from ..engine.session import Session, StateUnusable, default_state_dir
+from ..engine.workspace import Workspace, WorkspaceUnusable
+from .display import pretty_path
+from .messages import HistoryLoaded, WorkFailed
+from .runner import EngineRunner
+from .screens.picker import PickerScreen
+from .state import MessageState, load_history
+from .status_text import resumed_text
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from .widgets.welcome import WelcomePanel
+
+    _Base = App[None]
+else:
+    _Base = object
+
+
+class WorkspaceSessionMixin(_Base):
+    runner: EngineRunner | None
+    states: dict[int, MessageState]
+    view_number: int | None
+    welcome: WelcomePanel
+    _state_override: Path | None
+    _state_owner: Path | None
+    _follow_path: Path | None
+    _initial_message: str | None
+    _can_undo: bool
+    _undone: dict[str, float]
+
+    if TYPE_CHECKING:
+        @property
+        def workspace(self) -> Workspace | None: ...
+        def status(self, text: str) -> None: ...
+        def refresh_view(self, reset: bool = False) -> None: ...
+        def check_undo(self, ask: bool = False) -> None: ...
+        def start_message(self, text: str, source: str) -> None: ...
+        def bridge_workspace_changed(self) -> None: ...
+        def _busy_with_a_write(self, what: str) -> bool: ...
+        def _ask_consent(self, *args: object) -> str: ...
+
+    # --- workspace and session -----------------------------------------------------------
+
+    def _workspace_chosen(self, path: Path | None) -> None:
+        if path is not None and (self.workspace is None or path != self.workspace.root):
+            # A write put off while the picker was open holds this workspace's session.
+            if not self._busy_with_a_write("choose another workspace"):
+                self.open_workspace(path)
+        elif self.runner is None:
+            self.status("No workspace chosen: press w to choose one.")
+
+    def _state_dir_for(self, root: Path) -> Path | None:
+        # --state-dir names the session of the workspace the app starts in, given or picked first;
+        # another workspace chosen later gets its own default folder (a session per workspace).
+        if self._state_override is None or (self._state_owner is not None and self._state_owner != root):
+            return None
+        return self._state_override
+
+    def open_workspace(self, path: Path) -> None:
+        try:
+            workspace = Workspace(path)
+            state_dir = self._state_dir_for(workspace.root)
+            session = Session(state_dir or default_state_dir(workspace.root), workspace_root=workspace.root)
+        except (WorkspaceUnusable, StateUnusable) as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            self._pick_workspace(Path.cwd(), first_use=self.runner is None)
+            return
+        if state_dir is not None:
+            self._state_owner = workspace.root
+        if self.runner is not None:
+            self.bridge_workspace_changed()
+        self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
+        settings.remember_workspace(workspace.root)
+        self.sub_title = pretty_path(workspace.root)
+        self.states, self.view_number, self._can_undo, self._undone = {}, None, False, {}
+        self.refresh_view(reset=True)
+        self.status("Reading the session...")
+        self.load_session(self.runner)
+        self.check_undo()
+        if self._initial_message is not None:
+            text, self._initial_message = self._initial_message, None
+            self.start_message(text, "message file")
+
+    @work(thread=True, exit_on_error=False, group="session")
+    def load_session(self, runner: EngineRunner) -> None:
+        try:
+            with runner.session.lock():  # a write the app died in the middle of gets its result first
+                if runner.session.unresolved_intents():
+                    from ..engine.recovery import recover_interrupted_writes, recovery_notices
+
+                    recovered = recover_interrupted_writes(runner.workspace, runner.session)
+                    for notice in recovery_notices(recovered, "show it with [ and ], then c copies its results"):
+                        self.call_from_thread(self.notify, notice, severity="warning", timeout=30)
+            loaded = HistoryLoaded(load_history(runner.session))
+        except Exception as exc:  # noqa: BLE001 - shown, never lost silently
+            self.post_message(WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}"))
+            loaded = HistoryLoaded({})
+        loaded.origin = runner
+        self.post_message(loaded)
+
+    def on_history_loaded(self, message: HistoryLoaded) -> None:
+        if message.origin is not self.runner:
+            return
+        live = self.states  # a message that began while the session was read is newer than what was read
+        self.states = {**message.states, **live}
+        for state in message.states.values():
+            state.mark_undone(self._undone)
+        if live:
+            self.refresh_view()  # the shown message stays as it is: only "N of M" in its title changes
+            return
+        self.view_number = max(self.states, default=None)
+        self.welcome.display = not self.states
+        self.refresh_view(reset=True)
+        if self.states:
+            interrupted = sum(1 for state in self.states.values() if state.interrupted)
+            self.status(resumed_text(len(self.states), interrupted))
+        elif self._follow_path is not None:
+            self.status(f"Following {self._follow_path.name}: a message starts when text is written to it. "
+                        "A paste works too.")
+        else:
+            self.status("Paste the model's answer anywhere on this screen.")
+
+    def action_pick_workspace(self) -> None:
+        if self._busy_with_a_write("choose another workspace"):
+            return
+        start = self.workspace.root if self.workspace else Path.cwd()
+        self._pick_workspace(start)
+
+    def _pick_workspace(self, start: Path, first_use: bool = False) -> None:
+        def state_dir_of(root: Path) -> Path:
+            return self._state_dir_for(root.resolve()) or default_state_dir(root.resolve())
+
+        self.push_screen(PickerScreen(start, first_use, recent=settings.recent_workspaces(), state_dir_of=state_dir_of,
+                                      current=self.workspace.root if self.workspace else None), self._workspace_chosen)
