@@ -259,7 +259,7 @@ async def long_answer_work(app: Any, browser: AsyncExtensionBrowser, sites: Mock
     await until(lambda: any(not generating for _, _, _, _, generating in fed), timeout=20)
     await until(lambda: any(state.finished and state.source == "bridge Claude" for state in app.states.values()), timeout=20)
     meter.__exit__()
-    mine = [entry for entry in fed if entry[0].startswith("claude.ai/chat/bench-long")]
+    mine = [entry for entry in fed if entry[0] == f"claude.ai:{sites.port}/chat/bench-long"]  # the key carries the port
     final_length = mine[-1][1]
     characters_fed = sum(accepted for _, _, accepted, _, _ in mine)
     update_time = sum(elapsed for _, _, _, elapsed, _ in mine)
