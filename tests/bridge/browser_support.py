@@ -1,13 +1,22 @@
 """What the browser tests share: where Chromium and the extension are, a loopback server for the
-mock chat pages (the Host header picks the site, so http://chatgpt.com:PORT/c/abc is the ChatGPT
+mock chat pages (the Host header picks the site, so https://chatgpt.com:PORT/c/abc is the ChatGPT
 mock, with Chromium resolving the sites' names to 127.0.0.1; `?page=NAME` serves NAME.html of
-fixtures/chat-pages instead), and the Chromium arguments that load the unpacked extension."""
+fixtures/chat-pages instead), and the Chromium arguments that load the unpacked extension.
+
+The seven chat sites are served over TLS, as the real ones are: Chromium's HSTS preload list
+(chatgpt.com is on it since Chromium 156) turns http://chatgpt.com into https:// whatever the
+resolver rules say. One port speaks both, so a conversation key (host:port/path) stays one value."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
+import ssl
+import subprocess
+import tempfile
 import threading
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -32,6 +41,8 @@ SITE_PAGES = {
     "chat.example.org": "generic.html",
 }
 MAPPED_HOSTS = [host for host in SITE_PAGES if host not in ("127.0.0.1", "localhost")]
+# The adapters' sites, reached over https; loopback and chat.example.org stay plain http.
+SECURE_HOSTS = frozenset(MAPPED_HOSTS) - {"chat.example.org"}
 
 
 def chromium_path() -> str | None:
@@ -53,6 +64,8 @@ def why_browser_tests_cannot_run() -> str | None:
     if chromium_path() is None:
         where = os.environ.get("OPERATOR_CHROMIUM") or "/usr/bin/chromium"
         return f"browser tests skipped: no Chromium at {where} (Debian: apt-get install chromium)"
+    if shutil.which("openssl") is None:
+        return "browser tests skipped: no openssl command to make the mock sites' certificate (Debian: apt-get install openssl)"
     return None
 
 
@@ -76,6 +89,8 @@ def chromium_args(extension_dir: Path = EXTENSION_DIR) -> list[str]:
         f"--disable-extensions-except={extension_dir}",
         f"--load-extension={extension_dir}",
         f"--host-resolver-rules={rules}",
+        # The mock sites' certificate is self-signed (made by tls_context below).
+        "--ignore-certificate-errors",
         "--no-first-run",
         "--no-default-browser-check",
         "--disable-features=Translate,MediaRouter",
@@ -117,18 +132,59 @@ class _MockPages(BaseHTTPRequestHandler):
         pass
 
 
+@cache
+def tls_context() -> ssl.SSLContext:
+    """A server context with a self-signed certificate for the mock sites' names, made once per
+    process with the openssl command (the stdlib cannot make certificates)."""
+    folder = Path(tempfile.mkdtemp(prefix="operator-mock-tls-"))
+    names = ",".join(f"DNS:{host}" for host in sorted(SECURE_HOSTS))
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=operator-mock-sites",
+         "-addext", f"subjectAltName={names}", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+        check=True, capture_output=True,
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    shutil.rmtree(folder, ignore_errors=True)
+    return context
+
+
+class _HttpOrTlsServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        # In the connection's own thread: a TLS client speaks first with a handshake record (0x16),
+        # a plain HTTP one with a method name.
+        wrapped: ssl.SSLSocket | None = None
+        try:
+            request.settimeout(10)
+            if request.recv(1, socket.MSG_PEEK) == b"\x16":
+                wrapped = tls_context().wrap_socket(request, server_side=True)
+                wrapped.settimeout(None)
+            else:
+                request.settimeout(None)
+        except (OSError, ssl.SSLError):
+            return
+        try:
+            super().finish_request(wrapped or request, client_address)
+        finally:
+            if wrapped is not None:
+                wrapped.close()  # the plain socket was detached into it; socketserver closes only that one
+
+
 class MockSites:
-    """The mock chat pages on an ephemeral loopback port."""
+    """The mock chat pages on an ephemeral loopback port (http and https on the same port)."""
 
     def __init__(self) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _MockPages)
-        self.server.daemon_threads = True
+        tls_context()  # made before the first page asks, so a failure shows here, not as a page error
+        self.server = _HttpOrTlsServer(("127.0.0.1", 0), _MockPages)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def url(self, host: str, path: str = "/") -> str:
-        return f"http://{host}:{self.port}{path}"
+        scheme = "https" if host in SECURE_HOSTS else "http"
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def close(self) -> None:
         self.server.shutdown()
