@@ -27,6 +27,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -180,12 +181,11 @@ async def hundred_direct(app: Any, tag: str) -> float:
 
 class ScannerMeter:
     """Counts what Operator's scanners are fed, and the time they spend, while installed: the
-    stream's scanner (fed each update's new part) apart from whole-text scans (scan_message: the
-    TUI's message view draws the text with its blocks marked)."""
+    stream's scanner in the engine's worker thread (fed each update's new part), the message
+    view's own scanner on the app's thread (it marks the blocks where it draws the text), and
+    any whole-text scans (scan_message)."""
 
     def __init__(self) -> None:
-        import threading
-
         from operator_app.engine import executor
         from operator_app.protocol import scanner
         from operator_app.tui import state
@@ -197,6 +197,7 @@ class ScannerMeter:
         self.stream_characters, self.stream_seconds = 0, 0.0
         self.stream_chunks: list[str] = []
         self.whole_characters, self.whole_seconds, self.whole_scans = 0, 0.0, 0
+        self.view_characters, self.view_seconds = 0, 0.0
         self.original_feed: Any = scanner.Scanner.feed
         self.original_end: Any = scanner.Scanner.end
         self.original_pending: Any = scanner.Scanner.__dict__["pending"]
@@ -214,7 +215,12 @@ class ScannerMeter:
                 try:
                     return original(scanner, *args)
                 finally:
-                    if not meter._in_whole_scan():
+                    if meter._in_whole_scan():
+                        pass
+                    elif threading.current_thread() is threading.main_thread():  # the message view's
+                        meter.view_seconds += time.perf_counter() - started
+                        meter.view_characters += len(args[0]) if counts_characters else 0
+                    else:
                         meter.stream_seconds += time.perf_counter() - started
                         if counts_characters:
                             meter.stream_characters += len(args[0])
@@ -286,7 +292,8 @@ async def long_answer_work(app: Any, browser: AsyncExtensionBrowser, sites: Mock
     await page.close()
     return {"updates": len(mine), "final_length": final_length, "characters_fed": characters_fed,
             "scanner_characters": meter.stream_characters, "scanner_time_s": meter.stream_seconds,
-            "view_scans": meter.whole_scans, "view_scan_characters": meter.whole_characters, "view_scan_time_s": meter.whole_seconds,
+            "whole_scans": meter.whole_scans, "whole_scan_characters": meter.whole_characters, "whole_scan_time_s": meter.whole_seconds,
+            "view_characters": meter.view_characters, "view_time_s": meter.view_seconds,
             "update_time_s": update_time, "one_scan_s": min(scans), "replay_s": min(replays), "chunks": len(meter.stream_chunks)}
 
 
@@ -394,8 +401,8 @@ def report(figures: dict[str, Any]) -> tuple[list[str], bool]:
                  f"{long['one_scan_s'] * 1000:.2f} ms for one scan of the final text ({time_ratio:.2f}x; target <= 2x: "
                  f"{'ok' if passed else 'MISSED'}); in the app, with its threads, {long['scanner_time_s'] * 1000:.1f} ms. "
                  f"The bridge's own work on the updates (prefix checks) {long['update_time_s'] * 1000:.1f} ms. Besides: the TUI's "
-                 f"message view scanned the whole text {long['view_scans']} times to draw it "
-                 f"({long['view_scan_characters'] / long['final_length']:.1f}x the final text, {long['view_scan_time_s'] * 1000:.1f} ms)")
+                 f"message view, marking the blocks where it draws the text, fed its scanner {long['view_characters'] / long['final_length']:.2f}x "
+                 f"the final text ({long['view_time_s'] * 1000:.1f} ms); whole-text scans: {long['whole_scans']}")
     on, off = figures["idle_bridge_on_cpu"], figures["idle_bridge_off_cpu"]
     passed = on - off < 0.01
     ok &= passed

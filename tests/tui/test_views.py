@@ -61,7 +61,7 @@ async def test_a_long_search_shows_progress_and_keys_keep_working(workspace: Pat
     slow_read = Workspace.read_file
 
     def read_file(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        time.sleep(0.01)  # a slow disk: the search takes over a second
+        time.sleep(0.03)  # a slow disk: the search takes over three seconds, time enough on a busy machine
         return slow_read(self, *args, **kwargs)
 
     monkeypatch.setattr(Workspace, "read_file", read_file)

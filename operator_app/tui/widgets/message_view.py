@@ -5,7 +5,9 @@ It draws with Textual's line API (only the lines on screen are rendered), so a 2
 paste shows at once and scrolling stays quick. Message lines are never wrapped (line numbers stay
 true; long lines scroll sideways), but the notes Operator adds are wrapped to the view's width, so
 an error is read where it stands without scrolling. `message_lines` is the pure part: message text
-in, view lines out."""
+and its blocks' spans in, view lines out; `BlockSpans` finds those spans, feeding a growing
+message's scanner only what is new, so a streamed answer redrawn at each update is scanned once
+in all, not once per update."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
-from ...protocol.scanner import scan_message
+from ...protocol.scanner import RawBlock, Scanner, windowed
 from .lines_view import DrawnLines
 
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
@@ -52,11 +54,38 @@ def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
     return [ViewLine(None, part, kind) for part in textwrap.wrap(text, max(width, 20), subsequent_indent="  ")]
 
 
+Span = tuple[int, int | None]  # a block's start line and end line (None: open to the message's end)
+
+
+class BlockSpans:
+    """Where a message's blocks stand, found as the engine finds them: in the spec's window of the
+    text first seen, then in each part appended to it. Text that is not the last one plus more (a
+    replaced message, another message) starts a new scan."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._scanner = Scanner()
+        self._closed: list[Span] = []
+
+    def of(self, text: str) -> list[Span]:
+        if not (len(text) >= len(self._text) and text.startswith(self._text)) or not self._text:
+            self._scanner, start, _ = windowed(text)
+            self._closed, self._text = [], text[:start]
+        new = text[len(self._text):]
+        self._text = text
+        self._closed += [(event.start_line, event.end_line) for event in self._scanner.feed(new) if isinstance(event, RawBlock)]
+        # An unfinished last line may still hold a block's END: it counts as that block's end
+        # line all the same, which is the message's last line, the same as open to the end.
+        pending = self._scanner.pending
+        return self._closed + [(pending.start_line, None)] if pending is not None else list(self._closed)
+
+
 def message_lines(text: str, errors: dict[int, str], pending_line: int | None = None,
-                  note_width: int | None = None, warnings: tuple[str, ...] = ()) -> list[ViewLine]:
+                  note_width: int | None = None, warnings: tuple[str, ...] = (),
+                  spans: list[Span] | None = None) -> list[ViewLine]:
     """`errors`: start line of an invalid block -> its error code and summary. `warnings` (the
     scan's, about the whole message) come first. Notes are wrapped to `note_width` characters
-    (None: not wrapped)."""
+    (None: not wrapped). `spans`: the blocks' lines, when the caller keeps a `BlockSpans`."""
     if not text:
         return _notes("No message yet: paste the model's answer anywhere on this screen.", NOTE_DIM, note_width)
     out: list[ViewLine] = []
@@ -69,20 +98,20 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
     first_line = text.count("\n", 0, cut) + text.count("\r", 0, cut) - text.count("\r\n", 0, cut) + 1
     lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
     last_line = first_line + len(lines) - 1
-    spans: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
-    for block in scan_message(text).blocks:
-        error = errors.get(block.start_line)
-        spans[block.start_line] = (block.end_line or last_line, INVALID if error else BLOCK, error)
+    marked: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
+    for start, end in spans if spans is not None else BlockSpans().of(text):
+        error = errors.get(start)
+        marked[start] = (end or last_line, INVALID if error else BLOCK, error)
     for error_line, error in errors.items():  # an invalid block the scanner did not delimit
-        spans.setdefault(error_line, (error_line, INVALID, error))
+        marked.setdefault(error_line, (error_line, INVALID, error))
     if pending_line is not None:
-        spans[pending_line] = (last_line, PENDING, None)
+        marked[pending_line] = (last_line, PENDING, None)
     if cut:
         out.append(ViewLine(None, f"[... {cut:,} earlier characters not shown ...]", NOTE_DIM))
     active: tuple[int, str, str | None] | None = None
     for offset, line in enumerate(lines):
         number = first_line + offset
-        active = spans.get(number, active)
+        active = marked.get(number, active)
         out.append(ViewLine(number, _clean(line), active[1] if active else ""))
         if active and number == active[0]:
             if active[2]:
@@ -107,6 +136,7 @@ class MessageView(DrawnLines, can_focus=True):
         self._source: tuple[str, dict[int, str], int | None, tuple[str, ...]] = ("", {}, None, ())
         self._message: object = None  # which message is shown: another one starts at its top left
         self._wanted_line: int | None = None  # the message line the view was asked to show
+        self._spans = BlockSpans()
 
     def _note_width(self) -> int:
         return max(self.size.width - 9, 20)  # the line-number gutter, the vertical scrollbar and a space
@@ -126,7 +156,7 @@ class MessageView(DrawnLines, can_focus=True):
         if key == self._shown:
             return  # results of valid blocks do not change the message: no need to redraw it
         self._shown, self._source = key, (text, errors, pending_line, warnings)
-        self.lines = message_lines(text, errors, pending_line, width, warnings)
+        self.lines = message_lines(text, errors, pending_line, width, warnings, self._spans.of(text))
         self._rows = {line.number: y for y, line in enumerate(self.lines) if line.number is not None}
         width = max((cell_len(line.text) for line in self.lines), default=0) + GUTTER
         self.virtual_size = Size(width, len(self.lines))
