@@ -16,7 +16,7 @@ class Key:
     label: str  # command palette title
     help: str  # help screen and command palette description
     short: str  # the footer's word: all of them fit an 80-column terminal
-    group: str | None = None  # keys of one group share one footer word ("[] Message")
+    group: str | None = None  # keys of one group share one footer word ("[] Msg")
 
 
 MAIN_KEYS: tuple[Key, ...] = (
@@ -27,15 +27,15 @@ MAIN_KEYS: tuple[Key, ...] = (
     Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)", "Undo"),
     Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Folder"),
     Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session",
-        "Prev", "Message"),
+        "Prev", "Msg"),
     Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next",
-        "Message"),
+        "Msg"),
     Key("b", "b", "toggle_bridge", "Bridge on/off",
         "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
         "Bridge"),
     Key("e", "e", "end_follow", "End message",
         "end the message streaming in (--follow, or the bridge's, shown): an open block fails",
-        "End msg"),
+        "End"),
     Key("d", "d", "decide", "Decide write", "show again the consent dialog of the write that waits for you "
         "(escape closed it)", "Decide"),
     Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send", "Help"),
