@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -64,20 +65,48 @@ def demo(extra: list[str]) -> int:
         env = dict(os.environ, OPERATOR_CONFIG_DIR=str(scratch / "config"), OPERATOR_TRASH="session")
         app = str(BIN / "operator-app")
         if sys.stdin.isatty() and sys.stdout.isatty():
-            return subprocess.call([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message),
-                                    *extra], env=env)
+            return run_to_its_end([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message),
+                                   *extra], env)
         # No terminal (CI, a pipe): show the headless path on the same message instead.
         print("run.py: no terminal, so running the headless exec on the demo message:", flush=True)
-        return subprocess.call([app, "exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all",
-                                str(message)], env=env)
+        return run_to_its_end([app, "exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all",
+                               str(message)], env)
     except KeyboardInterrupt:
         return 130
+    except SystemExit as stopped:  # a closed terminal or a kill: the scratch folder still goes
+        return stopped.code if isinstance(stopped.code, int) else 1
     finally:
         if keep:
             print(f"run.py: the demo's scratch folder is kept: {scratch} (remove it with: rm -rf {scratch})", flush=True)
         else:
             shutil.rmtree(scratch, ignore_errors=True)
             print(f"run.py: removed the demo's scratch folder {scratch} (python3 run.py demo --keep keeps it)", flush=True)
+
+
+def run_to_its_end(command: list[str], env: dict[str, str]) -> int:
+    """Run the demo's Operator. A closed terminal (SIGHUP) or a kill (SIGTERM) would end this
+    process without its clean-up: they become SystemExit here, and Operator is stopped and waited
+    for before its scratch folder is removed."""
+    def stop(signum: int, _frame: object) -> None:
+        for ignored in handled:  # one is enough: a second must not cut the clean-up short
+            signal.signal(ignored, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    handled = (signal.SIGHUP, signal.SIGTERM) if os.name != "nt" else (signal.SIGTERM,)
+
+    for signum in handled:
+        signal.signal(signum, stop)
+    child = subprocess.Popen(command, env=env)
+    try:
+        return child.wait()
+    finally:
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
 
 
 def test(extra: list[str]) -> int:

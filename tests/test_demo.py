@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -62,40 +64,80 @@ def test_keep_keeps_the_scratch_folder_and_says_how_to_remove_it(tmp_path: Path)
     assert (folder / "workspace" / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 
+class DemoInTmux:
+    """`python3 run.py demo` in a tmux session of its own, run as the person whose environment
+    `env` is; `pid` is run.py's process id."""
+
+    def __init__(self, env: dict[str, str], tmp_path: Path) -> None:
+        self.socket = f"operator-demo-test-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{key}={value}" for key, value in env.items() if key in (
+            "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TMPDIR"))
+        self.pid_file = tmp_path / "run.pid"
+        command = (f"echo $$ > {self.pid_file}; exec env -u OPERATOR_CONFIG_DIR -u OPERATOR_TRASH {exports} "
+                   f"TERM=xterm-256color {sys.executable} {ROOT / 'run.py'} demo")
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "160", "-y", "45", command)
+
+    @property
+    def pid(self) -> int:
+        return int(self.pid_file.read_text())
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True).stdout
+
+    def wait_screen(self, text: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.tmux("capture-pane", "-p", "-t", "demo"):
+            assert time.monotonic() < deadline, f"{text!r} never appeared:\n{self.tmux('capture-pane', '-p', '-t', 'demo')}"
+            time.sleep(0.2)
+
+    def wait(self, done: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            assert time.monotonic() < deadline, what
+            time.sleep(0.2)
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
 @pytest.mark.tmux
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@needs_tmux
 def test_the_demo_in_the_tui_changes_no_setting_and_removes_its_scratch_folder(tmp_path: Path) -> None:
     env, settings = person(tmp_path)
     before = settings.read_bytes()
-    socket = f"operator-demo-test-{uuid.uuid4().hex[:8]}"
-
-    def tmux(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True).stdout
-
-    def wait_screen(text: str, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in tmux("capture-pane", "-p", "-t", "demo"):
-            assert time.monotonic() < deadline, f"{text!r} never appeared:\n{tmux('capture-pane', '-p', '-t', 'demo')}"
-            time.sleep(0.2)
-
-    exports = " ".join(f"{key}={value}" for key, value in env.items() if key in (
-        "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TMPDIR"))
-    command = f"env -u OPERATOR_CONFIG_DIR -u OPERATOR_TRASH {exports} TERM=xterm-256color {sys.executable} {ROOT / 'run.py'} demo"
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "160", "-y", "45", command)
+    demo = DemoInTmux(env, tmp_path)
     try:
         for dialog in ("fs.applyEdits changes notes/plan.txt", "fs.patch changes src/app.py"):
-            wait_screen(dialog)
-            tmux("send-keys", "-t", "demo", "y")
-        wait_screen("Press c to copy")
+            demo.wait_screen(dialog)
+            demo.tmux("send-keys", "-t", "demo", "y")
+        demo.wait_screen("Press c to copy")
         scratch = [p for p in (tmp_path / "tmp").iterdir() if p.name.startswith("operator-demo-")]
         assert len(scratch) == 1 and json.loads((scratch[0] / "config" / "settings.json").read_text())["last_workspace"] \
             == str(scratch[0] / "workspace")  # the TUI remembered the demo workspace: in the demo's own settings
-        tmux("send-keys", "-t", "demo", "C-q")
-        deadline = time.monotonic() + 30
-        while subprocess.run(["tmux", "-L", socket, "has-session", "-t", "demo"], capture_output=True).returncode == 0:
-            assert time.monotonic() < deadline, "the demo did not end"
-            time.sleep(0.2)
+        demo.tmux("send-keys", "-t", "demo", "C-q")
+        demo.wait(lambda: subprocess.run(["tmux", "-L", demo.socket, "has-session", "-t", "demo"],
+                                         capture_output=True).returncode != 0, "the demo did not end")
     finally:
-        tmux("kill-server")
+        demo.tmux("kill-server")
     assert left_behind(tmp_path) == []
+    assert settings.read_bytes() == before
+
+
+@pytest.mark.tmux
+@needs_tmux
+@pytest.mark.parametrize("how", ["closed terminal", "kill"])
+def test_a_demo_ended_by_a_closed_terminal_or_a_kill_still_removes_its_scratch_folder(tmp_path: Path, how: str) -> None:
+    env, settings = person(tmp_path)
+    before = settings.read_bytes()
+    demo = DemoInTmux(env, tmp_path)
+    try:
+        demo.wait_screen("fs.applyEdits changes notes/plan.txt")
+        assert len(left_behind(tmp_path)) == 1  # the scratch copy, while a write waits in its dialog
+        if how == "kill":
+            os.kill(demo.pid, signal.SIGTERM)
+        else:
+            demo.tmux("kill-session", "-t", "demo")  # the terminal goes: SIGHUP
+        demo.wait(lambda: not left_behind(tmp_path), f"left behind: {left_behind(tmp_path)}")
+    finally:
+        demo.tmux("kill-server")
     assert settings.read_bytes() == before
