@@ -20,8 +20,8 @@ from .journal import Journal, JournalEntry, PreImageMismatch
 from .moves import remove_entry
 from .noreplace import rename_noreplace
 from .trash import TrashError
-from .trash_restore import restore_from_trash, trash_location
-from .undo import UndoOutcome, UndoRefused
+from .trash_restore import restore_from_trash
+from .undo import UndoOutcome, UndoRefused, parent_to_restore_into, trashed_place
 from .workspace import Workspace
 
 
@@ -117,16 +117,9 @@ def _move_back(ws: Workspace, journal: Journal, entry: JournalEntry, destination
     the file it replaced back at the destination."""
     dst_fd, dst_name = destination
     src = ws.target(entry.rel)
-    if entry.across:  # checked before anything moves: an unusable record refuses the whole undo
-        try:
-            folder, trashed = trash_location(entry.trash or {}, journal.state_dir, entry.seq, src.parts[-1],
-                                             ws.root.joinpath(*src.parts[:-1]))
-        except TrashError as exc:
-            raise UndoRefused(f"{why}: {exc}") from None
-    try:
-        src_fd, src_name, created = ws.open_parent_dir(src, create=True)
-    except OperatorError as exc:
-        raise UndoRefused(f"{why}: {exc.message}; nothing was touched") from None
+    if entry.across:
+        folder, trashed = trashed_place(ws, journal, entry, src, why)
+    src_fd, src_name, created = parent_to_restore_into(ws, src, why)
     taken = f"{why}: something is at {src.rel} again; move it away first; nothing was touched"
     try:
         if _identity_or_none(src_fd, src_name) is not None:

@@ -20,7 +20,7 @@ from .journal import Journal, JournalEntry, PreImageMismatch
 from .plan import sha256
 from .trash import TrashError
 from .trash_restore import restore_from_trash, trash_location
-from .workspace import Workspace
+from .workspace import Target, Workspace
 
 
 class UndoRefused(Exception):
@@ -61,20 +61,31 @@ def _refuse_elsewhere(ws: Workspace, entry: JournalEntry) -> None:
         )
 
 
+def trashed_place(ws: Workspace, journal: Journal, entry: JournalEntry, target: Target, why: str) -> tuple[str, str]:
+    """Where the trash holds what `entry` took from `target`; checked before anything moves, so an
+    unusable record refuses the whole undo."""
+    try:
+        return trash_location(entry.trash or {}, journal.state_dir, entry.seq, target.parts[-1],
+                              ws.root.joinpath(*target.parts[:-1]))
+    except TrashError as exc:
+        raise UndoRefused(f"{why}: {exc}") from None
+
+
+def parent_to_restore_into(ws: Workspace, target: Target, why: str) -> tuple[int, str, list[str]]:
+    """The folder `target` goes back into, made again where it was removed since."""
+    try:
+        return ws.open_parent_dir(target, create=True)
+    except OperatorError as exc:
+        raise UndoRefused(f"{why}: {exc.message}; nothing was touched") from None
+
+
 def _undo_delete(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
     target = ws.target(entry.rel)
     why = f"cannot undo the delete of {entry.rel}"
     if not target.parts:
         raise UndoRefused(f"{why}: the journal names the workspace root")
-    try:
-        folder, trashed = trash_location(entry.trash or {}, journal.state_dir, entry.seq, target.parts[-1],
-                                         ws.root.joinpath(*target.parts[:-1]))
-    except TrashError as exc:
-        raise UndoRefused(f"{why}: {exc}") from None
-    try:
-        dir_fd, name, created = ws.open_parent_dir(target, create=True)
-    except OperatorError as exc:
-        raise UndoRefused(f"{why}: {exc.message}; nothing was touched") from None
+    folder, trashed = trashed_place(ws, journal, entry, target, why)
+    dir_fd, name, created = parent_to_restore_into(ws, target, why)
     try:
         try:
             os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
