@@ -11,6 +11,7 @@ model's validator the first time a command of that action is validated, not at i
 # eval every field annotation of every model when it is declared.
 
 import re
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,10 +54,18 @@ def resolve_language(cls: type, value: str | None) -> str | None:
     return resolve(value)
 
 
-def non_empty_query(cls: type, value: str) -> str:
-    if not value:
-        raise OperatorError(ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)")
-    return value
+def required(code: ErrorCode, message: str) -> Callable[[type, str], str]:
+    """A validator for a text field that must not be empty (`anchor:` with nothing after it):
+    refused with the code the field is declared with, and a message saying what to put there."""
+    def not_empty(cls: type, value: str) -> str:
+        if not value:
+            raise OperatorError(code, message)
+        return value
+
+    return not_empty
+
+
+non_empty_query = required(ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)")
 
 
 def decode_content(cls: type, value: str) -> str:

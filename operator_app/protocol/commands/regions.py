@@ -10,7 +10,7 @@ from typing import Any, Literal, Self
 from pydantic import field_validator, model_validator
 
 from ..errors import ErrorCode, OperatorError
-from .base import FsCommand, decode_content, resolve_language, spec_field, whole_number
+from .base import FsCommand, decode_content, required, resolve_language, spec_field, whole_number
 
 _MARKER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
@@ -86,12 +86,8 @@ class FsInsertRegion(MarkerFields):
     position: Literal["before", "after"] = spec_field("after", doc="before|after (default after)", code=ErrorCode.ERR_INVALID_INSERT_POSITION)
     occurrence: int = spec_field(1, doc="<number> (default 1)", code=ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE)
 
-    @field_validator("anchor")
-    @classmethod
-    def _anchor(cls, value: str) -> str:
-        if not value:
-            raise OperatorError(ErrorCode.ERR_MISSING_ANCHOR, "anchor is empty; give text that appears on the line to insert next to")
-        return value
+    _anchor = field_validator("anchor")(required(
+        ErrorCode.ERR_MISSING_ANCHOR, "anchor is empty; give text that appears on the line to insert next to"))
 
     _content = field_validator("content_b64")(decode_content)
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from ..errors import ErrorCode, OperatorError
-from .base import FsCommand, spec_field
+from .base import FsCommand, required, spec_field
 
 _TRUE, _FALSE = "true", "false"
 
@@ -26,12 +26,8 @@ class TwoPathCommand(FsCommand):
     overwrite: bool = spec_field(False, doc="true|false (default false): replace an existing file at path_to",
                                  code=ErrorCode.ERR_INVALID_OVERWRITE)
 
-    @field_validator("path_to")
-    @classmethod
-    def _path_to(cls, value: str) -> str:
-        if not value:
-            raise OperatorError(ErrorCode.ERR_MISSING_PATH_TO, "path_to is empty; give the new path, relative to the workspace root")
-        return value
+    _path_to = field_validator("path_to")(required(
+        ErrorCode.ERR_MISSING_PATH_TO, "path_to is empty; give the new path, relative to the workspace root"))
 
     @field_validator("overwrite", mode="before")
     @classmethod
