@@ -27,14 +27,17 @@
   /* The first alternative that finds anything, as {selector, elements}; outermost matches only,
      in document order (a selector that also matches inside its own matches counts each message
      once). */
+  function queryAll(scope, selector) {
+    try {
+      return scope.querySelectorAll(selector);
+    } catch (error) {
+      return []; // a selector this browser cannot parse counts as finding nothing
+    }
+  }
+
   function queryFirst(scope, alternatives) {
     for (const selector of alternatives || []) {
-      let found;
-      try {
-        found = scope.querySelectorAll(selector);
-      } catch (error) {
-        continue; // a selector this browser cannot parse counts as finding nothing
-      }
+      const found = queryAll(scope, selector);
       if (found.length) {
         const outermost = [];
         for (const element of found) {
@@ -56,12 +59,7 @@
   /* The first alternative's last visible match (a page may keep hidden copies of its composer). */
   function queryVisible(scope, alternatives) {
     for (const selector of alternatives || []) {
-      let found;
-      try {
-        found = scope.querySelectorAll(selector);
-      } catch (error) {
-        continue;
-      }
+      const found = queryAll(scope, selector);
       for (let index = found.length - 1; index >= 0; index -= 1) {
         if (isVisible(found[index])) return { selector, element: found[index] };
       }
