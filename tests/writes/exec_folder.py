@@ -1,11 +1,14 @@
 """A workspace and its state folder under a test's tmp_path, driven through the real
 `operator-app exec` and `undo` entry points (in-process, so a monkeypatch can reach the engine).
-Shared by the write tests; import it as `from exec_folder import Folder, cli`."""
+Shared by the write tests; import it as `from exec_folder import Folder, cli` (and `exec_json`,
+`entries` for tests that keep their own workspace fixture)."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import random
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,31 @@ def cli(*args: str) -> tuple[int, str, str]:
     with redirect_stdout(out), redirect_stderr(err):
         code = cli_main(list(args))
     return code, out.getvalue(), err.getvalue()
+
+
+def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, Any]]:
+    """The results `operator-app exec --json` gives for `message` (written to a file beside state)."""
+    path = state.parent / f"message-{random.random()}.txt"
+    path.write_text(message, encoding="utf-8")
+    code, out, err = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", approve, "--json", str(path))
+    assert code == 0, err
+    return list(json.loads(out)["data"]["results"])
+
+
+def entries(root: Path, *, exact: bool = False) -> dict[str, object]:
+    """Every entry under root: a file's bytes and mode, a symlink's target, a folder; `exact` adds
+    a file's mtime and a folder's mode (what an undo or a recovery must put back as it was)."""
+    out: dict[str, object] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            info = path.stat()
+            out[rel] = (path.read_bytes(), info.st_mode & 0o7777) + ((info.st_mtime_ns,) if exact else ())
+        else:
+            out[rel] = ("dir", path.stat().st_mode & 0o7777) if exact else "dir"
+    return out
 
 
 class Folder:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from exec_folder import entries
 from support import block, die_during_a_write
 
 APP = str(Path(sys.executable).with_name("operator-app"))
@@ -41,20 +42,6 @@ def last_results(ws: Path, state: Path) -> list[dict[str, Any]]:
     assert done.returncode == 0, done.stderr
     results: list[dict[str, Any]] = json.loads(done.stdout)["data"]["results"]
     return results
-
-
-def tree(root: Path) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        if path.is_symlink():
-            out[rel] = "-> " + os.readlink(path)
-        elif path.is_file():
-            info = path.stat()
-            out[rel] = (path.read_bytes(), info.st_mode & 0o7777, info.st_mtime_ns)
-        else:
-            out[rel] = ("dir", path.stat().st_mode & 0o7777)
-    return out
 
 
 @pytest.fixture
@@ -85,33 +72,33 @@ def other_fs(ws: Path) -> Iterator[Path]:
 @pytest.mark.parametrize("what", ["file", "folder"])
 def test_a_move_to_another_file_system_copies_syncs_and_trashes_the_original(what: str, ws: Path, other_fs: Path,
                                                                              tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws, exact=True)
     path = "run.sh" if what == "file" else "notes"
     state = tmp_path / "st"
     (result,) = run(ws, state, block("m1", "fs.move", path=path, path_to=f"mnt/deep/{path}"))
     assert result["ok"], result
     assert result["summary"].endswith("; it was on another file system: copied, and the original moved to the trash")
     assert not (ws / path).exists()
-    assert tree(other_fs / "deep" / path) == {k[len(path) + 1:]: v for k, v in before.items() if k.startswith(path + "/")} \
+    assert entries(other_fs / "deep" / path, exact=True) == {k[len(path) + 1:]: v for k, v in before.items() if k.startswith(path + "/")} \
         if what == "folder" else (other_fs / "deep" / path).read_bytes() == b"#!/bin/sh\n"
     assert (state / "trash" / "1" / path).exists()  # the original, in Operator's own trash (OPERATOR_TRASH=session)
     assert [p.name for p in (other_fs / "deep").iterdir()] == [path]  # no temporary copy left beside it
     undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr
     assert undo.stdout == f"Moved mnt/deep/{path} back to {path} (undid fs.move m1)\n"
-    assert tree(ws) == before  # modes and mtimes too: the very entry came back from the trash
+    assert entries(ws, exact=True) == before  # modes and mtimes too: the very entry came back from the trash
 
 
 def test_a_move_over_a_file_on_another_file_system_and_its_undo(ws: Path, other_fs: Path, tmp_path: Path) -> None:
     (other_fs / "plan.txt").write_text("Alpha\nold\n")
-    before = tree(ws)
+    before = entries(ws, exact=True)
     state = tmp_path / "st"
     (result,) = run(ws, state, block("m1", "fs.move", path="notes/plan.txt", path_to="mnt/plan.txt", overwrite="true"))
     assert result["ok"] and "replacing the file there (2 lines, 10 bytes: +1 -1 lines)" in result["summary"], result
     assert (other_fs / "plan.txt").read_text() == "Alpha\nBeta\n" and not (ws / "notes" / "plan.txt").exists()
     undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr
-    assert tree(ws) == before
+    assert entries(ws, exact=True) == before
 
 
 @pytest.mark.parametrize("point", ["before-trashing-the-original", "after-replace"])
@@ -119,7 +106,7 @@ def test_a_move_to_another_file_system_the_app_died_in_after_the_copy_is_finishe
                                                                                    tmp_path: Path) -> None:
     """The copy is whole at the destination: the move the person approved is completed (the
     original goes to the trash, or its trash is recorded) and the model gets its ok result."""
-    before = tree(ws)
+    before = entries(ws, exact=True)
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(block("m1", "fs.move", path="notes", path_to="mnt/notes"))
     die_during_a_write(ws, state, message, point, env=ENV)
@@ -129,19 +116,19 @@ def test_a_move_to_another_file_system_the_app_died_in_after_the_copy_is_finishe
     assert not (ws / "notes").exists() and (state / "trash" / "1" / "notes" / "plan.txt").exists()
     undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr
-    assert tree(ws) == before
+    assert entries(ws, exact=True) == before
 
 
 def test_a_move_to_another_file_system_killed_before_its_copy_was_in_place_was_not_made(ws: Path, other_fs: Path,
                                                                                         tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws, exact=True)
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(block("m1", "fs.move", path="notes", path_to="mnt/notes"))
     die_during_a_write(ws, state, message, "after-copy", env=ENV)
     assert [p.name for p in other_fs.iterdir()] != []  # the whole copy under its temporary name
     (result,) = last_results(ws, state)
     assert (result["ok"], result["error_code"]) == (False, "ERR_INTERNAL") and "the change was not made" in result["summary"]
-    assert tree(ws) == before  # and the temporary copy swept from the other file system
+    assert entries(ws, exact=True) == before  # and the temporary copy swept from the other file system
 
 
 @pytest.mark.parametrize(("action", "path", "path_to"), [
@@ -154,7 +141,7 @@ def test_a_copy_or_move_whose_journal_record_was_cut_short_gets_its_ok_result_an
         action: str, path: str, path_to: str, ws: Path, tmp_path: Path) -> None:
     """Killed after the entry reached its place, before the journal's "commit" record: what stands
     at the two places says the change was made; its result is ok, and undo reverses it."""
-    before = tree(ws)
+    before = entries(ws, exact=True)
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(block("t1", action, path=path, path_to=path_to))
     die_during_a_write(ws, state, message, "after-replace", env=ENV)
@@ -165,7 +152,7 @@ def test_a_copy_or_move_whose_journal_record_was_cut_short_gets_its_ok_result_an
     assert again == []  # a repeat of a command that ran: not applied twice
     undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr
-    assert tree(ws) == before
+    assert entries(ws, exact=True) == before
 
 
 @pytest.mark.parametrize(("action", "point", "overwrite"), [
@@ -178,7 +165,7 @@ def test_a_copy_or_move_whose_journal_record_was_cut_short_gets_its_ok_result_an
 def test_a_copy_or_move_killed_before_it_took_effect_says_nothing_changed_and_leaves_no_copy(
         action: str, point: str, overwrite: str, ws: Path, tmp_path: Path) -> None:
     path, path_to = ("notes/plan.txt", "notes/old/v1.txt") if overwrite == "true" else ("notes", "archive/notes")
-    before = tree(ws)
+    before = entries(ws, exact=True)
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(block("t1", action, path=path, path_to=path_to, overwrite=overwrite))
     die_during_a_write(ws, state, message, point, env=ENV)
@@ -186,7 +173,7 @@ def test_a_copy_or_move_killed_before_it_took_effect_says_nothing_changed_and_le
     assert (result["ok"], result["error_code"]) == (False, "ERR_INTERNAL"), result
     assert "the change was not made; send the command again" in result["summary"]
     # Nothing changed: no temporary copy is left, nor the folder made for the destination.
-    assert tree(ws) == before
+    assert entries(ws, exact=True) == before
     again = run(ws, state, block("t1", action, path=path, path_to=path_to, overwrite=overwrite))
     assert [r["ok"] for r in again] == [True]  # the id stayed free: sent again, it is applied
 

@@ -6,21 +6,16 @@ checked too: what goes where, and the diff of a file that is replaced."""
 
 from __future__ import annotations
 
-import io
-import json
 import os
-import random
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from operator_app.cli.main import main as cli_main
 from operator_app.engine.executor import Engine
 from operator_app.engine.plan import WritePlan
 from operator_app.engine.session import Session
 from operator_app.engine.workspace import Workspace
+from exec_folder import cli, entries, exec_json
 from support import block
 
 
@@ -29,35 +24,9 @@ def session_trash(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPERATOR_TRASH", "session")
 
 
-def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, Any]]:
-    path = state.parent / f"message-{random.random()}.txt"
-    path.write_text(message, encoding="utf-8")
-    out = io.StringIO()
-    with redirect_stdout(out), redirect_stderr(io.StringIO()):
-        assert cli_main(["exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", approve, "--json", str(path)]) == 0
-    results: list[dict[str, Any]] = json.loads(out.getvalue())["data"]["results"]
-    return results
-
-
 def undo(ws: Path, state: Path, steps: int = 1) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli_main(["undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(steps)])
-    return code, out.getvalue() + err.getvalue()
-
-
-def tree(root: Path) -> dict[str, object]:
-    """Every entry under root: file bytes and mode, symlink targets, folders."""
-    out: dict[str, object] = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        if path.is_symlink():
-            out[rel] = "-> " + os.readlink(path)
-        elif path.is_file():
-            out[rel] = (path.read_bytes(), path.stat().st_mode & 0o7777)
-        else:
-            out[rel] = "dir"
-    return out
+    code, out, err = cli("undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(steps))
+    return code, out + err
 
 
 @pytest.fixture
@@ -75,7 +44,7 @@ def ws(tmp_path: Path) -> Path:
 
 
 def test_a_copy_makes_the_missing_folders_keeps_mode_and_undo_removes_both(ws: Path, tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     (result,) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path="src/run.sh", path_to="bin/tools/run.sh"))
     assert result["ok"], result
     assert result["summary"] == "Copied src/run.sh to bin/tools/run.sh (2 lines, 18 bytes)"
@@ -83,18 +52,18 @@ def test_a_copy_makes_the_missing_folders_keeps_mode_and_undo_removes_both(ws: P
     assert copy.read_bytes() == (ws / "src" / "run.sh").read_bytes() and copy.stat().st_mode & 0o777 == 0o755
     assert copy.stat().st_ino != (ws / "src" / "run.sh").stat().st_ino
     assert undo(ws, tmp_path / "st") == (0, "Removed bin/tools/run.sh, the copy of src/run.sh that c1 (fs.copy) made\n")
-    assert tree(ws) == before  # bin/ and bin/tools/ went with it
+    assert entries(ws) == before  # bin/ and bin/tools/ went with it
 
 
 def test_a_folder_copy_takes_everything_in_it_symlinks_as_symlinks(ws: Path, tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     (result,) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path="src", path_to="backup/src"))
     assert result["ok"] and result["summary"] == "Copied folder src/ to backup/src/ (2 files)", result
-    assert tree(ws / "backup" / "src") == tree(ws / "src")
+    assert entries(ws / "backup" / "src") == entries(ws / "src")
     assert os.readlink(ws / "backup" / "src" / "start") == "run.sh"
     assert not [p for p in (ws / "backup").iterdir() if p.name != "src"]  # no temporary copy left
     assert undo(ws, tmp_path / "st")[0] == 0
-    assert tree(ws) == before
+    assert entries(ws) == before
 
 
 @pytest.mark.parametrize(("action", "path", "path_to"), [
@@ -106,7 +75,7 @@ def test_a_folder_copy_takes_everything_in_it_symlinks_as_symlinks(ws: Path, tmp
 ])
 def test_a_move_or_rename_is_one_rename_and_undo_puts_it_back(action: str, path: str, path_to: str, ws: Path,
                                                                tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     inode = os.lstat(ws / path).st_ino
     (result,) = exec_json(ws, tmp_path / "st", block("m1", action, path=path, path_to=path_to))
     assert result["ok"], result
@@ -115,11 +84,11 @@ def test_a_move_or_rename_is_one_rename_and_undo_puts_it_back(action: str, path:
     assert not os.path.lexists(ws / path) and os.lstat(ws / path_to).st_ino == inode  # the same entry, renamed
     code, said = undo(ws, tmp_path / "st")
     assert code == 0 and said == f"Moved {path_to} back to {path} (undid {action} m1)\n"
-    assert tree(ws) == before and os.lstat(ws / path).st_ino == inode
+    assert entries(ws) == before and os.lstat(ws / path).st_ino == inode
 
 
 def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     results = exec_json(ws, tmp_path / "st", block("r1", "fs.rename", path="notes/plan.txt", path_to="plan-v2.txt")
                         + block("r2", "fs.rename", path="notes/plan.txt", path_to="archive/plan.txt"))
     assert [r["error_code"] for r in results] == ["ERR_INVALID_PATH_TO"] * 2
@@ -127,7 +96,7 @@ def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
             "to rename it send path_to: notes/plan-v2.txt, to move it there use fs.move") in results[0]["summary"]
     assert "path_to archive/plan.txt is in archive/; to rename it send path_to: notes/plan.txt" not in results[1]["summary"]
     assert results[1]["summary"].endswith("is in archive/; to move it there use fs.move")
-    assert tree(ws) == before
+    assert entries(ws) == before
 
 
 @pytest.mark.parametrize(("action", "path", "path_to", "why"), [
@@ -138,20 +107,20 @@ def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
 ])
 def test_an_entry_never_goes_onto_or_into_itself(action: str, path: str, path_to: str, why: str, ws: Path,
                                                  tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     (result,) = exec_json(ws, tmp_path / "st", block("x1", action, path=path, path_to=path_to))
     assert result["error_code"] == "ERR_INVALID_PATH_TO" and why in result["summary"], result
-    assert tree(ws) == before
+    assert entries(ws) == before
 
 
 def test_an_existing_file_is_replaced_only_with_overwrite_and_undo_brings_both_back(ws: Path, tmp_path: Path) -> None:
     (ws / "notes" / "todo.txt").write_text("Alpha\nold line\n")
-    before = tree(ws)
+    before = entries(ws)
     (refused,) = exec_json(ws, tmp_path / "st", block("m1", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt"))
     assert refused["error_code"] == "ERR_TARGET_EXISTS"
     assert refused["summary"] == ("ERR_TARGET_EXISTS: path_to notes/todo.txt exists (2 lines, 15 bytes); send overwrite: true "
                                   "to replace it (the person sees the diff of the file it replaces), or choose another path_to")
-    assert tree(ws) == before
+    assert entries(ws) == before
     (moved,) = exec_json(ws, tmp_path / "st", block("m2", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt",
                                                     overwrite="true"))
     assert moved["ok"] and moved["summary"] == ("Moved notes/plan.txt to notes/todo.txt (2 lines, 11 bytes), replacing the "
@@ -159,7 +128,7 @@ def test_an_existing_file_is_replaced_only_with_overwrite_and_undo_brings_both_b
     assert (ws / "notes" / "todo.txt").read_text() == "Alpha\nBeta\n" and not (ws / "notes" / "plan.txt").exists()
     code, said = undo(ws, tmp_path / "st")
     assert code == 0 and said.endswith(", and put back the file it had replaced at notes/todo.txt\n"), said
-    assert tree(ws) == before
+    assert entries(ws) == before
 
 
 def test_a_copy_over_a_file_shows_the_diff_of_the_file_it_replaces(ws: Path, tmp_path: Path) -> None:
@@ -199,11 +168,11 @@ def test_the_preview_says_what_goes_where_and_which_folders_are_made(ws: Path, t
 ])
 def test_what_is_never_replaced_even_with_overwrite(setup: str, path_to: str, code: str, says: str, ws: Path,
                                                     tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     path = "notes/plan.txt" if setup == "file in the way" else "README.md"
     (result,) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path=path, path_to=path_to, overwrite="true"))
     assert result["error_code"] == code and says in result["summary"], result
-    assert tree(ws) == before
+    assert entries(ws) == before
 
 
 def test_a_folder_never_replaces_a_file(ws: Path, tmp_path: Path) -> None:
@@ -227,11 +196,11 @@ def test_both_paths_are_checked_against_the_workspace(path: str, path_to: str, c
     (outside / "secret.txt").write_text("secret\n")
     os.symlink(outside, ws / "out")
     os.mkfifo(ws / "pipe")
-    before, beyond = tree(ws), tree(outside)
+    before, beyond = entries(ws), entries(outside)
     for action in ("fs.copy", "fs.move"):
         (result,) = exec_json(ws, tmp_path / f"st-{action}", block("t1", action, path=path, path_to=path_to))
         assert result["error_code"] == code, result
-    assert tree(ws) == before and tree(outside) == beyond
+    assert entries(ws) == before and entries(outside) == beyond
 
 
 def test_a_folder_holding_a_fifo_moves_but_is_not_copied(ws: Path, tmp_path: Path) -> None:
@@ -243,10 +212,10 @@ def test_a_folder_holding_a_fifo_moves_but_is_not_copied(ws: Path, tmp_path: Pat
 
 
 def test_a_rejected_copy_or_move_changes_nothing_and_leaves_its_id_free(ws: Path, tmp_path: Path) -> None:
-    before = tree(ws)
+    before = entries(ws)
     message = block("m1", "fs.move", path="README.md", path_to="docs/README.md")
     (rejected,) = exec_json(ws, tmp_path / "st", message, approve="none")
-    assert rejected["error_code"] == "ERR_REJECTED" and tree(ws) == before
+    assert rejected["error_code"] == "ERR_REJECTED" and entries(ws) == before
     (again,) = exec_json(ws, tmp_path / "st", message)
     assert again["ok"] and (ws / "docs" / "README.md").exists()
 
@@ -255,7 +224,7 @@ def test_several_changes_in_a_row_undo_in_reverse_to_the_very_start(ws: Path, tm
     """A move, a write to the moved file, a copy over it and a rename, then four undos: each undo
     finds what the one after it left (an undone write is new bytes in a new inode, and still the
     file the move put there)."""
-    before = tree(ws)
+    before = entries(ws)
     message = (block("m1", "fs.move", path="notes/plan.txt", path_to="docs/plan.txt")
                + block("w1", "fs.write", path="docs/plan.txt", content="rewritten")
                + block("c1", "fs.copy", path="README.md", path_to="docs/plan.txt", overwrite="true")
@@ -264,17 +233,17 @@ def test_several_changes_in_a_row_undo_in_reverse_to_the_very_start(ws: Path, tm
     assert (ws / "docs" / "plan.md").read_text() == "# Demo\n"
     code, said = undo(ws, tmp_path / "st", steps=4)
     assert code == 0, said
-    assert tree(ws) == before
+    assert entries(ws) == before
 
 
 def test_undo_refuses_when_the_moved_entry_changed_and_touches_nothing(ws: Path, tmp_path: Path) -> None:
     exec_json(ws, tmp_path / "st", block("m1", "fs.move", path="notes", path_to="archive/notes"))
     (ws / "archive" / "notes" / "new.txt").write_text("added by the person\n")
-    after = tree(ws)
+    after = entries(ws)
     code, said = undo(ws, tmp_path / "st")
     assert code == 6 and "cannot undo fs.move m1 (notes -> archive/notes): archive/notes changed since Operator put it " \
         "there; nothing was touched" in said
-    assert tree(ws) == after
+    assert entries(ws) == after
 
 
 def test_undo_never_moves_back_over_a_new_entry_at_the_old_place(ws: Path, tmp_path: Path) -> None:
@@ -299,7 +268,7 @@ def test_either_side_changing_between_preview_and_commit_is_a_conflict(meddle: s
             (ws / "notes" / "new.txt").write_text("saved meanwhile\n")
         else:
             (ws / "notes" / "todo.txt").write_text("todo, edited meanwhile\n")
-        meddled.append(tree(ws))
+        meddled.append(entries(ws))
         return True
 
     for action in ("fs.copy", "fs.move"):
@@ -307,6 +276,6 @@ def test_either_side_changing_between_preview_and_commit_is_a_conflict(meddle: s
             block("t1", action, path="notes/plan.txt", path_to=path_to, overwrite="true"))
         (result,) = run.results
         assert result.error_code == "ERR_CONFLICT" and "since the preview; nothing was changed" in result.summary, result
-        assert tree(ws) == meddled[-1]  # what the meddling left, untouched: nothing of Operator's
+        assert entries(ws) == meddled[-1]  # what the meddling left, untouched: nothing of Operator's
         if meddle == "destination created":
             (ws / "notes" / "new.txt").unlink()

@@ -20,19 +20,11 @@ from pathlib import Path
 import pytest
 
 from operator_app.cli.main import main as cli_main
+from exec_folder import exec_json
 from support import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(shutil.__file__).parent  # the standard library: real, varied Python files
-
-
-def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, object]]:
-    path = state.parent / f"message-{random.random()}.txt"
-    path.write_text(message, encoding="utf-8")
-    out = io.StringIO()
-    with redirect_stdout(out), redirect_stderr(io.StringIO()):
-        assert cli_main(["exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", approve, "--json", str(path)]) == 0
-    return json.loads(out.getvalue())["data"]["results"]
 
 
 @pytest.fixture(autouse=True)
