@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pilot_helpers import wait_for
+
 EXTENSION_ORIGIN = "chrome-extension://operatortestextensionid"
 
 
@@ -98,15 +100,6 @@ class Extension:
         reply = await self.get(f"/v1/results?conversation={conversation}&position={position}&wait={wait}")
         assert reply.status == 200, reply.body
         return reply.json()
-
-
-async def wait_for(pilot: Any, condition: Any, timeout: float = 15.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.02)
-        waited += 0.02
-        if waited > timeout:
-            raise AssertionError("condition not reached in time")
 
 
 def bridged_app(workspace: Any, state: Any, **kwargs: Any) -> Any:

@@ -8,37 +8,15 @@ failure instead (.ci/run installs Chromium when it can)."""
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app_fixtures import app_machine, state, workspace  # noqa: F401 - fixtures, taken by name
 from browser_support import MockSites, chromium_args, chromium_path
 from contract_double import BridgeDouble
-
-DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-workspace"
-
-
-@pytest.fixture(autouse=True)
-def no_system_clipboard(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPERATOR_TRASH", "session")
-    monkeypatch.setattr("operator_app.tui.clipboard._copy_commands", lambda: [])
-    monkeypatch.setattr("operator_app.tui.clipboard._paste_commands", lambda: [])
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    target = tmp_path / "ws"
-    shutil.copytree(DEMO, target)
-    return target
-
-
-@pytest.fixture
-def state(tmp_path: Path) -> Path:
-    return tmp_path / "state"
 
 
 @pytest.fixture(scope="session")

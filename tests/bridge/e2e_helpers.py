@@ -4,31 +4,16 @@ Chromium (Playwright's async API in the TUI's own event loop)."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
-from bridge_helpers import wait_for
+from bridge_helpers import bridged_app
 from browser_support import AsyncExtensionBrowser
 from operator_app import settings
-from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
-
-
-def rows(app: Any) -> list[tuple[str | None, str]]:
-    state = app.current()
-    return [(row.command_id, row.status) for row in state.ordered_rows()] if state else []
-
-
-def notes(app: Any) -> list[str]:
-    return [n.message for n in app._notifications]
-
-
-async def copied(pilot: Any, app: Any) -> str:
-    """What `c` copies for the shown message."""
-    app._clipboard = ""
-    await pilot.press("c")
-    await wait_for(pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen))
-    await pilot.press("escape")
-    await wait_for(pilot, lambda: len(app.screen_stack) == 1)
-    return str(app.clipboard)
+from pilot_helpers import SIZE, notes, rows, wait_for  # noqa: F401 - re-exported for the end-to-end tests
+from pilot_helpers import press_copy as copied  # noqa: F401 - what `c` copies for the shown message
 
 
 async def until(pilot: Any, check: Any, timeout: float = 15.0) -> Any:
@@ -67,12 +52,34 @@ def pre_pair(token: str = "e2e-token-" + "x" * 40) -> str:
     return token
 
 
+@asynccontextmanager
+async def paired_tui_and_browser(workspace: Path | None, state: Path, tmp_path: Path,
+                                 **storage: Any) -> AsyncIterator[tuple[Any, Any, AsyncExtensionBrowser]]:
+    """The real TUI with its bridge on, and Chromium with the extension, paired as a person who
+    paired before: (app, pilot, browser). `storage`: more of the extension's settings (autoSend...)."""
+    token = pre_pair()
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
+        await browser.set_storage({"token": token, "port": app.bridge.port, **storage})
+        yield app, pilot, browser
+
+
 async def input_value(page: Any) -> str:
     return str(await page.evaluate("() => mockChat.inputValue()"))
 
 
 async def panel_state(page: Any) -> str:
     return str(await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state || ''"))
+
+
+async def panel_says(pilot: Any, page: Any, state: str) -> None:
+    """Wait until the extension's panel on the page is in `state` ("waiting", "ready"...)."""
+    await until(pilot, lambda: _panel_is(page, state))
+
+
+async def _panel_is(page: Any, state: str) -> bool:
+    return await panel_state(page) == state
 
 
 async def tab_id(browser: AsyncExtensionBrowser, url_part: str) -> int | None:

@@ -135,3 +135,25 @@ def restart_service_worker(browser: Any) -> None:
 def ping(page: Any) -> None:
     """Make the page's content script send its heartbeat now (it does on becoming visible)."""
     page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+
+
+def answered(browser: Any, sites: Any, bridge: Any, host: str, conversation: str, *, shown: bool = False) -> tuple[Any, tuple[str, int]]:
+    """A mock chat page on `host` whose answer (ANSWER, streamed, or `shown` at once) the bridge
+    stand-in was told of in full: the page and its page message's key."""
+    page = open_chat(browser, sites, host, conversation)
+    if shown:
+        page.evaluate("([text]) => mockChat.show(text)", [ANSWER])
+    else:
+        stream(page, ANSWER)
+    key = key_for(page)
+    final_text(bridge, key)
+    return page, key
+
+
+def results_over_the_persons_text(page: Any, bridge: Any, key: tuple[str, int], editor: str, text: str) -> None:
+    """The person types `text` into the input box (`editor`), then the results come: the
+    extension asks what to do with them."""
+    page.click(editor)
+    page.keyboard.type(text)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ask")

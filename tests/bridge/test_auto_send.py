@@ -13,7 +13,8 @@ require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
 from page_helpers import (  # noqa: E402
-    ANSWER, COPY_TEXT, click_panel, final_text, input_value, key_for, open_chat, sent, stream, wait_panel,
+    ANSWER, COPY_TEXT, answered, click_panel, final_text, input_value, key_for, open_chat,
+    results_over_the_persons_text, sent, stream, wait_panel,
 )
 
 
@@ -47,10 +48,7 @@ def test_auto_send_does_not_send_what_the_person_changed_during_the_delay(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     enable_auto_send(extension_browser, bridge, delay_ms=1500)
-    page = open_chat(extension_browser, mock_sites, "chat.deepseek.com", conversation)
-    key = key_for(page)
-    stream(page, ANSWER)
-    final_text(bridge, key)
+    page, key = answered(extension_browser, mock_sites, bridge, "chat.deepseek.com", conversation)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "autosend-pending")
     page.click("#chat-input")
@@ -64,14 +62,8 @@ def test_auto_send_is_never_used_when_the_person_had_text_in_the_box(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     enable_auto_send(extension_browser, bridge, delay_ms=500)
-    page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
-    key = key_for(page)
-    stream(page, ANSWER)
-    final_text(bridge, key)
-    page.click("#editor")
-    page.keyboard.type("note to self")
-    bridge.make_ready(key, COPY_TEXT, 2)
-    wait_panel(page, "ask")
+    page, key = answered(extension_browser, mock_sites, bridge, "claude.ai", conversation)
+    results_over_the_persons_text(page, bridge, key, "#editor", "note to self")
     click_panel(page, "append")
     wait_panel(page, "ready")
     time.sleep(1.5)

@@ -17,12 +17,13 @@ from browser_support import AsyncExtensionBrowser, require_browser
 require_browser()
 
 from bridge_helpers import bridged_app, wait_for  # noqa: E402
-from e2e_helpers import copied, input_value, notes, open_chat, pair_through_popup, pre_pair, rows, until  # noqa: E402
+from e2e_helpers import (  # noqa: E402
+    SIZE, copied, input_value, notes, open_chat, pair_through_popup, paired_tui_and_browser, panel_says, rows, until,
+)
 from operator_app.tui.screens.consent import ConsentScreen  # noqa: E402
 from support import b64, block  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
-SIZE = (160, 45)
 
 READ = block("r1", "fs.read", path="notes/plan.txt")
 LIST = block("r2", "fs.list", path=".")
@@ -52,21 +53,17 @@ async def test_paired_through_the_popup_reads_show_ok_while_the_answer_is_still_
 async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what_c_copies(
     workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
 ) -> None:
-    token = pre_pair()
-    app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port})
+    async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "claude.ai", "/chat/e2e-write")
         await page.evaluate("text => mockChat.answer(text, {chunk: 50, every: 30})", "I'll write the plan.\n\n" + WRITE + "\n" + CHECK)
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen) and app.screen.ready)
         # The page says Operator waits for the terminal, and nothing is in the input box meanwhile.
-        await until(pilot, lambda: page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state === 'waiting'"))
+        await panel_says(pilot, page, "waiting")
         assert "fs.write notes/plan.txt" in await page.inner_text("#operator-bridge-ui .panel")
         assert await input_value(page) == ""
         assert (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
         await pilot.press("y")
-        await until(pilot, lambda: page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state === 'ready'"))
+        await panel_says(pilot, page, "ready")
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
         filled = await input_value(page)
         assert filled == await copied(pilot, app)
@@ -81,11 +78,7 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
 async def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
     workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
 ) -> None:
-    token = pre_pair()
-    app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port, "autoSend": True, "autoSendDelayMs": 1000})
+    async with paired_tui_and_browser(workspace, state, tmp_path, autoSend=True, autoSendDelayMs=1000) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "gemini.google.com", "/app/e2e-auto")
         await page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", READ + LIST + "\nBoth are read.")
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "ok")])
@@ -116,11 +109,7 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
         return update(self, key, text, generating, tab)
 
     monkeypatch.setattr(service.Bridge, "update", recording)
-    token = pre_pair()
-    app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port})
+    async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         told: list[str] = []  # every notification (the toasts' own record forgets them after a while)
         notify = app.notify
 
@@ -153,16 +142,10 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
 
 
 async def test_without_a_workspace_the_page_says_so_and_runs_nothing(tmp_path: Path, state: Path, mock_sites: Any) -> None:
-    from operator_app.tui.app import OperatorApp
-
-    token = pre_pair()
-    app: Any = OperatorApp(workspace=None, state_dir=state, bridge=True, bridge_port=0, poll_interval=0.05)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port})
+    async with paired_tui_and_browser(None, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "grok.com", "/c/e2e-nows")
         await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 20})", READ)
-        await until(pilot, lambda: page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state === 'not-connected'"))
+        await panel_says(pilot, page, "not-connected")
         text = await page.inner_text("#operator-bridge-ui .panel")
         assert "no workspace open" in text
         assert app.states == {}

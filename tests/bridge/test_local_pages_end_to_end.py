@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 
-from browser_support import AsyncExtensionBrowser, require_browser
+from browser_support import require_browser
 
 require_browser()
 
-from bridge_helpers import bridged_app, wait_for  # noqa: E402
-from e2e_helpers import panel_state, pre_pair, rows, tab_id, until  # noqa: E402
+from bridge_helpers import wait_for  # noqa: E402
+from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
-SIZE = (160, 45)
 LOCAL_DOCS = "/project/docs?page=local-docs"
 QUIET_S = 4.0  # longer than the generic fallback's quiet period (2.5 s) that ends an answer
 
@@ -32,11 +31,7 @@ async def feedback(page: Any) -> str:
 async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_they_stop(
     workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
 ) -> None:
-    token = pre_pair()
-    app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port})
+    async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         local, other = await browser.context.new_page(), await browser.context.new_page()
         await local.goto(mock_sites.url("127.0.0.1", LOCAL_DOCS))
         await other.goto(mock_sites.url("localhost", LOCAL_DOCS))

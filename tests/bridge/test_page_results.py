@@ -15,8 +15,8 @@ require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
 from page_helpers import (  # noqa: E402
-    ANSWER, COPY_TEXT, SITES, click_panel, eventually, final_text, input_value, key_for, open_chat, sent,
-    stream, wait_panel,
+    ANSWER, COPY_TEXT, SITES, answered, click_panel, eventually, final_text, input_value, key_for, open_chat,
+    results_over_the_persons_text, sent, stream, wait_panel,
 )
 
 
@@ -25,10 +25,7 @@ def test_each_adapter_puts_the_results_into_its_editor_so_that_send_sends_them(
     site: str, extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     host = SITES[site]
-    page = open_chat(extension_browser, mock_sites, host, conversation)
-    stream(page, ANSWER)
-    key = key_for(page)
-    final_text(bridge, key)
+    page, key = answered(extension_browser, mock_sites, bridge, host, conversation)
     bridge.make_ready(key, COPY_TEXT, 2)
     delivered = bridge.wait_for(lambda double: double.pages[key].delivered_calls)
     assert delivered[0]["sent"] is False and delivered[0]["message"] == 1
@@ -46,10 +43,7 @@ def test_each_adapter_puts_the_results_into_its_editor_so_that_send_sends_them(
 def test_the_badge_shows_how_many_results_wait_in_the_input_box(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
-    stream(page, ANSWER)
-    key = key_for(page)
-    final_text(bridge, key)
+    page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "ready")
     tab = extension_browser.tab_id("chatgpt.com:" + str(mock_sites.port) + conversation)
@@ -65,14 +59,8 @@ def test_the_badge_shows_how_many_results_wait_in_the_input_box(
 def test_results_never_mix_into_the_persons_text_without_asking(
     choice: str, expected: str, extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
-    stream(page, ANSWER)
-    key = key_for(page)
-    final_text(bridge, key)
-    page.click("#prompt-textarea")
-    page.keyboard.type("my own question")
-    bridge.make_ready(key, COPY_TEXT, 2)
-    wait_panel(page, "ask")
+    page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation)
+    results_over_the_persons_text(page, bridge, key, "#prompt-textarea", "my own question")
     assert input_value(page) == "my own question"  # nothing put in before the answer
     assert bridge.pages[key].delivered_calls == []
     click_panel(page, choice)
@@ -88,14 +76,8 @@ def test_results_never_mix_into_the_persons_text_without_asking(
 def test_a_textarea_holding_the_persons_text_is_asked_about_too(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chat.deepseek.com", conversation)
-    stream(page, ANSWER)
-    key = key_for(page)
-    final_text(bridge, key)
-    page.click("#chat-input")
-    page.keyboard.type("wait, one more thing")
-    bridge.make_ready(key, COPY_TEXT, 2)
-    wait_panel(page, "ask")
+    page, key = answered(extension_browser, mock_sites, bridge, "chat.deepseek.com", conversation)
+    results_over_the_persons_text(page, bridge, key, "#chat-input", "wait, one more thing")
     click_panel(page, "append")
     wait_panel(page, "ready")
     assert input_value(page) == "wait, one more thing\n\n" + COPY_TEXT
@@ -106,10 +88,7 @@ def test_a_long_result_text_lands_whole_in_rich_editors(
     site: str, extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     host = SITES[site]
-    page = open_chat(extension_browser, mock_sites, host, conversation)
-    stream(page, ANSWER)
-    key = key_for(page)
-    final_text(bridge, key)
+    page, key = answered(extension_browser, mock_sites, bridge, host, conversation)
     long_text = "\n\n".join(COPY_TEXT.replace("r1", f"r1-{n}").replace("r2", f"r2-{n}") for n in range(25))
     assert long_text.count("\n") > 300  # past the length where ProseMirror gets its DOM in one change
     bridge.make_ready(key, long_text, 50)

@@ -17,7 +17,7 @@ require_browser()
 from contract_double import BridgeDouble  # noqa: E402
 from page_helpers import (  # noqa: E402
     ANSWER, BLOCK_LINES, COPY_TEXT, NAMES, SITES, final_text, input_value, key_for, long_answer, open_chat,
-    sent, stream, wait_panel,
+    stream, wait_panel,
 )
 
 

@@ -14,9 +14,7 @@ from browser_support import require_browser
 require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
-    ANSWER, COPY_TEXT, final_text, input_value, key_for, open_chat, ping, restart_service_worker, wait_panel,
-)
+from page_helpers import COPY_TEXT, answered, input_value, ping, restart_service_worker, wait_panel  # noqa: E402
 
 
 def finished_posts(bridge: BridgeDouble, key: tuple[str, int]) -> int:
@@ -35,10 +33,8 @@ def ping_until(page: Any, condition: Any, timeout: float = 15.0) -> None:
 def test_after_the_background_restarts_an_answer_still_waiting_for_its_results_gets_them(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
-    page.evaluate("([text]) => mockChat.show(text)", [ANSWER])
-    key = key_for(page)
-    final_text(bridge, key)  # told, finished; its results are not in yet (a write waits, say)
+    # Told, finished; its results are not in yet (a write waits, say).
+    page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation, shown=True)
     restart_service_worker(extension_browser)
     told = finished_posts(bridge, key)
     ping_until(page, lambda: finished_posts(bridge, key) > told)  # the restarted background asked for it
@@ -50,10 +46,7 @@ def test_after_the_background_restarts_an_answer_still_waiting_for_its_results_g
 def test_after_operator_restarts_the_answer_reaches_it_again(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
-    page.evaluate("([text]) => mockChat.show(text)", [ANSWER])
-    key = key_for(page)
-    final_text(bridge, key)
+    page, key = answered(extension_browser, mock_sites, bridge, "claude.ai", conversation, shown=True)
     bridge.close()  # Operator quits before the results are in...
     restarted = BridgeDouble(token="test-token", port=bridge.port)  # ...and comes back knowing nothing
     try:

@@ -15,12 +15,13 @@ from browser_support import AsyncExtensionBrowser, require_browser
 
 require_browser()
 
-from bridge_helpers import bridged_app, wait_for  # noqa: E402
-from e2e_helpers import last_heartbeat, notes, open_chat, ping, pre_pair, restart_service_worker, rows, until  # noqa: E402
+from bridge_helpers import wait_for  # noqa: E402
+from e2e_helpers import (  # noqa: E402
+    last_heartbeat, notes, open_chat, paired_tui_and_browser, panel_says, ping, restart_service_worker, rows, until,
+)
 from support import block  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
-SIZE = (160, 45)
 ANSWER = "Reading.\n\n" + block("k1", "fs.read", path="notes/plan.txt") + "\n" + block("k2", "fs.list", path=".") + "\nDone."
 
 
@@ -49,15 +50,11 @@ async def test_a_finished_answer_whose_results_went_back_is_not_posted_again(
         return update(self, key, text, generating, tab)
 
     monkeypatch.setattr(service.Bridge, "update", recording)
-    token = pre_pair()
-    app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port})
+    async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "chat.mistral.ai", "/chat/e2e-settled")
         await page.evaluate("text => mockChat.answer(text, {chunk: 50, every: 20})", ANSWER)
         await wait_for(pilot, lambda: rows(app) == [("k1", "ok"), ("k2", "ok")])
-        await until(pilot, lambda: page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state === 'ready'"))
+        await panel_says(pilot, page, "ready")
         await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
         assert told[-1][2] is False  # the finished text was told
         finished = len(told)

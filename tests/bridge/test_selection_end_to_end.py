@@ -12,16 +12,15 @@ from typing import Any
 
 import pytest
 
-from browser_support import AsyncExtensionBrowser, require_browser
+from browser_support import require_browser
 
 require_browser()
 
-from bridge_helpers import bridged_app, wait_for  # noqa: E402
-from e2e_helpers import copied, input_value, notes, open_chat, pre_pair, rows, tab_id, until  # noqa: E402
+from bridge_helpers import wait_for  # noqa: E402
+from e2e_helpers import copied, input_value, notes, open_chat, paired_tui_and_browser, panel_says, rows, tab_id  # noqa: E402
 from support import block  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
-SIZE = (160, 45)
 
 PAGE = "Two things to run:\n\n" + block("s1", "fs.list", path="notes") + "\n" + block("s2", "fs.read", path="notes/plan.txt") + "\nThanks."
 SELECT_THE_BLOCKS = """() => {
@@ -37,11 +36,7 @@ SELECT_THE_BLOCKS = """() => {
 async def test_send_selection_runs_the_selected_blocks_and_fills_the_input_box(
     workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
 ) -> None:
-    token = pre_pair()
-    app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
-        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port})
+    async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "127.0.0.1", "/local/selection")
         await page.evaluate("text => mockChat.show(text)", PAGE)
         await page.evaluate(SELECT_THE_BLOCKS)
@@ -56,7 +51,7 @@ async def test_send_selection_runs_the_selected_blocks_and_fills_the_input_box(
         )
         await wait_for(pilot, lambda: rows(app) == [("s1", "ok"), ("s2", "ok")] and app.current().finished)
         assert app.current().source == f"bridge 127.0.0.1:{mock_sites.port}"
-        await until(pilot, lambda: page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state === 'ready'"))
+        await panel_says(pilot, page, "ready")
         filled = await input_value(page)
         assert filled == await copied(pilot, app)
         assert filled.split("\n").count("OPERATOR_RESULT") == 2

@@ -7,46 +7,23 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from bridge_helpers import Extension, bridged_app, paired_extension, wait_for
+from bridge_helpers import Extension, bridged_app, paired_extension
 from operator_app.bridge import service
 from operator_app.tui.screens.consent import ConsentScreen
-from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.pairing import PairingScreen
+from pilot_helpers import SIZE, asks, notes, rows, wait_for
+from pilot_helpers import press_copy as copied
 from support import b64, block
 
 pytestmark = pytest.mark.asyncio
-SIZE = (160, 45)
 
 READ = block("r1", "fs.read", path="notes/plan.txt")
 LIST = block("r2", "fs.list", path=".")
 WRITE = block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n"))
 CHECK = block("v1", "fs.readSlice", path="notes/plan.txt")
-
-
-def rows(app: Any) -> list[tuple[str | None, str]]:
-    state = app.current()
-    return [(row.command_id, row.status) for row in state.ordered_rows()] if state else []
-
-
-def asks(app: Any) -> bool:
-    return isinstance(app.screen, ConsentScreen) and app.screen.ready
-
-
-def notes(app: Any) -> list[str]:
-    return [n.message for n in app._notifications]
-
-
-async def copied(pilot: Any, app: Any) -> str:
-    app._clipboard = ""
-    await pilot.press("c")
-    await wait_for(pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen))
-    await pilot.press("escape")
-    await wait_for(pilot, lambda: len(app.screen_stack) == 1)
-    return str(app.clipboard)
 
 
 async def test_reads_run_while_the_answer_is_still_streaming(workspace: Path, state: Path) -> None:

@@ -15,8 +15,10 @@ from operator_app.tui.keys import CONSENT_KEYS
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import KeysScreen
-from tui_helpers import READS, SIZE, WRITE, asks, b64, block, finished, make_app, notes, plain, results_of, table_statuses, \
-    wait_for
+from tui_helpers import (
+    READS, SIZE, WRITE, app_asking, app_pasted, asks, b64, block, finished, make_app, notes, plain, results_of,
+    table_statuses, wait_for,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -28,10 +30,7 @@ def dialog_text(app) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(block("e1", "fs.write", path="notes/old.txt", content="x")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, block("e1", "fs.write", path="notes/old.txt", content="x")) as (app, pilot):
         await pilot.press("y")  # e1 is used up: repeated below, it will not run again
         await wait_for(pilot, lambda: finished(app))
         message = (WRITE + block("r1", "fs.stat", path="README.md")
@@ -72,10 +71,7 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(wor
 
 
 async def test_a_applies_writes_to_the_file_shown_without_asking_again(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE + block("w2", "fs.write", path="notes/plan.txt", content="two")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE + block("w2", "fs.write", path="notes/plan.txt", content="two")) as (app, pilot):
         assert "write 1 of 2" in dialog_text(app)
         await pilot.press("a")
         await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)
@@ -105,10 +101,7 @@ async def test_a_message_still_arriving_says_a_applies_what_comes_later_and_asks
 
 async def test_escape_puts_the_decision_off_and_d_or_enter_brings_it_back(workspace: Path, state: Path) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE + block("v1", "fs.stat", path="README.md")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE + block("v1", "fs.stat", path="README.md")) as (app, pilot):
         assert "esc decide later" in dialog_text(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
@@ -136,10 +129,7 @@ async def test_escape_puts_the_decision_off_and_d_or_enter_brings_it_back(worksp
 
 
 async def test_a_paste_while_a_write_is_put_off_runs_after_it(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE) as (app, pilot):
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
         app.post_message(events.Paste(READS))
@@ -152,10 +142,7 @@ async def test_a_paste_while_a_write_is_put_off_runs_after_it(workspace: Path, s
 
 
 async def test_question_mark_in_the_dialog_lists_its_keys(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE) as (app, pilot):
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, KeysScreen))
         text = " ".join(plain(static.content, width=150) for static in app.screen.query(Static))
@@ -169,10 +156,7 @@ async def test_question_mark_in_the_dialog_lists_its_keys(workspace: Path, state
 
 
 async def test_quitting_while_a_write_waits_asks_first(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE) as (app, pilot):
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "waits for your answer. Quit anyway?" in plain(app.screen.question, width=150)
@@ -188,10 +172,7 @@ async def test_quitting_while_a_write_waits_asks_first(workspace: Path, state: P
 
 
 async def test_quitting_with_no_write_waiting_asks_nothing(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running)
 
@@ -231,10 +212,7 @@ async def test_a_new_file_reads_as_a_diff_from_dev_null_in_the_dialog_and_the_de
     still read it as a diff (its header dimmed, its lines green and coloured as code)."""
     from operator_app.tui.widgets.lines_view import LinesView
 
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(block("c1", "fs.write", path="src/new.py", content_b64=b64("import os\nX = 1\n"))))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, block("c1", "fs.write", path="src/new.py", content_b64=b64("import os\nX = 1\n"))) as (app, pilot):
         assert "fs.write creates src/new.py   +2 -0" in dialog_text(app)
         lines = app.screen.query_one("#consent-diff", LinesView).lines
         assert [(line.text, line.style) for line in lines] == [

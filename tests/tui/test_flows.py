@@ -15,8 +15,10 @@ from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
-from tui_helpers import (DEMO_MESSAGE, READS, SIZE, WRITE, asks, block, cell, exec_output, finished, make_app, notes,
-                         press_copy, results_of, table_statuses, wait_for)
+from tui_helpers import (
+    DEMO_MESSAGE, READS, SIZE, WRITE, app_asking, asks, block, cell, exec_output, finished, make_app, notes,
+    press_copy, results_of, table_statuses, wait_for,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -37,10 +39,7 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
 
 
 async def test_approve_applies_the_write_before_the_next_command_runs(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")) as (app, pilot):
         assert "+Gamma" in app.screen.plan.diff
         assert app.current().rows[1].status == "waiting for you"
         assert "waits for you" in app.status_line.text
@@ -63,10 +62,7 @@ async def test_reject_leaves_the_file_and_reports_err_rejected(workspace: Path, 
 
 async def test_approve_the_rest_asks_once_per_message(workspace: Path, state: Path) -> None:
     message = WRITE + block("w2", "fs.write", path="notes/new.txt", content="hello")
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(message))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, message) as (app, pilot):
         await pilot.press("a")  # the rest writes another file than the one shown: asked once more
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -82,17 +78,15 @@ async def test_approve_the_rest_asks_once_per_message(workspace: Path, state: Pa
 
 
 async def test_a_conflict_at_commit_time_is_shown(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE) as (app, pilot):
         (workspace / "notes" / "plan.txt").write_text("changed behind our back\n")
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 1))
         (result,) = results_of(app)
         assert result.error_code == "ERR_CONFLICT" and result.status == "conflict"
         assert app.current().rows[result.line].status == "conflict"
-        assert cell(app, 0, "status") == "✗ conflict" and cell(app, 0, "summary").startswith("ERR_CONFLICT: ")
+        await wait_for(pilot, lambda: cell(app, 0, "status") == "✗ conflict")  # the table redraws a moment later
+        assert cell(app, 0, "summary").startswith("ERR_CONFLICT: ")
         assert any("w1 was not applied" in text and "ERR_CONFLICT" in text for text in notes(app))
         assert (workspace / "notes" / "plan.txt").read_text() == "changed behind our back\n"
 
@@ -104,7 +98,9 @@ async def test_a_failing_command_shows_its_code_in_the_table(workspace: Path, st
         await wait_for(pilot, finished_with(app, 1))
         code = results_of(app)[0].error_code
         assert code.startswith("ERR_")
-        assert cell(app, 0, "status") == "✗ failed" and cell(app, 0, "summary").startswith(f"{code}: ")
+        # The table redraws a moment after the result (refreshes are coalesced): wait for it.
+        await wait_for(pilot, lambda: cell(app, 0, "status") == "✗ failed")
+        assert cell(app, 0, "summary").startswith(f"{code}: ")
 
 
 async def test_undo_restores_the_file_after_confirmation(workspace: Path, state: Path) -> None:
@@ -131,10 +127,7 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
 
 async def test_an_undone_change_shows_as_undone_in_its_messages_table(workspace: Path, state: Path) -> None:
     """So the person knows what to tell the model: live, after a restart, and when copying."""
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE + block("v1", "fs.stat", path="notes/plan.txt")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE + block("v1", "fs.stat", path="notes/plan.txt")) as (app, pilot):
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 2))
         assert table_statuses(app) == ["ok", "ok"]

@@ -12,7 +12,9 @@ from textual import events
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.clipboard import SystemClipboard
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import READS, SIZE, WRITE, asks, block, finished, make_app, notes, results_of, wait_for
+from tui_helpers import (
+    READS, SIZE, WRITE, app_asking, app_pasted, asks, block, finished, make_app, notes, results_of, wait_for,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -51,20 +53,14 @@ async def test_keys_of_the_main_screen_stay_quiet_in_a_dialog(workspace: Path, s
 
 
 async def test_the_palette_explains_a_step_past_the_last_message(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         commands = {command.title: command for command in app.get_system_commands(app.screen)}
         commands["Next message"].callback()  # the palette runs a dimmed entry all the same
         await wait_for(pilot, lambda: any("latest message" in text for text in notes(app)))
 
 
 async def test_a_message_of_repeats_says_so_and_copy_explains(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         assert "every command repeated one already run (in message 1)" in app.status_line.text
@@ -88,10 +84,7 @@ async def test_text_without_commands_is_not_a_message(workspace: Path, state: Pa
 
 
 async def test_a_paste_while_a_dialog_is_open_is_refused_aloud(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE) as (app, pilot):
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: bool(notes(app)))
         assert "close the dialog first" in notes(app)[-1]
@@ -163,10 +156,7 @@ async def test_the_status_line_speaks_of_the_message_shown_after_browsing(worksp
     from operator_app import settings
 
     settings.trust_terminal_copy()
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS + block("bad", "fs.reed", path="x")))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS + block("bad", "fs.reed", path="x")) as (app, pilot):
         app.post_message(events.Paste(block("r3", "fs.stat", path="README.md")))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         await pilot.press("c")
@@ -182,10 +172,7 @@ async def test_the_status_line_speaks_of_the_message_shown_after_browsing(worksp
 
 
 async def test_browsing_to_the_message_whose_write_waits_says_so(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(WRITE))
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("escape")

@@ -14,7 +14,7 @@ from textual.widgets import Input
 from operator_app.protocol.spec import system_prompt
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.picker import PickerScreen
-from tui_helpers import READS, SIZE, block, cell, finished, make_app, press_copy, results_of, wait_for
+from tui_helpers import READS, SIZE, app_pasted, block, cell, finished, make_app, press_copy, results_of, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -146,10 +146,7 @@ async def test_changing_the_workspace_starts_its_own_session(workspace: Path, st
     other = tmp_path / "other"
     (other / "docs").mkdir(parents=True)
     (other / "docs" / "a.txt").write_text("A\n")
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         app.screen.query_one("#picker-input", Input).value = str(other)
@@ -165,10 +162,7 @@ async def test_changing_the_workspace_starts_its_own_session(workspace: Path, st
 
 
 async def test_a_restart_keeps_the_session(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(block("r3", "fs.stat", path="README.md")))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         copied = await press_copy(pilot, app)
@@ -184,10 +178,7 @@ async def test_a_restart_keeps_the_session(workspace: Path, state: Path) -> None
 
 
 async def test_history_browses_earlier_messages(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         assert app.check_action("previous_message", ()) is None
         app.post_message(events.Paste(block("r3", "fs.stat", path="README.md")))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))

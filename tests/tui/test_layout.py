@@ -15,7 +15,9 @@ from operator_app.tui.keys import MAIN_KEYS
 from operator_app.tui.screens.consent import describe
 from operator_app.tui.widgets.command_table import ID_WIDTHS, SUMMARY_LINES
 from operator_app.tui.widgets.message_view import NOTE_ERROR
-from tui_helpers import READS, asks, b64, block, cell, finished, make_app, plain, wait_for
+from tui_helpers import (
+    READS, WRITE, app_asking, app_pasted, asks, b64, block, cell, finished, make_app, plain, wait_for,
+)
 
 pytestmark = pytest.mark.asyncio
 NARROW = (80, 24)
@@ -25,10 +27,7 @@ BROKEN = "Here:\n" + block("bad", "fs.reed", path="notes/plan.txt") + block("ok1
 
 
 async def test_the_footer_shows_every_key_on_an_80_column_terminal(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=NARROW) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS, size=NARROW) as (app, pilot):
         await pilot.pause(0.2)
         shown = {key.action for key in app.screen.query(FooterKey) if key.region.right <= NARROW[0]}
         wanted = {key.action for key in MAIN_KEYS if app.check_action(key.action, ()) is not False} | {"quit"}
@@ -93,10 +92,7 @@ def summary_column(screen: str) -> str:
 
 
 async def test_an_error_in_the_message_is_wrapped_to_the_view(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=NARROW) as pilot:
-        app.post_message(events.Paste(BROKEN))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, BROKEN, size=NARROW) as (app, pilot):
         await pilot.pause(0.1)
         view = app.message_view
         error = [line.text for line in view.lines if line.kind == NOTE_ERROR]
@@ -151,10 +147,7 @@ async def test_the_action_column_shows_only_where_the_summary_keeps_its_room(wor
 
 
 async def test_a_folder_deletion_is_described_by_its_files(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=(160, 45)) as pilot:
-        app.post_message(events.Paste(block("d1", "fs.delete", path="notes")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, block("d1", "fs.delete", path="notes"), size=(160, 45)) as (app, pilot):
         title = plain(describe(app.screen.plan))
         assert "the folder notes/ with 1 file" in title and "+0" not in title and "-0" not in title
         await pilot.press("n")
@@ -166,10 +159,7 @@ async def test_a_long_diff_is_shown_whole_and_scrolls(workspace: Path, state: Pa
 
     (workspace / "long.txt").write_text("".join(f"x {n}\n" for n in range(4000)))
     edits = '{"version": 1, "edits": [{"op": "replaceAll", "find": "x ", "text": "y "}]}'
-    app = make_app(workspace, state)
-    async with app.run_test(size=(120, 40)) as pilot:
-        app.post_message(events.Paste(block("e1", "fs.applyEdits", path="long.txt", edits_b64=b64(edits))))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, block("e1", "fs.applyEdits", path="long.txt", edits_b64=b64(edits)), size=(120, 40)) as (app, pilot):
         diff = app.screen.query_one("#consent-diff", LinesView)
         assert app.focused is diff  # the keys scroll the diff at once
         assert len(diff.lines) == app.screen.plan.diff.count("\n") > 8000  # all of it, not the first 5,000 lines
@@ -197,12 +187,7 @@ async def test_the_table_is_drawn_at_its_widths_at_once(workspace: Path, state: 
 
 async def test_the_footer_still_fits_80_columns_while_a_write_is_put_off(workspace: Path, state: Path) -> None:
     """d (decide) shows while a write waits; u, which cannot run then, makes room for it."""
-    from tui_helpers import WRITE
-
-    app = make_app(workspace, state)
-    async with app.run_test(size=NARROW) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE, size=NARROW) as (app, pilot):
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1 and app.check_action("decide", ()) is True)
         await pilot.pause(0.2)

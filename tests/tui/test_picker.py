@@ -12,7 +12,7 @@ from textual.widgets import Input, OptionList
 
 from operator_app import settings
 from operator_app.tui.screens.picker import PickerScreen
-from tui_helpers import READS, SIZE, finished, make_app, plain, wait_for
+from tui_helpers import READS, SIZE, app_pasted, finished, make_app, plain, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -45,10 +45,7 @@ async def test_the_picker_lists_the_last_ten_workspaces_with_their_message_count
         folder.mkdir()
         settings.remember_workspace(folder)
         older.append(folder)
-    app = make_app(workspace, state)
-    async with app.run_test(size=(120, 50)) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS, size=(120, 50)) as (app, pilot):
         app.post_message(events.Paste(READS.replace("r1", "r3").replace("r2", "r4")))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         await pilot.press("w")

@@ -9,7 +9,7 @@ import pytest
 from textual import events
 
 from operator_app.tui.widgets.lines_view import LinesView
-from tui_helpers import READS, SIZE, asks, block, finished, make_app, wait_for
+from tui_helpers import READS, SIZE, app_pasted, asks, block, finished, make_app, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -44,10 +44,7 @@ async def test_the_diffs_plus_minus_column_stays_when_it_scrolls_sideways(worksp
 
 async def test_line_numbers_stay_and_another_message_starts_at_its_left(workspace: Path, state: Path) -> None:
     wide = "A line of prose far wider than the message pane, " * 8 + "\n"
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(wide + READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, wide + READS) as (app, pilot):
         view = app.message_view
         await wait_for(pilot, lambda: scrolled(view, 60, 0))
         first = drawn(view)[0]

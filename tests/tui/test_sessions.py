@@ -18,8 +18,10 @@ from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
 from support import b64, die_during_a_write
-from tui_helpers import (READS, SIZE, WRITE, asks, block, cell, finished, make_app, notes, results_of, table_statuses,
-                         wait_for)
+from tui_helpers import (
+    READS, SIZE, WRITE, app_asking, app_pasted, block, cell, finished, make_app, notes, results_of, table_statuses,
+    wait_for,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -72,10 +74,7 @@ async def test_a_message_the_app_stopped_in_shows_what_never_ran(workspace: Path
 
 
 async def test_a_restart_shows_repeats_as_repeats(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(READS + block("r3", "fs.stat", path="README.md")))
         expected = ["repeat", "repeat", "ok"]
         # The table is redrawn a moment after the state changes: wait for the drawn statuses.
@@ -106,10 +105,7 @@ async def test_the_picker_reaches_the_neighbours_of_the_workspace(workspace: Pat
 
 async def test_quitting_at_a_consent_dialog_is_not_a_rejection(workspace: Path, state: Path) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")) as (app, pilot):
         await pilot.press("ctrl+q")  # asks first: a write waits
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual import events
 
-from tui_helpers import SIZE, WRITE, asks, block, finished, make_app, results_of, wait_for
+from tui_helpers import WRITE, app_asking, block, finished, results_of, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -19,10 +18,7 @@ APP = str(Path(sys.executable).with_name("operator-app"))
 
 
 async def test_exec_runs_while_the_tui_asks_about_a_write(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(WRITE))
-        await wait_for(pilot, lambda: asks(app))
+    async with app_asking(workspace, state, WRITE) as (app, pilot):
         done = subprocess.run([APP, "exec", "--workspace", str(workspace), "--state-dir", str(state)],
                               input=block("x1", "fs.write", path="notes/other.txt", content="from exec"),
                               capture_output=True, text=True, timeout=15)  # the lock's wait is 30 s

@@ -15,7 +15,9 @@ from operator_app.protocol.commands import ACTIONS
 from operator_app.tui.keys import MAIN_KEYS
 from operator_app.tui.screens.help import HelpScreen
 from operator_app.tui.widgets.message_view import NOTE_ERROR
-from tui_helpers import READS, SIZE, block, cell, finished, make_app, plain, results_of, table_statuses, wait_for
+from tui_helpers import (
+    READS, SIZE, app_pasted, block, cell, finished, make_app, plain, results_of, table_statuses, wait_for,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -39,10 +41,7 @@ async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path,
 
 
 async def test_a_repeated_command_shows_as_duplicate(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2)
         assert [cell(app, i, "status") for i in range(2)] == ["= repeat", "= repeat"]
@@ -108,10 +107,7 @@ async def test_help_lists_every_key_and_every_action(workspace: Path, state: Pat
 
 
 async def test_every_action_is_in_the_command_palette(workspace: Path, state: Path) -> None:
-    app = make_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: finished(app))
+    async with app_pasted(workspace, state, READS) as (app, pilot):
         titles = {command.title for command in app.get_system_commands(app.screen)}
         wanted = {key.label for key in MAIN_KEYS if key.action not in ("end_follow", "decide")}  # no --follow, no wait
         assert wanted <= titles and "End message" not in titles

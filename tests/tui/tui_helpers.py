@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import io
 import shutil
-from collections.abc import Callable
-from contextlib import redirect_stdout
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from pilot_helpers import SIZE, asks, notes, press_copy, rows, wait_for  # noqa: F401 - re-exported for the TUI tests
 from support import b64, block  # noqa: F401 - re-exported for the TUI tests
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo-workspace"
 DEMO_MESSAGE = (ROOT / "fixtures" / "messages" / "demo.txt").read_text()
-SIZE = (160, 45)
 
 READS = block("r1", "fs.read", path="notes/plan.txt") + block("r2", "fs.list", path=".")
 WRITE = block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n"))
@@ -28,11 +28,24 @@ def make_app(workspace: Path, state: Path, **kwargs: Any) -> Any:
     return OperatorApp(workspace=workspace, state_dir=state, **kwargs)
 
 
-def asks(app: Any) -> bool:
-    """A consent dialog is up and takes keys (one pressed before it was mounted is not an answer)."""
-    from operator_app.tui.screens.consent import ConsentScreen
+@asynccontextmanager
+async def app_pasted(workspace: Path, state: Path, message: str, *, until: Callable[[Any], bool] | None = None,
+                     size: tuple[int, int] = SIZE, **kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """The app with `message` pasted, once `until(app)` holds (by default: the message is
+    finished): (app, pilot)."""
+    from textual import events
 
-    return isinstance(app.screen, ConsentScreen) and app.screen.ready
+    app = make_app(workspace, state, **kwargs)
+    async with app.run_test(size=size) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: (until or finished)(app))
+        yield app, pilot
+
+
+def app_asking(workspace: Path, state: Path, message: str, size: tuple[int, int] = SIZE,
+               **kwargs: Any) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+    """The app with `message` pasted and the consent dialog of its first write up, taking keys."""
+    return app_pasted(workspace, state, message, until=asks, size=size, **kwargs)
 
 
 def results_of(app: Any) -> list[Any]:
@@ -43,11 +56,6 @@ def results_of(app: Any) -> list[Any]:
 def finished(app: Any) -> bool:
     state = app.current()
     return state is not None and state.finished
-
-
-def notes(app: Any) -> list[str]:
-    """The notifications the app raised (the toasts are off under run_test, the record is not)."""
-    return [n.message for n in app._notifications]
 
 
 def exec_output(message: str, tmp: Path) -> str:
@@ -64,15 +72,6 @@ def exec_output(message: str, tmp: Path) -> str:
     return out.getvalue()
 
 
-async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 15.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.02)
-        waited += 0.02
-        if waited > timeout:
-            raise AssertionError("condition not reached in time")
-
-
 def plain(renderable: Any, width: int = 120) -> str:
     """A Rich renderable (a Static's content) as plain text."""
     from rich.console import Console
@@ -80,19 +79,6 @@ def plain(renderable: Any, width: int = 120) -> str:
     console = Console(width=width, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
-
-
-async def press_copy(pilot: Any, app: Any) -> str:
-    """Press c and return what was copied, closing the fallback view that shows when no system
-    clipboard tool took the text (the tests have none)."""
-    from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
-
-    app._clipboard = ""
-    await pilot.press("c")
-    await wait_for(pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen))
-    await pilot.press("escape")
-    await wait_for(pilot, lambda: len(app.screen_stack) == 1)
-    return str(app.clipboard)
 
 
 def cell(app: Any, row: int, column: str) -> str:
