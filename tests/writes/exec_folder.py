@@ -49,6 +49,15 @@ def entries(root: Path, *, exact: bool = False) -> dict[str, object]:
     return out
 
 
+def notes_tree(root: Path) -> Path:
+    """A workspace at root with a small tree to copy, move and rename: notes/plan.txt and
+    notes/old/v1.txt."""
+    (root / "notes" / "old").mkdir(parents=True)
+    (root / "notes" / "plan.txt").write_text("Alpha\nBeta\n")
+    (root / "notes" / "old" / "v1.txt").write_text("first\n")
+    return root
+
+
 class Folder:
     """`files` (path -> bytes) are written into the workspace first; `ws` names another
     workspace folder than tmp_path/ws."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from exec_folder import entries
+from exec_folder import entries, notes_tree
 from support import block, die_during_a_write
 
 APP = str(Path(sys.executable).with_name("operator-app"))
@@ -46,10 +46,7 @@ def last_results(ws: Path, state: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "notes" / "old").mkdir(parents=True)
-    (root / "notes" / "plan.txt").write_text("Alpha\nBeta\n")
-    (root / "notes" / "old" / "v1.txt").write_text("first\n")
+    root = notes_tree(tmp_path / "ws")
     (root / "run.sh").write_text("#!/bin/sh\n")
     (root / "run.sh").chmod(0o750)
     return root

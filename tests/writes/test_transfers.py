@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from operator_app.engine.executor import Engine
 from operator_app.engine.plan import WritePlan
 from operator_app.engine.session import Session
 from operator_app.engine.workspace import Workspace
-from exec_folder import cli, entries, exec_json
+from exec_folder import cli, entries, exec_json, notes_tree
 from support import block
 
 
@@ -29,12 +30,17 @@ def undo(ws: Path, state: Path, steps: int = 1) -> tuple[int, str]:
     return code, out + err
 
 
+def refused(ws: Path, tmp_path: Path, message: str) -> dict[str, Any]:
+    """The one result of a command that must change nothing, checked to have changed nothing."""
+    before = entries(ws)
+    (result,) = exec_json(ws, tmp_path / "st", message)
+    assert entries(ws) == before, result
+    return result
+
+
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "notes" / "old").mkdir(parents=True)
-    (root / "notes" / "plan.txt").write_text("Alpha\nBeta\n")
-    (root / "notes" / "old" / "v1.txt").write_text("first\n")
+    root = notes_tree(tmp_path / "ws")
     (root / "src").mkdir()
     (root / "src" / "run.sh").write_text("#!/bin/sh\necho hi\n")
     (root / "src" / "run.sh").chmod(0o755)
@@ -107,10 +113,8 @@ def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
 ])
 def test_an_entry_never_goes_onto_or_into_itself(action: str, path: str, path_to: str, why: str, ws: Path,
                                                  tmp_path: Path) -> None:
-    before = entries(ws)
-    (result,) = exec_json(ws, tmp_path / "st", block("x1", action, path=path, path_to=path_to))
+    result = refused(ws, tmp_path, block("x1", action, path=path, path_to=path_to))
     assert result["error_code"] == "ERR_INVALID_PATH_TO" and why in result["summary"], result
-    assert entries(ws) == before
 
 
 def test_an_existing_file_is_replaced_only_with_overwrite_and_undo_brings_both_back(ws: Path, tmp_path: Path) -> None:
@@ -168,11 +172,9 @@ def test_the_preview_says_what_goes_where_and_which_folders_are_made(ws: Path, t
 ])
 def test_what_is_never_replaced_even_with_overwrite(setup: str, path_to: str, code: str, says: str, ws: Path,
                                                     tmp_path: Path) -> None:
-    before = entries(ws)
     path = "notes/plan.txt" if setup == "file in the way" else "README.md"
-    (result,) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path=path, path_to=path_to, overwrite="true"))
+    result = refused(ws, tmp_path, block("c1", "fs.copy", path=path, path_to=path_to, overwrite="true"))
     assert result["error_code"] == code and says in result["summary"], result
-    assert entries(ws) == before
 
 
 def test_a_folder_never_replaces_a_file(ws: Path, tmp_path: Path) -> None:
