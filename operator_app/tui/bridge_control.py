@@ -6,24 +6,11 @@ OperatorApp; aiohttp is imported only when the bridge starts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..bridge.command import EXTENSION_DIR
 from ..bridge.service import BridgeStatus, Listener
+from .host import AppHost
 from .screens.pairing import PairingScreen
 from .widgets.bridge_badge import BridgeBadge, badge_text
-
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from ..bridge.server import BridgeServer
-    from ..engine.workspace import Workspace
-    from .runner import EngineRunner
-
-    _Base = App[None]
-else:
-    _Base = object
-
 
 class _Told(Listener):
     def __init__(self, app: BridgeControlMixin) -> None:
@@ -51,18 +38,7 @@ class _Told(Listener):
         self.app.notify(f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15)
 
 
-class BridgeControlMixin(_Base):
-    bridge: BridgeServer | None
-    bridge_badge: BridgeBadge  # held, not queried: a dialog may be the active screen
-    _bridge_port: int | None  # --bridge-port (0 in tests: any free port); None: the remembered one
-
-    if TYPE_CHECKING:
-        runner: EngineRunner | None
-
-        @property
-        def workspace(self) -> Workspace | None: ...
-        def status(self, text: str) -> None: ...
-
+class BridgeControlMixin(AppHost):
     def action_toggle_bridge(self) -> None:
         if self.bridge is None:
             self.run_worker(self.start_bridge(), group="bridge", exclusive=True)

@@ -6,7 +6,6 @@ OperatorApp, which provides `runner`, `current()`, `status()` and `_own_copies`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import work
 
@@ -16,38 +15,15 @@ from ..protocol.results import render_results
 from .. import settings
 from .clipboard import deliver
 from .display import plural
+from .host import AppHost
 from .messages import CopyDone, UndoChecked, UndoDone
 from .screens.copy_fallback import CopyFallbackScreen
 from .screens.undo_confirm import UndoConfirmScreen
-from .state import UNDONE
+from .runner import EngineRunner
+from .state import UNDONE, MessageState
 from .status_text import why_not
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from .runner import EngineRunner
-    from .state import MessageState
-
-    _Base = App[None]
-else:
-    _Base = object
-
-
-class CopyUndoMixin(_Base):
-    runner: EngineRunner | None
-    states: dict[int, MessageState]
-    _own_copies: set[str]
-    _can_undo: bool
-    _undone: dict[str, float]  # command id -> when the change it made was undone
-
-    if TYPE_CHECKING:
-        def current(self) -> MessageState | None: ...
-        def status(self, text: str) -> None: ...
-        def _refresh_footer(self) -> None: ...
-        def request_refresh(self) -> None: ...
-        def _busy_with_a_write(self, what: str) -> bool: ...
-        def _stopping(self) -> bool: ...
-
+class CopyUndoMixin(AppHost):
     # --- copy ------------------------------------------------------------------------------
 
     def action_copy_results(self) -> None:

@@ -7,62 +7,22 @@ status line, then ask for a coalesced redraw. A mixin of OperatorApp, which owns
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.widgets import Input, TextArea
 
 from ..engine.executor import AwaitingDecision, Progress, ResultReady
 from .. import settings
-from .clipboard import ClipboardSource, SystemClipboard, watch_loop
-from .messages import (ClipboardText, ConsentAsked, EngineEventPosted, FromRunner, MessageBegan, MessageFinished,
-                       MessageGrew, PendingChanged, WorkFailed)
+from .clipboard import SystemClipboard, watch_loop
+from .host import AppHost
+from .messages import (ClipboardText, EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew,
+                       PendingChanged, WorkFailed)
 from .runner import Abandoned, EngineRunner, follow_loop
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from .widgets.command_table import CommandTable
-    from .widgets.welcome import WelcomePanel
-
-    _Base = App[None]
-else:
-    _Base = object
-
-
-class MessageFlowMixin(_Base):
-    runner: EngineRunner | None
-    states: dict[int, MessageState]
-    view_number: int | None
-    welcome: WelcomePanel
-    _follow_path: Path | None
-    _followed: int | None
-    _end_follow: threading.Event
-    _own_copies: set[str]
-    _clipboard_source: ClipboardSource
-    _poll_interval: float
-    _clipboard_interval: float
-    _tail_next_refresh: bool
-    _waiting: ConsentAsked | None  # see waiting_write.py
-
-    if TYPE_CHECKING:
-        table: CommandTable
-
-        def status(self, text: str) -> None: ...
-        def refresh_view(self, reset: bool = False) -> None: ...
-        def show_message(self, number: int | None) -> None: ...
-        def request_refresh(self) -> None: ...
-        def check_undo(self, ask: bool = False) -> None: ...
-        @property
-        def bridge_on(self) -> bool: ...
-        def _stopping(self) -> bool: ...
-        def _refresh_footer(self) -> None: ...
-        def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None: ...
-
+class MessageFlowMixin(AppHost):
     # --- input and workers ---------------------------------------------------------------
 
     def on_paste(self, event: events.Paste) -> None:

@@ -6,45 +6,19 @@ undo, another workspace, and quitting without being asked. A mixin of OperatorAp
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from ..engine.plan import WritePlan
+from .host import AppHost
 from .messages import ConsentAsked
 from .outlook import WriteOutlook
 from .screens.confirm import ConfirmScreen
 from .screens.consent import ConsentScreen
 from .state import WAITING
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from .state import MessageState
-    from .widgets.command_table import CommandTable
-
-    _Base = App[None]
-else:
-    _Base = object
-
-
-class WaitingWriteMixin(_Base):
-    _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
-    _quit_question: ConfirmScreen | None
-    view_number: int | None
-
-    if TYPE_CHECKING:
-        table: CommandTable
-
-        def status(self, text: str) -> None: ...
-        def refresh_view(self, reset: bool = False) -> None: ...
-        def show_message(self, number: int | None) -> None: ...
-        def current(self) -> MessageState | None: ...
-        def _refresh_footer(self) -> None: ...
-        def _stopping(self) -> bool: ...
-        async def _leave(self) -> None: ...
-
+class WaitingWriteMixin(AppHost):
     def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
         """Called on the engine's worker thread: show the dialog, wait for the answer."""
         answered, answer = threading.Event(), []

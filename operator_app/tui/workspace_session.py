@@ -5,7 +5,6 @@ in, then every message with its results). A mixin of OperatorApp."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import work
 
@@ -13,45 +12,14 @@ from .. import settings
 from ..engine.session import Session, StateUnusable, default_state_dir
 from ..engine.workspace import Workspace, WorkspaceUnusable
 from .display import pretty_path
+from .host import AppHost
 from .messages import HistoryLoaded, WorkFailed
 from .runner import EngineRunner
 from .screens.picker import PickerScreen
-from .state import MessageState, load_history
+from .state import load_history
 from .status_text import resumed_text
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from .widgets.welcome import WelcomePanel
-
-    _Base = App[None]
-else:
-    _Base = object
-
-
-class WorkspaceSessionMixin(_Base):
-    runner: EngineRunner | None
-    states: dict[int, MessageState]
-    view_number: int | None
-    welcome: WelcomePanel
-    _state_override: Path | None
-    _state_owner: Path | None
-    _follow_path: Path | None
-    _initial_message: str | None
-    _can_undo: bool
-    _undone: dict[str, float]
-
-    if TYPE_CHECKING:
-        @property
-        def workspace(self) -> Workspace | None: ...
-        def status(self, text: str) -> None: ...
-        def refresh_view(self, reset: bool = False) -> None: ...
-        def check_undo(self, ask: bool = False) -> None: ...
-        def start_message(self, text: str, source: str) -> None: ...
-        def bridge_workspace_changed(self) -> None: ...
-        def _busy_with_a_write(self, what: str) -> bool: ...
-        def _ask_consent(self, *args: object) -> str: ...
-
+class WorkspaceSessionMixin(AppHost):
     # --- workspace and session -----------------------------------------------------------
 
     def _workspace_chosen(self, path: Path | None) -> None:
