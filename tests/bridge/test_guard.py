@@ -134,7 +134,7 @@ async def test_a_body_over_the_limit_is_refused_before_it_is_read(server: Bridge
 async def test_a_client_that_asks_before_sending_a_large_body_is_refused_before_it_sends_it(server: BridgeServer) -> None:
     extension = await paired(server)
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    head = [f"POST /v1/message HTTP/1.1", f"Host: 127.0.0.1:{server.port}", "Expect: 100-continue",
+    head = ["POST /v1/message HTTP/1.1", f"Host: 127.0.0.1:{server.port}", "Expect: 100-continue",
             f"Content-Length: {guard.MAX_BODY_BYTES + 1}",
             *(f"{name}: {value}" for name, value in extension.headers().items())]
     writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
