@@ -45,8 +45,8 @@ def fresh_workspace(scratch: Path, name: str) -> tuple[Path, Path]:
 
 def headless(message: str, scratch: Path, name: str) -> float:
     from operator_app.engine.executor import Engine
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     workspace, state = fresh_workspace(scratch, name)
     engine = Engine(Workspace(workspace), Session(state))

@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from operator_app.engine.commit import commit  # noqa: E402
-from operator_app.engine.writes import plan_write  # noqa: E402
-from operator_app.engine.workspace import Workspace  # noqa: E402
+from operator_app.engine.changes.write import commit  # noqa: E402
+from operator_app.engine.changes.write import plan_write  # noqa: E402
+from operator_app.engine.boundary.workspace import Workspace  # noqa: E402
 from operator_app.protocol.commands import ACTIONS  # noqa: E402
 
 LINE = "line {n:05d}: the quick brown fox jumps over the lazy dog, again and again\n"  # 73 bytes

@@ -1,4 +1,5 @@
-"""`python -m operator_app`: the same entry point as the `operator-app` command."""
+"""`python -m operator_app`: the same entry point as the `operator-app` command.
+May import: entry."""
 
 from operator_app.entry import entry
 

@@ -5,7 +5,8 @@ nothing of each other or of this module; each front end's work is imported only 
 chosen, so `exec` never loads Textual.
 
 A new way in is one entry in SUB_COMMANDS (how its arguments are declared, and what runs it); an
-option of the TUI is declared in tui/launch.py's add_options."""
+option of the TUI is declared in tui/launch.py's add_options.
+May import: any package of operator_app."""
 
 from __future__ import annotations
 

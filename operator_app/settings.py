@@ -5,7 +5,8 @@ the file is written with mode 0600. A leaf module: every front end may read it, 
 of Operator. A broken or missing settings file reads as "no settings"; it never stops the app.
 
 What is kept: the last workspace and the RECENT_KEPT before it, whether the terminal's own copy
-works, auto-copy (on or off) and the Textual theme chosen."""
+works, auto-copy (on or off) and the Textual theme chosen.
+May import: nothing else of operator_app."""
 
 from __future__ import annotations
 

@@ -39,8 +39,8 @@ import os, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from operator_app.engine.executor import Engine, approve_all
-from operator_app.engine.session import Session
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.state.session import Session
+from operator_app.engine.boundary.workspace import Workspace
 
 point = sys.argv[4]
 session = Session(Path(sys.argv[3]))
@@ -55,15 +55,15 @@ else:
     import importlib
     # Where each point dies: the function replaced by one that exits at once.
     module, name = {
-        "before-replace": ("operator_app.engine.commit", "install_temp"),
+        "before-replace": ("operator_app.engine.changes.content.commit", "install_temp"),
         "inside-send2trash": ("send2trash", "send2trash"),
-        "before-trash": ("operator_app.engine.commit", "move_to_trash"),
-        "after-replace": ("operator_app.engine.journal", "Journal.commit"),
-        "before-commit": ("operator_app.engine.commit", "commit"),
-        "removing-the-moved-source": ("operator_app.engine.moves", "remove_entry"),
-        "before-moving": ("operator_app.engine.transfer_commit", "_put_in_place"),
-        "after-copy": ("operator_app.engine.transfer_commit", "copy_entry"),
-        "before-trashing-the-original": ("operator_app.engine.transfer_commit", "move_to_trash"),
+        "before-trash": ("operator_app.engine.changes.delete.commit", "move_to_trash"),
+        "after-replace": ("operator_app.engine.safety.journal", "Journal.commit"),
+        "before-commit": ("operator_app.engine.changes.write", "commit"),
+        "removing-the-moved-source": ("operator_app.engine.ondisk.moves", "remove_entry"),
+        "before-moving": ("operator_app.engine.changes.transfer.commit", "_put_in_place"),
+        "after-copy": ("operator_app.engine.changes.transfer.commit", "copy_entry"),
+        "before-trashing-the-original": ("operator_app.engine.changes.transfer.commit", "move_to_trash"),
     }[point]
     owner = importlib.import_module(module)
     *path, attribute = name.split(".")

@@ -167,8 +167,8 @@ def test_rejected_write_changes_nothing(ws: Path, tmp_path: Path) -> None:
 
 def test_conflict_when_the_file_changes_between_preview_and_commit(ws: Path, tmp_path: Path) -> None:
     from operator_app.engine.executor import Engine
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     def meddle(plan: object) -> bool:
         (ws / "README.md").write_text("someone else's edit\n")
@@ -182,7 +182,7 @@ def test_conflict_when_the_file_changes_between_preview_and_commit(ws: Path, tmp
 
 
 def test_internal_failure_of_one_command_keeps_the_others(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from operator_app.engine import reads
+    from operator_app.engine.reads import handlers as reads
 
     def broken(cmd: object, ctx: object) -> object:
         raise RuntimeError("boom")

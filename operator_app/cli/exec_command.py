@@ -27,7 +27,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     else:
         decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
     rejected_by_default = decide is reject_all and args.approve is None
-    from ..engine.session import StateUnusable
+    from ..engine.state.session import StateUnusable
 
     try:
         run = Engine(workspace, session, decide=decide).run_text(text, source="exec")

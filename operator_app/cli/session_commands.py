@@ -23,7 +23,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     session = open_session(workspace, args.state_dir, nothing="results")
     recovered: list[tuple[int, Any]] = []
     busy = False
-    from ..engine.session import StateUnusable
+    from ..engine.state.session import StateUnusable
 
     with contextlib.ExitStack() as held:
         try:
@@ -36,7 +36,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
                             "results to come")
         else:  # a write the last run died in the middle of gets its result first
             if session.unresolved_intents():
-                from ..engine.recovery import recover_interrupted_writes
+                from ..engine.changes.recovery import recover_interrupted_writes
 
                 recovered = recover_interrupted_writes(workspace, session)
     number = args.message or session.last_message_number()
@@ -47,7 +47,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         warnings.append(f"message {waiting} waits in another Operator process (pid {wait.get('pid')}) for the person's "
                         f"answer to {waiting_write(wait)}; its results so far are recorded, the rest will follow")
     if any(message != number for message, _ in recovered):
-        from ..engine.recovery import recovery_notices
+        from ..engine.changes.recovery import recovery_notices
 
         warnings += recovery_notices([(m, r) for m, r in recovered if m != number])
     results = session.results_of(number) if number else []
@@ -72,7 +72,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         ), suggestion="run the message again (operator-app exec, or paste it into the TUI)" if blocks else
             "--message N prints an earlier message's results"))
     text = render_results(results)
-    from ..engine.journal import Journal
+    from ..engine.safety.journal import Journal
 
     # The blocks say what the model was told; a change undone since is said on stderr and in --json.
     undone = Journal(session.state_dir).undone_by_command()
@@ -90,8 +90,8 @@ def _repeat(block: Any, used: dict[str, Any], number: int) -> bool:
 
 
 def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.journal import Journal
-    from ..engine.undo import UndoRefused, undo_last, undoable
+    from ..engine.safety.journal import Journal
+    from ..engine.changes.undo import UndoRefused, undo_last, undoable
 
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
@@ -110,7 +110,7 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         if session.unresolved_intents():
             # A write the last run died in the middle of is completed first: a move or delete it
             # made is not undoable until then, and an older change would be undone in its place.
-            from ..engine.recovery import recover_interrupted_writes, recovery_notices
+            from ..engine.changes.recovery import recover_interrupted_writes, recovery_notices
 
             warnings += recovery_notices(recover_interrupted_writes(workspace, session))
         try:

@@ -1,0 +1,2 @@
+"""The engine both front ends drive (executor.py): boundary, reads, writes and their safety net.
+May import: protocol."""

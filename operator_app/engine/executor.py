@@ -22,12 +22,12 @@ from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
 from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message, windowed
-from .session import Session, StateUnusable, check_state_location
+from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
     from ..protocol.commands.base import Command
-    from .plan import WritePlan
-    from .workspace import Workspace
+    from .changes.plan import WritePlan
+    from .boundary.workspace import Workspace
 
 Decider = Callable[["WritePlan"], bool]
 
@@ -243,12 +243,12 @@ class Engine:
             self.listener(event)
 
     def recover(self) -> list[str]:
-        """Record the results of writes an earlier run died in the middle of (recovery.py), and
+        """Record the results of writes an earlier run died in the middle of (changes/recovery.py), and
         say which messages they completed. Call with the session lock held; cheap when there are
         none."""
         if not self.session.unresolved_intents():
             return []
-        from .recovery import recover_interrupted_writes, recovery_notices
+        from .changes.recovery import recover_interrupted_writes, recovery_notices
 
         return recovery_notices(recover_interrupted_writes(self.workspace, self.session))
 
@@ -285,7 +285,8 @@ class Engine:
         try:
             if command.WRITES:
                 return self._write(command, before_commit, message)
-            from .reads import READ_HANDLERS, ReadContext
+            from .reads.context import ReadContext
+            from .reads.handlers import READ_HANDLERS
 
             def progress(text: str) -> None:
                 if before_progress is not None:
@@ -313,8 +314,7 @@ class Engine:
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
     def _write(self, command: Command, before_commit: Callable[[WritePlan], None] | None, message: int) -> CommandResult:
-        from .commit import commit
-        from .writes import plan_write
+        from .changes.write import commit, plan_write
 
         plan = plan_write(command, self.workspace)
         done = CommandResult(id=command.id, ok=True, summary=plan.summary, action=command.action, path=plan.target.rel,

@@ -18,8 +18,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Static
 
-from ..engine.session import Session
-from ..engine.workspace import Workspace
+from ..engine.state.session import Session
+from ..engine.boundary.workspace import Workspace
 from .. import settings
 from .bridge_control import BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from textual import work
 
-from ..engine.journal import Journal
-from ..engine.session import StateUnusable
+from ..engine.safety.journal import Journal
+from ..engine.state.session import StateUnusable
 from ..protocol.results import render_results
 from .. import settings
 from .clipboard import deliver
@@ -82,7 +82,7 @@ class CopyUndoMixin(AppHost):
 
     @work(thread=True, exit_on_error=False, group="journal")
     def _read_journal(self, runner: EngineRunner, ask: bool) -> None:
-        from ..engine.undo import undoable
+        from ..engine.changes.undo import undoable
 
         try:
             journal = Journal(runner.session.state_dir)
@@ -121,7 +121,7 @@ class CopyUndoMixin(AppHost):
 
     @work(thread=True, exit_on_error=False, group="undo")
     def undo_last(self, runner: EngineRunner, confirmed: int) -> None:
-        from ..engine.undo import UndoRefused, undo_last
+        from ..engine.changes.undo import UndoRefused, undo_last
 
         try:
             with runner.session.lock():  # `confirmed`: the change the dialog named, not whatever is newest now

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from ..bridge.server import BridgeServer
-    from ..engine.plan import WritePlan
-    from ..engine.workspace import Workspace
+    from ..engine.changes.plan import WritePlan
+    from ..engine.boundary.workspace import Workspace
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
     from .outlook import WriteOutlook

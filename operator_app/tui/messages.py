@@ -9,8 +9,8 @@ from collections.abc import Callable
 from textual.message import Message
 
 from ..engine.executor import EngineEvent
-from ..engine.journal import JournalEntry
-from ..engine.plan import WritePlan
+from ..engine.safety.journal import JournalEntry
+from ..engine.changes.plan import WritePlan
 from .clipboard import CopyOutcome
 from .outlook import WriteOutlook
 from .state import MessageState

@@ -13,10 +13,10 @@ from pathlib import Path
 from textual.message import Message
 
 from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
-from ..engine.plan import WritePlan
-from ..engine.session import Session
+from ..engine.changes.plan import WritePlan
+from ..engine.state.session import Session
 from ..protocol.results import CommandResult
-from ..engine.workspace import Workspace
+from ..engine.boundary.workspace import Workspace
 from .follow import FileFollower
 from .outlook import WriteOutlook, write_outlook
 from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew, PendingChanged

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine.executor import AwaitingDecision, BlockStarted, DuplicateSkipped, EngineEvent, Progress, ResultReady
-from ..engine.session import Session
+from ..engine.state.session import Session
 from ..protocol.commands import ACTIONS
 from ..protocol.results import CommandResult
 from ..protocol.scanner import scan_message

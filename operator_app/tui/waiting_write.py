@@ -10,7 +10,7 @@ import threading
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..engine.plan import WritePlan
+from ..engine.changes.plan import WritePlan
 from .host import AppHost
 from .messages import ConsentAsked
 from .outlook import WriteOutlook

@@ -9,8 +9,8 @@ from pathlib import Path
 from textual import work
 
 from .. import settings
-from ..engine.session import Session, StateUnusable, default_state_dir
-from ..engine.workspace import Workspace, WorkspaceUnusable
+from ..engine.state.session import Session, StateUnusable, default_state_dir
+from ..engine.boundary.workspace import Workspace, WorkspaceUnusable
 from .display import pretty_path
 from .host import AppHost
 from .messages import HistoryLoaded, WorkFailed
@@ -67,7 +67,7 @@ class WorkspaceSessionMixin(AppHost):
         try:
             with runner.session.lock():  # a write the app died in the middle of gets its result first
                 if runner.session.unresolved_intents():
-                    from ..engine.recovery import recover_interrupted_writes, recovery_notices
+                    from ..engine.changes.recovery import recover_interrupted_writes, recovery_notices
 
                     recovered = recover_interrupted_writes(runner.workspace, runner.session)
                     for notice in recovery_notices(recovered, "show it with [ and ], then c copies its results"):

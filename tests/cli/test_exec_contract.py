@@ -167,7 +167,7 @@ def test_results_of_a_message_of_repeats_says_why_there_is_nothing(ws: Path, tmp
 def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_path: Path) -> None:
     """The TUI holds the session while it waits for a yes: `results` still prints what is recorded
     (and says more may come) instead of waiting for the lock and failing."""
-    from operator_app.engine.session import Session
+    from operator_app.engine.state.session import Session
 
     (tmp_path / "m.txt").write_text(MESSAGE)
     done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))

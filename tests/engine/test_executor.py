@@ -14,8 +14,8 @@ from operator_app.engine.executor import (
     approve_all,
     reject_all,
 )
-from operator_app.engine.session import Session
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.state.session import Session
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.protocol.results import render_results
 from support import b64, block
 

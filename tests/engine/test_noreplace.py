@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from operator_app.engine.fsops import DIR_FLAGS
-from operator_app.engine.noreplace import _system_call, rename_by_link, rename_noreplace
+from operator_app.engine.boundary.fsops import DIR_FLAGS
+from operator_app.engine.ondisk.noreplace import _system_call, rename_by_link, rename_noreplace
 
 Rename = Callable[[int, str, int, str], None]
 WAYS = {"system call": rename_noreplace, "link or empty folder": rename_by_link}

@@ -490,7 +490,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-diffs"
 
 
 def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> None:
-    from operator_app.engine.textfile import TextDoc
+    from operator_app.engine.textops.textfile import TextDoc
     from operator_app.engine.textops.hunks import apply_hunks, apply_in_place, check_order, join_lines, split_lines
     from operator_app.engine.textops.patch import _parse
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from operator_app.engine.executor import Engine, approve_all
-from operator_app.engine.session import (
+from operator_app.engine.state.session import (
     STORED_DIFF_LIMIT,
     Session,
     StateUnusable,
@@ -21,7 +21,7 @@ from operator_app.engine.session import (
     check_state_location,
     read_jsonl,
 )
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.protocol.results import render_results
 from support import b64, block
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from operator_app.engine import session as session_module
+from operator_app.engine.state import session as session_module
 from operator_app.engine.executor import AwaitingDecision, Engine, EngineEvent, ResultReady
-from operator_app.engine.plan import WritePlan
-from operator_app.engine.session import Session
-from operator_app.engine.session_lock import SessionLock
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.changes.plan import WritePlan
+from operator_app.engine.state.session import Session
+from operator_app.engine.state.lock import SessionLock
+from operator_app.engine.boundary.workspace import Workspace
 from support import block
 
 APP = str(Path(sys.executable).with_name("operator-app"))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from operator_app.engine.workspace import MAX_PATH_CHARS, MAX_PATH_COMPONENTS, Target, WalkItem, Workspace, WorkspaceUnusable
+from operator_app.engine.boundary.workspace import MAX_PATH_CHARS, MAX_PATH_COMPONENTS, Target, WalkItem, Workspace, WorkspaceUnusable
 from operator_app.protocol.errors import ErrorCode, OperatorError
 
 not_as_root = pytest.mark.skipif(os.geteuid() == 0, reason="root ignores permission bits")

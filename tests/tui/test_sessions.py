@@ -13,7 +13,7 @@ import pytest
 from textual import events
 from textual.widgets import Input
 
-from operator_app.engine.session import Session
+from operator_app.engine.state.session import Session
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen

@@ -55,7 +55,7 @@ async def test_a_long_search_shows_progress_and_keys_keep_working(workspace: Pat
     for n in range(120):
         (workspace / "many" / f"d{n % 6}").mkdir(parents=True, exist_ok=True)
         (workspace / "many" / f"d{n % 6}" / f"f{n}.txt").write_text(f"line {n}\nneedle {n}\n")
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.boundary.workspace import Workspace
 
     slow_read = Workspace.read_file
 

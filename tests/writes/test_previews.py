@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from operator_app.engine.executor import Engine, approve_all
-from operator_app.engine.session import Session
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.state.session import Session
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.protocol.results import CommandResult
 from support import b64, block
 

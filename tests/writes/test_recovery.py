@@ -221,8 +221,8 @@ def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_ba
     it into trash/<seq>/, then removes the source it had renamed aside. Killed during that
     removal, the source is a half-emptied folder: it must not be put back as the entry that "was
     not deleted" while the whole one sits in the trash, recorded nowhere."""
-    from operator_app.engine.fsops import DIR_FLAGS
-    from operator_app.engine.trash_recovery import find_interrupted_delete
+    from operator_app.engine.boundary.fsops import DIR_FLAGS
+    from operator_app.engine.safety.trash_recovery import find_interrupted_delete
 
     parent, state = tmp_path / "ws", tmp_path / "st"
     whole = state / "trash" / "7" / "docs"
@@ -246,8 +246,8 @@ def test_a_delete_put_back_after_a_crash_never_overwrites_what_appeared_at_its_p
     """The entry renamed aside by a killed delete goes back only while its place is free. A file
     an editor saves there at the last moment (after any look, right before the move) must win:
     the old entry stays under its hidden name, and recovery says where it is."""
-    from operator_app.engine import trash_recovery
-    from operator_app.engine.fsops import DIR_FLAGS
+    from operator_app.engine.safety import trash_recovery
+    from operator_app.engine.boundary.fsops import DIR_FLAGS
 
     parent, state = tmp_path / "ws", tmp_path / "st"
     parent.mkdir()

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from operator_app.engine.executor import Engine
-from operator_app.engine.plan import WritePlan
-from operator_app.engine.session import Session
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.changes.plan import WritePlan
+from operator_app.engine.state.session import Session
+from operator_app.engine.boundary.workspace import Workspace
 from exec_folder import cli, entries, exec_json, notes_tree
 from support import block
 

@@ -53,7 +53,7 @@ def test_a_change_number_is_never_handed_out_twice(leftover: str, tmp_path: Path
 def test_an_existing_pre_image_makes_the_commit_fail_and_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should a number ever be handed out again, the pre-image file of that number is not taken
     over (a hard link or O_EXCL never replaces): the write fails and changes nothing."""
-    from operator_app.engine.journal import Journal
+    from operator_app.engine.safety.journal import Journal
 
     folder = Folder(tmp_path, {"a.txt": b"a\n"})
     assert folder.one("fs.write", path="a.txt", content="b")["ok"]
@@ -210,10 +210,10 @@ def _swap_parent(ws: Path, outside: Path) -> None:
 
 def test_a_parent_swapped_for_a_symlink_during_a_delete_sends_nothing_outside_to_the_trash(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from operator_app.engine import commit
+    from operator_app.engine.changes.delete import commit
     from operator_app.engine.executor import Engine, approve_all
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     folder = Folder(tmp_path, {"sub/f.txt": b"inside\n"})
     victim = tmp_path / "outside" / "victim"
@@ -241,10 +241,10 @@ def test_a_parent_swapped_for_a_symlink_during_a_system_trash_delete_sends_nothi
     (victim / "f.txt").write_text("OUTSIDE\n")
     script = f"""
 import os
-from operator_app.engine import commit
+from operator_app.engine.changes.delete import commit
 from operator_app.engine.executor import Engine, approve_all
-from operator_app.engine.session import Session
-from operator_app.engine.workspace import Workspace
+from operator_app.engine.state.session import Session
+from operator_app.engine.boundary.workspace import Workspace
 from pathlib import Path
 real = commit.move_to_trash
 def racing(*args, **kwargs):
@@ -266,7 +266,7 @@ print(run.results[0].summary)
 
 def test_a_parent_swapped_for_a_symlink_during_an_undo_restores_nothing_outside(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from operator_app.engine import undo
+    from operator_app.engine.changes.delete import undo
 
     folder = Folder(tmp_path, {"sub/f.txt": b"inside\n"})
     victim = tmp_path / "outside" / "victim"
@@ -289,7 +289,7 @@ def test_a_file_saved_by_something_else_while_the_commit_writes_is_not_overwritt
         existing: bytes | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An editor saves (or creates) the target after the commit read it, while the new bytes
     are written and fsynced: the replace must not wipe that save out."""
-    from operator_app.engine.journal import Journal
+    from operator_app.engine.safety.journal import Journal
 
     folder = Folder(tmp_path, {} if existing is None else {"a.txt": existing})
     real = Journal.begin
@@ -308,7 +308,7 @@ def test_a_file_saved_by_something_else_while_the_commit_writes_is_not_overwritt
 
 def test_a_file_saved_by_something_else_while_undo_writes_is_not_overwritten(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from operator_app.engine import undo
+    from operator_app.engine.changes.content import undo
 
     folder = Folder(tmp_path, {"a.txt": b"a\n"})
     assert folder.one("fs.write", path="a.txt", content="b")["ok"]

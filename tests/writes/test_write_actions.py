@@ -153,8 +153,8 @@ def test_delete_a_folder_goes_to_the_trash_and_comes_back(tmp_path: Path) -> Non
     seen = []
 
     from operator_app.engine.executor import Engine
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     def decide(plan: object) -> bool:
         seen.append(plan)
@@ -244,9 +244,9 @@ CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
 from operator_app.protocol.commands import ACTIONS
-from operator_app.engine.workspace import Workspace
-from operator_app.engine.writes import plan_write
-from operator_app.engine.commit import commit
+from operator_app.engine.boundary.workspace import Workspace
+from operator_app.engine.changes.write import plan_write
+from operator_app.engine.changes.write import commit
 from pathlib import Path
 ws = Workspace(sys.argv[2])
 cmd = ACTIONS["fs.write"].model_validate({"version": "1", "id": "big", "action": "fs.write", "path": "big.txt",
@@ -282,9 +282,9 @@ def test_killing_a_commit_leaves_the_old_or_the_new_file_never_a_mix(tmp_path: P
         outcomes["old" if data == old else "new"] += 1
         # A killed commit may leave its temporary file (it never replaces the target); the journal
         # announced it, so the next commit (or undo) sweeps it away.
-        from operator_app.engine.commit import sweep_temps
-        from operator_app.engine.journal import Journal
-        from operator_app.engine.workspace import Workspace
+        from operator_app.engine.changes.write import sweep_temps
+        from operator_app.engine.safety.journal import Journal
+        from operator_app.engine.boundary.workspace import Workspace
 
         sweep_temps(Workspace(ws), Journal(tmp_path / "st"))
         assert sorted(p.name for p in ws.iterdir()) == ["big.txt"], f"attempt {attempt}: litter left"

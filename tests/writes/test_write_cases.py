@@ -308,8 +308,8 @@ def test_delete_of_the_workspace_root_is_refused(path: str, tmp_path: Path) -> N
 
 def test_delete_preview_counts_the_files_of_a_folder(tmp_path: Path) -> None:
     from operator_app.engine.executor import Engine
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     files = {f"build/{n}.o": b"x" for n in range(5)} | {"build/sub/deep/x.o": b"y"}
     folder = Folder(tmp_path, files)
@@ -331,7 +331,7 @@ def test_undo_of_a_delete_is_refused_when_the_path_is_taken_again(when: str, tmp
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Also when the new file is saved after undo looked and right before the entry moves back:
     the move itself refuses to replace it, and the entry stays in the trash."""
-    from operator_app.engine import trash_restore
+    from operator_app.engine.safety import trash_restore
 
     folder = Folder(tmp_path, {"y.txt": b"y\n"})
     assert folder.one("fs.delete", path="y.txt")["ok"]
@@ -381,8 +381,8 @@ def _meddle(path: Path, how: str) -> None:
 @pytest.mark.parametrize("action", list(CONFLICT_COMMANDS))
 def test_a_file_changed_between_plan_and_commit_is_not_written(action: str, how: str, tmp_path: Path) -> None:
     from operator_app.engine.executor import Engine
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     folder = Folder(tmp_path, {"a.py": START})
 
@@ -405,8 +405,8 @@ def test_a_file_changed_between_plan_and_commit_is_not_written(action: str, how:
 
 def test_a_file_created_between_plan_and_commit_is_not_overwritten(tmp_path: Path) -> None:
     from operator_app.engine.executor import Engine
-    from operator_app.engine.session import Session
-    from operator_app.engine.workspace import Workspace
+    from operator_app.engine.state.session import Session
+    from operator_app.engine.boundary.workspace import Workspace
 
     folder = Folder(tmp_path)
 
@@ -603,7 +603,7 @@ def test_a_delete_whose_copy_to_another_file_system_fails_leaves_the_folder_whol
 
 def test_the_journal_says_what_each_change_did(tmp_path: Path) -> None:
     """What a results view needs when the app died between a change and its recorded result."""
-    from operator_app.engine.journal import Journal
+    from operator_app.engine.safety.journal import Journal
 
     folder = Folder(tmp_path, {"a.txt": b"a\n", "gone.txt": b"x\n"})
     results = folder.exec(block("w", "fs.write", path="a.txt", content="b") + block("d", "fs.delete", path="gone.txt"))

@@ -1,11 +1,12 @@
 """One frozen pydantic model per action: fields, aliases, defaults, limits and the error code of
 each field are declared once, in the family module of the action (info, reading, regions,
-writing, transfer; catalog.py says which). `validate_command()` turns parsed fields into a command or an
-`OperatorError`; spec.py renders the ACTIONS section of the interface text from the same
+writing, transfer; catalog.py says which). `validate_command()` turns parsed fields into a
+command or an `OperatorError`; spec.py renders the ACTIONS section of the interface text from the same
 declarations, and the TUI's help reads them too.
 
 Every name is also reachable here (`commands.FsRead`, `commands.ACTIONS`), but only on first use:
 running one command declares the models of its own family, not all of them.
+May import: protocol.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ if TYPE_CHECKING:
     from .reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
     from .regions import CommentStyleFields, FsDeleteRegion, FsInsertRegion, FsListRegions, FsReadRegion, FsReplaceRegion, MarkerFields
     from .transfer import FsCopy, FsMove, FsRename, TwoPathCommand
-    from .validation import Validated, alias_map, field_meta, validate_command, validate_fields
+    from .keys import alias_map, field_meta
+    from .validation import Validated, validate_command, validate_fields
     from .writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
 
     ACTIONS: dict[str, type[Command]]
 
 _ELSEWHERE = {
     "Command": "base", "FsCommand": "base", "CommentStyleFields": "regions", "MarkerFields": "regions",
-    "validate_command": "validation", "alias_map": "validation", "field_meta": "validation",
+    "validate_command": "validation", "alias_map": "keys", "field_meta": "keys",
     "validate_fields": "validation", "Validated": "validation", "TwoPathCommand": "transfer",
 }
 

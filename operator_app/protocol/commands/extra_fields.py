@@ -115,7 +115,7 @@ def fields_of_actions() -> dict[str, tuple[str, ...]]:
     """Every key some action takes (fields and their aliases, not version/id/action) -> the
     actions that take it, in spec order."""
     from .catalog import all_models
-    from .validation import alias_map
+    from .keys import alias_map
 
     owners: dict[str, tuple[str, ...]] = {}
     for action, model in all_models().items():

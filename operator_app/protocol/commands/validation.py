@@ -19,21 +19,7 @@ from ..errors import ErrorCode, OperatorError
 from ..parser import Fields
 from .base import Command
 from .catalog import ACTION_NAMES, model_for
-
-
-def field_meta(model: type[Command], name: str) -> dict[str, Any]:
-    extra = model.model_fields[name].json_schema_extra
-    return extra if isinstance(extra, dict) else {}
-
-
-@cache  # a model's fields never change, and every block of its action asks
-def alias_map(model: type[Command]) -> dict[str, str]:
-    """Every accepted key (field names and aliases) -> the field it fills. Do not change the dict returned."""
-    names = {name: name for name in model.model_fields}
-    for name in model.model_fields:
-        for alias in field_meta(model, name).get("aliases", []):
-            names[alias] = name
-    return names
+from .keys import alias_map, field_meta
 
 
 # What models call the actions in other tools: a close spelling would point elsewhere

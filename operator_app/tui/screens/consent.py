@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...engine.plan import WritePlan
+from ...engine.changes.plan import WritePlan
 from ..display import plural
 from ..keys import CONSENT_KEYS
 from ..outlook import WriteOutlook

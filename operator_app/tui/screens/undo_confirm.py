@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...engine.journal import JournalEntry
+from ...engine.safety.journal import JournalEntry
 
 EFFECT = {"create": "remove the file it created", "modify": "restore the file as it was before",
           "delete": "bring it back from the trash", "move": "move it back (and put back a file it replaced)",

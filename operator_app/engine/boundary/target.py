@@ -1,0 +1,22 @@
+"""What a checked path is: `Target`, the model's path once the workspace boundary accepted it
+(boundary/workspace.py makes them), and `DirEntry`, one entry of a listed folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Target:
+    rel: str  # normalised path as the model wrote it: "." for the root, no "./", no trailing "/"
+    abs: Path  # realpath of the existing part + the missing rest
+    parts: tuple[str, ...]  # components of rel (empty for the root)
+
+
+@dataclass(frozen=True)
+class DirEntry:
+    name: str
+    kind: Literal["dir", "file", "symlink", "other"]
+    size: int  # bytes for a file, 0 otherwise

@@ -1,0 +1,321 @@
+"""The workspace boundary: every path the model gives is checked here, and everything read is read here.
+
+`Workspace.target()` turns the model's path into a `Target` or an OperatorError: relative, no
+control characters or backslashes, no `..` above the root, and no symlink anywhere along it that
+leads outside (resolved paths are compared by components, never by string prefix). Reads then open
+what was checked: the resolved components are walked from a descriptor of the root with
+O_NOFOLLOW (fsops.py), so a folder swapped for a symlink after the check is refused, and only
+regular files are ever opened. Symlinks inside the workspace that stay inside are followed by
+target() itself; `lstat()` and `open_parent_dir()` keep the final component as written, so a
+writer can see (and refuse) a symlinked target. What the model is told when a check or an open
+fails is worded in refusals.py; the walk below a folder is tree_walk.py.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import unicodedata
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from .fsops import (
+    DIR_FLAGS,
+    NotRegular,
+    StepError,
+    kind_of,
+    open_dir_chain,
+    open_regular,
+    open_subdir,
+    read_exactly,
+    resolve_steps,
+    scan_dir,
+)
+from ...protocol.errors import ErrorCode, OperatorError
+from .refusals import changed, fail, not_a_file, outside, refuse_kind, shown
+from .refusals import close_names as names_close_to
+from .refusals import not_found as not_found_error
+from .target import DirEntry, Target
+from .tree_walk import GitRules, WalkItem, walk_below
+
+__all__ = ["MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "DirEntry", "Target", "WalkItem", "Workspace", "WorkspaceUnusable", "shown"]
+
+# Linux's PATH_MAX, and a depth no real tree needs: resolving a path costs a step per component,
+# and a symlink to "." inside the workspace would otherwise let "s/s/s/..." cost without end.
+MAX_PATH_CHARS = 4096
+MAX_PATH_COMPONENTS = 256
+_ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {"dir": "dir", "file": "file", "symlink": "symlink"}
+
+
+class WorkspaceUnusable(Exception):
+    """The workspace root is missing, not a directory, or unreadable."""
+
+
+class Workspace:
+    root: Path
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(os.path.realpath(root))
+        if not self.root.exists():
+            raise WorkspaceUnusable(f"{self.root} does not exist")
+        if not self.root.is_dir():
+            raise WorkspaceUnusable(f"{self.root} is not a directory")
+        try:
+            fd = os.open(self.root, DIR_FLAGS)
+            try:
+                with os.scandir(fd) as entries:
+                    next(entries, None)
+            finally:
+                os.close(fd)
+        except OSError as error:
+            raise WorkspaceUnusable(f"{self.root} cannot be read: {error.strerror}") from error
+
+    # -- checking a path -------------------------------------------------------------------
+
+    def target(self, raw: str) -> Target:
+        if not raw.strip():
+            raise OperatorError(ErrorCode.ERR_INVALID_PATH, "the path is empty; give a path relative to the workspace root, . for the root")
+        for position, ch in enumerate(raw):
+            if unicodedata.category(ch) == "Cc":
+                raise OperatorError(
+                    ErrorCode.ERR_INVALID_PATH,
+                    f'the path "{shown(raw)}" has a control character ({shown(ch)}) at position {position}; '
+                    "remove it and use / as the separator",
+                )
+        if "\\" in raw:
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_PATH,
+                f'the path "{raw}" contains a backslash; use / as the separator ({raw.replace(chr(92), "/")})',
+            )
+        if raw.startswith("/"):
+            inside = PurePosixPath(os.path.normpath(raw))
+            hint = ""
+            if inside.is_relative_to(self.root):
+                hint = f" (did you mean {inside.relative_to(self.root).as_posix()}?)"
+            raise OperatorError(
+                ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
+                f"{raw} is absolute; paths are relative to the workspace root; use . for the root{hint}",
+            )
+        if raw.startswith("~"):
+            raise OperatorError(
+                ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
+                f"{raw} starts with ~, which is not expanded; paths are relative to the workspace root; use . for the root",
+            )
+        if len(raw) > MAX_PATH_CHARS:
+            raise OperatorError(ErrorCode.ERR_INVALID_PATH, (
+                f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}; use a shorter path"
+            ))
+        parts: list[str] = []
+        for name in raw.split("/"):
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if not parts:
+                    raise OperatorError(
+                        ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
+                        f"{raw} climbs above the workspace root with ..; paths are relative to the workspace root; use . for the root",
+                    )
+                parts.pop()
+            else:
+                parts.append(name)
+        if len(parts) > MAX_PATH_COMPONENTS:
+            raise OperatorError(ErrorCode.ERR_INVALID_PATH, (
+                f"the path has {len(parts)} components; the limit is {MAX_PATH_COMPONENTS}; use a shorter path"
+            ))
+        rel = "/".join(parts) or "."
+        resolved = str(self.root)
+        # Every prefix must resolve inside too: a link out and a link back in would otherwise
+        # make the answer depend on a folder outside the workspace.
+        for index, resolved, _exists in resolve_steps(str(self.root), parts):
+            if not self._inside(Path(resolved)):
+                raise outside(rel, "/".join(parts[: index + 1]))
+        return Target(rel, Path(resolved), tuple(parts))
+
+    def walked(self, rel: str) -> Target:
+        """The Target of a path that `walk_files` produced: a name read from disk, not from the
+        model, so it skips the model-path rules (a real file may be called "~x" or "a\\b")."""
+        parts = tuple(rel.split("/"))
+        return Target(rel, self.root.joinpath(*parts), parts)
+
+    def _inside(self, path: Path) -> bool:
+        return path.is_relative_to(self.root)
+
+    def _resolved_parts(self, t: Target) -> tuple[str, ...]:
+        if not self._inside(t.abs):
+            raise outside(t.rel, t.rel)
+        return t.abs.relative_to(self.root).parts
+
+    # -- opening what was checked ------------------------------------------------------------
+
+    def lstat(self, t: Target) -> os.stat_result | None:
+        if not t.parts:
+            fd = self._chain(t, (), "checking")
+            try:
+                return os.fstat(fd)
+            finally:
+                os.close(fd)
+        try:
+            fd, name, _ = self._parent_chain(t, create=False)
+        except StepError as step:
+            if step.error.errno in (errno.ENOENT, errno.ENOTDIR):
+                return None
+            raise fail(self.root, t, step.error, step.index, "checking", self._parent_parts(t)) from step.error
+        try:
+            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as error:
+            raise fail(self.root, t, error, len(t.parts) - 1, "checking", t.parts) from error
+        finally:
+            os.close(fd)
+
+    def read_file(self, t: Target, *, max_bytes: int | None) -> bytes:
+        fd, info = self._open_regular(t)
+        try:
+            if max_bytes is not None and info.st_size > max_bytes:
+                raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, f"{t.rel} is {info.st_size} bytes, over the {max_bytes}-byte limit")
+            return read_exactly(fd, info.st_size)
+        except OSError as error:
+            raise fail(self.root, t, error, len(t.parts) - 1, "reading", t.parts) from error
+        finally:
+            os.close(fd)
+
+    def file_size(self, t: Target) -> int:
+        fd, info = self._open_regular(t)
+        os.close(fd)
+        return info.st_size
+
+    def open_dir(self, t: Target) -> int:
+        """A directory descriptor for a folder target; the caller closes it."""
+        return self._chain(t, self._resolved_parts(t), "opening", whole=True)
+
+    def open_parent_dir(self, t: Target, *, create: bool) -> tuple[int, str, list[str]]:
+        """(fd of the target's resolved parent folder, final component as written, folders created).
+
+        The final component is not resolved, so a symlink there is still visible to an lstat
+        relative to the fd. Folders created are relative to the root (resolved), parents first;
+        on failure none are left behind. The caller closes the fd.
+        """
+        if not t.parts:
+            raise OperatorError(ErrorCode.ERR_NOT_A_FILE, ". is the workspace root, a folder; name an entry inside it")
+        try:
+            fd, name, created = self._parent_chain(t, create=create)
+        except StepError as step:
+            raise fail(self.root, t, step.error, step.index, "opening", self._parent_parts(t)) from step.error
+        return fd, name, created
+
+    def _parent_parts(self, t: Target) -> tuple[str, ...]:
+        parent = Path(os.path.realpath(self.root.joinpath(*t.parts[:-1])))
+        if not self._inside(parent):
+            raise outside(t.rel, "/".join(t.parts[:-1]))
+        return parent.relative_to(self.root).parts
+
+    def _parent_chain(self, t: Target, *, create: bool) -> tuple[int, str, list[str]]:
+        parts = self._parent_parts(t)
+        fd, created = open_dir_chain(str(self.root), parts, create=create)
+        return fd, t.parts[-1], ["/".join(parts[: index + 1]) for index in created]
+
+    def _chain(self, t: Target, parts: tuple[str, ...], doing: str, *, whole: bool = False) -> int:
+        """`whole`: parts[-1] is the target itself (so ENOTDIR there means "the target is no folder")."""
+        try:
+            return open_dir_chain(str(self.root), parts)[0]
+        except StepError as step:
+            raise fail(self.root, t, step.error, step.index, doing, parts, whole=whole) from step.error
+
+    def _open_regular(self, t: Target) -> tuple[int, os.stat_result]:
+        parts = self._resolved_parts(t)
+        if not parts:
+            raise not_a_file(t)
+        dir_fd = self._chain(t, parts[:-1], "reading")
+        try:
+            return open_regular(dir_fd, parts[-1])
+        except NotRegular as refused:
+            raise refuse_kind(t, refused.kind) from None
+        except OSError as error:
+            raise fail(self.root, t, error, len(parts) - 1, "reading", parts) from error
+        finally:
+            os.close(dir_fd)
+
+    # -- listing and walking ---------------------------------------------------------------------
+
+    def list_dir(self, t: Target) -> list[DirEntry]:
+        """The folder's entries sorted by name; nothing is followed or opened, nothing is hidden."""
+        fd = self.open_dir(t)
+        try:
+            scanned = scan_dir(fd)
+        except OSError as error:
+            raise fail(self.root, t, error, len(t.parts) - 1, "listing", t.parts) from error
+        finally:
+            os.close(fd)
+        entries = [DirEntry(name, _ENTRY_KINDS.get(kind, "other"), size if kind == "file" else 0) for name, kind, size in scanned]
+        return sorted(entries, key=lambda entry: entry.name)
+
+    def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
+        """Files under `t` in plain string order of their full relative path (a folder's name sorts
+        as "name/", so the output is what `git ls-files` order would be), depth first.
+
+        Symlinks are never followed and FIFOs, sockets and devices never opened: both come out as
+        skipped items, as does each gitignored entry (one item for an ignored folder, which is not
+        descended) and each subfolder that cannot be opened ("unreadable"). With ignore_git,
+        entries named .git are left out silently and .gitignore files apply (the root's, those of
+        the folders above `t`, and nested ones, each relative to its own folder); a target that
+        is itself ignored is still walked, with only the .gitignore files inside it. Errors about
+        `t` itself are raised at the first next(); close the iterator if you stop early.
+        """
+        parts = self._resolved_parts(t)
+        rules = GitRules()
+        fds: list[int] = []
+        try:
+            fds.append(self._chain(t, (), "walking"))
+            for depth, name in enumerate(parts):
+                if ignore_git:
+                    rules.load(fds[-1], parts[:depth])
+                try:
+                    info = os.stat(name, dir_fd=fds[-1], follow_symlinks=False)
+                    kind = kind_of(info.st_mode)
+                    if kind == "dir":
+                        fds.append(open_subdir(fds[-1], name))
+                        continue
+                except OSError as error:
+                    raise fail(self.root, t, error, depth, "walking", parts) from error
+                if kind == "symlink":
+                    raise changed(t)
+                if depth < len(parts) - 1:
+                    raise fail(self.root, t, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)), depth, "walking", parts)
+                yield WalkItem(t.rel, "file", info.st_size, None) if kind == "file" else WalkItem(t.rel, "skipped", 0, "special")
+                return
+            if rules.ignored(parts, is_dir=True):
+                rules.clear()
+            try:
+                top = scan_dir(fds[-1])
+            except OSError as error:
+                raise fail(self.root, t, error, len(parts) - 1, "walking", parts, whole=True) from error
+            yield from walk_below(fds[-1], top, t.rel, parts, rules if ignore_git else None)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    # -- what the model is told ------------------------------------------------------------------
+
+    def entry_parts(self, t: Target) -> tuple[str, ...]:
+        """Where the entry `t` names lies, as components below the root: its folder resolved
+        (symlinks inside followed), its own name as written (a symlink there is the entry itself).
+        Two targets naming one place have the same entry parts."""
+        if not t.parts:
+            return ()
+        return self._parent_parts(t) + (t.parts[-1],)
+
+    def resolved(self, t: Target) -> Target:
+        """The Target of where `t` leads once its symlinks are followed (checked inside by target())."""
+        parts = self._resolved_parts(t)
+        return Target("/".join(parts) or ".", t.abs, parts)
+
+    def not_found(self, t: Target) -> OperatorError:
+        """ERR_NOT_FOUND for `t`: which component is missing, and close names in its folder."""
+        return not_found_error(self.root, t)
+
+    def close_names(self, t: Target) -> list[str]:
+        """Names close to the missing component of `t`, in the folder where it stops existing."""
+        return names_close_to(self.root, t)

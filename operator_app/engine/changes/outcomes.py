@@ -1,0 +1,47 @@
+"""What a change's commit, recovery and undo hand back, shared by every kind of change
+(changes/kinds.py): the committed summary and journal number, an undo done or refused, a delete
+that could not be put back; and the one wording of a conflict found at commit time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...protocol.errors import ErrorCode, OperatorError
+from ..boundary.target import Target
+from ..safety.journal import JournalEntry
+
+
+@dataclass(frozen=True)
+class CommitOutcome:
+    summary: str
+    seq: int | None
+
+
+class UndoRefused(Exception):
+    """An undo that was not done, with the reason; nothing was touched."""
+
+
+@dataclass(frozen=True)
+class UndoOutcome:
+    entry: JournalEntry
+    summary: str
+
+
+@dataclass(frozen=True)
+class NotPutBack:
+    """A delete cut short before its entry left the workspace, whose place is taken now: the
+    entry stays under Operator's hidden name, at `where`."""
+
+    where: str
+
+
+# What the model does about a conflict on an entry it did not read as text (a delete, a copy, a move).
+LOOK_AGAIN = "look again (fs.stat, fs.list)"
+
+
+def conflict(target: Target, what: str, *, side: str = "", look_again: str = "read it again (fs.readSlice)") -> OperatorError:
+    """ERR_CONFLICT for a change whose target (or, with `side`, its other path) is no longer what
+    the person saw: "{side}{path} {what} since the preview; nothing was changed; ..."."""
+    return OperatorError(ErrorCode.ERR_CONFLICT, (
+        f"{side}{target.rel} {what} since the preview; nothing was changed; {look_again} and resend the command"
+    ))

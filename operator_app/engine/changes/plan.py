@@ -1,0 +1,73 @@
+"""A write before it happens: the bytes it will leave, the diff the person approves, and the hash
+of what was read, which the commit checks again so a file changed behind our back is never
+clobbered. Planning touches nothing on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as stat_module
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ...protocol.errors import OperatorError
+from ...protocol.results import count
+from ..boundary.fsops import kind_of
+from ..boundary.target import Target
+from ..boundary.workspace import Workspace
+
+PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move"]
+
+
+def sha256(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    action: str
+    command_id: str
+    target: Target
+    kind: PlanKind
+    base_hash: str | None  # a delete: fingerprint of what goes to the trash; otherwise unused (None)
+    new_bytes: bytes | None  # None for a delete
+    diff: str
+    added: int
+    removed: int
+    summary: str  # the ok result's one line, once committed
+    is_dir: bool = False
+    file_count: int = 0  # for deleting a folder
+    notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
+    base: bytes | None = None  # a write: the bytes it was planned from (None: the file did not exist)
+    # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it goes;
+    # `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
+    target_to: Target | None = None
+    to_hash: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The path, or for a copy or move both: "notes/a.txt -> archive/a.txt"."""
+        return self.target.rel if self.target_to is None else f"{self.target.rel} -> {self.target_to.rel}"
+
+    def counts(self) -> dict[str, int | str]:
+        counts: dict[str, int | str] = {"added": self.added, "removed": self.removed}
+        if self.target_to is not None:
+            counts["path_to"] = self.target_to.rel
+        return counts
+
+
+def entry_description(ws: Workspace, target: Target, st: os.stat_result) -> str:
+    """What an entry that is not a folder is, in a few words: "120 bytes", "empty file", "symlink to
+    README.md", "FIFO"."""
+    if stat_module.S_ISLNK(st.st_mode):
+        try:
+            dir_fd, name, _ = ws.open_parent_dir(target, create=False)
+            try:
+                return f"symlink to {os.readlink(name, dir_fd=dir_fd)}"
+            finally:
+                os.close(dir_fd)
+        except (OSError, OperatorError):
+            return "symlink"
+    if not stat_module.S_ISREG(st.st_mode):
+        return kind_of(st.st_mode)
+    return "empty file" if st.st_size == 0 else count(st.st_size, "byte")
