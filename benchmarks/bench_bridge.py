@@ -50,7 +50,9 @@ def setup_environment(scratch: Path) -> Path:
     os.environ["OPERATOR_TRASH"] = "session"
     from operator_app import settings
 
-    settings.save("bridge", {"token": TOKEN, "origin": None})  # paired before, as a returning person is
+    settings.save(
+        "bridge", {"token": TOKEN, "origin": None}
+    )  # paired before, as a returning person is
     workspace = scratch / "ws"
     shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
     return workspace
@@ -82,6 +84,7 @@ async def open_chat(browser: AsyncExtensionBrowser, sites: MockSites, host: str,
 
 # ---- 1. END marker -> result ----
 
+
 def latency_blocks(tag: str, count: int) -> list[tuple[str, str, str]]:
     """(id, the block up to its END line, the END line and the start of the next line)."""
     out = []
@@ -92,9 +95,13 @@ def latency_blocks(tag: str, count: int) -> list[tuple[str, str, str]]:
     return out
 
 
-async def end_to_result_in_browser(app: Any, browser: AsyncExtensionBrowser, sites: MockSites, count: int) -> list[float]:
+async def end_to_result_in_browser(
+    app: Any, browser: AsyncExtensionBrowser, sites: MockSites, count: int
+) -> list[float]:
     page = await open_chat(browser, sites, "chatgpt.com", "/c/bench-latency")
-    await page.evaluate("() => { mockChat.begin(); mockChat.grow('Reading the files one by one.\\n\\n'); }")
+    await page.evaluate(
+        "() => { mockChat.begin(); mockChat.grow('Reading the files one by one.\\n\\n'); }"
+    )
     times = []
     for cid, head, tail in latency_blocks("lat", count):
         await page.evaluate("text => mockChat.grow(text)", head)
@@ -120,7 +127,9 @@ async def end_to_result_direct(app: Any, count: int) -> list[float]:
         await asyncio.sleep(0.2)
         started = time.monotonic()
         text += tail
-        await extension.message(text[: text.rindex("\n") + 1], generating=True, conversation="bench/direct")
+        await extension.message(
+            text[: text.rindex("\n") + 1], generating=True, conversation="bench/direct"
+        )
         await until(lambda: row_status(app, cid) == "ok")
         times.append(time.monotonic() - started)
         text += "that one is read.\n\n"
@@ -130,16 +139,22 @@ async def end_to_result_direct(app: Any, count: int) -> list[float]:
 
 # ---- 2. last END of a 100-block answer -> all results in the input box ----
 
+
 def hundred_blocks(tag: str) -> str:
-    blocks = [block(f"{tag}{n:03d}", "fs.readSlice", path="notes/plan.txt", start="1", lines="2") for n in range(100)]
+    blocks = [
+        block(f"{tag}{n:03d}", "fs.readSlice", path="notes/plan.txt", start="1", lines="2")
+        for n in range(100)
+    ]
     return "Reading a hundred slices.\n\n" + "\n".join(blocks)
 
 
 def chunks_of(text: str, size: int) -> list[str]:
-    return [text[at: at + size] for at in range(0, len(text), size)]
+    return [text[at : at + size] for at in range(0, len(text), size)]
 
 
-async def hundred_in_browser(app: Any, browser: AsyncExtensionBrowser, sites: MockSites, host: str, path: str, tag: str) -> tuple[float, int]:
+async def hundred_in_browser(
+    app: Any, browser: AsyncExtensionBrowser, sites: MockSites, host: str, path: str, tag: str
+) -> tuple[float, int]:
     page = await open_chat(browser, sites, host, path)
     pieces = chunks_of(hundred_blocks(tag), 1500)
     await page.evaluate("() => mockChat.begin()")
@@ -167,7 +182,9 @@ async def hundred_direct(app: Any, tag: str) -> float:
     text = ""
     for piece in pieces[:-1]:
         text += piece
-        await extension.message(text[: text.rindex("\n") + 1], generating=True, conversation=f"bench/{tag}")
+        await extension.message(
+            text[: text.rindex("\n") + 1], generating=True, conversation=f"bench/{tag}"
+        )
         await asyncio.sleep(0.05)
     await asyncio.sleep(0.5)
     started = time.monotonic()
@@ -178,6 +195,7 @@ async def hundred_direct(app: Any, tag: str) -> float:
 
 
 # ---- 3. a 200,000-character answer ----
+
 
 class ScannerMeter:
     """Counts what Operator's scanners are fed, and the time they spend, while installed: the
@@ -206,7 +224,7 @@ class ScannerMeter:
     def _in_whole_scan(self) -> bool:
         return getattr(self.local, "whole", False)
 
-    def __enter__(self) -> "ScannerMeter":
+    def __enter__(self) -> ScannerMeter:
         meter = self
 
         def timed(original: Any, counts_characters: bool) -> Any:
@@ -217,7 +235,9 @@ class ScannerMeter:
                 finally:
                     if meter._in_whole_scan():
                         pass
-                    elif threading.current_thread() is threading.main_thread():  # the message view's
+                    elif (
+                        threading.current_thread() is threading.main_thread()
+                    ):  # the message view's
                         meter.view_seconds += time.perf_counter() - started
                         meter.view_characters += len(args[0]) if counts_characters else 0
                     else:
@@ -225,6 +245,7 @@ class ScannerMeter:
                         if counts_characters:
                             meter.stream_characters += len(args[0])
                             meter.stream_chunks.append(args[0])
+
             return call
 
         def whole_scan(text: str) -> Any:
@@ -238,22 +259,26 @@ class ScannerMeter:
                 meter.whole_characters += len(text)
                 meter.whole_scans += 1
 
-        setattr(self.scanner.Scanner, "feed", timed(self.original_feed, True))
-        setattr(self.scanner.Scanner, "end", timed(self.original_end, False))
-        setattr(self.scanner.Scanner, "pending", property(timed(self.original_pending.fget, False)))  # asked after each chunk
+        self.scanner.Scanner.feed = timed(self.original_feed, True)
+        self.scanner.Scanner.end = timed(self.original_end, False)
+        self.scanner.Scanner.pending = property(
+            timed(self.original_pending.fget, False)
+        )  # asked after each chunk
         for module in self.users:
-            setattr(module, "scan_message", whole_scan)
+            module.scan_message = whole_scan
         return self
 
     def __exit__(self, *exc: object) -> None:
-        setattr(self.scanner.Scanner, "feed", self.original_feed)
-        setattr(self.scanner.Scanner, "end", self.original_end)
-        setattr(self.scanner.Scanner, "pending", self.original_pending)
+        self.scanner.Scanner.feed = self.original_feed
+        self.scanner.Scanner.end = self.original_end
+        self.scanner.Scanner.pending = self.original_pending
         for module in self.users:
-            setattr(module, "scan_message", self.original_scan)
+            module.scan_message = self.original_scan
 
 
-async def long_answer_work(app: Any, browser: AsyncExtensionBrowser, sites: MockSites, fed: list[Any]) -> dict[str, Any]:
+async def long_answer_work(
+    app: Any, browser: AsyncExtensionBrowser, sites: MockSites, fed: list[Any]
+) -> dict[str, Any]:
     from operator_app.protocol.scanner import scan_message
 
     page = await open_chat(browser, sites, "claude.ai", "/chat/bench-long")
@@ -263,13 +288,22 @@ async def long_answer_work(app: Any, browser: AsyncExtensionBrowser, sites: Mock
     await page.evaluate("text => mockChat.answer(text, {chunk: 8000, every: 300})", long_answer())
     await page.wait_for_function("() => !mockChat.generating", timeout=60000)
     await until(lambda: any(not generating for _, _, _, _, generating in fed), timeout=20)
-    await until(lambda: any(state.finished and state.source == "bridge Claude" for state in app.states.values()), timeout=20)
+    await until(
+        lambda: any(
+            state.finished and state.source == "bridge Claude" for state in app.states.values()
+        ),
+        timeout=20,
+    )
     meter.__exit__()
-    mine = [entry for entry in fed if entry[0] == f"claude.ai:{sites.port}/chat/bench-long"]  # the key carries the port
+    mine = [
+        entry for entry in fed if entry[0] == f"claude.ai:{sites.port}/chat/bench-long"
+    ]  # the key carries the port
     final_length = mine[-1][1]
     characters_fed = sum(accepted for _, _, accepted, _, _ in mine)
     update_time = sum(elapsed for _, _, _, elapsed, _ in mine)
-    final_text = await page.evaluate("() => document.querySelector('.font-claude-response').innerText")
+    final_text = await page.evaluate(
+        "() => document.querySelector('.font-claude-response').innerText"
+    )
     # The scanner runs in the TUI's worker thread, whose wall time above includes the moments other
     # threads held the GIL; replay the very chunks it was fed, here, against one scan of the whole.
     from operator_app.protocol.scanner import Scanner
@@ -290,14 +324,26 @@ async def long_answer_work(app: Any, browser: AsyncExtensionBrowser, sites: Mock
         replay()
         replays.append(time.perf_counter() - started)
     await page.close()
-    return {"updates": len(mine), "final_length": final_length, "characters_fed": characters_fed,
-            "scanner_characters": meter.stream_characters, "scanner_time_s": meter.stream_seconds,
-            "whole_scans": meter.whole_scans, "whole_scan_characters": meter.whole_characters, "whole_scan_time_s": meter.whole_seconds,
-            "view_characters": meter.view_characters, "view_time_s": meter.view_seconds,
-            "update_time_s": update_time, "one_scan_s": min(scans), "replay_s": min(replays), "chunks": len(meter.stream_chunks)}
+    return {
+        "updates": len(mine),
+        "final_length": final_length,
+        "characters_fed": characters_fed,
+        "scanner_characters": meter.stream_characters,
+        "scanner_time_s": meter.stream_seconds,
+        "whole_scans": meter.whole_scans,
+        "whole_scan_characters": meter.whole_characters,
+        "whole_scan_time_s": meter.whole_seconds,
+        "view_characters": meter.view_characters,
+        "view_time_s": meter.view_seconds,
+        "update_time_s": update_time,
+        "one_scan_s": min(scans),
+        "replay_s": min(replays),
+        "chunks": len(meter.stream_chunks),
+    }
 
 
 # ---- 4. idle ----
+
 
 def chromium_cpu_seconds(profile: Path) -> float:
     total = 0.0
@@ -335,26 +381,44 @@ async def run(quick: bool) -> dict[str, Any]:
     def counting_update(self: Any, key: Any, text: str, generating: bool, tab: Any) -> Any:
         started = time.perf_counter()
         reply = original_update(self, key, text, generating, tab)
-        fed.append((key[0], len(text), reply["accepted"], time.perf_counter() - started, generating))
+        fed.append(
+            (key[0], len(text), reply["accepted"], time.perf_counter() - started, generating)
+        )
         return reply
 
-    setattr(service.Bridge, "update", counting_update)
+    service.Bridge.update = counting_update
     scratch = Path(tempfile.mkdtemp(prefix="bench-bridge-"))
     workspace = setup_environment(scratch)
     sites = MockSites()
     figures: dict[str, Any] = {}
-    app: Any = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=0, poll_interval=0.05)
+    app: Any = OperatorApp(
+        workspace=workspace,
+        state_dir=scratch / "state",
+        bridge=True,
+        bridge_port=0,
+        poll_interval=0.05,
+    )
     try:
-        async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(scratch / "profile") as browser:
+        async with (
+            app.run_test(size=SIZE) as pilot,
+            AsyncExtensionBrowser(scratch / "profile") as browser,
+        ):
             await until(lambda: app.bridge is not None and bool(app.bridge.port))
             await browser.set_storage({"token": TOKEN, "port": app.bridge.port})
             count = 3 if quick else 7
-            figures["end_to_result_browser_s"] = await end_to_result_in_browser(app, browser, sites, count)
+            figures["end_to_result_browser_s"] = await end_to_result_in_browser(
+                app, browser, sites, count
+            )
             figures["end_to_result_direct_s"] = await end_to_result_direct(app, count)
-            figures["hundred_browser_prosemirror_s"], figures["hundred_results_in_box"] = await hundred_in_browser(
-                app, browser, sites, "chatgpt.com", "/c/bench-hundred", "h")
+            (
+                figures["hundred_browser_prosemirror_s"],
+                figures["hundred_results_in_box"],
+            ) = await hundred_in_browser(
+                app, browser, sites, "chatgpt.com", "/c/bench-hundred", "h"
+            )
             figures["hundred_browser_textarea_s"], _ = await hundred_in_browser(
-                app, browser, sites, "chat.deepseek.com", "/a/chat/s/bench-hundred", "t")
+                app, browser, sites, "chat.deepseek.com", "/a/chat/s/bench-hundred", "t"
+            )
             figures["hundred_direct_s"] = await hundred_direct(app, "d")
             figures["long_answer"] = await long_answer_work(app, browser, sites, fed)
             # Idle: one chat tab open on a finished answer; the extension's heartbeat only.
@@ -362,13 +426,15 @@ async def run(quick: bool) -> dict[str, Any]:
             await idle_page.evaluate("() => mockChat.show('Nothing to run here.')")
             await asyncio.sleep(3)
             window = 10.0 if quick else 30.0
-            figures["idle_bridge_on_cpu"], figures["idle_chromium_cpu"] = await idle_cpu(window, scratch / "profile")
+            figures["idle_bridge_on_cpu"], figures["idle_chromium_cpu"] = await idle_cpu(
+                window, scratch / "profile"
+            )
             await pilot.press("b")  # the bridge off: the same app, the same browser
             await until(lambda: app.bridge is None)
             await asyncio.sleep(3)
             figures["idle_bridge_off_cpu"], _ = await idle_cpu(window, scratch / "profile")
     finally:
-        setattr(service.Bridge, "update", original_update)
+        service.Bridge.update = original_update
         sites.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return figures
@@ -380,35 +446,43 @@ def report(figures: dict[str, Any]) -> tuple[list[str], bool]:
     median_b, median_d = statistics.median(browser), statistics.median(direct)
     passed = max(browser) <= 0.5
     ok &= passed
-    lines.append(f"1. END in the page -> result in Operator: median {median_b * 1000:.0f} ms, worst {max(browser) * 1000:.0f} ms "
-                 f"(target <= 500 ms: {'ok' if passed else 'MISSED'}); straight over HTTP: median {median_d * 1000:.0f} ms "
-                 f"-> the browser adds {median_b / median_d:.1f}x ({(median_b - median_d) * 1000:.0f} ms)")
+    lines.append(
+        f"1. END in the page -> result in Operator: median {median_b * 1000:.0f} ms, worst {max(browser) * 1000:.0f} ms "
+        f"(target <= 500 ms: {'ok' if passed else 'MISSED'}); straight over HTTP: median {median_d * 1000:.0f} ms "
+        f"-> the browser adds {median_b / median_d:.1f}x ({(median_b - median_d) * 1000:.0f} ms)"
+    )
     hundred = max(figures["hundred_browser_prosemirror_s"], figures["hundred_browser_textarea_s"])
     passed = hundred <= 1.0 and figures["hundred_results_in_box"] == 100
     ok &= passed
-    lines.append(f"2. last END of 100 blocks -> 100 results in the input box: ProseMirror editor "
-                 f"{figures['hundred_browser_prosemirror_s'] * 1000:.0f} ms, React textarea {figures['hundred_browser_textarea_s'] * 1000:.0f} ms "
-                 f"(target <= 1000 ms: {'ok' if passed else 'MISSED'}); straight over HTTP until ready: "
-                 f"{figures['hundred_direct_s'] * 1000:.0f} ms")
+    lines.append(
+        f"2. last END of 100 blocks -> 100 results in the input box: ProseMirror editor "
+        f"{figures['hundred_browser_prosemirror_s'] * 1000:.0f} ms, React textarea {figures['hundred_browser_textarea_s'] * 1000:.0f} ms "
+        f"(target <= 1000 ms: {'ok' if passed else 'MISSED'}); straight over HTTP until ready: "
+        f"{figures['hundred_direct_s'] * 1000:.0f} ms"
+    )
     long = figures["long_answer"]
     ratio = long["scanner_characters"] / long["final_length"]
     time_ratio = long["replay_s"] / long["one_scan_s"]
     passed = ratio <= 2.0 and time_ratio <= 2.0
     ok &= passed
-    lines.append(f"3. {long['final_length']:,}-character answer in {long['updates']} updates of the whole text: the stream's scanner "
-                 f"was fed {long['scanner_characters']:,} characters in {long['chunks']} chunks ({ratio:.2f}x the final text); "
-                 f"scanning those chunks (with the pending block asked after each) takes {long['replay_s'] * 1000:.2f} ms against "
-                 f"{long['one_scan_s'] * 1000:.2f} ms for one scan of the final text ({time_ratio:.2f}x; target <= 2x: "
-                 f"{'ok' if passed else 'MISSED'}); in the app, with its threads, {long['scanner_time_s'] * 1000:.1f} ms. "
-                 f"The bridge's own work on the updates (prefix checks) {long['update_time_s'] * 1000:.1f} ms. Besides: the TUI's "
-                 f"message view, marking the blocks where it draws the text, fed its scanner {long['view_characters'] / long['final_length']:.2f}x "
-                 f"the final text ({long['view_time_s'] * 1000:.1f} ms); whole-text scans: {long['whole_scans']}")
+    lines.append(
+        f"3. {long['final_length']:,}-character answer in {long['updates']} updates of the whole text: the stream's scanner "
+        f"was fed {long['scanner_characters']:,} characters in {long['chunks']} chunks ({ratio:.2f}x the final text); "
+        f"scanning those chunks (with the pending block asked after each) takes {long['replay_s'] * 1000:.2f} ms against "
+        f"{long['one_scan_s'] * 1000:.2f} ms for one scan of the final text ({time_ratio:.2f}x; target <= 2x: "
+        f"{'ok' if passed else 'MISSED'}); in the app, with its threads, {long['scanner_time_s'] * 1000:.1f} ms. "
+        f"The bridge's own work on the updates (prefix checks) {long['update_time_s'] * 1000:.1f} ms. Besides: the TUI's "
+        f"message view, marking the blocks where it draws the text, fed its scanner {long['view_characters'] / long['final_length']:.2f}x "
+        f"the final text ({long['view_time_s'] * 1000:.1f} ms); whole-text scans: {long['whole_scans']}"
+    )
     on, off = figures["idle_bridge_on_cpu"], figures["idle_bridge_off_cpu"]
     passed = on - off < 0.01
     ok &= passed
-    lines.append(f"4. idle, connected: Operator's process {on * 100:.2f}% of a core, with the bridge off {off * 100:.2f}% "
-                 f"-> the bridge costs {(on - off) * 100:.2f}% (target < 1%: {'ok' if passed else 'MISSED'}); "
-                 f"Chromium's processes meanwhile {figures['idle_chromium_cpu'] * 100:.2f}%")
+    lines.append(
+        f"4. idle, connected: Operator's process {on * 100:.2f}% of a core, with the bridge off {off * 100:.2f}% "
+        f"-> the bridge costs {(on - off) * 100:.2f}% (target < 1%: {'ok' if passed else 'MISSED'}); "
+        f"Chromium's processes meanwhile {figures['idle_chromium_cpu'] * 100:.2f}%"
+    )
     return lines, ok
 
 

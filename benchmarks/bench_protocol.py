@@ -41,7 +41,10 @@ from operator_app.protocol.commands import validate_command  # noqa: E402
 from operator_app.protocol.parser import parse_fields  # noqa: E402
 from operator_app.protocol.scanner import Scanner, scan_message  # noqa: E402
 
-BARE_MARKERS = re.compile(r"^[ \t]*(OPERATOR_CMD|END_OPERATOR_CMD|OPERATOR_RESULT|END_OPERATOR_RESULT)[ \t]*$", re.MULTILINE)
+BARE_MARKERS = re.compile(
+    r"^[ \t]*(OPERATOR_CMD|END_OPERATOR_CMD|OPERATOR_RESULT|END_OPERATOR_RESULT)[ \t]*$",
+    re.MULTILINE,
+)
 
 
 def build_message(blocks: int = 100, size: int = 200_000) -> str:
@@ -55,7 +58,9 @@ def build_message(blocks: int = 100, size: int = 200_000) -> str:
     parts: list[str] = []
     filler_each = (size - blocks * len(block.format(n=100))) // blocks
     for n in range(blocks):
-        parts.append((prose * (filler_each // len(prose) + 1))[:filler_each].rsplit("\n", 1)[0] + "\n")
+        parts.append(
+            (prose * (filler_each // len(prose) + 1))[:filler_each].rsplit("\n", 1)[0] + "\n"
+        )
         parts.append(block.format(n=n))
     text = "".join(parts)
     return text + "x" * max(0, size - len(text))
@@ -113,7 +118,9 @@ def fed_chunks_asking_pending(chunks: list[str]) -> int:
     return found + len(scanner.end())
 
 
-def interleaved(a: Callable[[], object], b: Callable[[], object], repeat: int = 40) -> tuple[float, float]:
+def interleaved(
+    a: Callable[[], object], b: Callable[[], object], repeat: int = 40
+) -> tuple[float, float]:
     """Best times of a and b, measured alternately so a burst of load hits both alike."""
     times_a, times_b = [], []
     for _ in range(repeat):
@@ -134,13 +141,19 @@ def exec_startup(repeat: int = 15) -> dict[str, float]:
     alternately: best and median of each."""
     # Measure the installed app as a person runs it: with its bytecode compiled (an environment
     # with PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "operator_app")], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "operator_app")],
+        check=True,
+        capture_output=True,
+    )
     with tempfile.TemporaryDirectory() as scratch:
         ws = Path(scratch) / "ws"
         ws.mkdir()
         (ws / "a.txt").write_text("hello\n")
         message = Path(scratch) / "m.txt"
-        message.write_text("OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n")
+        message.write_text(
+            "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
+        )
         env = dict(os.environ, XDG_STATE_HOME=str(Path(scratch) / "xdg"))
         baseline, operator = [], []
         for i in range(repeat):
@@ -149,21 +162,37 @@ def exec_startup(repeat: int = 15) -> dict[str, float]:
             baseline.append(time.perf_counter() - start)
             start = time.perf_counter()
             out = subprocess.run(
-                [*operator_command(), "exec", "--workspace", str(ws),
-                 "--state-dir", str(Path(scratch) / f"state{i}"), str(message)],
-                check=True, capture_output=True, env=env, cwd=ROOT,
+                [
+                    *operator_command(),
+                    "exec",
+                    "--workspace",
+                    str(ws),
+                    "--state-dir",
+                    str(Path(scratch) / f"state{i}"),
+                    str(message),
+                ],
+                check=True,
+                capture_output=True,
+                env=env,
+                cwd=ROOT,
             )
             operator.append(time.perf_counter() - start)
             assert b"ok: true" in out.stdout, out
-        return {"python_best": min(baseline), "python_median": statistics.median(baseline),
-                "exec_best": min(operator), "exec_median": statistics.median(operator)}
+        return {
+            "python_best": min(baseline),
+            "python_median": statistics.median(baseline),
+            "exec_best": min(operator),
+            "exec_median": statistics.median(operator),
+        }
 
 
 def comment_style_message(commands: int, size: int = 200_000) -> str:
     """A `size`-character message holding `commands` getCommentStyle blocks among prose: the
     cheapest command there is, so what it measures is what each command costs around its work."""
     block = "OPERATOR_CMD\nversion: 1\nid: style-{n}\naction: operator.getCommentStyle\nlanguage: py\nEND_OPERATOR_CMD\n"
-    prose = "The styles below are what the comments of each file type look like; we check them first.\n"
+    prose = (
+        "The styles below are what the comments of each file type look like; we check them first.\n"
+    )
     each = (size - commands * len(block.format(n=100))) // commands
     parts = []
     for n in range(commands):
@@ -181,8 +210,13 @@ def junk_keys_message(size: int = 200_000) -> str:
     pick = random.Random(7)
     parts, n = [], 0
     while sum(map(len, parts)) < size:
-        keys = "".join(f"k{''.join(pick.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(8))}: v\n" for _ in range(195))
-        parts.append(f"OPERATOR_CMD\nversion: 1\nid: junk-{n}\naction: fs.read\npath: a.txt\n{keys}END_OPERATOR_CMD\n")
+        keys = "".join(
+            f"k{''.join(pick.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(8))}: v\n"
+            for _ in range(195)
+        )
+        parts.append(
+            f"OPERATOR_CMD\nversion: 1\nid: junk-{n}\naction: fs.read\npath: a.txt\n{keys}END_OPERATOR_CMD\n"
+        )
         n += 1
     return "".join(parts)[:size].rsplit("OPERATOR_CMD\nversion", 1)[0]
 
@@ -224,18 +258,32 @@ def per_command_overhead(repeat: int = 40) -> dict[str, float]:
                 used = child_cpu()
                 start = time.perf_counter()
                 out = subprocess.run(
-                    [*operator_command(), "exec", "--workspace", str(ws),
-                     "--state-dir", str(Path(scratch) / f"state-{message.stem}-{i}"), str(message)],
-                    check=True, capture_output=True, env=env, cwd=ROOT,
+                    [
+                        *operator_command(),
+                        "exec",
+                        "--workspace",
+                        str(ws),
+                        "--state-dir",
+                        str(Path(scratch) / f"state-{message.stem}-{i}"),
+                        str(message),
+                    ],
+                    check=True,
+                    capture_output=True,
+                    env=env,
+                    cwd=ROOT,
                 )
                 times[message].append(time.perf_counter() - start)
                 cpu[message].append(child_cpu() - used)
                 expected = 1 if message is one else 100
                 assert out.stdout.count(b"ok: true") == expected, out
-        return {"one_best": min(times[one]), "one_median": statistics.median(times[one]),
-                "hundred_best": min(times[hundred]), "hundred_median": statistics.median(times[hundred]),
-                "paired_median": statistics.median(b - a for a, b in zip(times[one], times[hundred])),
-                "cpu_median": statistics.median(cpu[hundred]) - statistics.median(cpu[one])}
+        return {
+            "one_best": min(times[one]),
+            "one_median": statistics.median(times[one]),
+            "hundred_best": min(times[hundred]),
+            "hundred_median": statistics.median(times[hundred]),
+            "paired_median": statistics.median(b - a for a, b in zip(times[one], times[hundred])),
+            "cpu_median": statistics.median(cpu[hundred]) - statistics.median(cpu[one]),
+        }
 
 
 def main() -> int:
@@ -251,43 +299,92 @@ def main() -> int:
     whole2, asking = interleaved(lambda: fed_whole(text), lambda: fed_chunks_asking_pending(chunks))
     junk = junk_keys_message()
     plain = plain_blocks_message(len(junk))
-    assert scan_parse_validate(junk) == junk.count("END_OPERATOR_CMD") and scan_parse_validate(plain) > 0
-    plain_time, junk_time = interleaved(lambda: scan_parse_validate(plain), lambda: scan_parse_validate(junk), repeat=10)
+    assert (
+        scan_parse_validate(junk) == junk.count("END_OPERATOR_CMD")
+        and scan_parse_validate(plain) > 0
+    )
+    plain_time, junk_time = interleaved(
+        lambda: scan_parse_validate(plain), lambda: scan_parse_validate(junk), repeat=10
+    )
     startup = exec_startup()
     overhead = per_command_overhead()
     rows = [
-        ("scanner vs bare re.finditer", scan / bare, 3.0, f"{scan * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
-        ("scan+parse+validate vs bare re.finditer", full / bare, 10.0, f"{full * 1e3:.2f} ms vs {bare * 1e3:.2f} ms"),
-        ("100-char chunks vs whole feed", streamed / whole, 1.5, f"{streamed * 1e3:.2f} ms vs {whole * 1e3:.2f} ms"),
-        ("100-char chunks asking pending after each vs whole feed", asking / whole2, 3.0,
-         f"{asking * 1e3:.2f} ms vs {whole2 * 1e3:.2f} ms"),
-        (f"{len(junk):,}-char message of junk extra keys vs the same size of plain blocks", junk_time / plain_time, 10.0,
-         f"{junk_time * 1e3:.0f} ms vs {plain_time * 1e3:.0f} ms"),
+        (
+            "scanner vs bare re.finditer",
+            scan / bare,
+            3.0,
+            f"{scan * 1e3:.2f} ms vs {bare * 1e3:.2f} ms",
+        ),
+        (
+            "scan+parse+validate vs bare re.finditer",
+            full / bare,
+            10.0,
+            f"{full * 1e3:.2f} ms vs {bare * 1e3:.2f} ms",
+        ),
+        (
+            "100-char chunks vs whole feed",
+            streamed / whole,
+            1.5,
+            f"{streamed * 1e3:.2f} ms vs {whole * 1e3:.2f} ms",
+        ),
+        (
+            "100-char chunks asking pending after each vs whole feed",
+            asking / whole2,
+            3.0,
+            f"{asking * 1e3:.2f} ms vs {whole2 * 1e3:.2f} ms",
+        ),
+        (
+            f"{len(junk):,}-char message of junk extra keys vs the same size of plain blocks",
+            junk_time / plain_time,
+            10.0,
+            f"{junk_time * 1e3:.0f} ms vs {plain_time * 1e3:.0f} ms",
+        ),
     ]
     failed = False
     report = []
     for name, ratio, target, detail in rows:
         met = ratio <= target
         failed |= not met
-        report.append({"benchmark": name, "ratio": round(ratio, 2), "target": target, "met": met, "detail": detail})
+        report.append(
+            {
+                "benchmark": name,
+                "ratio": round(ratio, 2),
+                "target": target,
+                "met": met,
+                "detail": detail,
+            }
+        )
     # Judged on the best runs, like every row above; the medians are printed beside them because
     # start-up on a loaded machine swings by tens of milliseconds.
     extra = startup["exec_best"] - startup["python_best"]
     met = extra <= 0.25
     failed |= not met
-    report.append({"benchmark": "operator-app exec one fs.read vs python -c pass", "extra_s": round(extra, 3), "target": 0.25,
-                   "met": met, "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
-                   "detail": f"best {startup['exec_best'] * 1e3:.0f} ms vs {startup['python_best'] * 1e3:.0f} ms; "
-                             f"median {startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms"})
+    report.append(
+        {
+            "benchmark": "operator-app exec one fs.read vs python -c pass",
+            "extra_s": round(extra, 3),
+            "target": 0.25,
+            "met": met,
+            "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
+            "detail": f"best {startup['exec_best'] * 1e3:.0f} ms vs {startup['python_best'] * 1e3:.0f} ms; "
+            f"median {startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms",
+        }
+    )
     extra_ms = overhead["paired_median"] * 1e3
     met = extra_ms <= 8.0
     failed |= not met
-    report.append({"benchmark": "operator-app exec of 100 getCommentStyle vs 1, same 200,000-char message",
-                   "extra_ms": round(extra_ms, 1), "target_ms": 8.0, "met": met,
-                   "extra_best_ms": round((overhead["hundred_best"] - overhead["one_best"]) * 1e3, 1),
-                   "extra_cpu_ms": round(overhead["cpu_median"] * 1e3, 1),
-                   "detail": f"best {overhead['hundred_best'] * 1e3:.1f} ms vs {overhead['one_best'] * 1e3:.1f} ms; "
-                             f"median {overhead['hundred_median'] * 1e3:.1f} ms vs {overhead['one_median'] * 1e3:.1f} ms"})
+    report.append(
+        {
+            "benchmark": "operator-app exec of 100 getCommentStyle vs 1, same 200,000-char message",
+            "extra_ms": round(extra_ms, 1),
+            "target_ms": 8.0,
+            "met": met,
+            "extra_best_ms": round((overhead["hundred_best"] - overhead["one_best"]) * 1e3, 1),
+            "extra_cpu_ms": round(overhead["cpu_median"] * 1e3, 1),
+            "detail": f"best {overhead['hundred_best'] * 1e3:.1f} ms vs {overhead['one_best'] * 1e3:.1f} ms; "
+            f"median {overhead['hundred_median'] * 1e3:.1f} ms vs {overhead['one_median'] * 1e3:.1f} ms",
+        }
+    )
     if "--json" in sys.argv:
         print(json.dumps(report, indent=2))
     else:
@@ -297,9 +394,13 @@ def main() -> int:
             elif "extra_s" in row:
                 figure = f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median (target <= +{row['target']} s)"
             else:
-                figure = (f"+{row['extra_ms']:.1f} ms median of paired runs, +{row['extra_best_ms']:.1f} ms between the bests, "
-                          f"+{row['extra_cpu_ms']:.1f} ms CPU time (target <= +{row['target_ms']:g} ms)")
-            print(f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  [{row['detail']}]")
+                figure = (
+                    f"+{row['extra_ms']:.1f} ms median of paired runs, +{row['extra_best_ms']:.1f} ms between the bests, "
+                    f"+{row['extra_cpu_ms']:.1f} ms CPU time (target <= +{row['target_ms']:g} ms)"
+                )
+            print(
+                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  [{row['detail']}]"
+            )
     return 1 if failed else 0
 
 

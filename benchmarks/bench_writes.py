@@ -26,9 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from operator_app.engine.changes.write import commit  # noqa: E402
-from operator_app.engine.changes.write import plan_write  # noqa: E402
 from operator_app.engine.boundary.workspace import Workspace  # noqa: E402
+from operator_app.engine.changes.write import (
+    commit,
+    plan_write,
+)
 from operator_app.protocol.commands import ACTIONS  # noqa: E402
 
 LINE = "line {n:05d}: the quick brown fox jumps over the lazy dog, again and again\n"  # 73 bytes
@@ -42,7 +44,9 @@ def make_text() -> str:
 def command(action: str, **fields: str) -> object:
     # Through the command model directly: a 2 MB payload is over the 50,000-character block
     # limit, so no single message could carry it; the write path is what is measured here.
-    return ACTIONS[action].model_validate({"version": "1", "id": "bench", "action": action, "path": "big.txt", **fields})
+    return ACTIONS[action].model_validate(
+        {"version": "1", "id": "bench", "action": action, "path": "big.txt", **fields}
+    )
 
 
 def b64(text: str) -> str:
@@ -65,7 +69,9 @@ def baseline_unsynced(path: Path) -> None:
     path.write_bytes(path.read_bytes())
 
 
-def interleaved(a: Callable[[], object], b: Callable[[], object], reset: Callable[[], None], repeat: int = 30) -> tuple[float, float]:
+def interleaved(
+    a: Callable[[], object], b: Callable[[], object], reset: Callable[[], None], repeat: int = 30
+) -> tuple[float, float]:
     """Best times of a and b, alternated so a burst of load hits both alike; reset before each."""
     times_a, times_b = [], []
     for _ in range(repeat):
@@ -81,7 +87,9 @@ def interleaved(a: Callable[[], object], b: Callable[[], object], reset: Callabl
 
 
 def main() -> int:
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "operator_app")], capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "operator_app")], capture_output=True
+    )
     scratch = Path(tempfile.mkdtemp(prefix="operator-bench-"))
     ws_root = scratch / "ws"
     ws_root.mkdir()
@@ -97,21 +105,56 @@ def main() -> int:
         os.sync()
 
     middle = LINES // 2
-    edits = {"version": 1, "edits": [
-        {"op": "replaceFirst", "find": f"line {middle:05d}: the quick", "text": f"line {middle:05d}: THE QUICK"},
-        {"op": "replaceFirst", "find": f"line {middle + 1:05d}: the quick", "text": f"line {middle + 1:05d}: THE QUICK"},
-        {"op": "replaceFirst", "find": f"line {middle + 2:05d}: the quick", "text": f"line {middle + 2:05d}: THE QUICK"},
-    ]}
-    old = [f"line {n:05d}: the quick brown fox jumps over the lazy dog, again and again" for n in range(middle - 3, middle + 6)]
+    edits = {
+        "version": 1,
+        "edits": [
+            {
+                "op": "replaceFirst",
+                "find": f"line {middle:05d}: the quick",
+                "text": f"line {middle:05d}: THE QUICK",
+            },
+            {
+                "op": "replaceFirst",
+                "find": f"line {middle + 1:05d}: the quick",
+                "text": f"line {middle + 1:05d}: THE QUICK",
+            },
+            {
+                "op": "replaceFirst",
+                "find": f"line {middle + 2:05d}: the quick",
+                "text": f"line {middle + 2:05d}: THE QUICK",
+            },
+        ],
+    }
+    old = [
+        f"line {n:05d}: the quick brown fox jumps over the lazy dog, again and again"
+        for n in range(middle - 3, middle + 6)
+    ]
     new = old[:3] + [line.replace("the quick", "THE QUICK") for line in old[3:6]] + old[6:]
-    hunk = [f"@@ -{middle - 2},9 +{middle - 2},9 @@"] + [f" {l}" for l in old[:3]] + [f"-{l}" for l in old[3:6]] + \
-        [f"+{l}" for l in new[3:6]] + [f" {l}" for l in old[6:]]
+    hunk = (
+        [f"@@ -{middle - 2},9 +{middle - 2},9 @@"]
+        + [f" {l}" for l in old[:3]]
+        + [f"-{l}" for l in old[3:6]]
+        + [f"+{l}" for l in new[3:6]]
+        + [f" {l}" for l in old[6:]]
+    )
     patch = "--- a/big.txt\n+++ b/big.txt\n" + "\n".join(hunk) + "\n"
     written = original.replace(f"line {middle:05d}: the quick", f"line {middle:05d}: THE QUICK", 1)
     cases = [
-        ("fs.applyEdits changing 3 lines of a 2 MB file", command("fs.applyEdits", edits_b64=b64(json.dumps(edits))), 3.0),
-        ("fs.patch (1 hunk, 3 lines) of a 2 MB file", command("fs.patch", patch_b64=b64(patch)), 3.0),
-        ("fs.write of a 2 MB file with one line changed", command("fs.write", content_b64=b64(written)), 10.0),
+        (
+            "fs.applyEdits changing 3 lines of a 2 MB file",
+            command("fs.applyEdits", edits_b64=b64(json.dumps(edits))),
+            3.0,
+        ),
+        (
+            "fs.patch (1 hunk, 3 lines) of a 2 MB file",
+            command("fs.patch", patch_b64=b64(patch)),
+            3.0,
+        ),
+        (
+            "fs.write of a 2 MB file with one line changed",
+            command("fs.write", content_b64=b64(written)),
+            10.0,
+        ),
     ]
     report = []
     failed = False
@@ -133,14 +176,23 @@ def main() -> int:
         ratio = ours / base
         met = ratio <= target
         failed |= not met
-        report.append({"benchmark": name, "ratio": round(ratio, 2), "target": target, "met": met,
-                       "detail": f"{ours * 1e3:.1f} ms vs {base * 1e3:.1f} ms (read + write + fsync); "
-                                 f"{ours / unsynced:.1f}x read + write without fsync ({unsynced * 1e3:.1f} ms)"})
+        report.append(
+            {
+                "benchmark": name,
+                "ratio": round(ratio, 2),
+                "target": target,
+                "met": met,
+                "detail": f"{ours * 1e3:.1f} ms vs {base * 1e3:.1f} ms (read + write + fsync); "
+                f"{ours / unsynced:.1f}x read + write without fsync ({unsynced * 1e3:.1f} ms)",
+            }
+        )
     if "--json" in sys.argv:
         print(json.dumps(report, indent=2))
     else:
         for row in report:
-            print(f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}x (target <= {row['target']}x)  [{row['detail']}]")
+            print(
+                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}x (target <= {row['target']}x)  [{row['detail']}]"
+            )
     return 1 if failed else 0
 
 

@@ -97,7 +97,9 @@ def cache_dir() -> Path:
 
 def _archive(folder: Path, name: str, version: str) -> Path | None:
     stem = re.sub(r"[-_.]+", "[-_.]", name)
-    pattern = re.compile(rf"^{stem}-{re.escape(version)}(\.tar\.gz|\.zip|-py.*\.whl)$", re.IGNORECASE)
+    pattern = re.compile(
+        rf"^{stem}-{re.escape(version)}(\.tar\.gz|\.zip|-py.*\.whl)$", re.IGNORECASE
+    )
     found = sorted(p for p in folder.iterdir() if pattern.match(p.name)) if folder.exists() else []
     # An sdist carries tests and docs too: more, and more varied, files than the wheel.
     found.sort(key=lambda p: p.suffix == ".whl")
@@ -109,7 +111,17 @@ def download(name: str, version: str, folder: Path) -> Path:
     have = _archive(folder, name, version)
     if have is not None:
         return have
-    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(folder), f"{name}=={version}"]
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "-d",
+        str(folder),
+        f"{name}=={version}",
+    ]
     done = subprocess.run([*pip, "--no-binary", ":all:"], capture_output=True, text=True)
     if done.returncode != 0:
         print(f"  no sdist for {name} {version}; using the wheel", file=sys.stderr)
@@ -133,7 +145,11 @@ def unpack(archive: Path, dest: Path) -> Path:
         with tarfile.open(archive) as tf:
             tf.extractall(scratch, filter="data")
     entries = list(scratch.iterdir())
-    top = entries[0] if len(entries) == 1 and entries[0].is_dir() and archive.suffix != ".whl" else scratch
+    top = (
+        entries[0]
+        if len(entries) == 1 and entries[0].is_dir() and archive.suffix != ".whl"
+        else scratch
+    )
     top.rename(dest)
     shutil.rmtree(scratch, ignore_errors=True)
     return dest
@@ -194,14 +210,41 @@ def make_diff(tool: str, old: Path, new: Path, rel: str) -> bytes:
     new_name = os.path.relpath(new, scratch)
     if tool.startswith("git"):
         extra = {"git": [], "git-U0": ["-U0"], "git-histogram-U5": ["--histogram", "-U5"]}[tool]
-        cmd = ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", *extra, old_name, new_name]
+        cmd = [
+            "git",
+            "diff",
+            "--no-index",
+            "--no-color",
+            "--no-ext-diff",
+            *extra,
+            old_name,
+            new_name,
+        ]
         done = subprocess.run(cmd, capture_output=True, env=_git_env(), cwd=scratch)
     else:
-        context = {"diff-u": "3", "diff-U0": "0", "diff-U1": "1", "diff-U8": "8", "diff-u-timestamps": "3"}[tool]
-        labels = [] if tool == "diff-u-timestamps" else ["--label", "/dev/null" if old == Path(os.devnull) else f"a/{rel}",
-                                                          "--label", f"b/{rel}"]
-        done = subprocess.run(["diff", f"-U{context}", *labels, old_name, new_name], capture_output=True, cwd=scratch,
-                              env=dict(os.environ, LC_ALL="C", TZ="UTC"))
+        context = {
+            "diff-u": "3",
+            "diff-U0": "0",
+            "diff-U1": "1",
+            "diff-U8": "8",
+            "diff-u-timestamps": "3",
+        }[tool]
+        labels = (
+            []
+            if tool == "diff-u-timestamps"
+            else [
+                "--label",
+                "/dev/null" if old == Path(os.devnull) else f"a/{rel}",
+                "--label",
+                f"b/{rel}",
+            ]
+        )
+        done = subprocess.run(
+            ["diff", f"-U{context}", *labels, old_name, new_name],
+            capture_output=True,
+            cwd=scratch,
+            env=dict(os.environ, LC_ALL="C", TZ="UTC"),
+        )
     if done.returncode not in (0, 1):
         raise RuntimeError(f"{tool} failed on {rel}: {done.stderr.decode(errors='replace')}")
     return done.stdout
@@ -232,7 +275,9 @@ def strict_apply(old: str, patch: str) -> str | None:
         olds: list[str] = []
         news: list[str] = []
         old_nl = new_nl = True
-        while i < len(body) and (len(olds) < want_old or len(news) < want_new or body[i].startswith("\\")):
+        while i < len(body) and (
+            len(olds) < want_old or len(news) < want_new or body[i].startswith("\\")
+        ):
             kind, text = body[i][:1], body[i][1:]
             if kind == "\\":
                 previous = body[i - 1][:1]
@@ -245,7 +290,7 @@ def strict_apply(old: str, patch: str) -> str | None:
                     news.append(text)
             i += 1
         index = start - 1 if olds else start
-        if index < cursor or lines[index:index + len(olds)] != olds:
+        if index < cursor or lines[index : index + len(olds)] != olds:
             return None
         at_end = index + len(olds) == len(lines)
         if (olds and at_end and old_nl != final) or (not old_nl and not at_end):
@@ -270,7 +315,9 @@ def build_cases(cache: Path, limit: int | None) -> list[Case]:
             for version in versions:
                 archive = download(name, version, cache / "archives")
                 trees.append(unpack(archive, cache / "trees" / f"{name}-{version}"))
-            for (v_old, t_old), (v_new, t_new) in zip(zip(versions, trees), list(zip(versions, trees))[1:]):
+            for (v_old, t_old), (v_new, t_new) in zip(
+                zip(versions, trees), list(zip(versions, trees))[1:]
+            ):
                 olds, news = text_files(t_old), text_files(t_new)
                 for rel in sorted(news):
                     if limit is not None and len(cases) >= limit:
@@ -278,7 +325,16 @@ def build_cases(cache: Path, limit: int | None) -> list[Case]:
                     if rel in olds and olds[rel] == news[rel]:
                         continue
                     pair_number += 1
-                    cases += pair_cases(name, (v_old, v_new), rel, olds.get(rel), news[rel], pair_number, len(cases), scratch)
+                    cases += pair_cases(
+                        name,
+                        (v_old, v_new),
+                        rel,
+                        olds.get(rel),
+                        news[rel],
+                        pair_number,
+                        len(cases),
+                        scratch,
+                    )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return cases
@@ -292,11 +348,17 @@ def _mixed(data: bytes) -> bytes:
     return b"\n".join(out + lines[-1:])
 
 
-def _variants(old: bytes | None, new: bytes, pair_number: int) -> list[tuple[str, bytes | None, bytes]]:
+def _variants(
+    old: bytes | None, new: bytes, pair_number: int
+) -> list[tuple[str, bytes | None, bytes]]:
     out: list[tuple[str, bytes | None, bytes]] = [("as released", old, new)]
     if old is None:
         return out
-    if pair_number % 4 == 0 and not old.startswith(b"\xef\xbb\xbf") and not new.startswith(b"\xef\xbb\xbf"):
+    if (
+        pair_number % 4 == 0
+        and not old.startswith(b"\xef\xbb\xbf")
+        and not new.startswith(b"\xef\xbb\xbf")
+    ):
         out.append(("bom", b"\xef\xbb\xbf" + old, b"\xef\xbb\xbf" + new))
     if pair_number % 4 == 1 and b"\r" not in old + new:
         out.append(("crlf", old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n")))
@@ -304,6 +366,7 @@ def _variants(old: bytes | None, new: bytes, pair_number: int) -> list[tuple[str
         out.append(("mixed-line-endings", _mixed(old), _mixed(new)))
     if pair_number % 4 == 3:
         which = (pair_number // 4) % 3
+
         def strip(data: bytes) -> bytes:  # the whole last line break, CRLF or LF
             return data.removesuffix(b"\n").removesuffix(b"\r")
 
@@ -316,8 +379,16 @@ def _variants(old: bytes | None, new: bytes, pair_number: int) -> list[tuple[str
     return out
 
 
-def pair_cases(package: str, versions: tuple[str, str], rel: str, old: bytes | None, new: bytes, pair_number: int,
-               first: int, scratch: Path) -> list[Case]:
+def pair_cases(
+    package: str,
+    versions: tuple[str, str],
+    rel: str,
+    old: bytes | None,
+    new: bytes,
+    pair_number: int,
+    first: int,
+    scratch: Path,
+) -> list[Case]:
     out: list[Case] = []
     for variant, old_bytes, new_bytes in _variants(old, new, pair_number):
         if old_bytes == new_bytes:
@@ -336,11 +407,15 @@ def pair_cases(package: str, versions: tuple[str, str], rel: str, old: bytes | N
         else:
             a_path.write_bytes(old_bytes)
             a_path.chmod(0o644)
-            os.utime(a_path, ns=(OLD_MTIME_NS, OLD_MTIME_NS))  # timestamped headers, the same each run
+            os.utime(
+                a_path, ns=(OLD_MTIME_NS, OLD_MTIME_NS)
+            )  # timestamped headers, the same each run
         b_path.chmod(0o644)
         os.utime(b_path, ns=(NEW_MTIME_NS, NEW_MTIME_NS))
         for tool in tools:
-            case = Case(first + len(out) + 1, package, versions, rel, variant, tool, old_bytes, new_bytes)
+            case = Case(
+                first + len(out) + 1, package, versions, rel, variant, tool, old_bytes, new_bytes
+            )
             raw = make_diff(tool, a_path, b_path, rel)
             try:
                 case.patch = raw.decode("utf-8")
@@ -360,7 +435,13 @@ def operator_command() -> list[str]:
 
 def block_for(cid: str, path: str, patch: str) -> str:
     payload = base64.b64encode(patch.encode("utf-8")).decode("ascii")
-    inner = ["version: 1", f"id: {cid}", "action: fs.patch", f"path: {path}", f"patch_b64: {payload}"]
+    inner = [
+        "version: 1",
+        f"id: {cid}",
+        "action: fs.patch",
+        f"path: {path}",
+        f"patch_b64: {payload}",
+    ]
     return "\n".join(["OPERATOR_CMD", *inner, "END_OPERATOR_CMD"]) + "\n"
 
 
@@ -374,8 +455,23 @@ def block_chars(path: str, patch: str) -> int:
 def run_exec(ws: Path, state: Path, message: str) -> dict[str, dict[str, object]]:
     message_file = state.parent / f"message-{time.monotonic_ns()}.txt"
     message_file.write_text(message, encoding="ascii")
-    done = subprocess.run([*operator_command(), "exec", "--workspace", str(ws), "--state-dir", str(state),
-                           "--approve", "all", "--json", str(message_file)], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [
+            *operator_command(),
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(state),
+            "--approve",
+            "all",
+            "--json",
+            str(message_file),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"exec exited {done.returncode}: {done.stderr}")
     results = json.loads(done.stdout)["data"]["results"]
@@ -417,7 +513,9 @@ def run_batch(batch: list[Case], work: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         if case.old is not None:
             target.write_bytes(case.old)
-    first = run_exec(ws, state, "".join(block_for(f"p{c.number}", c.ws_path, c.patch) for c in batch))
+    first = run_exec(
+        ws, state, "".join(block_for(f"p{c.number}", c.ws_path, c.patch) for c in batch)
+    )
     applied: list[Case] = []
     for case in batch:
         result = first.get(f"p{case.number}")
@@ -427,18 +525,26 @@ def run_batch(batch: list[Case], work: Path) -> None:
         elif result.get("error_code") == "ERR_BLOCK_TOO_LARGE":
             case.outcome = "skipped: too large for one block"
         elif not result["ok"]:
-            case.outcome, case.detail = f"failed: {result.get('error_code')}", str(result["summary"])
+            case.outcome, case.detail = (
+                f"failed: {result.get('error_code')}",
+                str(result["summary"]),
+            )
             if data != case.old:
                 case.outcome += " and the file changed"
         elif data != expected_bytes(case):
             case.outcome, case.detail = "failed: wrong bytes", str(result["summary"])
         else:
-            case.outcome = "applied" if data == case.new else "applied (a CRLF file keeps its style: " \
-                "the new version's LF lines became CRLF)"
+            case.outcome = (
+                "applied"
+                if data == case.new
+                else "applied (a CRLF file keeps its style: the new version's LF lines became CRLF)"
+            )
             applied.append(case)
     if not applied:
         return
-    again = run_exec(ws, state, "".join(block_for(f"r{c.number}", c.ws_path, c.patch) for c in applied))
+    again = run_exec(
+        ws, state, "".join(block_for(f"r{c.number}", c.ws_path, c.patch) for c in applied)
+    )
     for case in applied:
         result = again.get(f"r{case.number}")
         data = (ws / case.ws_path).read_bytes()
@@ -447,21 +553,31 @@ def run_batch(batch: list[Case], work: Path) -> None:
         elif result["ok"]:
             # Strict positions alone would let an append at the end (no context after it) apply
             # again; Operator refuses a patch whose new lines are all there already.
-            legit = strict_apply(case.new.decode("utf-8").replace("\r\n", "\n"), case.patch) is not None
+            legit = (
+                strict_apply(case.new.decode("utf-8").replace("\r\n", "\n"), case.patch) is not None
+            )
             case.outcome = "failed: applied twice"
             case.detail = f"{result['summary']} (a strict applier alone {'would' if legit else 'would not'} apply it again)"
         elif data != expected_bytes(case):
-            case.outcome, case.detail = "failed: the second application changed the file", str(result["summary"])
+            case.outcome, case.detail = (
+                "failed: the second application changed the file",
+                str(result["summary"]),
+            )
 
 
 def save_failure(case: Case, keep: Path) -> None:
-    folder = keep / f"{case.number:05d}-{case.package}-{re.sub(r'[^A-Za-z0-9._-]', '_', case.rel)}-{case.tool}"
+    folder = (
+        keep
+        / f"{case.number:05d}-{case.package}-{re.sub(r'[^A-Za-z0-9._-]', '_', case.rel)}-{case.tool}"
+    )
     folder.mkdir(parents=True, exist_ok=True)
     if case.old is not None:
         (folder / "old").write_bytes(case.old)
     (folder / "new").write_bytes(case.new)
     (folder / "patch").write_text(case.patch, encoding="utf-8")
-    (folder / "result.txt").write_text(f"{case.outcome}\n{case.detail}\n{case.variant} {case.versions}\n", encoding="utf-8")
+    (folder / "result.txt").write_text(
+        f"{case.outcome}\n{case.detail}\n{case.variant} {case.versions}\n", encoding="utf-8"
+    )
 
 
 # --- the committed corpus ----------------------------------------------------------------------
@@ -485,7 +601,9 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
     good = [c for c in cases if c.outcome == "applied"]
     groups: dict[tuple[str, str, str], list[Case]] = {}
     for case in good:
-        groups.setdefault((case.package, case.variant if case.old is not None else "create", case.tool), []).append(case)
+        groups.setdefault(
+            (case.package, case.variant if case.old is not None else "create", case.tool), []
+        ).append(case)
     firsts: list[Case] = []
     seconds: list[Case] = []
     for key in sorted(groups):
@@ -511,8 +629,14 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
     for n, case in enumerate(sorted(chosen, key=lambda c: c.number), start=1):
         stem = f"{n:03d}"
         entry: dict[str, object] = {
-            "case": stem, "package": case.package, "from": case.versions[0], "to": case.versions[1], "path": case.rel,
-            "variant": case.variant, "tool": case.tool, "license": PACKAGES[case.package][0],
+            "case": stem,
+            "package": case.package,
+            "from": case.versions[0],
+            "to": case.versions[1],
+            "path": case.rel,
+            "variant": case.variant,
+            "tool": case.tool,
+            "license": PACKAGES[case.package][0],
             "new_sha256": hashlib.sha256(case.new).hexdigest(),
             "patch_sha256": hashlib.sha256(case.patch.encode("utf-8")).hexdigest(),
         }
@@ -526,7 +650,9 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
     for package in packages:
         newest = cache / "trees" / f"{package}-{PACKAGES[package][1][-1]}"
         for notice in sorted(newest.iterdir()):
-            if notice.is_file() and notice.name.upper().startswith(("LICENSE", "LICENCE", "COPYING", "NOTICE")):
+            if notice.is_file() and notice.name.upper().startswith(
+                ("LICENSE", "LICENCE", "COPYING", "NOTICE")
+            ):
                 shutil.copyfile(notice, dest / "licenses" / f"{package}-{notice.name}")
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     # Keep every byte as committed: no end-of-line conversion of CRLF or mixed files by git.
@@ -539,7 +665,9 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
     variants = Counter(c.variant if c.old is not None else "created (/dev/null)" for c in chosen)
     tools = Counter(c.tool for c in chosen)
     readme = README_TEMPLATE.format(
-        cases=len(chosen), bytes=used, rows="\n".join(rows),
+        cases=len(chosen),
+        bytes=used,
+        rows="\n".join(rows),
         variants=", ".join(f"{v}: {n}" for v, n in sorted(variants.items())),
         tools=", ".join(f"{t}: {n}" for t, n in sorted(tools.items())),
     )
@@ -588,8 +716,12 @@ Apache-2.0 OR BSD-2-Clause for packaging); the licence texts are in `licenses/`.
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, help="stop after this many cases")
-    parser.add_argument("--keep", type=Path, help="where failing cases are saved (default: <cache>/failures)")
-    parser.add_argument("--export-corpus", type=Path, help="write a small selection of applied cases here")
+    parser.add_argument(
+        "--keep", type=Path, help="where failing cases are saved (default: <cache>/failures)"
+    )
+    parser.add_argument(
+        "--export-corpus", type=Path, help="write a small selection of applied cases here"
+    )
     parser.add_argument("--corpus-bytes", type=int, default=600_000)
     args = parser.parse_args(argv)
     cache = cache_dir()
@@ -615,19 +747,28 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     keep = args.keep or cache / "failures"
     shutil.rmtree(keep, ignore_errors=True)
-    outcomes = Counter(c.outcome.split(":")[0] if c.outcome.startswith("failed") else c.outcome for c in cases)
+    outcomes = Counter(
+        c.outcome.split(":")[0] if c.outcome.startswith("failed") else c.outcome for c in cases
+    )
     failed = [c for c in cases if c.outcome.startswith("failed")]
     for case in failed:
         save_failure(case, keep)
-        print(f"FAILED {case.number} {case.package} {case.versions[0]}->{case.versions[1]} {case.rel} [{case.variant}, "
-              f"{case.tool}]: {case.outcome}: {case.detail[:300]}")
+        print(
+            f"FAILED {case.number} {case.package} {case.versions[0]}->{case.versions[1]} {case.rel} [{case.variant}, "
+            f"{case.tool}]: {case.outcome}: {case.detail[:300]}"
+        )
     files = {(c.package, c.versions, c.rel) for c in cases}
-    print(f"\n{len(cases)} diffs of {len(files)} changed files in {len(PACKAGES)} packages "
-          f"({time.monotonic() - started:.0f} s)")
+    print(
+        f"\n{len(cases)} diffs of {len(files)} changed files in {len(PACKAGES)} packages "
+        f"({time.monotonic() - started:.0f} s)"
+    )
     for key, number in sorted(outcomes.items()):
         print(f"  {number:5d}  {key}")
     by = Counter((c.variant, c.tool) for c in cases if c.outcome.startswith("applied"))
-    print("applied by variant and tool: " + ", ".join(f"{v}/{t}: {n}" for (v, t), n in sorted(by.items())))
+    print(
+        "applied by variant and tool: "
+        + ", ".join(f"{v}/{t}: {n}" for (v, t), n in sorted(by.items()))
+    )
     if failed:
         print(f"failures saved under {keep}")
     if args.export_corpus:

@@ -43,9 +43,18 @@ async def main() -> None:
     workspace = scratch / "my-project"
     shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
     sites = MockSites()
-    app = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=0, poll_interval=0.05)
+    app = OperatorApp(
+        workspace=workspace,
+        state_dir=scratch / "state",
+        bridge=True,
+        bridge_port=0,
+        poll_interval=0.05,
+    )
     try:
-        async with app.run_test(size=(160, 45)), AsyncExtensionBrowser(scratch / "profile") as browser:
+        async with (
+            app.run_test(size=(160, 45)),
+            AsyncExtensionBrowser(scratch / "profile") as browser,
+        ):
             while app.bridge is None or not app.bridge.port:
                 await asyncio.sleep(0.05)
             await browser.set_storage({"token": TOKEN, "port": app.bridge.port})
@@ -53,22 +62,34 @@ async def main() -> None:
             await page.set_viewport_size({"width": 1000, "height": 900})
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
             await page.wait_for_function("() => window.mockChat !== undefined")
-            await page.evaluate("() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))")
+            await page.evaluate(
+                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))"
+            )
             await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", ANSWER)
             deadline = time.monotonic() + 30
-            while await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state") != "ready":
+            while (
+                await page.evaluate(
+                    "() => document.getElementById('operator-bridge-ui')?.dataset.state"
+                )
+                != "ready"
+            ):
                 assert time.monotonic() < deadline, "the results did not reach the input box"
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-chat.png"))
             tab_id = await browser.worker.evaluate(
-                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }")
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }"
+            )
             popup = await browser.context.new_page()
             await popup.set_viewport_size({"width": 364, "height": 560})
-            await popup.goto(f"chrome-extension://{browser.extension_id}/popup/popup.html?tab={tab_id}")
+            await popup.goto(
+                f"chrome-extension://{browser.extension_id}/popup/popup.html?tab={tab_id}"
+            )
             await popup.wait_for_selector("#connection-state[data-state='connected']")
             await popup.wait_for_selector("#tab-state[data-state='ok']")
-            await popup.locator("body").screenshot(path=str(ROOT / "docs" / "screenshot-bridge-popup.png"))
+            await popup.locator("body").screenshot(
+                path=str(ROOT / "docs" / "screenshot-bridge-popup.png")
+            )
     finally:
         sites.close()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from .cli.parser import HEADLESS_COMMANDS, Declare, UsageError, command_line
 from .tui.launch import add_options as tui_options
 
-
 Run = Callable[[argparse.Namespace, list[str], float], int]  # (args, argv, start time) -> exit code
 
 
@@ -51,13 +50,17 @@ def _declare_bridge(sub: object) -> None:
     declare(sub)
 
 
-SUB_COMMANDS: dict[str, SubCommand] = {name: SubCommand(declare, _headless) for name, declare in HEADLESS_COMMANDS.items()}
+SUB_COMMANDS: dict[str, SubCommand] = {
+    name: SubCommand(declare, _headless) for name, declare in HEADLESS_COMMANDS.items()
+}
 SUB_COMMANDS["bridge"] = SubCommand(_declare_bridge, _bridge)
 
 
 def _open_tui(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
-        raise UsageError("the TUI needs a terminal; for scripts use: operator-app exec --workspace DIR [MESSAGE_FILE]")
+        raise UsageError(
+            "the TUI needs a terminal; for scripts use: operator-app exec --workspace DIR [MESSAGE_FILE]"
+        )
     from .tui.launch import launch
 
     return launch(args)
@@ -67,8 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = command_line(argv, options=tui_options,
-                              sub_commands={name: command.declare for name, command in SUB_COMMANDS.items()})
+        parser = command_line(
+            argv,
+            options=tui_options,
+            sub_commands={name: command.declare for name, command in SUB_COMMANDS.items()},
+        )
         args = parser.parse_args(argv)
         if args.command is None and not args.version:
             return _open_tui(args)
@@ -77,7 +83,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return usage_failed(argv, started, exc)
     # --version is answered by the headless front end, like the sub-commands it has.
-    return SUB_COMMANDS[args.command].run(args, argv, started) if args.command else _headless(args, argv, started)
+    return (
+        SUB_COMMANDS[args.command].run(args, argv, started)
+        if args.command
+        else _headless(args, argv, started)
+    )
 
 
 def entry() -> None:

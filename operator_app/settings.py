@@ -52,7 +52,9 @@ def recent_workspaces() -> list[Path]:
     settings = load_settings()
     raw = settings.get("recent_workspaces")
     if not isinstance(raw, list):  # settings from before the list was kept
-        raw = [settings["last_workspace"]] if isinstance(settings.get("last_workspace"), str) else []
+        raw = (
+            [settings["last_workspace"]] if isinstance(settings.get("last_workspace"), str) else []
+        )
     return [Path(item) for item in raw if isinstance(item, str)][:RECENT_KEPT]
 
 

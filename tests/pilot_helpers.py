@@ -26,7 +26,9 @@ async def press_copy(pilot: Any, app: Any) -> str:
 
     app._clipboard = ""
     await pilot.press("c")
-    await wait_for(pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen))
+    await wait_for(
+        pilot, lambda: bool(app.clipboard) and isinstance(app.screen, CopyFallbackScreen)
+    )
     await pilot.press("escape")
     await wait_for(pilot, lambda: len(app.screen_stack) == 1)
     return str(app.clipboard)

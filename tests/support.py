@@ -79,7 +79,13 @@ Engine(Workspace(sys.argv[2]), session, decide=approve_all).run_text(Path(sys.ar
 """
 
 
-def die_during_a_write(ws: Path, state: Path, message: Path, point: str, env: dict[str, str] | None = None) -> None:
-    done = subprocess.run([sys.executable, "-c", _DYING_ENGINE, str(ROOT), str(ws), str(state), point, str(message)],
-                          capture_output=True, text=True, env=env)
+def die_during_a_write(
+    ws: Path, state: Path, message: Path, point: str, env: dict[str, str] | None = None
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _DYING_ENGINE, str(ROOT), str(ws), str(state), point, str(message)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert done.returncode == 9, done.stderr

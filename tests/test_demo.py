@@ -29,10 +29,19 @@ def person(tmp_path: Path) -> tuple[dict[str, str], Path]:
         folder.mkdir()
     settings = config / "operator-app" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"last_workspace": str(home), "recent_workspaces": [str(home)], "theme": "nord"}))
-    env = {k: v for k, v in os.environ.items() if k not in ("OPERATOR_CONFIG_DIR", "OPERATOR_TRASH")}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(config), XDG_STATE_HOME=str(tmp_path / "state"),
-               XDG_DATA_HOME=str(tmp_path / "data"), TMPDIR=str(temp))
+    settings.write_text(
+        json.dumps({"last_workspace": str(home), "recent_workspaces": [str(home)], "theme": "nord"})
+    )
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPERATOR_CONFIG_DIR", "OPERATOR_TRASH")
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(config),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        TMPDIR=str(temp),
+    )
     return env, settings
 
 
@@ -40,11 +49,19 @@ def left_behind(tmp_path: Path) -> list[str]:
     return sorted(p.name for p in (tmp_path / "tmp").iterdir())
 
 
-def test_the_headless_demo_changes_no_setting_and_removes_its_scratch_folder(tmp_path: Path) -> None:
+def test_the_headless_demo_changes_no_setting_and_removes_its_scratch_folder(
+    tmp_path: Path,
+) -> None:
     env, settings = person(tmp_path)
     before = settings.read_bytes()
-    done = subprocess.run([sys.executable, str(ROOT / "run.py"), "demo"], capture_output=True, text=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "run.py"), "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "id: patch-1\nok: true" in done.stdout
     assert "run.py: removed the demo's scratch folder " in done.stdout
@@ -55,12 +72,21 @@ def test_the_headless_demo_changes_no_setting_and_removes_its_scratch_folder(tmp
 
 def test_keep_keeps_the_scratch_folder_and_says_how_to_remove_it(tmp_path: Path) -> None:
     env, _ = person(tmp_path)
-    done = subprocess.run([sys.executable, str(ROOT / "run.py"), "demo", "--keep"], capture_output=True, text=True,
-                          env=env, stdin=subprocess.DEVNULL, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "run.py"), "demo", "--keep"],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     (kept,) = left_behind(tmp_path)
     folder = tmp_path / "tmp" / kept
-    assert f"run.py: the demo's scratch folder is kept: {folder} (remove it with: rm -rf {folder})" in done.stdout
+    assert (
+        f"run.py: the demo's scratch folder is kept: {folder} (remove it with: rm -rf {folder})"
+        in done.stdout
+    )
     assert (folder / "workspace" / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 
@@ -70,24 +96,35 @@ class DemoInTmux:
 
     def __init__(self, env: dict[str, str], tmp_path: Path) -> None:
         self.socket = f"operator-demo-test-{uuid.uuid4().hex[:8]}"
-        exports = " ".join(f"{key}={value}" for key, value in env.items() if key in (
-            "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TMPDIR"))
+        exports = " ".join(
+            f"{key}={value}"
+            for key, value in env.items()
+            if key in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TMPDIR")
+        )
         self.pid_file = tmp_path / "run.pid"
-        command = (f"echo $$ > {self.pid_file}; exec env -u OPERATOR_CONFIG_DIR -u OPERATOR_TRASH {exports} "
-                   f"TERM=xterm-256color {sys.executable} {ROOT / 'run.py'} demo")
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "160", "-y", "45", command)
+        command = (
+            f"echo $$ > {self.pid_file}; exec env -u OPERATOR_CONFIG_DIR -u OPERATOR_TRASH {exports} "
+            f"TERM=xterm-256color {sys.executable} {ROOT / 'run.py'} demo"
+        )
+        self.tmux(
+            "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "160", "-y", "45", command
+        )
 
     @property
     def pid(self) -> int:
         return int(self.pid_file.read_text())
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True
+        ).stdout
 
     def wait_screen(self, text: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while text not in self.tmux("capture-pane", "-p", "-t", "demo"):
-            assert time.monotonic() < deadline, f"{text!r} never appeared:\n{self.tmux('capture-pane', '-p', '-t', 'demo')}"
+            assert time.monotonic() < deadline, (
+                f"{text!r} never appeared:\n{self.tmux('capture-pane', '-p', '-t', 'demo')}"
+            )
             time.sleep(0.2)
 
     def wait(self, done: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
@@ -102,7 +139,9 @@ needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 @pytest.mark.tmux
 @needs_tmux
-def test_the_demo_in_the_tui_changes_no_setting_and_removes_its_scratch_folder(tmp_path: Path) -> None:
+def test_the_demo_in_the_tui_changes_no_setting_and_removes_its_scratch_folder(
+    tmp_path: Path,
+) -> None:
     env, settings = person(tmp_path)
     before = settings.read_bytes()
     demo = DemoInTmux(env, tmp_path)
@@ -112,11 +151,21 @@ def test_the_demo_in_the_tui_changes_no_setting_and_removes_its_scratch_folder(t
             demo.tmux("send-keys", "-t", "demo", "y")
         demo.wait_screen("Press c to copy")
         scratch = [p for p in (tmp_path / "tmp").iterdir() if p.name.startswith("operator-demo-")]
-        assert len(scratch) == 1 and json.loads((scratch[0] / "config" / "settings.json").read_text())["last_workspace"] \
-            == str(scratch[0] / "workspace")  # the TUI remembered the demo workspace: in the demo's own settings
+        assert len(scratch) == 1 and json.loads(
+            (scratch[0] / "config" / "settings.json").read_text()
+        )["last_workspace"] == str(
+            scratch[0] / "workspace"
+        )  # the TUI remembered the demo workspace: in the demo's own settings
         demo.tmux("send-keys", "-t", "demo", "C-q")
-        demo.wait(lambda: subprocess.run(["tmux", "-L", demo.socket, "has-session", "-t", "demo"],
-                                         capture_output=True).returncode != 0, "the demo did not end")
+        demo.wait(
+            lambda: (
+                subprocess.run(
+                    ["tmux", "-L", demo.socket, "has-session", "-t", "demo"], capture_output=True
+                ).returncode
+                != 0
+            ),
+            "the demo did not end",
+        )
     finally:
         demo.tmux("kill-server")
     assert left_behind(tmp_path) == []
@@ -126,13 +175,17 @@ def test_the_demo_in_the_tui_changes_no_setting_and_removes_its_scratch_folder(t
 @pytest.mark.tmux
 @needs_tmux
 @pytest.mark.parametrize("how", ["closed terminal", "kill"])
-def test_a_demo_ended_by_a_closed_terminal_or_a_kill_still_removes_its_scratch_folder(tmp_path: Path, how: str) -> None:
+def test_a_demo_ended_by_a_closed_terminal_or_a_kill_still_removes_its_scratch_folder(
+    tmp_path: Path, how: str
+) -> None:
     env, settings = person(tmp_path)
     before = settings.read_bytes()
     demo = DemoInTmux(env, tmp_path)
     try:
         demo.wait_screen("fs.applyEdits changes notes/plan.txt")
-        assert len(left_behind(tmp_path)) == 1  # the scratch copy, while a write waits in its dialog
+        assert (
+            len(left_behind(tmp_path)) == 1
+        )  # the scratch copy, while a write waits in its dialog
         if how == "kill":
             os.kill(demo.pid, signal.SIGTERM)
         else:

@@ -15,10 +15,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from support import b64, block
 
 from operator_app.cli.main import main as cli_main
 from operator_app.protocol.errors import ErrorCode
-from support import b64, block
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "fixtures" / "demo-workspace"
@@ -40,89 +40,286 @@ REGION = "notes/regions.py"
 
 # code -> (message, extra workspace set-up or None). One message holds one block.
 CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
-    E.ERR_MARKER_NOT_ALONE: (raw("```OPERATOR_CMD", *HEAD, "action: fs.read", "path: README.md", "END_OPERATOR_CMD```"), None),
-    E.ERR_MISSING_END_MARKER: (raw("OPERATOR_CMD", *HEAD, "action: fs.read", "path: README.md"), None),
-    E.ERR_NESTED_BLOCK: (raw("OPERATOR_CMD", *HEAD, "action: fs.read", "OPERATOR_CMD", "id: x2", "END_OPERATOR_CMD"), None),
-    E.ERR_NON_KEY_VALUE_LINE: (raw("OPERATOR_CMD", *HEAD, "action: fs.read", "path: README.md", "- read it", "END_OPERATOR_CMD"), None),
-    E.ERR_EMPTY_LINE_IN_CMD: (raw("OPERATOR_CMD", *HEAD, "", "action: fs.read", "path: README.md", "END_OPERATOR_CMD"), None),
+    E.ERR_MARKER_NOT_ALONE: (
+        raw("```OPERATOR_CMD", *HEAD, "action: fs.read", "path: README.md", "END_OPERATOR_CMD```"),
+        None,
+    ),
+    E.ERR_MISSING_END_MARKER: (
+        raw("OPERATOR_CMD", *HEAD, "action: fs.read", "path: README.md"),
+        None,
+    ),
+    E.ERR_NESTED_BLOCK: (
+        raw("OPERATOR_CMD", *HEAD, "action: fs.read", "OPERATOR_CMD", "id: x2", "END_OPERATOR_CMD"),
+        None,
+    ),
+    E.ERR_NON_KEY_VALUE_LINE: (
+        raw(
+            "OPERATOR_CMD",
+            *HEAD,
+            "action: fs.read",
+            "path: README.md",
+            "- read it",
+            "END_OPERATOR_CMD",
+        ),
+        None,
+    ),
+    E.ERR_EMPTY_LINE_IN_CMD: (
+        raw("OPERATOR_CMD", *HEAD, "", "action: fs.read", "path: README.md", "END_OPERATOR_CMD"),
+        None,
+    ),
     E.ERR_NON_ASCII_IN_CMD: (block("x1", "fs.search", path="README.md", query="caf\u00e9"), None),
-    E.ERR_MISSING_REQUIRED_FIELDS: (raw("OPERATOR_CMD", "version: 1", "id: x1", "path: README.md", "END_OPERATOR_CMD"), None),
+    E.ERR_MISSING_REQUIRED_FIELDS: (
+        raw("OPERATOR_CMD", "version: 1", "id: x1", "path: README.md", "END_OPERATOR_CMD"),
+        None,
+    ),
     E.ERR_ACTION_REQUIRES_PATH: (block("x1", "fs.read"), None),
     E.ERR_ACTION_FORBIDS_PATH: (block("x1", "operator.getInterfaceSpec", path="README.md"), None),
-    E.ERR_CONTENT_HAS_NEWLINES: (raw("OPERATOR_CMD", *HEAD, "action: fs.write", "path: a.txt", "content: one", "two", "END_OPERATOR_CMD"), None),
+    E.ERR_CONTENT_HAS_NEWLINES: (
+        raw(
+            "OPERATOR_CMD",
+            *HEAD,
+            "action: fs.write",
+            "path: a.txt",
+            "content: one",
+            "two",
+            "END_OPERATOR_CMD",
+        ),
+        None,
+    ),
     E.ERR_INVALID_BASE64: (block("x1", "fs.write", path="a.txt", content_b64="QQ="), None),
     E.ERR_SEARCH_PATH_IS_DIR: (block("x1", "fs.search", path="src", query="x"), None),
     E.ERR_MISSING_QUERY: (block("x1", "fs.searchTree", path="."), None),
-    E.ERR_INVALID_READSLICE_PARAMS: (block("x1", "fs.readSlice", path="README.md", lines="0"), None),
+    E.ERR_INVALID_READSLICE_PARAMS: (
+        block("x1", "fs.readSlice", path="README.md", lines="0"),
+        None,
+    ),
     E.ERR_MISSING_EDITS_B64: (block("x1", "fs.applyEdits", path="README.md"), None),
     E.ERR_MISSING_PATCH_B64: (block("x1", "fs.patch", path="README.md"), None),
-    E.ERR_INVALID_EDITS_JSON: (block("x1", "fs.applyEdits", path="README.md", edits_b64=edits(version=2)), None),
+    E.ERR_INVALID_EDITS_JSON: (
+        block("x1", "fs.applyEdits", path="README.md", edits_b64=edits(version=2)),
+        None,
+    ),
     E.ERR_UNKNOWN_ACTION: (block("x1", "fs.reed", path="README.md"), None),
     E.ERR_RESERVED_ACTION: (block("x1", "operator.error"), None),
-    E.ERR_DUPLICATE_ID: (block("x1", "fs.read", path="README.md") + block("x1", "fs.read", path="config.json"), None),
-    E.ERR_BLOCK_TOO_LARGE: (raw("OPERATOR_CMD", *HEAD, "action: fs.read", "path: README.md", *[f"k{n}: v" for n in range(200)], "END_OPERATOR_CMD"), None),
-    E.ERR_UNSUPPORTED_VERSION: (raw("OPERATOR_CMD", "version: 2", "id: x1", "action: fs.read", "path: README.md", "END_OPERATOR_CMD"), None),
-    E.ERR_FILE_TOO_LARGE: (block("x1", "fs.readSlice", path="big.txt"), lambda ws: (ws / "big.txt").write_text("x" * 2_000_001)),
+    E.ERR_DUPLICATE_ID: (
+        block("x1", "fs.read", path="README.md") + block("x1", "fs.read", path="config.json"),
+        None,
+    ),
+    E.ERR_BLOCK_TOO_LARGE: (
+        raw(
+            "OPERATOR_CMD",
+            *HEAD,
+            "action: fs.read",
+            "path: README.md",
+            *[f"k{n}: v" for n in range(200)],
+            "END_OPERATOR_CMD",
+        ),
+        None,
+    ),
+    E.ERR_UNSUPPORTED_VERSION: (
+        raw(
+            "OPERATOR_CMD",
+            "version: 2",
+            "id: x1",
+            "action: fs.read",
+            "path: README.md",
+            "END_OPERATOR_CMD",
+        ),
+        None,
+    ),
+    E.ERR_FILE_TOO_LARGE: (
+        block("x1", "fs.readSlice", path="big.txt"),
+        lambda ws: (ws / "big.txt").write_text("x" * 2_000_001),
+    ),
     E.ERR_MISSING_MARKER_ID: (block("x1", "fs.readRegion", path="src/app.py"), None),
-    E.ERR_MISSING_CONTENT_B64: (block("x1", "fs.replaceRegion", path="src/app.py", marker_id="greeting"), None),
+    E.ERR_MISSING_CONTENT_B64: (
+        block("x1", "fs.replaceRegion", path="src/app.py", marker_id="greeting"),
+        None,
+    ),
     E.ERR_MISSING_WRITE_CONTENT: (block("x1", "fs.write", path="a.txt"), None),
     E.ERR_UNKNOWN_LANGUAGE: (block("x1", "operator.getCommentStyle", language="klingon"), None),
     E.ERR_COMMENT_STYLE_REQUIRED: (block("x1", "fs.listRegions", path="config.json"), None),
-    E.ERR_INVALID_COMMENT_STYLE: (block("x1", "fs.listRegions", path="src/app.py", comment_block_start="/*"), None),
-    E.ERR_REGION_MARKER_NOT_FOUND: (block("x1", "fs.readRegion", path="src/app.py", marker_id="nope"), None),
-    E.ERR_REGION_MARKER_NOT_UNIQUE: (block("x1", "fs.readRegion", path=REGION, marker_id="a"),
-                                     lambda ws: (ws / REGION).write_text("# OPERATOR_BEGIN a\n# OPERATOR_END a\n# OPERATOR_BEGIN a\n# OPERATOR_END a\n")),
-    E.ERR_REGION_MARKER_ORDER: (block("x1", "fs.readRegion", path=REGION, marker_id="a"),
-                                lambda ws: (ws / REGION).write_text("# OPERATOR_END a\nx\n# OPERATOR_BEGIN a\n")),
-    E.ERR_REGION_MARKER_MISMATCH: (block("x1", "fs.readRegion", path=REGION, marker_id="a"),
-                                   lambda ws: (ws / REGION).write_text("# OPERATOR_BEGIN a\n# OPERATOR_BEGIN b\n# OPERATOR_END a\n# OPERATOR_END b\n")),
-    E.ERR_REGION_MARKER_ALREADY_EXISTS: (block("x1", "fs.insertRegion", path="src/app.py", marker_id="greeting", anchor="import sys",
-                                               content_b64=b64("x\n")), None),
-    E.ERR_MISSING_ANCHOR: (block("x1", "fs.insertRegion", path="src/app.py", marker_id="new", content_b64=b64("x\n")), None),
-    E.ERR_ANCHOR_NOT_FOUND: (block("x1", "fs.applyEdits", path="src/app.py",
-                                   edits_b64=edits({"op": "insertAfter", "anchor": "def man(", "text": "x"})), None),
-    E.ERR_INVALID_ANCHOR_OCCURRENCE: (block("x1", "fs.insertRegion", path="src/app.py", marker_id="new", anchor="import sys",
-                                            occurrence="5", content_b64=b64("x\n")), None),
-    E.ERR_INVALID_INSERT_POSITION: (block("x1", "fs.insertRegion", path="src/app.py", marker_id="new", anchor="import sys",
-                                          position="above", content_b64=b64("x\n")), None),
-    E.ERR_CONTROL_CHARACTER_IN_CMD: (block("x1", "fs.write", path="a.txt", content="red \x1b[31malert"), None),
-    E.ERR_DUPLICATE_FIELD: (raw("OPERATOR_CMD", *HEAD, "action: fs.readSlice", "path: README.md", "start: 1", "line: 2", "END_OPERATOR_CMD"), None),
+    E.ERR_INVALID_COMMENT_STYLE: (
+        block("x1", "fs.listRegions", path="src/app.py", comment_block_start="/*"),
+        None,
+    ),
+    E.ERR_REGION_MARKER_NOT_FOUND: (
+        block("x1", "fs.readRegion", path="src/app.py", marker_id="nope"),
+        None,
+    ),
+    E.ERR_REGION_MARKER_NOT_UNIQUE: (
+        block("x1", "fs.readRegion", path=REGION, marker_id="a"),
+        lambda ws: (ws / REGION).write_text(
+            "# OPERATOR_BEGIN a\n# OPERATOR_END a\n# OPERATOR_BEGIN a\n# OPERATOR_END a\n"
+        ),
+    ),
+    E.ERR_REGION_MARKER_ORDER: (
+        block("x1", "fs.readRegion", path=REGION, marker_id="a"),
+        lambda ws: (ws / REGION).write_text("# OPERATOR_END a\nx\n# OPERATOR_BEGIN a\n"),
+    ),
+    E.ERR_REGION_MARKER_MISMATCH: (
+        block("x1", "fs.readRegion", path=REGION, marker_id="a"),
+        lambda ws: (ws / REGION).write_text(
+            "# OPERATOR_BEGIN a\n# OPERATOR_BEGIN b\n# OPERATOR_END a\n# OPERATOR_END b\n"
+        ),
+    ),
+    E.ERR_REGION_MARKER_ALREADY_EXISTS: (
+        block(
+            "x1",
+            "fs.insertRegion",
+            path="src/app.py",
+            marker_id="greeting",
+            anchor="import sys",
+            content_b64=b64("x\n"),
+        ),
+        None,
+    ),
+    E.ERR_MISSING_ANCHOR: (
+        block("x1", "fs.insertRegion", path="src/app.py", marker_id="new", content_b64=b64("x\n")),
+        None,
+    ),
+    E.ERR_ANCHOR_NOT_FOUND: (
+        block(
+            "x1",
+            "fs.applyEdits",
+            path="src/app.py",
+            edits_b64=edits({"op": "insertAfter", "anchor": "def man(", "text": "x"}),
+        ),
+        None,
+    ),
+    E.ERR_INVALID_ANCHOR_OCCURRENCE: (
+        block(
+            "x1",
+            "fs.insertRegion",
+            path="src/app.py",
+            marker_id="new",
+            anchor="import sys",
+            occurrence="5",
+            content_b64=b64("x\n"),
+        ),
+        None,
+    ),
+    E.ERR_INVALID_INSERT_POSITION: (
+        block(
+            "x1",
+            "fs.insertRegion",
+            path="src/app.py",
+            marker_id="new",
+            anchor="import sys",
+            position="above",
+            content_b64=b64("x\n"),
+        ),
+        None,
+    ),
+    E.ERR_CONTROL_CHARACTER_IN_CMD: (
+        block("x1", "fs.write", path="a.txt", content="red \x1b[31malert"),
+        None,
+    ),
+    E.ERR_DUPLICATE_FIELD: (
+        raw(
+            "OPERATOR_CMD",
+            *HEAD,
+            "action: fs.readSlice",
+            "path: README.md",
+            "start: 1",
+            "line: 2",
+            "END_OPERATOR_CMD",
+        ),
+        None,
+    ),
     E.ERR_UNKNOWN_FIELD: (block("x1", "fs.readSlice", path="README.md", lenght="5"), None),
-    E.ERR_WORKSPACE_FIELD: (block("x1", "fs.read", path="README.md", workspace="/home/me/project"), None),
-    E.ERR_INVALID_MARKER_ID: (block("x1", "fs.readRegion", path="src/app.py", marker_id="two words"), None),
+    E.ERR_WORKSPACE_FIELD: (
+        block("x1", "fs.read", path="README.md", workspace="/home/me/project"),
+        None,
+    ),
+    E.ERR_INVALID_MARKER_ID: (
+        block("x1", "fs.readRegion", path="src/app.py", marker_id="two words"),
+        None,
+    ),
     E.ERR_INVALID_PATH: (block("x1", "fs.read", path="src\\app.py"), None),
     E.ERR_PATH_OUTSIDE_WORKSPACE: (block("x1", "fs.read", path="../outside.txt"), None),
     E.ERR_NOT_FOUND: (block("x1", "fs.read", path="src/ap.py"), None),
     E.ERR_NOT_A_FILE: (block("x1", "fs.read", path="src"), None),
     E.ERR_NOT_A_DIRECTORY: (block("x1", "fs.list", path="README.md"), None),
     E.ERR_SPECIAL_FILE: (block("x1", "fs.read", path="pipe"), lambda ws: os.mkfifo(ws / "pipe")),
-    E.ERR_SYMLINK_TARGET: (block("x1", "fs.write", path="link.md", content="x"), lambda ws: os.symlink("README.md", ws / "link.md")),
-    E.ERR_BINARY_FILE: (block("x1", "fs.read", path="blob.bin"), lambda ws: (ws / "blob.bin").write_bytes(b"\x00\x01\x02")),
-    E.ERR_NOT_UTF8: (block("x1", "fs.read", path="latin1.txt"), lambda ws: (ws / "latin1.txt").write_bytes(b"caf\xe9\n")),
-    E.ERR_INVALID_PATCH: (block("x1", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_BAD_COUNT)), None),
-    E.ERR_PATCH_MISMATCH: (block("x1", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE)), None),
-    E.ERR_EDIT_FAILED: (block("x1", "fs.applyEdits", path="src/app.py", edits_b64=edits({"op": "replaceAll", "find": "zzz", "text": "y"})), None),
+    E.ERR_SYMLINK_TARGET: (
+        block("x1", "fs.write", path="link.md", content="x"),
+        lambda ws: os.symlink("README.md", ws / "link.md"),
+    ),
+    E.ERR_BINARY_FILE: (
+        block("x1", "fs.read", path="blob.bin"),
+        lambda ws: (ws / "blob.bin").write_bytes(b"\x00\x01\x02"),
+    ),
+    E.ERR_NOT_UTF8: (
+        block("x1", "fs.read", path="latin1.txt"),
+        lambda ws: (ws / "latin1.txt").write_bytes(b"caf\xe9\n"),
+    ),
+    E.ERR_INVALID_PATCH: (
+        block("x1", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_BAD_COUNT)),
+        None,
+    ),
+    E.ERR_PATCH_MISMATCH: (
+        block("x1", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE)),
+        None,
+    ),
+    E.ERR_EDIT_FAILED: (
+        block(
+            "x1",
+            "fs.applyEdits",
+            path="src/app.py",
+            edits_b64=edits({"op": "replaceAll", "find": "zzz", "text": "y"}),
+        ),
+        None,
+    ),
     E.ERR_DELETE_ROOT: (block("x1", "fs.delete", path="."), None),
     E.ERR_MISSING_PATH_TO: (block("x1", "fs.move", path="README.md"), None),
-    E.ERR_UNEXPECTED_PATH_TO: (block("x1", "fs.write", path="a.txt", content="x", path_to="b.txt"), None),
+    E.ERR_UNEXPECTED_PATH_TO: (
+        block("x1", "fs.write", path="a.txt", content="x", path_to="b.txt"),
+        None,
+    ),
     E.ERR_TARGET_EXISTS: (block("x1", "fs.copy", path="README.md", path_to="config.json"), None),
     E.ERR_INVALID_PATH_TO: (block("x1", "fs.rename", path="src/app.py", path_to="app.py"), None),
-    E.ERR_INVALID_OVERWRITE: (block("x1", "fs.copy", path="README.md", path_to="config.json", overwrite="yes"), None),
+    E.ERR_INVALID_OVERWRITE: (
+        block("x1", "fs.copy", path="README.md", path_to="config.json", overwrite="yes"),
+        None,
+    ),
 }
 
 # Codes that need another way in than one message on a plain workspace; tested below.
-SPECIAL = {E.ERR_CONFLICT, E.ERR_REJECTED, E.ERR_PERMISSION_DENIED, E.ERR_INTERNAL, E.ERR_IO, E.ERR_DELETE_INCOMPLETE}
+SPECIAL = {
+    E.ERR_CONFLICT,
+    E.ERR_REJECTED,
+    E.ERR_PERMISSION_DENIED,
+    E.ERR_INTERNAL,
+    E.ERR_IO,
+    E.ERR_DELETE_INCOMPLETE,
+}
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def run_exec(ws: Path, state: Path, message: str, *extra: str) -> list[dict[str, object]]:
     (state.parent / "message.txt").write_text(message, encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = cli_main(["exec", "--workspace", str(ws), "--state-dir", str(state), "--json", *extra, str(state.parent / "message.txt")])
+        code = cli_main(
+            [
+                "exec",
+                "--workspace",
+                str(ws),
+                "--state-dir",
+                str(state),
+                "--json",
+                *extra,
+                str(state.parent / "message.txt"),
+            ]
+        )
     assert code == 0, err.getvalue()
     return json.loads(out.getvalue())["data"]["results"]
 
@@ -160,41 +357,57 @@ def test_error_code_is_raised_in_its_situation(code: ErrorCode, ws: Path, tmp_pa
 
 def test_rejected_write_changes_nothing(ws: Path, tmp_path: Path) -> None:
     before = snapshot(ws)
-    (result,) = run_exec(ws, tmp_path / "state", block("w1", "fs.write", path="README.md", content="x"), "--approve", "none")
+    (result,) = run_exec(
+        ws,
+        tmp_path / "state",
+        block("w1", "fs.write", path="README.md", content="x"),
+        "--approve",
+        "none",
+    )
     assert result["error_code"] == "ERR_REJECTED" and result["status"] == "rejected"
     assert snapshot(ws) == before
 
 
-def test_conflict_when_the_file_changes_between_preview_and_commit(ws: Path, tmp_path: Path) -> None:
+def test_conflict_when_the_file_changes_between_preview_and_commit(
+    ws: Path, tmp_path: Path
+) -> None:
+    from operator_app.engine.boundary.workspace import Workspace
     from operator_app.engine.executor import Engine
     from operator_app.engine.state.session import Session
-    from operator_app.engine.boundary.workspace import Workspace
 
     def meddle(plan: object) -> bool:
         (ws / "README.md").write_text("someone else's edit\n")
         return True
 
     run = Engine(Workspace(ws), Session(tmp_path / "state"), decide=meddle).run_text(
-        block("w1", "fs.write", path="README.md", content="mine"))
+        block("w1", "fs.write", path="README.md", content="mine")
+    )
     (result,) = run.results
     assert result.error_code == "ERR_CONFLICT" and "changed since the preview" in result.summary
     assert (ws / "README.md").read_text() == "someone else's edit\n"
 
 
-def test_internal_failure_of_one_command_keeps_the_others(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_failure_of_one_command_keeps_the_others(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from operator_app.engine.reads import handlers as reads
 
     def broken(cmd: object, ctx: object) -> object:
         raise RuntimeError("boom")
 
     monkeypatch.setitem(reads.READ_HANDLERS, "fs.stat", broken)
-    results = run_exec(ws, tmp_path / "state", block("a", "fs.stat", path="README.md") + block("b", "fs.read", path="README.md"))
+    results = run_exec(
+        ws,
+        tmp_path / "state",
+        block("a", "fs.stat", path="README.md") + block("b", "fs.read", path="README.md"),
+    )
     assert [r["error_code"] for r in results] == ["ERR_INTERNAL", None]
     assert "boom" in str(results[0]["summary"])
 
 
-def test_a_delete_the_trash_failed_on_after_the_entry_left_says_where_it_is(ws: Path, tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_delete_the_trash_failed_on_after_the_entry_left_says_where_it_is(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The system trash fails after the entry went into Operator's private folder, and an editor
     has saved a new file at its place meanwhile: the new file is not overwritten by putting the
     old one back, and the result is no conflict ("nothing was written" would be untrue) but a
@@ -209,11 +422,21 @@ def test_a_delete_the_trash_failed_on_after_the_entry_left_says_where_it_is(ws: 
         raise OSError(errno.EIO, "the trash folder is broken")
 
     monkeypatch.setattr("send2trash.send2trash", failing_trash)
-    (result,) = run_exec(ws, tmp_path / "state", block("d1", "fs.delete", path="README.md"), "--approve", "all")
-    assert (result["ok"], result["error_code"], result["status"]) == (False, "ERR_DELETE_INCOMPLETE", "failed")
+    (result,) = run_exec(
+        ws, tmp_path / "state", block("d1", "fs.delete", path="README.md"), "--approve", "all"
+    )
+    assert (result["ok"], result["error_code"], result["status"]) == (
+        False,
+        "ERR_DELETE_INCOMPLETE",
+        "failed",
+    )
     (hidden,) = ws.glob(".operator-trash-*")
-    assert str(result["summary"]).startswith("ERR_DELETE_INCOMPLETE: fs.delete of README.md did not finish: ")
-    assert f"it is in the hidden folder {hidden} beside its place; move it back by hand" in str(result["summary"])
+    assert str(result["summary"]).startswith(
+        "ERR_DELETE_INCOMPLETE: fs.delete of README.md did not finish: "
+    )
+    assert f"it is in the hidden folder {hidden} beside its place; move it back by hand" in str(
+        result["summary"]
+    )
     assert (ws / "README.md").read_text() == "saved by the editor meanwhile\n"
     assert (hidden / "README.md").read_bytes() == original
 
@@ -224,12 +447,21 @@ def test_permission_denied(ws: Path, tmp_path: Path) -> None:
     target = ws / "README.md"
     before = target.read_bytes()
     if os.geteuid() == 0:
-        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(target)], capture_output=True).returncode:
+        if (
+            shutil.which("chattr") is None
+            or subprocess.run(["chattr", "+i", str(target)], capture_output=True).returncode
+        ):
             pytest.skip("chattr +i is not available on this filesystem")
     else:
         ws.chmod(0o555)
     try:
-        (result,) = run_exec(ws, tmp_path / "state", block("p1", "fs.write", path="README.md", content="x"), "--approve", "all")
+        (result,) = run_exec(
+            ws,
+            tmp_path / "state",
+            block("p1", "fs.write", path="README.md", content="x"),
+            "--approve",
+            "all",
+        )
     finally:
         if os.geteuid() == 0:
             subprocess.run(["chattr", "-i", str(target)], check=True)
@@ -240,13 +472,21 @@ def test_permission_denied(ws: Path, tmp_path: Path) -> None:
     assert not [p for p in ws.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_an_operating_system_failure_is_err_io_and_leaves_the_file(ws: Path, tmp_path: Path) -> None:
+def test_an_operating_system_failure_is_err_io_and_leaves_the_file(
+    ws: Path, tmp_path: Path
+) -> None:
     """A real OS error, no mocks: the file size limit makes the atomic write fail with EFBIG."""
     big = ws / "notes" / "grow.txt"
     big.write_text("abcdefghij\n" * 3000)  # 33,000 bytes
     message = tmp_path / "m.txt"
-    message.write_text(block("g1", "fs.applyEdits", path="notes/grow.txt",
-                             edits_b64=edits({"op": "replaceAll", "find": "abcdefghij", "text": "abcdefghij" * 4})))
+    message.write_text(
+        block(
+            "g1",
+            "fs.applyEdits",
+            path="notes/grow.txt",
+            edits_b64=edits({"op": "replaceAll", "find": "abcdefghij", "text": "abcdefghij" * 4}),
+        )
+    )
 
     def limit() -> None:
         import resource
@@ -256,10 +496,28 @@ def test_an_operating_system_failure_is_err_io_and_leaves_the_file(ws: Path, tmp
         resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
 
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-m", "operator_app", "exec", "--workspace", str(ws), "--state-dir",
-                           str(tmp_path / "st"), "--approve", "all", str(message)],
-                          capture_output=True, text=True, preexec_fn=limit, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "operator_app",
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "st"),
+            "--approve",
+            "all",
+            str(message),
+        ],
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     assert "summary: ERR_IO: " in done.stdout, done.stdout
     assert big.read_text() == "abcdefghij\n" * 3000
-    assert not [p for p in big.parent.iterdir() if p.name.endswith(".tmp")]  # the temp file is cleaned up
+    assert not [
+        p for p in big.parent.iterdir() if p.name.endswith(".tmp")
+    ]  # the temp file is cleaned up

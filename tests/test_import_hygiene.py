@@ -26,12 +26,19 @@ print(",".join(heavy))
 
 
 def test_exec_of_a_read_imports_nothing_it_does_not_need() -> None:
-    done = subprocess.run([sys.executable, "-c", CHECK_EXEC], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK_EXEC], capture_output=True, text=True, check=True
+    )
     assert done.stdout.strip() == ""
 
 
 def test_scanner_alone_imports_no_pydantic() -> None:
     code = "import sys, operator_app.protocol.scanner; print(any(m.startswith('pydantic') for m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.stdout.strip() == "False"

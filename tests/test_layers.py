@@ -46,7 +46,9 @@ def imported_names(module: Module, modules: dict[str, Module]) -> list[tuple[int
     imported from a package is that package's module when one has the name."""
     top = module.name.split(".")[0]
     found: set[tuple[int, str]] = set()
-    for node in ast.walk(ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))):
+    for node in ast.walk(
+        ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
+    ):
         if isinstance(node, ast.Import):
             found |= {(node.lineno, alias.name) for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -59,10 +61,19 @@ def imported_names(module: Module, modules: dict[str, Module]) -> list[tuple[int
             for alias in node.names:
                 named = f"{target}.{alias.name}"
                 found.add((node.lineno, named if named in modules else target))
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)
-              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                   or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__")))):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                or (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id in ("import_module", "__import__")
+                )
+            )
+        ):
             found.add((node.lineno, node.args[0].value))
     return sorted((line, name) for line, name in found if name.split(".")[0] == top)
 
@@ -129,10 +140,16 @@ def wrong_arrows(root: Path) -> list[str]:
         if allowed is ANY:
             continue
         for line, target in imported_names(module, modules):
-            if target == root.name or _inside(target, scope) or any(_inside(target, a) for a in allowed):
+            if (
+                target == root.name
+                or _inside(target, scope)
+                or any(_inside(target, a) for a in allowed)
+            ):
                 continue
-            problems.append(f"{module.path.relative_to(root.parent)}:{line}: {module.name} imports {target}, "
-                            f"which its rule does not allow ({scope}: {', '.join(sorted(allowed)) or 'nothing'})")
+            problems.append(
+                f"{module.path.relative_to(root.parent)}:{line}: {module.name} imports {target}, "
+                f"which its rule does not allow ({scope}: {', '.join(sorted(allowed)) or 'nothing'})"
+            )
     return problems
 
 
@@ -188,17 +205,30 @@ def test_the_engine_packages_are_floors() -> None:
     """The engine's subpackages, by their rules, only import downwards: no two allow each other,
     even through a third."""
     modules = modules_of(PACKAGE)
-    engine = {name: module for name, module in modules.items()
-              if module.is_package and name.count(".") == 2 and name.startswith("operator_app.engine.")}
-    allows = {name: {other for other in engine if other != name
-                     and any(_inside(a, other) or _inside(other, a) for a in rule_of(module) or ())}
-              for name, module in engine.items()}
+    engine = {
+        name: module
+        for name, module in modules.items()
+        if module.is_package and name.count(".") == 2 and name.startswith("operator_app.engine.")
+    }
+    allows = {
+        name: {
+            other
+            for other in engine
+            if other != name
+            and any(_inside(a, other) or _inside(other, a) for a in rule_of(module) or ())
+        }
+        for name, module in engine.items()
+    }
     seen: dict[str, set[str]] = {}
 
     def below(name: str, path: tuple[str, ...] = ()) -> set[str]:
-        assert name not in path, f"engine packages allow each other round: {' -> '.join(path + (name,))}"
+        assert name not in path, (
+            f"engine packages allow each other round: {' -> '.join(path + (name,))}"
+        )
         if name not in seen:
-            seen[name] = set(allows[name]).union(*(below(other, path + (name,)) for other in allows[name]))
+            seen[name] = set(allows[name]).union(
+                *(below(other, path + (name,)) for other in allows[name])
+            )
         return seen[name]
 
     assert len(engine) >= 7
@@ -209,7 +239,9 @@ def test_the_engine_packages_are_floors() -> None:
 def test_the_entry_point_sits_above_both_front_ends() -> None:
     modules = modules_of(PACKAGE)
     entry = {target for _, target in imported_names(modules["operator_app.entry"], modules)}
-    assert any(_inside(t, "operator_app.cli") for t in entry) and any(_inside(t, "operator_app.tui") for t in entry)
+    assert any(_inside(t, "operator_app.cli") for t in entry) and any(
+        _inside(t, "operator_app.tui") for t in entry
+    )
     main = {target for _, target in imported_names(modules["operator_app.__main__"], modules)}
     assert main == {"operator_app.entry"}
 
@@ -217,57 +249,99 @@ def test_the_entry_point_sits_above_both_front_ends() -> None:
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     root = tmp_path / "operator_app"
     rules = {
-        "__init__.py": "nothing else of operator_app", "protocol/__init__.py": "nothing else of operator_app",
-        "engine/__init__.py": "protocol", "engine/low/__init__.py": "protocol",
-        "engine/high/__init__.py": "protocol, engine.low", "engine/high/kind/__init__.py": "protocol, engine.low, ..plan",
-        "cli/__init__.py": "protocol, engine, settings", "tui/__init__.py": "protocol, engine, settings",
+        "__init__.py": "nothing else of operator_app",
+        "protocol/__init__.py": "nothing else of operator_app",
+        "engine/__init__.py": "protocol",
+        "engine/low/__init__.py": "protocol",
+        "engine/high/__init__.py": "protocol, engine.low",
+        "engine/high/kind/__init__.py": "protocol, engine.low, ..plan",
+        "cli/__init__.py": "protocol, engine, settings",
+        "tui/__init__.py": "protocol, engine, settings",
     }
-    for name, text in {**{path: f'"""A package.\nMay import: {rule}."""\n' for path, rule in rules.items()},
-                       **files}.items():
+    for name, text in {
+        **{path: f'"""A package.\nMay import: {rule}."""\n' for path, rule in rules.items()},
+        **files,
+    }.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root
 
 
-@pytest.mark.parametrize(("files", "expected"), [
-    ({"protocol/commands.py": "def f():\n    from ..engine.low import edits\n", "engine/low/edits.py": ""},
-     "operator_app/protocol/commands.py:2: operator_app.protocol.commands imports operator_app.engine.low.edits"),
-    ({"engine/low/x.py": "from ..high import y\n", "engine/high/y.py": ""}, "engine.low.x imports operator_app.engine.high.y"),
-    ({"engine/x.py": "from operator_app import tui\n"}, "operator_app.engine.x imports operator_app.tui,"),
-    ({"cli/main.py": "import importlib\nimportlib.import_module('operator_app.tui.app')\n"},
-     "operator_app.cli.main imports operator_app.tui.app,"),
-    ({"engine/high/kind/a.py": "from ..other import b\n", "engine/high/other.py": ""},
-     "kind.a imports operator_app.engine.high.other,"),
-    ({"settings.py": '"""Settings.\nMay import: nothing else of operator_app."""\nfrom .protocol.errors import E\n'},
-     "operator_app.settings imports operator_app.protocol.errors"),
-    ({"helpers/__init__.py": '"""No rule."""\n'}, "operator_app.helpers: its __init__.py docstring has no 'May import:' line"),
-])
-def test_the_check_sees_each_kind_of_wrong_arrow(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {
+                "protocol/commands.py": "def f():\n    from ..engine.low import edits\n",
+                "engine/low/edits.py": "",
+            },
+            "operator_app/protocol/commands.py:2: operator_app.protocol.commands imports operator_app.engine.low.edits",
+        ),
+        (
+            {"engine/low/x.py": "from ..high import y\n", "engine/high/y.py": ""},
+            "engine.low.x imports operator_app.engine.high.y",
+        ),
+        (
+            {"engine/x.py": "from operator_app import tui\n"},
+            "operator_app.engine.x imports operator_app.tui,",
+        ),
+        (
+            {"cli/main.py": "import importlib\nimportlib.import_module('operator_app.tui.app')\n"},
+            "operator_app.cli.main imports operator_app.tui.app,",
+        ),
+        (
+            {"engine/high/kind/a.py": "from ..other import b\n", "engine/high/other.py": ""},
+            "kind.a imports operator_app.engine.high.other,",
+        ),
+        (
+            {
+                "settings.py": '"""Settings.\nMay import: nothing else of operator_app."""\nfrom .protocol.errors import E\n'
+            },
+            "operator_app.settings imports operator_app.protocol.errors",
+        ),
+        (
+            {"helpers/__init__.py": '"""No rule."""\n'},
+            "operator_app.helpers: its __init__.py docstring has no 'May import:' line",
+        ),
+    ],
+)
+def test_the_check_sees_each_kind_of_wrong_arrow(
+    tmp_path: Path, files: dict[str, str], expected: str
+) -> None:
     problems = wrong_arrows(_tree(tmp_path, files))
     assert len(problems) == 1 and expected in problems[0], problems
 
 
 def test_the_check_lets_the_allowed_arrows_pass(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "protocol/spec.py": "from . import commands\nfrom .errors import ErrorCode\n",
-        "protocol/commands.py": "", "protocol/errors.py": "",
-        "engine/executor.py": "from ..protocol import commands\nfrom .high import plan\n",
-        "engine/low/edits.py": "from ...protocol.errors import E\n",
-        "engine/high/plan.py": "from ..low import edits\n",
-        "engine/high/kind/a.py": "from ..plan import P\nfrom ...low.edits import x\n",
-        "cli/main.py": "from ..engine.executor import Engine\nfrom .. import __version__\n",
-        "settings.py": '"""S.\nMay import: nothing else of operator_app."""\nimport json\n',
-        "entry.py": '"""E.\nMay import: any package of operator_app."""\nfrom .cli import main\nfrom .tui import app\n',
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "protocol/spec.py": "from . import commands\nfrom .errors import ErrorCode\n",
+            "protocol/commands.py": "",
+            "protocol/errors.py": "",
+            "engine/executor.py": "from ..protocol import commands\nfrom .high import plan\n",
+            "engine/low/edits.py": "from ...protocol.errors import E\n",
+            "engine/high/plan.py": "from ..low import edits\n",
+            "engine/high/kind/a.py": "from ..plan import P\nfrom ...low.edits import x\n",
+            "cli/main.py": "from ..engine.executor import Engine\nfrom .. import __version__\n",
+            "settings.py": '"""S.\nMay import: nothing else of operator_app."""\nimport json\n',
+            "entry.py": '"""E.\nMay import: any package of operator_app."""\nfrom .cli import main\nfrom .tui import app\n',
+        },
+    )
     assert wrong_arrows(root) == []
 
 
 def test_the_walk_finds_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "engine/low/a.py": "from . import b\n",
-        "engine/low/b.py": "def f():\n    from .c import x\n",
-        "engine/low/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n",
-        "engine/low/d.py": "from . import a\n",
-    })
-    assert circles(root) == [["operator_app.engine.low.a", "operator_app.engine.low.b", "operator_app.engine.low.c"]]
+    root = _tree(
+        tmp_path,
+        {
+            "engine/low/a.py": "from . import b\n",
+            "engine/low/b.py": "def f():\n    from .c import x\n",
+            "engine/low/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n",
+            "engine/low/d.py": "from . import a\n",
+        },
+    )
+    assert circles(root) == [
+        ["operator_app.engine.low.a", "operator_app.engine.low.b", "operator_app.engine.low.c"]
+    ]

@@ -16,7 +16,9 @@ def test_the_settings_file_is_readable_by_its_owner_only(private_settings: Path)
     assert settings.load_settings() == {"bridge_port": 47821}
 
 
-def test_saving_keeps_the_other_settings_and_leaves_no_temporary_file(private_settings: Path) -> None:
+def test_saving_keeps_the_other_settings_and_leaves_no_temporary_file(
+    private_settings: Path,
+) -> None:
     settings.save("a", 1)
     settings.update({"b": [2], "a": 3})
     assert settings.load_settings() == {"a": 3, "b": [2]}

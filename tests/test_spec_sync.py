@@ -35,7 +35,9 @@ def test_every_code_is_in_the_catalog_and_the_spec_and_back() -> None:
 def test_every_code_in_the_source_is_declared() -> None:
     source = "".join(p.read_text() for p in (ROOT / "operator_app").rglob("*.py"))
     used = set(re.findall(r"\bERR_[A-Z0-9_]+\b", source))
-    placeholders = {"ERR_X"}  # "Invalid OPERATOR_CMD (ERR_X): ..." in prose about the summary format
+    placeholders = {
+        "ERR_X"
+    }  # "Invalid OPERATOR_CMD (ERR_X): ..." in prose about the summary format
     assert used - placeholders <= {code.value for code in ErrorCode}
 
 
@@ -55,7 +57,14 @@ def test_every_action_field_and_alias_is_in_its_section() -> None:
 
 def test_get_interface_spec_returns_the_file_and_spec_command_prints_a_prompt() -> None:
     assert interface_text() == SPEC
-    done = subprocess.run([sys.executable, "-m", "operator_app", "spec"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "operator_app", "spec"], capture_output=True, text=True, check=True
+    )
     assert done.stdout.rstrip("\n") == system_prompt().rstrip("\n") and SPEC.strip() in done.stdout
-    raw = subprocess.run([sys.executable, "-m", "operator_app", "spec", "--raw"], capture_output=True, text=True, check=True)
+    raw = subprocess.run(
+        [sys.executable, "-m", "operator_app", "spec", "--raw"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert raw.stdout.rstrip("\n") == SPEC.rstrip("\n")

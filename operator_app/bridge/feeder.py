@@ -33,8 +33,12 @@ class StreamHost(Protocol):
     """What the front end that owns the engine (the TUI) lends the bridge: a streamed message
     run exactly like `--follow` runs one, and the results a message has recorded."""
 
-    def open_stream(self, source: str, observer: Observer | None = None,
-                    lookahead: Callable[[], tuple[str, bool]] | None = None) -> OpenStream: ...
+    def open_stream(
+        self,
+        source: str,
+        observer: Observer | None = None,
+        lookahead: Callable[[], tuple[str, bool]] | None = None,
+    ) -> OpenStream: ...
 
     def results_of(self, number: int) -> list[CommandResult]: ...
 
@@ -62,7 +66,9 @@ class Feeder:
         self._wake = threading.Condition()
         self._stopping = False
         self._streams: dict[int, tuple[StreamHost, OpenStream]] = {}
-        self._thread = threading.Thread(target=self._run, name="operator-bridge-feeder", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name="operator-bridge-feeder", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()
@@ -93,7 +99,11 @@ class Feeder:
             if isinstance(op, Feed):
                 # Chunks that queued up while a write waited for its answer go in at once.
                 parts = [op.chunk]
-                while self._ops and isinstance(self._ops[0], Feed) and self._ops[0].serial == op.serial:
+                while (
+                    self._ops
+                    and isinstance(self._ops[0], Feed)
+                    and self._ops[0].serial == op.serial
+                ):
                     parts.append(self._ops.popleft().chunk)  # type: ignore[union-attr]
                 if len(parts) > 1:
                     op = Feed(op.serial, "".join(parts))
@@ -112,7 +122,7 @@ class Feeder:
         while (op := self._next()) is not None:
             try:
                 self._apply(op)
-            except Exception as exc:  # noqa: BLE001 - one message's failure must not stop the bridge
+            except Exception as exc:
                 self._drop(op.serial)
                 self._events.failed(op.serial, f"{type(exc).__name__}: {exc}")
             except BaseException as exc:
@@ -120,7 +130,9 @@ class Feeder:
                 # Abandoned): that message stays unended, as a quit leaves a pasted one. Nothing
                 # more is fed; the messages still open are told they failed, not left running.
                 for serial in list(self._streams):
-                    self._events.failed(serial, f"the bridge stopped feeding it ({type(exc).__name__})")
+                    self._events.failed(
+                        serial, f"the bridge stopped feeding it ({type(exc).__name__})"
+                    )
                 self._streams.clear()
                 return
 
@@ -130,7 +142,7 @@ class Feeder:
         if held is not None:
             try:
                 held[1].end()
-            except Exception:  # noqa: BLE001, S110 - it failed already; its failure is what is told
+            except Exception:
                 pass
 
     def _apply(self, op: StreamOp) -> None:
@@ -143,7 +155,9 @@ class Feeder:
             def observe(event: EngineEvent, serial: int = op.serial) -> None:
                 self._events.engine_event(serial, event)
 
-            stream = host.open_stream(op.source, observe, functools.partial(self.lookahead, op.serial))
+            stream = host.open_stream(
+                op.source, observe, functools.partial(self.lookahead, op.serial)
+            )
             self._streams[op.serial] = (host, stream)
             self._events.opened(op.serial, stream.number)
             return
@@ -156,7 +170,9 @@ class Feeder:
                 # The person chose another workspace: this message belongs to the old one.
                 self._streams.pop(op.serial)
                 stream.end()
-                self._events.failed(op.serial, "the workspace changed while the message was being written")
+                self._events.failed(
+                    op.serial, "the workspace changed while the message was being written"
+                )
                 return
             stream.feed(op.chunk)
         elif isinstance(op, End):

@@ -29,23 +29,35 @@ class Refusal:
 def check_host(host: str | None, port: int) -> Refusal | None:
     if host in (f"127.0.0.1:{port}", f"localhost:{port}"):
         return None
-    return Refusal(421, "BRIDGE_BAD_HOST", (
-        f"this is Operator's bridge on 127.0.0.1:{port}; a request addressed to {host or 'no host'} is refused "
-        f"(a web page may not reach it under another name): use http://127.0.0.1:{port}/"
-    ))
+    return Refusal(
+        421,
+        "BRIDGE_BAD_HOST",
+        (
+            f"this is Operator's bridge on 127.0.0.1:{port}; a request addressed to {host or 'no host'} is refused "
+            f"(a web page may not reach it under another name): use http://127.0.0.1:{port}/"
+        ),
+    )
 
 
 def check_origin(origin: str | None, paired_origin: str | None) -> Refusal | None:
     if origin is None:
         return None
     if not origin.startswith(EXTENSION_SCHEMES):
-        return Refusal(403, "BRIDGE_BAD_ORIGIN", (
-            f"requests from web pages ({origin}) are refused: only the Operator browser extension may use the bridge"
-        ))
+        return Refusal(
+            403,
+            "BRIDGE_BAD_ORIGIN",
+            (
+                f"requests from web pages ({origin}) are refused: only the Operator browser extension may use the bridge"
+            ),
+        )
     if paired_origin is not None and origin != paired_origin:
-        return Refusal(403, "BRIDGE_BAD_ORIGIN", (
-            f"this bridge is paired with another extension ({paired_origin}); pair this one again from its popup"
-        ))
+        return Refusal(
+            403,
+            "BRIDGE_BAD_ORIGIN",
+            (
+                f"this bridge is paired with another extension ({paired_origin}); pair this one again from its popup"
+            ),
+        )
     return None
 
 
@@ -75,15 +87,27 @@ class FailureLimiter:
         left = self.locked_for()
         if not left:
             return None
-        return Refusal(429, "BRIDGE_TOO_MANY_FAILURES", (
-            f"too many wrong tokens or pairing codes; the bridge refuses them for {int(left) + 1} more seconds"
-        ))
+        return Refusal(
+            429,
+            "BRIDGE_TOO_MANY_FAILURES",
+            (
+                f"too many wrong tokens or pairing codes; the bridge refuses them for {int(left) + 1} more seconds"
+            ),
+        )
 
 
-UNAUTHORIZED = Refusal(401, "BRIDGE_UNAUTHORIZED", (
-    "missing or wrong bridge token: pair the extension with Operator (open its popup and type the code "
-    "Operator shows when you press b, or 'Pair a browser' in Operator's command palette)"
-))
-TOO_LARGE = Refusal(413, "BRIDGE_TOO_LARGE", (
-    f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MiB; a chat message is never that large"
-))
+UNAUTHORIZED = Refusal(
+    401,
+    "BRIDGE_UNAUTHORIZED",
+    (
+        "missing or wrong bridge token: pair the extension with Operator (open its popup and type the code "
+        "Operator shows when you press b, or 'Pair a browser' in Operator's command palette)"
+    ),
+)
+TOO_LARGE = Refusal(
+    413,
+    "BRIDGE_TOO_LARGE",
+    (
+        f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MiB; a chat message is never that large"
+    ),
+)

@@ -44,8 +44,11 @@ class Ledger:
         for entry in data.get("pages", []) if isinstance(data, dict) else []:
             try:
                 key = (str(entry["conversation"]), int(entry["position"]))
-                records[key] = PageRecord([int(n) for n in entry["messages"]], {int(n) for n in entry["delivered"]},
-                                          bool(entry.get("closed", False)))
+                records[key] = PageRecord(
+                    [int(n) for n in entry["messages"]],
+                    {int(n) for n in entry["delivered"]},
+                    bool(entry.get("closed", False)),
+                )
             except (KeyError, TypeError, ValueError):
                 continue  # one bad entry costs only itself
         return records
@@ -75,11 +78,20 @@ class Ledger:
     def _save(self) -> None:
         while len(self._records) > KEPT_PAGES:
             del self._records[next(iter(self._records))]
-        pages = [{"conversation": key[0], "position": key[1], "messages": record.messages,
-                  "delivered": sorted(record.delivered), "closed": record.closed}
-                 for key, record in self._records.items()]
+        pages = [
+            {
+                "conversation": key[0],
+                "position": key[1],
+                "messages": record.messages,
+                "delivered": sorted(record.delivered),
+                "closed": record.closed,
+            }
+            for key, record in self._records.items()
+        ]
         try:
-            handle, temp = tempfile.mkstemp(prefix=".bridge-pages-", suffix=".tmp", dir=self.state_dir)
+            handle, temp = tempfile.mkstemp(
+                prefix=".bridge-pages-", suffix=".tmp", dir=self.state_dir
+            )
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as out:
                     json.dump({"version": 1, "pages": pages}, out)

@@ -44,7 +44,9 @@ class PageMessage:
     key: PageKey
     text: str = ""  # everything seen of it so far
     open_serial: int | None = None  # the Operator message being fed, while one is open
-    serials: list[int] = field(default_factory=list)  # every Operator message it opened, oldest first
+    serials: list[int] = field(
+        default_factory=list
+    )  # every Operator message it opened, oldest first
     has_marker: bool = False
     closed: bool = False  # the person ended its message by hand: its later growth is not taken
 
@@ -90,11 +92,13 @@ class PageMessages:
             # middle showing less than was seen. It is not a rewrite.)
             grew = text.startswith(page.text)
             if grew:
-                page.has_marker = page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP):]
+                page.has_marker = (
+                    page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP) :]
+                )
             else:
                 page.has_marker = CMD_START in text
             if grew and page.open_serial is not None:
-                ops.append(Feed(page.open_serial, text[len(page.text):]))
+                ops.append(Feed(page.open_serial, text[len(page.text) :]))
             elif grew and page.closed:
                 pass
             else:

@@ -93,21 +93,32 @@ class Pairing:
         PairingRefused with BRIDGE_NOT_PAIRING or BRIDGE_BAD_CODE."""
         offered = self.code
         if offered is None:
-            raise PairingRefused("BRIDGE_NOT_PAIRING", (
-                "Operator is not offering a pairing code: press b in Operator to start the bridge (or choose "
-                "'Pair a browser' in its command palette), then type the code it shows"
-            ))
-        if not hmac.compare_digest(code.replace(" ", "").replace("-", "").encode(), offered.encode()):
+            raise PairingRefused(
+                "BRIDGE_NOT_PAIRING",
+                (
+                    "Operator is not offering a pairing code: press b in Operator to start the bridge (or choose "
+                    "'Pair a browser' in its command palette), then type the code it shows"
+                ),
+            )
+        if not hmac.compare_digest(
+            code.replace(" ", "").replace("-", "").encode(), offered.encode()
+        ):
             self._tries_left -= 1
             if self._tries_left <= 0:
                 self._code = None
-                raise PairingRefused("BRIDGE_BAD_CODE", (
-                    "wrong pairing code, and that was the last try: ask Operator for a new code "
-                    "('Pair a browser' in its command palette)"
-                ))
-            raise PairingRefused("BRIDGE_BAD_CODE", (
-                f"wrong pairing code; type the {CODE_DIGITS} digits Operator shows ({self._tries_left} tries left)"
-            ))
+                raise PairingRefused(
+                    "BRIDGE_BAD_CODE",
+                    (
+                        "wrong pairing code, and that was the last try: ask Operator for a new code "
+                        "('Pair a browser' in its command palette)"
+                    ),
+                )
+            raise PairingRefused(
+                "BRIDGE_BAD_CODE",
+                (
+                    f"wrong pairing code; type the {CODE_DIGITS} digits Operator shows ({self._tries_left} tries left)"
+                ),
+            )
         self._code = None
         self.paired = Paired(secrets.token_urlsafe(TOKEN_BYTES), origin)
         settings.save(SETTINGS_KEY, {**stored(), "token": self.paired.token, "origin": origin})

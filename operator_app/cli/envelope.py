@@ -22,8 +22,15 @@ EXIT_STATE = 5
 EXIT_NOTHING = 6
 EXIT_OUTPUT = 7  # stdout could not be written; the results are in the session all the same
 
-EXIT_RETRYABLE = {EXIT_USAGE: True, EXIT_STATE: True, EXIT_INTERNAL: False, EXIT_WORKSPACE: False,
-                  EXIT_MESSAGE: False, EXIT_NOTHING: False, EXIT_OUTPUT: False}
+EXIT_RETRYABLE = {
+    EXIT_USAGE: True,
+    EXIT_STATE: True,
+    EXIT_INTERNAL: False,
+    EXIT_WORKSPACE: False,
+    EXIT_MESSAGE: False,
+    EXIT_NOTHING: False,
+    EXIT_OUTPUT: False,
+}
 
 
 @dataclass(frozen=True)
@@ -36,9 +43,13 @@ class ErrorDetail:
 
     def to_json(self, exit_code: int) -> dict[str, Any]:
         # The error carries code, message, retryable, phase and suggestion: all five always.
-        out: dict[str, Any] = {"code": self.code, "message": self.message,
-                               "retryable": EXIT_RETRYABLE.get(exit_code, False), "phase": self.phase,
-                               "suggestion": self.suggestion or "see operator-app --help"}
+        out: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "retryable": EXIT_RETRYABLE.get(exit_code, False),
+            "phase": self.phase,
+            "suggestion": self.suggestion or "see operator-app --help",
+        }
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -53,26 +64,39 @@ class CommandFailed(Exception):
         self.error = error
 
 
-def respond(*, exit_code: int, started: float, data: Any = None, error: ErrorDetail | None = None,
-            warnings: list[str] | None = None, not_modified: bool = False, truncated: bool = False) -> dict[str, Any]:
+def respond(
+    *,
+    exit_code: int,
+    started: float,
+    data: Any = None,
+    error: ErrorDetail | None = None,
+    warnings: list[str] | None = None,
+    not_modified: bool = False,
+    truncated: bool = False,
+) -> dict[str, Any]:
     if exit_code != EXIT_OK and error is None:
         raise ValueError("a non-zero exit code needs an error")
     if exit_code == EXIT_OK and error is not None:
         raise ValueError("a successful response carries no error")
     if data is None and error is None and not not_modified:
         raise ValueError("data and error are both null outside a not-modified response")
-    meta: dict[str, Any] = {"duration_ms": int((time.perf_counter() - started) * 1000), "schema_version": SCHEMA_VERSION}
+    meta: dict[str, Any] = {
+        "duration_ms": int((time.perf_counter() - started) * 1000),
+        "schema_version": SCHEMA_VERSION,
+    }
     if truncated:
         meta["truncated"] = True
     if not_modified:
         meta["not_modified"] = True
-    return _encodable({
-        "ok": exit_code == EXIT_OK,
-        "data": None if exit_code != EXIT_OK else data,
-        "error": None if error is None else error.to_json(exit_code),
-        "warnings": list(warnings or []),
-        "meta": meta,
-    })
+    return _encodable(
+        {
+            "ok": exit_code == EXIT_OK,
+            "data": None if exit_code != EXIT_OK else data,
+            "error": None if error is None else error.to_json(exit_code),
+            "warnings": list(warnings or []),
+            "meta": meta,
+        }
+    )
 
 
 def _encodable(value: Any) -> Any:

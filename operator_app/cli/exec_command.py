@@ -32,17 +32,28 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     try:
         run = Engine(workspace, session, decide=decide).run_text(text, source="exec")
     except StateUnusable as exc:
-        raise CommandFailed(EXIT_STATE, ErrorDetail("STATE_UNUSABLE", str(exc), suggestion="retry when the other process is done")) from None
+        raise CommandFailed(
+            EXIT_STATE,
+            ErrorDetail(
+                "STATE_UNUSABLE", str(exc), suggestion="retry when the other process is done"
+            ),
+        ) from None
     warnings += run.warnings
     if rejected_by_default and any(r.status == "rejected" for r in run.results):
-        warnings.append("writes were rejected: stdin is not a terminal and no --approve was given (use --approve all to apply them)")
+        warnings.append(
+            "writes were rejected: stdin is not a terminal and no --approve was given (use --approve all to apply them)"
+        )
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD blocks found in the message")
     for dup in run.duplicates:
-        warnings.append(f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not run again")
+        warnings.append(
+            f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not run again"
+        )
     for wait in session.waits():
-        warnings.append(f"message {wait.get('message')} of this session waits in another Operator process (pid "
-                        f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message ran meanwhile")
+        warnings.append(
+            f"message {wait.get('message')} of this session waits in another Operator process (pid "
+            f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message ran meanwhile"
+        )
     copy_text = render_results(run.results)
     if not args.json:  # only the envelope carries the data: the blocks are the output
         return EXIT_OK, None, copy_text
@@ -52,7 +63,10 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         "state_dir": str(session.state_dir),
         "blocks": run.blocks_seen,
         "results": [result_json(r) for r in run.results],
-        "duplicates": [{"id": d.command_id, "message": d.earlier_message, "summary": d.earlier.summary} for d in run.duplicates],
+        "duplicates": [
+            {"id": d.command_id, "message": d.earlier_message, "summary": d.earlier.summary}
+            for d in run.duplicates
+        ],
         "copy_text": copy_text,
     }
     return EXIT_OK, (None if run.not_modified else data), copy_text
@@ -63,9 +77,16 @@ def result_json(result: Any) -> dict[str, Any]:
     from ..protocol.results import one_line
 
     return {
-        "id": result.shown_id, "action": result.action, "path": result.path, "ok": result.ok, "status": result.status,
-        "summary": one_line(result.summary), "error_code": result.error_code, "details": result.details,
-        "truncated": result.truncated, "line": result.line,
+        "id": result.shown_id,
+        "action": result.action,
+        "path": result.path,
+        "ok": result.ok,
+        "status": result.status,
+        "summary": one_line(result.summary),
+        "error_code": result.error_code,
+        "details": result.details,
+        "truncated": result.truncated,
+        "line": result.line,
     }
 
 

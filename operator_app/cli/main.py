@@ -14,7 +14,15 @@ import sys
 import time
 from typing import Any
 
-from .envelope import EXIT_INTERNAL, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, CommandFailed, ErrorDetail, respond
+from .envelope import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+    CommandFailed,
+    ErrorDetail,
+    respond,
+)
 from .exec_command import cmd_exec
 from .parser import UsageError, command_line
 from .session_commands import cmd_results, cmd_undo
@@ -41,7 +49,9 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
             print(__version__)
             return EXIT_OK
         if args.command not in HANDLERS:
-            raise UsageError(f"operator-app: choose one of {', '.join(HANDLERS)} (operator-app with no sub-command opens the TUI)")
+            raise UsageError(
+                f"operator-app: choose one of {', '.join(HANDLERS)} (operator-app with no sub-command opens the TUI)"
+            )
         exit_code, data, text = HANDLERS[args.command](args, warnings)
     except UsageError as exc:
         return usage_failed(argv, started, exc, warnings)
@@ -49,34 +59,65 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
         return _fail(want_json, started, warnings, exc.exit_code, exc.error)
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001 - the envelope must still come out
-        return _fail(want_json, started, warnings, EXIT_INTERNAL, ErrorDetail(
-            "INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", phase="execution", suggestion="report this as a bug"))
+    except Exception as exc:
+        return _fail(
+            want_json,
+            started,
+            warnings,
+            EXIT_INTERNAL,
+            ErrorDetail(
+                "INTERNAL_ERROR",
+                f"{type(exc).__name__}: {exc}",
+                phase="execution",
+                suggestion="report this as a bug",
+            ),
+        )
     for warning in warnings:
         print(f"operator-app: {warning}", file=sys.stderr)
     if want_json:
         truncated = bool(data) and any(r.get("truncated") for r in data.get("results", []))
-        envelope = respond(exit_code=exit_code, started=started, data=data, warnings=warnings,
-                           not_modified=data is None, truncated=truncated)
+        envelope = respond(
+            exit_code=exit_code,
+            started=started,
+            data=data,
+            warnings=warnings,
+            not_modified=data is None,
+            truncated=truncated,
+        )
         output = json.dumps(envelope, ensure_ascii=False) + "\n"
     else:
         output = text
     try:
         sys.stdout.write(output)
         sys.stdout.flush()
-    except OSError as exc:  # a full disk, a closed pipe: the work is done and recorded, say where it is
+    except (
+        OSError
+    ) as exc:  # a full disk, a closed pipe: the work is done and recorded, say where it is
         _quiet_stdout()
-        again = " (they are saved: `operator-app results --workspace DIR --last` prints them again)" \
-            if args.command == "exec" else ""
-        print(f"operator-app: OUTPUT_FAILED: could not write the output: {exc.strerror or exc}{again}", file=sys.stderr)
+        again = (
+            " (they are saved: `operator-app results --workspace DIR --last` prints them again)"
+            if args.command == "exec"
+            else ""
+        )
+        print(
+            f"operator-app: OUTPUT_FAILED: could not write the output: {exc.strerror or exc}{again}",
+            file=sys.stderr,
+        )
         return EXIT_OUTPUT
     return exit_code
 
 
-def usage_failed(argv: list[str], started: float, error: UsageError, warnings: list[str] | None = None) -> int:
+def usage_failed(
+    argv: list[str], started: float, error: UsageError, warnings: list[str] | None = None
+) -> int:
     """Report a command line that could not be used (exit 2), as an envelope too with --json."""
-    return _fail("--json" in argv, started, warnings or [], EXIT_USAGE, ErrorDetail(
-        "USAGE_ERROR", str(error), suggestion="see operator-app --help"))
+    return _fail(
+        "--json" in argv,
+        started,
+        warnings or [],
+        EXIT_USAGE,
+        ErrorDetail("USAGE_ERROR", str(error), suggestion="see operator-app --help"),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,10 +141,21 @@ def _quiet_stdout() -> None:
         pass
 
 
-def _fail(want_json: bool, started: float, warnings: list[str], exit_code: int, error: ErrorDetail) -> int:
+def _fail(
+    want_json: bool, started: float, warnings: list[str], exit_code: int, error: ErrorDetail
+) -> int:
     if want_json:
-        sys.stdout.write(json.dumps(respond(exit_code=exit_code, started=started, error=error, warnings=warnings)) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                respond(exit_code=exit_code, started=started, error=error, warnings=warnings)
+            )
+            + "\n"
+        )
     for warning in warnings:
         print(f"operator-app: {warning}", file=sys.stderr)
-    print(f"operator-app: {error.code}: {error.message}" + (f" ({error.suggestion})" if error.suggestion else ""), file=sys.stderr)
+    print(
+        f"operator-app: {error.code}: {error.message}"
+        + (f" ({error.suggestion})" if error.suggestion else ""),
+        file=sys.stderr,
+    )
     return exit_code

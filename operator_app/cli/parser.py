@@ -42,12 +42,19 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
     imports shutil (and with it zlib, bz2, lzma) for the terminal width: on every start, for help
     text that is almost never printed. The width is found the same way without it."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
         if width is None:
             try:
                 stdout = sys.__stdout__
-                columns = int(os.environ.get("COLUMNS", "0")) or (os.get_terminal_size(stdout.fileno()).columns if stdout else 80)
+                columns = int(os.environ.get("COLUMNS", "0")) or (
+                    os.get_terminal_size(stdout.fileno()).columns if stdout else 80
+                )
             except (ValueError, OSError):
                 columns = 80
             width = max(columns, 40) - 2
@@ -64,33 +71,62 @@ class Parser(argparse.ArgumentParser):
 
 
 def _exec_parser(sub: Any) -> None:
-    run = sub.add_parser("exec", help="run the commands of one message and print the OPERATOR_RESULT blocks", epilog=EPILOG)
+    run = sub.add_parser(
+        "exec",
+        help="run the commands of one message and print the OPERATOR_RESULT blocks",
+        epilog=EPILOG,
+    )
     run.add_argument("--workspace", required=True, help="the folder the model may work in")
-    run.add_argument("--approve", choices=("all", "none"),
-                     help="decide every write without asking (default: ask on a terminal, none otherwise)")
+    run.add_argument(
+        "--approve",
+        choices=("all", "none"),
+        help="decide every write without asking (default: ask on a terminal, none otherwise)",
+    )
     run.add_argument("--state-dir", help=STATE_HELP)
-    run.add_argument("--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks")
-    run.add_argument("message_file", nargs="?", default="-", metavar="MESSAGE_FILE", help="the message (default: stdin)")
+    run.add_argument(
+        "--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks"
+    )
+    run.add_argument(
+        "message_file",
+        nargs="?",
+        default="-",
+        metavar="MESSAGE_FILE",
+        help="the message (default: stdin)",
+    )
 
 
 def _spec_parser(sub: Any) -> None:
     spec = sub.add_parser("spec", help="print the system prompt to paste into the chat")
-    spec.add_argument("--raw", action="store_true", help="only the interface specification, without the preamble")
+    spec.add_argument(
+        "--raw", action="store_true", help="only the interface specification, without the preamble"
+    )
 
 
 def _undo_parser(sub: Any) -> None:
-    undo = sub.add_parser("undo", help="revert the last change(s) Operator made", epilog=UNDO_EPILOG)
+    undo = sub.add_parser(
+        "undo", help="revert the last change(s) Operator made", epilog=UNDO_EPILOG
+    )
     undo.add_argument("--workspace", help=WORKSPACE_HELP)
     undo.add_argument("--state-dir", help=STATE_HELP)
-    undo.add_argument("--steps", type=int, default=1, metavar="N",
-                      help="undo the last N changes, newest first, stopping at the first refused (default: 1)")
-    undo.add_argument("--list", action="store_true",
-                      help="list the changes that can be undone, newest first, and those undone already")
+    undo.add_argument(
+        "--steps",
+        type=int,
+        default=1,
+        metavar="N",
+        help="undo the last N changes, newest first, stopping at the first refused (default: 1)",
+    )
+    undo.add_argument(
+        "--list",
+        action="store_true",
+        help="list the changes that can be undone, newest first, and those undone already",
+    )
     undo.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def _results_parser(sub: Any) -> None:
-    results = sub.add_parser("results", help="print again the result blocks of the last message", epilog=RESULTS_EPILOG)
+    results = sub.add_parser(
+        "results", help="print again the result blocks of the last message", epilog=RESULTS_EPILOG
+    )
     results.add_argument("--workspace", help=WORKSPACE_HELP)
     results.add_argument("--state-dir", help=STATE_HELP)
     results.add_argument("--last", action="store_true", help="the last message (the default)")
@@ -99,17 +135,27 @@ def _results_parser(sub: Any) -> None:
 
 
 HEADLESS_COMMANDS: dict[str, Declare] = {
-    "exec": _exec_parser, "spec": _spec_parser, "undo": _undo_parser, "results": _results_parser,
+    "exec": _exec_parser,
+    "spec": _spec_parser,
+    "undo": _undo_parser,
+    "results": _results_parser,
 }
 
 
-def command_line(argv: list[str] | None = None, *, options: Callable[[Parser], None] | None = None,
-                 sub_commands: Mapping[str, Declare] = HEADLESS_COMMANDS) -> Parser:
+def command_line(
+    argv: list[str] | None = None,
+    *,
+    options: Callable[[Parser], None] | None = None,
+    sub_commands: Mapping[str, Declare] = HEADLESS_COMMANDS,
+) -> Parser:
     """The parser of `operator-app`: `options` adds the options taken with no sub-command (the
     TUI's), `sub_commands` declares each sub-command. When `argv` starts with a sub-command only
     that one's parser is built: each costs gettext lookups on disk, and exec's start-up is measured."""
-    parser = Parser(prog="operator-app", description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",
-                    epilog=EPILOG)
+    parser = Parser(
+        prog="operator-app",
+        description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",
+        epilog=EPILOG,
+    )
     if options is not None:
         options(parser)
     parser.add_argument("--version", action="store_true", help="print the version and exit")

@@ -32,8 +32,10 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
             busy = True
             # A live process holds the session (working; a wait for consent lets go of it): its
             # writes are not interrupted ones, and the results recorded so far can be printed all the same.
-            warnings.append("another Operator process is working in this session; its current message may have more "
-                            "results to come")
+            warnings.append(
+                "another Operator process is working in this session; its current message may have more "
+                "results to come"
+            )
         else:  # a write the last run died in the middle of gets its result first
             if session.unresolved_intents():
                 from ..engine.changes.recovery import recover_interrupted_writes
@@ -44,16 +46,24 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     for waiting, wait in sorted(waits.items()):
         # The other process let go of the session while it asks the person: nothing is busy, but
         # that message is not done, and its write is not an interrupted one either.
-        warnings.append(f"message {waiting} waits in another Operator process (pid {wait.get('pid')}) for the person's "
-                        f"answer to {waiting_write(wait)}; its results so far are recorded, the rest will follow")
+        warnings.append(
+            f"message {waiting} waits in another Operator process (pid {wait.get('pid')}) for the person's "
+            f"answer to {waiting_write(wait)}; its results so far are recorded, the rest will follow"
+        )
     if any(message != number for message, _ in recovered):
         from ..engine.changes.recovery import recovery_notices
 
         warnings += recovery_notices([(m, r) for m, r in recovered if m != number])
     results = session.results_of(number) if number else []
     if not number or not any(m.number == number for m in session.messages()):
-        raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", f"this session has no message {number or ''}".strip(),
-                                                      suggestion="run operator-app exec first"))
+        raise CommandFailed(
+            EXIT_NOTHING,
+            ErrorDetail(
+                "NO_RESULTS",
+                f"this session has no message {number or ''}".strip(),
+                suggestion="run operator-app exec first",
+            ),
+        )
     if not results:
         # An empty stdout with exit 0 would read as "nothing to copy back" when the commands in
         # fact never ran (the app stopped at the first consent): say which it is.
@@ -62,22 +72,38 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         used = session.used_ids()
         found = scan_message(session.message_text(number) or "").blocks
         blocks = sum(1 for block in found if not _repeat(block, used, number))
-        raise CommandFailed(EXIT_NOTHING, ErrorDetail("NO_RESULTS", (
-            f"message {number} has no results yet: another Operator process is still working on it" if busy else
-            f"message {number} has no results yet: its {waiting_write(waits[number])} waits for the person's answer in "
-            "another Operator process" if number in waits else
-            f"message {number} has no results: Operator stopped before any of its {blocks} commands ran"
-            if blocks else f"message {number} has no results: it held no OPERATOR_CMD block"
-            if not found else f"message {number} has no results: every command in it repeated one an earlier message ran"
-        ), suggestion="run the message again (operator-app exec, or paste it into the TUI)" if blocks else
-            "--message N prints an earlier message's results"))
+        raise CommandFailed(
+            EXIT_NOTHING,
+            ErrorDetail(
+                "NO_RESULTS",
+                (
+                    f"message {number} has no results yet: another Operator process is still working on it"
+                    if busy
+                    else f"message {number} has no results yet: its {waiting_write(waits[number])} waits for the person's answer in "
+                    "another Operator process"
+                    if number in waits
+                    else f"message {number} has no results: Operator stopped before any of its {blocks} commands ran"
+                    if blocks
+                    else f"message {number} has no results: it held no OPERATOR_CMD block"
+                    if not found
+                    else f"message {number} has no results: every command in it repeated one an earlier message ran"
+                ),
+                suggestion="run the message again (operator-app exec, or paste it into the TUI)"
+                if blocks
+                else "--message N prints an earlier message's results",
+            ),
+        )
     text = render_results(results)
     from ..engine.safety.journal import Journal
 
     # The blocks say what the model was told; a change undone since is said on stderr and in --json.
     undone = Journal(session.state_dir).undone_by_command()
-    warnings += [f"{r.id} ({r.action} {r.path}) was undone at {_when(undone[r.id].undone_at)}: the model still thinks "
-                 "the change is there; tell it" for r in results if r.ok and r.id in undone]
+    warnings += [
+        f"{r.id} ({r.action} {r.path}) was undone at {_when(undone[r.id].undone_at)}: the model still thinks "
+        "the change is there; tell it"
+        for r in results
+        if r.ok and r.id in undone
+    ]
     shown = [{**result_json(r), "undone": r.ok and r.id in undone} for r in results]
     return EXIT_OK, {"message": number, "results": shown, "copy_text": text}, text
 
@@ -90,8 +116,8 @@ def _repeat(block: Any, used: dict[str, Any], number: int) -> bool:
 
 
 def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.safety.journal import Journal
     from ..engine.changes.undo import UndoRefused, undo_last, undoable
+    from ..engine.safety.journal import Journal
 
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
@@ -100,12 +126,26 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     if args.list:
         journal = Journal(session.state_dir)
         entries, undone = undoable(workspace, journal), list(journal.undone_by_command().values())
-        lines = [(e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)})") for e in entries]
-        lines += [(e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}")
-                  for e in undone]
+        lines = [
+            (e.seq, f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)})")
+            for e in entries
+        ]
+        lines += [
+            (
+                e.seq,
+                f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}",
+            )
+            for e in undone
+        ]
         text = "".join(line + "\n" for _, line in sorted(lines, reverse=True))
-        return EXIT_OK, {"changes": [e.record() for e in entries],
-                         "undone": [{**e.record(), "undone_at": e.undone_at} for e in undone]}, text
+        return (
+            EXIT_OK,
+            {
+                "changes": [e.record() for e in entries],
+                "undone": [{**e.record(), "undone_at": e.undone_at} for e in undone],
+            },
+            text,
+        )
     with session.lock():
         if session.unresolved_intents():
             # A write the last run died in the middle of is completed first: a move or delete it
@@ -118,12 +158,24 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         except UndoRefused as exc:
             for outcome in getattr(exc, "done", []):
                 print(outcome.summary, file=sys.stderr)
-            raise CommandFailed(EXIT_NOTHING, ErrorDetail("UNDO_REFUSED", str(exc), phase="execution",
-                                                          suggestion="look at the file; undo only reverts what Operator wrote")) from None
+            raise CommandFailed(
+                EXIT_NOTHING,
+                ErrorDetail(
+                    "UNDO_REFUSED",
+                    str(exc),
+                    phase="execution",
+                    suggestion="look at the file; undo only reverts what Operator wrote",
+                ),
+            ) from None
     if not done:
-        raise CommandFailed(EXIT_NOTHING, ErrorDetail(
-            "NOTHING_TO_UNDO", "there is no change to undo in this workspace's journal",
-            suggestion="check --workspace and --state-dir name the session that made the change (undo --list shows them)"))
+        raise CommandFailed(
+            EXIT_NOTHING,
+            ErrorDetail(
+                "NOTHING_TO_UNDO",
+                "there is no change to undo in this workspace's journal",
+                suggestion="check --workspace and --state-dir name the session that made the change (undo --list shows them)",
+            ),
+        )
     text = "".join(outcome.summary + "\n" for outcome in done)
     return EXIT_OK, {"undone": [o.summary for o in done]}, text
 

@@ -26,8 +26,8 @@ from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
     from ..protocol.commands.base import Command
-    from .changes.plan import WritePlan
     from .boundary.workspace import Workspace
+    from .changes.plan import WritePlan
 
 Decider = Callable[["WritePlan"], bool]
 
@@ -70,7 +70,9 @@ class Progress:
     text: str
 
 
-EngineEvent = MessageOpened | BlockStarted | AwaitingDecision | ResultReady | DuplicateSkipped | Progress
+EngineEvent = (
+    MessageOpened | BlockStarted | AwaitingDecision | ResultReady | DuplicateSkipped | Progress
+)
 Listener = Callable[[EngineEvent], None]
 
 
@@ -97,7 +99,9 @@ class MessageRun:
     _errors_emitted: int = 0
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
-    _unshown: list[CommandResult] = field(default_factory=list)  # staged in the session, not announced yet
+    _unshown: list[CommandResult] = field(
+        default_factory=list
+    )  # staged in the session, not announced yet
 
     @property
     def pending(self) -> PendingBlock | None:
@@ -106,7 +110,9 @@ class MessageRun:
     @property
     def not_modified(self) -> bool:
         """Every block was an identical repeat: nothing new ran and nothing new is to be said."""
-        return self.blocks_seen > 0 and not self.results and len(self.duplicates) == self.blocks_seen
+        return (
+            self.blocks_seen > 0 and not self.results and len(self.duplicates) == self.blocks_seen
+        )
 
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
@@ -153,15 +159,21 @@ class MessageRun:
         engine = self.engine
         try:
             command, ignored = validate_fields(parse_fields(block))
-        except Exception as exc:  # noqa: BLE001 - a validator bug must not lose the other blocks
+        except Exception as exc:
             if not isinstance(exc, OperatorError):
-                exc = OperatorError(ErrorCode.ERR_INTERNAL, (
-                    f"Operator failed while validating this block ({type(exc).__name__}: {exc}); tell the person"
-                ), _traceback())
+                exc = OperatorError(
+                    ErrorCode.ERR_INTERNAL,
+                    (
+                        f"Operator failed while validating this block ({type(exc).__name__}: {exc}); tell the person"
+                    ),
+                    _traceback(),
+                )
             engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
             self._add(self._invalid(block, exc), content_key=None)
             return
-        engine.notify(BlockStarted(block.start_line, command.id, command.action, command.path_or_none))
+        engine.notify(
+            BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
+        )
         used = engine.session.used_ids().get(command.id)
         if used is not None:
             key, message_no, earlier = used
@@ -170,42 +182,79 @@ class MessageRun:
                 self.duplicates.append(skipped)
                 engine.notify(skipped)
                 return
-            error = OperatorError(ErrorCode.ERR_DUPLICATE_ID, (
-                f"id {command.id} was already used in this session (message {message_no}) for a different command; "
-                f"nothing was run; send it again with a new id such as {command.id}-2"
-            ))
-            self._add(failed(command.id, error, action=command.action, path=command.path_or_none,
-                             status="invalid", summary=invalid_summary(error), line=block.start_line), content_key=None)
+            error = OperatorError(
+                ErrorCode.ERR_DUPLICATE_ID,
+                (
+                    f"id {command.id} was already used in this session (message {message_no}) for a different command; "
+                    f"nothing was run; send it again with a new id such as {command.id}-2"
+                ),
+            )
+            self._add(
+                failed(
+                    command.id,
+                    error,
+                    action=command.action,
+                    path=command.path_or_none,
+                    status="invalid",
+                    summary=invalid_summary(error),
+                    line=block.start_line,
+                ),
+                content_key=None,
+            )
             return
+
         def before_commit(plan: WritePlan) -> None:
-            engine.session.record_intent(self.number, command.id, action=command.action, path=plan.target.rel,
-                                         line=block.start_line, summary=plan.summary, content_key=block.content_key)
+            engine.session.record_intent(
+                self.number,
+                command.id,
+                action=command.action,
+                path=plan.target.rel,
+                line=block.start_line,
+                summary=plan.summary,
+                content_key=block.content_key,
+            )
 
         if command.WRITES:
             self._flush()  # what ran before a write is recorded and shown before it is asked about
-        result = engine.execute(command, before_commit=before_commit, before_progress=self._flush,
-                                message=self.number).with_line(block.start_line)
+        result = engine.execute(
+            command, before_commit=before_commit, before_progress=self._flush, message=self.number
+        ).with_line(block.start_line)
         if ignored:
             # The spec allows additional key: value lines; the model learns which of its own were
             # not acted on without a failed command.
             from ..protocol.commands.extra_fields import ignored_clause
 
-            result = replace(result, summary=result.summary + ignored_clause(ignored), extra={**result.extra, "ignored": list(ignored)})
+            result = replace(
+                result,
+                summary=result.summary + ignored_clause(ignored),
+                extra={**result.extra, "ignored": list(ignored)},
+            )
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
         burns_id = result.status not in ("rejected", "conflict")
-        self._add(result, content_key=block.content_key if burns_id else None, durable=command.WRITES)
+        self._add(
+            result, content_key=block.content_key if burns_id else None, durable=command.WRITES
+        )
 
     def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
         if block.id_hint:
-            return CommandResult(id=block.id_hint, ok=False, summary=invalid_summary(error), details=error.context,
-                                 error_code=error.code.value, status="invalid", line=block.start_line)
+            return CommandResult(
+                id=block.id_hint,
+                ok=False,
+                summary=invalid_summary(error),
+                details=error.context,
+                error_code=error.code.value,
+                status="invalid",
+                line=block.start_line,
+            )
         self._errors_emitted += 1
         generated = f"operator-error-{self.number}-{self._errors_emitted}"
         return operator_error(generated, error, related_id=None, line=block.start_line)
 
-    def _add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
+    def _add(
+        self, result: CommandResult, *, content_key: str | None, durable: bool = False
+    ) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
         if not durable:
             self.engine.session.stage_result(self.number, result, content_key)
@@ -229,8 +278,14 @@ class MessageRun:
 
 
 class Engine:
-    def __init__(self, workspace: Workspace, session: Session, *, decide: Decider = reject_all,
-                 listener: Listener | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        session: Session,
+        *,
+        decide: Decider = reject_all,
+        listener: Listener | None = None,
+    ) -> None:
         # Whatever built the session: a state folder the model can reach is never used.
         check_state_location(workspace.root, session.state_dir)
         self.workspace = workspace
@@ -277,8 +332,14 @@ class Engine:
         self.notify(MessageOpened(run.number, source))
         return run
 
-    def execute(self, command: Command, *, before_commit: Callable[[WritePlan], None] | None = None,
-                before_progress: Callable[[], None] | None = None, message: int = 0) -> CommandResult:
+    def execute(
+        self,
+        command: Command,
+        *,
+        before_commit: Callable[[WritePlan], None] | None = None,
+        before_progress: Callable[[], None] | None = None,
+        message: int = 0,
+    ) -> CommandResult:
         """Run one command of message `message`; `before_commit` is called once a write is
         approved, just before it is committed (MessageRun records the intent there), and
         `before_progress` before a long read reports how far it got."""
@@ -300,46 +361,79 @@ class Engine:
             raise  # the session could not be taken back after a consent: nothing more can be recorded
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM):
-                error = OperatorError(ErrorCode.ERR_PERMISSION_DENIED, (
-                    f"{command.action} on {command.path_or_none} was refused by the operating system "
-                    f"({exc.strerror}); nothing was changed; ask the person to check the permissions"
-                ))
+                error = OperatorError(
+                    ErrorCode.ERR_PERMISSION_DENIED,
+                    (
+                        f"{command.action} on {command.path_or_none} was refused by the operating system "
+                        f"({exc.strerror}); nothing was changed; ask the person to check the permissions"
+                    ),
+                )
             else:
-                error = OperatorError(ErrorCode.ERR_IO, f"{command.action} failed: {exc.strerror or exc}; nothing was changed")
+                error = OperatorError(
+                    ErrorCode.ERR_IO,
+                    f"{command.action} failed: {exc.strerror or exc}; nothing was changed",
+                )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
-        except Exception as exc:  # noqa: BLE001 - one command's bug must not lose the others' results
-            error = OperatorError(ErrorCode.ERR_INTERNAL, (
-                f"Operator failed on this command ({type(exc).__name__}: {exc}); nothing was changed; tell the person"
-            ), _traceback())
+        except Exception as exc:
+            error = OperatorError(
+                ErrorCode.ERR_INTERNAL,
+                (
+                    f"Operator failed on this command ({type(exc).__name__}: {exc}); nothing was changed; tell the person"
+                ),
+                _traceback(),
+            )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
-    def _write(self, command: Command, before_commit: Callable[[WritePlan], None] | None, message: int) -> CommandResult:
+    def _write(
+        self, command: Command, before_commit: Callable[[WritePlan], None] | None, message: int
+    ) -> CommandResult:
         from .changes.write import commit, plan_write
 
         plan = plan_write(command, self.workspace)
-        done = CommandResult(id=command.id, ok=True, summary=plan.summary, action=command.action, path=plan.target.rel,
-                             diff=plan.diff or None, extra=plan.counts())
+        done = CommandResult(
+            id=command.id,
+            ok=True,
+            summary=plan.summary,
+            action=command.action,
+            path=plan.target.rel,
+            diff=plan.diff or None,
+            extra=plan.counts(),
+        )
         if plan.kind == "noop":  # nothing to consent to
             return done
         self.notify(AwaitingDecision(plan))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
             approved = self.decide(plan)
         else:
-            with self.session.waiting_for_person(message, command.id, command.action, plan.target.rel):
+            with self.session.waiting_for_person(
+                message, command.id, command.action, plan.target.rel
+            ):
                 approved = self.decide(plan)
         if not approved:
-            error = OperatorError(ErrorCode.ERR_REJECTED, (
-                f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
-                "ask them what they want before trying again"
-            ))
-            return replace(done, ok=False, summary=str(error), error_code=error.code.value, status="rejected")
+            error = OperatorError(
+                ErrorCode.ERR_REJECTED,
+                (
+                    f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
+                    "ask them what they want before trying again"
+                ),
+            )
+            return replace(
+                done, ok=False, summary=str(error), error_code=error.code.value, status="rejected"
+            )
         if before_commit is not None:
             before_commit(plan)
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
         except OperatorError as exc:
             status: Status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
-            return replace(done, ok=False, summary=str(exc), details=exc.context, error_code=exc.code.value, status=status)
+            return replace(
+                done,
+                ok=False,
+                summary=str(exc),
+                details=exc.context,
+                error_code=exc.code.value,
+                status=status,
+            )
         return replace(done, summary=outcome.summary)
 
 

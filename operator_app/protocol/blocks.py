@@ -69,8 +69,11 @@ class OpenBlock:
             self.lines.append((line_no, text))
         else:
             # Name the limit that was crossed: the fix differs (fewer lines vs a smaller payload).
-            crossed = (f"more than {grammar.MAX_BLOCK_LINES} lines" if len(self.lines) >= grammar.MAX_BLOCK_LINES
-                       else f"more than {grammar.MAX_BLOCK_CHARS} characters")
+            crossed = (
+                f"more than {grammar.MAX_BLOCK_LINES} lines"
+                if len(self.lines) >= grammar.MAX_BLOCK_LINES
+                else f"more than {grammar.MAX_BLOCK_CHARS} characters"
+            )
             self.fail(
                 ErrorCode.ERR_BLOCK_TOO_LARGE,
                 f"the block at line {self.start_line} has {crossed} between its markers (limits: "

@@ -22,10 +22,14 @@ def decode_b64_text(value: str, *, field: str) -> str:
     if bad:
         char = bad.group()
         shown = "a space" if char == " " else "a tab" if char == "\t" else repr(char)
-        return _raise(field, f"has {shown} at position {bad.start() + 1}, outside the base64 alphabet")
+        return _raise(
+            field, f"has {shown} at position {bad.start() + 1}, outside the base64 alphabet"
+        )
     if len(value) % 4:
         length = f"{len(value)} character{'' if len(value) == 1 else 's'}"
-        return _raise(field, f"is {length} long, not a multiple of 4 (padding is wrong or a piece is missing)")
+        return _raise(
+            field, f"is {length} long, not a multiple of 4 (padding is wrong or a piece is missing)"
+        )
     body = value.rstrip("=")
     if len(value) - len(body) > 2 or "=" in body:
         return _raise(field, "has '=' padding in the middle or more than two '=' at the end")
@@ -34,7 +38,10 @@ def decode_b64_text(value: str, *, field: str) -> str:
     except binascii.Error as exc:
         return _raise(field, f"does not decode ({exc})")
     if base64.b64encode(raw).decode("ascii") != value:
-        return _raise(field, "is not canonical base64 (its last character carries stray bits; the payload was likely cut or altered)")
+        return _raise(
+            field,
+            "is not canonical base64 (its last character carries stray bits; the payload was likely cut or altered)",
+        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -20,7 +20,12 @@ class CommentStyle:
     def payload(self, language: str) -> dict[str, str]:
         if self.kind == "line":
             return {"language": language, "type": "line", "line_prefix": self.line_prefix or ""}
-        return {"language": language, "type": "block", "block_start": self.block_start or "", "block_end": self.block_end or ""}
+        return {
+            "language": language,
+            "type": "block",
+            "block_start": self.block_start or "",
+            "block_end": self.block_end or "",
+        }
 
 
 def _line(prefix: str) -> CommentStyle:
@@ -34,10 +39,18 @@ def _block(start: str, end: str) -> CommentStyle:
 # key: (style, aliases, extensions or whole file names)
 _TABLE: dict[str, tuple[CommentStyle, tuple[str, ...], tuple[str, ...]]] = {
     "c": (_line("//"), ("h",), (".c", ".h")),
-    "cpp": (_line("//"), ("c++", "cc", "cxx", "hpp"), (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".ino")),
+    "cpp": (
+        _line("//"),
+        ("c++", "cc", "cxx", "hpp"),
+        (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".ino"),
+    ),
     "cs": (_line("//"), ("csharp", "c#"), (".cs",)),
     "java": (_line("//"), (), (".java",)),
-    "js": (_line("//"), ("javascript", "jsx", "mjs", "cjs", "node"), (".js", ".jsx", ".mjs", ".cjs")),
+    "js": (
+        _line("//"),
+        ("javascript", "jsx", "mjs", "cjs", "node"),
+        (".js", ".jsx", ".mjs", ".cjs"),
+    ),
     "ts": (_line("//"), ("typescript", "tsx", "mts", "cts"), (".ts", ".tsx", ".mts", ".cts")),
     "go": (_line("//"), ("golang",), (".go",)),
     "rust": (_line("//"), ("rs",), (".rs",)),
@@ -53,7 +66,11 @@ _TABLE: dict[str, tuple[CommentStyle, tuple[str, ...], tuple[str, ...]]] = {
     "scss": (_line("//"), ("sass", "less"), (".scss", ".less")),
     "python": (_line("#"), ("py", "python3"), (".py", ".pyi", ".pyw")),
     "ruby": (_line("#"), ("rb",), (".rb", ".rake", "Gemfile", "Rakefile")),
-    "sh": (_line("#"), ("bash", "shell", "zsh", "ksh", "fish"), (".sh", ".bash", ".zsh", ".ksh", ".fish")),
+    "sh": (
+        _line("#"),
+        ("bash", "shell", "zsh", "ksh", "fish"),
+        (".sh", ".bash", ".zsh", ".ksh", ".fish"),
+    ),
     "perl": (_line("#"), ("pl",), (".pl", ".pm")),
     "r": (_line("#"), (), (".r", ".R")),
     "yaml": (_line("#"), ("yml",), (".yaml", ".yml")),
@@ -82,16 +99,24 @@ _TABLE: dict[str, tuple[CommentStyle, tuple[str, ...], tuple[str, ...]]] = {
     "matlab": (_line("%"), ("octave",), (".m",)),
     "vb": (_line("'"), ("vbnet", "vba"), (".vb", ".bas")),
     "html": (_block("<!--", "-->"), ("htm", "xhtml"), (".html", ".htm", ".xhtml")),
-    "xml": (_block("<!--", "-->"), ("svg", "xsl", "plist"), (".xml", ".svg", ".xsl", ".xslt", ".plist", ".csproj")),
+    "xml": (
+        _block("<!--", "-->"),
+        ("svg", "xsl", "plist"),
+        (".xml", ".svg", ".xsl", ".xslt", ".plist", ".csproj"),
+    ),
     "markdown": (_block("<!--", "-->"), ("md", "mdx"), (".md", ".markdown", ".mdx")),
     "vue": (_block("<!--", "-->"), ("svelte",), (".vue", ".svelte")),
     "css": (_block("/*", "*/"), (), (".css",)),
 }
 
 LANGUAGES: dict[str, CommentStyle] = {key: style for key, (style, _, _) in _TABLE.items()}
-ALIASES: dict[str, str] = {alias: key for key, (_, aliases, _) in _TABLE.items() for alias in aliases}
+ALIASES: dict[str, str] = {
+    alias: key for key, (_, aliases, _) in _TABLE.items() for alias in aliases
+}
 EXTENSIONS: dict[str, str] = {ext: key for key, (_, _, exts) in _TABLE.items() for ext in exts}
-_EXTENSIONS_FOLDED: dict[str, str] = {ext.lower(): key for ext, key in EXTENSIONS.items() if ext.startswith(".")}
+_EXTENSIONS_FOLDED: dict[str, str] = {
+    ext.lower(): key for ext, key in EXTENSIONS.items() if ext.startswith(".")
+}
 
 
 def resolve_language(name: str) -> str:
@@ -102,10 +127,13 @@ def resolve_language(name: str) -> str:
         return ALIASES[wanted]
     if f".{wanted}" in _EXTENSIONS_FOLDED:  # "language: jsx" and friends
         return _EXTENSIONS_FOLDED[f".{wanted}"]
-    raise OperatorError(ErrorCode.ERR_UNKNOWN_LANGUAGE, (
-        f'language "{name}" is not known; languages: {", ".join(sorted(LANGUAGES))}; '
-        "or pass comment_line_prefix, or comment_block_start with comment_block_end"
-    ))
+    raise OperatorError(
+        ErrorCode.ERR_UNKNOWN_LANGUAGE,
+        (
+            f'language "{name}" is not known; languages: {", ".join(sorted(LANGUAGES))}; '
+            "or pass comment_line_prefix, or comment_block_start with comment_block_end"
+        ),
+    )
 
 
 def language_for_path(path: str) -> str | None:

@@ -34,9 +34,12 @@ class Edit:
 
 
 def _bad(message: str) -> OperatorError:
-    return OperatorError(ErrorCode.ERR_INVALID_EDITS_JSON, (
-        f'{message}; the format is {{"version":1,"edits":[{{"op":"replaceFirst","find":"...","text":"..."}}, ...]}}'
-    ))
+    return OperatorError(
+        ErrorCode.ERR_INVALID_EDITS_JSON,
+        (
+            f'{message}; the format is {{"version":1,"edits":[{{"op":"replaceFirst","find":"...","text":"..."}}, ...]}}'
+        ),
+    )
 
 
 def _normalise(text: str) -> str:
@@ -51,24 +54,36 @@ def parse_edits(document: str) -> tuple[Edit, ...]:
     try:
         data = json.loads(document, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise _bad(f"edits_b64 is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        raise _bad(
+            f"edits_b64 is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
     except RecursionError:
         raise _bad("edits_b64 nests too deeply") from None
     except ValueError as exc:  # Python's cap on the digits of an integer (4300) is not JSON's
-        raise _bad(f"edits_b64 holds a number Operator cannot read ({str(exc).split(':')[0]})") from None
+        raise _bad(
+            f"edits_b64 holds a number Operator cannot read ({str(exc).split(':')[0]})"
+        ) from None
     if not isinstance(data, dict):
         raise _bad(f"the document must be a JSON object, not {_json_kind(data)}")
     extra = sorted(set(data) - {"version", "edits"})
     if extra:
         raise _bad(f"unknown top-level key {extra[0]!r}")
-    if type(data.get("version")) is not int or data["version"] != 1:  # not true, not 1.0: the number 1
+    if (
+        type(data.get("version")) is not int or data["version"] != 1
+    ):  # not true, not 1.0: the number 1
         raise _bad(f"version must be the number 1, got {json.dumps(data.get('version'))}")
     edits = data.get("edits")
     if not isinstance(edits, list) or not edits:
-        got = "it is missing" if "edits" not in data else f"got {'an empty array' if edits == [] else _json_kind(edits)}"
+        got = (
+            "it is missing"
+            if "edits" not in data
+            else f"got {'an empty array' if edits == [] else _json_kind(edits)}"
+        )
         raise _bad(f"edits must be a non-empty array of edit objects; {got}")
     if len(edits) > MAX_EDITS:
-        raise _bad(f"{len(edits)} edits is over the limit of {MAX_EDITS}; split them over several commands")
+        raise _bad(
+            f"{len(edits)} edits is over the limit of {MAX_EDITS}; split them over several commands"
+        )
     return tuple(_parse_one(index, item) for index, item in enumerate(edits))
 
 
@@ -104,7 +119,13 @@ def _json_kind(value: Any) -> str:
     """What a decoded JSON value is, in JSON's words (the model wrote JSON, not Python)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    kinds = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+    kinds = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+    }
     return "null" if value is None else kinds.get(type(value), type(value).__name__)
 
 
@@ -118,7 +139,9 @@ def _parse_one(index: int, item: Any) -> Edit:
     required, optional = _FIELDS[op]
     unknown = sorted(set(item) - set(required) - set(optional) - {"op"})
     if unknown:
-        raise _bad(f"{where} ({op}) does not take {unknown[0]!r}; it takes {', '.join(required + optional)}")
+        raise _bad(
+            f"{where} ({op}) does not take {unknown[0]!r}; it takes {', '.join(required + optional)}"
+        )
     missing = [name for name in required if name not in item]
     if missing:
         raise _bad(f"{where} ({op}) is missing {', '.join(missing)}")
@@ -132,13 +155,19 @@ def _parse_one(index: int, item: Any) -> Edit:
             raise _bad(f"{where} ({op}): {name} must not be empty")
     for name in ("occurrence", "startLine", "endLine"):
         if name in item and not _whole(item[name]):
-            raise _bad(f"{where} ({op}): {name} must be a whole number >= 1, got {json.dumps(item[name])}")
+            raise _bad(
+                f"{where} ({op}): {name} must be a whole number >= 1, got {json.dumps(item[name])}"
+            )
     if op == "replaceRange" and item["startLine"] > item["endLine"]:
-        raise _bad(f"{where} (replaceRange): startLine {item['startLine']} is after endLine {item['endLine']}")
+        raise _bad(
+            f"{where} (replaceRange): startLine {item['startLine']} is after endLine {item['endLine']}"
+        )
     return Edit(
-        op=op, text=_normalise(item["text"]),
+        op=op,
+        text=_normalise(item["text"]),
         anchor=_normalise(item["anchor"]) if "anchor" in item else None,
         occurrence=item.get("occurrence", 1),
         find=_normalise(item["find"]) if "find" in item else None,
-        start_line=item.get("startLine"), end_line=item.get("endLine"),
+        start_line=item.get("startLine"),
+        end_line=item.get("endLine"),
     )

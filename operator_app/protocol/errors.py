@@ -97,73 +97,219 @@ VALIDATION = "validation"
 ADDED = "added"
 
 ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
-    ErrorCode.ERR_MARKER_NOT_ALONE: ErrorInfo(CORE, "a marker shares its line with other text (markdown fence, prefix, suffix); put each marker alone on its line"),
-    ErrorCode.ERR_MISSING_END_MARKER: ErrorInfo(CORE, "the message ended inside an OPERATOR_CMD block; close every block with END_OPERATOR_CMD"),
-    ErrorCode.ERR_NESTED_BLOCK: ErrorInfo(CORE, "OPERATOR_CMD appeared before the open block's END_OPERATOR_CMD (neither was run; resend each block closed), or inside an OPERATOR_RESULT block (never run; do not write OPERATOR_RESULT blocks)"),
-    ErrorCode.ERR_NON_KEY_VALUE_LINE: ErrorInfo(CORE, "a line inside the block is not \"key: value\"; remove prose, bullets and indentation"),
+    ErrorCode.ERR_MARKER_NOT_ALONE: ErrorInfo(
+        CORE,
+        "a marker shares its line with other text (markdown fence, prefix, suffix); put each marker alone on its line",
+    ),
+    ErrorCode.ERR_MISSING_END_MARKER: ErrorInfo(
+        CORE,
+        "the message ended inside an OPERATOR_CMD block; close every block with END_OPERATOR_CMD",
+    ),
+    ErrorCode.ERR_NESTED_BLOCK: ErrorInfo(
+        CORE,
+        "OPERATOR_CMD appeared before the open block's END_OPERATOR_CMD (neither was run; resend each block closed), or inside an OPERATOR_RESULT block (never run; do not write OPERATOR_RESULT blocks)",
+    ),
+    ErrorCode.ERR_NON_KEY_VALUE_LINE: ErrorInfo(
+        CORE, 'a line inside the block is not "key: value"; remove prose, bullets and indentation'
+    ),
     ErrorCode.ERR_EMPTY_LINE_IN_CMD: ErrorInfo(CORE, "a blank line inside the block; remove it"),
-    ErrorCode.ERR_NON_ASCII_IN_CMD: ErrorInfo(CORE, "a non-ASCII character inside the block; use ASCII, put other text in a *_b64 field"),
-    ErrorCode.ERR_MISSING_REQUIRED_FIELDS: ErrorInfo(CORE, "version, id or action is missing or empty"),
-    ErrorCode.ERR_ACTION_REQUIRES_PATH: ErrorInfo(CORE, "an fs.* action without a path; add path: <relative path>"),
-    ErrorCode.ERR_ACTION_FORBIDS_PATH: ErrorInfo(CORE, "a non-fs action with a path; remove the path line"),
-    ErrorCode.ERR_CONTENT_HAS_NEWLINES: ErrorInfo(CORE, "content spans several lines; send it as content_b64"),
-    ErrorCode.ERR_INVALID_BASE64: ErrorInfo(CORE, "a *_b64 value is not strict single-line base64 of UTF-8 text; re-encode it (the message says where it broke)"),
-    ErrorCode.ERR_SEARCH_PATH_IS_DIR: ErrorInfo(CORE, "fs.search was given a folder; use fs.searchTree for folders"),
-    ErrorCode.ERR_MISSING_QUERY: ErrorInfo(VALIDATION, "fs.search / fs.searchTree without a non-empty query (alias q)"),
-    ErrorCode.ERR_INVALID_READSLICE_PARAMS: ErrorInfo(VALIDATION, "start or lines is not a positive whole number, or start is past the end of the file (the message gives the line count)"),
+    ErrorCode.ERR_NON_ASCII_IN_CMD: ErrorInfo(
+        CORE, "a non-ASCII character inside the block; use ASCII, put other text in a *_b64 field"
+    ),
+    ErrorCode.ERR_MISSING_REQUIRED_FIELDS: ErrorInfo(
+        CORE, "version, id or action is missing or empty"
+    ),
+    ErrorCode.ERR_ACTION_REQUIRES_PATH: ErrorInfo(
+        CORE, "an fs.* action without a path; add path: <relative path>"
+    ),
+    ErrorCode.ERR_ACTION_FORBIDS_PATH: ErrorInfo(
+        CORE, "a non-fs action with a path; remove the path line"
+    ),
+    ErrorCode.ERR_CONTENT_HAS_NEWLINES: ErrorInfo(
+        CORE, "content spans several lines; send it as content_b64"
+    ),
+    ErrorCode.ERR_INVALID_BASE64: ErrorInfo(
+        CORE,
+        "a *_b64 value is not strict single-line base64 of UTF-8 text; re-encode it (the message says where it broke)",
+    ),
+    ErrorCode.ERR_SEARCH_PATH_IS_DIR: ErrorInfo(
+        CORE, "fs.search was given a folder; use fs.searchTree for folders"
+    ),
+    ErrorCode.ERR_MISSING_QUERY: ErrorInfo(
+        VALIDATION, "fs.search / fs.searchTree without a non-empty query (alias q)"
+    ),
+    ErrorCode.ERR_INVALID_READSLICE_PARAMS: ErrorInfo(
+        VALIDATION,
+        "start or lines is not a positive whole number, or start is past the end of the file (the message gives the line count)",
+    ),
     ErrorCode.ERR_MISSING_EDITS_B64: ErrorInfo(VALIDATION, "fs.applyEdits without edits_b64"),
     ErrorCode.ERR_MISSING_PATCH_B64: ErrorInfo(VALIDATION, "fs.patch without patch_b64"),
-    ErrorCode.ERR_INVALID_EDITS_JSON: ErrorInfo(VALIDATION, "edits_b64 does not decode to {\"version\":1,\"edits\":[...]} with valid edit objects; the message names the edit and field"),
-    ErrorCode.ERR_UNKNOWN_ACTION: ErrorInfo(VALIDATION, "the action is not defined; the message lists the actions"),
-    ErrorCode.ERR_RESERVED_ACTION: ErrorInfo(VALIDATION, "operator.error is produced by Operator only; never send it"),
-    ErrorCode.ERR_DUPLICATE_ID: ErrorInfo(VALIDATION, "this id was already used in this session for a different command; send it again with a new id"),
-    ErrorCode.ERR_BLOCK_TOO_LARGE: ErrorInfo(VALIDATION, "the block has more than 200 lines or 50000 characters; split the payload over several commands"),
+    ErrorCode.ERR_INVALID_EDITS_JSON: ErrorInfo(
+        VALIDATION,
+        'edits_b64 does not decode to {"version":1,"edits":[...]} with valid edit objects; the message names the edit and field',
+    ),
+    ErrorCode.ERR_UNKNOWN_ACTION: ErrorInfo(
+        VALIDATION, "the action is not defined; the message lists the actions"
+    ),
+    ErrorCode.ERR_RESERVED_ACTION: ErrorInfo(
+        VALIDATION, "operator.error is produced by Operator only; never send it"
+    ),
+    ErrorCode.ERR_DUPLICATE_ID: ErrorInfo(
+        VALIDATION,
+        "this id was already used in this session for a different command; send it again with a new id",
+    ),
+    ErrorCode.ERR_BLOCK_TOO_LARGE: ErrorInfo(
+        VALIDATION,
+        "the block has more than 200 lines or 50000 characters; split the payload over several commands",
+    ),
     ErrorCode.ERR_UNSUPPORTED_VERSION: ErrorInfo(VALIDATION, "version is not exactly 1"),
-    ErrorCode.ERR_FILE_TOO_LARGE: ErrorInfo(VALIDATION, "the file is over the action's size limit; use fs.readSlice / fs.search"),
+    ErrorCode.ERR_FILE_TOO_LARGE: ErrorInfo(
+        VALIDATION, "the file is over the action's size limit; use fs.readSlice / fs.search"
+    ),
     ErrorCode.ERR_MISSING_MARKER_ID: ErrorInfo(VALIDATION, "a region action without marker_id"),
-    ErrorCode.ERR_MISSING_CONTENT_B64: ErrorInfo(VALIDATION, "fs.insertRegion / fs.replaceRegion without content_b64"),
-    ErrorCode.ERR_MISSING_WRITE_CONTENT: ErrorInfo(VALIDATION, "fs.write without content_b64 or content"),
-    ErrorCode.ERR_UNKNOWN_LANGUAGE: ErrorInfo(VALIDATION, "language is not in the comment style mapping; the message lists the languages"),
-    ErrorCode.ERR_COMMENT_STYLE_REQUIRED: ErrorInfo(VALIDATION, "the file's extension has no known comment style; pass language or comment_* overrides"),
-    ErrorCode.ERR_INVALID_COMMENT_STYLE: ErrorInfo(VALIDATION, "comment overrides are incomplete or mixed; give comment_line_prefix, or both comment_block_start and comment_block_end, or language"),
-    ErrorCode.ERR_REGION_MARKER_NOT_FOUND: ErrorInfo(VALIDATION, "no OPERATOR_BEGIN/OPERATOR_END pair for marker_id; the message lists the regions in the file"),
-    ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE: ErrorInfo(VALIDATION, "marker_id occurs more than once; the message gives the lines"),
-    ErrorCode.ERR_REGION_MARKER_ORDER: ErrorInfo(VALIDATION, "OPERATOR_END comes before OPERATOR_BEGIN"),
-    ErrorCode.ERR_REGION_MARKER_MISMATCH: ErrorInfo(VALIDATION, "regions overlap or nest, or a BEGIN has no matching END"),
-    ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS: ErrorInfo(VALIDATION, "fs.insertRegion with a marker_id the file already has; pick a new id or use fs.replaceRegion"),
+    ErrorCode.ERR_MISSING_CONTENT_B64: ErrorInfo(
+        VALIDATION, "fs.insertRegion / fs.replaceRegion without content_b64"
+    ),
+    ErrorCode.ERR_MISSING_WRITE_CONTENT: ErrorInfo(
+        VALIDATION, "fs.write without content_b64 or content"
+    ),
+    ErrorCode.ERR_UNKNOWN_LANGUAGE: ErrorInfo(
+        VALIDATION, "language is not in the comment style mapping; the message lists the languages"
+    ),
+    ErrorCode.ERR_COMMENT_STYLE_REQUIRED: ErrorInfo(
+        VALIDATION,
+        "the file's extension has no known comment style; pass language or comment_* overrides",
+    ),
+    ErrorCode.ERR_INVALID_COMMENT_STYLE: ErrorInfo(
+        VALIDATION,
+        "comment overrides are incomplete or mixed; give comment_line_prefix, or both comment_block_start and comment_block_end, or language",
+    ),
+    ErrorCode.ERR_REGION_MARKER_NOT_FOUND: ErrorInfo(
+        VALIDATION,
+        "no OPERATOR_BEGIN/OPERATOR_END pair for marker_id; the message lists the regions in the file",
+    ),
+    ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE: ErrorInfo(
+        VALIDATION, "marker_id occurs more than once; the message gives the lines"
+    ),
+    ErrorCode.ERR_REGION_MARKER_ORDER: ErrorInfo(
+        VALIDATION, "OPERATOR_END comes before OPERATOR_BEGIN"
+    ),
+    ErrorCode.ERR_REGION_MARKER_MISMATCH: ErrorInfo(
+        VALIDATION, "regions overlap or nest, or a BEGIN has no matching END"
+    ),
+    ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS: ErrorInfo(
+        VALIDATION,
+        "fs.insertRegion with a marker_id the file already has; pick a new id or use fs.replaceRegion",
+    ),
     ErrorCode.ERR_MISSING_ANCHOR: ErrorInfo(VALIDATION, "fs.insertRegion without anchor"),
-    ErrorCode.ERR_ANCHOR_NOT_FOUND: ErrorInfo(VALIDATION, "the anchor text is not in the file; the message shows the closest line"),
-    ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE: ErrorInfo(VALIDATION, "occurrence is not a whole number >= 1, or the anchor occurs fewer times (the message gives the count)"),
+    ErrorCode.ERR_ANCHOR_NOT_FOUND: ErrorInfo(
+        VALIDATION, "the anchor text is not in the file; the message shows the closest line"
+    ),
+    ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE: ErrorInfo(
+        VALIDATION,
+        "occurrence is not a whole number >= 1, or the anchor occurs fewer times (the message gives the count)",
+    ),
     ErrorCode.ERR_INVALID_INSERT_POSITION: ErrorInfo(VALIDATION, "position is not before or after"),
-    ErrorCode.ERR_MISSING_PATH_TO: ErrorInfo(VALIDATION, "fs.copy / fs.move / fs.rename without path_to (the new path, relative to the workspace root)"),
-    ErrorCode.ERR_UNEXPECTED_PATH_TO: ErrorInfo(VALIDATION, "path_to on an action that takes one path; remove it (only fs.copy, fs.move and fs.rename take path_to)"),
-    ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD: ErrorInfo(ADDED, "a control character (ESC, NUL, form feed, vertical tab, DEL...) inside the block; only printable ASCII and tab, put other text in a *_b64 field"),
-    ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(ADDED, "a key (or two aliases of one field, or content and content_b64) appears twice in one block; keep one"),
-    ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(ADDED, "a key the action does not take that is, or nearly is, a field of this or another action (a typo, or a field that would change what the command does); the message names the field meant and lists the action's fields"),
-    ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(ADDED, "workspace/workspaceRoot/cwd in a command; remove it, paths are relative to the workspace the person chose"),
-    ErrorCode.ERR_INVALID_MARKER_ID: ErrorInfo(ADDED, "marker_id has characters other than A-Z a-z 0-9 _ . - (or is over 100 characters)"),
-    ErrorCode.ERR_INVALID_PATH: ErrorInfo(ADDED, "the path is malformed (backslashes, control characters, empty); use a relative path with / separators, . for the root"),
-    ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE: ErrorInfo(ADDED, "the path is absolute, uses .. or ~ to leave the workspace, or goes through a symlink that leads outside; use a path inside the workspace"),
-    ErrorCode.ERR_NOT_FOUND: ErrorInfo(ADDED, "nothing exists at the path; the message lists close names in that folder; check with fs.list"),
-    ErrorCode.ERR_NOT_A_FILE: ErrorInfo(ADDED, "the action needs a file and the path is a folder; use fs.list or fs.searchTree"),
-    ErrorCode.ERR_NOT_A_DIRECTORY: ErrorInfo(ADDED, "fs.list was given a file, or a parent in the path is a file"),
-    ErrorCode.ERR_SPECIAL_FILE: ErrorInfo(ADDED, "the path is a FIFO, socket or device; Operator never opens those"),
-    ErrorCode.ERR_SYMLINK_TARGET: ErrorInfo(ADDED, "the target of a write is a symlink; write to the real file's path instead"),
-    ErrorCode.ERR_BINARY_FILE: ErrorInfo(ADDED, "the file holds binary data (NUL bytes); Operator reads and edits text only"),
-    ErrorCode.ERR_NOT_UTF8: ErrorInfo(ADDED, "the file is not valid UTF-8 (the message gives the byte offset); Operator reads and edits UTF-8 text only"),
-    ErrorCode.ERR_PERMISSION_DENIED: ErrorInfo(ADDED, "the operating system refused access; ask the person to fix the permissions"),
+    ErrorCode.ERR_MISSING_PATH_TO: ErrorInfo(
+        VALIDATION,
+        "fs.copy / fs.move / fs.rename without path_to (the new path, relative to the workspace root)",
+    ),
+    ErrorCode.ERR_UNEXPECTED_PATH_TO: ErrorInfo(
+        VALIDATION,
+        "path_to on an action that takes one path; remove it (only fs.copy, fs.move and fs.rename take path_to)",
+    ),
+    ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD: ErrorInfo(
+        ADDED,
+        "a control character (ESC, NUL, form feed, vertical tab, DEL...) inside the block; only printable ASCII and tab, put other text in a *_b64 field",
+    ),
+    ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(
+        ADDED,
+        "a key (or two aliases of one field, or content and content_b64) appears twice in one block; keep one",
+    ),
+    ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(
+        ADDED,
+        "a key the action does not take that is, or nearly is, a field of this or another action (a typo, or a field that would change what the command does); the message names the field meant and lists the action's fields",
+    ),
+    ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(
+        ADDED,
+        "workspace/workspaceRoot/cwd in a command; remove it, paths are relative to the workspace the person chose",
+    ),
+    ErrorCode.ERR_INVALID_MARKER_ID: ErrorInfo(
+        ADDED, "marker_id has characters other than A-Z a-z 0-9 _ . - (or is over 100 characters)"
+    ),
+    ErrorCode.ERR_INVALID_PATH: ErrorInfo(
+        ADDED,
+        "the path is malformed (backslashes, control characters, empty); use a relative path with / separators, . for the root",
+    ),
+    ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE: ErrorInfo(
+        ADDED,
+        "the path is absolute, uses .. or ~ to leave the workspace, or goes through a symlink that leads outside; use a path inside the workspace",
+    ),
+    ErrorCode.ERR_NOT_FOUND: ErrorInfo(
+        ADDED,
+        "nothing exists at the path; the message lists close names in that folder; check with fs.list",
+    ),
+    ErrorCode.ERR_NOT_A_FILE: ErrorInfo(
+        ADDED, "the action needs a file and the path is a folder; use fs.list or fs.searchTree"
+    ),
+    ErrorCode.ERR_NOT_A_DIRECTORY: ErrorInfo(
+        ADDED, "fs.list was given a file, or a parent in the path is a file"
+    ),
+    ErrorCode.ERR_SPECIAL_FILE: ErrorInfo(
+        ADDED, "the path is a FIFO, socket or device; Operator never opens those"
+    ),
+    ErrorCode.ERR_SYMLINK_TARGET: ErrorInfo(
+        ADDED, "the target of a write is a symlink; write to the real file's path instead"
+    ),
+    ErrorCode.ERR_BINARY_FILE: ErrorInfo(
+        ADDED, "the file holds binary data (NUL bytes); Operator reads and edits text only"
+    ),
+    ErrorCode.ERR_NOT_UTF8: ErrorInfo(
+        ADDED,
+        "the file is not valid UTF-8 (the message gives the byte offset); Operator reads and edits UTF-8 text only",
+    ),
+    ErrorCode.ERR_PERMISSION_DENIED: ErrorInfo(
+        ADDED, "the operating system refused access; ask the person to fix the permissions"
+    ),
     ErrorCode.ERR_IO: ErrorInfo(ADDED, "another operating system error; the message gives it"),
-    ErrorCode.ERR_INVALID_PATCH: ErrorInfo(ADDED, "patch_b64 is not a one-file unified diff with consistent @@ counts; the message says which line is wrong"),
-    ErrorCode.ERR_PATCH_MISMATCH: ErrorInfo(ADDED, "a hunk's context or removed lines differ from the file; the message shows expected and actual lines and where the hunk matches instead; read the file again and resend"),
-    ErrorCode.ERR_EDIT_FAILED: ErrorInfo(ADDED, "an fs.applyEdits edit could not apply (find text absent, range outside the file); the message gives the edit's index; nothing was written"),
-    ErrorCode.ERR_DELETE_ROOT: ErrorInfo(ADDED, "fs.delete of the workspace root; delete entries inside it instead"),
-    ErrorCode.ERR_DELETE_INCOMPLETE: ErrorInfo(ADDED, "fs.delete (or fs.move to another file system, for the original) moved the entry away from its place but could not finish putting it in the trash; the message says where it is now; tell the person and do not send the command again"),
-    ErrorCode.ERR_TARGET_EXISTS: ErrorInfo(ADDED, "path_to of fs.copy / fs.move / fs.rename exists; send overwrite: true to replace a file (the person sees its diff), or choose another path_to; a folder is never replaced"),
-    ErrorCode.ERR_INVALID_PATH_TO: ErrorInfo(ADDED, "path_to is the entry itself or lies inside the folder being copied or moved, or (fs.rename) is in another folder than path; the message says which"),
+    ErrorCode.ERR_INVALID_PATCH: ErrorInfo(
+        ADDED,
+        "patch_b64 is not a one-file unified diff with consistent @@ counts; the message says which line is wrong",
+    ),
+    ErrorCode.ERR_PATCH_MISMATCH: ErrorInfo(
+        ADDED,
+        "a hunk's context or removed lines differ from the file; the message shows expected and actual lines and where the hunk matches instead; read the file again and resend",
+    ),
+    ErrorCode.ERR_EDIT_FAILED: ErrorInfo(
+        ADDED,
+        "an fs.applyEdits edit could not apply (find text absent, range outside the file); the message gives the edit's index; nothing was written",
+    ),
+    ErrorCode.ERR_DELETE_ROOT: ErrorInfo(
+        ADDED, "fs.delete of the workspace root; delete entries inside it instead"
+    ),
+    ErrorCode.ERR_DELETE_INCOMPLETE: ErrorInfo(
+        ADDED,
+        "fs.delete (or fs.move to another file system, for the original) moved the entry away from its place but could not finish putting it in the trash; the message says where it is now; tell the person and do not send the command again",
+    ),
+    ErrorCode.ERR_TARGET_EXISTS: ErrorInfo(
+        ADDED,
+        "path_to of fs.copy / fs.move / fs.rename exists; send overwrite: true to replace a file (the person sees its diff), or choose another path_to; a folder is never replaced",
+    ),
+    ErrorCode.ERR_INVALID_PATH_TO: ErrorInfo(
+        ADDED,
+        "path_to is the entry itself or lies inside the folder being copied or moved, or (fs.rename) is in another folder than path; the message says which",
+    ),
     ErrorCode.ERR_INVALID_OVERWRITE: ErrorInfo(ADDED, "overwrite is not true or false"),
-    ErrorCode.ERR_CONFLICT: ErrorInfo(ADDED, "the file (for fs.copy / fs.move / fs.rename: either side) changed between the preview and the write; nothing was written; read it again and resend"),
-    ErrorCode.ERR_REJECTED: ErrorInfo(ADDED, "the person declined this write; nothing changed; ask them before trying again"),
-    ErrorCode.ERR_INTERNAL: ErrorInfo(ADDED, "Operator itself failed on this command; nothing was changed; tell the person"),
+    ErrorCode.ERR_CONFLICT: ErrorInfo(
+        ADDED,
+        "the file (for fs.copy / fs.move / fs.rename: either side) changed between the preview and the write; nothing was written; read it again and resend",
+    ),
+    ErrorCode.ERR_REJECTED: ErrorInfo(
+        ADDED, "the person declined this write; nothing changed; ask them before trying again"
+    ),
+    ErrorCode.ERR_INTERNAL: ErrorInfo(
+        ADDED, "Operator itself failed on this command; nothing was changed; tell the person"
+    ),
 }
 
 

@@ -61,7 +61,17 @@ BASE64_FIELDS = ("content_b64", "patch_b64", "edits_b64")
 
 # Rule 11: "Do NOT include workspace/workspaceRoot (or any equivalent) as a command field."
 WORKSPACE_FIELDS = frozenset(
-    {"workspace", "workspaceRoot", "workspace_root", "workspaceDir", "workspace_dir", "root", "cwd", "rootDir", "root_dir"}
+    {
+        "workspace",
+        "workspaceRoot",
+        "workspace_root",
+        "workspaceDir",
+        "workspace_dir",
+        "root",
+        "cwd",
+        "rootDir",
+        "root_dir",
+    }
 )
 
 # "operator.error ... LLMs MUST NOT emit operator.error"

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 
 from . import grammar
-from .errors import ErrorCode, OperatorError
 from .blocks import RawBlock
+from .errors import ErrorCode, OperatorError
 
 
 @dataclass(frozen=True)
@@ -31,18 +31,24 @@ def parse_fields(block: RawBlock) -> Fields:
     for line_no, text in block.lines:
         bad = None if plain else grammar.NON_ASCII_RE.search(text)
         if bad:
-            raise OperatorError(ErrorCode.ERR_NON_ASCII_IN_CMD, (
-                f"line {line_no} has the non-ASCII character {bad.group()!r} (U+{ord(bad.group()):04X}) at column "
-                f"{bad.start() + 1}; use ASCII only inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_NON_ASCII_IN_CMD,
+                (
+                    f"line {line_no} has the non-ASCII character {bad.group()!r} (U+{ord(bad.group()):04X}) at column "
+                    f"{bad.start() + 1}; use ASCII only inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
+                ),
+            )
         control = None if plain else grammar.CONTROL_CHAR_RE.search(text)
         if control:
             char = control.group()
-            raise OperatorError(ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD, (
-                f"line {line_no} has the control character {_CONTROL_NAMES.get(char, 'U+%04X' % ord(char))} "
-                f"(\\x{ord(char):02x}) at column {control.start() + 1}; only printable ASCII and tab may appear inside "
-                "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 field"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
+                (
+                    f"line {line_no} has the control character {_CONTROL_NAMES.get(char, 'U+%04X' % ord(char))} "
+                    f"(\\x{ord(char):02x}) at column {control.start() + 1}; only printable ASCII and tab may appear inside "
+                    "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 field"
+                ),
+            )
         stripped = text.strip()
         key, colon, value = stripped.partition(":")
         key = key.strip()
@@ -55,19 +61,26 @@ def parse_fields(block: RawBlock) -> Fields:
                 f"content starts on line {lines['content']} and continues on line {line_no}",
             )
         if not stripped:
-            raise OperatorError(ErrorCode.ERR_EMPTY_LINE_IN_CMD, (
-                f"line {line_no} inside the block is empty; remove blank lines between OPERATOR_CMD and END_OPERATOR_CMD"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_EMPTY_LINE_IN_CMD,
+                (
+                    f"line {line_no} inside the block is empty; remove blank lines between OPERATOR_CMD and END_OPERATOR_CMD"
+                ),
+            )
         if not is_pair:
             shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
-            raise OperatorError(ErrorCode.ERR_NON_KEY_VALUE_LINE, (
-                f"line {line_no} is not a \"key: value\" line: {shown!r}; {_key_hint(key) if colon else ''}"
-                "only key: value lines may appear inside OPERATOR_CMD (no prose, bullets or indentation)"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_NON_KEY_VALUE_LINE,
+                (
+                    f'line {line_no} is not a "key: value" line: {shown!r}; {_key_hint(key) if colon else ""}'
+                    "only key: value lines may appear inside OPERATOR_CMD (no prose, bullets or indentation)"
+                ),
+            )
         if key in values:
-            raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, (
-                f"{key} appears twice (lines {lines[key]} and {line_no}); keep one {key} line"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_DUPLICATE_FIELD,
+                (f"{key} appears twice (lines {lines[key]} and {line_no}); keep one {key} line"),
+            )
         values[key] = value.strip()
         lines[key] = line_no
         after_content = key == "content"
@@ -84,5 +97,11 @@ def _key_hint(key: str) -> str:
 
 
 _NOT_KEY_CHARS_RE = re.compile(r"[^A-Za-z0-9_]+")
-_CONTROL_NAMES = {"\x00": "NUL", "\x08": "backspace", "\x0b": "vertical tab", "\x0c": "form feed", "\x1b": "ESC",
-                  "\x7f": "DEL"}
+_CONTROL_NAMES = {
+    "\x00": "NUL",
+    "\x08": "backspace",
+    "\x0b": "vertical tab",
+    "\x0c": "form feed",
+    "\x1b": "ESC",
+    "\x7f": "DEL",
+}

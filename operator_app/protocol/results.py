@@ -33,7 +33,7 @@ def encodable(text: str) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """"1 line", "3 lines": summaries are read by a model that copies what it sees."""
+    """ "1 line", "3 lines": summaries are read by a model that copies what it sees."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
@@ -55,7 +55,9 @@ def escape_controls(text: str) -> str:
 
 def one_line(text: str) -> str:
     """`text` as one printable line: line breaks become spaces, other control characters escapes."""
-    text = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from odd file names
+    text = text.encode("utf-8", errors="replace").decode(
+        "utf-8"
+    )  # lone surrogates from odd file names
     return escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip())
 
 
@@ -88,7 +90,12 @@ class CommandResult:
         return escape_controls(self.id.encode("utf-8", errors="replace").decode("utf-8"))
 
     def render(self) -> str:
-        lines = [RESULT_START, f"id: {self.shown_id}", f"ok: {'true' if self.ok else 'false'}", f"summary: {one_line(self.summary)}"]
+        lines = [
+            RESULT_START,
+            f"id: {self.shown_id}",
+            f"ok: {'true' if self.ok else 'false'}",
+            f"summary: {one_line(self.summary)}",
+        ]
         if self.details is not None and self.details != "":
             lines.append(f"details_b64: {encode_b64_text(self.details)}")
         lines.append(RESULT_END)
@@ -131,19 +138,42 @@ def invalid_summary(error: OperatorError) -> str:
     return f"Invalid OPERATOR_CMD ({error.code.value}): {error.message}"
 
 
-def failed(command_id: str, error: OperatorError, *, action: str | None, path: str | None,
-           status: Status = "failed", summary: str | None = None, line: int | None = None) -> CommandResult:
+def failed(
+    command_id: str,
+    error: OperatorError,
+    *,
+    action: str | None,
+    path: str | None,
+    status: Status = "failed",
+    summary: str | None = None,
+    line: int | None = None,
+) -> CommandResult:
     return CommandResult(
-        id=command_id, ok=False, summary=summary or str(error), details=error.context,
-        action=action, path=path, error_code=error.code.value, status=status, line=line,
+        id=command_id,
+        ok=False,
+        summary=summary or str(error),
+        details=error.context,
+        action=action,
+        path=path,
+        error_code=error.code.value,
+        status=status,
+        line=line,
     )
 
 
-def operator_error(result_id: str, error: OperatorError, *, related_id: str | None, line: int | None) -> CommandResult:
+def operator_error(
+    result_id: str, error: OperatorError, *, related_id: str | None, line: int | None
+) -> CommandResult:
     """The spec's operator.error result, for a block whose id could not be read."""
     message = invalid_summary(error) + (f" ({error.context})" if error.context else "")
     details = json.dumps({"message": message, "related_id": related_id})
     return CommandResult(
-        id=result_id, ok=False, summary=invalid_summary(error), details=details, action="operator.error",
-        error_code=error.code.value, status="invalid", line=line,
+        id=result_id,
+        ok=False,
+        summary=invalid_summary(error),
+        details=details,
+        action="operator.error",
+        error_code=error.code.value,
+        status="invalid",
+        line=line,
     )

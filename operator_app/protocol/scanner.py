@@ -19,10 +19,27 @@ import re
 from dataclasses import dataclass
 
 from . import grammar
-from .blocks import OpenBlock, PendingBlock, RawBlock, ScanEvent, ScanWarning, classify, not_alone_message
+from .blocks import (
+    OpenBlock,
+    PendingBlock,
+    RawBlock,
+    ScanEvent,
+    ScanWarning,
+    classify,
+    not_alone_message,
+)
 from .errors import ErrorCode, OperatorError
 
-__all__ = ["PendingBlock", "RawBlock", "ScanEvent", "ScanResult", "ScanWarning", "Scanner", "scan_message", "windowed"]
+__all__ = [
+    "PendingBlock",
+    "RawBlock",
+    "ScanEvent",
+    "ScanResult",
+    "ScanWarning",
+    "Scanner",
+    "scan_message",
+    "windowed",
+]
 
 _BREAK_RE = re.compile(r"\r\n?|\n")
 _END_TOKEN = "END_OPERATOR_"
@@ -30,7 +47,9 @@ _TOKEN_HEAD = len(_END_TOKEN) - 1  # how much of the token can come before the c
 
 
 class Scanner:
-    def __init__(self, *, first_line: int = 1, skip_first_fragment: bool = False, window_cut: bool = False) -> None:
+    def __init__(
+        self, *, first_line: int = 1, skip_first_fragment: bool = False, window_cut: bool = False
+    ) -> None:
         self._pieces: list[str] = []  # text not yet consumed (an unfinished line, mostly)
         self._line_no = first_line  # number of the line that starts the unconsumed text
         self._skip_fragment = skip_first_fragment
@@ -50,13 +69,17 @@ class Scanner:
         self._held_cr = False  # the walked rest ends with a "\r" waiting for its "\n"
         self._queue_break = False  # a line break in the looked-at text completes a line
         self._queue_token = False  # "OPERATOR_" in the looked-at text
-        self.walked_chars = 0  # characters handed to the line walk, in all (a work counter for tests)
+        self.walked_chars = (
+            0  # characters handed to the line walk, in all (a work counter for tests)
+        )
         # The next chunk opens the message (and may start with a BOM), or end() was called.
         self._first_or_ended = first_line == 1 and not skip_first_fragment
 
     @property
     def pending(self) -> PendingBlock | None:
-        if self._worth_a_walk():  # lines held back may open a block or hold its id: look at them now
+        if (
+            self._worth_a_walk()
+        ):  # lines held back may open a block or hold its id: look at them now
             self._backlog += self._consume(final=False)
             self._armed = _END_TOKEN in self._pieces[-1]
         if self._block is None:
@@ -74,7 +97,9 @@ class Scanner:
             if self._held_cr or "\n" in fresh or "\r" in fresh:
                 self._queue_break = True
             if not self._queue_token:
-                self._queue_token = "OPERATOR_" in fresh or "OPERATOR_" in self._text_before(looked, 8) + fresh[:8]
+                self._queue_token = (
+                    "OPERATOR_" in fresh or "OPERATOR_" in self._text_before(looked, 8) + fresh[:8]
+                )
             self._looked = len(pieces)
         if not self._queue_break:
             return False
@@ -105,14 +130,24 @@ class Scanner:
             # characters, and every suffix of the token holds "_": only then is the text queued
             # before it (over as many chunks as it takes) worth a look. Most prose has no "_" at
             # all, which one quick test settles.
-            if "_" in chunk and (_END_TOKEN in chunk or (
-                    chunk.find("_", 0, 13) >= 0 and _END_TOKEN in self._text_before(len(self._pieces) - 1, _TOKEN_HEAD) + chunk[:13])):
+            if "_" in chunk and (
+                _END_TOKEN in chunk
+                or (
+                    chunk.find("_", 0, 13) >= 0
+                    and _END_TOKEN
+                    in self._text_before(len(self._pieces) - 1, _TOKEN_HEAD) + chunk[:13]
+                )
+            ):
                 self._armed = True
             else:
                 return self._take_backlog([]) if self._backlog else []
         # A "\r" that ended the text before this chunk was held as maybe half of "\r\n": a chunk
         # not starting with "\n" completes that line (an END line, in CR-only text) by itself.
-        if "\n" not in chunk and "\r" not in chunk and not (len(self._pieces) > 1 and self._pieces[-2].endswith("\r")):
+        if (
+            "\n" not in chunk
+            and "\r" not in chunk
+            and not (len(self._pieces) > 1 and self._pieces[-2].endswith("\r"))
+        ):
             return self._take_backlog([]) if self._backlog else []
         events = self._consume(final=False)
         self._armed = _END_TOKEN in self._pieces[-1]
@@ -150,7 +185,11 @@ class Scanner:
                 )
             events.append(self._emit(block, None))
         if self._in_result is not None:
-            events.append(ScanWarning(self._in_result, f"OPERATOR_RESULT at line {self._in_result} is never closed"))
+            events.append(
+                ScanWarning(
+                    self._in_result, f"OPERATOR_RESULT at line {self._in_result} is never closed"
+                )
+            )
             self._in_result = None
         return events
 
@@ -200,7 +239,11 @@ class Scanner:
 
     def _advance_lines(self, text: str, start: int, stop: int) -> None:
         if stop > start:
-            self._line_no += text.count("\n", start, stop) + text.count("\r", start, stop) - text.count("\r\n", start, stop)
+            self._line_no += (
+                text.count("\n", start, stop)
+                + text.count("\r", start, stop)
+                - text.count("\r\n", start, stop)
+            )
 
     def _line(self, line_no: int, line: str, events: list[ScanEvent]) -> None:
         marker = classify(line)
@@ -211,33 +254,60 @@ class Scanner:
         elif marker is not None:
             self._line_outside(line_no, line, marker, events)
 
-    def _line_outside(self, line_no: int, line: str, marker: tuple[str, bool], events: list[ScanEvent]) -> None:
+    def _line_outside(
+        self, line_no: int, line: str, marker: tuple[str, bool], events: list[ScanEvent]
+    ) -> None:
         token, alone = marker
         if token == grammar.CMD_START:
             self._seen_start = True
             self._block = OpenBlock(line_no, suspect=not alone)
             if not alone:
-                self._block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
+                self._block.fail(
+                    ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line)
+                )
         elif token == grammar.RESULT_START:
             self._in_result, self._result_alone = line_no, alone
             if not alone:
-                events.append(ScanWarning(line_no, f"OPERATOR_RESULT at line {line_no} is not alone on its line"))
+                events.append(
+                    ScanWarning(
+                        line_no, f"OPERATOR_RESULT at line {line_no} is not alone on its line"
+                    )
+                )
         elif token == grammar.CMD_END:
             if self._window_cut and not self._seen_start:
-                events.append(ScanWarning(line_no, (
-                    f"a block ending at line {line_no} starts before the last {grammar.WINDOW_CHARS} characters of "
-                    "the message and was ignored; place OPERATOR_CMD blocks near the end of the message"
-                )))
+                events.append(
+                    ScanWarning(
+                        line_no,
+                        (
+                            f"a block ending at line {line_no} starts before the last {grammar.WINDOW_CHARS} characters of "
+                            "the message and was ignored; place OPERATOR_CMD blocks near the end of the message"
+                        ),
+                    )
+                )
             elif alone:
-                events.append(ScanWarning(line_no, f"END_OPERATOR_CMD at line {line_no} has no OPERATOR_CMD before it"))
+                events.append(
+                    ScanWarning(
+                        line_no, f"END_OPERATOR_CMD at line {line_no} has no OPERATOR_CMD before it"
+                    )
+                )
             else:
-                events.append(RawBlock(line_no, line_no, (), OperatorError(
-                    ErrorCode.ERR_MARKER_NOT_ALONE,
-                    not_alone_message(token, line_no, line) + "; no OPERATOR_CMD opened this block, so nothing in it was run",
-                )))
+                events.append(
+                    RawBlock(
+                        line_no,
+                        line_no,
+                        (),
+                        OperatorError(
+                            ErrorCode.ERR_MARKER_NOT_ALONE,
+                            not_alone_message(token, line_no, line)
+                            + "; no OPERATOR_CMD opened this block, so nothing in it was run",
+                        ),
+                    )
+                )
         # A stray END_OPERATOR_RESULT outside any result block carries no command: nothing to do.
 
-    def _line_in_result(self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
+    def _line_in_result(
+        self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]
+    ) -> None:
         if marker is None:
             return
         token, _alone = marker
@@ -251,16 +321,25 @@ class Scanner:
             # A result opened by a line that only starts with the token may have been prose: still
             # not run (running is the unsafe guess), but the message says what opened the result.
             result_line, self._in_result = self._in_result, None
-            opened = "" if self._result_alone else " (a line starting with OPERATOR_RESULT opens one, even in prose)"
+            opened = (
+                ""
+                if self._result_alone
+                else " (a line starting with OPERATOR_RESULT opens one, even in prose)"
+            )
             self._line_outside(line_no, line, marker, events)
             assert self._block is not None
-            self._block.fail(ErrorCode.ERR_NESTED_BLOCK, (
-                f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at line {result_line}{opened}, "
-                "so it was not run; OPERATOR_RESULT blocks come from Operator: do not write them, "
-                "and send the command on its own"
-            ))
+            self._block.fail(
+                ErrorCode.ERR_NESTED_BLOCK,
+                (
+                    f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at line {result_line}{opened}, "
+                    "so it was not run; OPERATOR_RESULT blocks come from Operator: do not write them, "
+                    "and send the command on its own"
+                ),
+            )
 
-    def _line_in_block(self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]) -> None:
+    def _line_in_block(
+        self, line_no: int, line: str, marker: tuple[str, bool] | None, events: list[ScanEvent]
+    ) -> None:
         block = self._block
         assert block is not None
         if marker is None:
@@ -281,15 +360,21 @@ class Scanner:
             self._line_outside(line_no, line, marker, events)
             return
         if token == grammar.CMD_START and alone:
-            block.fail(ErrorCode.ERR_NESTED_BLOCK, (
-                f"OPERATOR_CMD at line {line_no} starts before the block opened at line {block.start_line} "
-                "is closed; neither was run; end each block with END_OPERATOR_CMD before the next OPERATOR_CMD"
-            ))
+            block.fail(
+                ErrorCode.ERR_NESTED_BLOCK,
+                (
+                    f"OPERATOR_CMD at line {line_no} starts before the block opened at line {block.start_line} "
+                    "is closed; neither was run; end each block with END_OPERATOR_CMD before the next OPERATOR_CMD"
+                ),
+            )
         elif alone:
-            block.fail(ErrorCode.ERR_NESTED_BLOCK, (
-                f"{token} at line {line_no} is inside the OPERATOR_CMD block opened at line {block.start_line}; "
-                "close the command with END_OPERATOR_CMD first"
-            ))
+            block.fail(
+                ErrorCode.ERR_NESTED_BLOCK,
+                (
+                    f"{token} at line {line_no} is inside the OPERATOR_CMD block opened at line {block.start_line}; "
+                    "close the command with END_OPERATOR_CMD first"
+                ),
+            )
         else:
             block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
         block.add(line_no, line)
@@ -311,15 +396,24 @@ def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
     start = max(0, len(text) - grammar.WINDOW_CHARS)
     if not start:
         return Scanner(), 0, None
-    first_line = 1 + text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+    first_line = (
+        1 + text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+    )
     # When the cut falls between "\r" and "\n" the "\n" is that line's own break.
     if text[start - 1] == "\r" and text[start] == "\n":
         start += 1
     fragment = text[start - 1] not in "\r\n"
     scanner = Scanner(first_line=first_line, skip_first_fragment=fragment, window_cut=True)
-    return scanner, start, ScanWarning(first_line, (
-        f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned"
-    ))
+    return (
+        scanner,
+        start,
+        ScanWarning(
+            first_line,
+            (
+                f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned"
+            ),
+        ),
+    )
 
 
 def scan_message(text: str) -> ScanResult:

@@ -42,7 +42,9 @@ def render_action(model: type[c.Command]) -> str:
         lines += ["Required: version, id, action", "No path allowed"]
     aliases = []
     for name, info in fields.items():
-        if name in _BASE_FIELDS or name in _COMMENT_FIELDS and issubclass(model, c.CommentStyleFields):
+        if name in _BASE_FIELDS or (
+            name in _COMMENT_FIELDS and issubclass(model, c.CommentStyleFields)
+        ):
             continue
         doc = info.description or ""
         if info.is_required():
@@ -53,7 +55,9 @@ def render_action(model: type[c.Command]) -> str:
         if names:
             aliases.append(f"{'/'.join(names)} for {name}")
     if issubclass(model, c.CommentStyleFields):
-        lines.append("Optional: comment_line_prefix or comment_block_start/comment_block_end or language")
+        lines.append(
+            "Optional: comment_line_prefix or comment_block_start/comment_block_end or language"
+        )
     if aliases:
         lines.append(f"Aliases: {'; '.join(aliases)}")
     if model.WRITES:
@@ -63,12 +67,19 @@ def render_action(model: type[c.Command]) -> str:
 
 
 def render_error_codes() -> str:
-    sections = [(CORE, "Core errors:"), (VALIDATION, "Additional validation errors:"),
-                (ADDED, "Errors added by Operator (execution and stricter validation):")]
+    sections = [
+        (CORE, "Core errors:"),
+        (VALIDATION, "Additional validation errors:"),
+        (ADDED, "Errors added by Operator (execution and stricter validation):"),
+    ]
     out = []
     for section, title in sections:
         out.append(title)
-        out += [f"- {code.value}: {info.meaning}" for code, info in ERROR_CATALOG.items() if info.section == section]
+        out += [
+            f"- {code.value}: {info.meaning}"
+            for code, info in ERROR_CATALOG.items()
+            if info.section == section
+        ]
         out.append("")
     return "\n".join(out).rstrip("\n")
 
@@ -102,7 +113,9 @@ def main(argv: list[str]) -> int:
     template = spec_file("template.txt").read_text(encoding="ascii")
     rendered = render_spec(template)
     if "--write" in argv:
-        (Path(__file__).resolve().parent.parent.parent / "spec" / "interface.txt").write_text(rendered, encoding="ascii")
+        (Path(__file__).resolve().parent.parent.parent / "spec" / "interface.txt").write_text(
+            rendered, encoding="ascii"
+        )
     else:
         sys.stdout.write(rendered)
     return 0

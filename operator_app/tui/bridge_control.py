@@ -12,6 +12,7 @@ from .host import AppHost
 from .screens.pairing import PairingScreen
 from .widgets.bridge_badge import BridgeBadge, badge_text
 
+
 class _Told(Listener):
     def __init__(self, app: BridgeControlMixin) -> None:
         self.app = app
@@ -23,19 +24,28 @@ class _Told(Listener):
         app = self.app
         if isinstance(app.screen, PairingScreen):
             app.screen.dismiss(None)
-        app.notify(f"Paired with {browser}. Answers streamed in that browser's chat now run here.", title="Bridge")
+        app.notify(
+            f"Paired with {browser}. Answers streamed in that browser's chat now run here.",
+            title="Bridge",
+        )
 
     def delivered(self, number: int, count: int, sent: bool) -> None:
         what = "result" if count == 1 else "results"
         if sent:
-            self.app.notify(f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge")
+            self.app.notify(
+                f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge"
+            )
         else:
-            self.app.notify(f"Message {number}: {count} {what} are in the chat's input box; send them there.",
-                            title="Bridge")
+            self.app.notify(
+                f"Message {number}: {count} {what} are in the chat's input box; send them there.",
+                title="Bridge",
+            )
 
     def failed(self, number: int | None, why: str) -> None:
         which = f"message {number}" if number is not None else "a message from the browser"
-        self.app.notify(f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15)
+        self.app.notify(
+            f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15
+        )
 
 
 class BridgeControlMixin(AppHost):
@@ -58,8 +68,11 @@ class BridgeControlMixin(AppHost):
 
         if self.bridge is not None:
             return
-        server = BridgeServer(lambda: self.runner, _Told(self),
-                              lambda: self.workspace.root.name if self.workspace is not None else None)
+        server = BridgeServer(
+            lambda: self.runner,
+            _Told(self),
+            lambda: self.workspace.root.name if self.workspace is not None else None,
+        )
         port = self._bridge_port if self._bridge_port is not None else stored_port()
         try:
             await server.start(port)
@@ -70,7 +83,9 @@ class BridgeControlMixin(AppHost):
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
-        self.status(f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it.")
+        self.status(
+            f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it."
+        )
         if server.pairing_code is not None:
             self._show_pairing()
 
@@ -80,7 +95,9 @@ class BridgeControlMixin(AppHost):
             return
         await server.stop()
         self._badge().update(badge_text("off"))
-        self.status("Bridge off: paste the model's answers, or press b to turn the bridge on again.")
+        self.status(
+            "Bridge off: paste the model's answers, or press b to turn the bridge on again."
+        )
 
     @property
     def bridge_on(self) -> bool:
@@ -102,8 +119,14 @@ class BridgeControlMixin(AppHost):
         if self.bridge is None:
             return
         tab = status.tab
-        self._badge().update(badge_text(status.state, site=tab.site if tab else None, title=tab.title if tab else None,
-                                        code=status.pairing_code))
+        self._badge().update(
+            badge_text(
+                status.state,
+                site=tab.site if tab else None,
+                title=tab.title if tab else None,
+                code=status.pairing_code,
+            )
+        )
         if tab is not None and not tab.adapter_ok and tab.problem:
             self.status(f"The browser says: {tab.problem}")
 

@@ -37,7 +37,10 @@ def _paste_commands() -> list[list[str]]:
     if os.environ.get("WAYLAND_DISPLAY"):
         commands.append(["wl-paste", "--no-newline"])
     if os.environ.get("DISPLAY"):
-        commands += [["xclip", "-selection", "clipboard", "-o"], ["xsel", "--clipboard", "--output"]]
+        commands += [
+            ["xclip", "-selection", "clipboard", "-o"],
+            ["xsel", "--clipboard", "--output"],
+        ]
     return [c for c in commands if shutil.which(c[0])]
 
 
@@ -46,8 +49,14 @@ def copy_to_system(text: str) -> str | None:
     for command in _copy_commands():
         try:
             # xclip and wl-copy stay alive to serve the selection: don't wait on their output pipes.
-            subprocess.run(command, input=text.encode("utf-8"), timeout=TIMEOUT_S, check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                command,
+                input=text.encode("utf-8"),
+                timeout=TIMEOUT_S,
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             return command[0]
         except (OSError, subprocess.SubprocessError):
             continue
@@ -88,9 +97,15 @@ class SystemClipboard:
         if sys.platform == "darwin":
             return "pbpaste was not found"
         if not os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("DISPLAY"):
-            return ("there is no graphical session here ($DISPLAY and $WAYLAND_DISPLAY are not set, as over SSH "
-                    "or in a console), so no system clipboard to read")
-        wanted = "wl-paste (package wl-clipboard)" if os.environ.get("WAYLAND_DISPLAY") else "xclip or xsel"
+            return (
+                "there is no graphical session here ($DISPLAY and $WAYLAND_DISPLAY are not set, as over SSH "
+                "or in a console), so no system clipboard to read"
+            )
+        wanted = (
+            "wl-paste (package wl-clipboard)"
+            if os.environ.get("WAYLAND_DISPLAY")
+            else "xclip or xsel"
+        )
         return f"no clipboard tool found: install {wanted}"
 
     def read(self) -> str | None:
@@ -103,8 +118,13 @@ class SystemClipboard:
         return None
 
 
-def watch_loop(source: ClipboardSource, on_text: Callable[[str], object], is_own: Callable[[str], bool],
-               stopping: Callable[[], bool], interval: float) -> None:
+def watch_loop(
+    source: ClipboardSource,
+    on_text: Callable[[str], object],
+    is_own: Callable[[str], bool],
+    stopping: Callable[[], bool],
+    interval: float,
+) -> None:
     """Poll `source` until `stopping()`; call `on_text` with each new text that holds OPERATOR_CMD
     and is not one of Operator's own copies (the system prompt holds OPERATOR_CMD examples). What
     the clipboard held when watching began is not new."""

@@ -9,19 +9,20 @@ from pathlib import Path
 
 from textual import work
 
+from .. import settings
 from ..engine.safety.journal import Journal
 from ..engine.state.session import StateUnusable
 from ..protocol.results import render_results
-from .. import settings
 from .clipboard import deliver
 from .display import plural
 from .host import AppHost
 from .messages import CopyDone, UndoChecked, UndoDone
+from .runner import EngineRunner
 from .screens.copy_fallback import CopyFallbackScreen
 from .screens.undo_confirm import UndoConfirmScreen
-from .runner import EngineRunner
 from .state import UNDONE, MessageState
 from .status_text import why_not
+
 
 class CopyUndoMixin(AppHost):
     # --- copy ------------------------------------------------------------------------------
@@ -33,18 +34,36 @@ class CopyUndoMixin(AppHost):
         """Copy the result blocks of `state`'s message; `auto`: because its last result came in
         with auto-copy on (a message with no result then copies nothing, silently)."""
         runner = self.runner
-        results = runner.session.results_of(state.number) if state is not None and runner is not None else []
+        results = (
+            runner.session.results_of(state.number)
+            if state is not None and runner is not None
+            else []
+        )
         if state is None or runner is None or not results:
             if not auto:
-                self.notify(why_not("copy_results", state, following=False, follow_name=None), severity="warning")
+                self.notify(
+                    why_not("copy_results", state, following=False, follow_name=None),
+                    severity="warning",
+                )
             return
-        what = f"{plural(len(results), 'result block')} of message {state.number}" + ("" if state.finished else " so far")
-        self._copy(render_results(results), what, runner.session.state_dir / "copies" / f"message-{state.number}.txt",
-                   note="" if state.finished else "the message is still open", auto=auto)
+        what = f"{plural(len(results), 'result block')} of message {state.number}" + (
+            "" if state.finished else " so far"
+        )
+        self._copy(
+            render_results(results),
+            what,
+            runner.session.state_dir / "copies" / f"message-{state.number}.txt",
+            note="" if state.finished else "the message is still open",
+            auto=auto,
+        )
         undone = [row.command_id or "?" for row in state.ordered_rows() if row.status == UNDONE]
         if undone:
-            self.notify(f"{', '.join(undone)} {'was' if len(undone) == 1 else 'were'} undone since: the copied results "
-                        "still say the change was made. Tell the model it was undone.", severity="warning", timeout=15)
+            self.notify(
+                f"{', '.join(undone)} {'was' if len(undone) == 1 else 'were'} undone since: the copied results "
+                "still say the change was made. Tell the model it was undone.",
+                severity="warning",
+                timeout=15,
+            )
 
     def action_copy_prompt(self) -> None:
         from ..protocol.spec import system_prompt
@@ -52,7 +71,9 @@ class CopyUndoMixin(AppHost):
         folder = self.runner.session.state_dir if self.runner else settings.config_dir()
         self._copy(system_prompt(), "the system prompt", folder / "copies" / "system-prompt.txt")
 
-    def _copy(self, text: str, what: str, save_to: Path, *, note: str = "", auto: bool = False) -> None:
+    def _copy(
+        self, text: str, what: str, save_to: Path, *, note: str = "", auto: bool = False
+    ) -> None:
         self._own_copies.add(text.strip())
         self.copy_to_clipboard(text)  # the terminal's clipboard (OSC 52); also sets app.clipboard
         self.deliver_copy(text, what, save_to, note, auto)
@@ -65,14 +86,26 @@ class CopyUndoMixin(AppHost):
         outcome = message.outcome
         size = "; ".join(part for part in (f"{outcome.chars:,} characters", message.note) if part)
         saved = f" Saved in {outcome.saved_to}." if outcome.saved_to else ""
-        how = f"the clipboard ({outcome.tool}) and the terminal's" if outcome.tool else "the terminal's clipboard (OSC 52)"
+        how = (
+            f"the clipboard ({outcome.tool}) and the terminal's"
+            if outcome.tool
+            else "the terminal's clipboard (OSC 52)"
+        )
         copied = "Copied automatically" if message.auto else "Copied"
-        self.notify(f"{copied} {message.what} ({size}) to {how}.{saved}",
-                    title="Auto-copy (turn it off in the command palette)" if message.auto else "Copied")
+        self.notify(
+            f"{copied} {message.what} ({size}) to {how}.{saved}",
+            title="Auto-copy (turn it off in the command palette)" if message.auto else "Copied",
+        )
         self.status(f"{copied} {message.what} ({size}): paste it into the chat.")
-        if outcome.tool is None and not settings.terminal_copy_trusted() and len(self.screen_stack) == 1:
-            self.push_screen(CopyFallbackScreen(message.text, message.what, outcome.saved_to),
-                             lambda trusted: settings.trust_terminal_copy() if trusted else None)
+        if (
+            outcome.tool is None
+            and not settings.terminal_copy_trusted()
+            and len(self.screen_stack) == 1
+        ):
+            self.push_screen(
+                CopyFallbackScreen(message.text, message.what, outcome.saved_to),
+                lambda trusted: settings.trust_terminal_copy() if trusted else None,
+            )
 
     # --- undo ------------------------------------------------------------------------------
 
@@ -87,7 +120,10 @@ class CopyUndoMixin(AppHost):
         try:
             journal = Journal(runner.session.state_dir)
             entries = undoable(runner.workspace, journal)
-            undone = {command_id: entry.undone_at or entry.time for command_id, entry in journal.undone_by_command().items()}
+            undone = {
+                command_id: entry.undone_at or entry.time
+                for command_id, entry in journal.undone_by_command().items()
+            }
         except (OSError, StateUnusable) as exc:
             self.post_message(UndoDone(f"Cannot read the undo journal: {exc}", False))
             return
@@ -107,8 +143,11 @@ class CopyUndoMixin(AppHost):
         if not message.ask:
             return
         if not entries:
-            self.notify(why_not("undo", None, following=False, follow_name=None), severity="warning")
+            self.notify(
+                why_not("undo", None, following=False, follow_name=None), severity="warning"
+            )
         elif len(self.screen_stack) == 1:  # a consent dialog came up meanwhile: it goes first
+
             def answered(yes: bool | None) -> None:
                 if yes:
                     self.undo_last(runner, entries[0].seq)  # the change the dialog names
@@ -124,13 +163,25 @@ class CopyUndoMixin(AppHost):
         from ..engine.changes.undo import UndoRefused, undo_last
 
         try:
-            with runner.session.lock():  # `confirmed`: the change the dialog named, not whatever is newest now
+            with (
+                runner.session.lock()
+            ):  # `confirmed`: the change the dialog named, not whatever is newest now
                 done = undo_last(runner.workspace, runner.session.state_dir, 1, newest=confirmed)
-            self.post_message(UndoDone("; ".join(o.summary for o in done) or "Nothing to undo.", True))
+            self.post_message(
+                UndoDone("; ".join(o.summary for o in done) or "Nothing to undo.", True)
+            )
         except (UndoRefused, StateUnusable) as exc:
             self.post_message(UndoDone(f"Undo refused: {exc}", False))
 
     def on_undo_done(self, message: UndoDone) -> None:
-        self.notify(message.text, title="Undo", severity="information" if message.ok else "error", timeout=10)
-        self.status(message.text + (". The model still thinks the change is there: tell it." if message.ok else ""))
+        self.notify(
+            message.text,
+            title="Undo",
+            severity="information" if message.ok else "error",
+            timeout=10,
+        )
+        self.status(
+            message.text
+            + (". The model still thinks the change is there: tell it." if message.ok else "")
+        )
         self.check_undo()

@@ -43,8 +43,11 @@ class FileFollower:
             st = os.fstat(handle.fileno())
             identity = (st.st_dev, st.st_ino)
             restarted = False
-            if self._identity is not None and (identity != self._identity or st.st_size < self._offset
-                                               or handle.read(len(self._head)) != self._head):
+            if self._identity is not None and (
+                identity != self._identity
+                or st.st_size < self._offset
+                or handle.read(len(self._head)) != self._head
+            ):
                 restarted = True
                 self._offset, self._head = 0, b""
                 self._decoder.reset()

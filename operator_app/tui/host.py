@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from ..bridge.server import BridgeServer
-    from ..engine.changes.plan import WritePlan
     from ..engine.boundary.workspace import Workspace
+    from ..engine.changes.plan import WritePlan
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
     from .outlook import WriteOutlook
@@ -48,12 +48,16 @@ if TYPE_CHECKING:
         _own_copies: set[str]
         _can_undo: bool
         _undone: dict[str, float]  # command id -> when the change it made was undone
-        _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
+        _waiting: (
+            ConsentAsked | None
+        )  # the write whose consent dialog is open or was put off (escape)
         _quit_question: ConfirmScreen | None
         # The browser bridge.
         bridge: BridgeServer | None
         bridge_badge: BridgeBadge  # held, not queried: a dialog may be the active screen
-        _bridge_port: int | None  # --bridge-port (0 in tests: any free port); None: the remembered one
+        _bridge_port: (
+            int | None
+        )  # --bridge-port (0 in tests: any free port); None: the remembered one
 
         @property
         def workspace(self) -> Workspace | None: ...

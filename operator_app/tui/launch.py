@@ -11,15 +11,33 @@ from typing import Any
 
 def add_options(parser: Any) -> None:
     """The options of `operator-app` with no sub-command, which opens the TUI."""
-    parser.add_argument("--workspace", help="the folder the model may work in (the TUI remembers the last one)")
-    parser.add_argument("--state-dir", help="session state folder (default: one per workspace in the user state folder)")
+    parser.add_argument(
+        "--workspace", help="the folder the model may work in (the TUI remembers the last one)"
+    )
+    parser.add_argument(
+        "--state-dir",
+        help="session state folder (default: one per workspace in the user state folder)",
+    )
     parser.add_argument("--follow", metavar="FILE", help="TUI: tail FILE as a streamed message")
-    parser.add_argument("--watch-clipboard", action="store_true", help="TUI: take new clipboard text holding OPERATOR_CMD")
-    parser.add_argument("--message", metavar="FILE", help="TUI: open with this message already pasted")
-    parser.add_argument("--bridge", action="store_true",
-                        help="TUI: start the browser bridge at once (b does it later; see operator-app bridge)")
-    parser.add_argument("--bridge-port", type=_port, metavar="PORT",
-                        help="TUI: the bridge's port on 127.0.0.1 (remembered; default 47821)")
+    parser.add_argument(
+        "--watch-clipboard",
+        action="store_true",
+        help="TUI: take new clipboard text holding OPERATOR_CMD",
+    )
+    parser.add_argument(
+        "--message", metavar="FILE", help="TUI: open with this message already pasted"
+    )
+    parser.add_argument(
+        "--bridge",
+        action="store_true",
+        help="TUI: start the browser bridge at once (b does it later; see operator-app bridge)",
+    )
+    parser.add_argument(
+        "--bridge-port",
+        type=_port,
+        metavar="PORT",
+        help="TUI: the bridge's port on 127.0.0.1 (remembered; default 47821)",
+    )
 
 
 def _port(value: str) -> int:
@@ -31,7 +49,9 @@ def _port(value: str) -> int:
 def launch(args: argparse.Namespace) -> int:
     from .app import OperatorApp
 
-    message = Path(args.message).read_text(encoding="utf-8", errors="replace") if args.message else None
+    message = (
+        Path(args.message).read_text(encoding="utf-8", errors="replace") if args.message else None
+    )
     app = OperatorApp(
         workspace=Path(args.workspace).expanduser() if args.workspace else None,
         state_dir=Path(args.state_dir).expanduser().resolve() if args.state_dir else None,

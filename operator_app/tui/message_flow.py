@@ -12,15 +12,24 @@ from pathlib import Path
 from textual import events, work
 from textual.widgets import Input, TextArea
 
-from ..engine.executor import AwaitingDecision, Progress, ResultReady
 from .. import settings
+from ..engine.executor import AwaitingDecision, Progress, ResultReady
 from .clipboard import SystemClipboard, watch_loop
 from .host import AppHost
-from .messages import (ClipboardText, EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew,
-                       PendingChanged, WorkFailed)
+from .messages import (
+    ClipboardText,
+    EngineEventPosted,
+    FromRunner,
+    MessageBegan,
+    MessageFinished,
+    MessageGrew,
+    PendingChanged,
+    WorkFailed,
+)
 from .runner import Abandoned, EngineRunner, follow_loop
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
+
 
 class MessageFlowMixin(AppHost):
     # --- input and workers ---------------------------------------------------------------
@@ -32,8 +41,12 @@ class MessageFlowMixin(AppHost):
         if len(self.screen_stack) > 1:
             if isinstance(self.focused, (Input, TextArea)):
                 return  # the picker's path field took it (a pasted event still bubbles up to here)
-            self.notify("This paste was not taken: close the dialog first (answer it, or escape), then paste "
-                        "again.", severity="warning", timeout=8)
+            self.notify(
+                "This paste was not taken: close the dialog first (answer it, or escape), then paste "
+                "again.",
+                severity="warning",
+                timeout=8,
+            )
             return
         self.start_message(event.text, "paste")
 
@@ -46,16 +59,26 @@ class MessageFlowMixin(AppHost):
             return
         if "OPERATOR_CMD" not in text:
             # Nothing could run: don't add an empty message to the session.
-            what = ("Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, not here"
-                    if "OPERATOR_RESULT" in text else "no OPERATOR_CMD block in it, so there is nothing to run")
-            self.notify(f"The {source} ({len(text):,} characters) was not taken: {what}.", severity="warning",
-                        timeout=10)
+            what = (
+                "Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, not here"
+                if "OPERATOR_RESULT" in text
+                else "no OPERATOR_CMD block in it, so there is nothing to run"
+            )
+            self.notify(
+                f"The {source} ({len(text):,} characters) was not taken: {what}.",
+                severity="warning",
+                timeout=10,
+            )
             return
         self.welcome.display = False
         if self._waiting is not None:
             waiting = self._waiting
-            self.notify(f"This {source} runs once you decide on {waiting.plan.command_id} of message {waiting.number}, "
-                        "which waits for you (d).", severity="warning", timeout=10)
+            self.notify(
+                f"This {source} runs once you decide on {waiting.plan.command_id} of message {waiting.number}, "
+                "which waits for you (d).",
+                severity="warning",
+                timeout=10,
+            )
         else:
             self.status(f"Running a {source} of {len(text):,} characters...")
         self.run_message(self.runner, text, source)
@@ -64,27 +87,38 @@ class MessageFlowMixin(AppHost):
     def run_message(self, runner: EngineRunner, text: str, source: str) -> None:
         try:
             runner.run_text(text, source)
-        except Exception as exc:  # noqa: BLE001 - shown, never lost silently
+        except Exception as exc:
             self.post_message(WorkFailed(f"{type(exc).__name__}: {exc}"))
 
     @work(thread=True, exit_on_error=False, group="follow")
     def follow_file(self, path: Path) -> None:
         try:
-            follow_loop(path, lambda: self.runner, self._end_follow, self._stopping, self._poll_interval)
+            follow_loop(
+                path, lambda: self.runner, self._end_follow, self._stopping, self._poll_interval
+            )
         except Abandoned:
             pass  # the app is quitting with a write unanswered: the message stays unended
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.post_message(WorkFailed(f"following {path} stopped: {type(exc).__name__}: {exc}"))
 
     @work(thread=True, exit_on_error=False, group="clipboard")
     def watch_clipboard(self) -> None:
         source = self._clipboard_source
         if isinstance(source, SystemClipboard) and not source.available():
-            self.post_message(WorkFailed(f"--watch-clipboard is off: {source.why_unavailable()}. "
-                                         "Paste the model's messages instead."))
+            self.post_message(
+                WorkFailed(
+                    f"--watch-clipboard is off: {source.why_unavailable()}. "
+                    "Paste the model's messages instead."
+                )
+            )
             return
-        watch_loop(source, lambda text: self.post_message(ClipboardText(text)),
-                   lambda text: text.strip() in self._own_copies, self._stopping, self._clipboard_interval)
+        watch_loop(
+            source,
+            lambda text: self.post_message(ClipboardText(text)),
+            lambda text: text.strip() in self._own_copies,
+            self._stopping,
+            self._clipboard_interval,
+        )
 
     # --- engine events -------------------------------------------------------------------
 
@@ -94,14 +128,20 @@ class MessageFlowMixin(AppHost):
     def on_message_began(self, message: MessageBegan) -> None:
         if message.origin is not self.runner:
             return
-        state = self.states[message.number] = MessageState(message.number, message.text, message.source)
+        state = self.states[message.number] = MessageState(
+            message.number, message.text, message.source
+        )
         self.welcome.display = False
         if message.source.startswith("follow"):
             self._followed = message.number
             if self._follow_path is not None:
                 self.status(streaming_text(state, self._follow_path.name))
         elif message.source.startswith("bridge"):
-            self.status(streaming_text(state, f"the browser ({message.source.removeprefix('bridge ')})", end_key=False))
+            self.status(
+                streaming_text(
+                    state, f"the browser ({message.source.removeprefix('bridge ')})", end_key=False
+                )
+            )
         self.show_message(message.number)
 
     def on_engine_event_posted(self, message: EngineEventPosted) -> None:
@@ -113,8 +153,10 @@ class MessageFlowMixin(AppHost):
         state.apply(event)
         if isinstance(event, AwaitingDecision):
             plan = event.plan
-            self.status(f"Message {state.number}: {plan.action} on {plan.where} waits for you "
-                        "(y apply, n reject, a apply the rest, esc decide later).")
+            self.status(
+                f"Message {state.number}: {plan.action} on {plan.where} waits for you "
+                "(y apply, n reject, a apply the rest, esc decide later)."
+            )
         elif isinstance(event, Progress):
             self.status(f"{event.command_id}: {event.text}")
         elif isinstance(event, ResultReady):
@@ -122,8 +164,12 @@ class MessageFlowMixin(AppHost):
             if was_waiting and not state.writes_waiting():
                 self.status(decided_text(state.number, result))  # "waits for you" is over, say so
             if result.status in ("conflict", "failed") and result.diff:
-                self.notify(f"{result.id} was not applied: {result.summary}", title="Write failed",
-                            severity="error", timeout=20)
+                self.notify(
+                    f"{result.id} was not applied: {result.summary}",
+                    title="Write failed",
+                    severity="error",
+                    timeout=20,
+                )
         if self.view_number == state.number:
             self.request_refresh()
 
@@ -147,13 +193,17 @@ class MessageFlowMixin(AppHost):
         state.finish(message.warnings)
         if self._followed == state.number:
             self._followed = None
-        self.status(finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on))
+        self.status(
+            finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on)
+        )
         if settings.auto_copy() and state.results:
             self.copy_results_of(state, auto=True)
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()
-        self._tail_next_refresh = True  # the last rows may land with this refresh: the cursor follows them
+        self._tail_next_refresh = (
+            True  # the last rows may land with this refresh: the cursor follows them
+        )
         self.request_refresh()
 
     def on_work_failed(self, message: WorkFailed) -> None:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from textual.message import Message
 
+from ..engine.changes.plan import WritePlan
 from ..engine.executor import EngineEvent
 from ..engine.safety.journal import JournalEntry
-from ..engine.changes.plan import WritePlan
 from .clipboard import CopyOutcome
 from .outlook import WriteOutlook
 from .state import MessageState
@@ -71,7 +71,9 @@ class ClipboardText(Message):
 class CopyDone(Message):
     """`what` was copied; `note` is said beside its size; `auto`: auto-copy did it, not a key."""
 
-    def __init__(self, what: str, text: str, outcome: CopyOutcome, *, note: str = "", auto: bool = False) -> None:
+    def __init__(
+        self, what: str, text: str, outcome: CopyOutcome, *, note: str = "", auto: bool = False
+    ) -> None:
         super().__init__()
         self.what, self.text, self.outcome, self.note, self.auto = what, text, outcome, note, auto
 
@@ -109,6 +111,12 @@ class ConsentAsked(Message):
     """A write waits for the person (posted by the engine's worker, which then waits for `answer`).
     A message, not a direct call, so it is handled after the engine events posted before it."""
 
-    def __init__(self, plan: WritePlan, number: int, outlook: WriteOutlook, answer: Callable[[str | None], None]) -> None:
+    def __init__(
+        self,
+        plan: WritePlan,
+        number: int,
+        outlook: WriteOutlook,
+        answer: Callable[[str | None], None],
+    ) -> None:
         super().__init__()
         self.plan, self.number, self.outlook, self.answer = plan, number, outlook, answer

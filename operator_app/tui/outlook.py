@@ -13,7 +13,9 @@ from ..protocol.commands import validate_command
 from ..protocol.parser import parse_fields
 from ..protocol.scanner import scan_message
 
-DELETE_ACTIONS = ("fs.delete",)  # moves a whole file or folder to the trash (a region delete edits a file)
+DELETE_ACTIONS = (
+    "fs.delete",
+)  # moves a whole file or folder to the trash (a region delete edits a file)
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,11 @@ class WriteOutlook:
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
         """Writes among the rest that deserve a second look before `a`: a delete, a copy or move
         (it reaches a second path), or a file other than the one whose diff the dialog shows."""
-        return tuple(write for write in self.rest if write.deletes or write.path_to is not None or write.path != shown_path)
+        return tuple(
+            write
+            for write in self.rest
+            if write.deletes or write.path_to is not None or write.path != shown_path
+        )
 
     def asks_again(self, shown_path: str) -> bool:
         return self.open_ended or bool(self.unseen(shown_path))
@@ -70,31 +76,49 @@ def writes_in(text: str) -> list[PlannedWrite]:
             continue
         try:
             command = validate_command(parse_fields(block))
-        except Exception:  # noqa: BLE001 - an invalid block never writes: it is simply not listed
+        except Exception:
             continue
         if command.WRITES:
             to = command.__dict__.get("path_to")
-            found.append(PlannedWrite(block.start_line, command.id, command.action, normalised(command.path_or_none or "."),
-                                      normalised(to) if isinstance(to, str) else None))
+            found.append(
+                PlannedWrite(
+                    block.start_line,
+                    command.id,
+                    command.action,
+                    normalised(command.path_or_none or "."),
+                    normalised(to) if isinstance(to, str) else None,
+                )
+            )
     return found
 
 
-def write_outlook(text: str, line: int | None, command_id: str, message: int,
-                  used: Mapping[str, tuple[str, int, object]], *, open_ended: bool = False) -> WriteOutlook:
+def write_outlook(
+    text: str,
+    line: int | None,
+    command_id: str,
+    message: int,
+    used: Mapping[str, tuple[str, int, object]],
+    *,
+    open_ended: bool = False,
+) -> WriteOutlook:
     """The outlook of the write `command_id` (whose block starts at `line`) in message `message`
     of `text`. `used`: the session's used ids (id -> (content key, message, result)): a write
     whose id an earlier message used does not run (a repeat, or a duplicate id), nor does one
     repeating an id met before it in this message."""
     writes = writes_in(text)
-    index = next((i for i, w in enumerate(writes) if w.line == line and w.command_id == command_id), None)
+    index = next(
+        (i for i, w in enumerate(writes) if w.line == line and w.command_id == command_id), None
+    )
     if index is None:
         index = next((i for i, w in enumerate(writes) if w.command_id == command_id), None)
     if index is None:  # not in the text as scanned (cut by the window): say only what is known
         return WriteOutlook(1, 1, (), open_ended)
-    before = [w for w in writes[:index] if not (w.command_id in used and used[w.command_id][1] < message)]
+    before = [
+        w for w in writes[:index] if not (w.command_id in used and used[w.command_id][1] < message)
+    ]
     seen = {command_id}
     rest = []
-    for write in writes[index + 1:]:
+    for write in writes[index + 1 :]:
         if write.command_id in used or write.command_id in seen:
             continue
         seen.add(write.command_id)

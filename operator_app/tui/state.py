@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.executor import AwaitingDecision, BlockStarted, DuplicateSkipped, EngineEvent, Progress, ResultReady
+from ..engine.executor import (
+    AwaitingDecision,
+    BlockStarted,
+    DuplicateSkipped,
+    EngineEvent,
+    Progress,
+    ResultReady,
+)
 from ..engine.state.session import Session
 from ..protocol.commands import ACTIONS
 from ..protocol.results import CommandResult
@@ -46,15 +53,21 @@ class MessageState:
     @property
     def results(self) -> list[CommandResult]:
         """In message order, as the session recorded them (duplicates gave no new result)."""
-        return [row.result for row in self.ordered_rows() if row.result is not None and row.status != "duplicate"]
+        return [
+            row.result
+            for row in self.ordered_rows()
+            if row.result is not None and row.status != "duplicate"
+        ]
 
     def ordered_rows(self) -> list[Row]:
         return [self.rows[line] for line in sorted(self.rows)]
 
     def errors_by_line(self) -> dict[int, str]:
-        return {row.line: f"{row.result.error_code}: {bare_summary(row.result.summary, row.result.error_code)}"
-                for row in self.rows.values()
-                if row.result is not None and row.result.status == "invalid" and row.result.error_code}
+        return {
+            row.line: f"{row.result.error_code}: {bare_summary(row.result.summary, row.result.error_code)}"
+            for row in self.rows.values()
+            if row.result is not None and row.result.status == "invalid" and row.result.error_code
+        }
 
     def writes_waiting(self) -> bool:
         return any(row.status == WAITING for row in self.rows.values())
@@ -67,7 +80,12 @@ class MessageState:
         for row in self.rows.values():
             result = row.result
             when = undone.get(row.command_id or "")
-            if when is not None and row.status == "ok" and result is not None and writes(result.action):
+            if (
+                when is not None
+                and row.status == "ok"
+                and result is not None
+                and writes(result.action)
+            ):
                 row.status, row.undone_at = UNDONE, when
                 changed = True
         if changed:
@@ -79,7 +97,9 @@ class MessageState:
 
     def repeated_from(self) -> list[int]:
         """The earlier messages whose commands this one repeated."""
-        return sorted({row.earlier_message for row in self.rows.values() if row.earlier_message is not None})
+        return sorted(
+            {row.earlier_message for row in self.rows.values() if row.earlier_message is not None}
+        )
 
     def fill_missing_rows(self, used: dict[str, tuple[str, int, CommandResult]]) -> None:
         """After a restart, rows for the blocks that have no stored result: a repeat of a command an
@@ -91,18 +111,31 @@ class MessageState:
             earlier = used.get(block.id_hint or "")
             if earlier is not None and earlier[1] < self.number and earlier[0] == block.content_key:
                 result = earlier[2]
-                self.rows[block.start_line] = Row(block.start_line, block.id_hint, result.action, result.path,
-                                                  "duplicate", f"already run in message {earlier[1]}: {result.summary}",
-                                                  result, result.diff, earlier[1])
+                self.rows[block.start_line] = Row(
+                    block.start_line,
+                    block.id_hint,
+                    result.action,
+                    result.path,
+                    "duplicate",
+                    f"already run in message {earlier[1]}: {result.summary}",
+                    result,
+                    result.diff,
+                    earlier[1],
+                )
             elif self.interrupted:
-                self.rows[block.start_line] = Row(block.start_line, block.id_hint, status=NOT_RUN,
-                                                  summary="Operator stopped before this ran; paste the message "
-                                                          "again to run it")
+                self.rows[block.start_line] = Row(
+                    block.start_line,
+                    block.id_hint,
+                    status=NOT_RUN,
+                    summary="Operator stopped before this ran; paste the message again to run it",
+                )
 
     def apply(self, event: EngineEvent) -> None:
         self.version += 1
         if isinstance(event, BlockStarted):
-            self.rows[event.line] = Row(event.line, event.command_id, event.action, event.path, "running")
+            self.rows[event.line] = Row(
+                event.line, event.command_id, event.action, event.path, "running"
+            )
             if self.pending is not None and self.pending[0] == event.line:
                 self.pending = None
         elif isinstance(event, AwaitingDecision):
@@ -116,9 +149,17 @@ class MessageState:
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):
             line = event.line if event.line is not None else self._next_line()
-            self.rows[line] = Row(line, event.command_id, event.earlier.action, event.earlier.path, "duplicate",
-                                  f"already run in message {event.earlier_message}: {event.earlier.summary}",
-                                  event.earlier, event.earlier.diff, event.earlier_message)
+            self.rows[line] = Row(
+                line,
+                event.command_id,
+                event.earlier.action,
+                event.earlier.path,
+                "duplicate",
+                f"already run in message {event.earlier_message}: {event.earlier.summary}",
+                event.earlier,
+                event.earlier.diff,
+                event.earlier_message,
+            )
         elif isinstance(event, Progress):
             row = self._open_row(event.command_id)
             if row is not None:
@@ -130,8 +171,12 @@ class MessageState:
             del self.rows[line]
         self.pending = pending
         if pending is not None and pending[0] not in self.rows:
-            self.rows[pending[0]] = Row(pending[0], pending[1], status="pending",
-                                        summary="waiting for its END_OPERATOR_CMD line")
+            self.rows[pending[0]] = Row(
+                pending[0],
+                pending[1],
+                status="pending",
+                summary="waiting for its END_OPERATOR_CMD line",
+            )
 
     def finish(self, warnings: list[str] | tuple[str, ...]) -> None:
         self.set_pending(None)
@@ -181,9 +226,17 @@ def load_history(session: Session) -> dict[int, MessageState]:
     whole session: call it from a worker."""
     states: dict[int, MessageState] = {}
     for record in session.messages():
-        states[record.number] = MessageState(record.number, session.message_text(record.number) or "", record.source,
-                                             finished=True, interrupted=not record.ended, warnings=record.warnings)
-    used: dict[str, tuple[str, int, CommandResult]] = {}  # what Session.used_ids gives, without a second read
+        states[record.number] = MessageState(
+            record.number,
+            session.message_text(record.number) or "",
+            record.source,
+            finished=True,
+            interrupted=not record.ended,
+            warnings=record.warnings,
+        )
+    used: dict[
+        str, tuple[str, int, CommandResult]
+    ] = {}  # what Session.used_ids gives, without a second read
     for stored in session.stored_results():
         if stored.content_key is not None and stored.result.id not in used:
             used[stored.result.id] = (stored.content_key, stored.message, stored.result)

@@ -15,17 +15,22 @@ def finished_text(state: MessageState, to_browser: bool = False) -> str:
     if not results:
         if repeats:
             earlier = ", ".join(str(number) for number in state.repeated_from())
-            text = (f"Message {state.number}: every command repeated one already run (in message {earlier}); "
-                    "nothing ran again and there is nothing new to copy.")
+            text = (
+                f"Message {state.number}: every command repeated one already run (in message {earlier}); "
+                "nothing ran again and there is nothing new to copy."
+            )
         else:
             text = f"Message {state.number} held no OPERATOR_CMD block: nothing ran."
     else:
         text = f"Message {state.number}: {plural(len(results), 'result')}"
         text += f" ({failed} not ok)" if failed else ""
         text += f", {plural(repeats, 'repeated command')} not run again" if repeats else ""
-        it = 'it' if len(results) == 1 else 'them'
-        text += (f". The browser puts {it} into the chat's input box (c copies {it} too)." if to_browser
-                 else f". Press c to copy {it} back into the chat.")
+        it = "it" if len(results) == 1 else "them"
+        text += (
+            f". The browser puts {it} into the chat's input box (c copies {it} too)."
+            if to_browser
+            else f". Press c to copy {it} back into the chat."
+        )
     if state.warnings:  # whole, they would not fit the line: they head the message view
         text += f"  {plural(len(state.warnings), 'warning')}: see the top of the message."
     return text
@@ -39,8 +44,10 @@ def browsing_text(state: MessageState, waiting_id: str | None = None) -> str:
     if not state.finished:
         return f"Message {state.number} is still running; its results appear as they come."
     if state.interrupted:
-        return (f"Message {state.number} stopped before its end: the commands marked 'not run' never ran; "
-                "paste the message again to run them.")
+        return (
+            f"Message {state.number} stopped before its end: the commands marked 'not run' never ran; "
+            "paste the message again to run them."
+        )
     return finished_text(state)
 
 
@@ -56,31 +63,41 @@ def decided_text(number: int, result: CommandResult) -> str:
 
 
 def streaming_text(state: MessageState, source_name: str, end_key: bool = True) -> str:
-    return (f"Message {state.number} is streaming from {source_name}: each block runs when its END_OPERATOR_CMD "
-            "line arrives" + ("; e ends the message." if end_key else "."))
+    return (
+        f"Message {state.number} is streaming from {source_name}: each block runs when its END_OPERATOR_CMD "
+        "line arrives" + ("; e ends the message." if end_key else ".")
+    )
 
 
 def resumed_text(count: int, interrupted: int) -> str:
     text = f"Session resumed: {plural(count, 'message')}; [ and ] browse them."
     if interrupted:
-        text += (f" {plural(interrupted, 'message')} stopped before {'its' if interrupted == 1 else 'their'} end: "
-                 "the commands marked 'not run' never ran.")
+        text += (
+            f" {plural(interrupted, 'message')} stopped before {'its' if interrupted == 1 else 'their'} end: "
+            "the commands marked 'not run' never ran."
+        )
     return text + " Paste the model's next answer anywhere."
 
 
-def why_not(action: str, state: MessageState | None, *, following: bool, follow_name: str | None) -> str:
+def why_not(
+    action: str, state: MessageState | None, *, following: bool, follow_name: str | None
+) -> str:
     """Why the key of `action` does nothing now (its footer entry is dimmed)."""
     if action == "copy_results":
         if state is None:
             return "Nothing to copy yet: paste the model's answer first."
         if state.duplicates():
-            return (f"Nothing to copy from message {state.number}: every command in it repeated one already run, "
-                    "so it has no new result. [ shows the earlier messages, with theirs.")
+            return (
+                f"Nothing to copy from message {state.number}: every command in it repeated one already run, "
+                "so it has no new result. [ shows the earlier messages, with theirs."
+            )
         if not state.finished:
             return f"Message {state.number} has no result yet: c copies as soon as one is there."
         if state.rows:  # after a restart: the app stopped before any of them ran
-            return (f"Message {state.number} has no result to copy: Operator stopped before any of its commands ran; "
-                    "paste the message again to run them.")
+            return (
+                f"Message {state.number} has no result to copy: Operator stopped before any of its commands ran; "
+                "paste the message again to run them."
+            )
         return f"Message {state.number} has no result to copy: it held no OPERATOR_CMD block."
     if action == "undo":
         return "Nothing to undo in this workspace: no change Operator made is left to reverse."
@@ -92,7 +109,9 @@ def why_not(action: str, state: MessageState | None, *, following: bool, follow_
         return "No write waits for you: d brings back a consent dialog that escape put off."
     if action == "end_follow":
         if not following:
-            return ("e ends a message while it streams in, from the browser bridge (b) or a file (--follow FILE); "
-                    "the one shown is not streaming.")
+            return (
+                "e ends a message while it streams in, from the browser bridge (b) or a file (--follow FILE); "
+                "the one shown is not streaming."
+            )
         return f"No message from {follow_name} is open: the next text written to it starts one."
     return "Not available now."

@@ -18,6 +18,7 @@ from .screens.confirm import ConfirmScreen
 from .screens.consent import ConsentScreen
 from .state import WAITING
 
+
 class WaitingWriteMixin(AppHost):
     def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
         """Called on the engine's worker thread: show the dialog, wait for the answer."""
@@ -46,24 +47,34 @@ class WaitingWriteMixin(AppHost):
     def _show_consent(self, message: ConsentAsked) -> None:
         def answered(value: str | None) -> None:
             if value == "later":  # escape: the write keeps waiting, and the message with it
-                self.status(f"Message {message.number}: {message.plan.action} on {message.plan.where} still waits "
-                            "for you: d (or enter on its row) shows it again; the rest of the message waits with it.")
+                self.status(
+                    f"Message {message.number}: {message.plan.action} on {message.plan.where} still waits "
+                    "for you: d (or enter on its row) shows it again; the rest of the message waits with it."
+                )
                 self._refresh_footer()
                 return
             self._waiting = None
             self._refresh_footer()
             message.answer(value)
 
-        if self._waiting is not message or any(isinstance(screen, ConsentScreen) for screen in self.screen_stack):
+        if self._waiting is not message or any(
+            isinstance(screen, ConsentScreen) for screen in self.screen_stack
+        ):
             return
         if len(self.screen_stack) > 1:
             # The person is typing into something else (the palette, the picker, a question): a
             # dialog opened under their fingers would take the next y or a as its answer. A write
             # streamed in from the browser can arrive at any moment, so it waits to be called up.
             plan = message.plan
-            self.notify(f"A write waits for you: {plan.action} on {plan.target.rel} (message {message.number}). "
-                        "Close this, then press d to see it.", severity="warning", timeout=20)
-            self.status(f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: d shows it.")
+            self.notify(
+                f"A write waits for you: {plan.action} on {plan.target.rel} (message {message.number}). "
+                "Close this, then press d to see it.",
+                severity="warning",
+                timeout=20,
+            )
+            self.status(
+                f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: d shows it."
+            )
             self._refresh_footer()
             return
         self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
@@ -83,8 +94,11 @@ class WaitingWriteMixin(AppHost):
         if self._waiting is None:
             return False
         waiting = self._waiting
-        self.notify(f"{waiting.plan.command_id} of message {waiting.number} waits for you: decide it first (d), "
-                    f"then {what}.", severity="warning")
+        self.notify(
+            f"{waiting.plan.command_id} of message {waiting.number} waits for you: decide it first (d), "
+            f"then {what}.",
+            severity="warning",
+        )
         return True
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -97,11 +111,14 @@ class WaitingWriteMixin(AppHost):
         waiting = self._waiting
         if waiting is not None and self._quit_question is None:
             question = Text.assemble(
-                (f"{waiting.plan.action} on {waiting.plan.where}", "bold"), f" ({waiting.plan.command_id}) waits "
+                (f"{waiting.plan.action} on {waiting.plan.where}", "bold"),
+                f" ({waiting.plan.command_id}) waits "
                 f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
-                f"message {waiting.number} does not run (after a restart its commands show as not run).")
-            self._quit_question = ConfirmScreen("a write waits for you", question, yes="quit (ctrl+q again too)",
-                                                no="stay")
+                f"message {waiting.number} does not run (after a restart its commands show as not run).",
+            )
+            self._quit_question = ConfirmScreen(
+                "a write waits for you", question, yes="quit (ctrl+q again too)", no="stay"
+            )
 
             async def answered(yes: bool | None) -> None:
                 self._quit_question = None
@@ -114,4 +131,3 @@ class WaitingWriteMixin(AppHost):
             self._quit_question.dismiss(True)
             return
         await self._leave()
-

@@ -9,8 +9,8 @@ from pathlib import Path
 from textual import work
 
 from .. import settings
-from ..engine.state.session import Session, StateUnusable, default_state_dir
 from ..engine.boundary.workspace import Workspace, WorkspaceUnusable
+from ..engine.state.session import Session, StateUnusable, default_state_dir
 from .display import pretty_path
 from .host import AppHost
 from .messages import HistoryLoaded, WorkFailed
@@ -18,6 +18,7 @@ from .runner import EngineRunner
 from .screens.picker import PickerScreen
 from .state import load_history
 from .status_text import resumed_text
+
 
 class WorkspaceSessionMixin(AppHost):
     # --- workspace and session -----------------------------------------------------------
@@ -33,7 +34,9 @@ class WorkspaceSessionMixin(AppHost):
     def _state_dir_for(self, root: Path) -> Path | None:
         # --state-dir names the session of the workspace the app starts in, given or picked first;
         # another workspace chosen later gets its own default folder (a session per workspace).
-        if self._state_override is None or (self._state_owner is not None and self._state_owner != root):
+        if self._state_override is None or (
+            self._state_owner is not None and self._state_owner != root
+        ):
             return None
         return self._state_override
 
@@ -41,7 +44,9 @@ class WorkspaceSessionMixin(AppHost):
         try:
             workspace = Workspace(path)
             state_dir = self._state_dir_for(workspace.root)
-            session = Session(state_dir or default_state_dir(workspace.root), workspace_root=workspace.root)
+            session = Session(
+                state_dir or default_state_dir(workspace.root), workspace_root=workspace.root
+            )
         except (WorkspaceUnusable, StateUnusable) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             self._pick_workspace(Path.cwd(), first_use=self.runner is None)
@@ -65,16 +70,25 @@ class WorkspaceSessionMixin(AppHost):
     @work(thread=True, exit_on_error=False, group="session")
     def load_session(self, runner: EngineRunner) -> None:
         try:
-            with runner.session.lock():  # a write the app died in the middle of gets its result first
+            with (
+                runner.session.lock()
+            ):  # a write the app died in the middle of gets its result first
                 if runner.session.unresolved_intents():
-                    from ..engine.changes.recovery import recover_interrupted_writes, recovery_notices
+                    from ..engine.changes.recovery import (
+                        recover_interrupted_writes,
+                        recovery_notices,
+                    )
 
                     recovered = recover_interrupted_writes(runner.workspace, runner.session)
-                    for notice in recovery_notices(recovered, "show it with [ and ], then c copies its results"):
+                    for notice in recovery_notices(
+                        recovered, "show it with [ and ], then c copies its results"
+                    ):
                         self.call_from_thread(self.notify, notice, severity="warning", timeout=30)
             loaded = HistoryLoaded(load_history(runner.session))
-        except Exception as exc:  # noqa: BLE001 - shown, never lost silently
-            self.post_message(WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}"))
+        except Exception as exc:
+            self.post_message(
+                WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}")
+            )
             loaded = HistoryLoaded({})
         loaded.origin = runner
         self.post_message(loaded)
@@ -82,7 +96,9 @@ class WorkspaceSessionMixin(AppHost):
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         if message.origin is not self.runner:
             return
-        live = self.states  # a message that began while the session was read is newer than what was read
+        live = (
+            self.states
+        )  # a message that began while the session was read is newer than what was read
         self.states = {**message.states, **live}
         for state in message.states.values():
             state.mark_undone(self._undone)
@@ -96,8 +112,10 @@ class WorkspaceSessionMixin(AppHost):
             interrupted = sum(1 for state in self.states.values() if state.interrupted)
             self.status(resumed_text(len(self.states), interrupted))
         elif self._follow_path is not None:
-            self.status(f"Following {self._follow_path.name}: a message starts when text is written to it. "
-                        "A paste works too.")
+            self.status(
+                f"Following {self._follow_path.name}: a message starts when text is written to it. "
+                "A paste works too."
+            )
         else:
             self.status("Paste the model's answer anywhere on this screen.")
 
@@ -111,5 +129,13 @@ class WorkspaceSessionMixin(AppHost):
         def state_dir_of(root: Path) -> Path:
             return self._state_dir_for(root.resolve()) or default_state_dir(root.resolve())
 
-        self.push_screen(PickerScreen(start, first_use, recent=settings.recent_workspaces(), state_dir_of=state_dir_of,
-                                      current=self.workspace.root if self.workspace else None), self._workspace_chosen)
+        self.push_screen(
+            PickerScreen(
+                start,
+                first_use,
+                recent=settings.recent_workspaces(),
+                state_dir_of=state_dir_of,
+                current=self.workspace.root if self.workspace else None,
+            ),
+            self._workspace_chosen,
+        )

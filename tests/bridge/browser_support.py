@@ -48,7 +48,11 @@ SECURE_HOSTS = frozenset(MAPPED_HOSTS) - {"chat.example.org"}
 def chromium_path() -> str | None:
     """$OPERATOR_CHROMIUM when set (and only it), else the system's Chromium."""
     chosen = os.environ.get("OPERATOR_CHROMIUM")
-    candidates = [chosen] if chosen else ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    candidates = (
+        [chosen]
+        if chosen
+        else ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    )
     for candidate in candidates:
         if candidate and Path(candidate).exists():
             return candidate
@@ -79,7 +83,10 @@ def require_browser() -> None:
     if missing is None:
         return
     if os.environ.get("CI") == "true":
-        pytest.fail(missing.replace("browser tests skipped", "browser tests cannot run under CI=true"), pytrace=False)
+        pytest.fail(
+            missing.replace("browser tests skipped", "browser tests cannot run under CI=true"),
+            pytrace=False,
+        )
     pytest.skip(missing, allow_module_level=True)
 
 
@@ -98,7 +105,7 @@ def chromium_args(extension_dir: Path = EXTENSION_DIR) -> list[str]:
 
 
 class _MockPages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_GET(self) -> None:
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
         path, _, query = self.path.partition("?")
         named_page = parse_qs(query).get("page", [""])[0]
@@ -108,7 +115,9 @@ class _MockPages(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         elif named_page.replace("-", "_").isidentifier():
-            target = PAGES_DIR / f"{named_page}.html"  # ?page=local-docs: that page, whatever the host
+            target = (
+                PAGES_DIR / f"{named_page}.html"
+            )  # ?page=local-docs: that page, whatever the host
         else:
             page = SITE_PAGES.get(host)
             if page is None:
@@ -120,7 +129,9 @@ class _MockPages(BaseHTTPRequestHandler):
         except OSError:
             self.send_error(404)
             return
-        kind = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(target.suffix, "application/octet-stream")
+        kind = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(
+            target.suffix, "application/octet-stream"
+        )
         self.send_response(200)
         self.send_header("Content-Type", kind + "; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -139,9 +150,26 @@ def tls_context() -> ssl.SSLContext:
     folder = Path(tempfile.mkdtemp(prefix="operator-mock-tls-"))
     names = ",".join(f"DNS:{host}" for host in sorted(SECURE_HOSTS))
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=operator-mock-sites",
-         "-addext", f"subjectAltName={names}", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=operator-mock-sites",
+            "-addext",
+            f"subjectAltName={names}",
+            "-keyout",
+            str(folder / "key.pem"),
+            "-out",
+            str(folder / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
     )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
@@ -201,16 +229,23 @@ class AsyncExtensionBrowser:
         self.worker: Any = None
         self._playwright: Any = None
 
-    async def __aenter__(self) -> "AsyncExtensionBrowser":
+    async def __aenter__(self) -> AsyncExtensionBrowser:
         from playwright.async_api import async_playwright
 
         self._manager = async_playwright()
         self._playwright = await self._manager.__aenter__()
         self.context = await self._playwright.chromium.launch_persistent_context(
-            str(self.profile), executable_path=chromium_path(), headless=True, args=chromium_args(),
+            str(self.profile),
+            executable_path=chromium_path(),
+            headless=True,
+            args=chromium_args(),
             viewport={"width": 1100, "height": 800},
         )
-        self.worker = self.context.service_workers[0] if self.context.service_workers else await self.context.wait_for_event("serviceworker")
+        self.worker = (
+            self.context.service_workers[0]
+            if self.context.service_workers
+            else await self.context.wait_for_event("serviceworker")
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:

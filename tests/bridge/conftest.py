@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from app_fixtures import app_machine, state, workspace  # noqa: F401 - fixtures, taken by name
 from browser_support import MockSites, chromium_args, chromium_path
 from contract_double import BridgeDouble
@@ -85,10 +84,17 @@ def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exte
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=chromium_path(), headless=True, args=chromium_args(),
+            str(profile),
+            executable_path=chromium_path(),
+            headless=True,
+            args=chromium_args(),
             viewport={"width": 1100, "height": 800},
         )
-        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker", timeout=15000)
+        worker = (
+            context.service_workers[0]
+            if context.service_workers
+            else context.wait_for_event("serviceworker", timeout=15000)
+        )
         try:
             yield ExtensionBrowser(context, worker)
         finally:
@@ -99,7 +105,6 @@ def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exte
 def conversation() -> str:
     """A path no other test uses, so the extension's per-conversation memory cannot leak between tests."""
     return f"/c/{uuid.uuid4().hex[:12]}"
-
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ from typing import Any
 
 from bridge_helpers import bridged_app
 from browser_support import AsyncExtensionBrowser
-from operator_app import settings
 from pilot_helpers import SIZE, notes, rows, wait_for  # noqa: F401 - re-exported for the end-to-end tests
 from pilot_helpers import press_copy as copied  # noqa: F401 - what `c` copies for the shown message
+
+from operator_app import settings
 
 
 async def until(pilot: Any, check: Any, timeout: float = 15.0) -> Any:
@@ -42,7 +43,9 @@ async def pair_through_popup(pilot: Any, app: Any, browser: AsyncExtensionBrowse
     await popup.click("#pair-button")
     await popup.wait_for_selector("#connection-state[data-state='connected']")
     assert app.workspace.root.name in await popup.inner_text("#connection-state")
-    await wait_for(pilot, lambda: len(app.screen_stack) == 1)  # the TUI's pairing dialog closed itself
+    await wait_for(
+        pilot, lambda: len(app.screen_stack) == 1
+    )  # the TUI's pairing dialog closed itself
     await popup.close()
 
 
@@ -53,13 +56,17 @@ def pre_pair(token: str = "e2e-token-" + "x" * 40) -> str:
 
 
 @asynccontextmanager
-async def paired_tui_and_browser(workspace: Path | None, state: Path, tmp_path: Path,
-                                 **storage: Any) -> AsyncIterator[tuple[Any, Any, AsyncExtensionBrowser]]:
+async def paired_tui_and_browser(
+    workspace: Path | None, state: Path, tmp_path: Path, **storage: Any
+) -> AsyncIterator[tuple[Any, Any, AsyncExtensionBrowser]]:
     """The real TUI with its bridge on, and Chromium with the extension, paired as a person who
     paired before: (app, pilot, browser). `storage`: more of the extension's settings (autoSend...)."""
     token = pre_pair()
     app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
+    async with (
+        app.run_test(size=SIZE) as pilot,
+        AsyncExtensionBrowser(tmp_path / "profile") as browser,
+    ):
         await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
         await browser.set_storage({"token": token, "port": app.bridge.port, **storage})
         yield app, pilot, browser
@@ -70,7 +77,11 @@ async def input_value(page: Any) -> str:
 
 
 async def panel_state(page: Any) -> str:
-    return str(await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state || ''"))
+    return str(
+        await page.evaluate(
+            "() => document.getElementById('operator-bridge-ui')?.dataset.state || ''"
+        )
+    )
 
 
 async def panel_says(pilot: Any, page: Any, state: str) -> None:
@@ -86,7 +97,9 @@ async def tab_id(browser: AsyncExtensionBrowser, url_part: str) -> int | None:
     """The browser's id of the tab whose address holds `url_part` (tabs on 127.0.0.1 show their
     address to the extension: it has host permission there)."""
     found = await browser.worker.evaluate(
-        "async part => (await chrome.tabs.query({})).filter(tab => (tab.url || '').includes(part)).map(tab => tab.id)", url_part)
+        "async part => (await chrome.tabs.query({})).filter(tab => (tab.url || '').includes(part)).map(tab => tab.id)",
+        url_part,
+    )
     return found[0] if found else None
 
 
@@ -96,7 +109,9 @@ async def restart_service_worker(browser: AsyncExtensionBrowser) -> None:
     internals = await browser.context.new_page()
     await internals.goto("chrome://serviceworker-internals/")
     await internals.get_by_role("button", name="Stop").first.click()
-    await internals.wait_for_function("() => document.body.innerText.includes('Running Status: STOPPED')")
+    await internals.wait_for_function(
+        "() => document.body.innerText.includes('Running Status: STOPPED')"
+    )
     await internals.close()
 
 
@@ -109,8 +124,11 @@ async def last_heartbeat(browser: AsyncExtensionBrowser) -> float:
     """When the background last heard a content script's heartbeat (0 when none since it started)."""
     for worker in reversed(browser.context.service_workers):
         try:
-            return float(await worker.evaluate(
-                "() => Math.max(0, ...[...globalThis.operatorBridge.chatTabs.values()].map(tab => tab.seenAt))"))
+            return float(
+                await worker.evaluate(
+                    "() => Math.max(0, ...[...globalThis.operatorBridge.chatTabs.values()].map(tab => tab.seenAt))"
+                )
+            )
         except Exception:  # a worker that was stopped
             continue
     return 0.0

@@ -9,7 +9,13 @@ from urllib.parse import urlsplit
 
 FENCED_READ = "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD\n```\n"
 PLAIN_LIST = "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
-ANSWER = "Let me look at the plan first.\n\n" + FENCED_READ + "\nAnd the folder, as plain lines:\n\n" + PLAIN_LIST + "\nThat is all for now."
+ANSWER = (
+    "Let me look at the plan first.\n\n"
+    + FENCED_READ
+    + "\nAnd the folder, as plain lines:\n\n"
+    + PLAIN_LIST
+    + "\nThat is all for now."
+)
 BLOCK_LINES = [
     "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD",
     "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD",
@@ -21,8 +27,14 @@ COPY_TEXT = (
 )
 
 NAMES = {  # the contract's `site`: what the person calls it; the host (with its port) for the generic fallback
-    "chatgpt": "ChatGPT", "claude": "Claude", "gemini": "Gemini", "aistudio": "AI Studio", "mistral": "Le Chat",
-    "deepseek": "DeepSeek", "grok": "Grok", "generic": "127.0.0.1:{port}",
+    "chatgpt": "ChatGPT",
+    "claude": "Claude",
+    "gemini": "Gemini",
+    "aistudio": "AI Studio",
+    "mistral": "Le Chat",
+    "deepseek": "DeepSeek",
+    "grok": "Grok",
+    "generic": "127.0.0.1:{port}",
 }
 SITES = {
     "chatgpt": "chatgpt.com",
@@ -58,7 +70,9 @@ def open_chat(browser: Any, sites: Any, host: str, path: str) -> Any:
 
 
 def stream(page: Any, text: str, chunk: int = 37, every: int = 30) -> None:
-    page.evaluate("([text, chunk, every]) => mockChat.answer(text, {chunk, every})", [text, chunk, every])
+    page.evaluate(
+        "([text, chunk, every]) => mockChat.answer(text, {chunk, every})", [text, chunk, every]
+    )
 
 
 def panel_state(page: Any) -> str:
@@ -66,7 +80,11 @@ def panel_state(page: Any) -> str:
 
 
 def wait_panel(page: Any, state: str, timeout: float = 10.0) -> None:
-    page.wait_for_function("state => document.getElementById('operator-bridge-ui')?.dataset.state === state", arg=state, timeout=timeout * 1000)
+    page.wait_for_function(
+        "state => document.getElementById('operator-bridge-ui')?.dataset.state === state",
+        arg=state,
+        timeout=timeout * 1000,
+    )
 
 
 def click_panel(page: Any, action: str) -> None:
@@ -84,6 +102,7 @@ def sent(page: Any) -> list[str]:
 
 def final_text(bridge: Any, key: tuple[str, int], timeout: float = 10.0) -> str:
     """The text of the page message once the extension said the model stopped."""
+
     def done(double: Any) -> str | None:
         for request in double.posts("/v1/message"):
             body = request.body
@@ -97,9 +116,11 @@ def final_text(bridge: Any, key: tuple[str, int], timeout: float = 10.0) -> str:
 def long_answer(size: int = 200_000, blocks: int = 20) -> str:
     """An answer of about `size` characters: prose paragraphs, fenced code, and `blocks` commands
     spread through it (the size the scanner's window holds)."""
-    prose = ("The function below handles the request and returns early when the input is empty; we keep\n"
-             "that behaviour and only change the message it logs.\n\n"
-             "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n\n")
+    prose = (
+        "The function below handles the request and returns early when the input is empty; we keep\n"
+        "that behaviour and only change the message it logs.\n\n"
+        "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n\n"
+    )
     command = "OPERATOR_CMD\nversion: 1\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\nstart: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
     filler = (size - blocks * len(command)) // blocks
     parts = []
@@ -137,7 +158,9 @@ def ping(page: Any) -> None:
     page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
 
 
-def answered(browser: Any, sites: Any, bridge: Any, host: str, conversation: str, *, shown: bool = False) -> tuple[Any, tuple[str, int]]:
+def answered(
+    browser: Any, sites: Any, bridge: Any, host: str, conversation: str, *, shown: bool = False
+) -> tuple[Any, tuple[str, int]]:
     """A mock chat page on `host` whose answer (ANSWER, streamed, or `shown` at once) the bridge
     stand-in was told of in full: the page and its page message's key."""
     page = open_chat(browser, sites, host, conversation)
@@ -150,7 +173,9 @@ def answered(browser: Any, sites: Any, bridge: Any, host: str, conversation: str
     return page, key
 
 
-def results_over_the_persons_text(page: Any, bridge: Any, key: tuple[str, int], editor: str, text: str) -> None:
+def results_over_the_persons_text(
+    page: Any, bridge: Any, key: tuple[str, int], editor: str, text: str
+) -> None:
     """The person types `text` into the input box (`editor`), then the results come: the
     extension asks what to do with them."""
     page.click(editor)

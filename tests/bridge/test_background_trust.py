@@ -41,7 +41,10 @@ def local_tab(browser: Any, sites: Any, path: str) -> int:
     page = browser.context.new_page()
     page.goto(sites.url("127.0.0.1", path))
     page.wait_for_function("() => window.mockChat !== undefined")
-    tabs = browser.worker.evaluate("async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)", path)
+    tabs = browser.worker.evaluate(
+        "async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)",
+        path,
+    )
     assert len(tabs) == 1
     return int(tabs[0])
 
@@ -49,20 +52,27 @@ def local_tab(browser: Any, sites: Any, path: str) -> int:
 def test_a_content_script_can_neither_pair_nor_change_settings_nor_read_the_token(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    evil = BridgeDouble(pairing_code="123456")  # a program on this computer that would take the pairing
+    evil = BridgeDouble(
+        pairing_code="123456"
+    )  # a program on this computer that would take the pairing
     try:
         tab = local_tab(extension_browser, mock_sites, conversation)
         asked = extension_browser.worker.evaluate(ASK_AS_A_CONTENT_SCRIPT, [tab, evil.port])
-        assert asked["storage"] == "undefined"  # no storage area a content script could read the token from
+        assert (
+            asked["storage"] == "undefined"
+        )  # no storage area a content script could read the token from
         for ask in ("pair", "settings", "state", "stop"):
             assert "only the extension's own pages" in asked[ask]["refused"], ask
         assert evil.posts("/v1/pair") == []
         stored = extension_browser.storage()
-        assert stored["token"] == "test-token" and stored["port"] == bridge.port and "autoSend" not in stored
+        assert (
+            stored["token"] == "test-token"
+            and stored["port"] == bridge.port
+            and "autoSend" not in stored
+        )
         # Nobody chose this page: what its content script says of it goes nowhere either.
         for ask in ("message", "ping"):
             assert "not watched" in asked[ask]["refused"], ask
         assert bridge.posts("/v1/message") == [] and bridge.posts("/v1/hello") == []
     finally:
         evil.close()
-

@@ -14,7 +14,9 @@ from operator_app.entry import main
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "operator_app", *argv], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "operator_app", *argv], capture_output=True, text=True
+    )
 
 
 def test_extension_dir_prints_the_folder_to_load_unpacked() -> None:
@@ -25,8 +27,9 @@ def test_extension_dir_prints_the_folder_to_load_unpacked() -> None:
     assert done.stdout.count("\n") == 1  # only the folder: scripts can use it
 
 
-def test_bridge_says_where_the_extension_is_and_whether_a_browser_is_paired(private_settings: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_bridge_says_where_the_extension_is_and_whether_a_browser_is_paired(
+    private_settings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["bridge"]) == 0
     out = capsys.readouterr().out
     assert "Load unpacked" in out and "127.0.0.1:47821" in out and "Paired: no" in out
@@ -36,7 +39,9 @@ def test_bridge_says_where_the_extension_is_and_whether_a_browser_is_paired(priv
     assert "127.0.0.1:50123" in out and "Paired: yes" in out
 
 
-def test_forget_retires_the_token_and_keeps_the_port(private_settings: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_forget_retires_the_token_and_keeps_the_port(
+    private_settings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     settings.save("bridge", {"port": 50123, "token": "t" * 43, "origin": "chrome-extension://x"})
     assert main(["bridge", "--forget"]) == 0
     assert "forgotten" in capsys.readouterr().out
@@ -45,7 +50,9 @@ def test_forget_retires_the_token_and_keeps_the_port(private_settings: Path, cap
     assert "No browser was paired" in capsys.readouterr().out
 
 
-def test_a_bridge_port_that_is_not_a_port_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bridge_port_that_is_not_a_port_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["--bridge-port", "99999"]) == 2
     assert "not a port number" in capsys.readouterr().err
     assert main(["bridge", "--extension-dir", "--forget"]) == 2

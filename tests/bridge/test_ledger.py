@@ -25,7 +25,8 @@ def test_what_is_recorded_is_read_back_by_the_next_process(tmp_path: Path) -> No
 def test_a_damaged_file_or_entry_costs_only_itself(tmp_path: Path) -> None:
     (tmp_path / ledger_module.FILE_NAME).write_text(
         '{"version": 1, "pages": [{"conversation": "a", "position": "x"}, '
-        '{"conversation": "b", "position": 2, "messages": [7], "delivered": []}]}')
+        '{"conversation": "b", "position": 2, "messages": [7], "delivered": []}]}'
+    )
     assert Ledger(tmp_path).get(("b", 2)).messages == [7]
     (tmp_path / ledger_module.FILE_NAME).write_text("{torn")
     assert Ledger(tmp_path).get(("b", 2)) is None
@@ -38,7 +39,11 @@ def test_only_the_most_recent_pages_are_kept(tmp_path: Path, monkeypatch) -> Non
         ledger.opened(("c", position), position + 1)
     ledger.opened(("c", 2), 9)  # used again: kept
     kept = Ledger(tmp_path)
-    assert [key for key in [("c", p) for p in range(5)] if kept.get(key)] == [("c", 2), ("c", 3), ("c", 4)]
+    assert [key for key in [("c", p) for p in range(5)] if kept.get(key)] == [
+        ("c", 2),
+        ("c", 3),
+        ("c", 4),
+    ]
 
 
 def test_an_unwritable_state_folder_is_no_error(tmp_path: Path) -> None:

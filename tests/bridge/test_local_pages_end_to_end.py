@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from browser_support import require_browser
 
 require_browser()
@@ -43,7 +42,9 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
             assert await feedback(page) == "" and await page.evaluate("() => window.readBack") == []
             assert await panel_state(page) == ""
 
-        popup = await browser.popup(await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs"))
+        popup = await browser.popup(
+            await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs")
+        )
         await popup.wait_for_selector("#tab-state[data-state='idle']")
         said = await popup.inner_text("#tab")
         assert "not watching this page" in said and "holds an OPERATOR_CMD block" in said
@@ -54,14 +55,20 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
         assert origin in await popup.inner_text("#chosen-origins")
         # Chosen: the page is read like a chat, and its results go into its text box.
         await wait_for(pilot, lambda: rows(app) == [("hidden1", "ok")])
-        await until(pilot, lambda: local.evaluate("() => document.getElementById('feedback').value !== ''"))
+        await until(
+            pilot, lambda: local.evaluate("() => document.getElementById('feedback').value !== ''")
+        )
         assert "id: hidden1" in await feedback(local)
-        assert await feedback(other) == ""  # localhost on the same port is another origin: not chosen
+        assert (
+            await feedback(other) == ""
+        )  # localhost on the same port is another origin: not chosen
         assert len(app.states) == 1
 
         # Remembered for the origin: the page loaded again is watched at once.
         await local.reload()
-        popup_again = await browser.popup(await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs"))
+        popup_again = await browser.popup(
+            await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs")
+        )
         await popup_again.wait_for_selector("#tab-state[data-state='ok']")
         await popup_again.close()
 

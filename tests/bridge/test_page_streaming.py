@@ -9,15 +9,24 @@ import time
 from typing import Any
 
 import pytest
-
 from browser_support import require_browser
 
 require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
 from page_helpers import (  # noqa: E402
-    ANSWER, BLOCK_LINES, COPY_TEXT, NAMES, SITES, final_text, input_value, key_for, long_answer, open_chat,
-    stream, wait_panel,
+    ANSWER,
+    BLOCK_LINES,
+    COPY_TEXT,
+    NAMES,
+    SITES,
+    final_text,
+    input_value,
+    key_for,
+    long_answer,
+    open_chat,
+    stream,
+    wait_panel,
 )
 
 
@@ -35,8 +44,13 @@ def test_each_adapter_streams_the_latest_answer_with_the_line_breaks_the_page_sh
     updates = [r.body for r in bridge.posts("/v1/message")]
     streaming = [body for body in updates if body["generating"]]
     assert len(streaming) >= 2, "the text was sent while it was being written, not only at the end"
-    assert all(body["conversation"] == f"{host}:{mock_sites.port}{conversation}" and body["position"] == 0 for body in updates)
-    assert updates[-1]["generating"] is False and updates[-1]["tab"]["site"] == NAMES[site].format(port=mock_sites.port)
+    assert all(
+        body["conversation"] == f"{host}:{mock_sites.port}{conversation}" and body["position"] == 0
+        for body in updates
+    )
+    assert updates[-1]["generating"] is False and updates[-1]["tab"]["site"] == NAMES[site].format(
+        port=mock_sites.port
+    )
     # Whole texts that grow: each one starts with the one before (a block split across updates
     # arrives as two updates of a growing text).
     for before, after in zip(streaming, streaming[1:]):
@@ -68,7 +82,9 @@ def test_nothing_is_sent_for_an_answer_without_operator_cmd(
     assert bridge.posts("/v1/message") == []
 
 
-def test_the_page_says_when_operator_is_not_listening(extension_browser: Any, mock_sites: Any, conversation: str) -> None:
+def test_the_page_says_when_operator_is_not_listening(
+    extension_browser: Any, mock_sites: Any, conversation: str
+) -> None:
     extension_browser.reset(token="some-token", port=1)  # nothing listens on port 1
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
     stream(page, ANSWER)
@@ -80,7 +96,10 @@ def test_the_generic_fallback_reads_the_last_marked_message_and_ends_it_after_a_
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     page = open_chat(extension_browser, mock_sites, "127.0.0.1", conversation)
-    page.evaluate("([text]) => mockChat.show(text)", ["An earlier answer:\n\nOPERATOR_CMD\nid: old\naction: fs.list\npath: .\nEND_OPERATOR_CMD"])
+    page.evaluate(
+        "([text]) => mockChat.show(text)",
+        ["An earlier answer:\n\nOPERATOR_CMD\nid: old\naction: fs.list\npath: .\nEND_OPERATOR_CMD"],
+    )
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     ended_at = time.monotonic()
@@ -106,7 +125,13 @@ def test_send_selection_keeps_the_line_breaks_of_the_page(
         " {id: tabId, url, title: 'Local chat'})",
         [tab, page.url],
     )
-    posted = bridge.wait_for(lambda double: [r.body for r in double.posts("/v1/message") if r.body["conversation"].startswith("selection/")])
+    posted = bridge.wait_for(
+        lambda double: [
+            r.body
+            for r in double.posts("/v1/message")
+            if r.body["conversation"].startswith("selection/")
+        ]
+    )
     assert posted[0]["text"].strip() == BLOCK_LINES[1]
     assert posted[0]["generating"] is False
     assert posted[0]["conversation"] == f"selection/127.0.0.1:{mock_sites.port}{conversation}"
@@ -124,9 +149,16 @@ def test_operator_hears_at_once_which_chat_tab_is_in_front(
     for page, site in ((chatgpt, "ChatGPT"), (claude, "Claude"), (chatgpt, "ChatGPT")):
         asked_at = time.monotonic()
         page.bring_to_front()
-        hello = bridge.wait_for(lambda double: [r for r in double.posts("/v1/hello") if r.at > asked_at], timeout=3)
+        hello = bridge.wait_for(
+            lambda double: [r for r in double.posts("/v1/hello") if r.at > asked_at], timeout=3
+        )
         tab = hello[-1].body["tab"]  # well before the 10 s heartbeat
-        assert tab["site"] == site and tab["title"] == f"{site} (mock)" and tab["adapter_ok"] is True and tab["problem"] is None
+        assert (
+            tab["site"] == site
+            and tab["title"] == f"{site} (mock)"
+            and tab["adapter_ok"] is True
+            and tab["problem"] is None
+        )
         assert tab["url"] == page.url
 
 
@@ -139,8 +171,12 @@ def test_the_conversation_key_holds_while_a_message_is_written_even_when_the_url
     page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", ANSWER[: len(ANSWER) // 2])
     bridge.wait_for(lambda double: double.posts("/v1/message"))
     page.evaluate("path => history.pushState({}, '', path)", conversation)
-    page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", ANSWER[len(ANSWER) // 2:])
+    page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", ANSWER[len(ANSWER) // 2 :])
     final_text(bridge, new_chat)
-    assert {(r.body["conversation"], r.body["position"]) for r in bridge.posts("/v1/message")} == {new_chat}
-    stream(page, ANSWER.replace("r1", "r5").replace("r2", "r6"))  # the next answer is keyed by the new URL
+    assert {(r.body["conversation"], r.body["position"]) for r in bridge.posts("/v1/message")} == {
+        new_chat
+    }
+    stream(
+        page, ANSWER.replace("r1", "r5").replace("r2", "r6")
+    )  # the next answer is keyed by the new URL
     assert "id: r5" in final_text(bridge, key_for(page, 1))

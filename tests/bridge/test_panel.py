@@ -8,13 +8,24 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from browser_support import require_browser
 
 require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, COPY_TEXT, click_panel, eventually, final_text, input_value, key_for, open_chat, panel_state, stream, wait_panel  # noqa: E402
+from page_helpers import (  # noqa: E402
+    ANSWER,
+    COPY_TEXT,
+    click_panel,
+    eventually,
+    final_text,
+    input_value,
+    key_for,
+    open_chat,
+    panel_state,
+    stream,
+    wait_panel,
+)
 
 BOXES = """() => {
   const box = (element) => { const r = element.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
@@ -36,7 +47,9 @@ def test_the_panel_covers_none_of_the_chat_and_goes_when_it_has_nothing_to_ask(
     host: str, extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     page = open_chat(extension_browser, mock_sites, host, conversation)
-    page.evaluate("() => document.getElementById('thread').appendChild(MockChat.userMessage('Read the plan and list the folder, please.'))")
+    page.evaluate(
+        "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read the plan and list the folder, please.'))"
+    )
     stream(page, ANSWER)
     key = key_for(page)
     final_text(bridge, key)
@@ -53,9 +66,14 @@ def test_the_panel_covers_none_of_the_chat_and_goes_when_it_has_nothing_to_ask(
     tab = extension_browser.tab_id(host + ":" + str(mock_sites.port) + conversation)
     if host == "chatgpt.com":
         # Nothing to ask: it goes by itself; the results stay, and the badge still counts them.
-        page.wait_for_function("() => !document.getElementById('operator-bridge-ui')", timeout=15000)
+        page.wait_for_function(
+            "() => !document.getElementById('operator-bridge-ui')", timeout=15000
+        )
         assert input_value(page) == COPY_TEXT
-        assert extension_browser.worker.evaluate("tabId => chrome.action.getBadgeText({tabId})", tab) == "2"
+        assert (
+            extension_browser.worker.evaluate("tabId => chrome.action.getBadgeText({tabId})", tab)
+            == "2"
+        )
     else:
         click_panel(page, "hide")
         eventually(lambda: panel_state(page) == "")

@@ -18,8 +18,11 @@ from page_helpers import COPY_TEXT, answered, input_value, ping, restart_service
 
 
 def finished_posts(bridge: BridgeDouble, key: tuple[str, int]) -> int:
-    return sum(1 for r in bridge.posts("/v1/message")
-               if (r.body["conversation"], r.body["position"]) == key and r.body["generating"] is False)
+    return sum(
+        1
+        for r in bridge.posts("/v1/message")
+        if (r.body["conversation"], r.body["position"]) == key and r.body["generating"] is False
+    )
 
 
 def ping_until(page: Any, condition: Any, timeout: float = 15.0) -> None:
@@ -34,10 +37,14 @@ def test_after_the_background_restarts_an_answer_still_waiting_for_its_results_g
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
     # Told, finished; its results are not in yet (a write waits, say).
-    page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation, shown=True)
+    page, key = answered(
+        extension_browser, mock_sites, bridge, "chatgpt.com", conversation, shown=True
+    )
     restart_service_worker(extension_browser)
     told = finished_posts(bridge, key)
-    ping_until(page, lambda: finished_posts(bridge, key) > told)  # the restarted background asked for it
+    ping_until(
+        page, lambda: finished_posts(bridge, key) > told
+    )  # the restarted background asked for it
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "ready")
     assert input_value(page) == COPY_TEXT
@@ -46,9 +53,13 @@ def test_after_the_background_restarts_an_answer_still_waiting_for_its_results_g
 def test_after_operator_restarts_the_answer_reaches_it_again(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page, key = answered(extension_browser, mock_sites, bridge, "claude.ai", conversation, shown=True)
+    page, key = answered(
+        extension_browser, mock_sites, bridge, "claude.ai", conversation, shown=True
+    )
     bridge.close()  # Operator quits before the results are in...
-    restarted = BridgeDouble(token="test-token", port=bridge.port)  # ...and comes back knowing nothing
+    restarted = BridgeDouble(
+        token="test-token", port=bridge.port
+    )  # ...and comes back knowing nothing
     try:
         ping_until(page, lambda: finished_posts(restarted, key) > 0)
         restarted.make_ready(key, COPY_TEXT, 2)

@@ -10,19 +10,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from browser_support import AsyncExtensionBrowser, require_browser
 
 require_browser()
 
 from bridge_helpers import wait_for  # noqa: E402
 from e2e_helpers import (  # noqa: E402
-    last_heartbeat, notes, open_chat, paired_tui_and_browser, panel_says, ping, restart_service_worker, rows, until,
+    last_heartbeat,
+    notes,
+    open_chat,
+    paired_tui_and_browser,
+    panel_says,
+    ping,
+    restart_service_worker,
+    rows,
+    until,
 )
 from support import block  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
-ANSWER = "Reading.\n\n" + block("k1", "fs.read", path="notes/plan.txt") + "\n" + block("k2", "fs.list", path=".") + "\nDone."
+ANSWER = (
+    "Reading.\n\n"
+    + block("k1", "fs.read", path="notes/plan.txt")
+    + "\n"
+    + block("k2", "fs.list", path=".")
+    + "\nDone."
+)
 
 
 async def heartbeats(pilot: Any, browser: AsyncExtensionBrowser, page: Any, count: int = 3) -> None:
@@ -55,7 +68,9 @@ async def test_a_finished_answer_whose_results_went_back_is_not_posted_again(
         await page.evaluate("text => mockChat.answer(text, {chunk: 50, every: 20})", ANSWER)
         await wait_for(pilot, lambda: rows(app) == [("k1", "ok"), ("k2", "ok")])
         await panel_says(pilot, page, "ready")
-        await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
+        await wait_for(
+            pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app))
+        )
         assert told[-1][2] is False  # the finished text was told
         finished = len(told)
         await heartbeats(pilot, browser, page)

@@ -1,4 +1,4 @@
-""""Send selection to Operator" with the real TUI and bridge: the person's selection runs in
+""" "Send selection to Operator" with the real TUI and bridge: the person's selection runs in
 Operator and its results land in the page's input box, exactly what `c` copies. The first reply
 to a page message says `message: null` (Operator's engine opens the message a moment later, on
 its own thread); the extension must watch for the results all the same. The page is one nobody
@@ -11,18 +11,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from browser_support import require_browser
 
 require_browser()
 
 from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import copied, input_value, notes, open_chat, paired_tui_and_browser, panel_says, rows, tab_id  # noqa: E402
+from e2e_helpers import (  # noqa: E402
+    copied,
+    input_value,
+    notes,
+    open_chat,
+    paired_tui_and_browser,
+    panel_says,
+    rows,
+    tab_id,
+)
 from support import block  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
 
-PAGE = "Two things to run:\n\n" + block("s1", "fs.list", path="notes") + "\n" + block("s2", "fs.read", path="notes/plan.txt") + "\nThanks."
+PAGE = (
+    "Two things to run:\n\n"
+    + block("s1", "fs.list", path="notes")
+    + "\n"
+    + block("s2", "fs.read", path="notes/plan.txt")
+    + "\nThanks."
+)
 SELECT_THE_BLOCKS = """() => {
   const parts = [...document.querySelectorAll('.bubble p')].filter(p => p.textContent.includes('OPERATOR_CMD'));
   const range = document.createRange();
@@ -49,13 +63,17 @@ async def test_send_selection_runs_the_selected_blocks_and_fills_the_input_box(
             " {id: tabId, url, title: 'Local chat'})",
             [tab, page.url],
         )
-        await wait_for(pilot, lambda: rows(app) == [("s1", "ok"), ("s2", "ok")] and app.current().finished)
+        await wait_for(
+            pilot, lambda: rows(app) == [("s1", "ok"), ("s2", "ok")] and app.current().finished
+        )
         assert app.current().source == f"bridge 127.0.0.1:{mock_sites.port}"
         await panel_says(pilot, page, "ready")
         filled = await input_value(page)
         assert filled == await copied(pilot, app)
         assert filled.split("\n").count("OPERATOR_RESULT") == 2
-        await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
+        await wait_for(
+            pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app))
+        )
         # The page itself was not chosen: its own answer is not read, only the selection was.
         await asyncio.sleep(3.0)
         assert len(app.states) == 1

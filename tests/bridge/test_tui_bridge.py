@@ -9,14 +9,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
 from bridge_helpers import Extension, bridged_app, paired_extension
-from operator_app.bridge import service
-from operator_app.tui.screens.consent import ConsentScreen
-from operator_app.tui.screens.pairing import PairingScreen
 from pilot_helpers import SIZE, asks, notes, rows, wait_for
 from pilot_helpers import press_copy as copied
 from support import b64, block
+
+from operator_app.bridge import service
+from operator_app.tui.screens.consent import ConsentScreen
+from operator_app.tui.screens.pairing import PairingScreen
 
 pytestmark = pytest.mark.asyncio
 
@@ -44,18 +44,25 @@ async def test_reads_run_while_the_answer_is_still_streaming(workspace: Path, st
         assert app.current().source == "bridge ChatGPT"
 
 
-async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(workspace: Path,
-                                                                                      state: Path) -> None:
+async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(WRITE + CHECK, generating=False)
         await wait_for(pilot, lambda: asks(app))
         waiting = await extension.results(wait=0.2)
-        assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == ("waiting", "fs.write notes/plan.txt", "")
+        assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == (
+            "waiting",
+            "fs.write notes/plan.txt",
+            "",
+        )
         # Nothing the browser says can answer the dialog: only the person here can.
         await extension.message(WRITE + CHECK, generating=False)
-        assert asks(app) and (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
+        assert (
+            asks(app) and (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
+        )
         poll = asyncio.ensure_future(extension.results(wait=10))
         await pilot.press("y")
         result = await poll
@@ -64,10 +71,14 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
         await wait_for(pilot, lambda: app.current().finished)
         assert result["copy_text"] == await copied(pilot, app)
         assert result["copy_text"].split("\n").count("OPERATOR_RESULT") == 2
-        reply = await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0,
-                                                       "message": result["message"], "sent": False})
+        reply = await extension.post(
+            "/v1/delivered",
+            {"conversation": "chat/1", "position": 0, "message": result["message"], "sent": False},
+        )
         assert reply.json() == {"ok": True}
-        await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
+        await wait_for(
+            pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app))
+        )
         assert (await extension.results())["delivered"] is True
 
 
@@ -105,7 +116,8 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, stat
 
 
 async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
-        workspace: Path, state: Path) -> None:
+    workspace: Path, state: Path
+) -> None:
     text = READ + LIST
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -115,7 +127,10 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
         assert first["count"] == 2
         await extension.message(text, generating=False, conversation="chat/2")
         delivered = await extension.results(conversation="chat/2", wait=10)
-        await extension.post("/v1/delivered", {"conversation": "chat/2", "position": 0, "message": delivered["message"]})
+        await extension.post(
+            "/v1/delivered",
+            {"conversation": "chat/2", "position": 0, "message": delivered["message"]},
+        )
     again = bridged_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
         # The pairing is remembered: no code is asked for, the same token works.
@@ -127,7 +142,11 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
         await extension.message(text, generating=False)
         await extension.message(text, generating=False, conversation="chat/2")
         owed = await extension.results(wait=10)
-        assert (owed["state"], owed["message"], owed["copy_text"]) == ("ready", first["message"], first["copy_text"])
+        assert (owed["state"], owed["message"], owed["copy_text"]) == (
+            "ready",
+            first["message"],
+            first["copy_text"],
+        )
         assert owed["delivered"] is False  # never put back into the chat: still owed
         went = await extension.results(conversation="chat/2")
         assert (went["state"], went["delivered"]) == ("ready", True)
@@ -135,8 +154,9 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
         assert len(again.states) == 2 and len(again.runner.session.messages()) == 2
 
 
-async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(workspace: Path,
-                                                                                   state: Path) -> None:
+async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -148,12 +168,16 @@ async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_fini
         extension = Extension(again.bridge.port, extension.token)
         await extension.message(READ + "Now the listing:\n" + LIST, generating=False)
         result = await extension.results(wait=10)
-        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r1",
+            "id: r2",
+        ]
         assert rows(again) == [("r1", "duplicate"), ("r2", "ok")]  # r1 did not run twice
 
 
-async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_already_seen(workspace: Path,
-                                                                                      state: Path) -> None:
+async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_already_seen(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -170,29 +194,41 @@ async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_alrea
         assert len(app.runner.session.messages()) == 1
 
 
-async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspace: Path, state: Path) -> None:
+async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(READ + "thinking", generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         first = app.current().number
-        await extension.message(READ + LIST, generating=False)  # regenerated: same start, another end
+        await extension.message(
+            READ + LIST, generating=False
+        )  # regenerated: same start, another end
         result = await extension.results(wait=10)
         assert result["message"] != first
         assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
         # r1 ran in the first message, whose results never went back: they are still owed.
         assert result["count"] == 2
-        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
-        await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]})
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r1",
+            "id: r2",
+        ]
+        await extension.post(
+            "/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]}
+        )
         assert (await extension.results())["count"] == 2  # what went back stays readable
-        await extension.message(READ + LIST + block("r3", "fs.stat", path="README.md"), generating=False)
+        await extension.message(
+            READ + LIST + block("r3", "fs.stat", path="README.md"), generating=False
+        )
         result = await extension.results(wait=10)
         assert (result["count"], result["delivered"]) == (1, False)  # only what is new since then
 
 
-async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(workspace: Path, state: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(
+    workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from operator_app.tui.app import OperatorApp
 
     monkeypatch.setattr(service, "CONNECTED_FOR_S", 0.5)
@@ -208,16 +244,22 @@ async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(wor
         await extension.pair(code)
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
         await wait_for(pilot, lambda: any("Paired with Chromium (test)" in n for n in notes(app)))
-        await extension.post("/v1/hello", {"tab": {"site": "Claude", "title": "Refactor\x1b[2J the parser"}})
+        await extension.post(
+            "/v1/hello", {"tab": {"site": "Claude", "title": "Refactor\x1b[2J the parser"}}
+        )
         await wait_for(pilot, lambda: badge().startswith("bridge Claude"))
         assert "\x1b" not in badge() and "\\x1b" in badge()
-        await wait_for(pilot, lambda: badge() == "bridge waiting for a browser")  # silence: no longer connected
+        await wait_for(
+            pilot, lambda: badge() == "bridge waiting for a browser"
+        )  # silence: no longer connected
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None and badge() == "bridge off")
         assert "Bridge off" in app.status_line.text
 
 
-async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working(workspace: Path, state: Path) -> None:
+async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         first = await paired_extension(pilot, app)
@@ -230,8 +272,9 @@ async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working
         assert (await second.post("/v1/hello", {})).status == 200
 
 
-async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_moved(workspace: Path, state: Path,
-                                                                                   tmp_path: Path) -> None:
+async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_moved(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other"
     other.mkdir()
     app = bridged_app(workspace, state)
@@ -242,12 +285,16 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         app.open_workspace(other)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and result["count"] == 1
-        await extension.message(READ + LIST, generating=False)  # grew after it ended: a new message, here
+        await extension.message(
+            READ + LIST, generating=False
+        )  # grew after it ended: a new message, here
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and app.runner.workspace.root == other.resolve()
 
 
-async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(workspace: Path, state: Path) -> None:
+async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(
+    workspace: Path, state: Path
+) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -261,8 +308,9 @@ async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(workspa
     assert (workspace / "notes" / "plan.txt").read_bytes() == before
 
 
-async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth_is_not_run(workspace: Path,
-                                                                                          state: Path) -> None:
+async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth_is_not_run(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -272,7 +320,10 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         result = await extension.results(wait=10)
         assert result["state"] == "ready"
         await wait_for(pilot, lambda: app.current().finished)
-        assert [row.result.error_code for row in app.current().ordered_rows()] == [None, "ERR_MISSING_END_MARKER"]
+        assert [row.result.error_code for row in app.current().ordered_rows()] == [
+            None,
+            "ERR_MISSING_END_MARKER",
+        ]
         assert "Ending message" in app.status_line.text or "result" in app.status_line.text
         await extension.message(READ + LIST, generating=False)  # the tab wakes up: not run again
         await pilot.pause(0.3)
@@ -283,10 +334,16 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         # r2, cut off the first time, ran whole the second: the model is told once, its latest result.
         owed = result["copy_text"]
         assert [line for line in owed.split("\n") if line.startswith(("id: ", "ok: "))] == [
-            "id: r1", "ok: true", "id: r2", "ok: true"]
+            "id: r1",
+            "ok: true",
+            "id: r2",
+            "ok: true",
+        ]
 
 
-async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(workspace: Path, state: Path) -> None:
+async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(
+    workspace: Path, state: Path
+) -> None:
     second = block("w2", "fs.write", path="notes/other.txt", content="x")
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -301,14 +358,18 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(wo
         await pilot.press("n")
         await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
         # While the page is still writing, more may come after the write shown.
-        await extension.message("Next:\n" + block("w3", "fs.write", path="notes/third.txt", content="y"), generating=True,
-                                position=1)
+        await extension.message(
+            "Next:\n" + block("w3", "fs.write", path="notes/third.txt", content="y"),
+            generating=True,
+            position=1,
+        )
         await wait_for(pilot, lambda: asks(app))
         assert app.screen.outlook.open_ended is True
 
 
-async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(workspace: Path,
-                                                                                     state: Path) -> None:
+async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(
+    workspace: Path, state: Path
+) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -320,7 +381,9 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await wait_for(pilot, lambda: any("A write waits for you" in n for n in notes(app)))
         await pilot.press("a", "y", "y", "a")
         await pilot.pause(0.3)
-        assert app.screen is palette and not any(isinstance(s, ConsentScreen) for s in app.screen_stack)
+        assert app.screen is palette and not any(
+            isinstance(s, ConsentScreen) for s in app.screen_stack
+        )
         assert (workspace / "notes" / "plan.txt").read_bytes() == before
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
@@ -328,4 +391,7 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         result = await extension.results(wait=10)
-        assert result["state"] == "ready" and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+        assert (
+            result["state"] == "ready"
+            and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+        )

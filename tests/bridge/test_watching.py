@@ -14,7 +14,17 @@ from browser_support import MockSites, require_browser
 require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, COPY_TEXT, final_text, input_value, key_for, open_chat, panel_state, stream, wait_panel  # noqa: E402
+from page_helpers import (  # noqa: E402
+    ANSWER,
+    COPY_TEXT,
+    final_text,
+    input_value,
+    key_for,
+    open_chat,
+    panel_state,
+    stream,
+    wait_panel,
+)
 
 QUIET_S = 4.0  # longer than the generic fallback's quiet period (2.5 s) that ends an answer
 
@@ -27,7 +37,10 @@ def new_page(browser: Any, url: str) -> Any:
 
 
 def tab_of(browser: Any, part: str) -> int:
-    tabs = browser.worker.evaluate("async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)", part)
+    tabs = browser.worker.evaluate(
+        "async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)",
+        part,
+    )
     assert len(tabs) == 1, tabs
     return int(tabs[0])
 
@@ -71,7 +84,9 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     second.wait_for_function("() => !mockChat.generating")
     time.sleep(QUIET_S)
     assert len(bridge.posts("/v1/message")) == seen  # stopped: its pages are read no more
-    assert all(key[0].startswith("127.0.0.1:") for key in posted_keys(bridge))  # localhost never was
+    assert all(
+        key[0].startswith("127.0.0.1:") for key in posted_keys(bridge)
+    )  # localhost never was
     assert panel_state(first) == "" and panel_state(second) == ""
 
 

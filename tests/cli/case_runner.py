@@ -22,7 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "fixtures" / "cases"
 DEMO = ROOT / "fixtures" / "demo-workspace"
 APP = str(Path(sys.executable).with_name("operator-app"))
-DEFAULT_ARGS = ("--approve", "all")  # invalid blocks must change nothing even when writes are approved
+DEFAULT_ARGS = (
+    "--approve",
+    "all",
+)  # invalid blocks must change nothing even when writes are approved
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,9 @@ def make_workspace(target: Path, setup: dict[str, Any]) -> Path:
         (target / rel).write_bytes(text.encode("utf-8"))
     for rel, data in setup.get("bytes_b64", {}).items():
         (target / rel).write_bytes(base64.b64decode(data))
-    for rel, (unit, times, *prefix) in setup.get("repeat", {}).items():  # [unit, times, optional text before]
+    for rel, (unit, times, *prefix) in setup.get(
+        "repeat", {}
+    ).items():  # [unit, times, optional text before]
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         (target / rel).write_bytes("".join(prefix).encode("utf-8") + unit.encode("utf-8") * times)
     for rel, link_to in setup.get("symlinks", {}).items():
@@ -81,14 +86,22 @@ def make_workspace(target: Path, setup: dict[str, Any]) -> Path:
     return target
 
 
-def exec_app(ws: Path, state: Path, message: Path | None, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def exec_app(
+    ws: Path, state: Path, message: Path | None, *args: str, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """`operator-app exec` as a person runs it: no terminal on stdin, the message from a file or stdin."""
     command = [APP, "exec", "--workspace", str(ws), "--state-dir", str(state), *args]
     if message is not None:
         command.append(str(message))
     env = dict(os.environ, OPERATOR_TRASH="session")
-    return subprocess.run(command, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                          capture_output=True, env=env, timeout=60)
+    return subprocess.run(
+        command,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
 
 
 def snapshot(root: Path) -> dict[str, bytes | str]:
@@ -111,7 +124,9 @@ def check_envelope(envelope: dict[str, Any], exit_code: int) -> None:
     and no redirect (Operator has no REDIRECTED exit code)."""
     assert set(envelope) == {"ok", "data", "error", "warnings", "meta"}, envelope.keys()
     assert envelope["ok"] is (exit_code == 0)
-    assert isinstance(envelope["warnings"], list) and all(isinstance(w, str) for w in envelope["warnings"])
+    assert isinstance(envelope["warnings"], list) and all(
+        isinstance(w, str) for w in envelope["warnings"]
+    )
     meta = envelope["meta"]
     assert isinstance(meta["duration_ms"], int) and meta["duration_ms"] >= 0
     assert meta["schema_version"] == "1.0"
@@ -122,6 +137,15 @@ def check_envelope(envelope: dict[str, Any], exit_code: int) -> None:
         assert envelope["data"] is None
         error = envelope["error"]
         assert {"code", "message", "retryable", "phase", "suggestion"} <= set(error), error
-        assert isinstance(error["code"], str) and error["code"] and isinstance(error["message"], str) and error["message"]
-        assert isinstance(error["retryable"], bool) and error["phase"] in ("validation", "execution", "cleanup")
+        assert (
+            isinstance(error["code"], str)
+            and error["code"]
+            and isinstance(error["message"], str)
+            and error["message"]
+        )
+        assert isinstance(error["retryable"], bool) and error["phase"] in (
+            "validation",
+            "execution",
+            "cleanup",
+        )
         assert "redirect" not in error

@@ -21,17 +21,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from case_runner import CASES, Case, check_envelope, exec_app, load_cases, make_workspace, snapshot
+
 from operator_app.protocol.errors import ErrorCode
 
 INVALID = load_cases("invalid")
 VALID = load_cases("valid")
-RESULT_RE = re.compile(rb"OPERATOR_RESULT\nid: ([^\n]*)\nok: (true|false)\nsummary: ([^\n]*)\n(?:details_b64: ([A-Za-z0-9+/=]*)\n)?END_OPERATOR_RESULT\n")
+RESULT_RE = re.compile(
+    rb"OPERATOR_RESULT\nid: ([^\n]*)\nok: (true|false)\nsummary: ([^\n]*)\n(?:details_b64: ([A-Za-z0-9+/=]*)\n)?END_OPERATOR_RESULT\n"
+)
 
 # Codes no single message can provoke on a plain workspace; tests/test_error_codes.py reaches them.
-NOT_FROM_A_MESSAGE = {ErrorCode.ERR_CONFLICT, ErrorCode.ERR_PERMISSION_DENIED, ErrorCode.ERR_INTERNAL, ErrorCode.ERR_IO,
-                      ErrorCode.ERR_DELETE_INCOMPLETE}  # a failing trash, not a message, provokes it
+NOT_FROM_A_MESSAGE = {
+    ErrorCode.ERR_CONFLICT,
+    ErrorCode.ERR_PERMISSION_DENIED,
+    ErrorCode.ERR_INTERNAL,
+    ErrorCode.ERR_IO,
+    ErrorCode.ERR_DELETE_INCOMPLETE,
+}  # a failing trash, not a message, provokes it
 
 
 def split_results(stdout: bytes) -> list[dict[str, Any]]:
@@ -39,11 +46,22 @@ def split_results(stdout: bytes) -> list[dict[str, Any]]:
     blocks = []
     pos = 0
     for match in RESULT_RE.finditer(stdout):
-        gap = stdout[pos:match.start()]
+        gap = stdout[pos : match.start()]
         assert gap == (b"" if pos == 0 else b"\n"), f"stdout holds more than result blocks: {gap!r}"
         pos = match.end()
-        details = base64.b64decode(match[4], validate=True).decode("utf-8") if match[4] is not None else None
-        blocks.append({"id": match[1].decode(), "ok": match[2] == b"true", "summary": match[3].decode(), "details": details})
+        details = (
+            base64.b64decode(match[4], validate=True).decode("utf-8")
+            if match[4] is not None
+            else None
+        )
+        blocks.append(
+            {
+                "id": match[1].decode(),
+                "ok": match[2] == b"true",
+                "summary": match[3].decode(),
+                "details": details,
+            }
+        )
     assert stdout[pos:] == b"", f"stdout holds more than result blocks: {stdout[pos:]!r}"
     return blocks
 
@@ -63,13 +81,17 @@ def run_case(case: Case, tmp_path: Path) -> tuple[dict[str, Any], Path]:
 def check_expectations(case: Case, envelope: dict[str, Any], tmp_path: Path) -> None:
     data = envelope["data"]
     results = data["results"]
-    assert [r["error_code"] or "ok" for r in results] == case.codes(len(results)), [r["summary"] for r in results]
+    assert [r["error_code"] or "ok" for r in results] == case.codes(len(results)), [
+        r["summary"] for r in results
+    ]
     assert len(results) == data["blocks"] - len(data["duplicates"])  # one result per block
     for result in results:
         assert result["ok"] is (result["error_code"] is None)
         assert "\n" not in result["summary"] and "\r" not in result["summary"]
         if result["status"] == "invalid":
-            assert result["summary"].startswith(f"Invalid OPERATOR_CMD ({result['error_code']}): "), result["summary"]
+            assert result["summary"].startswith(
+                f"Invalid OPERATOR_CMD ({result['error_code']}): "
+            ), result["summary"]
         if result["action"] == "operator.error":
             # design.md decision 5: no readable id -> a generated id and {"message", "related_id"}.
             assert re.fullmatch(rf"operator-error-{data['message']}-\d+", result["id"])
@@ -86,8 +108,14 @@ def check_expectations(case: Case, envelope: dict[str, Any], tmp_path: Path) -> 
         assert any(text in w for w in envelope["warnings"]), envelope["warnings"]
     if case.out.exists():
         # The plain run reads the message from stdin ("-"), the JSON run from the file: both ways in.
-        plain = exec_app(make_workspace(tmp_path / "ws2", case.spec.get("setup", {})), tmp_path / "state2", None,
-                         *case.args, "-", stdin=case.message.read_bytes())
+        plain = exec_app(
+            make_workspace(tmp_path / "ws2", case.spec.get("setup", {})),
+            tmp_path / "state2",
+            None,
+            *case.args,
+            "-",
+            stdin=case.message.read_bytes(),
+        )
         assert plain.returncode == 0
         assert plain.stdout == case.out.read_bytes()
         assert plain.stdout.decode("utf-8") == data["copy_text"]
@@ -123,13 +151,21 @@ def test_every_case_file_is_used() -> None:
 
 # --- generated cases: sizes a fixture file would only hide -------------------------------------
 
+
 def write_block(cid: str, payload_chars: int) -> tuple[str, int]:
     """An fs.write block whose content_b64 has `payload_chars` characters, and the number of
     characters inside the block as the spec counts them (every inner line with its line break)."""
     assert payload_chars % 4 == 0
-    inner = ["version: 1", f"id: {cid}", "action: fs.write", "path: notes/big.txt",
-             "content_b64: " + base64.b64encode(b"a" * (payload_chars // 4 * 3)).decode()]
-    return "OPERATOR_CMD\n" + "\n".join(inner) + "\nEND_OPERATOR_CMD\n", sum(len(line) + 1 for line in inner)
+    inner = [
+        "version: 1",
+        f"id: {cid}",
+        "action: fs.write",
+        "path: notes/big.txt",
+        "content_b64: " + base64.b64encode(b"a" * (payload_chars // 4 * 3)).decode(),
+    ]
+    return "OPERATOR_CMD\n" + "\n".join(inner) + "\nEND_OPERATOR_CMD\n", sum(
+        len(line) + 1 for line in inner
+    )
 
 
 def sized_write_block(total: int) -> str:
@@ -148,7 +184,15 @@ def run_message(tmp_path: Path, message: str, *args: str) -> dict[str, Any]:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "message.txt"
     path.write_bytes(message.encode("utf-8"))
-    done = exec_app(make_workspace(tmp_path / "ws", {}), tmp_path / "state", path, "--approve", "all", "--json", *args)
+    done = exec_app(
+        make_workspace(tmp_path / "ws", {}),
+        tmp_path / "state",
+        path,
+        "--approve",
+        "all",
+        "--json",
+        *args,
+    )
     assert done.returncode == 0, done.stderr.decode()
     envelope = json.loads(done.stdout)
     check_envelope(envelope, 0)
@@ -156,12 +200,20 @@ def run_message(tmp_path: Path, message: str, *args: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
-def test_block_of_exactly_50000_characters_runs_and_one_more_is_too_large(newline: str, tmp_path: Path) -> None:
+def test_block_of_exactly_50000_characters_runs_and_one_more_is_too_large(
+    newline: str, tmp_path: Path
+) -> None:
     at_limit = sized_write_block(50_000)
     over = sized_write_block(50_001)
     envelope = run_message(tmp_path, (at_limit + over).replace("\n", newline))
-    assert [(r["ok"], r["error_code"]) for r in envelope["data"]["results"]] == [(True, None), (False, "ERR_BLOCK_TOO_LARGE")]
-    assert "has more than 50000 characters between its markers" in envelope["data"]["results"][1]["summary"]
+    assert [(r["ok"], r["error_code"]) for r in envelope["data"]["results"]] == [
+        (True, None),
+        (False, "ERR_BLOCK_TOO_LARGE"),
+    ]
+    assert (
+        "has more than 50000 characters between its markers"
+        in envelope["data"]["results"][1]["summary"]
+    )
 
 
 def test_block_of_exactly_200_lines_is_not_too_large_and_201_is(tmp_path: Path) -> None:
@@ -173,8 +225,12 @@ def test_block_of_exactly_200_lines_is_not_too_large_and_201_is(tmp_path: Path) 
     envelope = run_message(tmp_path, lines_block("l200", 200) + lines_block("l201", 201))
     # 200 lines pass the scanner; the note fields are ignored, and the summary says so in a few words.
     assert [(r["id"], r["error_code"]) for r in envelope["data"]["results"]] == [
-        ("l200", None), ("l201", "ERR_BLOCK_TOO_LARGE")]
-    assert envelope["data"]["results"][0]["summary"].endswith("; ignored fields: note0, note1, note2 and 193 more")
+        ("l200", None),
+        ("l201", "ERR_BLOCK_TOO_LARGE"),
+    ]
+    assert envelope["data"]["results"][0]["summary"].endswith(
+        "; ignored fields: note0, note1, note2 and 193 more"
+    )
 
 
 STAT = "OPERATOR_CMD\nversion: 1\nid: {id}\naction: fs.stat\npath: README.md\nEND_OPERATOR_CMD\n"
@@ -187,23 +243,40 @@ def filler(chars: int) -> str:
 
 
 def test_a_block_cut_by_the_window_start_is_ignored_with_a_warning(tmp_path: Path) -> None:
-    head, cut, tail = "Earlier prose.\n", STAT.format(id="cut"), "Now the real one:\n" + STAT.format(id="inside")
-    into_cut = cut.index("action:") + 3  # the window's first character falls inside the "action:" line
+    head, cut, tail = (
+        "Earlier prose.\n",
+        STAT.format(id="cut"),
+        "Now the real one:\n" + STAT.format(id="inside"),
+    )
+    into_cut = (
+        cut.index("action:") + 3
+    )  # the window's first character falls inside the "action:" line
     message = head + cut + filler(200_000 - (len(cut) - into_cut) - len(tail)) + tail
     assert len(message) - 200_000 == len(head) + into_cut
     envelope = run_message(tmp_path, message)
     assert [r["id"] for r in envelope["data"]["results"]] == ["inside"]
     warnings = " | ".join(envelope["warnings"])
-    assert f"the message is {len(message)} characters; only the last 200000 were scanned" in warnings
-    assert "a block ending at line 7 starts before the last 200000 characters of the message and was ignored" in warnings
+    assert (
+        f"the message is {len(message)} characters; only the last 200000 were scanned" in warnings
+    )
+    assert (
+        "a block ending at line 7 starts before the last 200000 characters of the message and was ignored"
+        in warnings
+    )
 
 
 def test_a_block_starting_exactly_at_the_window_start_runs(tmp_path: Path) -> None:
     block = STAT.format(id="first-in-window")
-    message = "Some earlier prose that falls out of the window.\n" + block + filler(200_000 - len(block))
+    message = (
+        "Some earlier prose that falls out of the window.\n" + block + filler(200_000 - len(block))
+    )
     assert len(message) - 200_000 == message.index("OPERATOR_CMD")
     envelope = run_message(tmp_path, message)
     assert [r["id"] for r in envelope["data"]["results"]] == ["first-in-window"]
     assert any("only the last 200000 were scanned" in w for w in envelope["warnings"])
-    exact = run_message(tmp_path / "exact", message[-200_000:])  # exactly the window: nothing is cut
-    assert [r["id"] for r in exact["data"]["results"]] == ["first-in-window"] and exact["warnings"] == []
+    exact = run_message(
+        tmp_path / "exact", message[-200_000:]
+    )  # exactly the window: nothing is cut
+    assert [r["id"] for r in exact["data"]["results"]] == ["first-in-window"] and exact[
+        "warnings"
+    ] == []

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from case_runner import check_envelope  # seed 001's validator, shared with the protocol cases
 from support import b64, block
 
@@ -29,7 +28,9 @@ from operator_app import __version__
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))
 DEMO = ROOT / "fixtures" / "demo-workspace"
-RESULT_RE = re.compile(r"OPERATOR_RESULT\nid: (.*)\nok: (true|false)\nsummary: (.*)\n(?:details_b64: (.*)\n)?END_OPERATOR_RESULT")
+RESULT_RE = re.compile(
+    r"OPERATOR_RESULT\nid: (.*)\nok: (true|false)\nsummary: (.*)\n(?:details_b64: (.*)\n)?END_OPERATOR_RESULT"
+)
 
 
 @pytest.fixture
@@ -39,28 +40,57 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, OPERATOR_TRASH="session")
-    return subprocess.run([APP, *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd,
-                          stdin=None if stdin is not None else subprocess.DEVNULL)
+    return subprocess.run(
+        [APP, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+    )
 
 
 def parse_blocks(stdout: str) -> list[dict[str, Any]]:
-    blocks = [{"id": m[0], "ok": m[1] == "true", "summary": m[2],
-               "details": base64.b64decode(m[3]).decode("utf-8") if m[3] else None} for m in RESULT_RE.findall(stdout)]
+    blocks = [
+        {
+            "id": m[0],
+            "ok": m[1] == "true",
+            "summary": m[2],
+            "details": base64.b64decode(m[3]).decode("utf-8") if m[3] else None,
+        }
+        for m in RESULT_RE.findall(stdout)
+    ]
     leftover = RESULT_RE.sub("", stdout).strip()
     assert leftover == "", f"stdout holds more than result blocks: {leftover!r}"
     return blocks
 
 
-MESSAGE = "Let me look.\n" + block("r1", "fs.readSlice", path="notes/plan.txt") + "then\n" + \
-    block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n")) + \
-    block("r2", "fs.readSlice", path="notes/plan.txt")
+MESSAGE = (
+    "Let me look.\n"
+    + block("r1", "fs.readSlice", path="notes/plan.txt")
+    + "then\n"
+    + block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("Alpha\nBeta\nGamma\n"))
+    + block("r2", "fs.readSlice", path="notes/plan.txt")
+)
 
 
 def test_stdout_is_exactly_the_result_blocks_in_command_order(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     assert done.returncode == 0
     blocks = parse_blocks(done.stdout)
     assert [b["id"] for b in blocks] == ["r1", "w1", "r2"]
@@ -69,9 +99,19 @@ def test_stdout_is_exactly_the_result_blocks_in_command_order(ws: Path, tmp_path
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 
-def test_message_from_stdin_or_dash_and_writes_rejected_without_a_terminal(ws: Path, tmp_path: Path) -> None:
+def test_message_from_stdin_or_dash_and_writes_rejected_without_a_terminal(
+    ws: Path, tmp_path: Path
+) -> None:
     for source in ([], ["-"]):
-        done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / f"st{len(source)}"), *source, stdin=MESSAGE)
+        done = run(
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / f"st{len(source)}"),
+            *source,
+            stdin=MESSAGE,
+        )
         assert done.returncode == 0
         blocks = parse_blocks(done.stdout)
         assert [(b["id"], b["ok"]) for b in blocks] == [("r1", True), ("w1", False), ("r2", True)]
@@ -82,18 +122,32 @@ def test_message_from_stdin_or_dash_and_writes_rejected_without_a_terminal(ws: P
 
 def test_approve_none_rejects(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "none", str(tmp_path / "m.txt"))
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--approve",
+        "none",
+        str(tmp_path / "m.txt"),
+    )
     assert [b["ok"] for b in parse_blocks(done.stdout)] == [True, False, True]
 
 
-@pytest.mark.parametrize("args, code, error", [
-    (["exec", "--state-dir", "x"], 2, "USAGE_ERROR"),
-    (["exec", "--workspace", "{ws}", "--approve", "some", "{msg}"], 2, "USAGE_ERROR"),
-    (["exec", "--workspace", "{tmp}/missing", "{msg}"], 3, "WORKSPACE_UNUSABLE"),
-    (["exec", "--workspace", "{ws}/README.md", "{msg}"], 3, "WORKSPACE_UNUSABLE"),
-    (["exec", "--workspace", "{ws}", "{tmp}/no-such-message.txt"], 4, "MESSAGE_UNREADABLE"),
-])
-def test_exit_codes_and_failure_envelopes(args: list[str], code: int, error: str, ws: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args, code, error",
+    [
+        (["exec", "--state-dir", "x"], 2, "USAGE_ERROR"),
+        (["exec", "--workspace", "{ws}", "--approve", "some", "{msg}"], 2, "USAGE_ERROR"),
+        (["exec", "--workspace", "{tmp}/missing", "{msg}"], 3, "WORKSPACE_UNUSABLE"),
+        (["exec", "--workspace", "{ws}/README.md", "{msg}"], 3, "WORKSPACE_UNUSABLE"),
+        (["exec", "--workspace", "{ws}", "{tmp}/no-such-message.txt"], 4, "MESSAGE_UNREADABLE"),
+    ],
+)
+def test_exit_codes_and_failure_envelopes(
+    args: list[str], code: int, error: str, ws: Path, tmp_path: Path
+) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
     filled = [a.format(ws=ws, tmp=tmp_path, msg=tmp_path / "m.txt") for a in args]
     plain = run(*filled, "--state-dir", str(tmp_path / "st"))
@@ -107,15 +161,37 @@ def test_exit_codes_and_failure_envelopes(args: list[str], code: int, error: str
 
 def test_json_success_envelope_carries_results_and_the_copy_text(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    text = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "a"), "--approve", "all", str(tmp_path / "m.txt"))
+    text = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "a"),
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     shutil.rmtree(ws)
     shutil.copytree(DEMO, ws)
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "b"), "--approve", "all", "--json", str(tmp_path / "m.txt"))
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "b"),
+        "--approve",
+        "all",
+        "--json",
+        str(tmp_path / "m.txt"),
+    )
     envelope = json.loads(done.stdout)
     check_envelope(envelope, done.returncode)
     data = envelope["data"]
     assert [(r["id"], r["action"], r["ok"], r["error_code"]) for r in data["results"]] == [
-        ("r1", "fs.readSlice", True, None), ("w1", "fs.write", True, None), ("r2", "fs.readSlice", True, None)]
+        ("r1", "fs.readSlice", True, None),
+        ("w1", "fs.write", True, None),
+        ("r2", "fs.readSlice", True, None),
+    ]
     assert data["results"][0]["details"].startswith("# path: notes/plan.txt")  # decoded, not base64
     assert data["copy_text"] == text.stdout
 
@@ -123,7 +199,17 @@ def test_json_success_envelope_carries_results_and_the_copy_text(ws: Path, tmp_p
 def test_truncation_path_sets_meta_truncated(ws: Path, tmp_path: Path) -> None:
     (ws / "many.txt").write_text("hit\n" * 80)
     (tmp_path / "m.txt").write_text(block("s1", "fs.search", path="many.txt", query="hit"))
-    envelope = json.loads(run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--json", str(tmp_path / "m.txt")).stdout)
+    envelope = json.loads(
+        run(
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "st"),
+            "--json",
+            str(tmp_path / "m.txt"),
+        ).stdout
+    )
     check_envelope(envelope, 0)
     assert envelope["meta"]["truncated"] is True
     assert "(truncated" in envelope["data"]["results"][0]["details"]
@@ -131,7 +217,15 @@ def test_truncation_path_sets_meta_truncated(ws: Path, tmp_path: Path) -> None:
 
 def test_cache_hit_path_is_not_modified(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(block("r1", "fs.read", path="README.md"))
-    args = ["exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--json", str(tmp_path / "m.txt")]
+    args = [
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--json",
+        str(tmp_path / "m.txt"),
+    ]
     first = json.loads(run(*args).stdout)
     assert first["data"]["results"][0]["ok"]
     again = run(*args)
@@ -143,7 +237,16 @@ def test_cache_hit_path_is_not_modified(ws: Path, tmp_path: Path) -> None:
 
 def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
     assert again.returncode == 0 and again.stdout == done.stdout
     missing = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "other"))
@@ -153,14 +256,19 @@ def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "other").exists()  # they only look: no state folder is made
 
 
-def test_results_of_a_message_of_repeats_says_why_there_is_nothing(ws: Path, tmp_path: Path) -> None:
+def test_results_of_a_message_of_repeats_says_why_there_is_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
     (tmp_path / "m.txt").write_text(block("r1", "fs.read", path="README.md"))
     args = ("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
     run("exec", *args, str(tmp_path / "m.txt"))
     run("exec", *args, str(tmp_path / "m.txt"))  # every command a repeat: no new result
     again = run("results", *args, "--last")
     assert again.returncode == 6 and again.stdout == ""
-    assert "message 2 has no results: every command in it repeated one an earlier message ran" in again.stderr
+    assert (
+        "message 2 has no results: every command in it repeated one an earlier message ran"
+        in again.stderr
+    )
     assert run("results", *args, "--message", "1").stdout.startswith("OPERATOR_RESULT\nid: r1\n")
 
 
@@ -170,22 +278,46 @@ def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_pa
     from operator_app.engine.state.session import Session
 
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     with Session(tmp_path / "st").lock():
-        again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
+        again = run(
+            "results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last"
+        )
     assert again.returncode == 0 and again.stdout == done.stdout
     assert "another Operator process is working in this session" in again.stderr
 
 
-def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(ws: Path, tmp_path: Path) -> None:
+def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(
+    ws: Path, tmp_path: Path
+) -> None:
     target = ws / "notes" / "plan.txt"
     target.write_bytes(b"\xef\xbb\xbfAlpha\r\nBeta")  # BOM, CRLF, no final newline
     target.chmod(0o640)
     original = target.read_bytes()
     state = str(tmp_path / "st")
-    (tmp_path / "m.txt").write_text(block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("One\nTwo\nThree\n")) +
-                                     block("w2", "fs.write", path="notes/new/deep.txt", content="x"))
-    run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m.txt"))
+    (tmp_path / "m.txt").write_text(
+        block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("One\nTwo\nThree\n"))
+        + block("w2", "fs.write", path="notes/new/deep.txt", content="x")
+    )
+    run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        state,
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     assert target.read_bytes() == b"\xef\xbb\xbfOne\r\nTwo\r\nThree"  # the file's conventions kept
     assert oct(target.stat().st_mode & 0o777) == "0o640"
     done = run("undo", "--workspace", str(ws), "--state-dir", state, "--steps", "2")
@@ -193,8 +325,19 @@ def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(ws: Path, t
     assert target.read_bytes() == original and not (ws / "notes" / "new").exists()
     assert oct(target.stat().st_mode & 0o777) == "0o640"
     assert run("undo", "--workspace", str(ws), "--state-dir", state).returncode == 6  # nothing left
-    (tmp_path / "m2.txt").write_text(block("w3", "fs.write", path="notes/plan.txt", content="changed"))
-    run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m2.txt"))
+    (tmp_path / "m2.txt").write_text(
+        block("w3", "fs.write", path="notes/plan.txt", content="changed")
+    )
+    run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        state,
+        "--approve",
+        "all",
+        str(tmp_path / "m2.txt"),
+    )
     target.write_text("edited by hand\n")
     refused = run("undo", "--workspace", str(ws), "--state-dir", state)
     assert refused.returncode == 6 and "changed since" in refused.stderr
@@ -205,57 +348,125 @@ def test_an_undone_change_is_marked_in_results_and_undo_list(ws: Path, tmp_path:
     """The result blocks stay what the model was told; stderr and --json say the change was undone
     since, and `undo --list` keeps it, marked, instead of dropping it."""
     state = str(tmp_path / "st")
-    (tmp_path / "m.txt").write_text(block("w1", "fs.write", path="notes/plan.txt", content="one") +
-                                     block("w2", "fs.write", path="notes/other.txt", content="two") +
-                                     block("r1", "fs.stat", path="README.md"))
-    done = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m.txt"))
-    assert run("undo", "--workspace", str(ws), "--state-dir", state).returncode == 0  # w2, the newest
+    (tmp_path / "m.txt").write_text(
+        block("w1", "fs.write", path="notes/plan.txt", content="one")
+        + block("w2", "fs.write", path="notes/other.txt", content="two")
+        + block("r1", "fs.stat", path="README.md")
+    )
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        state,
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
+    assert (
+        run("undo", "--workspace", str(ws), "--state-dir", state).returncode == 0
+    )  # w2, the newest
     again = run("results", "--workspace", str(ws), "--state-dir", state, "--last")
     assert again.returncode == 0 and again.stdout == done.stdout
-    assert "w2 (fs.write notes/other.txt) was undone at " in again.stderr and "tell it" in again.stderr
+    assert (
+        "w2 (fs.write notes/other.txt) was undone at " in again.stderr and "tell it" in again.stderr
+    )
     assert "w1 (" not in again.stderr
-    data = json.loads(run("results", "--workspace", str(ws), "--state-dir", state, "--last", "--json").stdout)["data"]
-    assert [(r["id"], r["undone"]) for r in data["results"]] == [("w1", False), ("w2", True), ("r1", False)]
+    data = json.loads(
+        run("results", "--workspace", str(ws), "--state-dir", state, "--last", "--json").stdout
+    )["data"]
+    assert [(r["id"], r["undone"]) for r in data["results"]] == [
+        ("w1", False),
+        ("w2", True),
+        ("r1", False),
+    ]
     listing = run("undo", "--workspace", str(ws), "--state-dir", state, "--list")
     lines = listing.stdout.splitlines()
     assert len(lines) == 2 and "w2, " in lines[0] and " undone at " in lines[0]
     assert "w1, " in lines[1] and "undone" not in lines[1]
-    listed = json.loads(run("undo", "--workspace", str(ws), "--state-dir", state, "--list", "--json").stdout)["data"]
+    listed = json.loads(
+        run("undo", "--workspace", str(ws), "--state-dir", state, "--list", "--json").stdout
+    )["data"]
     assert [c["command_id"] for c in listed["changes"]] == ["w1"]
-    assert [c["command_id"] for c in listed["undone"]] == ["w2"] and listed["undone"][0]["undone_at"] > 0
+    assert [c["command_id"] for c in listed["undone"]] == ["w2"] and listed["undone"][0][
+        "undone_at"
+    ] > 0
 
 
 # --- more of section 8, through the real command -------------------------------------------------
 
 DATA_KEYS = {"message", "workspace", "state_dir", "blocks", "results", "duplicates", "copy_text"}
-RESULT_KEYS = {"id", "action", "path", "ok", "status", "summary", "error_code", "details", "truncated", "line"}
+RESULT_KEYS = {
+    "id",
+    "action",
+    "path",
+    "ok",
+    "status",
+    "summary",
+    "error_code",
+    "details",
+    "truncated",
+    "line",
+}
 
 
-def test_json_data_has_the_declared_shape_for_every_kind_of_result(ws: Path, tmp_path: Path) -> None:
+def test_json_data_has_the_declared_shape_for_every_kind_of_result(
+    ws: Path, tmp_path: Path
+) -> None:
     """Seed 001, success path: data matches its declared schema, whatever the results were."""
-    message = ("Prose.\n" + block("ok1", "fs.stat", path="README.md") + block("bad", "fs.reed", path="x")
-               + "OPERATOR_CMD\nversion: 1\nEND_OPERATOR_CMD\n" + block("w1", "fs.write", path="a.txt", content="x"))
+    message = (
+        "Prose.\n"
+        + block("ok1", "fs.stat", path="README.md")
+        + block("bad", "fs.reed", path="x")
+        + "OPERATOR_CMD\nversion: 1\nEND_OPERATOR_CMD\n"
+        + block("w1", "fs.write", path="a.txt", content="x")
+    )
     (tmp_path / "m.txt").write_text(message)
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--json", str(tmp_path / "m.txt"))
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--json",
+        str(tmp_path / "m.txt"),
+    )
     envelope = json.loads(done.stdout)
     check_envelope(envelope, done.returncode)
     data = envelope["data"]
     assert set(data) == DATA_KEYS and data["blocks"] == 4 and data["message"] == 1
     assert [set(r) for r in data["results"]] == [RESULT_KEYS] * 4
-    assert [(r["id"], r["action"], r["ok"], r["status"], r["error_code"], r["line"]) for r in data["results"]] == [
+    assert [
+        (r["id"], r["action"], r["ok"], r["status"], r["error_code"], r["line"])
+        for r in data["results"]
+    ] == [
         ("ok1", "fs.stat", True, "ok", None, 2),
         ("bad", None, False, "invalid", "ERR_UNKNOWN_ACTION", 8),
-        ("operator-error-1-1", "operator.error", False, "invalid", "ERR_MISSING_REQUIRED_FIELDS", 14),
+        (
+            "operator-error-1-1",
+            "operator.error",
+            False,
+            "invalid",
+            "ERR_MISSING_REQUIRED_FIELDS",
+            14,
+        ),
         ("w1", "fs.write", False, "rejected", "ERR_REJECTED", 17),
     ]
     assert json.loads(data["results"][0]["details"])["path"] == "README.md"  # decoded, not base64
-    assert json.loads(data["results"][2]["details"]) == {"message": data["results"][2]["summary"], "related_id": None}
+    assert json.loads(data["results"][2]["details"]) == {
+        "message": data["results"][2]["summary"],
+        "related_id": None,
+    }
     assert not (ws / "a.txt").exists()
     assert any("--approve" in w for w in envelope["warnings"])
 
 
 def test_diagnostics_go_to_stderr_never_stdout(ws: Path, tmp_path: Path) -> None:
-    message = "END_OPERATOR_CMD\n" + block("r1", "fs.stat", path="README.md") + block("w1", "fs.delete", path="README.md")
+    message = (
+        "END_OPERATOR_CMD\n"
+        + block("r1", "fs.stat", path="README.md")
+        + block("w1", "fs.delete", path="README.md")
+    )
     done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), stdin=message)
     assert done.returncode == 0
     assert [b["id"] for b in parse_blocks(done.stdout)] == ["r1", "w1"]
@@ -264,38 +475,75 @@ def test_diagnostics_go_to_stderr_never_stdout(ws: Path, tmp_path: Path) -> None
 
 
 def test_an_empty_message_prints_nothing_and_says_why_on_stderr(ws: Path, tmp_path: Path) -> None:
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "-", stdin="Just prose, no commands.\n")
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "-",
+        stdin="Just prose, no commands.\n",
+    )
     assert done.returncode == 0 and done.stdout == "" and "no OPERATOR_CMD blocks" in done.stderr
-    as_json = json.loads(run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st2"), "--json", stdin="").stdout)
+    as_json = json.loads(
+        run(
+            "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st2"), "--json", stdin=""
+        ).stdout
+    )
     check_envelope(as_json, 0)
     assert as_json["data"]["results"] == [] and as_json["data"]["copy_text"] == ""
 
 
 def test_a_message_that_is_not_utf8_is_still_processed(ws: Path, tmp_path: Path) -> None:
-    (tmp_path / "m.txt").write_bytes(block("r1", "fs.stat", path="README.md").encode() + b"caf\xe9 au lait\n")
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt"))
+    (tmp_path / "m.txt").write_bytes(
+        block("r1", "fs.stat", path="README.md").encode() + b"caf\xe9 au lait\n"
+    )
+    done = run(
+        "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt")
+    )
     assert done.returncode == 0 and [b["ok"] for b in parse_blocks(done.stdout)] == [True]
     assert "not valid UTF-8" in done.stderr
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
-def test_a_utf16_message_with_its_byte_order_mark_is_read(encoding: str, ws: Path, tmp_path: Path) -> None:
+def test_a_utf16_message_with_its_byte_order_mark_is_read(
+    encoding: str, ws: Path, tmp_path: Path
+) -> None:
     """What PowerShell's > writes: without this every block would be lost to replaced bytes."""
     text = "Here it is.\r\n" + block("r1", "fs.stat", path="README.md").replace("\n", "\r\n")
     (tmp_path / "m.txt").write_bytes(("\ufeff" + text).encode(encoding))
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt"))
-    assert done.returncode == 0 and [(b["id"], b["ok"]) for b in parse_blocks(done.stdout)] == [("r1", True)]
-    assert f"the message is {encoding[:6].upper()} (it starts with its byte order mark)" in done.stderr
+    done = run(
+        "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt")
+    )
+    assert done.returncode == 0 and [(b["id"], b["ok"]) for b in parse_blocks(done.stdout)] == [
+        ("r1", True)
+    ]
+    assert (
+        f"the message is {encoding[:6].upper()} (it starts with its byte order mark)" in done.stderr
+    )
 
 
-@pytest.mark.parametrize("args, code, error", [
-    (["exec", "--workspace", "{ws}", "--bogus", "{msg}"], 2, "USAGE_ERROR"),
-    (["exec", "{msg}"], 2, "USAGE_ERROR"),
-    (["nosuch", "--workspace", "{ws}"], 2, "USAGE_ERROR"),
-    (["exec", "--workspace", "{ws}", "{tmp}"], 4, "MESSAGE_UNREADABLE"),  # a folder is no message
-    (["exec", "--workspace", "{ws}", "--state-dir", "{ws}/README.md", "{msg}"], 5, "STATE_UNUSABLE"),
-])
-def test_more_failures_have_their_documented_exit_code(args: list[str], code: int, error: str, ws: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args, code, error",
+    [
+        (["exec", "--workspace", "{ws}", "--bogus", "{msg}"], 2, "USAGE_ERROR"),
+        (["exec", "{msg}"], 2, "USAGE_ERROR"),
+        (["nosuch", "--workspace", "{ws}"], 2, "USAGE_ERROR"),
+        (
+            ["exec", "--workspace", "{ws}", "{tmp}"],
+            4,
+            "MESSAGE_UNREADABLE",
+        ),  # a folder is no message
+        (
+            ["exec", "--workspace", "{ws}", "--state-dir", "{ws}/README.md", "{msg}"],
+            5,
+            "STATE_UNUSABLE",
+        ),
+    ],
+)
+def test_more_failures_have_their_documented_exit_code(
+    args: list[str], code: int, error: str, ws: Path, tmp_path: Path
+) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
     filled = [a.format(ws=ws, tmp=tmp_path, msg=tmp_path / "m.txt") for a in args]
     as_json = run(*filled, "--json")
@@ -305,14 +553,20 @@ def test_more_failures_have_their_documented_exit_code(args: list[str], code: in
     assert envelope["error"]["code"] == error and envelope["error"]["suggestion"]
 
 
-def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(ws: Path, tmp_path: Path) -> None:
+def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
     """phase "validation" means zero side effects: no state folder is made, the workspace is as it was."""
     before = sorted(p.relative_to(ws) for p in ws.rglob("*"))
     (tmp_path / "m.txt").write_text(MESSAGE)
-    for args in (["--workspace", str(tmp_path / "missing"), str(tmp_path / "m.txt")],
-                 ["--workspace", str(ws), str(tmp_path / "missing.txt")]):
+    for args in (
+        ["--workspace", str(tmp_path / "missing"), str(tmp_path / "m.txt")],
+        ["--workspace", str(ws), str(tmp_path / "missing.txt")],
+    ):
         done = run("exec", "--state-dir", str(tmp_path / "st"), "--approve", "all", "--json", *args)
-        assert done.returncode in (3, 4) and json.loads(done.stdout)["error"]["phase"] == "validation"
+        assert (
+            done.returncode in (3, 4) and json.loads(done.stdout)["error"]["phase"] == "validation"
+        )
         assert not (tmp_path / "st").exists()
     assert sorted(p.relative_to(ws) for p in ws.rglob("*")) == before
 
@@ -322,7 +576,9 @@ def test_no_sub_command_opens_the_tui_which_needs_a_terminal(ws: Path, tmp_path:
     terminal it says so and how to run headless, and touches nothing."""
     done = run("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
     assert done.returncode == 2 and done.stdout == ""
-    assert "USAGE_ERROR: the TUI needs a terminal; for scripts use: operator-app exec" in done.stderr
+    assert (
+        "USAGE_ERROR: the TUI needs a terminal; for scripts use: operator-app exec" in done.stderr
+    )
     assert not (tmp_path / "st").exists()
     version = run("--version")
     assert version.returncode == 0 and version.stdout.strip() == __version__
@@ -331,8 +587,13 @@ def test_no_sub_command_opens_the_tui_which_needs_a_terminal(ws: Path, tmp_path:
 def test_help_documents_the_exit_codes() -> None:
     done = run("exec", "--help")
     assert done.returncode == 0
-    for text in ("0 the message was processed", "2 bad usage", "3 workspace missing or unusable", "4 message unreadable",
-                 "7 the output could not be written"):
+    for text in (
+        "0 the message was processed",
+        "2 bad usage",
+        "3 workspace missing or unusable",
+        "4 message unreadable",
+        "7 the output could not be written",
+    ):
         assert text in done.stdout
 
 
@@ -344,9 +605,17 @@ def test_the_envelope_factory_derives_ok_and_refuses_contradictions() -> None:
     error = ErrorDetail("X", "went wrong", suggestion="do y")
     assert respond(exit_code=0, started=0.0, data={"a": 1})["ok"] is True
     failure = respond(exit_code=3, started=0.0, error=error)
-    assert failure["ok"] is False and failure["data"] is None and failure["error"]["retryable"] is False
+    assert (
+        failure["ok"] is False
+        and failure["data"] is None
+        and failure["error"]["retryable"] is False
+    )
     cache_hit = respond(exit_code=0, started=0.0, not_modified=True)
-    assert cache_hit["data"] is None and cache_hit["error"] is None and cache_hit["meta"]["not_modified"] is True
+    assert (
+        cache_hit["data"] is None
+        and cache_hit["error"] is None
+        and cache_hit["meta"]["not_modified"] is True
+    )
     for bad in ({"exit_code": 2}, {"exit_code": 0, "error": error}, {"exit_code": 0}):
         with pytest.raises(ValueError):
             respond(started=0.0, **bad)  # type: ignore[arg-type]
@@ -354,18 +623,29 @@ def test_the_envelope_factory_derives_ok_and_refuses_contradictions() -> None:
 
 def test_no_module_but_the_factory_builds_an_envelope() -> None:
     """Seed 001: command handlers never construct the envelope directly."""
-    def builds_one(source: str) -> bool:  # a dict literal with the envelope's keys
-        return all(re.search(rf"""["']{key}["']\s*:""", source) for key in ("ok", "data", "error", "warnings", "meta"))
 
-    builders = [p.relative_to(ROOT).as_posix() for p in (ROOT / "operator_app").rglob("*.py")
-                if builds_one(p.read_text(encoding="utf-8"))]
+    def builds_one(source: str) -> bool:  # a dict literal with the envelope's keys
+        return all(
+            re.search(rf"""["']{key}["']\s*:""", source)
+            for key in ("ok", "data", "error", "warnings", "meta")
+        )
+
+    builders = [
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "operator_app").rglob("*.py")
+        if builds_one(p.read_text(encoding="utf-8"))
+    ]
     assert builders == ["operator_app/cli/envelope.py"]
 
 
 def test_there_is_no_redirected_exit_code() -> None:
     from operator_app.cli import envelope
 
-    codes = {value for name, value in vars(envelope).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    codes = {
+        value
+        for name, value in vars(envelope).items()
+        if name.startswith("EXIT_") and isinstance(value, int)
+    }
     assert codes == {0, 1, 2, 3, 4, 5, 6, 7} and 13 not in codes
 
 
@@ -374,62 +654,133 @@ def test_output_that_cannot_be_written_loses_no_result(ws: Path, tmp_path: Path)
     """A full disk under stdout: exit 7 with a one-line reason naming the command that prints the
     results again (no traceback), and `results --last` prints exactly what exec would have."""
     (tmp_path / "m.txt").write_text(MESSAGE)
-    args = ("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all", str(tmp_path / "m.txt"))
+    args = (
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     env = dict(os.environ, OPERATOR_TRASH="session")
     with open("/dev/full", "w") as full:
-        done = subprocess.run([APP, *args], stdout=full, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
+        done = subprocess.run(
+            [APP, *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
     assert done.returncode == 7, done.stderr
     assert "Traceback" not in done.stderr
     assert "OUTPUT_FAILED" in done.stderr and "results --workspace DIR --last" in done.stderr
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"  # the work was done
     again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
     assert again.returncode == 0
-    assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [("r1", True), ("w1", True), ("r2", True)]
+    assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [
+        ("r1", True),
+        ("w1", True),
+        ("r2", True),
+    ]
 
 
 def test_get_interface_spec_returns_the_spec_file_exactly(ws: Path, tmp_path: Path) -> None:
     spec = (ROOT / "spec" / "interface.txt").read_bytes()
     spec.decode("ascii")  # plain ASCII, as the issue asks
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"),
-               stdin="OPERATOR_CMD\nversion: 1\nid: spec\naction: operator.getInterfaceSpec\nEND_OPERATOR_CMD\n")
+    done = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(tmp_path / "st"),
+        stdin="OPERATOR_CMD\nversion: 1\nid: spec\naction: operator.getInterfaceSpec\nEND_OPERATOR_CMD\n",
+    )
     (result,) = parse_blocks(done.stdout)
     assert result["ok"] and result["details"].encode("utf-8") == spec
 
 
-def test_a_reused_id_in_a_later_message_is_err_duplicate_id_and_runs_nothing(ws: Path, tmp_path: Path) -> None:
+def test_a_reused_id_in_a_later_message_is_err_duplicate_id_and_runs_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
     state = str(tmp_path / "st")
-    first = run("exec", "--workspace", str(ws), "--state-dir", state, stdin=block("w1", "fs.stat", path="README.md"))
+    first = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        state,
+        stdin=block("w1", "fs.stat", path="README.md"),
+    )
     assert [b["ok"] for b in parse_blocks(first.stdout)] == [True]
-    again = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all",
-                stdin=block("w1", "fs.delete", path="README.md"))
+    again = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        state,
+        "--approve",
+        "all",
+        stdin=block("w1", "fs.delete", path="README.md"),
+    )
     (result,) = parse_blocks(again.stdout)
-    assert result["summary"].startswith("Invalid OPERATOR_CMD (ERR_DUPLICATE_ID): id w1 was already used in this session (message 1)")
+    assert result["summary"].startswith(
+        "Invalid OPERATOR_CMD (ERR_DUPLICATE_ID): id w1 was already used in this session (message 1)"
+    )
     assert (ws / "README.md").exists()
 
 
-def test_stat_json_has_exactly_the_spec_keys_and_comment_styles_resolve_aliases(ws: Path, tmp_path: Path) -> None:
-    message = (block("st", "fs.stat", path="src/app.py") + block("dir", "fs.stat", path=".")
-               + block("all", "operator.getCommentStyle") + block("ts", "operator.getCommentStyle", language="typescript"))
+def test_stat_json_has_exactly_the_spec_keys_and_comment_styles_resolve_aliases(
+    ws: Path, tmp_path: Path
+) -> None:
+    message = (
+        block("st", "fs.stat", path="src/app.py")
+        + block("dir", "fs.stat", path=".")
+        + block("all", "operator.getCommentStyle")
+        + block("ts", "operator.getCommentStyle", language="typescript")
+    )
     done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), stdin=message)
     stat_file, stat_dir, styles, ts = (json.loads(b["details"]) for b in parse_blocks(done.stdout))
     assert list(stat_file) == ["path", "size", "isFile", "isDir", "mtimeMs", "ctimeMs"]
-    assert stat_file["path"] == "src/app.py" and stat_file["size"] == (ws / "src" / "app.py").stat().st_size
+    assert (
+        stat_file["path"] == "src/app.py"
+        and stat_file["size"] == (ws / "src" / "app.py").stat().st_size
+    )
     assert stat_file["isFile"] is True and stat_file["isDir"] is False
     assert isinstance(stat_file["mtimeMs"], int) and isinstance(stat_file["ctimeMs"], int)
     assert stat_dir["path"] == "." and stat_dir["isDir"] is True
-    assert list(styles) == ["styles"] and {"language": "ts", "type": "line", "line_prefix": "//"}.items() <= next(
-        s for s in styles["styles"] if s["language"] == "ts").items()
+    assert (
+        list(styles) == ["styles"]
+        and {"language": "ts", "type": "line", "line_prefix": "//"}.items()
+        <= next(s for s in styles["styles"] if s["language"] == "ts").items()
+    )
     assert ts == {"language": "ts", "type": "line", "line_prefix": "//"}
 
 
-def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(ws: Path, tmp_path: Path) -> None:
+def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
+    ws: Path, tmp_path: Path
+) -> None:
     """What the rejection warning tells the person to do must work: the rejected write was never
     run, so it is no repeat; the read before it is, and is not run again."""
     state = str(tmp_path / "st")
     (tmp_path / "m.txt").write_text(MESSAGE)
     first = run("exec", "--workspace", str(ws), "--state-dir", state, str(tmp_path / "m.txt"))
-    assert "use --approve all" in first.stderr and (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
-    again = run("exec", "--workspace", str(ws), "--state-dir", state, "--approve", "all", str(tmp_path / "m.txt"))
+    assert (
+        "use --approve all" in first.stderr
+        and (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
+    )
+    again = run(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        state,
+        "--approve",
+        "all",
+        str(tmp_path / "m.txt"),
+    )
     assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [("w1", True)]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
@@ -439,13 +790,34 @@ def test_a_workspace_path_that_is_not_utf8_gives_valid_utf8_json(tmp_path: Path)
     os.makedirs(root + b"/notes")
     with open(root + b"/notes/a.txt", "wb") as handle:
         handle.write(b"hi\n")
-    done = subprocess.run([APP, "exec", "--workspace", os.fsdecode(root), "--state-dir", str(tmp_path / "st"), "--json"],
-                          input=block("r1", "fs.read", path="notes/a.txt").encode(), capture_output=True)
+    done = subprocess.run(
+        [
+            APP,
+            "exec",
+            "--workspace",
+            os.fsdecode(root),
+            "--state-dir",
+            str(tmp_path / "st"),
+            "--json",
+        ],
+        input=block("r1", "fs.read", path="notes/a.txt").encode(),
+        capture_output=True,
+    )
     envelope = json.loads(done.stdout.decode("utf-8"))  # strict: no stray byte in the output
     check_envelope(envelope, done.returncode)
-    assert envelope["data"]["workspace"].endswith("caf\\xe9") and envelope["data"]["results"][0]["details"] == "hi\n"
-    missing = subprocess.run([APP, "exec", "--workspace", os.fsdecode(root + b"/gone"), "--json"], input=b"", capture_output=True)
-    assert missing.returncode == 3 and "caf\\xe9" in json.loads(missing.stdout.decode("utf-8"))["error"]["message"]
+    assert (
+        envelope["data"]["workspace"].endswith("caf\\xe9")
+        and envelope["data"]["results"][0]["details"] == "hi\n"
+    )
+    missing = subprocess.run(
+        [APP, "exec", "--workspace", os.fsdecode(root + b"/gone"), "--json"],
+        input=b"",
+        capture_output=True,
+    )
+    assert (
+        missing.returncode == 3
+        and "caf\\xe9" in json.loads(missing.stdout.decode("utf-8"))["error"]["message"]
+    )
 
 
 def test_every_failure_envelope_has_a_suggestion(ws: Path, tmp_path: Path) -> None:
@@ -453,4 +825,7 @@ def test_every_failure_envelope_has_a_suggestion(ws: Path, tmp_path: Path) -> No
     assert done.returncode == 6
     envelope = json.loads(done.stdout)
     check_envelope(envelope, 6)
-    assert envelope["error"]["code"] == "NOTHING_TO_UNDO" and "undo --list" in envelope["error"]["suggestion"]
+    assert (
+        envelope["error"]["code"] == "NOTHING_TO_UNDO"
+        and "undo --list" in envelope["error"]["suggestion"]
+    )

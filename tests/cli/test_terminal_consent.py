@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from support import b64, block
 
 APP = str(Path(sys.executable).with_name("operator-app"))
@@ -30,8 +29,14 @@ class Terminal:
         def own_the_terminal() -> None:  # runs in the child, after setsid()
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-        self.process = subprocess.Popen(args, stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        start_new_session=True, preexec_fn=own_the_terminal)
+        self.process = subprocess.Popen(
+            args,
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=own_the_terminal,
+        )
         os.close(slave)
         self.seen = b""
 
@@ -69,18 +74,36 @@ def ws(tmp_path: Path) -> Path:
 
 def ask(ws: Path, tmp_path: Path, message: str) -> Terminal:
     (tmp_path / "message.txt").write_text(message)
-    return Terminal([APP, "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "state"), str(tmp_path / "message.txt")])
+    return Terminal(
+        [
+            APP,
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "state"),
+            str(tmp_path / "message.txt"),
+        ]
+    )
 
 
 @pytest.mark.parametrize(("reply", "applied"), [("y", True), ("n", False)])
-def test_the_terminal_prompt_applies_on_y_and_rejects_on_n(ws: Path, tmp_path: Path, reply: str, applied: bool) -> None:
-    term = ask(ws, tmp_path, block("w1", "fs.write", path="run.sh", content_b64=b64("#!/bin/sh\necho bye\n")))
+def test_the_terminal_prompt_applies_on_y_and_rejects_on_n(
+    ws: Path, tmp_path: Path, reply: str, applied: bool
+) -> None:
+    term = ask(
+        ws,
+        tmp_path,
+        block("w1", "fs.write", path="run.sh", content_b64=b64("#!/bin/sh\necho bye\n")),
+    )
     shown = term.read_until(PROMPT)
     assert b"-echo hello" in shown and b"+echo bye" in shown
     term.answer(reply)
     code, out, err = term.finish()
     assert code == 0, err
-    assert (ws / "run.sh").read_text() == ("#!/bin/sh\necho bye\n" if applied else "#!/bin/sh\necho hello\n")
+    assert (ws / "run.sh").read_text() == (
+        "#!/bin/sh\necho bye\n" if applied else "#!/bin/sh\necho hello\n"
+    )
     assert ("ok: true" in out) is applied
     if not applied:
         assert "ERR_REJECTED" in out
@@ -88,8 +111,9 @@ def test_the_terminal_prompt_applies_on_y_and_rejects_on_n(ws: Path, tmp_path: P
 
 
 def test_all_applies_the_rest_of_the_message_without_asking_again(ws: Path, tmp_path: Path) -> None:
-    message = (block("w1", "fs.write", path="a.txt", content="one")
-               + block("w2", "fs.write", path="b.txt", content="two"))
+    message = block("w1", "fs.write", path="a.txt", content="one") + block(
+        "w2", "fs.write", path="b.txt", content="two"
+    )
     term = ask(ws, tmp_path, message)
     term.read_until(PROMPT)
     term.answer("a")
@@ -126,8 +150,14 @@ def test_a_long_diff_is_cut_at_the_prompt_and_d_shows_all_of_it(ws: Path, tmp_pa
     assert (ws / "long.txt").read_text() == long and "ok: true" in out
 
 
-def test_an_answer_that_is_not_y_n_a_or_d_is_asked_again_and_decides_nothing(ws: Path, tmp_path: Path) -> None:
-    term = ask(ws, tmp_path, block("w1", "fs.write", path="run.sh", content_b64=b64("#!/bin/sh\necho bye\n")))
+def test_an_answer_that_is_not_y_n_a_or_d_is_asked_again_and_decides_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
+    term = ask(
+        ws,
+        tmp_path,
+        block("w1", "fs.write", path="run.sh", content_b64=b64("#!/bin/sh\necho bye\n")),
+    )
     term.read_until(PROMPT)
     term.answer("yy")
     term.read_until(b"Please answer y, n, a or d (got 'yy').")
@@ -145,7 +175,10 @@ def test_a_move_says_what_goes_where_at_the_prompt(ws: Path, tmp_path: Path) -> 
     term = ask(ws, tmp_path, block("m1", "fs.move", path="run.sh", path_to="bin/run.sh"))
     shown = term.read_until(PROMPT)
     assert b"fs.move run.sh -> bin/run.sh  +0 -0\r\n" in shown
-    assert b"note: creates the folder bin/\r\n" in shown and b"run.sh -> bin/run.sh (2 lines, 21 bytes)\r\n" in shown
+    assert (
+        b"note: creates the folder bin/\r\n" in shown
+        and b"run.sh -> bin/run.sh (2 lines, 21 bytes)\r\n" in shown
+    )
     term.answer("y")
     code, out, err = term.finish()
     assert code == 0, err

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import b64, block
 
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import (
     AwaitingDecision,
     BlockStarted,
@@ -15,9 +17,7 @@ from operator_app.engine.executor import (
     reject_all,
 )
 from operator_app.engine.state.session import Session
-from operator_app.engine.boundary.workspace import Workspace
 from operator_app.protocol.results import render_results
-from support import b64, block
 
 
 @pytest.fixture
@@ -32,20 +32,27 @@ def engine(ws: Path, state: Path, **kwargs: object) -> Engine:
     return Engine(Workspace(ws), Session(state), **kwargs)  # type: ignore[arg-type]
 
 
-def test_results_come_in_message_order_and_a_write_holds_back_the_rest(ws: Path, tmp_path: Path) -> None:
+def test_results_come_in_message_order_and_a_write_holds_back_the_rest(
+    ws: Path, tmp_path: Path
+) -> None:
     events: list[object] = []
     message = (
         block("r1", "fs.readSlice", path="notes/a.txt")
         + block("w1", "fs.write", path="notes/a.txt", content_b64=b64("three\n"))
         + block("r2", "fs.readSlice", path="notes/a.txt")
     )
-    run = engine(ws, tmp_path / "state", decide=approve_all, listener=events.append).run_text(message)
+    run = engine(ws, tmp_path / "state", decide=approve_all, listener=events.append).run_text(
+        message
+    )
     assert [r.id for r in run.results] == ["r1", "w1", "r2"]
     assert all(r.ok for r in run.results), [r.summary for r in run.results]
     assert "1: three" in (run.results[2].details or "")
     kinds = [type(e).__name__ for e in events]
     # The write's decision comes before the verifying read even starts.
-    assert kinds.index("AwaitingDecision") < [i for i, e in enumerate(events) if isinstance(e, BlockStarted)][2]
+    assert (
+        kinds.index("AwaitingDecision")
+        < [i for i, e in enumerate(events) if isinstance(e, BlockStarted)][2]
+    )
     assert any(isinstance(e, ResultReady) and e.result.id == "w1" for e in events)
 
 
@@ -59,7 +66,9 @@ def test_rejected_write_changes_nothing_and_says_so(ws: Path, tmp_path: Path) ->
     assert (ws / "notes" / "a.txt").read_bytes() == before
 
 
-def test_streamed_blocks_run_at_their_end_marker_and_pending_becomes_missing_end(ws: Path, tmp_path: Path) -> None:
+def test_streamed_blocks_run_at_their_end_marker_and_pending_becomes_missing_end(
+    ws: Path, tmp_path: Path
+) -> None:
     run = engine(ws, tmp_path / "state").open_stream()
     first = block("r1", "fs.read", path="notes/a.txt")
     assert run.feed(first[:30]) == []
@@ -70,16 +79,22 @@ def test_streamed_blocks_run_at_their_end_marker_and_pending_becomes_missing_end
     assert [(r.id, r.error_code) for r in last] == [("r2", "ERR_MISSING_END_MARKER")]
 
 
-def test_results_are_on_disk_before_they_are_returned_and_survive_a_restart(ws: Path, tmp_path: Path) -> None:
+def test_results_are_on_disk_before_they_are_returned_and_survive_a_restart(
+    ws: Path, tmp_path: Path
+) -> None:
     state = tmp_path / "state"
-    run = engine(ws, state).run_text(block("r1", "fs.read", path="notes/a.txt") + block("bad", "fs.reed", path="x"))
+    run = engine(ws, state).run_text(
+        block("r1", "fs.read", path="notes/a.txt") + block("bad", "fs.reed", path="x")
+    )
     reopened = Session(state)
     assert reopened.last_message_number() == run.number
     assert render_results(reopened.results_of(run.number)) == render_results(run.results)
     assert reopened.message_text(run.number) is not None
 
 
-def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_id(ws: Path, tmp_path: Path) -> None:
+def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_id(
+    ws: Path, tmp_path: Path
+) -> None:
     state = tmp_path / "state"
     message = block("w1", "fs.write", path="notes/new.txt", content="hello")
     first = engine(ws, state, decide=approve_all).run_text(message)
@@ -88,7 +103,9 @@ def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_
     again = engine(ws, state, decide=approve_all).run_text(message)
     assert again.results == [] and again.not_modified and len(again.duplicates) == 1
     assert (ws / "notes" / "new.txt").read_text() == "changed by hand\n"  # not written twice
-    other = engine(ws, state, decide=approve_all).run_text(block("w1", "fs.write", path="notes/new.txt", content="bye"))
+    other = engine(ws, state, decide=approve_all).run_text(
+        block("w1", "fs.write", path="notes/new.txt", content="bye")
+    )
     assert other.results[0].error_code == "ERR_DUPLICATE_ID"
     assert "w1-2" in other.results[0].summary
 
@@ -101,8 +118,12 @@ def test_invalid_blocks_do_not_burn_their_id(ws: Path, tmp_path: Path) -> None:
     assert fixed.results[0].ok
 
 
-def test_block_without_readable_id_gets_a_generated_operator_error(ws: Path, tmp_path: Path) -> None:
-    run = engine(ws, tmp_path / "state").run_text("OPERATOR_CMD\nversion: 1\naction: fs.read\nEND_OPERATOR_CMD\n")
+def test_block_without_readable_id_gets_a_generated_operator_error(
+    ws: Path, tmp_path: Path
+) -> None:
+    run = engine(ws, tmp_path / "state").run_text(
+        "OPERATOR_CMD\nversion: 1\naction: fs.read\nEND_OPERATOR_CMD\n"
+    )
     (result,) = run.results
     assert result.action == "operator.error" and result.id == f"operator-error-{run.number}-1"
     assert '"related_id": null' in (result.details or "")
@@ -127,18 +148,41 @@ def test_a_decision_can_see_the_plan(ws: Path, tmp_path: Path) -> None:
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-PROSE = st.sampled_from(["Here is the plan.\n", "```\n", "\n", "I act through OPERATOR_CMD blocks.\n", "> quote\n", "\r\n"])
-BLOCKS = st.sampled_from([
-    ("fs.read", {"path": "notes/a.txt"}), ("fs.stat", {"path": "notes"}), ("fs.readSlice", {"path": "notes/a.txt", "lines": "0"}),
-    ("fs.reed", {"path": "x"}), ("fs.list", {"path": "../.."}), ("operator.getCommentStyle", {"language": "ts"}),
-])
+PROSE = st.sampled_from(
+    [
+        "Here is the plan.\n",
+        "```\n",
+        "\n",
+        "I act through OPERATOR_CMD blocks.\n",
+        "> quote\n",
+        "\r\n",
+    ]
+)
+BLOCKS = st.sampled_from(
+    [
+        ("fs.read", {"path": "notes/a.txt"}),
+        ("fs.stat", {"path": "notes"}),
+        ("fs.readSlice", {"path": "notes/a.txt", "lines": "0"}),
+        ("fs.reed", {"path": "x"}),
+        ("fs.list", {"path": "../.."}),
+        ("operator.getCommentStyle", {"language": "ts"}),
+    ]
+)
 
 
 @given(st.lists(st.tuples(PROSE, BLOCKS), min_size=1, max_size=12))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_every_complete_block_gets_exactly_one_result(ws: Path, tmp_path_factory: pytest.TempPathFactory,
-                                                     items: list[tuple[str, tuple[str, dict[str, str]]]]) -> None:
-    message = "".join(prose + block(f"id{n}", action, **fields) for n, (prose, (action, fields)) in enumerate(items))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_every_complete_block_gets_exactly_one_result(
+    ws: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    items: list[tuple[str, tuple[str, dict[str, str]]]],
+) -> None:
+    message = "".join(
+        prose + block(f"id{n}", action, **fields)
+        for n, (prose, (action, fields)) in enumerate(items)
+    )
     run = engine(ws, tmp_path_factory.mktemp("state")).run_text(message)
     assert [r.id for r in run.results] == [f"id{n}" for n in range(len(items))]
 
@@ -152,11 +196,15 @@ def test_a_declined_write_does_not_burn_its_id(ws: Path, tmp_path: Path) -> None
     again = engine(ws, state, decide=approve_all).run_text(message)
     assert [r.ok for r in again.results] == [True] and not again.duplicates
     assert (ws / "notes" / "a.txt").read_text() == "three\n"
-    third = engine(ws, state, decide=approve_all).run_text(message)  # applied once: now it is a repeat
+    third = engine(ws, state, decide=approve_all).run_text(
+        message
+    )  # applied once: now it is a repeat
     assert third.results == [] and third.not_modified
 
 
-def test_a_streamed_message_longer_than_the_window_says_its_blocks_ran_as_they_came(ws: Path, tmp_path: Path) -> None:
+def test_a_streamed_message_longer_than_the_window_says_its_blocks_ran_as_they_came(
+    ws: Path, tmp_path: Path
+) -> None:
     run = engine(ws, tmp_path / "state").open_stream()
     first = run.feed(block("r1", "fs.read", path="notes/a.txt"))
     assert [r.id for r in first] == ["r1"]  # it ran before anyone could know the message's length
@@ -165,19 +213,25 @@ def test_a_streamed_message_longer_than_the_window_says_its_blocks_ran_as_they_c
     run.feed(block("r2", "fs.read", path="notes/a.txt"))
     run.end()
     assert [r.id for r in run.results] == ["r1", "r2"]
-    assert any("more than the last 200000 a whole message is scanned in; its blocks ran as they arrived" in w
-               for w in run.warnings), run.warnings
+    assert any(
+        "more than the last 200000 a whole message is scanned in; its blocks ran as they arrived"
+        in w
+        for w in run.warnings
+    ), run.warnings
 
 
-def test_a_streamed_message_within_the_window_gets_no_such_warning(ws: Path, tmp_path: Path) -> None:
+def test_a_streamed_message_within_the_window_gets_no_such_warning(
+    ws: Path, tmp_path: Path
+) -> None:
     run = engine(ws, tmp_path / "state").open_stream()
     run.feed(block("r1", "fs.read", path="notes/a.txt") + "prose\n" * 1000)
     run.end()
     assert run.warnings == []
 
 
-def test_a_stream_that_opens_on_more_than_the_window_scans_only_its_last_200000_characters(ws: Path,
-                                                                                           tmp_path: Path) -> None:
+def test_a_stream_that_opens_on_more_than_the_window_scans_only_its_last_200000_characters(
+    ws: Path, tmp_path: Path
+) -> None:
     """A followed file already written past the window when the stream opens: what is there is
     a message so far, scanned as a paste would be; blocks that come after run as they arrive."""
     early = block("w1", "fs.read", path="notes/a.txt")

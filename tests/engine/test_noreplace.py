@@ -57,7 +57,9 @@ def test_this_system_has_the_one_step_rename() -> None:
 
 @pytest.mark.parametrize("way", list(WAYS))
 @pytest.mark.parametrize("kind", ["file", "folder", "symlink"])
-def test_an_entry_moves_to_a_free_name(way: str, kind: str, folders: tuple[Path, int, Path, int]) -> None:
+def test_an_entry_moves_to_a_free_name(
+    way: str, kind: str, folders: tuple[Path, int, Path, int]
+) -> None:
     src, src_fd, dst, dst_fd = folders
     make(kind, src / "entry", "moved")
     WAYS[way](src_fd, "entry", dst_fd, "back")
@@ -68,7 +70,9 @@ def test_an_entry_moves_to_a_free_name(way: str, kind: str, folders: tuple[Path,
 @pytest.mark.parametrize("way", list(WAYS))
 @pytest.mark.parametrize("kind", ["file", "folder", "symlink"])
 @pytest.mark.parametrize("there", ["file", "folder", "symlink"])
-def test_an_occupied_name_is_never_replaced(way: str, kind: str, there: str, folders: tuple[Path, int, Path, int]) -> None:
+def test_an_occupied_name_is_never_replaced(
+    way: str, kind: str, there: str, folders: tuple[Path, int, Path, int]
+) -> None:
     src, src_fd, dst, dst_fd = folders
     make(kind, src / "entry", "old")
     make(there, dst / "back", "saved meanwhile")
@@ -79,7 +83,9 @@ def test_an_occupied_name_is_never_replaced(way: str, kind: str, there: str, fol
     assert sorted(os.listdir(dst)) == ["back"]  # no folder made for the move is left behind
 
 
-def test_an_empty_folder_at_the_name_is_no_free_name_either(folders: tuple[Path, int, Path, int]) -> None:
+def test_an_empty_folder_at_the_name_is_no_free_name_either(
+    folders: tuple[Path, int, Path, int],
+) -> None:
     """A plain rename of a folder replaces an empty one: what someone made there is theirs."""
     src, src_fd, dst, dst_fd = folders
     make("folder", src / "entry", "old")

@@ -28,9 +28,13 @@ def fail(original: str | None, patch: str, code: ErrorCode) -> OperatorError:
 
 
 def test_single_hunk_replaces_a_line() -> None:
-    patch = "--- a/src/app.py\n+++ b/src/app.py\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+LINE 3\n line 4\n"
+    patch = (
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+LINE 3\n line 4\n"
+    )
     outcome = apply_patch(TEN, patch, label=LABEL)
-    assert outcome == PatchOutcome(TEN.replace("line 3\n", "LINE 3\n"), hunks=1, added=1, removed=1, created=False)
+    assert outcome == PatchOutcome(
+        TEN.replace("line 3\n", "LINE 3\n"), hunks=1, added=1, removed=1, created=False
+    )
 
 
 def test_multi_hunk_applies_each_at_its_old_line() -> None:
@@ -40,7 +44,11 @@ def test_multi_hunk_applies_each_at_its_old_line() -> None:
         "@@ -9,2 +9,2 @@\n-line 9\n+LINE 9\n line 10\n"
     )
     outcome = apply_patch(TEN, patch, label=LABEL)
-    expected = TEN.replace("line 2\n", "new after 1\nline 2\n").replace("line 6\n", "").replace("line 9\n", "LINE 9\n")
+    expected = (
+        TEN.replace("line 2\n", "new after 1\nline 2\n")
+        .replace("line 6\n", "")
+        .replace("line 9\n", "LINE 9\n")
+    )
     assert outcome.text == expected
     assert (outcome.hunks, outcome.added, outcome.removed) == (3, 2, 2)
 
@@ -59,7 +67,9 @@ def test_insertion_hunk_with_context() -> None:
 
 
 def test_deletion_hunks_including_the_tail() -> None:
-    outcome = apply_patch(TEN, "@@ -2,2 +1,0 @@\n-line 2\n-line 3\n@@ -9,2 +7,0 @@\n-line 9\n-line 10\n", label=LABEL)
+    outcome = apply_patch(
+        TEN, "@@ -2,2 +1,0 @@\n-line 2\n-line 3\n@@ -9,2 +7,0 @@\n-line 9\n-line 10\n", label=LABEL
+    )
     assert outcome.text == "line 1\n" + "".join(f"line {n}\n" for n in range(4, 9))
     assert (outcome.added, outcome.removed) == (0, 4)
     # deleting every line leaves an empty file
@@ -77,7 +87,11 @@ def test_creation_from_dev_null() -> None:
 
 
 def test_creation_of_an_existing_file_is_a_mismatch() -> None:
-    error = fail("old\n", "--- /dev/null\n+++ b/src/app.py\n@@ -0,0 +1 @@\n+new\n", ErrorCode.ERR_PATCH_MISMATCH)
+    error = fail(
+        "old\n",
+        "--- /dev/null\n+++ b/src/app.py\n@@ -0,0 +1 @@\n+new\n",
+        ErrorCode.ERR_PATCH_MISMATCH,
+    )
     assert "already exists" in error.message and "fs.write" in error.message
     error = fail("old\n", "@@ -0,0 +1 @@\n+new\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert "already exists" in error.message
@@ -85,13 +99,18 @@ def test_creation_of_an_existing_file_is_a_mismatch() -> None:
 
 
 def test_existing_empty_file_takes_a_plain_zero_hunk() -> None:
-    outcome = apply_patch("", "--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +1,2 @@\n+a\n+b\n", label=LABEL)
+    outcome = apply_patch(
+        "", "--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +1,2 @@\n+a\n+b\n", label=LABEL
+    )
     assert outcome == PatchOutcome("a\nb\n", 1, 2, 0, False)
 
 
 def test_missing_file_needs_a_creation_patch() -> None:
     error = fail(None, "@@ -1 +1 @@\n-a\n+b\n", ErrorCode.ERR_NOT_FOUND)
-    assert error.message == f"{LABEL} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
+    assert (
+        error.message
+        == f"{LABEL} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
+    )
 
 
 @pytest.mark.parametrize(
@@ -104,7 +123,11 @@ def test_missing_file_needs_a_creation_patch() -> None:
         # a context last line without newline stays without
         ("a\nb", "@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n", "A\nb"),
         # last line changed, still no newline
-        ("a\nb", "@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n", "a\nB"),
+        (
+            "a\nb",
+            "@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n",
+            "a\nB",
+        ),
         # a hunk that does not reach the end keeps the missing final newline
         ("a\nb\nc", "@@ -1 +1 @@\n-a\n+A\n", "A\nb\nc"),
         # deleting the last line (which had no newline) leaves the previous line's newline
@@ -123,7 +146,11 @@ def test_no_newline_marker_on_either_side(original: str | None, patch: str, expe
         ("a\nb\n", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n", "but it has one"),
         ("a\nb", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", "has no newline at its end"),
         ("a\nb\nc\n", "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+A\n", "not its last line"),
-        ("a\nb\nc\n", "@@ -1 +1 @@\n-a\n+A\n\\ No newline at end of file\n", "reaches the end of the file"),
+        (
+            "a\nb\nc\n",
+            "@@ -1 +1 @@\n-a\n+A\n\\ No newline at end of file\n",
+            "reaches the end of the file",
+        ),
         ("a\nb", "@@ -2,0 +3 @@\n+c\n", "include that line in the hunk"),
     ],
 )
@@ -135,16 +162,27 @@ def test_header_counts_must_match_the_body() -> None:
     good = "@@ -1,2 +1,2 @@\n-line 1\n+LINE 1\n line 2\n"
     short = good + "@@ -5,3 +5,3 @@\n line 5\n-line 6\n+LINE 6\n"
     error = fail(TEN, short, ErrorCode.ERR_INVALID_PATCH)
-    assert error.message.startswith("hunk 2 header @@ -5,3 +5,3 @@ says 3 old and 3 new lines but the body has 2 old and 2 new")
+    assert error.message.startswith(
+        "hunk 2 header @@ -5,3 +5,3 @@ says 3 old and 3 new lines but the body has 2 old and 2 new"
+    )
     # unidiff alone would stop after the counted lines and silently drop the rest
     long = "@@ -1,2 +1,2 @@\n-line 1\n+LINE 1\n line 2\n line 3\n"
-    assert "says 2 old and 2 new lines but the body has 3 old and 3 new" in fail(TEN, long, ErrorCode.ERR_INVALID_PATCH).message
+    assert (
+        "says 2 old and 2 new lines but the body has 3 old and 3 new"
+        in fail(TEN, long, ErrorCode.ERR_INVALID_PATCH).message
+    )
     only_new = "@@ -1,1 +1,3 @@\n-line 1\n+A\n+B\n"
-    assert "says 3 new lines but the body has 2;" in fail(TEN, only_new, ErrorCode.ERR_INVALID_PATCH).message
+    assert (
+        "says 3 new lines but the body has 2;"
+        in fail(TEN, only_new, ErrorCode.ERR_INVALID_PATCH).message
+    )
 
 
 def test_a_patch_without_hunks_says_what_to_send_instead() -> None:
-    assert "no hunk (no line like @@" in fail(TEN, "--- a/src/app.py\n+++ b/src/app.py\n", ErrorCode.ERR_INVALID_PATCH).message
+    assert (
+        "no hunk (no line like @@"
+        in fail(TEN, "--- a/src/app.py\n+++ b/src/app.py\n", ErrorCode.ERR_INVALID_PATCH).message
+    )
     # what git writes for a new empty file: no diff can carry it, fs.write can
     error = fail(None, "--- /dev/null\n+++ b/src/app.py\n", ErrorCode.ERR_INVALID_PATCH)
     assert "creates an empty file" in error.message and "use fs.write" in error.message
@@ -159,14 +197,20 @@ def test_a_line_that_is_no_hunk_line() -> None:
 
 def test_blank_lines_count_as_empty_context_or_trail_the_patch() -> None:
     original = "a\n\nb\n"
-    assert apply_patch(original, "@@ -1,3 +1,3 @@\n-a\n+A\n\n b\n\n\n", label=LABEL).text == "A\n\nb\n"
+    assert (
+        apply_patch(original, "@@ -1,3 +1,3 @@\n-a\n+A\n\n b\n\n\n", label=LABEL).text == "A\n\nb\n"
+    )
 
 
 def test_one_file_only() -> None:
-    patch = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n"
+    patch = (
+        "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n"
+    )
     error = fail("x\n", patch, ErrorCode.ERR_INVALID_PATCH)
     assert error.message == "patch touches 2 files (a.py, b.py); send one fs.patch per file"
-    twice = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n--- a/a.py\n+++ b/a.py\n@@ -3 +3 @@\n-x\n+y\n"
+    twice = (
+        "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n--- a/a.py\n+++ b/a.py\n@@ -3 +3 @@\n-x\n+y\n"
+    )
     assert "2 ---/+++ sections for a.py" in fail("x\n", twice, ErrorCode.ERR_INVALID_PATCH).message
 
 
@@ -176,8 +220,14 @@ def test_one_file_only() -> None:
         ("", "no hunk"),
         ("just prose\n", "no hunk"),
         ("diff --git a/x b/x\nindex 1..2 100644\nBinary files a/x and b/x differ\n", "binary"),
-        ("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", "renames"),
-        ("diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", "use fs.delete"),
+        (
+            "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+            "renames",
+        ),
+        (
+            "diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
+            "use fs.delete",
+        ),
         ("--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", "use fs.delete"),
         ("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "does not parse"),
         ("@@ -2 +2 @@\n-b\n+B\n@@ -1 +1 @@\n-a\n+A\n", "file order"),
@@ -201,7 +251,9 @@ def test_mismatch_names_line_and_gives_the_corrected_header() -> None:
     assert error.context is not None
     assert "row 57" in error.context and "row 12" in error.context and "row 14" in error.context
     # the corrected header is what makes it apply
-    fixed = apply_patch(original, patch.replace("@@ -12,3 +12,4 @@", "@@ -57,3 +57,4 @@"), label=LABEL)
+    fixed = apply_patch(
+        original, patch.replace("@@ -12,3 +12,4 @@", "@@ -57,3 +57,4 @@"), label=LABEL
+    )
     assert "ROW 58\nextra\nrow 59\n" in fixed.text
 
 
@@ -209,13 +261,20 @@ def test_mismatch_in_a_later_line_and_several_other_places() -> None:
     original = "x\n" + "a\nb\n" * 5
     error = fail(original, "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert 'at line 1: expected "a", found "x"' in error.message
-    assert "match at lines 2, 4, 6 and more places: use @@ -2,2 +2,2 @@ or @@ -4,2 +4,2 @@ or @@ -6,2 +6,2 @@" in error.message
+    assert (
+        "match at lines 2, 4, 6 and more places: use @@ -2,2 +2,2 @@ or @@ -4,2 +4,2 @@ or @@ -6,2 +6,2 @@"
+        in error.message
+    )
     error = fail("a\nc\n", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert 'at line 2: expected "b", found "c"' in error.message and "match at" not in error.message
 
 
 def test_whitespace_is_not_forgiven_but_pointed_out() -> None:
-    error = fail("def f():\n\treturn 1\n", "@@ -2 +2 @@\n-    return 1\n+    return 2\n", ErrorCode.ERR_PATCH_MISMATCH)
+    error = fail(
+        "def f():\n\treturn 1\n",
+        "@@ -2 +2 @@\n-    return 1\n+    return 2\n",
+        ErrorCode.ERR_PATCH_MISMATCH,
+    )
     assert "differ only in whitespace" in error.message and '"\\treturn 1"' in error.message
 
 
@@ -225,12 +284,17 @@ def test_hunk_past_the_end_of_the_file() -> None:
     error = fail(TEN, "@@ -10,2 +10,2 @@\n line 10\n-line 11\n+y\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert "runs past the end" in error.message and "at line 11" in error.message
     assert "has only 10 lines" in error.message
-    assert "has only 10 lines" in fail(TEN, "@@ -12,0 +12 @@\n+x\n", ErrorCode.ERR_PATCH_MISMATCH).message
+    assert (
+        "has only 10 lines"
+        in fail(TEN, "@@ -12,0 +12 @@\n+x\n", ErrorCode.ERR_PATCH_MISMATCH).message
+    )
 
 
 def test_all_or_nothing_reports_the_failing_hunk() -> None:
     patch = "@@ -1 +1 @@\n-line 1\n+ONE\n@@ -5 +5 @@\n-not line 5\n+FIVE\n"
-    assert fail(TEN, patch, ErrorCode.ERR_PATCH_MISMATCH).message.startswith("hunk 2 (@@ -5,1 +5,1 @@)")
+    assert fail(TEN, patch, ErrorCode.ERR_PATCH_MISMATCH).message.startswith(
+        "hunk 2 (@@ -5,1 +5,1 @@)"
+    )
 
 
 def test_applying_the_same_patch_twice_fails() -> None:
@@ -243,7 +307,9 @@ def test_applying_the_same_patch_twice_fails() -> None:
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
 def test_crlf_and_cr_patch_text_is_accepted(newline: str) -> None:
-    patch = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n-line 1\n+one\n line 2\n".replace("\n", newline)
+    patch = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n-line 1\n+one\n line 2\n".replace(
+        "\n", newline
+    )
     assert apply_patch(TEN, patch, label=LABEL).text == TEN.replace("line 1\n", "one\n")
 
 
@@ -264,14 +330,20 @@ def test_large_file_applies_fast() -> None:
     lines = [f"    value_{n} = compute({n}, 'some padding text here')" for n in range(50_000)]
     original = "\n".join(lines) + "\n"
     assert len(original) > 2_000_000
-    patch = f"@@ -25001,3 +25001,3 @@\n {lines[25000]}\n-{lines[25001]}\n+changed\n {lines[25002]}\n"
+    patch = (
+        f"@@ -25001,3 +25001,3 @@\n {lines[25000]}\n-{lines[25001]}\n+changed\n {lines[25002]}\n"
+    )
     started = time.perf_counter()
     outcome = apply_patch(original, patch, label=LABEL)
     elapsed = time.perf_counter() - started
     assert outcome.text == original.replace(lines[25001] + "\n", "changed\n")
     assert elapsed < 0.1, elapsed
     started = time.perf_counter()
-    error = fail(original, patch.replace("-25001,3 +25001,3", "-40001,3 +40001,3"), ErrorCode.ERR_PATCH_MISMATCH)
+    error = fail(
+        original,
+        patch.replace("-25001,3 +25001,3", "-40001,3 +40001,3"),
+        ErrorCode.ERR_PATCH_MISMATCH,
+    )
     assert "use @@ -25001,3 +25001,3 @@" in error.message
     assert time.perf_counter() - started < 0.2
 
@@ -323,13 +395,22 @@ def _edit(lines: list[str], seed: int) -> list[str]:
 
 def _pair(path: Path, seed: int) -> tuple[str, str]:
     lines = path.read_text(encoding="utf-8").split("\n")[:-1]
-    old_newline, new_newline = [(True, True), (True, False), (False, True), (False, False)][seed % 4]
+    old_newline, new_newline = [(True, True), (True, False), (False, True), (False, False)][
+        seed % 4
+    ]
     new = _edit(lines, seed)
-    return "\n".join(lines) + ("\n" if old_newline else ""), "\n".join(new) + ("\n" if new_newline else "")
+    return "\n".join(lines) + ("\n" if old_newline else ""), "\n".join(new) + (
+        "\n" if new_newline else ""
+    )
 
 
 def _run(args: list[str], cwd: Path) -> str:
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "LC_ALL": "C",
+    }
     done = subprocess.run(args, cwd=cwd, capture_output=True, env=env, check=False)
     assert done.returncode == 1, done.stderr  # 1: the files differ
     return done.stdout.decode("utf-8")
@@ -348,7 +429,17 @@ def test_real_diffs_apply_byte_for_byte(seed: int, tmp_path: Path) -> None:
     patches = {"diff": _run(["diff", f"-U{context}", "old.py", "new.py"], tmp_path)}
     if GIT:
         patches["git"] = _run(
-            [GIT, "diff", "--no-index", "--no-color", "--no-ext-diff", f"-U{3 - seed % 3}", "old.py", "new.py"], tmp_path
+            [
+                GIT,
+                "diff",
+                "--no-index",
+                "--no-color",
+                "--no-ext-diff",
+                f"-U{3 - seed % 3}",
+                "old.py",
+                "new.py",
+            ],
+            tmp_path,
         )
     for tool, patch in patches.items():
         outcome = apply_patch(old, patch, label="pkg/module.py")
@@ -366,7 +457,9 @@ def test_real_diffs_apply_byte_for_byte(seed: int, tmp_path: Path) -> None:
 # the file's line break (and the text Operator works on has "\n" there).
 
 
-def _exec_patch(tmp_path: Path, name: str, old: bytes | None, patch: str) -> tuple[dict[str, object], bytes | None]:
+def _exec_patch(
+    tmp_path: Path, name: str, old: bytes | None, patch: str
+) -> tuple[dict[str, object], bytes | None]:
     """Run one fs.patch through the real `exec` on a fresh workspace holding `old`."""
     import base64
     import io
@@ -381,12 +474,28 @@ def _exec_patch(tmp_path: Path, name: str, old: bytes | None, patch: str) -> tup
         (ws / name).write_bytes(old)
     payload = base64.b64encode(patch.encode("utf-8")).decode()
     message = tmp_path / "message.txt"
-    message.write_text(f"OPERATOR_CMD\nversion: 1\nid: p{time.monotonic_ns()}\naction: fs.patch\npath: {name}\n"
-                       f"patch_b64: {payload}\nEND_OPERATOR_CMD\n")
+    message.write_text(
+        f"OPERATOR_CMD\nversion: 1\nid: p{time.monotonic_ns()}\naction: fs.patch\npath: {name}\n"
+        f"patch_b64: {payload}\nEND_OPERATOR_CMD\n"
+    )
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(io.StringIO()):
-        assert cli_main(["exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all",
-                         "--json", str(message)]) == 0
+        assert (
+            cli_main(
+                [
+                    "exec",
+                    "--workspace",
+                    str(ws),
+                    "--state-dir",
+                    str(tmp_path / "st"),
+                    "--approve",
+                    "all",
+                    "--json",
+                    str(message),
+                ]
+            )
+            == 0
+        )
     (result,) = json.loads(out.getvalue())["data"]["results"]
     return result, (ws / name).read_bytes() if (ws / name).exists() else None
 
@@ -401,7 +510,10 @@ def _diff(tmp_path: Path, old: bytes | None, new: bytes, tool: str = "diff") -> 
         old_name = "old.txt"
     if tool == "git":
         assert GIT
-        return _run([GIT, "diff", "--no-index", "--no-color", "--no-ext-diff", old_name, "new.txt"], tmp_path / "d")
+        return _run(
+            [GIT, "diff", "--no-index", "--no-color", "--no-ext-diff", old_name, "new.txt"],
+            tmp_path / "d",
+        )
     return _run(["diff", "-u", old_name, "new.txt"], tmp_path / "d")
 
 
@@ -409,7 +521,9 @@ CRLF_NEW = b"# demo\r\nfrom colorama import Fore\r\n\r\nprint(Fore.RED + 'red')\
 
 
 @pytest.mark.parametrize("tool", ["diff", "git"])
-def test_a_file_created_from_a_diff_of_a_crlf_file_keeps_its_crlf(tool: str, tmp_path: Path) -> None:
+def test_a_file_created_from_a_diff_of_a_crlf_file_keeps_its_crlf(
+    tool: str, tmp_path: Path
+) -> None:
     if tool == "git" and not GIT:
         pytest.skip("git is not installed")
     result, data = _exec_patch(tmp_path, "demo.py", None, _diff(tmp_path, None, CRLF_NEW, tool))
@@ -441,12 +555,18 @@ def test_a_crlf_file_whose_last_line_ends_in_a_lone_carriage_return(tmp_path: Pa
 
 
 @pytest.mark.parametrize("crlf", [False, True])
-def test_a_crlf_file_takes_a_patch_with_or_without_carriage_returns(crlf: bool, tmp_path: Path) -> None:
+def test_a_crlf_file_takes_a_patch_with_or_without_carriage_returns(
+    crlf: bool, tmp_path: Path
+) -> None:
     old = b"one\r\ntwo\r\nthree\r\n"
     patch = "--- a/t.txt\n+++ b/t.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
     if crlf:  # as diff(1) prints it for CRLF files: the content lines carry their "\r"
-        patch = patch.replace(" one\n", " one\r\n").replace("two\n", "two\r\n").replace("TWO\n", "TWO\r\n").replace(
-            "three\n", "three\r\n")
+        patch = (
+            patch.replace(" one\n", " one\r\n")
+            .replace("two\n", "two\r\n")
+            .replace("TWO\n", "TWO\r\n")
+            .replace("three\n", "three\r\n")
+        )
     result, data = _exec_patch(tmp_path, "t.txt", old, patch)
     assert result["ok"], result
     assert data == b"one\r\nTWO\r\nthree\r\n"
@@ -466,13 +586,20 @@ def test_a_carriage_return_inside_a_line_is_text() -> None:
     original = "s = 'a\rb'\nt = 1\n"
     outcome = apply_patch(original, "@@ -1,2 +1,2 @@\n s = 'a\rb'\n-t = 1\n+t = 2\n", label=LABEL)
     assert outcome.text == "s = 'a\rb'\nt = 2\n"
-    assert apply_patch(original, "@@ -1 +1 @@\n-s = 'a\rb'\n+s = 'a\rc'\n", label=LABEL).text == "s = 'a\rc'\nt = 1\n"
+    assert (
+        apply_patch(original, "@@ -1 +1 @@\n-s = 'a\rb'\n+s = 'a\rc'\n", label=LABEL).text
+        == "s = 'a\rc'\nt = 1\n"
+    )
 
 
 def test_a_patch_of_crlf_lines_against_an_lf_file_says_so() -> None:
     patch = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-line 1\r\n+one\r\n line 2\r\n"
     error = fail(TEN, patch, ErrorCode.ERR_PATCH_MISMATCH)
-    assert '"line 1\\r"' in error.message and "carriage return" in error.message and "CRLF" in error.message
+    assert (
+        '"line 1\\r"' in error.message
+        and "carriage return" in error.message
+        and "CRLF" in error.message
+    )
 
 
 def test_headers_with_carriage_returns_still_parse() -> None:
@@ -490,9 +617,15 @@ CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-diffs"
 
 
 def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> None:
-    from operator_app.engine.textops.textfile import TextDoc
-    from operator_app.engine.textops.hunks import apply_hunks, apply_in_place, check_order, join_lines, split_lines
+    from operator_app.engine.textops.hunks import (
+        apply_hunks,
+        apply_in_place,
+        check_order,
+        join_lines,
+        split_lines,
+    )
     from operator_app.engine.textops.patch import _parse
+    from operator_app.engine.textops.textfile import TextDoc
 
     manifest = __import__("json").loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
     fast = slow = refused = 0
@@ -525,14 +658,27 @@ def test_in_place_application_at_the_edges() -> None:
 
     text = "a\nb\nc\nd\n"
     assert apply_in_place(text, [Hunk(1, 1, 1, ("a",), ("A", "A2"))]) == "A\nA2\nb\nc\nd\n"
-    assert apply_in_place(text, [Hunk(1, 0, 1, (), ("top",))]) == "top\na\nb\nc\nd\n"  # insertion before line 1
-    assert apply_in_place(text, [Hunk(1, 2, 2, (), ("x",)), Hunk(2, 3, 4, ("c",), ())]) == "a\nb\nx\nd\n"
-    assert apply_in_place(text, [Hunk(1, 4, 4, ("d",), ("D",))]) is None  # the last line: final-newline rules
+    assert (
+        apply_in_place(text, [Hunk(1, 0, 1, (), ("top",))]) == "top\na\nb\nc\nd\n"
+    )  # insertion before line 1
+    assert (
+        apply_in_place(text, [Hunk(1, 2, 2, (), ("x",)), Hunk(2, 3, 4, ("c",), ())])
+        == "a\nb\nx\nd\n"
+    )
+    assert (
+        apply_in_place(text, [Hunk(1, 4, 4, ("d",), ("D",))]) is None
+    )  # the last line: final-newline rules
     assert apply_in_place(text, [Hunk(1, 4, 5, (), ("e",))]) is None  # an append at the end
-    assert apply_in_place(text, [Hunk(1, 2, 2, ("B",), ("x",))]) is None  # a mismatch is explained elsewhere
-    assert apply_in_place("a\nb", [Hunk(1, 1, 1, ("a",), ("A",))]) == "A\nb"  # no final newline, untouched
+    assert (
+        apply_in_place(text, [Hunk(1, 2, 2, ("B",), ("x",))]) is None
+    )  # a mismatch is explained elsewhere
+    assert (
+        apply_in_place("a\nb", [Hunk(1, 1, 1, ("a",), ("A",))]) == "A\nb"
+    )  # no final newline, untouched
     long = "".join(f"{n}\n" for n in range(200_000))
-    assert apply_in_place(long, [Hunk(1, 150_001, 150_001, ("150000",), ("X",))]) == long.replace("\n150000\n", "\nX\n")
+    assert apply_in_place(long, [Hunk(1, 150_001, 150_001, ("150000",), ("X",))]) == long.replace(
+        "\n150000\n", "\nX\n"
+    )
 
 
 # Applied already. The real-diff run found 26 of 2,152 release diffs that apply a second time
@@ -545,7 +691,9 @@ def test_an_append_at_the_end_cannot_be_applied_twice(tmp_path: Path) -> None:
     old = b"def a():\n    pass\n\n\ndef b():\n    pass\n"
     new = old + b"\n\ndef c():\n    pass\n"
     patch = _diff(tmp_path, old, new)
-    assert "\n def b():\n     pass\n+\n" in patch and patch.rstrip("\n").endswith("+    pass")  # context only before
+    assert "\n def b():\n     pass\n+\n" in patch and patch.rstrip("\n").endswith(
+        "+    pass"
+    )  # context only before
     first, data = _exec_patch(tmp_path, "m.py", old, patch)
     assert first["ok"] and data == new
     again, data = _exec_patch(tmp_path, "m.py", None, patch)
@@ -590,11 +738,15 @@ def test_adding_a_copy_of_the_line_that_follows_needs_context_that_says_so() -> 
 
 
 @pytest.mark.parametrize("tool", ["diff", "git"])
-@pytest.mark.parametrize("new", [
-    b"\xef\xbb\xbfimport os\r\nx = 10\r\ny = 2\r\n",  # line 1 as context
-    b"\xef\xbb\xbfimport sys\r\nx = 1\r\ny = 2\r\n",  # line 1 changed
-    b"\xef\xbb\xbf# top\r\nimport os\r\nx = 1\r\ny = 2\r\n",  # a line before line 1
-], ids=["context", "changed", "inserted"])
+@pytest.mark.parametrize(
+    "new",
+    [
+        b"\xef\xbb\xbfimport os\r\nx = 10\r\ny = 2\r\n",  # line 1 as context
+        b"\xef\xbb\xbfimport sys\r\nx = 1\r\ny = 2\r\n",  # line 1 changed
+        b"\xef\xbb\xbf# top\r\nimport os\r\nx = 1\r\ny = 2\r\n",  # a line before line 1
+    ],
+    ids=["context", "changed", "inserted"],
+)
 def test_a_diff_of_a_file_with_a_bom_applies(tool: str, new: bytes, tmp_path: Path) -> None:
     if tool == "git" and not GIT:
         pytest.skip("git is not installed")
@@ -607,7 +759,9 @@ def test_a_diff_of_a_file_with_a_bom_applies(tool: str, new: bytes, tmp_path: Pa
 
 
 def test_a_bom_in_a_patch_for_a_file_without_one_is_shown_in_the_message() -> None:
-    error = fail("import os\n", "@@ -1 +1 @@\n-\ufeffimport os\n+import sys\n", ErrorCode.ERR_PATCH_MISMATCH)
+    error = fail(
+        "import os\n", "@@ -1 +1 @@\n-\ufeffimport os\n+import sys\n", ErrorCode.ERR_PATCH_MISMATCH
+    )
     assert 'expected "\\ufeffimport os", found "import os"' in error.message
 
 
@@ -617,7 +771,9 @@ def test_line_index_finds_line_starts_in_any_order() -> None:
     from operator_app.engine.textops.hunks import LineIndex
 
     rng = random.Random(7)
-    text = "".join("x" * rng.randrange(0, 300) + "\n" for _ in range(5_000)) + "tail without newline"
+    text = (
+        "".join("x" * rng.randrange(0, 300) + "\n" for _ in range(5_000)) + "tail without newline"
+    )
     starts = [0] + [n + 1 for n, ch in enumerate(text) if ch == "\n"]
     index = LineIndex(text)
     for line in rng.sample(range(len(starts)), 300) + [0, len(starts) - 1, len(starts) - 2]:
@@ -634,5 +790,12 @@ def test_finding_other_places_is_linear_for_a_long_hunk_on_a_repetitive_file() -
     assert find_matches(lines, ["a"] * run) == []
     assert find_matches(lines, ["a"] * (run - 1) + ["b", "a"]) == [0, run, 2 * run, 3 * run]
     original = "\n".join(lines[: run * 50]) + "\n"
-    error = fail(original, f"@@ -3,{run} +3,{run} @@\n" + " a\n" * (run - 2) + " b\n a\n", ErrorCode.ERR_PATCH_MISMATCH)
-    assert f"the hunk's lines match at lines 2, {run + 2}, {2 * run + 2} and more places" in error.message
+    error = fail(
+        original,
+        f"@@ -3,{run} +3,{run} @@\n" + " a\n" * (run - 2) + " b\n a\n",
+        ErrorCode.ERR_PATCH_MISMATCH,
+    )
+    assert (
+        f"the hunk's lines match at lines 2, {run + 2}, {2 * run + 2} and more places"
+        in error.message
+    )

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import block
 
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine
 from operator_app.engine.state.session import Session
-from operator_app.engine.boundary.workspace import Workspace
-from support import block
 
 
 @pytest.fixture
@@ -28,12 +28,22 @@ def codes(ws: Path, state: Path, message: str) -> list[str | None]:
 
 
 def test_a_link_to_a_folder_is_a_folder_for_every_file_action(ws: Path, tmp_path: Path) -> None:
-    message = (block("s1", "fs.search", path="code", query="needle") + block("s2", "fs.search", path="src", query="needle")
-               + block("r1", "fs.read", path="code") + block("r2", "fs.readSlice", path="code"))
-    assert codes(ws, tmp_path / "state", message) == ["ERR_SEARCH_PATH_IS_DIR", "ERR_SEARCH_PATH_IS_DIR",
-                                                      "ERR_NOT_A_FILE", "ERR_NOT_A_FILE"]
+    message = (
+        block("s1", "fs.search", path="code", query="needle")
+        + block("s2", "fs.search", path="src", query="needle")
+        + block("r1", "fs.read", path="code")
+        + block("r2", "fs.readSlice", path="code")
+    )
+    assert codes(ws, tmp_path / "state", message) == [
+        "ERR_SEARCH_PATH_IS_DIR",
+        "ERR_SEARCH_PATH_IS_DIR",
+        "ERR_NOT_A_FILE",
+        "ERR_NOT_A_FILE",
+    ]
 
 
 def test_a_link_to_a_file_is_read_through(ws: Path, tmp_path: Path) -> None:
-    message = block("s", "fs.search", path="main.py", query="needle") + block("r", "fs.read", path="code/app.py")
+    message = block("s", "fs.search", path="main.py", query="needle") + block(
+        "r", "fs.read", path="code/app.py"
+    )
     assert codes(ws, tmp_path / "state", message) == [None, None]

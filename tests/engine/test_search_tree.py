@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import block
 
 from operator_app.engine.boundary import tree_walk
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine
 from operator_app.engine.state.session import Session
-from operator_app.engine.boundary.workspace import Workspace
 from operator_app.protocol.results import CommandResult
-from support import block
 
 BACKTRACKER = "*a*a*a*a*a*a*a*a*a*a*a*b"
 
@@ -32,26 +32,38 @@ def ws(tmp_path: Path) -> Path:
 
 
 def search(ws: Path, state: Path) -> CommandResult:
-    (result,) = Engine(Workspace(ws), Session(state)).run_text(block("t", "fs.searchTree", path=".", query="needle")).results
+    (result,) = (
+        Engine(Workspace(ws), Session(state))
+        .run_text(block("t", "fs.searchTree", path=".", query="needle"))
+        .results
+    )
     return result
 
 
 def test_a_backtracking_pattern_is_matched_without_backtracking(ws: Path, tmp_path: Path) -> None:
     result = search(ws, tmp_path / "state")
     assert result.ok and not result.truncated, result.summary
-    matched = [line.split(":")[0] for line in (result.details or "").split("\n") if not line.startswith("#")]
+    matched = [
+        line.split(":")[0]
+        for line in (result.details or "").split("\n")
+        if not line.startswith("#")
+    ]
     assert matched == ["a" * 60, "keep.log"]
     assert "# skipped: 2 ignored by .gitignore" in (result.details or "")
 
 
-def test_a_walk_past_its_gitignore_budget_stops_and_says_why(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_walk_past_its_gitignore_budget_stops_and_says_why(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(tree_walk, "GITIGNORE_BUDGET_S", 0.0)
     result = search(ws, tmp_path / "state")
     assert result.ok and result.truncated and "(truncated)" in result.summary
     assert "# truncated: matching .gitignore patterns took over 0 s" in (result.details or "")
 
 
-def test_without_a_gitignore_there_is_no_budget_to_use_up(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_gitignore_there_is_no_budget_to_use_up(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (ws / ".gitignore").unlink()
     monkeypatch.setattr(tree_walk, "GITIGNORE_BUDGET_S", 0.0)
     result = search(ws, tmp_path / "state")

@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import b64, block
 
+from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine, approve_all
 from operator_app.engine.state.session import (
     STORED_DIFF_LIMIT,
@@ -21,9 +23,7 @@ from operator_app.engine.state.session import (
     check_state_location,
     read_jsonl,
 )
-from operator_app.engine.boundary.workspace import Workspace
 from operator_app.protocol.results import render_results
-from support import b64, block
 
 APP = str(Path(sys.executable).with_name("operator-app"))
 EXIT_STATE = 5
@@ -37,14 +37,23 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-def exec_app(ws: Path, state: Path | None, message: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def exec_app(
+    ws: Path, state: Path | None, message: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     state_args = ["--state-dir", str(state)] if state is not None else []
-    return subprocess.run([APP, "exec", "--workspace", str(ws), *state_args, *args], input=message.encode(),
-                          capture_output=True, timeout=60, env=env)
+    return subprocess.run(
+        [APP, "exec", "--workspace", str(ws), *state_args, *args],
+        input=message.encode(),
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
 
 
 def edits(anchor: str, text: str) -> str:
-    return b64(json.dumps({"version": 1, "edits": [{"op": "insertAfter", "anchor": anchor, "text": text}]}))
+    return b64(
+        json.dumps({"version": 1, "edits": [{"op": "insertAfter", "anchor": anchor, "text": text}]})
+    )
 
 
 # --- a record torn by a crash --------------------------------------------------------------
@@ -78,27 +87,47 @@ def test_a_torn_result_record_does_not_let_a_command_run_twice(ws: Path, tmp_pat
     assert b"id: e1\nok: true" in first.stdout
     assert second.stdout == b"" and b"repeats a command" in second.stderr
     assert (ws / "f.txt").read_text() == "line\nadded\n"
-    assert [r.id for r in Session(state).results_of(2)] == ["e1"]  # the record after the tear is kept
+    assert [r.id for r in Session(state).results_of(2)] == [
+        "e1"
+    ]  # the record after the tear is kept
 
 
 def test_a_torn_journal_record_does_not_misdirect_undo(ws: Path, tmp_path: Path) -> None:
     state = tmp_path / "state"
     for name in "fgh":
         (ws / f"{name}.txt").write_text(f"{name} original\n")
-    assert exec_app(ws, state, block("w1", "fs.write", path="f.txt", content="f new"), "--approve", "all").returncode == 0
+    assert (
+        exec_app(
+            ws, state, block("w1", "fs.write", path="f.txt", content="f new"), "--approve", "all"
+        ).returncode
+        == 0
+    )
     with (state / "journal" / "entries.jsonl").open("a") as handle:
         handle.write('{"event": "begin", "seq": 2, "time": 17')
     for cid, name in (("w2", "g"), ("w3", "h")):
-        done = exec_app(ws, state, block(cid, "fs.write", path=f"{name}.txt", content=f"{name} new"), "--approve", "all")
+        done = exec_app(
+            ws,
+            state,
+            block(cid, "fs.write", path=f"{name}.txt", content=f"{name} new"),
+            "--approve",
+            "all",
+        )
         assert b"ok: true" in done.stdout, done.stdout
     # Every record after the tear is on a line of its own (glued to the torn line, g's first was lost).
     lines = (state / "journal" / "entries.jsonl").read_text().splitlines()
     unreadable = [line for line in lines if not _is_json(line)]
     assert unreadable == ['{"event": "begin", "seq": 2, "time": 17']
-    undo = subprocess.run([APP, "undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", "2"],
-                          capture_output=True, timeout=60)
+    undo = subprocess.run(
+        [APP, "undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", "2"],
+        capture_output=True,
+        timeout=60,
+    )
     assert undo.returncode == 0, undo.stderr
-    assert [(ws / f"{n}.txt").read_text() for n in "fgh"] == ["f new\n", "g original\n", "h original\n"]
+    assert [(ws / f"{n}.txt").read_text() for n in "fgh"] == [
+        "f new\n",
+        "g original\n",
+        "h original\n",
+    ]
 
 
 def _is_json(line: str) -> bool:
@@ -112,12 +141,16 @@ def _is_json(line: str) -> bool:
 # --- used ids: linear in the session --------------------------------------------------------
 
 
-def test_checking_ids_reads_each_record_once_however_long_the_session(ws: Path, tmp_path: Path) -> None:
+def test_checking_ids_reads_each_record_once_however_long_the_session(
+    ws: Path, tmp_path: Path
+) -> None:
     state = tmp_path / "state"
     earlier = "".join(block(f"old{i}", "fs.stat", path="f.txt") for i in range(300))
     Engine(Workspace(ws), Session(state)).run_text(earlier)
     session = Session(state)
-    run = Engine(Workspace(ws), session).run_text("".join(block(f"new{i}", "fs.stat", path="f.txt") for i in range(200)))
+    run = Engine(Workspace(ws), session).run_text(
+        "".join(block(f"new{i}", "fs.stat", path="f.txt") for i in range(200))
+    )
     assert len(run.results) == 200 and all(r.ok for r in run.results)
     # 300 earlier records read once, then each new record once: not 300 x 200 (the old re-read per block).
     assert session.result_records_parsed <= 300 + 200 + 5
@@ -137,12 +170,17 @@ def test_ids_used_by_another_process_meanwhile_are_seen(ws: Path, tmp_path: Path
 # --- large diffs -------------------------------------------------------------------------
 
 
-def test_a_huge_diff_is_stored_clipped_and_the_result_text_is_unchanged(ws: Path, tmp_path: Path) -> None:
+def test_a_huge_diff_is_stored_clipped_and_the_result_text_is_unchanged(
+    ws: Path, tmp_path: Path
+) -> None:
     state = tmp_path / "state"
     (ws / "big.txt").write_text("a\n" * 200_000)
-    edit = b64(json.dumps({"version": 1, "edits": [{"op": "replaceAll", "find": "a", "text": "b"}]}))
+    edit = b64(
+        json.dumps({"version": 1, "edits": [{"op": "replaceAll", "find": "a", "text": "b"}]})
+    )
     run = Engine(Workspace(ws), Session(state), decide=approve_all).run_text(
-        block("e", "fs.applyEdits", path="big.txt", edits_b64=edit))
+        block("e", "fs.applyEdits", path="big.txt", edits_b64=edit)
+    )
     (result,) = run.results
     assert result.ok and result.diff is not None and len(result.diff) > 4 * STORED_DIFF_LIMIT
     records = (state / "session" / "results.jsonl").read_bytes()
@@ -157,8 +195,15 @@ def test_a_huge_diff_is_stored_clipped_and_the_result_text_is_unchanged(ws: Path
 
 
 @pytest.mark.parametrize("where", ["inside", "itself", "symlink", "holds"])
-def test_a_state_folder_the_model_could_reach_is_refused(ws: Path, tmp_path: Path, where: str) -> None:
-    state = {"inside": ws / ".operator", "itself": ws, "symlink": tmp_path / "link", "holds": tmp_path}[where]
+def test_a_state_folder_the_model_could_reach_is_refused(
+    ws: Path, tmp_path: Path, where: str
+) -> None:
+    state = {
+        "inside": ws / ".operator",
+        "itself": ws,
+        "symlink": tmp_path / "link",
+        "holds": tmp_path,
+    }[where]
     if where == "symlink":
         (ws / "sub").mkdir()
         (tmp_path / "link").symlink_to(ws / "sub")
@@ -167,14 +212,23 @@ def test_a_state_folder_the_model_could_reach_is_refused(ws: Path, tmp_path: Pat
         check_state_location(Workspace(ws).root, state)
     with pytest.raises(StateUnusable):
         Session(state, workspace_root=ws)
-    done = exec_app(ws, state, block("w", "fs.write", path="f.txt", content="changed") + block("l", "fs.list", path="."),
-                    "--approve", "all")
+    done = exec_app(
+        ws,
+        state,
+        block("w", "fs.write", path="f.txt", content="changed") + block("l", "fs.list", path="."),
+        "--approve",
+        "all",
+    )
     assert done.returncode == EXIT_STATE and done.stdout == b""
     assert b"state folder" in done.stderr and b"outside the workspace" in done.stderr
     assert (ws / "f.txt").read_text() == "line\n"
     assert sorted(p.name for p in ws.rglob("*")) == before  # no session folder was made in it
     for command in (["undo"], ["results"]):
-        other = subprocess.run([APP, *command, "--workspace", str(ws), "--state-dir", str(state)], capture_output=True, timeout=60)
+        other = subprocess.run(
+            [APP, *command, "--workspace", str(ws), "--state-dir", str(state)],
+            capture_output=True,
+            timeout=60,
+        )
         assert other.returncode == EXIT_STATE, other.stderr
 
 

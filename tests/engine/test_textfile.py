@@ -6,7 +6,13 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from operator_app.engine.textops.textfile import TextDoc, count_lines, decode_text, new_file_bytes, split_lines
+from operator_app.engine.textops.textfile import (
+    TextDoc,
+    count_lines,
+    decode_text,
+    new_file_bytes,
+    split_lines,
+)
 from operator_app.protocol.errors import ErrorCode, OperatorError
 
 BOM = b"\xef\xbb\xbf"

@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from operator_app.engine.boundary.workspace import MAX_PATH_CHARS, MAX_PATH_COMPONENTS, Target, WalkItem, Workspace, WorkspaceUnusable
+from operator_app.engine.boundary.workspace import (
+    MAX_PATH_CHARS,
+    MAX_PATH_COMPONENTS,
+    Target,
+    WalkItem,
+    Workspace,
+    WorkspaceUnusable,
+)
 from operator_app.protocol.errors import ErrorCode, OperatorError
 
 not_as_root = pytest.mark.skipif(os.geteuid() == 0, reason="root ignores permission bits")
@@ -81,7 +88,9 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-needs_proc = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts fds through /proc")
+needs_proc = pytest.mark.skipif(
+    not Path("/proc/self/fd").is_dir(), reason="counts fds through /proc"
+)
 
 
 # -- the workspace itself -------------------------------------------------------------------------
@@ -107,14 +116,18 @@ def test_empty_path(ws: Workspace, raw: str) -> None:
     assert code_of(lambda: ws.target(raw)) is ErrorCode.ERR_INVALID_PATH
 
 
-@pytest.mark.parametrize("raw", ["a\x00b", "a\nb", "a\tb", "src/\x1b[31m", "a\x7f", "a\x85b", "a\rb"])
+@pytest.mark.parametrize(
+    "raw", ["a\x00b", "a\nb", "a\tb", "src/\x1b[31m", "a\x7f", "a\x85b", "a\rb"]
+)
 def test_control_characters(ws: Workspace, raw: str) -> None:
     error = error_of(lambda: ws.target(raw))
     assert error.code is ErrorCode.ERR_INVALID_PATH
     assert "control character" in error.message
 
 
-def test_a_path_through_a_link_to_dot_resolves_up_to_the_component_limit(root: Path, ws: Workspace) -> None:
+def test_a_path_through_a_link_to_dot_resolves_up_to_the_component_limit(
+    root: Path, ws: Workspace
+) -> None:
     # Each prefix used to be resolved from the root again: 4,000 components through s -> . took
     # about 50 s. Resolution is one pass now, and the path's size is capped.
     write(root / "a.txt", "a\n")
@@ -122,13 +135,23 @@ def test_a_path_through_a_link_to_dot_resolves_up_to_the_component_limit(root: P
     deepest = "s/" * (MAX_PATH_COMPONENTS - 1) + "a.txt"
     t = ws.target(deepest)
     assert t.abs == ws.root / "a.txt" and ws.read_file(t, max_bytes=None) == b"a\n"
-    missing = error_of(lambda: ws.read_file(ws.target("s/" * (MAX_PATH_COMPONENTS - 2) + "no/a.txt"), max_bytes=None))
+    missing = error_of(
+        lambda: ws.read_file(
+            ws.target("s/" * (MAX_PATH_COMPONENTS - 2) + "no/a.txt"), max_bytes=None
+        )
+    )
     assert missing.code is ErrorCode.ERR_NOT_FOUND and "there is no " in missing.message
     deeper = error_of(lambda: ws.target("s/" + deepest))
     assert deeper.code is ErrorCode.ERR_INVALID_PATH
-    assert f"{MAX_PATH_COMPONENTS + 1} components; the limit is {MAX_PATH_COMPONENTS}" in deeper.message
+    assert (
+        f"{MAX_PATH_COMPONENTS + 1} components; the limit is {MAX_PATH_COMPONENTS}"
+        in deeper.message
+    )
     longer = error_of(lambda: ws.target("s/" * 4000 + "a.txt"))
-    assert longer.code is ErrorCode.ERR_INVALID_PATH and f"the limit is {MAX_PATH_CHARS}" in longer.message
+    assert (
+        longer.code is ErrorCode.ERR_INVALID_PATH
+        and f"the limit is {MAX_PATH_CHARS}" in longer.message
+    )
 
 
 def test_backslash(ws: Workspace) -> None:
@@ -183,7 +206,9 @@ def test_normalisation(ws: Workspace, raw: str, rel: str, parts: tuple[str, ...]
 
 def test_sibling_with_common_prefix_is_outside(tmp_path: Path, root: Path, ws: Workspace) -> None:
     write(tmp_path / "ws-evil" / "secret.txt")
-    assert code_of(lambda: ws.target("../ws-evil/secret.txt")) is ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE
+    assert (
+        code_of(lambda: ws.target("../ws-evil/secret.txt")) is ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE
+    )
     (root / "evil").symlink_to(tmp_path / "ws-evil")
     assert code_of(lambda: ws.target("evil/secret.txt")) is ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE
     assert code_of(lambda: ws.target("evil")) is ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE
@@ -214,7 +239,9 @@ def test_trailing_space_and_quote_are_kept(root: Path, ws: Workspace) -> None:
         ("up", "..", "up/outside/secret.txt"),  # relative link climbing out
     ],
 )
-def test_symlink_leading_outside(tmp_path: Path, root: Path, ws: Workspace, link: str, points_to: str, raw: str) -> None:
+def test_symlink_leading_outside(
+    tmp_path: Path, root: Path, ws: Workspace, link: str, points_to: str, raw: str
+) -> None:
     (root / "sub").mkdir()
     for where in (root / link, root / "sub" / link):
         where.symlink_to(tmp_path / points_to if points_to != ".." else "..")
@@ -300,7 +327,10 @@ def test_unix_socket_is_refused(root: Path, ws: Workspace, deadline: None) -> No
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         server.bind(str(root / "sock"))
-        assert code_of(lambda: ws.read_file(ws.target("sock"), max_bytes=None)) is ErrorCode.ERR_SPECIAL_FILE
+        assert (
+            code_of(lambda: ws.read_file(ws.target("sock"), max_bytes=None))
+            is ErrorCode.ERR_SPECIAL_FILE
+        )
         assert walk(ws) == [WalkItem("sock", "skipped", 0, "special")]
     finally:
         server.close()
@@ -323,7 +353,10 @@ def test_not_found_lists_close_names(root: Path, ws: Workspace) -> None:
     t = ws.target("src/ap.py")
     error = error_of(lambda: ws.read_file(t, max_bytes=None))
     assert error.code is ErrorCode.ERR_NOT_FOUND
-    assert error.message == "src/ap.py does not exist; close names: src/app.py, src/api.py; list the folder with fs.list"
+    assert (
+        error.message
+        == "src/ap.py does not exist; close names: src/app.py, src/api.py; list the folder with fs.list"
+    )
     assert ws.close_names(t) == ["src/app.py", "src/api.py"]
 
 
@@ -332,7 +365,10 @@ def test_not_found_in_missing_folder(root: Path, ws: Workspace) -> None:
     t = ws.target("srcs/app.py")
     error = error_of(lambda: ws.read_file(t, max_bytes=None))
     assert error.code is ErrorCode.ERR_NOT_FOUND
-    assert error.message == "srcs/app.py does not exist: there is no srcs; close names: src; list the folder with fs.list"
+    assert (
+        error.message
+        == "srcs/app.py does not exist: there is no srcs; close names: src; list the folder with fs.list"
+    )
     assert code_of(lambda: ws.list_dir(ws.target("srcs"))) is ErrorCode.ERR_NOT_FOUND
 
 
@@ -405,7 +441,11 @@ def test_file_swapped_for_symlink_after_check(tmp_path: Path, root: Path, ws: Wo
     t = ws.target("a.txt")
     (root / "a.txt").unlink()
     (root / "a.txt").symlink_to(tmp_path / "outside" / "secret.txt")
-    for call in (lambda: ws.read_file(t, max_bytes=None), lambda: ws.file_size(t), lambda: walk(ws, "a.txt")):
+    for call in (
+        lambda: ws.read_file(t, max_bytes=None),
+        lambda: ws.file_size(t),
+        lambda: walk(ws, "a.txt"),
+    ):
         assert code_of(call) is ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE
 
 
@@ -456,9 +496,17 @@ def test_open_parent_dir_keeps_a_final_symlink_visible(root: Path, ws: Workspace
 
 def test_open_parent_dir_errors(root: Path, ws: Workspace) -> None:
     write(root / "plain")
-    assert code_of(lambda: ws.open_parent_dir(ws.target("gone/x.txt"), create=False)) is ErrorCode.ERR_NOT_FOUND
-    assert code_of(lambda: ws.open_parent_dir(ws.target("plain/x/y.txt"), create=True)) is ErrorCode.ERR_NOT_A_DIRECTORY
-    assert code_of(lambda: ws.open_parent_dir(ws.target("."), create=True)) is ErrorCode.ERR_NOT_A_FILE
+    assert (
+        code_of(lambda: ws.open_parent_dir(ws.target("gone/x.txt"), create=False))
+        is ErrorCode.ERR_NOT_FOUND
+    )
+    assert (
+        code_of(lambda: ws.open_parent_dir(ws.target("plain/x/y.txt"), create=True))
+        is ErrorCode.ERR_NOT_A_DIRECTORY
+    )
+    assert (
+        code_of(lambda: ws.open_parent_dir(ws.target("."), create=True)) is ErrorCode.ERR_NOT_A_FILE
+    )
     assert sorted(os.listdir(root)) == ["plain"]
 
 
@@ -481,18 +529,42 @@ def test_list_dir(root: Path, ws: Workspace) -> None:
     os.mkfifo(root / "d")
     write(root / ".git" / "HEAD")
     entries = [(e.name, e.kind, e.size) for e in ws.list_dir(ws.target("."))]
-    assert entries == [(".git", "dir", 0), ("a", "dir", 0), ("b.txt", "file", 5), ("c", "symlink", 0), ("d", "other", 0)]
+    assert entries == [
+        (".git", "dir", 0),
+        ("a", "dir", 0),
+        ("b.txt", "file", 5),
+        ("c", "symlink", 0),
+        ("d", "other", 0),
+    ]
 
 
 # -- walking ----------------------------------------------------------------------------------------
 
 
 def test_walk_order_is_full_path_string_order(root: Path, ws: Workspace) -> None:
-    for rel in ["a/b.txt", "a.txt", "a-b/c.txt", "B.txt", "b/z.txt", "b/a/y.txt", "b.txt", "a/a/a.txt"]:
+    for rel in [
+        "a/b.txt",
+        "a.txt",
+        "a-b/c.txt",
+        "B.txt",
+        "b/z.txt",
+        "b/a/y.txt",
+        "b.txt",
+        "a/a/a.txt",
+    ]:
         write(root / rel)
     rels = [item.rel for item in walk(ws)]
     assert rels == sorted(rels)
-    assert rels == ["B.txt", "a-b/c.txt", "a.txt", "a/a/a.txt", "a/b.txt", "b.txt", "b/a/y.txt", "b/z.txt"]
+    assert rels == [
+        "B.txt",
+        "a-b/c.txt",
+        "a.txt",
+        "a/a/a.txt",
+        "a/b.txt",
+        "b.txt",
+        "b/a/y.txt",
+        "b/z.txt",
+    ]
     assert [item.rel for item in walk(ws)] == rels
 
 
@@ -505,7 +577,9 @@ def test_walk_reports_sizes_and_prefixes(root: Path, ws: Workspace) -> None:
     assert walk(ws, "lnk") == [WalkItem("lnk/a.py", "file", 3, None)]
 
 
-def test_walk_skips_symlinks_and_specials_without_following(tmp_path: Path, root: Path, ws: Workspace, deadline: None) -> None:
+def test_walk_skips_symlinks_and_specials_without_following(
+    tmp_path: Path, root: Path, ws: Workspace, deadline: None
+) -> None:
     write(root / "real.txt")
     (root / "to-file").symlink_to("real.txt")
     (root / "to-dir").symlink_to(tmp_path / "outside")
@@ -576,7 +650,9 @@ def test_ignored_folder_is_not_descended(git_tree: Path, ws: Workspace, deadline
         items = walk(ws)
     finally:
         (git_tree / "build" / "deep").chmod(0o755)
-    assert [i for i in items if i.rel.startswith("build")] == [WalkItem("build", "skipped", 0, "gitignore")]
+    assert [i for i in items if i.rel.startswith("build")] == [
+        WalkItem("build", "skipped", 0, "gitignore")
+    ]
 
 
 def test_walk_without_git_rules(git_tree: Path, ws: Workspace) -> None:

@@ -26,8 +26,14 @@ def error_of(*lines: str) -> OperatorError:
 HEAD = ("version: 1", "id: a1")
 
 
-@pytest.mark.parametrize("line, key", [("marker-id: greeting", "marker_id"), ('"path": "README.md"', "path"),
-                                       ("- path: README.md", "path")])
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ("marker-id: greeting", "marker_id"),
+        ('"path": "README.md"', "path"),
+        ("- path: README.md", "path"),
+    ],
+)
 def test_a_key_that_is_no_identifier_gets_the_key_it_should_be(line: str, key: str) -> None:
     error = error_of(*HEAD, "action: fs.readRegion", line)
     assert error.code is ErrorCode.ERR_NON_KEY_VALUE_LINE
@@ -42,12 +48,19 @@ def test_prose_without_a_colon_gets_no_key_hint() -> None:
 def test_miscased_required_keys_are_named() -> None:
     error = error_of("Version: 1", "id: a1", "Action: fs.read", "path: x")
     assert error.code is ErrorCode.ERR_MISSING_REQUIRED_FIELDS
-    assert "missing version, action (keys are case-sensitive: Version is not version, Action is not action)" in error.message
+    assert (
+        "missing version, action (keys are case-sensitive: Version is not version, Action is not action)"
+        in error.message
+    )
 
 
-@pytest.mark.parametrize("value, expected", [("400", 400), ("401", 400), ("0010", 10), ("99999999999", 400),
-                                             ("9" * 5000, 400)])
-def test_read_slice_lines_above_the_maximum_are_clamped_however_large(value: str, expected: int) -> None:
+@pytest.mark.parametrize(
+    "value, expected",
+    [("400", 400), ("401", 400), ("0010", 10), ("99999999999", 400), ("9" * 5000, 400)],
+)
+def test_read_slice_lines_above_the_maximum_are_clamped_however_large(
+    value: str, expected: int
+) -> None:
     command = validate(*HEAD, "action: fs.readSlice", "path: a.txt", f"lines: {value}")
     assert isinstance(command, c.FsReadSlice)
     assert min(command.lines, c.FsReadSlice.MAX_LINES) == expected
@@ -55,22 +68,38 @@ def test_read_slice_lines_above_the_maximum_are_clamped_however_large(value: str
 
 @pytest.mark.parametrize("value", ["0", "000", "-1", "+3", "1.5", "1e3", "ten", "12 lines"])
 def test_read_slice_numbers_must_be_whole_and_positive(value: str) -> None:
-    assert error_of(*HEAD, "action: fs.readSlice", "path: a.txt", f"start: {value}").code is ErrorCode.ERR_INVALID_READSLICE_PARAMS
+    assert (
+        error_of(*HEAD, "action: fs.readSlice", "path: a.txt", f"start: {value}").code
+        is ErrorCode.ERR_INVALID_READSLICE_PARAMS
+    )
 
 
-@pytest.mark.parametrize("value, why", [
-    ("QQ", "is 2 characters long, not a multiple of 4"), ("=", "is 1 character long, not a multiple of 4"), ("QQ=", "not a multiple of 4"), ("QQ===", "not a multiple of 4"),
-    ("QQ==QQ==", "padding in the middle"), ("Q===", "more than two '='"), ("QR==", "not canonical"),
-    ("QQ== ", "a space at position 5"), ("Q\tQ==", "a tab at position 2"), ("P_8-", "'_' at position 2"),
-    ("/w==", "not UTF-8"), ("gA==", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        ("QQ", "is 2 characters long, not a multiple of 4"),
+        ("=", "is 1 character long, not a multiple of 4"),
+        ("QQ=", "not a multiple of 4"),
+        ("QQ===", "not a multiple of 4"),
+        ("QQ==QQ==", "padding in the middle"),
+        ("Q===", "more than two '='"),
+        ("QR==", "not canonical"),
+        ("QQ== ", "a space at position 5"),
+        ("Q\tQ==", "a tab at position 2"),
+        ("P_8-", "'_' at position 2"),
+        ("/w==", "not UTF-8"),
+        ("gA==", "not UTF-8"),
+    ],
+)
 def test_base64_is_strict_and_says_where_it_broke(value: str, why: str) -> None:
     with pytest.raises(OperatorError) as caught:
         decode_b64_text(value, field="content_b64")
     assert caught.value.code is ErrorCode.ERR_INVALID_BASE64 and why in caught.value.message
 
 
-@pytest.mark.parametrize("value, text", [("", ""), ("QQ==", "A"), ("QUI=", "AB"), ("QUJD", "ABC"), ("wqk=", "\u00a9")])
+@pytest.mark.parametrize(
+    "value, text", [("", ""), ("QQ==", "A"), ("QUI=", "AB"), ("QUJD", "ABC"), ("wqk=", "\u00a9")]
+)
 def test_canonical_base64_decodes(value: str, text: str) -> None:
     assert decode_b64_text(value, field="content_b64") == text
 
@@ -82,8 +111,18 @@ def test_a_result_never_holds_what_cannot_be_encoded() -> None:
 
     from operator_app.protocol.results import CommandResult, encodable
 
-    result = CommandResult(id="l1", ok=True, summary="Listed caf\udce9", details="caf\udce9.txt\n\ud800", path="caf\udce9")
-    assert (result.summary, result.details, result.path) == ("Listed caf\\xe9", "caf\\xe9.txt\n\\ud800", "caf\\xe9")
+    result = CommandResult(
+        id="l1",
+        ok=True,
+        summary="Listed caf\udce9",
+        details="caf\udce9.txt\n\ud800",
+        path="caf\udce9",
+    )
+    assert (result.summary, result.details, result.path) == (
+        "Listed caf\\xe9",
+        "caf\\xe9.txt\n\\ud800",
+        "caf\\xe9",
+    )
     result.render().encode("utf-8")
     json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
     assert encodable("plain") == "plain"
@@ -96,9 +135,15 @@ def test_the_catalog_names_each_model_in_the_family_that_declares_it() -> None:
 
     from operator_app.protocol.commands.catalog import ACTION_NAMES, FAMILIES, FAMILY_OF, model_for
 
-    declared = {model.ACTION: family for family in FAMILIES
-                for model in importlib.import_module(f"operator_app.protocol.commands.{family}").MODELS}
+    declared = {
+        model.ACTION: family
+        for family in FAMILIES
+        for model in importlib.import_module(f"operator_app.protocol.commands.{family}").MODELS
+    }
     assert declared == FAMILY_OF
     assert list(c.ACTIONS) == list(ACTION_NAMES)
-    assert all(model_for(action) is c.ACTIONS[action] and c.ACTIONS[action].ACTION == action for action in ACTION_NAMES)
+    assert all(
+        model_for(action) is c.ACTIONS[action] and action == c.ACTIONS[action].ACTION
+        for action in ACTION_NAMES
+    )
     assert model_for("fs.nothing") is None

@@ -19,11 +19,16 @@ DEMO = ROOT / "fixtures" / "demo-workspace"
 MESSAGE = ROOT / "fixtures" / "messages" / "demo.txt"
 APP = Path(sys.executable).with_name("operator-app")
 
-pytestmark = [pytest.mark.tmux, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 def tmux(*args: str, check: bool = True) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], check=check, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["tmux", "-L", SOCKET, *args], check=check, capture_output=True, text=True
+    ).stdout
 
 
 SOCKET = f"operator-test-{uuid.uuid4().hex[:8]}"
@@ -49,8 +54,21 @@ def test_paste_approve_copy_in_a_real_terminal(tmp_path: Path) -> None:
     shutil.copytree(DEMO, workspace)
     shutil.copytree(DEMO, exec_workspace)
     expected = subprocess.run(
-        [str(APP), "exec", "--workspace", str(exec_workspace), "--state-dir", str(tmp_path / "exec-state"),
-         "--approve", "all", str(MESSAGE)], check=True, capture_output=True, text=True).stdout
+        [
+            str(APP),
+            "exec",
+            "--workspace",
+            str(exec_workspace),
+            "--state-dir",
+            str(tmp_path / "exec-state"),
+            "--approve",
+            "all",
+            str(MESSAGE),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     env = f"OPERATOR_CONFIG_DIR={tmp_path / 'config'} OPERATOR_TRASH=session TERM=xterm-256color"
     command = f"env {env} {APP} --workspace {workspace} --state-dir {tmp_path / 'state'}"
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "op", "-x", "160", "-y", "45", command)

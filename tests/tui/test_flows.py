@@ -9,16 +9,30 @@ from typing import Any
 
 import pytest
 from textual import events
+from tui_helpers import (
+    DEMO_MESSAGE,
+    READS,
+    SIZE,
+    WRITE,
+    app_asking,
+    asks,
+    block,
+    cell,
+    exec_output,
+    finished,
+    make_app,
+    notes,
+    press_copy,
+    results_of,
+    table_statuses,
+    wait_for,
+)
 
 from operator_app import settings
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
-from tui_helpers import (
-    DEMO_MESSAGE, READS, SIZE, WRITE, app_asking, asks, block, cell, exec_output, finished, make_app, notes,
-    press_copy, results_of, table_statuses, wait_for,
-)
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,8 +43,13 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         assert app.welcome.display
         app.post_message(events.Paste(READS))
         # The table is redrawn a moment after the state changes (refreshes are coalesced).
-        await wait_for(pilot, lambda: finished(app) and [cell(app, i, "status") for i in range(app.table.row_count)]
-                       == ["✓ ok", "✓ ok"])
+        await wait_for(
+            pilot,
+            lambda: (
+                finished(app)
+                and [cell(app, i, "status") for i in range(app.table.row_count)] == ["✓ ok", "✓ ok"]
+            ),
+        )
         assert [(r.id, r.ok) for r in results_of(app)] == [("r1", True), ("r2", True)]
         assert not app.welcome.display
         assert len(app.screen_stack) == 1  # reads never ask
@@ -38,18 +57,26 @@ async def test_paste_runs_reads_at_once_and_shows_them(workspace: Path, state: P
         await wait_for(pilot, lambda: "Alpha\nBeta" in app.details.plain)  # the decoded details
 
 
-async def test_approve_applies_the_write_before_the_next_command_runs(workspace: Path, state: Path) -> None:
-    async with app_asking(workspace, state, WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")) as (app, pilot):
+async def test_approve_applies_the_write_before_the_next_command_runs(
+    workspace: Path, state: Path
+) -> None:
+    async with app_asking(
+        workspace, state, WRITE + block("v1", "fs.readSlice", path="notes/plan.txt")
+    ) as (app, pilot):
         assert "+Gamma" in app.screen.plan.diff
         assert app.current().rows[1].status == "waiting for you"
         assert "waits for you" in app.status_line.text
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 2))
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
-        assert "3: Gamma" in (results_of(app)[1].details or "")  # the verifying read ran after the write
+        assert "3: Gamma" in (
+            results_of(app)[1].details or ""
+        )  # the verifying read ran after the write
 
 
-async def test_reject_leaves_the_file_and_reports_err_rejected(workspace: Path, state: Path) -> None:
+async def test_reject_leaves_the_file_and_reports_err_rejected(
+    workspace: Path, state: Path
+) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -85,7 +112,9 @@ async def test_a_conflict_at_commit_time_is_shown(workspace: Path, state: Path) 
         (result,) = results_of(app)
         assert result.error_code == "ERR_CONFLICT" and result.status == "conflict"
         assert app.current().rows[result.line].status == "conflict"
-        await wait_for(pilot, lambda: cell(app, 0, "status") == "✗ conflict")  # the table redraws a moment later
+        await wait_for(
+            pilot, lambda: cell(app, 0, "status") == "✗ conflict"
+        )  # the table redraws a moment later
         assert cell(app, 0, "summary").startswith("ERR_CONFLICT: ")
         assert any("w1 was not applied" in text and "ERR_CONFLICT" in text for text in notes(app))
         assert (workspace / "notes" / "plan.txt").read_text() == "changed behind our back\n"
@@ -125,9 +154,13 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
         assert app.check_action("undo", ()) is None
 
 
-async def test_an_undone_change_shows_as_undone_in_its_messages_table(workspace: Path, state: Path) -> None:
+async def test_an_undone_change_shows_as_undone_in_its_messages_table(
+    workspace: Path, state: Path
+) -> None:
     """So the person knows what to tell the model: live, after a restart, and when copying."""
-    async with app_asking(workspace, state, WRITE + block("v1", "fs.stat", path="notes/plan.txt")) as (app, pilot):
+    async with app_asking(
+        workspace, state, WRITE + block("v1", "fs.stat", path="notes/plan.txt")
+    ) as (app, pilot):
         await pilot.press("y")
         await wait_for(pilot, finished_with(app, 2))
         assert table_statuses(app) == ["ok", "ok"]
@@ -136,8 +169,9 @@ async def test_an_undone_change_shows_as_undone_in_its_messages_table(workspace:
         await pilot.press("y")
         await wait_for(pilot, lambda: table_statuses(app) == ["undone", "ok"])
         assert cell(app, 0, "status") == "↶ undone"
-        assert cell(app, 0, "summary").startswith("undone at ") and "the model still thinks it is there" in cell(
-            app, 0, "summary")
+        assert cell(app, 0, "summary").startswith(
+            "undone at "
+        ) and "the model still thinks it is there" in cell(app, 0, "summary")
         app.table.move_cursor(row=0)
         await wait_for(pilot, lambda: "Tell it the change was undone" in app.details.plain)
         await press_copy(pilot, app)
@@ -159,8 +193,9 @@ async def test_undo_is_refused_when_the_file_changed_since(workspace: Path, stat
         assert (workspace / "notes" / "plan.txt").read_text() == "edited by hand\n"
 
 
-async def test_undo_confirmed_for_one_change_never_undoes_another_made_meanwhile(workspace: Path, state: Path,
-                                                                                tmp_path: Path) -> None:
+async def test_undo_confirmed_for_one_change_never_undoes_another_made_meanwhile(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     """The dialog names the change it asks about; while it is open, `exec` on the same session (or
     a followed file, or the clipboard watcher) may commit another. "y" must not undo that one."""
     from operator_app.cli.main import main as cli_main
@@ -171,16 +206,33 @@ async def test_undo_confirmed_for_one_change_never_undoes_another_made_meanwhile
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
         assert app.screen.entry.rel == "notes/plan.txt"
-        (tmp_path / "m.txt").write_text(block("x1", "fs.write", path="other.txt", content="made meanwhile"))
-        assert cli_main(["exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all",
-                         str(tmp_path / "m.txt")]) == 0
+        (tmp_path / "m.txt").write_text(
+            block("x1", "fs.write", path="other.txt", content="made meanwhile")
+        )
+        assert (
+            cli_main(
+                [
+                    "exec",
+                    "--workspace",
+                    str(workspace),
+                    "--state-dir",
+                    str(state),
+                    "--approve",
+                    "all",
+                    str(tmp_path / "m.txt"),
+                ]
+            )
+            == 0
+        )
         await pilot.press("y")
         await wait_for(pilot, lambda: "Undo refused" in app.status_line.text)
         assert (workspace / "other.txt").read_text() == "made meanwhile"
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 
-async def test_copy_gives_exactly_what_exec_prints(workspace: Path, state: Path, tmp_path: Path) -> None:
+async def test_copy_gives_exactly_what_exec_prints(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         assert app.check_action("copy_results", ()) is None
@@ -193,11 +245,15 @@ async def test_copy_gives_exactly_what_exec_prints(workspace: Path, state: Path,
         await wait_for(pilot, lambda: bool(app.clipboard))
         assert app.clipboard == exec_output(DEMO_MESSAGE, tmp_path)
         assert app.clipboard.count("END_OPERATOR_RESULT") == 7
-        await wait_for(pilot, lambda: any(text.startswith("Copied 7 result blocks") for text in notes(app)))
+        await wait_for(
+            pilot, lambda: any(text.startswith("Copied 7 result blocks") for text in notes(app))
+        )
         assert f"({len(app.clipboard):,} characters)" in notes(app)[-1]
 
 
-async def test_without_a_clipboard_the_text_is_shown_and_saved(workspace: Path, state: Path) -> None:
+async def test_without_a_clipboard_the_text_is_shown_and_saved(
+    workspace: Path, state: Path
+) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(READS))
@@ -216,10 +272,13 @@ async def test_without_a_clipboard_the_text_is_shown_and_saved(workspace: Path, 
         assert len(app.screen_stack) == 1
 
 
-async def test_a_system_clipboard_tool_gets_the_copy_too(workspace: Path, state: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_system_clipboard_tool_gets_the_copy_too(
+    workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     copied: list[str] = []
-    monkeypatch.setattr("operator_app.tui.clipboard.copy_to_system", lambda text: copied.append(text) or "xclip")
+    monkeypatch.setattr(
+        "operator_app.tui.clipboard.copy_to_system", lambda text: copied.append(text) or "xclip"
+    )
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("p")
@@ -227,7 +286,10 @@ async def test_a_system_clipboard_tool_gets_the_copy_too(workspace: Path, state:
         from operator_app.protocol.spec import system_prompt
 
         assert copied == [system_prompt()] and app.clipboard == system_prompt()
-        await wait_for(pilot, lambda: any("the system prompt" in text and "xclip" in text for text in notes(app)))
+        await wait_for(
+            pilot,
+            lambda: any("the system prompt" in text and "xclip" in text for text in notes(app)),
+        )
         assert len(app.screen_stack) == 1  # the clipboard worked: no fallback view
 
 
@@ -244,11 +306,15 @@ def finished_with(app: object, count: int):  # type: ignore[no-untyped-def]
     return lambda: finished(app) and len(results_of(app)) == count and app.table.row_count == count  # type: ignore[attr-defined]
 
 
-async def test_a_key_pressed_before_the_dialog_showed_answers_nothing(workspace: Path, state: Path) -> None:
+async def test_a_key_pressed_before_the_dialog_showed_answers_nothing(
+    workspace: Path, state: Path
+) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
-        early = events.Key("y", "y")  # read from the terminal now, like a double press of y for an earlier dialog
+        early = events.Key(
+            "y", "y"
+        )  # read from the terminal now, like a double press of y for an earlier dialog
         app.post_message(events.Paste(WRITE))
         await wait_for(pilot, lambda: asks(app))
         app.post_message(early)  # it reaches the dialog only now

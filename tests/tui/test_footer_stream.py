@@ -8,36 +8,48 @@ from pathlib import Path
 
 import pytest
 from textual.widgets._footer import FooterKey
+from tui_helpers import asks, b64, block, make_app, wait_for
 
 from operator_app.tui.keys import MAIN_KEYS
-from tui_helpers import asks, b64, block, make_app, wait_for
 
 pytestmark = pytest.mark.asyncio
 
 
 def drawn_keys(app: object) -> list[FooterKey]:
-    return sorted((key for key in app.screen.query(FooterKey) if key.display), key=lambda key: key.region.x)  # type: ignore[attr-defined]
+    return sorted(
+        (key for key in app.screen.query(FooterKey) if key.display), key=lambda key: key.region.x
+    )  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("width", [80, 120])
-async def test_every_key_that_applies_fits_while_a_stream_has_a_write_put_off(workspace: Path, state: Path,
-                                                                            tmp_path: Path, width: int) -> None:
+async def test_every_key_that_applies_fits_while_a_stream_has_a_write_put_off(
+    workspace: Path, state: Path, tmp_path: Path, width: int
+) -> None:
     stream = tmp_path / "stream.txt"
     stream.write_text("")
     app = make_app(workspace, state, follow=stream)
     async with app.run_test(size=(width, 24)) as pilot:
-        stream.write_text("First:\n" + block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("x\n"))
-                          + "OPERATOR_CMD\nversion: 1\nid: w2\n")
+        stream.write_text(
+            "First:\n"
+            + block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("x\n"))
+            + "OPERATOR_CMD\nversion: 1\nid: w2\n"
+        )
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("escape")
-        await wait_for(pilot, lambda: len(app.screen_stack) == 1 and app.check_action("decide", ()) is True)
+        await wait_for(
+            pilot, lambda: len(app.screen_stack) == 1 and app.check_action("decide", ()) is True
+        )
         await pilot.pause(0.2)
         keys = drawn_keys(app)
         shown = {key.action.removeprefix("app.") for key in keys if key.region.right <= width}
-        wanted = {key.action for key in MAIN_KEYS if app.check_action(key.action, ()) is not False} | {"quit", "help"}
+        wanted = {
+            key.action for key in MAIN_KEYS if app.check_action(key.action, ()) is not False
+        } | {"quit", "help"}
         assert {"end_follow", "decide"} <= wanted
         assert wanted <= shown, wanted - shown
         for left, right in zip(keys, keys[1:]):
-            assert left.region.right <= right.region.x, f"{left.description!r} is drawn under {right.description!r}"
+            assert left.region.right <= right.region.x, (
+                f"{left.description!r} is drawn under {right.description!r}"
+            )
         palette_hint = [key for key in keys if key.has_class("-command-palette")]
         assert bool(palette_hint) == (width >= 100)

@@ -8,13 +8,24 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from tui_helpers import (
+    READS,
+    SIZE,
+    WRITE,
+    app_asking,
+    app_pasted,
+    asks,
+    block,
+    finished,
+    make_app,
+    notes,
+    results_of,
+    wait_for,
+)
 
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.clipboard import SystemClipboard
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import (
-    READS, SIZE, WRITE, app_asking, app_pasted, asks, block, finished, make_app, notes, results_of, wait_for,
-)
 
 pytestmark = pytest.mark.asyncio
 
@@ -28,8 +39,13 @@ async def test_a_dimmed_key_says_why_it_does_nothing(workspace: Path, state: Pat
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
-        for key, words in (("c", "Nothing to copy yet"), ("u", "Nothing to undo"), ("left_square_bracket", "No message"),
-                           ("e", "--follow FILE"), ("d", "No write waits for you")):
+        for key, words in (
+            ("c", "Nothing to copy yet"),
+            ("u", "Nothing to undo"),
+            ("left_square_bracket", "No message"),
+            ("e", "--follow FILE"),
+            ("d", "No write waits for you"),
+        ):
             count = len(notes(app))
             await pilot.press(key)
             await wait_for(pilot, lambda: len(notes(app)) > count)
@@ -52,7 +68,9 @@ async def test_keys_of_the_main_screen_stay_quiet_in_a_dialog(workspace: Path, s
         assert notes(app) == []  # the help screen is not where those keys apply
 
 
-async def test_the_palette_explains_a_step_past_the_last_message(workspace: Path, state: Path) -> None:
+async def test_the_palette_explains_a_step_past_the_last_message(
+    workspace: Path, state: Path
+) -> None:
     async with app_pasted(workspace, state, READS) as (app, pilot):
         commands = {command.title: command for command in app.get_system_commands(app.screen)}
         commands["Next message"].callback()  # the palette runs a dimmed entry all the same
@@ -80,10 +98,14 @@ async def test_text_without_commands_is_not_a_message(workspace: Path, state: Pa
         app.post_message(events.Paste(results_back))
         await wait_for(pilot, lambda: len(notes(app)) == 2)
         assert "paste them into the chat" in notes(app)[-1]
-        assert app.states == {} and app.session.last_message_number() == 0  # nothing added to the session
+        assert (
+            app.states == {} and app.session.last_message_number() == 0
+        )  # nothing added to the session
 
 
-async def test_a_paste_while_a_dialog_is_open_is_refused_aloud(workspace: Path, state: Path) -> None:
+async def test_a_paste_while_a_dialog_is_open_is_refused_aloud(
+    workspace: Path, state: Path
+) -> None:
     async with app_asking(workspace, state, WRITE) as (app, pilot):
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: bool(notes(app)))
@@ -94,14 +116,17 @@ async def test_a_paste_while_a_dialog_is_open_is_refused_aloud(workspace: Path, 
 
 
 async def test_the_status_line_stops_saying_waits_once_the_write_is_answered(
-        workspace: Path, state: Path, tmp_path: Path) -> None:
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     stream = tmp_path / "stream.txt"
     stream.write_text("")
     app = make_app(workspace, state, follow=stream)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
         assert "Following stream.txt" in app.status_line.text
-        append(stream, "Writing the plan.\n" + WRITE + "OPERATOR_CMD\nversion: 1\n")  # the message goes on
+        append(
+            stream, "Writing the plan.\n" + WRITE + "OPERATOR_CMD\nversion: 1\n"
+        )  # the message goes on
         await wait_for(pilot, lambda: asks(app))
         assert not app.welcome.display  # a followed message hides the welcome like a paste does
         assert "waits for you" in app.status_line.text
@@ -115,63 +140,101 @@ async def test_the_status_line_stops_saying_waits_once_the_write_is_answered(
         assert "Message 2 is streaming from stream.txt" in app.status_line.text
 
 
-async def test_watching_the_clipboard_without_one_says_why(workspace: Path, state: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_watching_the_clipboard_without_one_says_why(
+    workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr("operator_app.tui.clipboard.sys.platform", "linux")
-    app = OperatorApp(workspace=workspace, state_dir=state, watch_clipboard=True, clipboard_source=SystemClipboard())
+    app = OperatorApp(
+        workspace=workspace,
+        state_dir=state,
+        watch_clipboard=True,
+        clipboard_source=SystemClipboard(),
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: bool(notes(app)))
         assert "--watch-clipboard is off" in notes(app)[-1]
-        assert "$DISPLAY" in notes(app)[-1] and "Paste the model's messages instead" in notes(app)[-1]
+        assert (
+            "$DISPLAY" in notes(app)[-1] and "Paste the model's messages instead" in notes(app)[-1]
+        )
         app.post_message(events.Paste(READS))  # pasting still works
         await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)
 
 
-async def test_a_message_over_the_window_is_numbered_truly_and_warns_in_full(workspace: Path, state: Path) -> None:
+async def test_a_message_over_the_window_is_numbered_truly_and_warns_in_full(
+    workspace: Path, state: Path
+) -> None:
     from operator_app.tui.widgets.message_view import NOTE_WARNING
 
     # Longer than the scan's window, and than what the view shows (its text starts inside line 8).
     cut_block = block("w1", "fs.write", path="big.txt", content_b64="QUJD" * 110_000)
-    message = ("Rewriting it.\n\n" + cut_block + "\n" + block("r1", "fs.stat", path="README.md")).replace("\n", "\r")
+    message = (
+        "Rewriting it.\n\n" + cut_block + "\n" + block("r1", "fs.stat", path="README.md")
+    ).replace("\n", "\r")
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))  # as a terminal delivers it: lone CRs
         await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 1)
         warnings = app.current().warnings  # the scan cut the message, and the write block with it
-        assert len(warnings) == 2 and "2 warnings: see the top of the message" in app.status_line.text
-        assert all(any(warning in text for text in notes(app)) for warning in warnings)  # whole, in toasts
-        def shown() -> str:  # the view is redrawn a moment after the message ends (coalesced)
-            return " ".join(line.text.strip() for line in app.message_view.lines if line.kind == NOTE_WARNING)
+        assert (
+            len(warnings) == 2 and "2 warnings: see the top of the message" in app.status_line.text
+        )
+        assert all(
+            any(warning in text for text in notes(app)) for warning in warnings
+        )  # whole, in toasts
 
-        await wait_for(pilot, lambda: shown() == " ".join(f"! {warning}" for warning in warnings))  # and on top
+        def shown() -> str:  # the view is redrawn a moment after the message ends (coalesced)
+            return " ".join(
+                line.text.strip() for line in app.message_view.lines if line.kind == NOTE_WARNING
+            )
+
+        await wait_for(
+            pilot, lambda: shown() == " ".join(f"! {warning}" for warning in warnings)
+        )  # and on top
         lines = app.message_view.lines
         numbered = {line.number: line.text for line in lines if line.number is not None}
         assert min(numbered) == 8 and numbered[13] == "id: r1"  # the message's own line numbers
 
 
-async def test_the_status_line_speaks_of_the_message_shown_after_browsing(workspace: Path, state: Path) -> None:
+async def test_the_status_line_speaks_of_the_message_shown_after_browsing(
+    workspace: Path, state: Path
+) -> None:
     """What it said of message 2 (a copy, a result) is not left standing once [ shows message 1."""
     from operator_app import settings
 
     settings.trust_terminal_copy()
-    async with app_pasted(workspace, state, READS + block("bad", "fs.reed", path="x")) as (app, pilot):
+    async with app_pasted(workspace, state, READS + block("bad", "fs.reed", path="x")) as (
+        app,
+        pilot,
+    ):
         app.post_message(events.Paste(block("r3", "fs.stat", path="README.md")))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.status_line.text.startswith("Copied 1 result block of message 2"))
+        await wait_for(
+            pilot, lambda: app.status_line.text.startswith("Copied 1 result block of message 2")
+        )
         await pilot.press("left_square_bracket")
         await wait_for(pilot, lambda: app.view_number == 1)
-        assert app.status_line.text == "Message 1: 3 results (1 not ok). Press c to copy them back into the chat."
+        assert (
+            app.status_line.text
+            == "Message 1: 3 results (1 not ok). Press c to copy them back into the chat."
+        )
         await pilot.press("right_square_bracket")
         assert app.status_line.text.startswith("Message 2: 1 result. Press c to copy it")
         commands = {command.title: command for command in app.get_system_commands(app.screen)}
         commands["Go to message 1"].callback()
-        await wait_for(pilot, lambda: app.view_number == 1 and app.status_line.text.startswith("Message 1: 3 results"))
+        await wait_for(
+            pilot,
+            lambda: (
+                app.view_number == 1 and app.status_line.text.startswith("Message 1: 3 results")
+            ),
+        )
 
 
-async def test_browsing_to_the_message_whose_write_waits_says_so(workspace: Path, state: Path) -> None:
+async def test_browsing_to_the_message_whose_write_waits_says_so(
+    workspace: Path, state: Path
+) -> None:
     async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(WRITE))
         await wait_for(pilot, lambda: asks(app))

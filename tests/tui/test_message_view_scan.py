@@ -8,14 +8,18 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tui_helpers import SIZE, block, make_app, wait_for
 
 from operator_app.protocol.scanner import scan_message
 from operator_app.tui.widgets.message_view import BlockSpans
-from tui_helpers import SIZE, block, make_app, wait_for
 
-ANSWER = ("Let me look first.\r\n" + block("a1", "fs.read", path="notes/plan.txt")
-          + "Then, in a paragraph of its own:\n\n" + block("a2", "fs.stat", path="README.md").replace("\n", "\r\n")
-          + "OPERATOR_CMD\nversion: 1\nid: a3\naction: fs.list\npath: .\n")
+ANSWER = (
+    "Let me look first.\r\n"
+    + block("a1", "fs.read", path="notes/plan.txt")
+    + "Then, in a paragraph of its own:\n\n"
+    + block("a2", "fs.stat", path="README.md").replace("\n", "\r\n")
+    + "OPERATOR_CMD\nversion: 1\nid: a3\naction: fs.list\npath: .\n"
+)
 
 
 def whole_scan_spans(text: str) -> list[tuple[int, int | None]]:
@@ -28,7 +32,9 @@ def last_line(text: str) -> int:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=len(ANSWER)), max_size=12))
-def test_any_cutting_of_a_stream_marks_the_blocks_one_scan_of_the_whole_marks(cuts: list[int]) -> None:
+def test_any_cutting_of_a_stream_marks_the_blocks_one_scan_of_the_whole_marks(
+    cuts: list[int],
+) -> None:
     spans = BlockSpans()
     for cut in sorted(cuts):
         spans.of(ANSWER[:cut])
@@ -57,8 +63,9 @@ def test_a_long_text_opens_on_the_spec_window_as_the_engine_does() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_streamed_answer_is_scanned_once_by_the_view_however_many_updates(workspace: Path, state: Path,
-                                                                                  tmp_path: Path) -> None:
+async def test_a_streamed_answer_is_scanned_once_by_the_view_however_many_updates(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     stream = tmp_path / "stream.txt"
     stream.write_text("")
     prose = "A paragraph of the model's explanation, long enough to matter.\n" * 220
@@ -68,14 +75,24 @@ async def test_a_streamed_answer_is_scanned_once_by_the_view_however_many_update
         step = len(answer) // 30
         for start in range(0, len(answer), step):
             with stream.open("a", encoding="utf-8") as handle:
-                handle.write(answer[start:start + step])
-            await wait_for(pilot, lambda: app.current() is not None and len(app.current().text) >= min(start + step, len(answer)))
+                handle.write(answer[start : start + step])
+            await wait_for(
+                pilot,
+                lambda: (
+                    app.current() is not None
+                    and len(app.current().text) >= min(start + step, len(answer))
+                ),
+            )
             await pilot.pause()
         await wait_for(pilot, lambda: len(app.current().results) == 12)
         await pilot.pause()
         view = app.message_view
         assert len(app.current().text) == len(answer) > 150_000
-        marked = [line.number for line in view.lines if line.kind == "block" and line.text == "OPERATOR_CMD"]
+        marked = [
+            line.number
+            for line in view.lines
+            if line.kind == "block" and line.text == "OPERATOR_CMD"
+        ]
         assert marked == [start for start, _ in whole_scan_spans(answer)]
         # Redrawn many times while it grew, yet its scanner walked about the text once (a rescan
         # at each update would have walked it about fifteen times).

@@ -8,9 +8,21 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from tui_helpers import (
+    READS,
+    SIZE,
+    WRITE,
+    asks,
+    block,
+    exec_output,
+    finished,
+    make_app,
+    notes,
+    results_of,
+    wait_for,
+)
 
 from operator_app import settings
-from tui_helpers import READS, SIZE, WRITE, asks, block, exec_output, finished, make_app, notes, results_of, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,7 +41,8 @@ async def run_from_palette(pilot, app, words: str, *, closes: bool = True) -> No
 
 
 async def test_auto_copy_is_turned_on_in_the_palette_and_copies_each_finished_message(
-        workspace: Path, state: Path, tmp_path: Path) -> None:
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     settings.trust_terminal_copy()  # no fallback view over the screen after each copy
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -47,8 +60,13 @@ async def test_auto_copy_is_turned_on_in_the_palette_and_copies_each_finished_me
         await pilot.press("y")
         await wait_for(pilot, lambda: bool(app.clipboard))  # as soon as its last result is in
         assert app.clipboard == exec_output(message, tmp_path)
-        await wait_for(pilot, lambda: any(text.startswith("Copied automatically 2 result blocks of message 2")
-                                          for text in notes(app)))
+        await wait_for(
+            pilot,
+            lambda: any(
+                text.startswith("Copied automatically 2 result blocks of message 2")
+                for text in notes(app)
+            ),
+        )
         assert "Copied automatically 2 result blocks of message 2" in app.status_line.text
     again = make_app(workspace, state)  # remembered
     async with again.run_test(size=SIZE) as pilot:
@@ -65,7 +83,9 @@ async def test_auto_copy_is_turned_on_in_the_palette_and_copies_each_finished_me
         assert again.clipboard == ""
 
 
-async def test_auto_copy_copies_nothing_for_a_message_of_repeats(workspace: Path, state: Path) -> None:
+async def test_auto_copy_copies_nothing_for_a_message_of_repeats(
+    workspace: Path, state: Path
+) -> None:
     settings.trust_terminal_copy()
     settings.set_auto_copy(True)
     app = make_app(workspace, state)
@@ -73,14 +93,17 @@ async def test_auto_copy_copies_nothing_for_a_message_of_repeats(workspace: Path
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: "id: r1" in app.clipboard)
         app._clipboard = ""
-        app.post_message(events.Paste(READS))  # nothing new: nothing to copy, and the clipboard is left alone
+        app.post_message(
+            events.Paste(READS)
+        )  # nothing new: nothing to copy, and the clipboard is left alone
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         await pilot.pause(0.3)
         assert app.clipboard == "" and results_of(app) == []
 
 
-async def test_copying_a_message_still_open_says_so_once_without_doubled_brackets(workspace: Path, state: Path,
-                                                                                 tmp_path: Path) -> None:
+async def test_copying_a_message_still_open_says_so_once_without_doubled_brackets(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     settings.trust_terminal_copy()
     stream = tmp_path / "stream.txt"
     stream.write_text(block("f1", "fs.stat", path="README.md") + "More to come.\n")
@@ -90,8 +113,10 @@ async def test_copying_a_message_still_open_says_so_once_without_doubled_bracket
         await pilot.press("c")
         await wait_for(pilot, lambda: any(text.startswith("Copied") for text in notes(app)))
         said = next(text for text in notes(app) if text.startswith("Copied"))
-        assert said.startswith(f"Copied 1 result block of message 1 so far ({len(app.clipboard):,} characters; "
-                               "the message is still open) to ")
+        assert said.startswith(
+            f"Copied 1 result block of message 1 so far ({len(app.clipboard):,} characters; "
+            "the message is still open) to "
+        )
         assert ") (" not in said
 
 
@@ -100,7 +125,9 @@ async def test_the_theme_chosen_in_the_palette_is_remembered(workspace: Path, st
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
         assert app.theme != "nord"
-        await run_from_palette(pilot, app, "theme", closes=False)  # "Theme" opens the list of themes
+        await run_from_palette(
+            pilot, app, "theme", closes=False
+        )  # "Theme" opens the list of themes
         await pilot.pause(0.5)
         await pilot.press(*"nord")
         await pilot.pause(0.5)
@@ -113,7 +140,9 @@ async def test_the_theme_chosen_in_the_palette_is_remembered(workspace: Path, st
         assert again.theme == "nord"
 
 
-async def test_a_remembered_theme_that_no_longer_exists_is_ignored(workspace: Path, state: Path) -> None:
+async def test_a_remembered_theme_that_no_longer_exists_is_ignored(
+    workspace: Path, state: Path
+) -> None:
     settings.remember_theme("no-such-theme")
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:

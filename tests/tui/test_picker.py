@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Input, OptionList
+from tui_helpers import READS, SIZE, app_pasted, finished, make_app, plain, wait_for
 
 from operator_app import settings
 from operator_app.tui.screens.picker import PickerScreen
-from tui_helpers import READS, SIZE, app_pasted, finished, make_app, plain, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -34,11 +34,15 @@ async def test_typing_after_moving_the_cursor_edits_the_path(workspace: Path, st
 
 def recent_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
     options = app.screen.query_one("#picker-recent", OptionList)
-    return [" ".join(plain(options.get_option_at_index(i).prompt).split()) for i in range(options.option_count)]
+    return [
+        " ".join(plain(options.get_option_at_index(i).prompt).split())
+        for i in range(options.option_count)
+    ]
 
 
-async def test_the_picker_lists_the_last_ten_workspaces_with_their_message_counts(workspace: Path, state: Path,
-                                                                                  tmp_path: Path) -> None:
+async def test_the_picker_lists_the_last_ten_workspaces_with_their_message_counts(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     older = []
     for n in range(11):  # opened before: the oldest drops off the list of ten
         folder = tmp_path / f"old{n:02d}"
@@ -53,19 +57,28 @@ async def test_the_picker_lists_the_last_ten_workspaces_with_their_message_count
         await wait_for(pilot, lambda: "2 messages" in recent_lines(app)[0])
         lines = recent_lines(app)
         assert len(lines) == 10
-        assert lines[0].startswith(str(workspace.resolve())) and lines[0].endswith("2 messages open now")
-        assert [line.split()[0] for line in lines[1:]] == [str(folder) for folder in reversed(older[2:])]
-        await wait_for(pilot, lambda: all(line.endswith("0 messages") for line in recent_lines(app)[1:]))
+        assert lines[0].startswith(str(workspace.resolve())) and lines[0].endswith(
+            "2 messages open now"
+        )
+        assert [line.split()[0] for line in lines[1:]] == [
+            str(folder) for folder in reversed(older[2:])
+        ]
+        await wait_for(
+            pilot, lambda: all(line.endswith("0 messages") for line in recent_lines(app)[1:])
+        )
         recent = app.screen.query_one("#picker-recent", OptionList)
         recent.focus()
         recent.highlighted = 1
         await pilot.press("enter")  # opens it at once
-        await wait_for(pilot, lambda: app.workspace is not None and app.workspace.root == older[-1].resolve())
+        await wait_for(
+            pilot, lambda: app.workspace is not None and app.workspace.root == older[-1].resolve()
+        )
     assert settings.recent_workspaces()[:2] == [older[-1].resolve(), workspace.resolve()]
 
 
-async def test_a_recent_workspace_that_is_gone_is_shown_as_gone_and_cannot_be_chosen(workspace: Path, state: Path,
-                                                                                   tmp_path: Path) -> None:
+async def test_a_recent_workspace_that_is_gone_is_shown_as_gone_and_cannot_be_chosen(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     settings.remember_workspace(tmp_path / "was-here")
     app = make_app(workspace, state)
     async with app.run_test(size=(120, 50)) as pilot:

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tui_helpers import WRITE, app_asking, block, finished, results_of, wait_for
 
 pytestmark = pytest.mark.asyncio
@@ -19,9 +18,13 @@ APP = str(Path(sys.executable).with_name("operator-app"))
 
 async def test_exec_runs_while_the_tui_asks_about_a_write(workspace: Path, state: Path) -> None:
     async with app_asking(workspace, state, WRITE) as (app, pilot):
-        done = subprocess.run([APP, "exec", "--workspace", str(workspace), "--state-dir", str(state)],
-                              input=block("x1", "fs.write", path="notes/other.txt", content="from exec"),
-                              capture_output=True, text=True, timeout=15)  # the lock's wait is 30 s
+        done = subprocess.run(
+            [APP, "exec", "--workspace", str(workspace), "--state-dir", str(state)],
+            input=block("x1", "fs.write", path="notes/other.txt", content="from exec"),
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )  # the lock's wait is 30 s
         assert done.returncode == 0, done.stderr
         assert "id: x1\nok: false" in done.stdout  # no terminal and no --approve: rejected, at once
         assert "message 1 of this session waits in another Operator process" in done.stderr

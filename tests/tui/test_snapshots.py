@@ -13,21 +13,32 @@ import tempfile
 from pathlib import Path
 
 from textual import events
+from tui_helpers import DEMO, asks, b64, block, cell, table_statuses, wait_for
 
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.help import HelpScreen
-from tui_helpers import DEMO, asks, b64, block, cell, table_statuses, wait_for
 
 SIZE = (140, 40)
 # Results whose summaries are long: each must be readable in the table at 80x24 and at 180x50.
-LONG = block("r1", "fs.readSlice", path="notes/plan.txt") + block("r2", "fs.list", path=".") + \
-    block("bad", "fs.reed", path="notes/plan.txt") + block("m1", "fs.read", path="src/ap.py") + block("o1", "fs.read", path="../outside.txt")
+LONG = (
+    block("r1", "fs.readSlice", path="notes/plan.txt")
+    + block("r2", "fs.list", path=".")
+    + block("bad", "fs.reed", path="notes/plan.txt")
+    + block("m1", "fs.read", path="src/ap.py")
+    + block("o1", "fs.read", path="../outside.txt")
+)
 # A change to code, so the dialog shows the diff coloured by the file's language.
-PATCH = block("p1", "fs.patch", path="src/app.py", patch_b64=b64(
-    "--- a/src/app.py\n+++ b/src/app.py\n@@ -11,5 +11,6 @@\n \n def main(argv: list[str]) -> int:\n"
-    "-    name = argv[1] if len(argv) > 1 else \"world\"\n-    print(greet(name))\n"
-    "+    # Greet everyone named on the command line.\n+    for name in argv[1:] or [\"world\"]:\n"
-    "+        print(greet(name))\n     return 0\n"))
+PATCH = block(
+    "p1",
+    "fs.patch",
+    path="src/app.py",
+    patch_b64=b64(
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -11,5 +11,6 @@\n \n def main(argv: list[str]) -> int:\n"
+        '-    name = argv[1] if len(argv) > 1 else "world"\n-    print(greet(name))\n'
+        '+    # Greet everyone named on the command line.\n+    for name in argv[1:] or ["world"]:\n'
+        "+        print(greet(name))\n     return 0\n"
+    ),
+)
 
 
 def fixed_workspace(name: str, state: Path) -> OperatorApp:
@@ -43,7 +54,9 @@ async def session_read(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_welcome_panel(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE, run_before=session_read)
+    assert snap_compare(
+        fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE, run_before=session_read
+    )
 
 
 def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
@@ -55,10 +68,17 @@ def pasted(app: OperatorApp, message: str, statuses: list[str]):  # type: ignore
     async def paste(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
         app.post_message(events.Paste(message))
-        await wait_for(pilot, lambda: app.view_number is not None and app.states[app.view_number].finished)
-        await wait_for(pilot, lambda: table_statuses(app) == statuses and app.table.cursor_row == len(statuses) - 1)
+        await wait_for(
+            pilot, lambda: app.view_number is not None and app.states[app.view_number].finished
+        )
+        await wait_for(
+            pilot,
+            lambda: table_statuses(app) == statuses and app.table.cursor_row == len(statuses) - 1,
+        )
         await pilot.pause(0.3)  # the cursor's own scroll into view comes after a refresh
-        app.table.scroll_to(y=0, animate=False)  # the first rows, as the person scrolls up to read them
+        app.table.scroll_to(
+            y=0, animate=False
+        )  # the first rows, as the person scrolls up to read them
         await wait_for(pilot, lambda: app.table.scroll_y == 0)
         await pilot.pause(0.2)
 
@@ -84,12 +104,19 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
         # Two more writes after it: the dialog lists what `a` would apply, the delete marked.
-        app.post_message(events.Paste(PATCH + block("n1", "fs.write", path="notes/todo.txt", content="Ship it")
-                                      + block("d1", "fs.delete", path="config.json")))
+        app.post_message(
+            events.Paste(
+                PATCH
+                + block("n1", "fs.write", path="notes/todo.txt", content="Ship it")
+                + block("d1", "fs.delete", path="config.json")
+            )
+        )
         await wait_for(pilot, lambda: asks(app))
         table = app.query_one("#commands")
         # The table behind the dialog is drawn with the row waiting for the decision.
-        await wait_for(pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "● waiting")
+        await wait_for(
+            pilot, lambda: table.row_count == 1 and cell(app, 0, "status") == "● waiting"
+        )
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
@@ -112,7 +139,10 @@ def test_the_readme_screenshots_are_the_current_snapshots() -> None:
     cannot drift from what the app draws. After --snapshot-update, copy them again."""
     snapshots = Path(__file__).parent / "__snapshots__" / "test_snapshots"
     docs = Path(__file__).resolve().parents[2] / "docs"
-    for screenshot, snapshot in (("screenshot-main.svg", "test_main_screen_with_results.svg"),
-                                 ("screenshot-consent.svg", "test_consent_dialog_with_diff.svg")):
+    for screenshot, snapshot in (
+        ("screenshot-main.svg", "test_main_screen_with_results.svg"),
+        ("screenshot-consent.svg", "test_consent_dialog_with_diff.svg"),
+    ):
         assert (docs / screenshot).read_text() == (snapshots / snapshot).read_text(), (
-            f"docs/{screenshot} is stale: cp tests/tui/__snapshots__/test_snapshots/{snapshot} docs/{screenshot}")
+            f"docs/{screenshot} is stale: cp tests/tui/__snapshots__/test_snapshots/{snapshot} docs/{screenshot}"
+        )

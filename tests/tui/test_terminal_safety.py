@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from tui_helpers import SIZE, block, finished, make_app, notes, wait_for
 
 from operator_app.tui.display import printable
-from tui_helpers import SIZE, block, finished, make_app, notes, wait_for
 
 CONTROLS = ("\x1b", "\x07", "\x9b", "\x00")
 
@@ -21,10 +21,14 @@ def test_printable_escapes_terminal_controls_and_keeps_tabs_and_newlines() -> No
 
 
 @pytest.mark.asyncio
-async def test_no_control_character_from_a_file_or_an_id_reaches_the_screen(workspace: Path, state: Path) -> None:
+async def test_no_control_character_from_a_file_or_an_id_reaches_the_screen(
+    workspace: Path, state: Path
+) -> None:
     # An OSC 52 sequence would set the clipboard; CSI 2J clears the screen.
     (workspace / "evil.txt").write_text("hello \x1b[2J\x1b]52;c;ZXZpbA==\x07 and \x9b31m bye\n")
-    message = block("r1\x1b[31m", "fs.read", path="evil.txt") + block("r2", "fs.read", path="evil.txt")
+    message = block("r1\x1b[31m", "fs.read", path="evil.txt") + block(
+        "r2", "fs.read", path="evil.txt"
+    )
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))
@@ -49,10 +53,14 @@ async def test_notifications_are_plain_text(workspace: Path, state: Path) -> Non
 
 
 @pytest.mark.asyncio
-async def test_brackets_from_the_model_are_drawn_as_text_not_read_as_markup(workspace: Path, state: Path) -> None:
+async def test_brackets_from_the_model_are_drawn_as_text_not_read_as_markup(
+    workspace: Path, state: Path
+) -> None:
     """A cell given as a string is Rich markup to DataTable: a path like "[/b]x.txt" in a summary
     stopped the app (MarkupError), and "[b]...[/b]" or "[@click=...]" changed what was drawn."""
-    message = block("m1", "fs.read", path="notes/[/b]x.txt") + block("m2", "fs.read", path="notes/[@click=app.quit]y.txt")
+    message = block("m1", "fs.read", path="notes/[/b]x.txt") + block(
+        "m2", "fs.read", path="notes/[@click=app.quit]y.txt"
+    )
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))

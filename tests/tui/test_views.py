@@ -10,19 +10,31 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Static
+from tui_helpers import (
+    READS,
+    SIZE,
+    app_pasted,
+    block,
+    cell,
+    finished,
+    make_app,
+    plain,
+    results_of,
+    table_statuses,
+    wait_for,
+)
 
 from operator_app.protocol.commands import ACTIONS
 from operator_app.tui.keys import MAIN_KEYS
 from operator_app.tui.screens.help import HelpScreen
 from operator_app.tui.widgets.message_view import NOTE_ERROR
-from tui_helpers import (
-    READS, SIZE, app_pasted, block, cell, finished, make_app, plain, results_of, table_statuses, wait_for,
-)
 
 pytestmark = pytest.mark.asyncio
 
 
-async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path, state: Path) -> None:
+async def test_an_invalid_block_shows_its_error_where_it_stands(
+    workspace: Path, state: Path
+) -> None:
     message = "Intro\n" + block("bad", "fs.reed", path="notes/plan.txt") + "\n" + READS
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -31,7 +43,9 @@ async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path,
         (bad, *_) = results_of(app)
         assert bad.error_code == "ERR_UNKNOWN_ACTION"
         assert cell(app, 0, "status") == "✗ invalid"
-        assert cell(app, 0, "summary").startswith("ERR_UNKNOWN_ACTION: action fs.reed is not defined")
+        assert cell(app, 0, "summary").startswith(
+            "ERR_UNKNOWN_ACTION: action fs.reed is not defined"
+        )
         lines = app.message_view.lines
         note = next(i for i, line in enumerate(lines) if line.kind == NOTE_ERROR)
         assert "ERR_UNKNOWN_ACTION" in lines[note].text
@@ -43,15 +57,18 @@ async def test_an_invalid_block_shows_its_error_where_it_stands(workspace: Path,
 async def test_a_repeated_command_shows_as_duplicate(workspace: Path, state: Path) -> None:
     async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(READS))
-        await wait_for(pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2)
+        await wait_for(
+            pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2
+        )
         assert [cell(app, i, "status") for i in range(2)] == ["= repeat", "= repeat"]
         assert "already run in message 1" in cell(app, 0, "summary")
         assert results_of(app) == []  # no new result: nothing new to copy
         assert app.check_action("copy_results", ()) is None
 
 
-async def test_a_long_search_shows_progress_and_keys_keep_working(workspace: Path, state: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_long_search_shows_progress_and_keys_keep_working(
+    workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for n in range(120):
         (workspace / "many" / f"d{n % 6}").mkdir(parents=True, exist_ok=True)
         (workspace / "many" / f"d{n % 6}" / f"f{n}.txt").write_text(f"line {n}\nneedle {n}\n")
@@ -60,7 +77,9 @@ async def test_a_long_search_shows_progress_and_keys_keep_working(workspace: Pat
     slow_read = Workspace.read_file
 
     def read_file(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        time.sleep(0.03)  # a slow disk: the search takes over three seconds, time enough on a busy machine
+        time.sleep(
+            0.03
+        )  # a slow disk: the search takes over three seconds, time enough on a busy machine
         return slow_read(self, *args, **kwargs)
 
     monkeypatch.setattr(Workspace, "read_file", read_file)
@@ -80,13 +99,17 @@ async def test_a_large_paste_of_100_blocks_shows_every_result(workspace: Path, s
     """Every one of 100 blocks in a 200,000-character paste reaches the table as ok. How fast is
     measured by benchmarks/bench_tui.py (target: well under a second), not here."""
     filler = "Some prose between the commands, the way chat models write it.\n" * 30
-    message = "".join(filler + block(f"r{n}", "fs.readSlice", path="notes/plan.txt") for n in range(100))
+    message = "".join(
+        filler + block(f"r{n}", "fs.readSlice", path="notes/plan.txt") for n in range(100)
+    )
     assert 190_000 < len(message) <= 200_000
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
         app.post_message(events.Paste(message))
-        await wait_for(pilot, lambda: finished(app) and table_statuses(app) == ["ok"] * 100, timeout=30)
+        await wait_for(
+            pilot, lambda: finished(app) and table_statuses(app) == ["ok"] * 100, timeout=30
+        )
         assert [r.id for r in results_of(app)] == [f"r{n}" for n in range(100)]
         assert all(r.ok for r in results_of(app))
 
@@ -109,27 +132,43 @@ async def test_help_lists_every_key_and_every_action(workspace: Path, state: Pat
 async def test_every_action_is_in_the_command_palette(workspace: Path, state: Path) -> None:
     async with app_pasted(workspace, state, READS) as (app, pilot):
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        wanted = {key.label for key in MAIN_KEYS if key.action not in ("end_follow", "decide")}  # no --follow, no wait
+        wanted = {
+            key.label for key in MAIN_KEYS if key.action not in ("end_follow", "decide")
+        }  # no --follow, no wait
         assert wanted <= titles and "End message" not in titles
         assert "Go to message 1" in titles
 
 
-async def test_the_footer_shows_the_keys_that_apply_now(workspace: Path, state: Path, tmp_path: Path) -> None:
+async def test_the_footer_shows_the_keys_that_apply_now(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
-        assert app.check_action("end_follow", ()) is False  # not following: not in the footer at all
-        assert app.check_action("copy_results", ()) is None  # dimmed until there is something to copy
-        shown = {active.binding.action: active.enabled for active in app.screen.active_bindings.values()}
-        assert "end_follow" not in shown and shown["copy_results"] is False and shown["help"] is True
+        assert (
+            app.check_action("end_follow", ()) is False
+        )  # not following: not in the footer at all
+        assert (
+            app.check_action("copy_results", ()) is None
+        )  # dimmed until there is something to copy
+        shown = {
+            active.binding.action: active.enabled for active in app.screen.active_bindings.values()
+        }
+        assert (
+            "end_follow" not in shown and shown["copy_results"] is False and shown["help"] is True
+        )
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: finished(app))
         await pilot.pause(0.1)
-        shown = {active.binding.action: active.enabled for active in app.screen.active_bindings.values()}
+        shown = {
+            active.binding.action: active.enabled for active in app.screen.active_bindings.values()
+        }
         assert shown["copy_results"] is True
 
 
-async def test_code_colours_of_one_file_name_do_not_decide_those_of_another_with_its_extension() -> None:
+async def test_code_colours_of_one_file_name_do_not_decide_those_of_another_with_its_extension() -> (
+    None
+):
     """CMakeLists.txt is CMake, notes.txt is text; FOO.PY (no lexer: Pygments' names are
     case-sensitive) must not leave every .py file of the session uncoloured."""
     from operator_app.tui.widgets.lines_view import CodeColours
@@ -149,7 +188,7 @@ async def test_a_diff_line_too_long_to_read_is_not_lexed_so_drawing_it_stays_ins
     from operator_app.tui.widgets.lines_view import CodeColours, diff_lines
 
     code = CodeColours.for_file("app.min.js")
-    long_line = "var a=1,b=\"x\";function f(q){return q+1}" * 10_000
+    long_line = 'var a=1,b="x";function f(q){return q+1}' * 10_000
     diff = f"--- a/app.min.js\n+++ b/app.min.js\n@@ -1 +1 @@\n-{long_line}\n+{long_line};\n x = 1\n"
     lines = diff_lines(diff, code)
     assert [line.code is code for line in lines] == [False, False, False, False, False, True]
@@ -161,8 +200,15 @@ async def test_the_readme_keys_table_names_every_key() -> None:
     from operator_app.tui.keys import CONSENT_KEYS
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    table = [line.split("|")[1] for line in readme.splitlines() if line.startswith("| ") and line.count("|") >= 3]
+    table = [
+        line.split("|")[1]
+        for line in readme.splitlines()
+        if line.startswith("| ") and line.count("|") >= 3
+    ]
     named = {key.strip("` ") for cell in table for key in cell.split(" / ")}
-    wanted = {key.display for key in MAIN_KEYS} | {"ctrl+p", "ctrl+q", "esc"} | {
-        key for key, _ in CONSENT_KEYS if len(key) == 1}
+    wanted = (
+        {key.display for key in MAIN_KEYS}
+        | {"ctrl+p", "ctrl+q", "esc"}
+        | {key for key, _ in CONSENT_KEYS if len(key) == 1}
+    )
     assert wanted <= named, wanted - named

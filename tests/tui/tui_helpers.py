@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pilot_helpers import SIZE, asks, notes, press_copy, rows, wait_for  # noqa: F401 - re-exported for the TUI tests
-from support import b64, block  # noqa: F401 - re-exported for the TUI tests
+from support import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo-workspace"
@@ -29,8 +29,15 @@ def make_app(workspace: Path, state: Path, **kwargs: Any) -> Any:
 
 
 @asynccontextmanager
-async def app_pasted(workspace: Path, state: Path, message: str, *, until: Callable[[Any], bool] | None = None,
-                     size: tuple[int, int] = SIZE, **kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
+async def app_pasted(
+    workspace: Path,
+    state: Path,
+    message: str,
+    *,
+    until: Callable[[Any], bool] | None = None,
+    size: tuple[int, int] = SIZE,
+    **kwargs: Any,
+) -> AsyncIterator[tuple[Any, Any]]:
     """The app with `message` pasted, once `until(app)` holds (by default: the message is
     finished): (app, pilot)."""
     from textual import events
@@ -42,8 +49,9 @@ async def app_pasted(workspace: Path, state: Path, message: str, *, until: Calla
         yield app, pilot
 
 
-def app_asking(workspace: Path, state: Path, message: str, size: tuple[int, int] = SIZE,
-               **kwargs: Any) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+def app_asking(
+    workspace: Path, state: Path, message: str, size: tuple[int, int] = SIZE, **kwargs: Any
+) -> AbstractAsyncContextManager[tuple[Any, Any]]:
     """The app with `message` pasted and the consent dialog of its first write up, taking keys."""
     return app_pasted(workspace, state, message, until=asks, size=size, **kwargs)
 
@@ -67,8 +75,21 @@ def exec_output(message: str, tmp: Path) -> str:
     (tmp / "msg.txt").write_text(message)
     out = io.StringIO()
     with redirect_stdout(out):
-        assert cli_main(["exec", "--workspace", str(copy), "--state-dir", str(tmp / "exec-state"),
-                         "--approve", "all", str(tmp / "msg.txt")]) == 0
+        assert (
+            cli_main(
+                [
+                    "exec",
+                    "--workspace",
+                    str(copy),
+                    "--state-dir",
+                    str(tmp / "exec-state"),
+                    "--approve",
+                    "all",
+                    str(tmp / "msg.txt"),
+                ]
+            )
+            == 0
+        )
     return out.getvalue()
 
 

@@ -13,8 +13,9 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from operator_app.cli.main import main as cli_main
 from support import block
+
+from operator_app.cli.main import main as cli_main
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -28,7 +29,17 @@ def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list
     """The results `operator-app exec --json` gives for `message` (written to a file beside state)."""
     path = state.parent / f"message-{random.random()}.txt"
     path.write_text(message, encoding="utf-8")
-    code, out, err = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", approve, "--json", str(path))
+    code, out, err = cli(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(state),
+        "--approve",
+        approve,
+        "--json",
+        str(path),
+    )
     assert code == 0, err
     return list(json.loads(out)["data"]["results"])
 
@@ -43,7 +54,9 @@ def entries(root: Path, *, exact: bool = False) -> dict[str, object]:
             out[rel] = "-> " + os.readlink(path)
         elif path.is_file():
             info = path.stat()
-            out[rel] = (path.read_bytes(), info.st_mode & 0o7777) + ((info.st_mtime_ns,) if exact else ())
+            out[rel] = (path.read_bytes(), info.st_mode & 0o7777) + (
+                (info.st_mtime_ns,) if exact else ()
+            )
         else:
             out[rel] = ("dir", path.stat().st_mode & 0o7777) if exact else "dir"
     return out
@@ -62,7 +75,9 @@ class Folder:
     """`files` (path -> bytes) are written into the workspace first; `ws` names another
     workspace folder than tmp_path/ws."""
 
-    def __init__(self, tmp_path: Path, files: dict[str, bytes] | None = None, *, ws: Path | None = None) -> None:
+    def __init__(
+        self, tmp_path: Path, files: dict[str, bytes] | None = None, *, ws: Path | None = None
+    ) -> None:
         self.tmp = tmp_path
         self.ws = ws or tmp_path / "ws"
         self.state = tmp_path / "state"
@@ -76,8 +91,17 @@ class Folder:
         self.messages += 1
         path = self.tmp / f"message-{self.messages}.txt"
         path.write_text(message, encoding="ascii")
-        code, out, err = cli("exec", "--workspace", str(self.ws), "--state-dir", str(self.state), "--approve", approve,
-                             "--json", str(path))
+        code, out, err = cli(
+            "exec",
+            "--workspace",
+            str(self.ws),
+            "--state-dir",
+            str(self.state),
+            "--approve",
+            approve,
+            "--json",
+            str(path),
+        )
         assert code == 0, err
         return list(json.loads(out)["data"]["results"])
 
@@ -86,14 +110,20 @@ class Folder:
         return result
 
     def undo(self, *extra: str, ws: Path | None = None) -> tuple[int, str, str]:
-        return cli("undo", "--workspace", str(ws or self.ws), "--state-dir", str(self.state), *extra)
+        return cli(
+            "undo", "--workspace", str(ws or self.ws), "--state-dir", str(self.state), *extra
+        )
 
     def read(self, rel: str) -> bytes:
         return (self.ws / rel).read_bytes()
 
     def tree(self) -> dict[str, bytes]:
         """Every file under the workspace (temporary files included, so a leftover shows)."""
-        return {p.relative_to(self.ws).as_posix(): p.read_bytes() for p in sorted(self.ws.rglob("*")) if p.is_file()}
+        return {
+            p.relative_to(self.ws).as_posix(): p.read_bytes()
+            for p in sorted(self.ws.rglob("*"))
+            if p.is_file()
+        }
 
     def journal(self) -> Path:
         return self.state / "journal" / "entries.jsonl"

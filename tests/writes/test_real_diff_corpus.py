@@ -39,8 +39,13 @@ def block(cid: str, path: str, patch: bytes) -> str:
 
 
 def operator(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "operator_app", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "OPERATOR_TRASH": "session"})
+    return subprocess.run(
+        [sys.executable, "-m", "operator_app", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "OPERATOR_TRASH": "session"},
+    )
 
 
 def exec_messages(ws: Path, state: Path, blocks: list[str]) -> dict[str, dict[str, object]]:
@@ -54,8 +59,17 @@ def exec_messages(ws: Path, state: Path, blocks: list[str]) -> dict[str, dict[st
     for n, texts in enumerate(messages):
         message = state.parent / f"message-{len(results)}-{n}.txt"
         message.write_text("".join(texts), encoding="ascii")
-        done = operator("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json",
-                        str(message))
+        done = operator(
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(state),
+            "--approve",
+            "all",
+            "--json",
+            str(message),
+        )
         assert done.returncode == 0, done.stderr
         results.update({str(r["id"]): r for r in json.loads(done.stdout)["data"]["results"]})
     return results
@@ -63,7 +77,10 @@ def exec_messages(ws: Path, state: Path, blocks: list[str]) -> dict[str, dict[st
 
 def _has_pure_deletion(patch: bytes) -> bool:
     """Whether some hunk has no new side (@@ -a,b +c,0 @@)."""
-    return any(line.startswith(b"@@ ") and b",0 @@" in line.split(b" +", 1)[1][:30] for line in patch.split(b"\n"))
+    return any(
+        line.startswith(b"@@ ") and b",0 @@" in line.split(b" +", 1)[1][:30]
+        for line in patch.split(b"\n")
+    )
 
 
 def test_the_corpus_is_intact_varied_and_licensed() -> None:
@@ -76,10 +93,21 @@ def test_the_corpus_is_intact_varied_and_licensed() -> None:
                 continue
             assert data is not None, (entry["case"], kind)
             # A checkout that converted line breaks would test something else without saying so.
-            assert hashlib.sha256(data).hexdigest() == entry[f"{kind}_sha256"], (entry["case"], kind)
+            assert hashlib.sha256(data).hexdigest() == entry[f"{kind}_sha256"], (
+                entry["case"],
+                kind,
+            )
     variants = {e["variant"] if "old_sha256" in e else "create" for e in MANIFEST}
-    assert {"as released", "bom", "crlf", "mixed-line-endings", "create", "old-no-final-newline", "new-no-final-newline",
-            "both-no-final-newline"} <= variants
+    assert {
+        "as released",
+        "bom",
+        "crlf",
+        "mixed-line-endings",
+        "create",
+        "old-no-final-newline",
+        "new-no-final-newline",
+        "both-no-final-newline",
+    } <= variants
     assert {"diff-u", "git", "diff-U0", "git-U0"} <= {e["tool"] for e in MANIFEST}
     assert len({e["package"] for e in MANIFEST}) >= 10
     readme = (CORPUS / "README.md").read_text(encoding="utf-8")
@@ -88,11 +116,15 @@ def test_the_corpus_is_intact_varied_and_licensed() -> None:
         assert f"| {package} |" in readme, package
         assert any(name.startswith(f"{package}-") for name in licences), package
     # real CRLF files as published, not only converted ones
-    assert any(e["variant"] == "as released" and b"\r\n" in (case_bytes(e, "new") or b"") for e in MANIFEST)
+    assert any(
+        e["variant"] == "as released" and b"\r\n" in (case_bytes(e, "new") or b"") for e in MANIFEST
+    )
 
 
 @pytest.mark.slow
-def test_every_real_patch_applies_byte_for_byte_once_and_undo_restores_the_old_files(tmp_path: Path) -> None:
+def test_every_real_patch_applies_byte_for_byte_once_and_undo_restores_the_old_files(
+    tmp_path: Path,
+) -> None:
     ws, state = tmp_path / "ws", tmp_path / "state"
     ws.mkdir()
     for entry in MANIFEST:
@@ -102,7 +134,9 @@ def test_every_real_patch_applies_byte_for_byte_once_and_undo_restores_the_old_f
             (ws / ws_path(entry)).write_bytes(old)
     patches = {e["case"]: case_bytes(e, "patch") or b"" for e in MANIFEST}
 
-    first = exec_messages(ws, state, [block(f"p{e['case']}", ws_path(e), patches[e["case"]]) for e in MANIFEST])
+    first = exec_messages(
+        ws, state, [block(f"p{e['case']}", ws_path(e), patches[e["case"]]) for e in MANIFEST]
+    )
     for entry in MANIFEST:
         result = first[f"p{entry['case']}"]
         assert result["ok"], (entry, result["summary"])
@@ -111,16 +145,23 @@ def test_every_real_patch_applies_byte_for_byte_once_and_undo_restores_the_old_f
         assert f": {hunks} hunk" in str(result["summary"]), (entry, result["summary"])
 
     after = {e["case"]: (ws / ws_path(e)).read_bytes() for e in MANIFEST}
-    again = exec_messages(ws, state, [block(f"r{e['case']}", ws_path(e), patches[e["case"]]) for e in MANIFEST])
+    again = exec_messages(
+        ws, state, [block(f"r{e['case']}", ws_path(e), patches[e["case"]]) for e in MANIFEST]
+    )
     for entry in MANIFEST:
         result = again[f"r{entry['case']}"]
-        assert not result["ok"] and result["error_code"] == "ERR_PATCH_MISMATCH", (entry, result["summary"])
+        assert not result["ok"] and result["error_code"] == "ERR_PATCH_MISMATCH", (
+            entry,
+            result["summary"],
+        )
         # Said for what it is, unless a hunk only deletes (then there is no new side to recognise).
         if "old_sha256" in entry and not _has_pure_deletion(patches[entry["case"]]):
             assert "looks applied already" in str(result["summary"]), (entry, result["summary"])
     assert {e["case"]: (ws / ws_path(e)).read_bytes() for e in MANIFEST} == after
 
-    undo = operator("undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(len(MANIFEST)))
+    undo = operator(
+        "undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(len(MANIFEST))
+    )
     assert undo.returncode == 0, undo.stderr
     for entry in MANIFEST:
         old = case_bytes(entry, "old")
@@ -129,4 +170,6 @@ def test_every_real_patch_applies_byte_for_byte_once_and_undo_restores_the_old_f
             assert not target.exists(), entry
         else:
             assert target.read_bytes() == old, entry
-    assert sorted(p.name for p in ws.iterdir()) == sorted(e["case"] for e in MANIFEST)  # no temp file left
+    assert sorted(p.name for p in ws.iterdir()) == sorted(
+        e["case"] for e in MANIFEST
+    )  # no temp file left

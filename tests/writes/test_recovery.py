@@ -13,21 +13,30 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import b64, block, die_during_a_write
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))
 DEMO = ROOT / "fixtures" / "demo-workspace"
 
-EDIT = json.dumps({"version": 1, "edits": [{"op": "insertAfter", "anchor": "Beta", "text": "Gamma"}]})
-MESSAGE = (block("r1", "fs.readSlice", path="notes/plan.txt")
-           + block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT))
-           + block("r2", "fs.readSlice", path="notes/plan.txt"))
+EDIT = json.dumps(
+    {"version": 1, "edits": [{"op": "insertAfter", "anchor": "Beta", "text": "Gamma"}]}
+)
+MESSAGE = (
+    block("r1", "fs.readSlice", path="notes/plan.txt")
+    + block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT))
+    + block("r2", "fs.readSlice", path="notes/plan.txt")
+)
+
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env=dict(os.environ, OPERATOR_TRASH="session"))
+    return subprocess.run(
+        [APP, *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ, OPERATOR_TRASH="session"),
+    )
 
 
 @pytest.fixture
@@ -37,7 +46,9 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(ws: Path, tmp_path: Path) -> None:
+def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(
+    ws: Path, tmp_path: Path
+) -> None:
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(MESSAGE)
     die_during_a_write(ws, state, message, "after-commit")
@@ -49,7 +60,17 @@ def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(ws: Path,
     assert results[1]["summary"] == "Applied 1 edit to notes/plan.txt: +1 -0 lines"
     # The model resends the same message: the write is a repeat, not applied a second time;
     # only r2, which never ran, runs now.
-    again = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json", str(message))
+    again = cli(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(state),
+        "--approve",
+        "all",
+        "--json",
+        str(message),
+    )
     assert again.returncode == 0, again.stderr
     assert [r["id"] for r in json.loads(again.stdout)["data"]["results"]] == ["r2"]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
@@ -58,7 +79,9 @@ def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(ws: Path,
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
 
 
-def test_a_write_the_app_died_before_committing_says_nothing_changed(ws: Path, tmp_path: Path) -> None:
+def test_a_write_the_app_died_before_committing_says_nothing_changed(
+    ws: Path, tmp_path: Path
+) -> None:
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(MESSAGE)
     before = (ws / "notes" / "plan.txt").read_bytes()
@@ -68,23 +91,43 @@ def test_a_write_the_app_died_before_committing_says_nothing_changed(ws: Path, t
     # free, so the same write sent again is applied.
     retry = tmp_path / "retry.txt"
     retry.write_text(block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT)))
-    done = cli("exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json", str(retry))
+    done = cli(
+        "exec",
+        "--workspace",
+        str(ws),
+        "--state-dir",
+        str(state),
+        "--approve",
+        "all",
+        "--json",
+        str(retry),
+    )
     assert done.returncode == 0, done.stderr
-    assert [(r["id"], r["ok"]) for r in json.loads(done.stdout)["data"]["results"]] == [("e1", True)]
+    assert [(r["id"], r["ok"]) for r in json.loads(done.stdout)["data"]["results"]] == [
+        ("e1", True)
+    ]
     # The model has not seen message 1's new result: the person is told where it is.
-    notice = ("Operator stopped during a write of message 1 last time; the result of e1 (ERR_INTERNAL) is now recorded "
-              "with that message: operator-app results --message 1 prints its results to copy back")
+    notice = (
+        "Operator stopped during a write of message 1 last time; the result of e1 (ERR_INTERNAL) is now recorded "
+        "with that message: operator-app results --message 1 prints its results to copy back"
+    )
     assert notice in json.loads(done.stdout)["warnings"]
-    first = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--message", "1", "--json")
+    first = cli(
+        "results", "--workspace", str(ws), "--state-dir", str(state), "--message", "1", "--json"
+    )
     results = json.loads(first.stdout)["data"]["results"]
-    assert [(r["id"], r["ok"], r["error_code"]) for r in results] == [("r1", True, None), ("e1", False, "ERR_INTERNAL")]
+    assert [(r["id"], r["ok"], r["error_code"]) for r in results] == [
+        ("r1", True, None),
+        ("e1", False, "ERR_INTERNAL"),
+    ]
     assert "the change was not made" in results[1]["summary"]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 
 @pytest.mark.parametrize("edited", [False, True])
 def test_a_write_whose_journal_record_was_cut_short_is_not_said_unmade_when_the_file_changed_since(
-        edited: bool, ws: Path, tmp_path: Path) -> None:
+    edited: bool, ws: Path, tmp_path: Path
+) -> None:
     """Killed after the replace but before the journal's "commit" record: the file tells whether
     the change landed. If the person edited it before the next run, it is neither the old nor the
     new bytes, and "the change was not made; send it again" would have the model apply it twice."""
@@ -106,7 +149,8 @@ def test_a_write_whose_journal_record_was_cut_short_is_not_said_unmade_when_the_
 
 
 def test_a_write_killed_just_before_its_replace_says_nothing_changed_and_leaves_no_temporary_file(
-        ws: Path, tmp_path: Path) -> None:
+    ws: Path, tmp_path: Path
+) -> None:
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(MESSAGE)
     before = sorted(p.name for p in (ws / "notes").iterdir())
@@ -114,7 +158,9 @@ def test_a_write_killed_just_before_its_replace_says_nothing_changed_and_leaves_
     done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
     assert done.returncode == 0, done.stderr
     (_, write) = json.loads(done.stdout)["data"]["results"]
-    assert (write["ok"], write["error_code"]) == (False, "ERR_INTERNAL") and "not made" in write["summary"]
+    assert (write["ok"], write["error_code"]) == (False, "ERR_INTERNAL") and "not made" in write[
+        "summary"
+    ]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
     # The new bytes' temporary file is not left in the person's tree for the model to find.
     assert sorted(p.name for p in (ws / "notes").iterdir()) == before
@@ -127,25 +173,36 @@ def system_trash_env(tmp_path: Path) -> dict[str, str]:
 
 
 def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env)
+    return subprocess.run(
+        [APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env
+    )
 
 
 DELETE = block("d1", "fs.delete", path="notes/plan.txt")
 
 
 @pytest.mark.parametrize("trash", ["session", "system"])
-def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone(ws: Path, tmp_path: Path,
-                                                                                  trash: str) -> None:
+def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone(
+    ws: Path, tmp_path: Path, trash: str
+) -> None:
     state, message = tmp_path / "st", tmp_path / "m.txt"
     message.write_text(DELETE)
-    env = dict(os.environ, OPERATOR_TRASH="session") if trash == "session" else system_trash_env(tmp_path)
+    env = (
+        dict(os.environ, OPERATOR_TRASH="session")
+        if trash == "session"
+        else system_trash_env(tmp_path)
+    )
     before = (ws / "notes" / "plan.txt").read_bytes()
     die_during_a_write(ws, state, message, "after-replace", env=env)
     assert not (ws / "notes" / "plan.txt").exists()  # in the trash; the journal never heard where
-    done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = run_cli(
+        env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json"
+    )
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
-    assert (result["id"], result["ok"]) == ("d1", True) and result["summary"] == "Moved notes/plan.txt (2 lines, 11 bytes) to the trash"
+    assert (result["id"], result["ok"]) == ("d1", True) and result[
+        "summary"
+    ] == "Moved notes/plan.txt (2 lines, 11 bytes) to the trash"
     assert not list(ws.rglob(".operator-trash-*"))
     undo = run_cli(env, "undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr
@@ -155,7 +212,9 @@ def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone
 
 
 @pytest.mark.parametrize("place", ["free", "taken since"])
-def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(place: str, ws: Path, tmp_path: Path) -> None:
+def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(
+    place: str, ws: Path, tmp_path: Path
+) -> None:
     """Unless a new file was saved at its place since: then it stays in Operator's hidden folder
     (never put back over the new file), and the result says where it is."""
     state, message = tmp_path / "st", tmp_path / "m.txt"
@@ -167,7 +226,9 @@ def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(place
     if place == "taken since":
         (ws / "notes" / "plan.txt").write_text("a new plan\n")
     hidden = list((ws / "notes").glob(".operator-trash-*"))
-    done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = run_cli(
+        env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json"
+    )
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
     if place == "free":
@@ -176,15 +237,23 @@ def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(place
         assert (ws / "notes" / "plan.txt").read_bytes() == before
         assert not list(ws.rglob(".operator-trash-*"))  # no hidden litter for the model's fs.list
     else:
-        assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_DELETE_INCOMPLETE")
-        assert f"the entry was not put back: it is {hidden[0] / 'plan.txt'}; tell the person" in result["summary"]
+        assert (result["id"], result["ok"], result["error_code"]) == (
+            "d1",
+            False,
+            "ERR_DELETE_INCOMPLETE",
+        )
+        assert (
+            f"the entry was not put back: it is {hidden[0] / 'plan.txt'}; tell the person"
+            in result["summary"]
+        )
         assert (ws / "notes" / "plan.txt").read_text() == "a new plan\n"
         assert (hidden[0] / "plan.txt").read_bytes() == before
 
 
 @pytest.mark.parametrize("what", ["folder", "symlink", "file"])
-def test_a_delete_the_app_died_in_before_anything_moved_says_nothing_changed(what: str, ws: Path,
-                                                                             tmp_path: Path) -> None:
+def test_a_delete_the_app_died_in_before_anything_moved_says_nothing_changed(
+    what: str, ws: Path, tmp_path: Path
+) -> None:
     """The entry is still at its place, unchanged: the delete was not made, whatever kind of entry
     it is (a folder or a symlink is not a file to read, and that is no reason for "not known")."""
     state, message = tmp_path / "st", tmp_path / "m.txt"
@@ -202,7 +271,8 @@ def test_a_delete_the_app_died_in_before_anything_moved_says_nothing_changed(wha
 
 
 def test_a_delete_the_app_died_in_before_anything_moved_is_not_said_unmade_once_the_file_changed(
-        ws: Path, tmp_path: Path) -> None:
+    ws: Path, tmp_path: Path
+) -> None:
     """Another file at the place may be a new one saved after the delete reached the trash: "not
     made; send it again" would have the model delete the person's new file."""
     state, message = tmp_path / "st", tmp_path / "m.txt"
@@ -216,7 +286,9 @@ def test_a_delete_the_app_died_in_before_anything_moved_is_not_said_unmade_once_
     assert "not made" not in result["summary"] and "read" in result["summary"], result["summary"]
 
 
-def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_back_half(tmp_path: Path) -> None:
+def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_back_half(
+    tmp_path: Path,
+) -> None:
     """Across file systems the session trash copies a folder whole under a hidden name, renames
     it into trash/<seq>/, then removes the source it had renamed aside. Killed during that
     removal, the source is a half-emptied folder: it must not be put back as the entry that "was
@@ -242,12 +314,13 @@ def test_a_folder_delete_killed_while_its_source_was_being_removed_is_not_put_ba
 
 
 def test_a_delete_put_back_after_a_crash_never_overwrites_what_appeared_at_its_place(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The entry renamed aside by a killed delete goes back only while its place is free. A file
     an editor saves there at the last moment (after any look, right before the move) must win:
     the old entry stays under its hidden name, and recovery says where it is."""
-    from operator_app.engine.safety import trash_recovery
     from operator_app.engine.boundary.fsops import DIR_FLAGS
+    from operator_app.engine.safety import trash_recovery
 
     parent, state = tmp_path / "ws", tmp_path / "st"
     parent.mkdir()
@@ -277,7 +350,9 @@ def test_a_delete_put_back_after_a_crash_never_overwrites_what_appeared_at_its_p
     monkeypatch.setattr(trash_recovery, "rename_noreplace", save_then_rename)
     dir_fd = os.open(parent, DIR_FLAGS)
     try:
-        where, record = trash_recovery.find_interrupted_delete(dir_fd, "notes.txt", parent, state, 7, 0.0)
+        where, record = trash_recovery.find_interrupted_delete(
+            dir_fd, "notes.txt", parent, state, 7, 0.0
+        )
     finally:
         os.close(dir_fd)
     assert place.read_text() == "saved by the editor\n"
@@ -288,11 +363,14 @@ def test_a_delete_put_back_after_a_crash_never_overwrites_what_appeared_at_its_p
 SHM = Path("/dev/shm")
 
 
-@pytest.mark.skipif(not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
-                    reason="needs a second file system (/dev/shm) for the state folder")
+@pytest.mark.skipif(
+    not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
+    reason="needs a second file system (/dev/shm) for the state folder",
+)
 @pytest.mark.parametrize("what", ["file", "folder"])
 def test_a_delete_killed_while_removing_its_moved_source_leaves_nothing_hidden_behind(
-        what: str, ws: Path, tmp_path: Path) -> None:
+    what: str, ws: Path, tmp_path: Path
+) -> None:
     """Across file systems the session trash copies the entry, renames the whole copy into the
     trash, then removes the source it had renamed aside as .<name>.operator-moving-*. Killed just
     then, that hidden source sits in the workspace, where fs.list shows it to the model: recovery
@@ -308,7 +386,9 @@ def test_a_delete_killed_while_removing_its_moved_source_leaves_nothing_hidden_b
         env = dict(os.environ, OPERATOR_TRASH="session")
         die_during_a_write(ws, state, message, "removing-the-moved-source", env=env)
         assert list(ws.rglob(".*.operator-moving-*"))  # what the killed move left beside the place
-        done = run_cli(env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+        done = run_cli(
+            env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json"
+        )
         assert done.returncode == 0, done.stderr
         [result] = json.loads(done.stdout)["data"]["results"]
         assert (result["id"], result["ok"]) == ("d1", True), result

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from operator_app.engine.executor import Engine
-from operator_app.engine.changes.plan import WritePlan
-from operator_app.engine.state.session import Session
-from operator_app.engine.boundary.workspace import Workspace
 from exec_folder import cli, entries, exec_json, notes_tree
 from support import block
+
+from operator_app.engine.boundary.workspace import Workspace
+from operator_app.engine.changes.plan import WritePlan
+from operator_app.engine.executor import Engine
+from operator_app.engine.state.session import Session
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +26,9 @@ def session_trash(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def undo(ws: Path, state: Path, steps: int = 1) -> tuple[int, str]:
-    code, out, err = cli("undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(steps))
+    code, out, err = cli(
+        "undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(steps)
+    )
     return code, out + err
 
 
@@ -49,22 +51,38 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-def test_a_copy_makes_the_missing_folders_keeps_mode_and_undo_removes_both(ws: Path, tmp_path: Path) -> None:
+def test_a_copy_makes_the_missing_folders_keeps_mode_and_undo_removes_both(
+    ws: Path, tmp_path: Path
+) -> None:
     before = entries(ws)
-    (result,) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path="src/run.sh", path_to="bin/tools/run.sh"))
+    (result,) = exec_json(
+        ws, tmp_path / "st", block("c1", "fs.copy", path="src/run.sh", path_to="bin/tools/run.sh")
+    )
     assert result["ok"], result
     assert result["summary"] == "Copied src/run.sh to bin/tools/run.sh (2 lines, 18 bytes)"
     copy = ws / "bin" / "tools" / "run.sh"
-    assert copy.read_bytes() == (ws / "src" / "run.sh").read_bytes() and copy.stat().st_mode & 0o777 == 0o755
+    assert (
+        copy.read_bytes() == (ws / "src" / "run.sh").read_bytes()
+        and copy.stat().st_mode & 0o777 == 0o755
+    )
     assert copy.stat().st_ino != (ws / "src" / "run.sh").stat().st_ino
-    assert undo(ws, tmp_path / "st") == (0, "Removed bin/tools/run.sh, the copy of src/run.sh that c1 (fs.copy) made\n")
+    assert undo(ws, tmp_path / "st") == (
+        0,
+        "Removed bin/tools/run.sh, the copy of src/run.sh that c1 (fs.copy) made\n",
+    )
     assert entries(ws) == before  # bin/ and bin/tools/ went with it
 
 
-def test_a_folder_copy_takes_everything_in_it_symlinks_as_symlinks(ws: Path, tmp_path: Path) -> None:
+def test_a_folder_copy_takes_everything_in_it_symlinks_as_symlinks(
+    ws: Path, tmp_path: Path
+) -> None:
     before = entries(ws)
-    (result,) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path="src", path_to="backup/src"))
-    assert result["ok"] and result["summary"] == "Copied folder src/ to backup/src/ (2 files)", result
+    (result,) = exec_json(
+        ws, tmp_path / "st", block("c1", "fs.copy", path="src", path_to="backup/src")
+    )
+    assert result["ok"] and result["summary"] == "Copied folder src/ to backup/src/ (2 files)", (
+        result
+    )
     assert entries(ws / "backup" / "src") == entries(ws / "src")
     assert os.readlink(ws / "backup" / "src" / "start") == "run.sh"
     assert not [p for p in (ws / "backup").iterdir() if p.name != "src"]  # no temporary copy left
@@ -72,22 +90,30 @@ def test_a_folder_copy_takes_everything_in_it_symlinks_as_symlinks(ws: Path, tmp
     assert entries(ws) == before
 
 
-@pytest.mark.parametrize(("action", "path", "path_to"), [
-    ("fs.move", "notes/plan.txt", "archive/2024/plan.txt"),
-    ("fs.move", "notes", "archive/notes"),
-    ("fs.rename", "notes/plan.txt", "notes/plan-v2.txt"),
-    ("fs.rename", "notes/old", "notes/older"),
-    ("fs.move", "src/start", "start"),  # a symlink moves as itself
-])
-def test_a_move_or_rename_is_one_rename_and_undo_puts_it_back(action: str, path: str, path_to: str, ws: Path,
-                                                               tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("action", "path", "path_to"),
+    [
+        ("fs.move", "notes/plan.txt", "archive/2024/plan.txt"),
+        ("fs.move", "notes", "archive/notes"),
+        ("fs.rename", "notes/plan.txt", "notes/plan-v2.txt"),
+        ("fs.rename", "notes/old", "notes/older"),
+        ("fs.move", "src/start", "start"),  # a symlink moves as itself
+    ],
+)
+def test_a_move_or_rename_is_one_rename_and_undo_puts_it_back(
+    action: str, path: str, path_to: str, ws: Path, tmp_path: Path
+) -> None:
     before = entries(ws)
     inode = os.lstat(ws / path).st_ino
     (result,) = exec_json(ws, tmp_path / "st", block("m1", action, path=path, path_to=path_to))
     assert result["ok"], result
-    assert result["summary"].startswith(("Moved " if action == "fs.move" else "Renamed ") + ("folder " if (ws / path_to).is_dir()
-                                                                                            and not (ws / path_to).is_symlink() else ""))
-    assert not os.path.lexists(ws / path) and os.lstat(ws / path_to).st_ino == inode  # the same entry, renamed
+    assert result["summary"].startswith(
+        ("Moved " if action == "fs.move" else "Renamed ")
+        + ("folder " if (ws / path_to).is_dir() and not (ws / path_to).is_symlink() else "")
+    )
+    assert (
+        not os.path.lexists(ws / path) and os.lstat(ws / path_to).st_ino == inode
+    )  # the same entry, renamed
     code, said = undo(ws, tmp_path / "st")
     assert code == 0 and said == f"Moved {path_to} back to {path} (undid {action} m1)\n"
     assert entries(ws) == before and os.lstat(ws / path).st_ino == inode
@@ -95,47 +121,77 @@ def test_a_move_or_rename_is_one_rename_and_undo_puts_it_back(action: str, path:
 
 def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
     before = entries(ws)
-    results = exec_json(ws, tmp_path / "st", block("r1", "fs.rename", path="notes/plan.txt", path_to="plan-v2.txt")
-                        + block("r2", "fs.rename", path="notes/plan.txt", path_to="archive/plan.txt"))
+    results = exec_json(
+        ws,
+        tmp_path / "st",
+        block("r1", "fs.rename", path="notes/plan.txt", path_to="plan-v2.txt")
+        + block("r2", "fs.rename", path="notes/plan.txt", path_to="archive/plan.txt"),
+    )
     assert [r["error_code"] for r in results] == ["ERR_INVALID_PATH_TO"] * 2
-    assert ("fs.rename keeps notes/plan.txt in its folder (notes/), and path_to plan-v2.txt is in the workspace root; "
-            "to rename it send path_to: notes/plan-v2.txt, to move it there use fs.move") in results[0]["summary"]
-    assert "path_to archive/plan.txt is in archive/; to rename it send path_to: notes/plan.txt" not in results[1]["summary"]
+    assert (
+        "fs.rename keeps notes/plan.txt in its folder (notes/), and path_to plan-v2.txt is in the workspace root; "
+        "to rename it send path_to: notes/plan-v2.txt, to move it there use fs.move"
+    ) in results[0]["summary"]
+    assert (
+        "path_to archive/plan.txt is in archive/; to rename it send path_to: notes/plan.txt"
+        not in results[1]["summary"]
+    )
     assert results[1]["summary"].endswith("is in archive/; to move it there use fs.move")
     assert entries(ws) == before
 
 
-@pytest.mark.parametrize(("action", "path", "path_to", "why"), [
-    ("fs.move", "notes", "notes/inner/notes", "lies inside the folder notes/ that is to move"),
-    ("fs.copy", "notes", "notes/copy", "lies inside the folder notes/ that is to copy"),
-    ("fs.copy", "notes/plan.txt", "notes/./plan.txt", "is notes/plan.txt itself"),
-    ("fs.move", ".", "elsewhere", "of the workspace root (.) is refused"),
-])
-def test_an_entry_never_goes_onto_or_into_itself(action: str, path: str, path_to: str, why: str, ws: Path,
-                                                 tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("action", "path", "path_to", "why"),
+    [
+        ("fs.move", "notes", "notes/inner/notes", "lies inside the folder notes/ that is to move"),
+        ("fs.copy", "notes", "notes/copy", "lies inside the folder notes/ that is to copy"),
+        ("fs.copy", "notes/plan.txt", "notes/./plan.txt", "is notes/plan.txt itself"),
+        ("fs.move", ".", "elsewhere", "of the workspace root (.) is refused"),
+    ],
+)
+def test_an_entry_never_goes_onto_or_into_itself(
+    action: str, path: str, path_to: str, why: str, ws: Path, tmp_path: Path
+) -> None:
     result = refused(ws, tmp_path, block("x1", action, path=path, path_to=path_to))
     assert result["error_code"] == "ERR_INVALID_PATH_TO" and why in result["summary"], result
 
 
-def test_an_existing_file_is_replaced_only_with_overwrite_and_undo_brings_both_back(ws: Path, tmp_path: Path) -> None:
+def test_an_existing_file_is_replaced_only_with_overwrite_and_undo_brings_both_back(
+    ws: Path, tmp_path: Path
+) -> None:
     (ws / "notes" / "todo.txt").write_text("Alpha\nold line\n")
     before = entries(ws)
-    (refused,) = exec_json(ws, tmp_path / "st", block("m1", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt"))
+    (refused,) = exec_json(
+        ws, tmp_path / "st", block("m1", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt")
+    )
     assert refused["error_code"] == "ERR_TARGET_EXISTS"
-    assert refused["summary"] == ("ERR_TARGET_EXISTS: path_to notes/todo.txt exists (2 lines, 15 bytes); send overwrite: true "
-                                  "to replace it (the person sees the diff of the file it replaces), or choose another path_to")
+    assert refused["summary"] == (
+        "ERR_TARGET_EXISTS: path_to notes/todo.txt exists (2 lines, 15 bytes); send overwrite: true "
+        "to replace it (the person sees the diff of the file it replaces), or choose another path_to"
+    )
     assert entries(ws) == before
-    (moved,) = exec_json(ws, tmp_path / "st", block("m2", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt",
-                                                    overwrite="true"))
-    assert moved["ok"] and moved["summary"] == ("Moved notes/plan.txt to notes/todo.txt (2 lines, 11 bytes), replacing the "
-                                                "file there (2 lines, 15 bytes: +1 -1 lines)"), moved
-    assert (ws / "notes" / "todo.txt").read_text() == "Alpha\nBeta\n" and not (ws / "notes" / "plan.txt").exists()
+    (moved,) = exec_json(
+        ws,
+        tmp_path / "st",
+        block("m2", "fs.move", path="notes/plan.txt", path_to="notes/todo.txt", overwrite="true"),
+    )
+    assert moved["ok"] and moved["summary"] == (
+        "Moved notes/plan.txt to notes/todo.txt (2 lines, 11 bytes), replacing the "
+        "file there (2 lines, 15 bytes: +1 -1 lines)"
+    ), moved
+    assert (ws / "notes" / "todo.txt").read_text() == "Alpha\nBeta\n" and not (
+        ws / "notes" / "plan.txt"
+    ).exists()
     code, said = undo(ws, tmp_path / "st")
-    assert code == 0 and said.endswith(", and put back the file it had replaced at notes/todo.txt\n"), said
+    assert code == 0 and said.endswith(
+        ", and put back the file it had replaced at notes/todo.txt\n"
+    ), said
     assert entries(ws) == before
 
 
-def test_a_copy_over_a_file_shows_the_diff_of_the_file_it_replaces(ws: Path, tmp_path: Path) -> None:
+def test_a_copy_over_a_file_shows_the_diff_of_the_file_it_replaces(
+    ws: Path, tmp_path: Path
+) -> None:
     (ws / "notes" / "todo.txt").write_text("Alpha\nold line\n")
     shown: list[WritePlan] = []
 
@@ -144,55 +200,100 @@ def test_a_copy_over_a_file_shows_the_diff_of_the_file_it_replaces(ws: Path, tmp
         return True
 
     run = Engine(Workspace(ws), Session(tmp_path / "st"), decide=look).run_text(
-        block("c1", "fs.copy", path="notes/plan.txt", path_to="notes/todo.txt", overwrite="true"))
+        block("c1", "fs.copy", path="notes/plan.txt", path_to="notes/todo.txt", overwrite="true")
+    )
     (plan,) = shown
     assert (plan.added, plan.removed, plan.where) == (1, 1, "notes/plan.txt -> notes/todo.txt")
-    assert plan.diff == ("notes/plan.txt -> notes/todo.txt (2 lines, 11 bytes)\n"
-                         "replaces notes/todo.txt (2 lines, 15 bytes); its content changes:\n"
-                         "--- a/notes/todo.txt\n+++ b/notes/todo.txt\n@@ -1,2 +1,2 @@\n Alpha\n-old line\n+Beta\n")
+    assert plan.diff == (
+        "notes/plan.txt -> notes/todo.txt (2 lines, 11 bytes)\n"
+        "replaces notes/todo.txt (2 lines, 15 bytes); its content changes:\n"
+        "--- a/notes/todo.txt\n+++ b/notes/todo.txt\n@@ -1,2 +1,2 @@\n Alpha\n-old line\n+Beta\n"
+    )
     assert run.results[0].ok and (ws / "notes" / "todo.txt").read_text() == "Alpha\nBeta\n"
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
 
 
-def test_the_preview_says_what_goes_where_and_which_folders_are_made(ws: Path, tmp_path: Path) -> None:
+def test_the_preview_says_what_goes_where_and_which_folders_are_made(
+    ws: Path, tmp_path: Path
+) -> None:
     shown: list[WritePlan] = []
-    Engine(Workspace(ws), Session(tmp_path / "st"), decide=lambda plan: shown.append(plan) or False).run_text(
-        block("m1", "fs.move", path="notes", path_to="archive/2024/notes"))
+    Engine(
+        Workspace(ws), Session(tmp_path / "st"), decide=lambda plan: shown.append(plan) or False
+    ).run_text(block("m1", "fs.move", path="notes", path_to="archive/2024/notes"))
     (plan,) = shown
-    assert plan.diff == "notes/ -> archive/2024/notes/ (folder, 2 files)\n  plan.txt\n  old/v1.txt\n"
+    assert (
+        plan.diff == "notes/ -> archive/2024/notes/ (folder, 2 files)\n  plan.txt\n  old/v1.txt\n"
+    )
     assert plan.notes == ("creates the folders archive/, archive/2024/",)
 
 
-@pytest.mark.parametrize(("setup", "path_to", "code", "says"), [
-    ("folder", "notes/old", "ERR_TARGET_EXISTS", "a folder is never replaced; to put README.md in it, name the new path "
-                                                  "itself: path_to: notes/old/README.md"),
-    ("symlink", "src/start", "ERR_SYMLINK_TARGET", "is a symlink; Operator never replaces or writes through one"),
-    ("root", ".", "ERR_TARGET_EXISTS", "path_to . is the workspace root"),
-    ("file in the way", "README.md/x.md", "ERR_NOT_A_DIRECTORY", "goes through README.md, which is a file"),
-])
-def test_what_is_never_replaced_even_with_overwrite(setup: str, path_to: str, code: str, says: str, ws: Path,
-                                                    tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("setup", "path_to", "code", "says"),
+    [
+        (
+            "folder",
+            "notes/old",
+            "ERR_TARGET_EXISTS",
+            "a folder is never replaced; to put README.md in it, name the new path "
+            "itself: path_to: notes/old/README.md",
+        ),
+        (
+            "symlink",
+            "src/start",
+            "ERR_SYMLINK_TARGET",
+            "is a symlink; Operator never replaces or writes through one",
+        ),
+        ("root", ".", "ERR_TARGET_EXISTS", "path_to . is the workspace root"),
+        (
+            "file in the way",
+            "README.md/x.md",
+            "ERR_NOT_A_DIRECTORY",
+            "goes through README.md, which is a file",
+        ),
+    ],
+)
+def test_what_is_never_replaced_even_with_overwrite(
+    setup: str, path_to: str, code: str, says: str, ws: Path, tmp_path: Path
+) -> None:
     path = "notes/plan.txt" if setup == "file in the way" else "README.md"
-    result = refused(ws, tmp_path, block("c1", "fs.copy", path=path, path_to=path_to, overwrite="true"))
+    result = refused(
+        ws, tmp_path, block("c1", "fs.copy", path=path, path_to=path_to, overwrite="true")
+    )
     assert result["error_code"] == code and says in result["summary"], result
 
 
 def test_a_folder_never_replaces_a_file(ws: Path, tmp_path: Path) -> None:
-    (result,) = exec_json(ws, tmp_path / "st", block("m1", "fs.move", path="notes", path_to="README.md", overwrite="true"))
-    assert result["error_code"] == "ERR_TARGET_EXISTS" and "only a file replaces a file" in result["summary"]
+    (result,) = exec_json(
+        ws,
+        tmp_path / "st",
+        block("m1", "fs.move", path="notes", path_to="README.md", overwrite="true"),
+    )
+    assert (
+        result["error_code"] == "ERR_TARGET_EXISTS"
+        and "only a file replaces a file" in result["summary"]
+    )
 
 
-@pytest.mark.parametrize(("path", "path_to", "code"), [
-    ("README.md", "../outside.md", "ERR_PATH_OUTSIDE_WORKSPACE"),
-    ("README.md", "/tmp/x.md", "ERR_PATH_OUTSIDE_WORKSPACE"),
-    ("README.md", "out/x.md", "ERR_PATH_OUTSIDE_WORKSPACE"),  # through a symlink that leads outside
-    ("out/secret.txt", "secret.txt", "ERR_PATH_OUTSIDE_WORKSPACE"),
-    ("../outside.md", "inside.md", "ERR_PATH_OUTSIDE_WORKSPACE"),
-    ("pipe", "pipe2", "ERR_SPECIAL_FILE"),
-    ("README.md", "a\\b.md", "ERR_INVALID_PATH"),
-    ("missing.md", "b.md", "ERR_NOT_FOUND"),
-])
-def test_both_paths_are_checked_against_the_workspace(path: str, path_to: str, code: str, ws: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("path", "path_to", "code"),
+    [
+        ("README.md", "../outside.md", "ERR_PATH_OUTSIDE_WORKSPACE"),
+        ("README.md", "/tmp/x.md", "ERR_PATH_OUTSIDE_WORKSPACE"),
+        (
+            "README.md",
+            "out/x.md",
+            "ERR_PATH_OUTSIDE_WORKSPACE",
+        ),  # through a symlink that leads outside
+        ("out/secret.txt", "secret.txt", "ERR_PATH_OUTSIDE_WORKSPACE"),
+        ("../outside.md", "inside.md", "ERR_PATH_OUTSIDE_WORKSPACE"),
+        ("pipe", "pipe2", "ERR_SPECIAL_FILE"),
+        ("README.md", "a\\b.md", "ERR_INVALID_PATH"),
+        ("missing.md", "b.md", "ERR_NOT_FOUND"),
+    ],
+)
+def test_both_paths_are_checked_against_the_workspace(
+    path: str, path_to: str, code: str, ws: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("secret\n")
@@ -200,20 +301,32 @@ def test_both_paths_are_checked_against_the_workspace(path: str, path_to: str, c
     os.mkfifo(ws / "pipe")
     before, beyond = entries(ws), entries(outside)
     for action in ("fs.copy", "fs.move"):
-        (result,) = exec_json(ws, tmp_path / f"st-{action}", block("t1", action, path=path, path_to=path_to))
+        (result,) = exec_json(
+            ws, tmp_path / f"st-{action}", block("t1", action, path=path, path_to=path_to)
+        )
         assert result["error_code"] == code, result
     assert entries(ws) == before and entries(outside) == beyond
 
 
 def test_a_folder_holding_a_fifo_moves_but_is_not_copied(ws: Path, tmp_path: Path) -> None:
     os.mkfifo(ws / "notes" / "pipe")
-    (copied, moved) = exec_json(ws, tmp_path / "st", block("c1", "fs.copy", path="notes", path_to="copy")
-                                + block("m1", "fs.move", path="notes", path_to="moved"))
-    assert copied["error_code"] == "ERR_SPECIAL_FILE" and "notes/pipe" in copied["summary"] and not (ws / "copy").exists()
+    (copied, moved) = exec_json(
+        ws,
+        tmp_path / "st",
+        block("c1", "fs.copy", path="notes", path_to="copy")
+        + block("m1", "fs.move", path="notes", path_to="moved"),
+    )
+    assert (
+        copied["error_code"] == "ERR_SPECIAL_FILE"
+        and "notes/pipe" in copied["summary"]
+        and not (ws / "copy").exists()
+    )
     assert moved["ok"] and (ws / "moved" / "pipe").exists()
 
 
-def test_a_rejected_copy_or_move_changes_nothing_and_leaves_its_id_free(ws: Path, tmp_path: Path) -> None:
+def test_a_rejected_copy_or_move_changes_nothing_and_leaves_its_id_free(
+    ws: Path, tmp_path: Path
+) -> None:
     before = entries(ws)
     message = block("m1", "fs.move", path="README.md", path_to="docs/README.md")
     (rejected,) = exec_json(ws, tmp_path / "st", message, approve="none")
@@ -222,15 +335,19 @@ def test_a_rejected_copy_or_move_changes_nothing_and_leaves_its_id_free(ws: Path
     assert again["ok"] and (ws / "docs" / "README.md").exists()
 
 
-def test_several_changes_in_a_row_undo_in_reverse_to_the_very_start(ws: Path, tmp_path: Path) -> None:
+def test_several_changes_in_a_row_undo_in_reverse_to_the_very_start(
+    ws: Path, tmp_path: Path
+) -> None:
     """A move, a write to the moved file, a copy over it and a rename, then four undos: each undo
     finds what the one after it left (an undone write is new bytes in a new inode, and still the
     file the move put there)."""
     before = entries(ws)
-    message = (block("m1", "fs.move", path="notes/plan.txt", path_to="docs/plan.txt")
-               + block("w1", "fs.write", path="docs/plan.txt", content="rewritten")
-               + block("c1", "fs.copy", path="README.md", path_to="docs/plan.txt", overwrite="true")
-               + block("r1", "fs.rename", path="docs/plan.txt", path_to="docs/plan.md"))
+    message = (
+        block("m1", "fs.move", path="notes/plan.txt", path_to="docs/plan.txt")
+        + block("w1", "fs.write", path="docs/plan.txt", content="rewritten")
+        + block("c1", "fs.copy", path="README.md", path_to="docs/plan.txt", overwrite="true")
+        + block("r1", "fs.rename", path="docs/plan.txt", path_to="docs/plan.md")
+    )
     assert all(r["ok"] for r in exec_json(ws, tmp_path / "st", message))
     assert (ws / "docs" / "plan.md").read_text() == "# Demo\n"
     code, said = undo(ws, tmp_path / "st", steps=4)
@@ -238,26 +355,38 @@ def test_several_changes_in_a_row_undo_in_reverse_to_the_very_start(ws: Path, tm
     assert entries(ws) == before
 
 
-def test_undo_refuses_when_the_moved_entry_changed_and_touches_nothing(ws: Path, tmp_path: Path) -> None:
+def test_undo_refuses_when_the_moved_entry_changed_and_touches_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
     exec_json(ws, tmp_path / "st", block("m1", "fs.move", path="notes", path_to="archive/notes"))
     (ws / "archive" / "notes" / "new.txt").write_text("added by the person\n")
     after = entries(ws)
     code, said = undo(ws, tmp_path / "st")
-    assert code == 6 and "cannot undo fs.move m1 (notes -> archive/notes): archive/notes changed since Operator put it " \
-        "there; nothing was touched" in said
+    assert (
+        code == 6
+        and "cannot undo fs.move m1 (notes -> archive/notes): archive/notes changed since Operator put it "
+        "there; nothing was touched"
+        in said
+    )
     assert entries(ws) == after
 
 
 def test_undo_never_moves_back_over_a_new_entry_at_the_old_place(ws: Path, tmp_path: Path) -> None:
-    exec_json(ws, tmp_path / "st", block("m1", "fs.move", path="README.md", path_to="docs/README.md"))
+    exec_json(
+        ws, tmp_path / "st", block("m1", "fs.move", path="README.md", path_to="docs/README.md")
+    )
     (ws / "README.md").write_text("a new readme\n")
     code, said = undo(ws, tmp_path / "st")
     assert code == 6 and "something is at README.md again; move it away first" in said
-    assert (ws / "README.md").read_text() == "a new readme\n" and (ws / "docs" / "README.md").read_text() == "# Demo\n"
+    assert (ws / "README.md").read_text() == "a new readme\n" and (
+        ws / "docs" / "README.md"
+    ).read_text() == "# Demo\n"
 
 
 @pytest.mark.parametrize("meddle", ["source edited", "destination created", "replaced file edited"])
-def test_either_side_changing_between_preview_and_commit_is_a_conflict(meddle: str, ws: Path, tmp_path: Path) -> None:
+def test_either_side_changing_between_preview_and_commit_is_a_conflict(
+    meddle: str, ws: Path, tmp_path: Path
+) -> None:
     (ws / "notes" / "todo.txt").write_text("todo\n")
     path_to = "notes/new.txt" if meddle == "destination created" else "notes/todo.txt"
 
@@ -275,9 +404,15 @@ def test_either_side_changing_between_preview_and_commit_is_a_conflict(meddle: s
 
     for action in ("fs.copy", "fs.move"):
         run = Engine(Workspace(ws), Session(tmp_path / f"st-{action}"), decide=change).run_text(
-            block("t1", action, path="notes/plan.txt", path_to=path_to, overwrite="true"))
+            block("t1", action, path="notes/plan.txt", path_to=path_to, overwrite="true")
+        )
         (result,) = run.results
-        assert result.error_code == "ERR_CONFLICT" and "since the preview; nothing was changed" in result.summary, result
-        assert entries(ws) == meddled[-1]  # what the meddling left, untouched: nothing of Operator's
+        assert (
+            result.error_code == "ERR_CONFLICT"
+            and "since the preview; nothing was changed" in result.summary
+        ), result
+        assert (
+            entries(ws) == meddled[-1]
+        )  # what the meddling left, untouched: nothing of Operator's
         if meddle == "destination created":
             (ws / "notes" / "new.txt").unlink()

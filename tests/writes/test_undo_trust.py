@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from exec_folder import Folder
 from support import b64, block
 
@@ -31,11 +30,15 @@ def session_trash(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- change numbers ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("leftover", ["torn begin record and its pre-image", "pre-image whose record was lost"])
+@pytest.mark.parametrize(
+    "leftover", ["torn begin record and its pre-image", "pre-image whose record was lost"]
+)
 def test_a_change_number_is_never_handed_out_twice(leftover: str, tmp_path: Path) -> None:
     """An app killed after keeping change 2's pre-image (of f.txt) but before its record was whole:
     the next change must not take number 2, or undo would give g.txt the bytes of f.txt."""
-    folder = Folder(tmp_path, {"f.txt": b"F original\n", "g.txt": b"G original\n", "h.txt": b"H original\n"})
+    folder = Folder(
+        tmp_path, {"f.txt": b"F original\n", "g.txt": b"G original\n", "h.txt": b"H original\n"}
+    )
     assert folder.one("fs.write", path="f.txt", content="F new")["ok"]
     (folder.state / "journal" / "pre" / "2.bin").write_bytes(b"F new\n")
     if leftover.startswith("torn"):
@@ -43,14 +46,19 @@ def test_a_change_number_is_never_handed_out_twice(leftover: str, tmp_path: Path
             handle.write('{"event": "begin", "seq": 2, "time": 17')  # cut mid-record, no newline
     assert folder.one("fs.write", path="g.txt", content="G new")["ok"]
     assert folder.one("fs.write", path="h.txt", content="H new")["ok"]
-    assert (folder.state / "journal" / "pre" / "2.bin").read_bytes() == b"F new\n"  # never overwritten
+    assert (
+        folder.state / "journal" / "pre" / "2.bin"
+    ).read_bytes() == b"F new\n"  # never overwritten
     code, _, err = folder.undo("--steps", "3")
     assert code == 0, err
     assert {n: (folder.ws / f"{n}.txt").read_bytes() for n in "fgh"} == {
-        n: f"{n.upper()} original\n".encode() for n in "fgh"}
+        n: f"{n.upper()} original\n".encode() for n in "fgh"
+    }
 
 
-def test_an_existing_pre_image_makes_the_commit_fail_and_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_existing_pre_image_makes_the_commit_fail_and_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Should a number ever be handed out again, the pre-image file of that number is not taken
     over (a hard link or O_EXCL never replaces): the write fails and changes nothing."""
     from operator_app.engine.safety.journal import Journal
@@ -70,8 +78,10 @@ def test_an_existing_pre_image_makes_the_commit_fail_and_is_left_alone(tmp_path:
 SHM = Path("/dev/shm")
 
 
-@pytest.mark.skipif(not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
-                    reason="needs a second file system (/dev/shm) for the state folder")
+@pytest.mark.skipif(
+    not SHM.is_dir() or SHM.stat().st_dev == Path(__file__).stat().st_dev,
+    reason="needs a second file system (/dev/shm) for the state folder",
+)
 def test_a_pre_image_on_another_file_system_is_copied_and_undone_exactly(tmp_path: Path) -> None:
     """No hard link reaches another file system (EXDEV): the pre-image is copied instead."""
     import tempfile
@@ -82,7 +92,10 @@ def test_a_pre_image_on_another_file_system_is_copied_and_undone_exactly(tmp_pat
         folder.state = state / "st"
         assert folder.one("fs.write", path="a.txt", content="three")["ok"]
         pre = folder.state / "journal" / "pre" / "1.bin"
-        assert pre.read_bytes() == b"one\r\ntwo\r\n" and pre.stat().st_dev != (folder.ws / "a.txt").stat().st_dev
+        assert (
+            pre.read_bytes() == b"one\r\ntwo\r\n"
+            and pre.stat().st_dev != (folder.ws / "a.txt").stat().st_dev
+        )
         assert folder.undo()[0] == 0 and (folder.ws / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
     finally:
         shutil.rmtree(state, ignore_errors=True)
@@ -103,25 +116,51 @@ def test_undo_refuses_a_pre_image_that_is_not_the_one_the_change_kept(tmp_path: 
 
 
 @pytest.mark.parametrize("kind", ["session", "system-xdg"])
-def test_undo_moves_nothing_from_a_location_outside_the_trash_folders(kind: str, tmp_path: Path) -> None:
+def test_undo_moves_nothing_from_a_location_outside_the_trash_folders(
+    kind: str, tmp_path: Path
+) -> None:
     folder = Folder(tmp_path, {"a.txt": b"a\n"})
     assert folder.one("fs.write", path="a.txt", content="b")["ok"]
     secret = tmp_path / "outside" / "secret"
     secret.parent.mkdir()
     secret.write_text("outside the workspace\n")
     folder.append_records(
-        {"event": "begin", "seq": 9, "time": 0, "command_id": "x", "action": "fs.delete", "rel": "stolen.txt",
-         "kind": "delete", "old_sha": None, "new_sha": None, "mode": None, "created_dirs": []},
-        {"event": "commit", "seq": 9, "time": 0, "trash": {"kind": kind, "location": str(secret), "info": str(tmp_path / "x"),
-                                                           "identity": {"dev": 0, "ino": 0, "fingerprint": "f"}}},
+        {
+            "event": "begin",
+            "seq": 9,
+            "time": 0,
+            "command_id": "x",
+            "action": "fs.delete",
+            "rel": "stolen.txt",
+            "kind": "delete",
+            "old_sha": None,
+            "new_sha": None,
+            "mode": None,
+            "created_dirs": [],
+        },
+        {
+            "event": "commit",
+            "seq": 9,
+            "time": 0,
+            "trash": {
+                "kind": kind,
+                "location": str(secret),
+                "info": str(tmp_path / "x"),
+                "identity": {"dev": 0, "ino": 0, "fingerprint": "f"},
+            },
+        },
     )
     code, _, err = folder.undo()
     assert code == 6 and "not in a trash folder Operator uses" in err
-    assert secret.read_text() == "outside the workspace\n" and not (folder.ws / "stolen.txt").exists()
+    assert (
+        secret.read_text() == "outside the workspace\n" and not (folder.ws / "stolen.txt").exists()
+    )
 
 
 @pytest.mark.parametrize("listed", ["../outside/keep", "{outside}/keep", "sub/../../outside/keep"])
-def test_undo_of_a_create_removes_no_folder_outside_the_workspace(listed: str, tmp_path: Path) -> None:
+def test_undo_of_a_create_removes_no_folder_outside_the_workspace(
+    listed: str, tmp_path: Path
+) -> None:
     folder = Folder(tmp_path, {"a.txt": b"a\n"})
     assert folder.one("fs.write", path="made.txt", content="")["ok"]
     keep = tmp_path / "outside" / "keep"
@@ -156,7 +195,11 @@ def test_undo_of_a_delete_refuses_what_is_now_at_the_trash_location(tmp_path: Pa
     shutil.move(trashed, tmp_path / "restored-by-hand.txt")
     trashed.write_text("something else, put there later\n")
     code, _, err = folder.undo()
-    assert code == 6 and "the trashed notes.txt is no longer the entry Operator deleted; restore it by hand" in err
+    assert (
+        code == 6
+        and "the trashed notes.txt is no longer the entry Operator deleted; restore it by hand"
+        in err
+    )
     assert not (folder.ws / "notes.txt").exists() and trashed.exists()
 
 
@@ -174,19 +217,35 @@ def test_undo_of_a_delete_from_the_system_trash_checks_the_entry(tmp_path: Path)
     env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path))
     app = [sys.executable, "-m", "operator_app"]
     state = ["--workspace", str(ws), "--state-dir", str(tmp_path / "st")]
-    done = subprocess.run([*app, "exec", *state, "--approve", "all", str(tmp_path / "m.txt")], capture_output=True, text=True,
-                          env=env, cwd=ROOT)
+    done = subprocess.run(
+        [*app, "exec", *state, "--approve", "all", str(tmp_path / "m.txt")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     assert "ok: true" in done.stdout and "own trash" not in done.stdout, done.stdout + done.stderr
     files = tmp_path / "xdg" / "Trash" / "files"
     info = (tmp_path / "xdg" / "Trash" / "info" / "notes.txt.trashinfo").read_text()
     assert f"Path={ws}/notes.txt\n" in info  # a restore by hand puts it where it was
     (files / "notes.txt").rename(ws / "restored-by-hand.txt")
     (tmp_path / "xdg" / "Trash" / "info" / "notes.txt.trashinfo").unlink()
-    subprocess.run([sys.executable, "-c", f"from send2trash import send2trash; send2trash({str(outside / 'notes.txt')!r})"],
-                   env=env, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from send2trash import send2trash; send2trash({str(outside / 'notes.txt')!r})",
+        ],
+        env=env,
+        check=True,
+    )
     undo = subprocess.run([*app, "undo", *state], capture_output=True, text=True, env=env, cwd=ROOT)
-    assert undo.returncode == 6 and "no longer the entry Operator deleted" in undo.stderr, undo.stderr
-    assert not (ws / "notes.txt").exists() and (files / "notes.txt").read_text() == "private diary\n"
+    assert undo.returncode == 6 and "no longer the entry Operator deleted" in undo.stderr, (
+        undo.stderr
+    )
+    assert (
+        not (ws / "notes.txt").exists() and (files / "notes.txt").read_text() == "private diary\n"
+    )
 
 
 def test_undo_of_a_delete_whose_folder_is_now_a_file_is_refused(tmp_path: Path) -> None:
@@ -209,11 +268,12 @@ def _swap_parent(ws: Path, outside: Path) -> None:
 
 
 def test_a_parent_swapped_for_a_symlink_during_a_delete_sends_nothing_outside_to_the_trash(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from operator_app.engine.boundary.workspace import Workspace
     from operator_app.engine.changes.delete import commit
     from operator_app.engine.executor import Engine, approve_all
     from operator_app.engine.state.session import Session
-    from operator_app.engine.boundary.workspace import Workspace
 
     folder = Folder(tmp_path, {"sub/f.txt": b"inside\n"})
     victim = tmp_path / "outside" / "victim"
@@ -221,17 +281,23 @@ def test_a_parent_swapped_for_a_symlink_during_a_delete_sends_nothing_outside_to
     (victim / "f.txt").write_text("OUTSIDE\n")
     real = commit.move_to_trash
 
-    def racing(*args: Any, **kwargs: Any) -> Any:  # another process swaps the folder after the check
+    def racing(
+        *args: Any, **kwargs: Any
+    ) -> Any:  # another process swaps the folder after the check
         _swap_parent(folder.ws, victim)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(commit, "move_to_trash", racing)
-    run = Engine(Workspace(folder.ws), Session(folder.state), decide=approve_all).run_text(block("d", "fs.delete", path="sub/f.txt"))
+    run = Engine(Workspace(folder.ws), Session(folder.state), decide=approve_all).run_text(
+        block("d", "fs.delete", path="sub/f.txt")
+    )
     assert (victim / "f.txt").read_text() == "OUTSIDE\n", run.results[0].summary
     assert not (folder.ws / "sub.old" / "f.txt").exists()  # what was checked went to the trash
 
 
-def test_a_parent_swapped_for_a_symlink_during_a_system_trash_delete_sends_nothing_outside(tmp_path: Path) -> None:
+def test_a_parent_swapped_for_a_symlink_during_a_system_trash_delete_sends_nothing_outside(
+    tmp_path: Path,
+) -> None:
     """The same race with send2trash, which takes paths: run in a process of its own so that its
     trash is under tmp_path."""
     ws, victim = tmp_path / "ws", tmp_path / "outside" / "victim"
@@ -248,24 +314,29 @@ from operator_app.engine.boundary.workspace import Workspace
 from pathlib import Path
 real = commit.move_to_trash
 def racing(*args, **kwargs):
-    os.rename({str(ws / 'sub')!r}, {str(ws / 'sub.old')!r}); os.symlink({str(victim)!r}, {str(ws / 'sub')!r})
+    os.rename({str(ws / "sub")!r}, {str(ws / "sub.old")!r}); os.symlink({str(victim)!r}, {str(ws / "sub")!r})
     return real(*args, **kwargs)
 commit.move_to_trash = racing
-run = Engine(Workspace({str(ws)!r}), Session(Path({str(tmp_path / 'st')!r})), decide=approve_all).run_text(
+run = Engine(Workspace({str(ws)!r}), Session(Path({str(tmp_path / "st")!r})), decide=approve_all).run_text(
     "OPERATOR_CMD\\nversion: 1\\nid: d\\naction: fs.delete\\npath: sub/f.txt\\nEND_OPERATOR_CMD\\n")
 print(run.results[0].summary)
 """
     env = {k: v for k, v in os.environ.items() if k != "OPERATOR_TRASH"}
     env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
     assert (victim / "f.txt").read_text() == "OUTSIDE\n", done.stdout
-    assert sorted(p.name for p in victim.iterdir()) == ["f.txt"]  # no private folder or leftover there either
+    assert sorted(p.name for p in victim.iterdir()) == [
+        "f.txt"
+    ]  # no private folder or leftover there either
     assert not (ws / "sub.old" / "f.txt").exists() and list((ws / "sub.old").iterdir()) == []
 
 
 def test_a_parent_swapped_for_a_symlink_during_an_undo_restores_nothing_outside(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from operator_app.engine.changes.delete import undo
 
     folder = Folder(tmp_path, {"sub/f.txt": b"inside\n"})
@@ -286,7 +357,8 @@ def test_a_parent_swapped_for_a_symlink_during_an_undo_restores_nothing_outside(
 
 @pytest.mark.parametrize("existing", [None, b"a\n"])
 def test_a_file_saved_by_something_else_while_the_commit_writes_is_not_overwritten(
-        existing: bytes | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    existing: bytes | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An editor saves (or creates) the target after the commit read it, while the new bytes
     are written and fsynced: the replace must not wipe that save out."""
     from operator_app.engine.safety.journal import Journal
@@ -307,7 +379,8 @@ def test_a_file_saved_by_something_else_while_the_commit_writes_is_not_overwritt
 
 
 def test_a_file_saved_by_something_else_while_undo_writes_is_not_overwritten(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from operator_app.engine.changes.content import undo
 
     folder = Folder(tmp_path, {"a.txt": b"a\n"})
@@ -344,10 +417,17 @@ def test_undo_of_a_create_deeper_than_path_max_completes(tmp_path: Path) -> None
 
 def _mount_small(point: Path) -> bool:
     point.mkdir()
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(point)], capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(point)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a small tmpfs to fill it")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a small tmpfs to fill it"
+)
 def test_a_write_that_fails_on_a_full_disk_leaves_no_new_folders(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     if not _mount_small(ws):
@@ -355,7 +435,9 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_new_folders(tmp_path: Path)
     try:
         folder = Folder(tmp_path, {"fill": b"x" * 40_000}, ws=ws)
         result = folder.one("fs.write", path="n1/n2/n3/big.txt", content_b64=b64("A" * 36_000))
-        assert result["error_code"] == "ERR_IO" and "nothing was changed" in result["summary"], result
+        assert result["error_code"] == "ERR_IO" and "nothing was changed" in result["summary"], (
+            result
+        )
         assert sorted(p.name for p in ws.iterdir()) == ["fill"]
         assert folder.undo()[0] == 6
     finally:
@@ -365,7 +447,9 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_new_folders(tmp_path: Path)
 # --- owner and mode ------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run Operator as another user against someone's file")
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="needs root to run Operator as another user against someone's file"
+)
 def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -> None:
     """Operator run by user 4321 rewrites a set-user-ID file of user 1234 (in a folder 4321 may
     write): the new file belongs to 4321, so it must not keep the set-user-ID or set-group-ID bit."""
@@ -383,10 +467,28 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
         target.chmod(0o6755)
         (base / "m.txt").write_text(block("w", "fs.write", path="tool.sh", content="echo new"))
         (base / "m.txt").chmod(0o644)
-        done = subprocess.run([sys.executable, "-m", "operator_app", "exec", "--workspace", str(ws), "--state-dir",
-                               str(base / "st"), "--approve", "all", str(base / "m.txt")],
-                              capture_output=True, text=True, cwd=ROOT, user=4321, group=4321, extra_groups=[],
-                              env={**os.environ, "HOME": str(base)})
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "operator_app",
+                "exec",
+                "--workspace",
+                str(ws),
+                "--state-dir",
+                str(base / "st"),
+                "--approve",
+                "all",
+                str(base / "m.txt"),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            user=4321,
+            group=4321,
+            extra_groups=[],
+            env={**os.environ, "HOME": str(base)},
+        )
         assert "ok: true" in done.stdout, done.stdout + done.stderr
         info = target.stat()
         assert target.read_text() == "echo new\n"

@@ -18,10 +18,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-
-from operator_app.cli.main import main as cli_main
 from exec_folder import exec_json
 from support import b64, block
+
+from operator_app.cli.main import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(shutil.__file__).parent  # the standard library: real, varied Python files
@@ -40,7 +40,16 @@ STYLES = {
     "no-final-newline": (b"", b"\n", False),
     "crlf-no-final-newline": (b"", b"\r\n", False),
 }
-LINES = ["import os", "", "# OPERATOR_BEGIN body", "def main():", "    return 1", "# OPERATOR_END body", "", "print(main())"]
+LINES = [
+    "import os",
+    "",
+    "# OPERATOR_BEGIN body",
+    "def main():",
+    "    return 1",
+    "# OPERATOR_END body",
+    "",
+    "print(main())",
+]
 
 
 def file_bytes(style: str, lines: list[str]) -> bytes:
@@ -50,32 +59,90 @@ def file_bytes(style: str, lines: list[str]) -> bytes:
 
 
 ACTIONS = {
-    "write": (block("w", "fs.write", path="m.py", content_b64=b64("\n".join(LINES).replace("return 1", "return 2") + "\n")),
-              [line.replace("return 1", "return 2") for line in LINES]),
+    "write": (
+        block(
+            "w",
+            "fs.write",
+            path="m.py",
+            content_b64=b64("\n".join(LINES).replace("return 1", "return 2") + "\n"),
+        ),
+        [line.replace("return 1", "return 2") for line in LINES],
+    ),
     # content written with CRLF takes the file's own line endings too, LF ones included
-    "write-crlf-content": (block("w", "fs.write", path="m.py",
-                                 content_b64=b64("\r\n".join(LINES).replace("return 1", "return 2") + "\r\n")),
-                           [line.replace("return 1", "return 2") for line in LINES]),
-    "applyEdits": (block("w", "fs.applyEdits", path="m.py", edits_b64=b64(json.dumps(
-        {"version": 1, "edits": [{"op": "replaceFirst", "find": "return 1", "text": "return 2"},
-                                 {"op": "insertAfter", "anchor": "import os", "text": "import sys"}]}))),
-        ["import os", "import sys"] + [line.replace("return 1", "return 2") for line in LINES[1:]]),
-    "patch": (block("w", "fs.patch", path="m.py", patch_b64=b64(
-        "--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,2 @@\n def main():\n-    return 1\n+    return 2\n")),
-        [line.replace("return 1", "return 2") for line in LINES]),
-    "insertRegion": (block("w", "fs.insertRegion", path="m.py", marker_id="extra", anchor="print(main())", position="before",
-                           content_b64=b64("X = 1\n")),
-                     LINES[:7] + ["# OPERATOR_BEGIN extra", "X = 1", "# OPERATOR_END extra", "print(main())"]),
-    "replaceRegion": (block("w", "fs.replaceRegion", path="m.py", marker_id="body", content_b64=b64("def main():\n    return 2\n")),
-                      [line.replace("return 1", "return 2") for line in LINES]),
-    "deleteRegion": (block("w", "fs.deleteRegion", path="m.py", marker_id="body"), LINES[:3] + LINES[5:]),
+    "write-crlf-content": (
+        block(
+            "w",
+            "fs.write",
+            path="m.py",
+            content_b64=b64("\r\n".join(LINES).replace("return 1", "return 2") + "\r\n"),
+        ),
+        [line.replace("return 1", "return 2") for line in LINES],
+    ),
+    "applyEdits": (
+        block(
+            "w",
+            "fs.applyEdits",
+            path="m.py",
+            edits_b64=b64(
+                json.dumps(
+                    {
+                        "version": 1,
+                        "edits": [
+                            {"op": "replaceFirst", "find": "return 1", "text": "return 2"},
+                            {"op": "insertAfter", "anchor": "import os", "text": "import sys"},
+                        ],
+                    }
+                )
+            ),
+        ),
+        ["import os", "import sys"] + [line.replace("return 1", "return 2") for line in LINES[1:]],
+    ),
+    "patch": (
+        block(
+            "w",
+            "fs.patch",
+            path="m.py",
+            patch_b64=b64(
+                "--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,2 @@\n def main():\n-    return 1\n+    return 2\n"
+            ),
+        ),
+        [line.replace("return 1", "return 2") for line in LINES],
+    ),
+    "insertRegion": (
+        block(
+            "w",
+            "fs.insertRegion",
+            path="m.py",
+            marker_id="extra",
+            anchor="print(main())",
+            position="before",
+            content_b64=b64("X = 1\n"),
+        ),
+        LINES[:7] + ["# OPERATOR_BEGIN extra", "X = 1", "# OPERATOR_END extra", "print(main())"],
+    ),
+    "replaceRegion": (
+        block(
+            "w",
+            "fs.replaceRegion",
+            path="m.py",
+            marker_id="body",
+            content_b64=b64("def main():\n    return 2\n"),
+        ),
+        [line.replace("return 1", "return 2") for line in LINES],
+    ),
+    "deleteRegion": (
+        block("w", "fs.deleteRegion", path="m.py", marker_id="body"),
+        LINES[:3] + LINES[5:],
+    ),
 }
 
 
 @pytest.mark.parametrize("mode", [0o640, 0o755])
 @pytest.mark.parametrize("style", list(STYLES))
 @pytest.mark.parametrize("action", list(ACTIONS))
-def test_conventions_survive_every_action(action: str, style: str, mode: int, tmp_path: Path) -> None:
+def test_conventions_survive_every_action(
+    action: str, style: str, mode: int, tmp_path: Path
+) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     target = ws / "m.py"
@@ -98,10 +165,21 @@ def test_failed_edits_write_nothing_and_name_the_edit(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "a.txt").write_text("one\ntwo\n")
-    edits = {"version": 1, "edits": [{"op": "replaceFirst", "find": "one", "text": "ONE"},
-                                     {"op": "replaceFirst", "find": "three", "text": "THREE"}]}
-    (result,) = exec_json(ws, tmp_path / "st", block("e", "fs.applyEdits", path="a.txt", edits_b64=b64(json.dumps(edits))))
-    assert result["error_code"] == "ERR_EDIT_FAILED" and "edit #2 (edits[1], replaceFirst)" in str(result["summary"])
+    edits = {
+        "version": 1,
+        "edits": [
+            {"op": "replaceFirst", "find": "one", "text": "ONE"},
+            {"op": "replaceFirst", "find": "three", "text": "THREE"},
+        ],
+    }
+    (result,) = exec_json(
+        ws,
+        tmp_path / "st",
+        block("e", "fs.applyEdits", path="a.txt", edits_b64=b64(json.dumps(edits))),
+    )
+    assert result["error_code"] == "ERR_EDIT_FAILED" and "edit #2 (edits[1], replaceFirst)" in str(
+        result["summary"]
+    )
     assert (ws / "a.txt").read_text() == "one\ntwo\n"
 
 
@@ -110,15 +188,22 @@ def test_write_creates_parents_and_write_summaries_say_what_changed(tmp_path: Pa
     ws.mkdir()
     (ws / "src").mkdir()
     (ws / "src" / "app.py").write_text("a\nb\nc\n")
-    results = exec_json(ws, tmp_path / "st", block("c", "fs.write", path="docs/new/notes.md", content="hello")
-                        + block("p", "fs.patch", path="src/app.py", patch_b64=b64("@@ -2,1 +2,2 @@\n-b\n+B\n+B2\n")))
+    results = exec_json(
+        ws,
+        tmp_path / "st",
+        block("c", "fs.write", path="docs/new/notes.md", content="hello")
+        + block(
+            "p", "fs.patch", path="src/app.py", patch_b64=b64("@@ -2,1 +2,2 @@\n-b\n+B\n+B2\n")
+        ),
+    )
     assert (ws / "docs" / "new" / "notes.md").read_text() == "hello"
     assert results[0]["summary"] == "Created docs/new/notes.md (1 line, 5 bytes)"
     assert results[1]["summary"] == "Patched src/app.py: 1 hunk, +2 -1 lines"
 
 
 def test_a_folder_that_cannot_be_synced_after_the_replace_still_reports_the_change(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The replace is what makes the change: an fsync of the folder failing after it must not
     report "nothing changed" (the model would send the change again), nor hide the risk."""
     ws = tmp_path / "ws"
@@ -134,13 +219,29 @@ def test_a_folder_that_cannot_be_synced_after_the_replace_still_reports_the_chan
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", failing_on_the_folder)
-    results = exec_json(ws, tmp_path / "st", block("p", "fs.patch", path="src/app.py", patch_b64=b64("@@ -2 +2 @@\n-b\n+B\n")))
+    results = exec_json(
+        ws,
+        tmp_path / "st",
+        block("p", "fs.patch", path="src/app.py", patch_b64=b64("@@ -2 +2 @@\n-b\n+B\n")),
+    )
     assert (ws / "src" / "app.py").read_text() == "a\nB\n"
     assert results[0]["ok"] is True
-    assert results[0]["summary"] == ("Patched src/app.py: 1 hunk, +1 -1 lines (the folder could not be synced to disk "
-                                     "(Input/output error), so the change may not survive a power cut)")
-    undone = subprocess.run([str(Path(sys.executable).with_name("operator-app")), "undo", "--workspace", str(ws),
-                             "--state-dir", str(tmp_path / "st")], capture_output=True, text=True)
+    assert results[0]["summary"] == (
+        "Patched src/app.py: 1 hunk, +1 -1 lines (the folder could not be synced to disk "
+        "(Input/output error), so the change may not survive a power cut)"
+    )
+    undone = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("operator-app")),
+            "undo",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "st"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert undone.returncode == 0, undone.stderr  # the journal holds it like any other change
     assert (ws / "src" / "app.py").read_text() == "a\nb\n"
 
@@ -152,15 +253,17 @@ def test_delete_a_folder_goes_to_the_trash_and_comes_back(tmp_path: Path) -> Non
         (ws / "build" / name).write_text(name)
     seen = []
 
+    from operator_app.engine.boundary.workspace import Workspace
     from operator_app.engine.executor import Engine
     from operator_app.engine.state.session import Session
-    from operator_app.engine.boundary.workspace import Workspace
 
     def decide(plan: object) -> bool:
         seen.append(plan)
         return True
 
-    run = Engine(Workspace(ws), Session(tmp_path / "st"), decide=decide).run_text(block("d", "fs.delete", path="build"))
+    run = Engine(Workspace(ws), Session(tmp_path / "st"), decide=decide).run_text(
+        block("d", "fs.delete", path="build")
+    )
     assert run.results[0].ok and "3 files" in seen[0].diff and "build/sub/c.o" in seen[0].diff  # type: ignore[attr-defined]
     assert not (ws / "build").exists()
     assert (tmp_path / "st" / "trash").exists()
@@ -179,13 +282,37 @@ def test_delete_uses_the_system_trash_when_there_is_one(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "OPERATOR_TRASH"}
     env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path))
     app = [sys.executable, "-m", "operator_app"]
-    done = subprocess.run([*app, "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--approve", "all",
-                           str(tmp_path / "m.txt")], capture_output=True, text=True, env=env, cwd=ROOT)
-    assert "ok: true" in done.stdout and "Operator's own trash" not in done.stdout, done.stdout + done.stderr
-    trashed = list((tmp_path / "xdg" / "Trash" / "files").iterdir()) + list(tmp_path.glob(".Trash-*/files/*"))
+    done = subprocess.run(
+        [
+            *app,
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "st"),
+            "--approve",
+            "all",
+            str(tmp_path / "m.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert "ok: true" in done.stdout and "Operator's own trash" not in done.stdout, (
+        done.stdout + done.stderr
+    )
+    trashed = list((tmp_path / "xdg" / "Trash" / "files").iterdir()) + list(
+        tmp_path.glob(".Trash-*/files/*")
+    )
     assert [p.name for p in trashed] == ["old.txt"]
-    undo = subprocess.run([*app, "undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")],
-                          capture_output=True, text=True, env=env, cwd=ROOT)
+    undo = subprocess.run(
+        [*app, "undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     assert undo.returncode == 0, undo.stderr
     assert (ws / "old.txt").read_text() == "bye\n"
 
@@ -195,7 +322,11 @@ def real_pairs(limit: int) -> list[tuple[str, str, str]]:
     gaining or losing the final newline."""
     pairs = []
     for path in sorted(SITE.glob("*.py")):
-        text = path.read_text(encoding="utf-8", errors="strict") if path.stat().st_size < 60_000 else ""
+        text = (
+            path.read_text(encoding="utf-8", errors="strict")
+            if path.stat().st_size < 60_000
+            else ""
+        )
         lines = text.split("\n")
         if len(lines) < 30:
             continue
@@ -226,8 +357,14 @@ def test_real_diffs_apply_byte_for_byte_through_fs_patch_and_never_twice(tmp_pat
         (tmp_path / "new").mkdir(exist_ok=True)
         (tmp_path / "new" / name).write_text(new)
         tool = ["diff", "-u"] if n % 2 else ["git", "diff", "--no-index", "--no-prefix"]
-        done = subprocess.run([*tool, str(ws / name), str(tmp_path / "new" / name)], capture_output=True, text=True)
-        diff = "\n".join(line for line in done.stdout.split("\n") if not line.startswith(("diff --git", "index ")))
+        done = subprocess.run(
+            [*tool, str(ws / name), str(tmp_path / "new" / name)], capture_output=True, text=True
+        )
+        diff = "\n".join(
+            line
+            for line in done.stdout.split("\n")
+            if not line.startswith(("diff --git", "index "))
+        )
         blocks_first.append(block(f"p{n}", "fs.patch", path=name, patch_b64=b64(diff)))
         blocks_again.append(block(f"again{n}", "fs.patch", path=name, patch_b64=b64(diff)))
     results = exec_json(ws, tmp_path / "st", "".join(blocks_first))
@@ -271,8 +408,19 @@ def test_killing_a_commit_leaves_the_old_or_the_new_file_never_a_mix(tmp_path: P
     rng = random.Random(1234)
     for attempt in range(30):
         (ws / "big.txt").write_bytes(old)
-        child = subprocess.Popen([sys.executable, "-c", CHILD, str(ROOT), str(ws), str(tmp_path / "new.bin"), str(tmp_path / "st")],
-                                 stdout=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CHILD,
+                str(ROOT),
+                str(ws),
+                str(tmp_path / "new.bin"),
+                str(tmp_path / "st"),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
         time.sleep(rng.uniform(0, 0.03))
         child.send_signal(signal.SIGKILL)
@@ -282,10 +430,12 @@ def test_killing_a_commit_leaves_the_old_or_the_new_file_never_a_mix(tmp_path: P
         outcomes["old" if data == old else "new"] += 1
         # A killed commit may leave its temporary file (it never replaces the target); the journal
         # announced it, so the next commit (or undo) sweeps it away.
+        from operator_app.engine.boundary.workspace import Workspace
         from operator_app.engine.changes.write import sweep_temps
         from operator_app.engine.safety.journal import Journal
-        from operator_app.engine.boundary.workspace import Workspace
 
         sweep_temps(Workspace(ws), Journal(tmp_path / "st"))
-        assert sorted(p.name for p in ws.iterdir()) == ["big.txt"], f"attempt {attempt}: litter left"
+        assert sorted(p.name for p in ws.iterdir()) == ["big.txt"], (
+            f"attempt {attempt}: litter left"
+        )
     assert sum(outcomes.values()) == 30

@@ -33,7 +33,7 @@ KIND_NAMES = {
 
 
 def kind_of(mode: int) -> str:
-    """"file", "dir", "symlink", "fifo", "socket", "character device", "block device" or "other"."""
+    """ "file", "dir", "symlink", "fifo", "socket", "character device", "block device" or "other"."""
     return KIND_NAMES.get(stat.S_IFMT(mode), "other")
 
 
@@ -75,7 +75,9 @@ def resolve_steps(root: str, parts: Sequence[str]) -> Iterator[tuple[int, str, b
         yield index, resolved, exists
 
 
-def open_dir_chain(root: str, parts: Sequence[str], *, create: bool = False) -> tuple[int, list[int]]:
+def open_dir_chain(
+    root: str, parts: Sequence[str], *, create: bool = False
+) -> tuple[int, list[int]]:
     """Open root, then each of `parts` below it as a directory; return (fd of the last, indexes created).
 
     With create=True a missing component is made with mkdir relative to its parent's descriptor.

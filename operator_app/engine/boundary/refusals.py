@@ -21,7 +21,11 @@ LIST_HINT = "list the folder with fs.list"
 def shown(text: str) -> str:
     """`text` with control characters escaped, so a name from disk cannot break a one-line message."""
     return "".join(
-        ch if unicodedata.category(ch) != "Cc" else f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+        ch
+        if unicodedata.category(ch) != "Cc"
+        else f"\\x{ord(ch):02x}"
+        if ord(ch) < 0x100
+        else f"\\u{ord(ch):04x}"
         for ch in text
     )
 
@@ -59,13 +63,21 @@ def close_names(root: Path, t: Target) -> list[str]:
         by_folded.setdefault(name.casefold(), []).append(name)
     import difflib  # only a not-found message needs it; keeps start-up short
 
-    matches = difflib.get_close_matches(t.parts[missing].casefold(), list(by_folded), n=MAX_CLOSE_NAMES)
+    matches = difflib.get_close_matches(
+        t.parts[missing].casefold(), list(by_folded), n=MAX_CLOSE_NAMES
+    )
     prefix = "/".join(t.parts[:missing])
-    return [name if not prefix else f"{prefix}/{name}" for folded in matches for name in by_folded[folded]][:MAX_CLOSE_NAMES]
+    return [
+        name if not prefix else f"{prefix}/{name}"
+        for folded in matches
+        for name in by_folded[folded]
+    ][:MAX_CLOSE_NAMES]
 
 
 def first_missing(root: Path, t: Target) -> int | None:
-    return next((index for index, _, exists in resolve_steps(str(root), t.parts) if not exists), None)
+    return next(
+        (index for index, _, exists in resolve_steps(str(root), t.parts) if not exists), None
+    )
 
 
 def not_found(root: Path, t: Target) -> OperatorError:
@@ -77,10 +89,13 @@ def not_found(root: Path, t: Target) -> OperatorError:
         if os.path.islink(lexical):
             # A dangling symlink is listed by fs.list: "does not exist" alone would contradict it.
             shown_link = "/".join(t.parts[: missing + 1])
-            return OperatorError(ErrorCode.ERR_NOT_FOUND, (
-                f"{t.rel} does not exist: {shown_link} is a symlink to {shown(os.readlink(lexical))}, "
-                f"which does not exist; {LIST_HINT}"
-            ))
+            return OperatorError(
+                ErrorCode.ERR_NOT_FOUND,
+                (
+                    f"{t.rel} does not exist: {shown_link} is a symlink to {shown(os.readlink(lexical))}, "
+                    f"which does not exist; {LIST_HINT}"
+                ),
+            )
         if missing < len(t.parts) - 1:
             gap = f": there is no {'/'.join(t.parts[: missing + 1])}"
     names = close_names(root, t)
@@ -88,11 +103,16 @@ def not_found(root: Path, t: Target) -> OperatorError:
     quoted = ""
     if len(t.rel) > 2 and t.rel[0] == t.rel[-1] and t.rel[0] in "\"'`":
         quoted = "; values are taken literally: write the path without quotes"
-    return OperatorError(ErrorCode.ERR_NOT_FOUND, f"{t.rel} does not exist{gap}{close}{quoted}; {LIST_HINT}")
+    return OperatorError(
+        ErrorCode.ERR_NOT_FOUND, f"{t.rel} does not exist{gap}{close}{quoted}; {LIST_HINT}"
+    )
 
 
 def not_a_file(t: Target) -> OperatorError:
-    return OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{t.rel} is a folder, not a file; list it with fs.list or search it with fs.searchTree")
+    return OperatorError(
+        ErrorCode.ERR_NOT_A_FILE,
+        f"{t.rel} is a folder, not a file; list it with fs.list or search it with fs.searchTree",
+    )
 
 
 def refuse_kind(t: Target, kind: str) -> OperatorError:
@@ -115,19 +135,34 @@ def changed(t: Target) -> OperatorError:
 
 
 def fail(
-    root: Path, t: Target, error: OSError, index: int, doing: str, parts: tuple[str, ...], *, whole: bool = False
+    root: Path,
+    t: Target,
+    error: OSError,
+    index: int,
+    doing: str,
+    parts: tuple[str, ...],
+    *,
+    whole: bool = False,
 ) -> OperatorError:
     """Turn an OSError met at component `index` of `parts` (resolved, relative to the root) into an error."""
     code = error.errno
     if index < 0:
-        return OperatorError(ErrorCode.ERR_IO, f"the workspace folder itself cannot be opened ({error.strerror}); ask the person to check it")
+        return OperatorError(
+            ErrorCode.ERR_IO,
+            f"the workspace folder itself cannot be opened ({error.strerror}); ask the person to check it",
+        )
     if code == errno.ENOENT:
         return not_found(root, t)
     if code == errno.ENOTDIR:
         if whole and index == len(parts) - 1:
             if os.path.isfile(t.abs) and not os.path.islink(t.abs):
-                return OperatorError(ErrorCode.ERR_NOT_A_DIRECTORY, f"{t.rel} is a file, not a folder; read it with fs.read")
-            return OperatorError(ErrorCode.ERR_NOT_A_DIRECTORY, f"{t.rel} is not a folder; {LIST_HINT}")
+                return OperatorError(
+                    ErrorCode.ERR_NOT_A_DIRECTORY,
+                    f"{t.rel} is a file, not a folder; read it with fs.read",
+                )
+            return OperatorError(
+                ErrorCode.ERR_NOT_A_DIRECTORY, f"{t.rel} is not a folder; {LIST_HINT}"
+            )
         blocker = "/".join(parts[: index + 1])
         return OperatorError(
             ErrorCode.ERR_NOT_A_DIRECTORY,
@@ -136,12 +171,21 @@ def fail(
     if code == errno.ELOOP:
         return changed(t)
     if code in (errno.EACCES, errno.EPERM):
-        return OperatorError(ErrorCode.ERR_PERMISSION_DENIED, f"permission denied {doing} {t.rel}; ask the person to fix the permissions")
+        return OperatorError(
+            ErrorCode.ERR_PERMISSION_DENIED,
+            f"permission denied {doing} {t.rel}; ask the person to fix the permissions",
+        )
     if code == errno.EISDIR:
         return not_a_file(t)
     if code == errno.ENXIO:
         return refuse_kind(t, "socket")
     if code == errno.ENAMETOOLONG:
-        return OperatorError(ErrorCode.ERR_INVALID_PATH, f"{t.rel} has a name that is too long for the filesystem; use a shorter name")
+        return OperatorError(
+            ErrorCode.ERR_INVALID_PATH,
+            f"{t.rel} has a name that is too long for the filesystem; use a shorter name",
+        )
     name = errno.errorcode.get(code or 0, "?")
-    return OperatorError(ErrorCode.ERR_IO, f"{doing} {t.rel} failed: {error.strerror} ({name}); try again or ask the person to check it")
+    return OperatorError(
+        ErrorCode.ERR_IO,
+        f"{doing} {t.rel} failed: {error.strerror} ({name}); try again or ask the person to check it",
+    )

@@ -95,7 +95,7 @@ class GitRules:
             compiled = getattr(pattern, "regex", None)
             if compiled is not None:
                 try:
-                    setattr(pattern, "regex", _BoundedRegex(regex.compile(compiled.pattern), self))
+                    pattern.regex = _BoundedRegex(regex.compile(compiled.pattern), self)
                 except regex.error:
                     pass  # a pattern `regex` reads differently keeps `re`: still bounded by the budget checks
         self._stack.append((parts, spec))
@@ -143,7 +143,11 @@ def _walk_order(entry: tuple[str, str, int]) -> str:
 
 
 def walk_below(
-    top_fd: int, top_entries: list[tuple[str, str, int]], rel: str, parts: tuple[str, ...], rules: GitRules | None
+    top_fd: int,
+    top_entries: list[tuple[str, str, int]],
+    rel: str,
+    parts: tuple[str, ...],
+    rules: GitRules | None,
 ) -> Generator[WalkItem, None, None]:
     """Depth-first walk of the folder open at `top_fd` (shown as `rel`, resolved `parts`).
 
@@ -157,7 +161,9 @@ def walk_below(
     frames: list[tuple[int, str, tuple[str, ...], list[tuple[str, str, int]], int]] = []
     try:
         pushed = rules.load(top_fd, parts) if rules is not None else 0
-        frames.append((top_fd, rel, parts, sorted(top_entries, key=_walk_order, reverse=True), pushed))
+        frames.append(
+            (top_fd, rel, parts, sorted(top_entries, key=_walk_order, reverse=True), pushed)
+        )
         while frames:
             fd, prefix, dir_parts, pending, pushed = frames[-1]
             if not pending:

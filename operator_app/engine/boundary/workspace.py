@@ -17,10 +17,10 @@ import errno
 import os
 import unicodedata
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from ...protocol.errors import ErrorCode, OperatorError
 from .fsops import (
     DIR_FLAGS,
     NotRegular,
@@ -33,20 +33,32 @@ from .fsops import (
     resolve_steps,
     scan_dir,
 )
-from ...protocol.errors import ErrorCode, OperatorError
 from .refusals import changed, fail, not_a_file, outside, refuse_kind, shown
 from .refusals import close_names as names_close_to
 from .refusals import not_found as not_found_error
 from .target import DirEntry, Target
 from .tree_walk import GitRules, WalkItem, walk_below
 
-__all__ = ["MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "DirEntry", "Target", "WalkItem", "Workspace", "WorkspaceUnusable", "shown"]
+__all__ = [
+    "MAX_PATH_CHARS",
+    "MAX_PATH_COMPONENTS",
+    "DirEntry",
+    "Target",
+    "WalkItem",
+    "Workspace",
+    "WorkspaceUnusable",
+    "shown",
+]
 
 # Linux's PATH_MAX, and a depth no real tree needs: resolving a path costs a step per component,
 # and a symlink to "." inside the workspace would otherwise let "s/s/s/..." cost without end.
 MAX_PATH_CHARS = 4096
 MAX_PATH_COMPONENTS = 256
-_ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {"dir": "dir", "file": "file", "symlink": "symlink"}
+_ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {
+    "dir": "dir",
+    "file": "file",
+    "symlink": "symlink",
+}
 
 
 class WorkspaceUnusable(Exception):
@@ -76,7 +88,10 @@ class Workspace:
 
     def target(self, raw: str) -> Target:
         if not raw.strip():
-            raise OperatorError(ErrorCode.ERR_INVALID_PATH, "the path is empty; give a path relative to the workspace root, . for the root")
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_PATH,
+                "the path is empty; give a path relative to the workspace root, . for the root",
+            )
         for position, ch in enumerate(raw):
             if unicodedata.category(ch) == "Cc":
                 raise OperatorError(
@@ -104,9 +119,12 @@ class Workspace:
                 f"{raw} starts with ~, which is not expanded; paths are relative to the workspace root; use . for the root",
             )
         if len(raw) > MAX_PATH_CHARS:
-            raise OperatorError(ErrorCode.ERR_INVALID_PATH, (
-                f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}; use a shorter path"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_PATH,
+                (
+                    f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}; use a shorter path"
+                ),
+            )
         parts: list[str] = []
         for name in raw.split("/"):
             if name in ("", "."):
@@ -121,9 +139,12 @@ class Workspace:
             else:
                 parts.append(name)
         if len(parts) > MAX_PATH_COMPONENTS:
-            raise OperatorError(ErrorCode.ERR_INVALID_PATH, (
-                f"the path has {len(parts)} components; the limit is {MAX_PATH_COMPONENTS}; use a shorter path"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_PATH,
+                (
+                    f"the path has {len(parts)} components; the limit is {MAX_PATH_COMPONENTS}; use a shorter path"
+                ),
+            )
         rel = "/".join(parts) or "."
         resolved = str(self.root)
         # Every prefix must resolve inside too: a link out and a link back in would otherwise
@@ -161,7 +182,9 @@ class Workspace:
         except StepError as step:
             if step.error.errno in (errno.ENOENT, errno.ENOTDIR):
                 return None
-            raise fail(self.root, t, step.error, step.index, "checking", self._parent_parts(t)) from step.error
+            raise fail(
+                self.root, t, step.error, step.index, "checking", self._parent_parts(t)
+            ) from step.error
         try:
             return os.stat(name, dir_fd=fd, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):
@@ -175,7 +198,10 @@ class Workspace:
         fd, info = self._open_regular(t)
         try:
             if max_bytes is not None and info.st_size > max_bytes:
-                raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, f"{t.rel} is {info.st_size} bytes, over the {max_bytes}-byte limit")
+                raise OperatorError(
+                    ErrorCode.ERR_FILE_TOO_LARGE,
+                    f"{t.rel} is {info.st_size} bytes, over the {max_bytes}-byte limit",
+                )
             return read_exactly(fd, info.st_size)
         except OSError as error:
             raise fail(self.root, t, error, len(t.parts) - 1, "reading", t.parts) from error
@@ -199,11 +225,16 @@ class Workspace:
         on failure none are left behind. The caller closes the fd.
         """
         if not t.parts:
-            raise OperatorError(ErrorCode.ERR_NOT_A_FILE, ". is the workspace root, a folder; name an entry inside it")
+            raise OperatorError(
+                ErrorCode.ERR_NOT_A_FILE,
+                ". is the workspace root, a folder; name an entry inside it",
+            )
         try:
             fd, name, created = self._parent_chain(t, create=create)
         except StepError as step:
-            raise fail(self.root, t, step.error, step.index, "opening", self._parent_parts(t)) from step.error
+            raise fail(
+                self.root, t, step.error, step.index, "opening", self._parent_parts(t)
+            ) from step.error
         return fd, name, created
 
     def _parent_parts(self, t: Target) -> tuple[str, ...]:
@@ -222,7 +253,9 @@ class Workspace:
         try:
             return open_dir_chain(str(self.root), parts)[0]
         except StepError as step:
-            raise fail(self.root, t, step.error, step.index, doing, parts, whole=whole) from step.error
+            raise fail(
+                self.root, t, step.error, step.index, doing, parts, whole=whole
+            ) from step.error
 
     def _open_regular(self, t: Target) -> tuple[int, os.stat_result]:
         parts = self._resolved_parts(t)
@@ -249,7 +282,10 @@ class Workspace:
             raise fail(self.root, t, error, len(t.parts) - 1, "listing", t.parts) from error
         finally:
             os.close(fd)
-        entries = [DirEntry(name, _ENTRY_KINDS.get(kind, "other"), size if kind == "file" else 0) for name, kind, size in scanned]
+        entries = [
+            DirEntry(name, _ENTRY_KINDS.get(kind, "other"), size if kind == "file" else 0)
+            for name, kind, size in scanned
+        ]
         return sorted(entries, key=lambda entry: entry.name)
 
     def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
@@ -283,15 +319,28 @@ class Workspace:
                 if kind == "symlink":
                     raise changed(t)
                 if depth < len(parts) - 1:
-                    raise fail(self.root, t, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)), depth, "walking", parts)
-                yield WalkItem(t.rel, "file", info.st_size, None) if kind == "file" else WalkItem(t.rel, "skipped", 0, "special")
+                    raise fail(
+                        self.root,
+                        t,
+                        NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)),
+                        depth,
+                        "walking",
+                        parts,
+                    )
+                yield (
+                    WalkItem(t.rel, "file", info.st_size, None)
+                    if kind == "file"
+                    else WalkItem(t.rel, "skipped", 0, "special")
+                )
                 return
             if rules.ignored(parts, is_dir=True):
                 rules.clear()
             try:
                 top = scan_dir(fds[-1])
             except OSError as error:
-                raise fail(self.root, t, error, len(parts) - 1, "walking", parts, whole=True) from error
+                raise fail(
+                    self.root, t, error, len(parts) - 1, "walking", parts, whole=True
+                ) from error
             yield from walk_below(fds[-1], top, t.rel, parts, rules if ignore_git else None)
         finally:
             for fd in fds:

@@ -52,20 +52,43 @@ class ChangeKind:
     commit: Callable[[WritePlan, Workspace, Path, Journal], CommitOutcome]
     # Whether a change the app died in the middle of took effect: True, False, or None (not
     # known); NotPutBack for a delete stranded under a hidden name. May finish the change.
-    recover: Callable[[Workspace, Journal, JournalEntry], bool | None | NotPutBack]
+    recover: Callable[[Workspace, Journal, JournalEntry], bool | NotPutBack | None]
     # Whether a "begin" without its "commit" counts as in effect for undo, without touching disk.
     in_effect: Callable[[Workspace, JournalEntry], bool]
     undo: Callable[[Workspace, Journal, JournalEntry], UndoOutcome]
 
 
 CHANGE_KINDS = (
-    ChangeKind(name="content", actions=CONTENT_ACTIONS, kinds=("create", "modify"), plan=plan_content,
-               commit=commit_content, recover=content_outcome, in_effect=in_effect, undo=undo_content),
-    ChangeKind(name="delete", actions=("fs.delete",), kinds=("delete",), plan=plan_delete, commit=commit_delete,
-               recover=delete_outcome, in_effect=_never, undo=undo_delete),
-    ChangeKind(name="transfer", actions=("fs.copy", "fs.move", "fs.rename"), kinds=("copy", "move"),
-               plan=plan_transfer, commit=commit_transfer, recover=transfer_outcome, in_effect=_never,
-               undo=undo_transfer),
+    ChangeKind(
+        name="content",
+        actions=CONTENT_ACTIONS,
+        kinds=("create", "modify"),
+        plan=plan_content,
+        commit=commit_content,
+        recover=content_outcome,
+        in_effect=in_effect,
+        undo=undo_content,
+    ),
+    ChangeKind(
+        name="delete",
+        actions=("fs.delete",),
+        kinds=("delete",),
+        plan=plan_delete,
+        commit=commit_delete,
+        recover=delete_outcome,
+        in_effect=_never,
+        undo=undo_delete,
+    ),
+    ChangeKind(
+        name="transfer",
+        actions=("fs.copy", "fs.move", "fs.rename"),
+        kinds=("copy", "move"),
+        plan=plan_transfer,
+        commit=commit_transfer,
+        recover=transfer_outcome,
+        in_effect=_never,
+        undo=undo_transfer,
+    ),
 )
 _BY_ACTION = {action: kind for kind in CHANGE_KINDS for action in kind.actions}
 _BY_KIND = {name: kind for kind in CHANGE_KINDS for name in kind.kinds}

@@ -39,9 +39,14 @@ class NotPutBack:
 LOOK_AGAIN = "look again (fs.stat, fs.list)"
 
 
-def conflict(target: Target, what: str, *, side: str = "", look_again: str = "read it again (fs.readSlice)") -> OperatorError:
+def conflict(
+    target: Target, what: str, *, side: str = "", look_again: str = "read it again (fs.readSlice)"
+) -> OperatorError:
     """ERR_CONFLICT for a change whose target (or, with `side`, its other path) is no longer what
     the person saw: "{side}{path} {what} since the preview; nothing was changed; ..."."""
-    return OperatorError(ErrorCode.ERR_CONFLICT, (
-        f"{side}{target.rel} {what} since the preview; nothing was changed; {look_again} and resend the command"
-    ))
+    return OperatorError(
+        ErrorCode.ERR_CONFLICT,
+        (
+            f"{side}{target.rel} {what} since the preview; nothing was changed; {look_again} and resend the command"
+        ),
+    )

@@ -29,7 +29,9 @@ class WritePlan:
     command_id: str
     target: Target
     kind: PlanKind
-    base_hash: str | None  # a delete: fingerprint of what goes to the trash; otherwise unused (None)
+    base_hash: (
+        str | None
+    )  # a delete: fingerprint of what goes to the trash; otherwise unused (None)
     new_bytes: bytes | None  # None for a delete
     diff: str
     added: int
@@ -38,7 +40,9 @@ class WritePlan:
     is_dir: bool = False
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
-    base: bytes | None = None  # a write: the bytes it was planned from (None: the file did not exist)
+    base: bytes | None = (
+        None  # a write: the bytes it was planned from (None: the file did not exist)
+    )
     # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it goes;
     # `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
     target_to: Target | None = None
@@ -47,7 +51,11 @@ class WritePlan:
     @property
     def where(self) -> str:
         """The path, or for a copy or move both: "notes/a.txt -> archive/a.txt"."""
-        return self.target.rel if self.target_to is None else f"{self.target.rel} -> {self.target_to.rel}"
+        return (
+            self.target.rel
+            if self.target_to is None
+            else f"{self.target.rel} -> {self.target_to.rel}"
+        )
 
     def counts(self) -> dict[str, int | str]:
         counts: dict[str, int | str] = {"added": self.added, "removed": self.removed}

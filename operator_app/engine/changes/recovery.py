@@ -19,7 +19,6 @@ from .outcomes import NotPutBack
 CLOCK_SLACK_S = 2.0  # a journal entry is made just after its intent; allow for a clock step back
 
 
-
 def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[int, CommandResult]]:
     """Record a result for every approved write that has none; return what was recorded, each
     with the number of the message it belongs to. Call it with the session lock held."""
@@ -36,27 +35,49 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
         entry = _entry_of(intent, entries)
         landed = False if entry is None else _landed(ws, journal, entry)
         if isinstance(landed, NotPutBack):
-            error = OperatorError(ErrorCode.ERR_DELETE_INCOMPLETE, (
-                f"Operator stopped while applying {intent.action} to {intent.path}, and something new is at its place "
-                f"now, so the entry was not put back: it is {landed.where}; tell the person, and do not send the command again"
-            ))
-            result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
-            session.record_result(intent.message, result, intent.content_key)  # it did leave its place
+            error = OperatorError(
+                ErrorCode.ERR_DELETE_INCOMPLETE,
+                (
+                    f"Operator stopped while applying {intent.action} to {intent.path}, and something new is at its place "
+                    f"now, so the entry was not put back: it is {landed.where}; tell the person, and do not send the command again"
+                ),
+            )
+            result = failed(
+                intent.command_id, error, action=intent.action, path=intent.path, line=intent.line
+            )
+            session.record_result(
+                intent.message, result, intent.content_key
+            )  # it did leave its place
         elif landed and entry is not None:
-            result = CommandResult(id=intent.command_id, ok=True, summary=entry.summary or intent.summary,
-                                   action=intent.action, path=intent.path, line=intent.line,
-                                   extra={"recovered": True})
+            result = CommandResult(
+                id=intent.command_id,
+                ok=True,
+                summary=entry.summary or intent.summary,
+                action=intent.action,
+                path=intent.path,
+                line=intent.line,
+                extra={"recovered": True},
+            )
             session.record_result(intent.message, result, intent.content_key)
         else:
-            error = OperatorError(ErrorCode.ERR_INTERNAL, (
-                f"Operator stopped while applying {intent.action} to {intent.path}; the change was not made; "
-                "send the command again"
-            ) if landed is False else (
-                f"Operator stopped while applying {intent.action} to {intent.path}, and the file has changed since: "
-                "whether the change was made is not known; read it (fs.readSlice) before sending the command again"
-            ))
-            result = failed(intent.command_id, error, action=intent.action, path=intent.path, line=intent.line)
-            session.record_result(intent.message, result, None)  # nothing changed: the id stays free
+            error = OperatorError(
+                ErrorCode.ERR_INTERNAL,
+                (
+                    f"Operator stopped while applying {intent.action} to {intent.path}; the change was not made; "
+                    "send the command again"
+                )
+                if landed is False
+                else (
+                    f"Operator stopped while applying {intent.action} to {intent.path}, and the file has changed since: "
+                    "whether the change was made is not known; read it (fs.readSlice) before sending the command again"
+                ),
+            )
+            result = failed(
+                intent.command_id, error, action=intent.action, path=intent.path, line=intent.line
+            )
+            session.record_result(
+                intent.message, result, None
+            )  # nothing changed: the id stays free
         recovered.append((intent.message, result))
     return recovered
 
@@ -74,19 +95,24 @@ def recovery_notices(recovered: list[tuple[int, CommandResult]], how: str = CLI_
     return [
         f"Operator stopped during a write of message {number} last time; the result of "
         + ", ".join(f"{r.shown_id} ({'ok' if r.ok else r.error_code})" for r in results)
-        + " is now recorded with that message: " + how.format(number=number)
+        + " is now recorded with that message: "
+        + how.format(number=number)
         for number, results in sorted(by_message.items())
     ]
 
 
 def _entry_of(intent: WriteIntent, entries: list[JournalEntry]) -> JournalEntry | None:
     for entry in reversed(entries):
-        if entry.command_id == intent.command_id and entry.rel == intent.path and entry.time >= intent.time - CLOCK_SLACK_S:
+        if (
+            entry.command_id == intent.command_id
+            and entry.rel == intent.path
+            and entry.time >= intent.time - CLOCK_SLACK_S
+        ):
             return entry
     return None
 
 
-def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | NotPutBack | None:
     """Did the change take effect (whatever happened to it since, an undo included)? None when
     what is on disk tells neither; the kind of change decides (changes/kinds.py)."""
     if entry.committed or entry.undone:

@@ -18,12 +18,12 @@ from .kinds import kind_of_entry
 from .outcomes import UndoOutcome, UndoRefused
 
 
-
 def undoable(ws: Workspace, journal: Journal) -> list[JournalEntry]:
     """Changes that took effect and are not undone yet, newest first. A "begin" without its
     "commit" (the app died mid-commit) counts when its kind says it took effect."""
     return [
-        entry for entry in reversed(journal.entries())
+        entry
+        for entry in reversed(journal.entries())
         if not entry.undone and (entry.committed or kind_of_entry(entry).in_effect(ws, entry))
     ]
 
@@ -41,17 +41,9 @@ def _refuse_elsewhere(ws: Workspace, entry: JournalEntry) -> None:
         )
 
 
-
-
-
-
-
-
-
-
-
-
-def undo_last(ws: Workspace, state_dir: Path, steps: int = 1, *, newest: int | None = None) -> list[UndoOutcome]:
+def undo_last(
+    ws: Workspace, state_dir: Path, steps: int = 1, *, newest: int | None = None
+) -> list[UndoOutcome]:
     """Undo up to `steps` changes, newest first; stops at the first refusal (raised after the
     ones before it were undone, so the outcomes so far are on the exception). `newest`: the seq
     of the change the person was shown and confirmed; refused if another is the newest now (one
@@ -61,10 +53,15 @@ def undo_last(ws: Workspace, state_dir: Path, steps: int = 1, *, newest: int | N
     done: list[UndoOutcome] = []
     entries = undoable(ws, journal)
     if newest is not None and (not entries or entries[0].seq != newest):
-        now = f"the newest change now is {entries[0].action} on {entries[0].rel} ({entries[0].command_id})" if entries \
+        now = (
+            f"the newest change now is {entries[0].action} on {entries[0].rel} ({entries[0].command_id})"
+            if entries
             else "it can no longer be undone"
-        raise UndoRefused(f"the change you confirmed is not the last one any more: {now}; nothing was touched; "
-                          "look again and confirm the one to undo")
+        )
+        raise UndoRefused(
+            f"the change you confirmed is not the last one any more: {now}; nothing was touched; "
+            "look again and confirm the one to undo"
+        )
     for entry in entries[:steps]:
         try:
             done.append(undo_entry(ws, journal, entry))

@@ -13,12 +13,19 @@ from ..safety.trash_restore import trash_location
 from .outcomes import UndoRefused
 
 
-def trashed_place(ws: Workspace, journal: Journal, entry: JournalEntry, target: Target, why: str) -> tuple[str, str]:
+def trashed_place(
+    ws: Workspace, journal: Journal, entry: JournalEntry, target: Target, why: str
+) -> tuple[str, str]:
     """Where the trash holds what `entry` took from `target`; checked before anything moves, so an
     unusable record refuses the whole undo."""
     try:
-        return trash_location(entry.trash or {}, journal.state_dir, entry.seq, target.parts[-1],
-                              ws.root.joinpath(*target.parts[:-1]))
+        return trash_location(
+            entry.trash or {},
+            journal.state_dir,
+            entry.seq,
+            target.parts[-1],
+            ws.root.joinpath(*target.parts[:-1]),
+        )
     except TrashError as exc:
         raise UndoRefused(f"{why}: {exc}") from None
 

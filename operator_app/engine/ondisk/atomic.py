@@ -60,13 +60,24 @@ def temp_name(name: str) -> str:
     return f".{name[:100]}.operator-{secrets.token_hex(6)}.tmp"
 
 
-def write_temp(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int, int] | None = None,
-               temp: str | None = None) -> str:
+def write_temp(
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    mode: int,
+    owner: tuple[int, int] | None = None,
+    temp: str | None = None,
+) -> str:
     """Write `data` to a new temporary file beside `name` (called `temp`, or a fresh name),
     fsynced, with `mode` and (where allowed) `owner` (uid, gid); its name. The caller installs it
     with `install_temp` or removes it with `discard_temp`."""
     temp = temp or temp_name(name)
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
+    fd = os.open(
+        temp,
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+        dir_fd=dir_fd,
+    )
     try:
         try:
             write_all(fd, data)

@@ -49,22 +49,34 @@ def read_current(ws: Workspace, target: Target) -> Current | None:
         raise
     try:
         try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+            fd = os.open(
+                name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
+            )
         except FileNotFoundError:
             return None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise OperatorError(ErrorCode.ERR_SYMLINK_TARGET, (
-                    f"{target.rel} is now a symlink; Operator does not write through symlinks; nothing was written"
-                )) from None
+                raise OperatorError(
+                    ErrorCode.ERR_SYMLINK_TARGET,
+                    (
+                        f"{target.rel} is now a symlink; Operator does not write through symlinks; nothing was written"
+                    ),
+                ) from None
             raise
         try:
             info = os.fstat(fd)
             if not stat_module.S_ISREG(info.st_mode):
-                raise OperatorError(ErrorCode.ERR_NOT_A_FILE, f"{target.rel} is no longer a regular file; nothing was written")
-            return Current(_read_all(fd, info.st_size), stat_module.S_IMODE(info.st_mode),
-                           (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns), info.st_nlink,
-                           (info.st_uid, info.st_gid))
+                raise OperatorError(
+                    ErrorCode.ERR_NOT_A_FILE,
+                    f"{target.rel} is no longer a regular file; nothing was written",
+                )
+            return Current(
+                _read_all(fd, info.st_size),
+                stat_module.S_IMODE(info.st_mode),
+                (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns),
+                info.st_nlink,
+                (info.st_uid, info.st_gid),
+            )
         finally:
             os.close(fd)
     finally:
@@ -112,7 +124,9 @@ def remove_dirs(ws: Workspace, folders: list[str]) -> str | None:
     try:
         fd, _ = open_dir_chain(str(ws.root), parts[:first])
     except StepError as step:
-        return f"{'/'.join(parts[: step.index + 1]) or '.'} cannot be opened ({step.error.strerror})"
+        return (
+            f"{'/'.join(parts[: step.index + 1]) or '.'} cannot be opened ({step.error.strerror})"
+        )
     fds = [fd]
     try:
         for name in parts[first:-1]:
@@ -137,5 +151,7 @@ def parent_path(ws: Workspace, target: Target) -> Path:
     """The checked parent's path (send2trash needs one; every step before it uses descriptors)."""
     parent = Path(os.path.realpath(ws.root.joinpath(*target.parts[:-1])))
     if not parent.is_relative_to(ws.root):
-        raise OperatorError(ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE, f"{target.rel} resolves to outside the workspace")
+        raise OperatorError(
+            ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE, f"{target.rel} resolves to outside the workspace"
+        )
     return parent

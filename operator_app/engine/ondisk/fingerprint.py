@@ -16,7 +16,9 @@ from ..boundary.fsops import DIR_FLAGS
 from ..boundary.workspace import Target, Workspace
 
 
-def tree_fingerprint(ws: Workspace, target: Target, st: os.stat_result) -> tuple[str, int, list[str]]:
+def tree_fingerprint(
+    ws: Workspace, target: Target, st: os.stat_result
+) -> tuple[str, int, list[str]]:
     """(hash, number of files, relative paths of the files) of a file, symlink or folder."""
     digest = hashlib.sha256()
     if stat_module.S_ISLNK(st.st_mode):
@@ -32,9 +34,15 @@ def tree_fingerprint(ws: Workspace, target: Target, st: os.stat_result) -> tuple
             path = os.path.join(folder, name)
             info = os.lstat(path)
             rel = os.path.relpath(path, ws.root)
-            digest.update(f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+            digest.update(
+                f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode(
+                    "utf-8", "surrogateescape"
+                )
+            )
             listing.append(rel)
-        digest.update(f"dir:{os.path.relpath(folder, ws.root)}\n".encode("utf-8", "surrogateescape"))
+        digest.update(
+            f"dir:{os.path.relpath(folder, ws.root)}\n".encode("utf-8", "surrogateescape")
+        )
     return digest.hexdigest(), len(listing), listing
 
 
@@ -49,7 +57,9 @@ def _update(digest: Any, dir_fd: int, name: str, rel: str) -> None:
     info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     shown = rel.encode("utf-8", "surrogateescape")
     if stat_module.S_ISLNK(info.st_mode):
-        digest.update(b"link\0" + shown + b"\0" + os.fsencode(os.readlink(name, dir_fd=dir_fd)) + b"\n")
+        digest.update(
+            b"link\0" + shown + b"\0" + os.fsencode(os.readlink(name, dir_fd=dir_fd)) + b"\n"
+        )
     elif stat_module.S_ISDIR(info.st_mode):
         # A folder's own mtime is left out: it changes whenever an entry is added or removed, and
         # a copy to another file system cannot keep it exactly.
@@ -61,7 +71,9 @@ def _update(digest: Any, dir_fd: int, name: str, rel: str) -> None:
         finally:
             os.close(fd)
     else:
-        digest.update(b"entry\0" + shown + f"\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+        digest.update(
+            b"entry\0" + shown + f"\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode()
+        )
 
 
 def entry_identity(dir_fd: int, name: str) -> dict[str, object]:

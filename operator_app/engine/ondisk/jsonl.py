@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 # json.dumps builds a new encoder for every call that sets an option.
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -28,7 +27,9 @@ class Appended:
     identity: tuple[int, int]  # device and inode of the file appended to
 
 
-def append_jsonl(path: Path, records: dict[str, Any] | Sequence[dict[str, Any]], *, sync: bool = True) -> Appended:
+def append_jsonl(
+    path: Path, records: dict[str, Any] | Sequence[dict[str, Any]], *, sync: bool = True
+) -> Appended:
     """Append one record, or several in one write, each as one line. A last line left without
     its newline (a crash mid-append) is closed first: glued to it, this record would be
     unreadable and lost with it."""
@@ -46,7 +47,7 @@ def append_jsonl(path: Path, records: dict[str, Any] | Sequence[dict[str, Any]],
             data = b"\n" + data
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         if sync:
             os.fsync(fd)
     finally:

@@ -71,15 +71,22 @@ def copy_entry(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
             os.close(inner_src)
         return
     if not stat_module.S_ISREG(info.st_mode):
-        raise OSError(errno.EINVAL, f"{src} is not a regular file, folder or symlink and cannot be copied")
+        raise OSError(
+            errno.EINVAL, f"{src} is not a regular file, folder or symlink and cannot be copied"
+        )
     reader = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=src_fd)
     try:
-        writer = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dst_fd)
+        writer = os.open(
+            dst,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+            dir_fd=dst_fd,
+        )
         try:
             while chunk := os.read(reader, 1 << 20):
                 view = memoryview(chunk)
                 while view:
-                    view = view[os.write(writer, view):]
+                    view = view[os.write(writer, view) :]
             os.fchmod(writer, stat_module.S_IMODE(info.st_mode))
             os.utime(writer, ns=times)
             os.fsync(writer)
@@ -99,7 +106,9 @@ def remove_entry(dir_fd: int, name: str) -> None:
 def move_across(src_fd: int, src: str, dst_fd: int, dst: str, tag: str) -> None:
     """Move an entry to a folder on another file system (see the module's contract)."""
     staged = f".{src[:100]}.operator-moving-{tag}-{secrets.token_hex(6)}"
-    os.rename(src, staged, src_dir_fd=src_fd, dst_dir_fd=src_fd)  # a new random name: nothing there to replace
+    os.rename(
+        src, staged, src_dir_fd=src_fd, dst_dir_fd=src_fd
+    )  # a new random name: nothing there to replace
     copy = hidden(dst, "copy")
     try:
         copy_entry(src_fd, staged, dst_fd, copy)

@@ -40,7 +40,13 @@ def _system_call() -> RenameCall | None:
             return None
     except (AttributeError, OSError):
         return None
-    function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    function.argtypes = (
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    )
     function.restype = ctypes.c_int
 
     def call(src_fd: int, src: bytes, dst_fd: int, dst: bytes) -> int:
@@ -78,5 +84,7 @@ def rename_by_link(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
         except OSError:
             pass  # not the empty folder made above any more: not ours to remove
         if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
-            raise FileExistsError(errno.EEXIST, "something was put at the destination meanwhile", dst) from None
+            raise FileExistsError(
+                errno.EEXIST, "something was put at the destination meanwhile", dst
+            ) from None
         raise

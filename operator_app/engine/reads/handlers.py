@@ -11,24 +11,45 @@ from typing import TYPE_CHECKING
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ...protocol.results import CommandResult, count
-from ..textops.textfile import TextDoc, decode_text, split_lines
-from ..boundary.workspace import Target, Workspace
 from ..boundary.refusals import shown as shown_name
+from ..boundary.workspace import Target, Workspace
+from ..textops.textfile import TextDoc, decode_text, split_lines
 from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 from .search_tree import search_tree
 
 if TYPE_CHECKING:  # each command's family is declared only when a command of it is validated
     from ...protocol.commands.base import Command
     from ...protocol.commands.info import GetCommentStyle, GetInterfaceSpec
-    from ...protocol.commands.reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
+    from ...protocol.commands.reading import (
+        FsList,
+        FsRead,
+        FsReadSlice,
+        FsSearch,
+        FsSearchTree,
+        FsStat,
+    )
     from ...protocol.commands.regions import CommentStyleFields, FsListRegions, FsReadRegion
 
 LINE_DISPLAY_LIMIT = 4000  # a minified line would otherwise fill the chat on its own
 
 
-def _ok(cmd: Command, summary: str, details: str | None = None, *, path: str | None = None, truncated: bool = False) -> CommandResult:
-    return CommandResult(id=cmd.id, ok=True, summary=summary, details=details, action=cmd.action,
-                         path=path, truncated=truncated)
+def _ok(
+    cmd: Command,
+    summary: str,
+    details: str | None = None,
+    *,
+    path: str | None = None,
+    truncated: bool = False,
+) -> CommandResult:
+    return CommandResult(
+        id=cmd.id,
+        ok=True,
+        summary=summary,
+        details=details,
+        action=cmd.action,
+        path=path,
+        truncated=truncated,
+    )
 
 
 def _clip(line: str, limit: int) -> str:
@@ -37,7 +58,9 @@ def _clip(line: str, limit: int) -> str:
     return f"{line[:limit]} [... {len(line) - limit} more characters]"
 
 
-def _file_target(ws: Workspace, raw: str, *, dir_code: ErrorCode = ErrorCode.ERR_NOT_A_FILE) -> Target:
+def _file_target(
+    ws: Workspace, raw: str, *, dir_code: ErrorCode = ErrorCode.ERR_NOT_A_FILE
+) -> Target:
     target = ws.target(raw)
     st = ws.lstat(target)
     if st is not None and stat_module.S_ISLNK(st.st_mode):
@@ -46,8 +69,14 @@ def _file_target(ws: Workspace, raw: str, *, dir_code: ErrorCode = ErrorCode.ERR
         st = ws.lstat(ws.resolved(target))
     if st is not None and stat_module.S_ISDIR(st.st_mode):
         if dir_code is ErrorCode.ERR_SEARCH_PATH_IS_DIR:
-            raise OperatorError(dir_code, f"{target.rel} is a folder; fs.search reads one file, use fs.searchTree for a folder")
-        raise OperatorError(dir_code, f"{target.rel} is a folder, not a file; list it with fs.list or search it with fs.searchTree")
+            raise OperatorError(
+                dir_code,
+                f"{target.rel} is a folder; fs.search reads one file, use fs.searchTree for a folder",
+            )
+        raise OperatorError(
+            dir_code,
+            f"{target.rel} is a folder, not a file; list it with fs.list or search it with fs.searchTree",
+        )
     return target
 
 
@@ -59,10 +88,13 @@ def _read_doc(ws: Workspace, target: Target, *, max_bytes: int, action: str) -> 
             size = ws.file_size(target)
             # Every action that reads through here has the same 2,000,000-byte limit, and
             # fs.searchTree skips files over 500,000 bytes: no other read can help.
-            raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
-                f"{target.rel} is {size} bytes, over the {max_bytes}-byte limit of {action}; no read action takes "
-                "a file this large; ask the person for the part you need, or to split the file"
-            )) from None
+            raise OperatorError(
+                ErrorCode.ERR_FILE_TOO_LARGE,
+                (
+                    f"{target.rel} is {size} bytes, over the {max_bytes}-byte limit of {action}; no read action takes "
+                    "a file this large; ask the person for the part you need, or to split the file"
+                ),
+            ) from None
         raise
     return TextDoc.decode(data, label=target.rel)
 
@@ -71,7 +103,9 @@ def get_interface_spec(cmd: GetInterfaceSpec, ctx: ReadContext) -> CommandResult
     from ...protocol.spec import interface_text
 
     text = interface_text()
-    return _ok(cmd, f"Operator Interface Specification (version: 3), {len(split_lines(text))} lines", text)
+    return _ok(
+        cmd, f"Operator Interface Specification (version: 3), {len(split_lines(text))} lines", text
+    )
 
 
 def get_comment_style(cmd: GetCommentStyle, ctx: ReadContext) -> CommandResult:
@@ -80,8 +114,14 @@ def get_comment_style(cmd: GetCommentStyle, ctx: ReadContext) -> CommandResult:
     if cmd.language is not None:
         style = LANGUAGES[cmd.language]
         payload = style.payload(cmd.language)
-        shown = style.line_prefix if style.kind == "line" else f"{style.block_start} ... {style.block_end}"
-        return _ok(cmd, f"Comment style for {cmd.language}: {style.kind} {shown}", json.dumps(payload))
+        shown = (
+            style.line_prefix
+            if style.kind == "line"
+            else f"{style.block_start} ... {style.block_end}"
+        )
+        return _ok(
+            cmd, f"Comment style for {cmd.language}: {style.kind} {shown}", json.dumps(payload)
+        )
     payload_all = all_styles_payload()
     return _ok(cmd, f"{len(payload_all['styles'])} comment styles", json.dumps(payload_all))
 
@@ -110,8 +150,15 @@ def fs_read(cmd: FsRead, ctx: ReadContext) -> CommandResult:
             raise
         size = ws.file_size(target)
         # The spec fixes this summary word for word.
-        return CommandResult(id=cmd.id, ok=False, summary=f"File too large for fs.read ({size} bytes). Use fs.readSlice.",
-                             action=cmd.action, path=target.rel, error_code=ErrorCode.ERR_FILE_TOO_LARGE.value, status="failed")
+        return CommandResult(
+            id=cmd.id,
+            ok=False,
+            summary=f"File too large for fs.read ({size} bytes). Use fs.readSlice.",
+            action=cmd.action,
+            path=target.rel,
+            error_code=ErrorCode.ERR_FILE_TOO_LARGE.value,
+            status="failed",
+        )
     text = decode_text(data, label=target.rel)
     notes = []
     if data.startswith(b"\xef\xbb\xbf"):
@@ -131,9 +178,12 @@ def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
     lines = split_lines(doc.text)
     total = len(lines)
     if cmd.start > max(total, 1):
-        raise OperatorError(ErrorCode.ERR_INVALID_READSLICE_PARAMS, (
-            f"start {cmd.start} is past the end of {target.rel} ({total} lines); use a start between 1 and {max(total, 1)}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_INVALID_READSLICE_PARAMS,
+            (
+                f"start {cmd.start} is past the end of {target.rel} ({total} lines); use a start between 1 and {max(total, 1)}"
+            ),
+        )
     count = min(cmd.lines, cmd.MAX_LINES)
     first, last = cmd.start, min(total, cmd.start + count - 1)
     header = [f"# path: {target.rel}"]
@@ -160,7 +210,6 @@ def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
     return _ok(cmd, f"Read {target.rel} {shown}", "\n".join(header + body), path=target.rel)
 
 
-
 def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path, dir_code=ErrorCode.ERR_SEARCH_PATH_IS_DIR)
     doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.search")
@@ -172,7 +221,8 @@ def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     body = [f"{n}: {_clip(line, MATCH_DISPLAY_LIMIT)}" for n, line in found]
     noun = "match" if total == 1 else "matches"
     summary = f"{total} {noun} for {json.dumps(cmd.query)} in {target.rel}" + (
-        f" (showing the first {len(found)})" if truncated else "")
+        f" (showing the first {len(found)})" if truncated else ""
+    )
     return _ok(cmd, summary, "\n".join(header + body), path=target.rel, truncated=truncated)
 
 
@@ -191,18 +241,30 @@ def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
         if st is None:
             raise ws.not_found(target)
         if stat_module.S_ISLNK(st.st_mode):  # realpath stopped at a link: it loops
-            raise OperatorError(ErrorCode.ERR_NOT_FOUND, (
-                f"{target.rel} is a symlink that loops and never reaches a file or folder; use another path"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_NOT_FOUND,
+                (
+                    f"{target.rel} is a symlink that loops and never reaches a file or folder; use another path"
+                ),
+            )
         link_note = f" (a symlink to {resolved.rel})"
     is_dir = stat_module.S_ISDIR(st.st_mode)
     is_file = stat_module.S_ISREG(st.st_mode)
     payload = {
-        "path": target.rel, "size": st.st_size, "isFile": is_file, "isDir": is_dir,
-        "mtimeMs": st.st_mtime_ns // 1_000_000, "ctimeMs": st.st_ctime_ns // 1_000_000,
+        "path": target.rel,
+        "size": st.st_size,
+        "isFile": is_file,
+        "isDir": is_dir,
+        "mtimeMs": st.st_mtime_ns // 1_000_000,
+        "ctimeMs": st.st_ctime_ns // 1_000_000,
     }
     kind = "folder" if is_dir else "file" if is_file else "special file"
-    return _ok(cmd, f"{target.rel}: {kind}, {count(st.st_size, 'byte')}{link_note}", json.dumps(payload), path=target.rel)
+    return _ok(
+        cmd,
+        f"{target.rel}: {kind}, {count(st.st_size, 'byte')}{link_note}",
+        json.dumps(payload),
+        path=target.rel,
+    )
 
 
 def fs_search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
@@ -214,34 +276,43 @@ def _region_doc(cmd: CommentStyleFields, ctx: ReadContext) -> tuple[Target, Text
     from ..textops.styles import style_for
 
     style_for(cmd, target.rel)  # no known comment style is the first thing to report
-    return target, _read_doc(ctx.workspace, target, max_bytes=LARGE_READ_MAX_BYTES, action=cmd.action)
+    return target, _read_doc(
+        ctx.workspace, target, max_bytes=LARGE_READ_MAX_BYTES, action=cmd.action
+    )
 
 
 def fs_list_regions(cmd: FsListRegions, ctx: ReadContext) -> CommandResult:
-    from ..textops.styles import style_for
     from ..textops.regions import scan_regions
+    from ..textops.styles import style_for
 
     target, doc = _region_doc(cmd, ctx)
     scan = scan_regions(doc.text, style_for(cmd, target.rel))
     regions = [
-        {"marker_id": r.marker_id, "start_line": r.begin_line, "end_line": r.end_line,
-         "content_start_line": r.begin_line + 1, "content_end_line": r.end_line - 1,
-         "content_lines": r.end_line - r.begin_line - 1}
+        {
+            "marker_id": r.marker_id,
+            "start_line": r.begin_line,
+            "end_line": r.end_line,
+            "content_start_line": r.begin_line + 1,
+            "content_end_line": r.end_line - 1,
+            "content_lines": r.end_line - r.begin_line - 1,
+        }
         for r in scan.regions
     ]
     payload: dict[str, object] = {"regions": regions}
     if scan.problems:
         payload["problems"] = list(scan.problems)
     names = ", ".join(r.marker_id for r in scan.regions)
-    summary = f"{len(regions)} region{'s' if len(regions) != 1 else ''} in {target.rel}" + (f": {names}" if names else "")
+    summary = f"{len(regions)} region{'s' if len(regions) != 1 else ''} in {target.rel}" + (
+        f": {names}" if names else ""
+    )
     if scan.problems:
         summary += f" ({len(scan.problems)} marker problem{'s' if len(scan.problems) != 1 else ''}, see details)"
     return _ok(cmd, summary, json.dumps(payload), path=target.rel)
 
 
 def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
-    from ..textops.styles import style_for
     from ..textops.regions import locate_region, read_region
+    from ..textops.styles import style_for
 
     target, doc = _region_doc(cmd, ctx)
     style = style_for(cmd, target.rel)

@@ -12,16 +12,18 @@ from collections import Counter
 from ...protocol.commands.reading import FsSearchTree
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.results import CommandResult, count
-from ..boundary.tree_walk import IgnoreRulesTooSlow
-from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
-from ..textops.textfile import decode_text
 from ..boundary.refusals import shown as shown_name
+from ..boundary.tree_walk import IgnoreRulesTooSlow
+from ..textops.textfile import decode_text
+from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
 _SKIP_ADJECTIVES = {
-    "gitignore": "ignored by .gitignore", "large": f"over {FsSearchTree.MAX_FILE_BYTES} bytes",
-    "binary": "binary", "not-utf8": "not UTF-8",
+    "gitignore": "ignored by .gitignore",
+    "large": f"over {FsSearchTree.MAX_FILE_BYTES} bytes",
+    "binary": "binary",
+    "not-utf8": "not UTF-8",
 }
 
 
@@ -62,10 +64,16 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         if ctx.progress is not None and files_scanned % 20 == 0:
             ctx.progress(f"searched {files_scanned} files, {len(matches)} matches")
         try:
-            text = decode_text(ws.read_file(ws.walked(item.rel), max_bytes=FsSearchTree.MAX_FILE_BYTES), label=item.rel)
+            text = decode_text(
+                ws.read_file(ws.walked(item.rel), max_bytes=FsSearchTree.MAX_FILE_BYTES),
+                label=item.rel,
+            )
         except OperatorError as exc:
-            reason = {ErrorCode.ERR_BINARY_FILE: "binary", ErrorCode.ERR_NOT_UTF8: "not-utf8",
-                      ErrorCode.ERR_FILE_TOO_LARGE: "large"}.get(exc.code, "unreadable")
+            reason = {
+                ErrorCode.ERR_BINARY_FILE: "binary",
+                ErrorCode.ERR_NOT_UTF8: "not-utf8",
+                ErrorCode.ERR_FILE_TOO_LARGE: "large",
+            }.get(exc.code, "unreadable")
             skipped[reason] += 1
             continue
         room = FsSearchTree.MAX_MATCHES - len(matches)
@@ -74,8 +82,12 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
             files_matched += 1
         for line_no, line in found:
             line = line.removesuffix("\r")  # a CRLF file's line break is not part of the line
-            shown = line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
-            matches.append(f"{shown_name(item.rel)}:{line_no}: {shown}")  # one match per line, whatever the name
+            shown = (
+                line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
+            )
+            matches.append(
+                f"{shown_name(item.rel)}:{line_no}: {shown}"
+            )  # one match per line, whatever the name
         if total > room:
             stop_reason = f"stopped at {FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
             break
@@ -93,9 +105,18 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         parts = [_skipped(reason, n) for reason, n in sorted(skipped.items())]
         header.append(f"# skipped: {', '.join(parts)}")
     noun = "match" if len(matches) == 1 else "matches"
-    summary = (f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} under {root.rel} "
-               f"({count(files_scanned, 'file')} scanned)")
+    summary = (
+        f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} under {root.rel} "
+        f"({count(files_scanned, 'file')} scanned)"
+    )
     if truncated:
         summary += " (truncated)"
-    return CommandResult(id=cmd.id, ok=True, summary=summary, details="\n".join(header + matches),
-                         action=cmd.action, path=root.rel, truncated=truncated)
+    return CommandResult(
+        id=cmd.id,
+        ok=True,
+        summary=summary,
+        details="\n".join(header + matches),
+        action=cmd.action,
+        path=root.rel,
+        truncated=truncated,
+    )

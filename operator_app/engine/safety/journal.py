@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ondisk.atomic import write_all
 from ..boundary.fsops import read_exactly
+from ..ondisk.atomic import write_all
 from ..ondisk.jsonl import append_jsonl, fsync_dir, read_jsonl
 
 TAIL_BYTES = 8192
@@ -70,8 +70,12 @@ class JournalEntry:
     # The ok result's summary line: if the app dies after the change but before the session
     # records the result, the journal still says what the command did.
     summary: str = ""
-    root: str | None = None  # the workspace the change was made in (None: a journal from before it was kept)
-    pre: dict[str, int] | None = None  # device, inode and size of pre/<seq>.bin, as this change made it
+    root: str | None = (
+        None  # the workspace the change was made in (None: a journal from before it was kept)
+    )
+    pre: dict[str, int] | None = (
+        None  # device, inode and size of pre/<seq>.bin, as this change made it
+    )
     # A copy or move: where to, what left (and what arrived), whether a file there was replaced.
     rel_to: str | None = None
     identity: dict[str, Any] | None = None
@@ -87,14 +91,29 @@ class JournalEntry:
 
     def record(self) -> dict[str, Any]:
         record = {
-            "event": "begin", "seq": self.seq, "time": self.time, "command_id": self.command_id,
-            "action": self.action, "rel": self.rel, "kind": self.kind, "old_sha": self.old_sha,
-            "new_sha": self.new_sha, "mode": self.mode, "created_dirs": self.created_dirs, "summary": self.summary,
-            "root": self.root, "pre": self.pre,
+            "event": "begin",
+            "seq": self.seq,
+            "time": self.time,
+            "command_id": self.command_id,
+            "action": self.action,
+            "rel": self.rel,
+            "kind": self.kind,
+            "old_sha": self.old_sha,
+            "new_sha": self.new_sha,
+            "mode": self.mode,
+            "created_dirs": self.created_dirs,
+            "summary": self.summary,
+            "root": self.root,
+            "pre": self.pre,
         }
         if self.rel_to is not None:
-            record.update(rel_to=self.rel_to, identity=self.identity, replaced=self.replaced, across=self.across,
-                          replaced_mtime=self.replaced_mtime)
+            record.update(
+                rel_to=self.rel_to,
+                identity=self.identity,
+                replaced=self.replaced,
+                across=self.across,
+                replaced_mtime=self.replaced_mtime,
+            )
         return record
 
 
@@ -104,7 +123,11 @@ def _identity(value: Any) -> dict[str, Any] | None:
     if fields is None or not isinstance(value.get("fingerprint"), str):
         return None
     sha = value.get("sha")
-    return {**fields, "fingerprint": value["fingerprint"], **({"sha": sha} if isinstance(sha, str) else {})}
+    return {
+        **fields,
+        "fingerprint": value["fingerprint"],
+        **({"sha": sha} if isinstance(sha, str) else {}),
+    }
 
 
 def _int_fields(value: Any, *names: str) -> dict[str, int] | None:
@@ -120,7 +143,9 @@ class Journal:
         self.pre = self.dir / "pre"
         self.pre.mkdir(parents=True, exist_ok=True)
         self._entries = self.dir / "entries.jsonl"
-        self._made: set[int] = set()  # seqs whose pre-image this object created (only those may be discarded)
+        self._made: set[int] = (
+            set()
+        )  # seqs whose pre-image this object created (only those may be discarded)
 
     def entries(self) -> list[JournalEntry]:
         found: dict[int, JournalEntry] = {}
@@ -133,23 +158,36 @@ class Journal:
             if event == "begin":
                 root = record.get("root")
                 found[seq] = JournalEntry(
-                    seq=seq, time=float(record.get("time", 0)), command_id=str(record.get("command_id", "")),
-                    action=str(record.get("action", "")), rel=str(record.get("rel", "")), kind=str(record.get("kind", "")),
-                    old_sha=record.get("old_sha"), new_sha=record.get("new_sha"), mode=record.get("mode"),
-                    created_dirs=list(record.get("created_dirs") or []), summary=str(record.get("summary") or ""),
-                    root=root if isinstance(root, str) else None, pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
+                    seq=seq,
+                    time=float(record.get("time", 0)),
+                    command_id=str(record.get("command_id", "")),
+                    action=str(record.get("action", "")),
+                    rel=str(record.get("rel", "")),
+                    kind=str(record.get("kind", "")),
+                    old_sha=record.get("old_sha"),
+                    new_sha=record.get("new_sha"),
+                    mode=record.get("mode"),
+                    created_dirs=list(record.get("created_dirs") or []),
+                    summary=str(record.get("summary") or ""),
+                    root=root if isinstance(root, str) else None,
+                    pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
                 )
                 rel_to = record.get("rel_to")
                 if isinstance(rel_to, str):
                     entry = found[seq]
                     entry.rel_to, entry.identity = rel_to, _identity(record.get("identity"))
-                    entry.replaced, entry.across = record.get("replaced") is True, record.get("across") is True
+                    entry.replaced, entry.across = (
+                        record.get("replaced") is True,
+                        record.get("across") is True,
+                    )
                     mtime = record.get("replaced_mtime")
                     entry.replaced_mtime = mtime if isinstance(mtime, int) else None
             elif seq in found and event == "commit":
                 found[seq].committed = True
                 found[seq].trash = record.get("trash")
-                found[seq].to_identity = _identity(record.get("to_identity")) or found[seq].to_identity
+                found[seq].to_identity = (
+                    _identity(record.get("to_identity")) or found[seq].to_identity
+                )
             elif seq in found and event == "across":
                 found[seq].across = True
             elif seq in found and event == "undo":
@@ -230,15 +268,29 @@ class Journal:
             elif seq in closed:
                 return []
             else:
-                return [(seq, str(record.get("rel", "")), str(record.get("temp", "")), record.get("tree") is True)]
+                return [
+                    (
+                        seq,
+                        str(record.get("rel", "")),
+                        str(record.get("temp", "")),
+                        record.get("tree") is True,
+                    )
+                ]
         return []
 
-    def note_temp(self, seq: int, rel: str, name: str, *, undo: bool = False, tree: bool = False) -> None:
+    def note_temp(
+        self, seq: int, rel: str, name: str, *, undo: bool = False, tree: bool = False
+    ) -> None:
         """Announce temporary file `name` beside `rel` for change `seq` (or for the undo of it:
         a record of its own kind, so that next_seq is not fooled by an old seq at the end);
         `tree`: it is a copy of a folder or symlink in the making, not a file."""
         # Unsynced: losing this record in a power cut only means a leftover is not swept.
-        record: dict[str, object] = {"event": "undo-temp" if undo else "temp", "seq": seq, "rel": rel, "temp": name}
+        record: dict[str, object] = {
+            "event": "undo-temp" if undo else "temp",
+            "seq": seq,
+            "rel": rel,
+            "temp": name,
+        }
         if tree:
             record["tree"] = True
         append_jsonl(self._entries, record, sync=False)
@@ -255,9 +307,15 @@ class Journal:
         the pre/ folder is fsynced too, or a crash could keep the record and lose the file."""
         if pre_image is not None:
             try:
-                fd = os.open(self._pre_path(entry), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                fd = os.open(
+                    self._pre_path(entry),
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                    0o600,
+                )
             except FileExistsError:
-                raise PreImageTaken(errno.EEXIST, f"the undo journal already holds a pre-image numbered {entry.seq}") from None
+                raise PreImageTaken(
+                    errno.EEXIST, f"the undo journal already holds a pre-image numbered {entry.seq}"
+                ) from None
             self._made.add(entry.seq)
             try:
                 write_all(fd, pre_image)
@@ -272,8 +330,14 @@ class Journal:
             # folder entry with it, so this second fsync costs little (it is still needed where not).
             fsync_dir(self.pre)
 
-    def link_pre_image(self, entry: JournalEntry, dir_fd: int, name: str, identity: tuple[int, int, int, int],
-                       links: int) -> str:
+    def link_pre_image(
+        self,
+        entry: JournalEntry,
+        dir_fd: int,
+        name: str,
+        identity: tuple[int, int, int, int],
+        links: int,
+    ) -> str:
         """Keep the pre-image by hard-linking the file's current inode: the atomic replace gives
         the path a new inode and leaves this one untouched, so no bytes need copying.
 
@@ -288,7 +352,9 @@ class Journal:
         try:
             os.link(name, path, src_dir_fd=dir_fd, follow_symlinks=False)
         except FileExistsError:
-            raise PreImageTaken(errno.EEXIST, f"the undo journal already holds a pre-image numbered {entry.seq}") from None
+            raise PreImageTaken(
+                errno.EEXIST, f"the undo journal already holds a pre-image numbered {entry.seq}"
+            ) from None
         except OSError as exc:
             if exc.errno in _NO_LINK:
                 return "copy"
@@ -311,14 +377,23 @@ class Journal:
         except FileNotFoundError:
             pass
 
-    def commit(self, entry: JournalEntry, *, trash: dict[str, Any] | None = None,
-               to_identity: dict[str, Any] | None = None) -> None:
+    def commit(
+        self,
+        entry: JournalEntry,
+        *,
+        trash: dict[str, Any] | None = None,
+        to_identity: dict[str, Any] | None = None,
+    ) -> None:
         record: dict[str, Any] = {"event": "commit", "seq": entry.seq, "time": time.time()}
         if trash is not None:
             record["trash"] = trash
         if to_identity is not None:
             record["to_identity"] = to_identity
-        entry.committed, entry.trash, entry.to_identity = True, trash, to_identity or entry.to_identity
+        entry.committed, entry.trash, entry.to_identity = (
+            True,
+            trash,
+            to_identity or entry.to_identity,
+        )
         # No fsync needed: a "begin" whose file holds the new bytes already counts as committed
         # (see undo.undoable), except for deletes, copies and moves, which only recovery can tell
         # from their records (and a trash location must not be lost).
@@ -339,8 +414,13 @@ class Journal:
         try:
             info = os.fstat(fd)
             if entry.pre is not None and (info.st_dev, info.st_ino, info.st_size) != (
-                    entry.pre["dev"], entry.pre["ino"], entry.pre["size"]):
-                raise PreImageMismatch(f"pre/{entry.seq}.bin is not the pre-image change {entry.seq} kept")
+                entry.pre["dev"],
+                entry.pre["ino"],
+                entry.pre["size"],
+            ):
+                raise PreImageMismatch(
+                    f"pre/{entry.seq}.bin is not the pre-image change {entry.seq} kept"
+                )
             data = read_exactly(fd, info.st_size)
         finally:
             os.close(fd)

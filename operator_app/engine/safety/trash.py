@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..ondisk.fingerprint import entry_identity
 from ..boundary.fsops import DIR_FLAGS
+from ..ondisk.fingerprint import entry_identity
 from ..ondisk.moves import Stranded, move_entry
 from ..ondisk.noreplace import rename_noreplace
 
@@ -46,7 +46,9 @@ class TrashIncomplete(TrashError):
 # --- to the trash ---------------------------------------------------------------------------------
 
 
-def _session_trash(dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int) -> dict[str, Any]:
+def _session_trash(
+    dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int
+) -> dict[str, Any]:
     folder = state_dir / "trash" / str(seq)
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.mkdir()  # a new one: the journal never hands out the number of an existing one
@@ -77,7 +79,9 @@ def _session_trash(dir_fd: int, name: str, parent: Path, state_dir: Path, seq: i
     return {"kind": "session", "location": os.fspath(folder / name), "identity": identity}
 
 
-def xdg_location(abs_path: Path, before: float, *, any_private: bool = False) -> tuple[str, str] | None:
+def xdg_location(
+    abs_path: Path, before: float, *, any_private: bool = False
+) -> tuple[str, str] | None:
     """(trashed entry, its .trashinfo) that send2trash just made in a freedesktop trash (it does
     not say where). Its .trashinfo holds the original path, absolute or relative to the trash's
     top folder. With `any_private`, `abs_path` is the entry's real path, and the one sought may
@@ -89,26 +93,41 @@ def xdg_location(abs_path: Path, before: float, *, any_private: bool = False) ->
     try:
         top = os.fsdecode(plat_other.find_mount_point(os.fsencode(abs_path.parent)))
         uid = os.getuid()
-        places += [(os.path.join(top, ".Trash", str(uid)), top), (os.path.join(top, f".Trash-{uid}"), top)]
+        places += [
+            (os.path.join(top, ".Trash", str(uid)), top),
+            (os.path.join(top, f".Trash-{uid}"), top),
+        ]
     except OSError:
         pass
     best: tuple[float, str, str] | None = None
     for trash, top in places:
-        paths = [abs_path] + ([Path(os.path.relpath(abs_path, top))] if abs_path.is_relative_to(top) else [])
+        paths = [abs_path] + (
+            [Path(os.path.relpath(abs_path, top))] if abs_path.is_relative_to(top) else []
+        )
         wanted = [re.compile(re.escape("Path=" + quote(os.fsencode(path)))) for path in paths]
         if any_private:  # and its .trashinfo may or may not have been pointed home yet
-            wanted += [re.compile(re.escape("Path=" + quote(os.fsencode(path.parent)) + "/")
-                                  + r"\.operator-trash-[0-9a-f]{16}/" + re.escape(quote(os.fsencode(path.name))))
-                       for path in paths]
-        for info in glob.glob(os.path.join(glob.escape(trash), "info", f"{glob.escape(abs_path.stem)}*.trashinfo")):
+            wanted += [
+                re.compile(
+                    re.escape("Path=" + quote(os.fsencode(path.parent)) + "/")
+                    + r"\.operator-trash-[0-9a-f]{16}/"
+                    + re.escape(quote(os.fsencode(path.name)))
+                )
+                for path in paths
+            ]
+        for info in glob.glob(
+            os.path.join(glob.escape(trash), "info", f"{glob.escape(abs_path.stem)}*.trashinfo")
+        ):
             try:
                 with open(info, encoding="utf-8") as handle:
                     lines = handle.read().split("\n")
                 mtime = os.stat(info).st_mtime
             except OSError:
                 continue
-            if (not any(pattern.fullmatch(line) for pattern in wanted for line in lines) or mtime < before - 2
-                    or (best is not None and mtime <= best[0])):
+            if (
+                not any(pattern.fullmatch(line) for pattern in wanted for line in lines)
+                or mtime < before - 2
+                or (best is not None and mtime <= best[0])
+            ):
                 continue
             name = os.path.basename(info)[: -len(".trashinfo")]
             best = (mtime, os.path.join(trash, "files", name), info)
@@ -130,9 +149,16 @@ def point_info_home(info: str, private: str) -> None:
     try:
         with open(info, encoding="utf-8") as handle:
             lines = handle.read().split("\n")
-        fixed = [line.replace(f"/{private}/", "/") if line.startswith("Path=") else line for line in lines]
-        fixed = [f"Path={line[len('Path=') + len(private) + 1:]}" if line.startswith(f"Path={private}/") else line
-                 for line in fixed]
+        fixed = [
+            line.replace(f"/{private}/", "/") if line.startswith("Path=") else line
+            for line in lines
+        ]
+        fixed = [
+            f"Path={line[len('Path=') + len(private) + 1 :]}"
+            if line.startswith(f"Path={private}/")
+            else line
+            for line in fixed
+        ]
         temp = f"{info}.{secrets.token_hex(4)}.tmp"
         with open(temp, "w", encoding="utf-8") as handle:
             handle.write("\n".join(fixed))
@@ -159,7 +185,7 @@ def _system_trash(dir_fd: int, name: str, parent: Path) -> dict[str, Any] | None
             from send2trash import send2trash
 
             send2trash(os.fspath(path))
-        except Exception:  # noqa: BLE001 - no usable system trash (or the path moved): the session trash takes it
+        except Exception:
             try:
                 rename_noreplace(private_fd, name, dir_fd, name)
             except FileNotFoundError:
@@ -183,9 +209,12 @@ def _system_trash(dir_fd: int, name: str, parent: Path) -> dict[str, Any] | None
     after = identity_at(location)
     # send2trash copies across file systems (a new inode); what it holds must still be the same.
     if after["fingerprint"] != before["fingerprint"] or (
-            after["dev"] == before["dev"] and after["ino"] != before["ino"]):
-        raise TrashIncomplete(f"what reached the system trash ({location}) is not the {name} that was checked; "
-                              "nothing was recorded, so undo cannot bring it back; look at the trash and the folder")
+        after["dev"] == before["dev"] and after["ino"] != before["ino"]
+    ):
+        raise TrashIncomplete(
+            f"what reached the system trash ({location}) is not the {name} that was checked; "
+            "nothing was recorded, so undo cannot bring it back; look at the trash and the folder"
+        )
     point_info_home(info, private)
     return {"kind": "system-xdg", "location": location, "info": info, "identity": after}
 
@@ -197,13 +226,19 @@ def _lost_in_system_trash(name: str, path: Path, started: float) -> str:
     """Where an entry send2trash took and then failed on went, as far as the trash tells."""
     found = xdg_location(path, started) if FREEDESKTOP else None
     if found is not None:
-        return (f"the system trash failed part way: {name} left its place and is in the system trash at {found[0]}; "
-                "nothing was recorded, so undo cannot bring it back: restore it from there")
-    return (f"the system trash failed part way: {name} left its place ({path.parent.parent}) and was not found in "
-            "the system trash; look for it in the trash folders")
+        return (
+            f"the system trash failed part way: {name} left its place and is in the system trash at {found[0]}; "
+            "nothing was recorded, so undo cannot bring it back: restore it from there"
+        )
+    return (
+        f"the system trash failed part way: {name} left its place ({path.parent.parent}) and was not found in "
+        "the system trash; look for it in the trash folders"
+    )
 
 
-def move_to_trash(dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int) -> dict[str, Any]:
+def move_to_trash(
+    dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int
+) -> dict[str, Any]:
     """Move entry `name` of the checked folder `dir_fd` (whose path is `parent`) to a trash; the
     record says where and what it is there. TrashIncomplete when the entry left its place but is
     not (verifiably) in a trash; any other failure leaves it where it was."""

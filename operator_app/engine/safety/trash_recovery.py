@@ -21,8 +21,9 @@ _PRIVATE_RE = re.compile(r"\.operator-trash-[0-9a-f]{16}")
 _UNTAGGED_MOVING = "[0-9a-f]{12}"
 
 
-def find_interrupted_delete(dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int,
-                            since: float) -> tuple[str, dict[str, Any] | None]:
+def find_interrupted_delete(
+    dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int, since: float
+) -> tuple[str, dict[str, Any] | None]:
     """Where a delete that Operator died in the middle of left entry `name` of the checked folder
     `dir_fd` (path `parent`), which is not at its place; the caller holds the session lock.
 
@@ -38,7 +39,11 @@ def find_interrupted_delete(dir_fd: int, name: str, parent: Path, state_dir: Pat
         # Only ever renamed there whole, so the delete was made: what may still be beside the
         # place is the source of a copy across file systems, part way through its removal.
         location = os.fspath(session / name)
-        return "trashed", {"kind": "session", "location": location, "identity": identity_at(location)}
+        return "trashed", {
+            "kind": "session",
+            "location": location,
+            "identity": identity_at(location),
+        }
     back, stranded = _put_back(dir_fd, name, seq)
     if back:
         _clear_copies(session, name)
@@ -54,7 +59,12 @@ def find_interrupted_delete(dir_fd: int, name: str, parent: Path, state_dir: Pat
                 private = _PRIVATE_RE.search(handle.read())
             if private:
                 point_info_home(info, private.group())
-            return "trashed", {"kind": "system-xdg", "location": location, "info": info, "identity": identity}
+            return "trashed", {
+                "kind": "system-xdg",
+                "location": location,
+                "info": info,
+                "identity": identity,
+            }
     return "unknown", None
 
 
@@ -78,8 +88,12 @@ def _put_back(dir_fd: int, name: str, seq: int) -> tuple[bool, list[str]]:
     it went back, and where (relative to `dir_fd`) it stays when its place is taken."""
     back = False
     stranded: list[str] = []
-    staged = re.compile(moving_re(name, str(seq)).pattern + "|"
-                        + re.escape(f".{name[:100]}.operator-moving-") + _UNTAGGED_MOVING)
+    staged = re.compile(
+        moving_re(name, str(seq)).pattern
+        + "|"
+        + re.escape(f".{name[:100]}.operator-moving-")
+        + _UNTAGGED_MOVING
+    )
     for entry in sorted(os.listdir(dir_fd)):
         private = _PRIVATE_RE.fullmatch(entry) is not None
         if not private and not staged.fullmatch(entry):

@@ -70,7 +70,9 @@ class SessionLock:
                 return
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise StateUnusable(f"another Operator process is working in {self.state_dir}; try again when it is done") from None
+                    raise StateUnusable(
+                        f"another Operator process is working in {self.state_dir}; try again when it is done"
+                    ) from None
                 time.sleep(0.05)
 
     @contextmanager
@@ -101,12 +103,16 @@ class SessionLock:
             folder.mkdir(exist_ok=True)
             # Written and locked under another name first: a reader must never find it unlocked
             # and take it for the leftover of a dead process.
-            fd = os.open(folder / f".{name}.tmp", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            fd = os.open(
+                folder / f".{name}.tmp", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600
+            )
         except OSError:
             return None  # only a courtesy to other processes: the wait goes on without it
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            os.write(fd, json.dumps({**what, "pid": os.getpid(), "since": time.time()}).encode("utf-8"))
+            os.write(
+                fd, json.dumps({**what, "pid": os.getpid(), "since": time.time()}).encode("utf-8")
+            )
             os.rename(folder / f".{name}.tmp", folder / f"{name}.json")
         except OSError:
             os.close(fd)

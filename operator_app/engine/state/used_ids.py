@@ -41,7 +41,9 @@ class UsedIdIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.used: UsedIds = {}
-        self.open_intents: dict[tuple[int, str], WriteIntent] = {}  # (message, id) -> intent without a result
+        self.open_intents: dict[
+            tuple[int, str], WriteIntent
+        ] = {}  # (message, id) -> intent without a result
         self.offset = 0
         self.identity: tuple[int, int] | None = None
         self.records_parsed = 0  # lines parsed from the file, for tests that prove a block costs the same late in a session
@@ -92,9 +94,15 @@ class UsedIdIndex:
                 intent = record["intent"]
                 line_no = intent.get("line")
                 self.open_intents[(message, str(intent["id"]))] = WriteIntent(
-                    message, str(intent["id"]), str(intent.get("action", "")), str(intent.get("path", "")),
-                    int(line_no) if line_no is not None else None, str(intent.get("summary", "")),
-                    float(intent.get("time", 0)), record.get("content_key"))
+                    message,
+                    str(intent["id"]),
+                    str(intent.get("action", "")),
+                    str(intent.get("path", "")),
+                    int(line_no) if line_no is not None else None,
+                    str(intent.get("summary", "")),
+                    float(intent.get("time", 0)),
+                    record.get("content_key"),
+                )
                 return
             result = record["result"]
             if not isinstance(result, CommandResult):

@@ -7,7 +7,9 @@ import difflib
 import re
 
 _DIFF_CONTEXT = 3
-_EXACT_DIFF_LIMIT = 20_000  # lines per side beyond which the preview falls back to remove-all/add-all
+_EXACT_DIFF_LIMIT = (
+    20_000  # lines per side beyond which the preview falls back to remove-all/add-all
+)
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -83,7 +85,9 @@ def _changed_span(a: str, b: str) -> tuple[int, int, int]:
     return start, end_a, end_b
 
 
-def unified_diff(old: str, new: str, label: str, *, created: bool = False, deleted: bool = False) -> tuple[str, int, int]:
+def unified_diff(
+    old: str, new: str, label: str, *, created: bool = False, deleted: bool = False
+) -> tuple[str, int, int]:
     """(diff text, lines added, lines removed) between two texts with "\n" line breaks. The file
     a change `created` has /dev/null as its old side, and one `deleted` as its new side, as
     `git diff` and `diff -u` write them (and as fs.patch reads them).
@@ -99,8 +103,14 @@ def unified_diff(old: str, new: str, label: str, *, created: bool = False, delet
     if max(len(a_mid), len(b_mid)) > _EXACT_DIFF_LIMIT:
         body = _coarse(a_mid, b_mid, offset)
     else:
-        body = [_shift(line, offset) for line in list(difflib.unified_diff(a_mid, b_mid, n=_DIFF_CONTEXT, lineterm=""))[2:]]
-    lines = ["--- /dev/null" if created else f"--- a/{label}", "+++ /dev/null" if deleted else f"+++ b/{label}"]
+        body = [
+            _shift(line, offset)
+            for line in list(difflib.unified_diff(a_mid, b_mid, n=_DIFF_CONTEXT, lineterm=""))[2:]
+        ]
+    lines = [
+        "--- /dev/null" if created else f"--- a/{label}",
+        "+++ /dev/null" if deleted else f"+++ b/{label}",
+    ]
     added = removed = 0
     for line in body:
         line = line.rstrip("\n")
@@ -123,5 +133,7 @@ def _shift(line: str, offset: int) -> str:
 
 
 def _coarse(a: list[str], b: list[str], offset: int) -> list[str]:
-    header = f"@@ -{offset + 1 if a else offset},{len(a)} +{offset + 1 if b else offset},{len(b)} @@"
+    header = (
+        f"@@ -{offset + 1 if a else offset},{len(a)} +{offset + 1 if b else offset},{len(b)} @@"
+    )
     return [header] + ["-" + line for line in a] + ["+" + line for line in b]

@@ -55,21 +55,28 @@ def _quoted(needle: str, limit: int = 200) -> str:
     has it; echoing 36 KB back costs a round trip's worth of context and says nothing more)."""
     if len(needle) <= limit:
         return json.dumps(needle)
-    return f"{json.dumps(needle[:limit])[:-1]}...\" ({len(needle):,} characters)"
+    return f'{json.dumps(needle[:limit])[:-1]}..." ({len(needle):,} characters)'
 
 
 def _chars(n: int) -> str:
     return f"{n:,} character" + ("s" if n != 1 else "")
 
 
-def _too_large(where: str, label: str, before: int, after: int, limit: int, how: str = "") -> OperatorError:
-    return OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
-        f"{where}{how} would make {label} {after:,} characters long (it is {before:,} before this edit), over the "
-        f"{limit:,}-byte limit of a file Operator writes; nothing was written; change fewer places or send a shorter text"
-    ))
+def _too_large(
+    where: str, label: str, before: int, after: int, limit: int, how: str = ""
+) -> OperatorError:
+    return OperatorError(
+        ErrorCode.ERR_FILE_TOO_LARGE,
+        (
+            f"{where}{how} would make {label} {after:,} characters long (it is {before:,} before this edit), over the "
+            f"{limit:,}-byte limit of a file Operator writes; nothing was written; change fewer places or send a shorter text"
+        ),
+    )
 
 
-def apply_edits(text: str, edits: Sequence[Edit], *, label: str, max_chars: int = WRITE_MAX_BYTES) -> EditsOutcome:
+def apply_edits(
+    text: str, edits: Sequence[Edit], *, label: str, max_chars: int = WRITE_MAX_BYTES
+) -> EditsOutcome:
     replacements = 0
     for index, edit in enumerate(edits):
         where = f"edit #{index + 1} (edits[{index}], {edit.op})"
@@ -78,15 +85,21 @@ def apply_edits(text: str, edits: Sequence[Edit], *, label: str, max_chars: int 
             assert edit.anchor is not None
             pos, seen = _nth(text, edit.anchor, edit.occurrence)
             if pos < 0 and seen == 0:
-                raise OperatorError(ErrorCode.ERR_ANCHOR_NOT_FOUND, (
-                    f"{where}: anchor {_quoted(edit.anchor)} not found in {label}{closest_hint(text, edit.anchor)}; "
-                    "nothing was written"
-                ))
+                raise OperatorError(
+                    ErrorCode.ERR_ANCHOR_NOT_FOUND,
+                    (
+                        f"{where}: anchor {_quoted(edit.anchor)} not found in {label}{closest_hint(text, edit.anchor)}; "
+                        "nothing was written"
+                    ),
+                )
             if pos < 0:
-                raise OperatorError(ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE, (
-                    f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; "
-                    f"occurrence {edit.occurrence} is out of range; nothing was written"
-                ))
+                raise OperatorError(
+                    ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE,
+                    (
+                        f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; "
+                        f"occurrence {edit.occurrence} is out of range; nothing was written"
+                    ),
+                )
             if edit.op == "insertBefore":
                 text = text[:pos] + edit.text + text[pos:]
             else:
@@ -107,15 +120,26 @@ def apply_edits(text: str, edits: Sequence[Edit], *, label: str, max_chars: int 
                 hits = text.count(edit.find)
                 grown = len(text) + hits * (len(edit.text) - len(edit.find))
                 if grown > max_chars:  # sized before the string is built
-                    raise _too_large(where, label, before, grown, max_chars, (
-                        f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} of {_chars(len(edit.find))} with "
-                        f"{_chars(len(edit.text))}"))
+                    raise _too_large(
+                        where,
+                        label,
+                        before,
+                        grown,
+                        max_chars,
+                        (
+                            f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} of {_chars(len(edit.find))} with "
+                            f"{_chars(len(edit.text))}"
+                        ),
+                    )
                 replaced, found = (text.replace(edit.find, edit.text) if hits else text), hits > 0
             if not found:
-                raise OperatorError(ErrorCode.ERR_EDIT_FAILED, (
-                    f"{where}: find text {_quoted(edit.find)} not found in {label}{closest_hint(text, edit.find)}; "
-                    "nothing was written"
-                ))
+                raise OperatorError(
+                    ErrorCode.ERR_EDIT_FAILED,
+                    (
+                        f"{where}: find text {_quoted(edit.find)} not found in {label}{closest_hint(text, edit.find)}; "
+                        "nothing was written"
+                    ),
+                )
             replacements += 1 if edit.op == "replaceFirst" else hits
             text = replaced
         else:
@@ -130,10 +154,13 @@ def _replace_range(text: str, edit: Edit, where: str, label: str) -> str:
     starts = _line_starts(text) if text else []
     total = len(starts)
     if edit.end_line > total:
-        raise OperatorError(ErrorCode.ERR_EDIT_FAILED, (
-            f"{where}: lines {edit.start_line}-{edit.end_line} are outside {label} ({total} line{'s' if total != 1 else ''}); "
-            "nothing was written"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_EDIT_FAILED,
+            (
+                f"{where}: lines {edit.start_line}-{edit.end_line} are outside {label} ({total} line{'s' if total != 1 else ''}); "
+                "nothing was written"
+            ),
+        )
     begin = starts[edit.start_line - 1]
     end = starts[edit.end_line] if edit.end_line < total else len(text)
     replaced_had_newline = text[begin:end].endswith("\n")

@@ -54,7 +54,9 @@ def _candidates(text: str, target: str) -> list[tuple[int, int]]:
     pieces hit (by length), best first."""
     pieces = _pieces(target)
     hits: list[tuple[int, int]] = []  # (offset, piece index)
-    for occurrences, index in sorted((text.count(piece), index) for index, piece in enumerate(pieces)):
+    for occurrences, index in sorted(
+        (text.count(piece), index) for index, piece in enumerate(pieces)
+    ):
         if not occurrences:
             continue
         pos = text.find(pieces[index])
@@ -72,9 +74,13 @@ def _candidates(text: str, target: str) -> list[tuple[int, int]]:
             line_start = newline + 1
         previous = pos
         lines.setdefault(line_start, (set(), pos))[0].add(index)
+
     def score(item: tuple[int, tuple[set[int], int]]) -> tuple[int, int]:
         return -sum(len(pieces[k]) for k in item[1][0]), item[0]
-    return [(start, first) for start, (_, first) in sorted(lines.items(), key=score)[:MAX_CANDIDATES]]
+
+    return [
+        (start, first) for start, (_, first) in sorted(lines.items(), key=score)[:MAX_CANDIDATES]
+    ]
 
 
 def _stretch_ratio(line: str, target: str, matcher: difflib.SequenceMatcher[str]) -> float:

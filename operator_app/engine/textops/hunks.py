@@ -70,8 +70,12 @@ def quote(line: str) -> str:
     text = json.dumps(line, ensure_ascii=False)
     # json leaves these raw with ensure_ascii=False: some renderers break lines on the first three,
     # and a byte order mark is invisible (a line starting with one looked like the line without).
-    return (text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
-            .replace("\ufeff", "\\ufeff"))
+    return (
+        text.replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+        .replace("\x85", "\\u0085")
+        .replace("\ufeff", "\\ufeff")
+    )
 
 
 def _invalid(message: str) -> OperatorError:
@@ -98,7 +102,9 @@ def check_order(hunks: Sequence[Hunk]) -> None:
                 f"hunk {hunk.number} ({hunk.header}) starts at old line 0 but has old lines; lines are numbered from 1"
             )
         start = hunk.index
-        if previous is not None and (start < cursor or (start == cursor and previous.new_no_newline)):
+        if previous is not None and (
+            start < cursor or (start == cursor and previous.new_no_newline)
+        ):
             raise _invalid(
                 f"hunk {hunk.number} ({hunk.header}) starts before hunk {previous.number} ({previous.header}) ends; "
                 "put the hunks in file order without overlap, or merge them into one hunk"
@@ -107,7 +113,9 @@ def check_order(hunks: Sequence[Hunk]) -> None:
         cursor = start + len(hunk.old)
 
 
-def find_matches(lines: Sequence[str], old: Sequence[str], limit: int = MAX_SUGGESTIONS + 1) -> list[int]:
+def find_matches(
+    lines: Sequence[str], old: Sequence[str], limit: int = MAX_SUGGESTIONS + 1
+) -> list[int]:
     """0-based starts where `old` occurs in `lines` (overlapping places too), at most `limit`.
 
     The lines are joined once and the hunk searched as one string, by str.find (linear in the
@@ -136,7 +144,8 @@ def _elsewhere(lines: Sequence[str], hunk: Hunk) -> str:
     shift = hunk.new_start - hunk.old_start
     floor = 1 if hunk.new else 0
     headers = [
-        _header(p + 1, len(hunk.old), max(floor, p + 1 + shift), len(hunk.new)) for p in places[:MAX_SUGGESTIONS]
+        _header(p + 1, len(hunk.old), max(floor, p + 1 + shift), len(hunk.new))
+        for p in places[:MAX_SUGGESTIONS]
     ]
     if len(places) == 1:
         return f"; the hunk's lines match at line {places[0] + 1}: use {headers[0]}"
@@ -161,7 +170,12 @@ def _context(lines: Sequence[str], hunk: Hunk, at: int, label: str) -> str:
     if start + hi > len(lines):
         found.append(f"  (end of {label}: it has {lines_word(len(lines))})")
     return "\n".join(
-        [f"hunk {hunk.number} {hunk.header} expects (old side):", *expected, f"{label} has:", *found]
+        [
+            f"hunk {hunk.number} {hunk.header} expects (old side):",
+            *expected,
+            f"{label} has:",
+            *found,
+        ]
     )
 
 
@@ -320,7 +334,10 @@ def apply_in_place(text: str, hunks: Sequence[Hunk], index: LineIndex | None = N
 
 def reverse(hunks: Sequence[Hunk]) -> list[Hunk]:
     """The hunks that undo `hunks`: what a patch looks like from the patched file."""
-    return [Hunk(h.number, h.new_start, h.old_start, h.new, h.old, h.new_no_newline, h.old_no_newline) for h in hunks]
+    return [
+        Hunk(h.number, h.new_start, h.old_start, h.new, h.old, h.new_no_newline, h.old_no_newline)
+        for h in hunks
+    ]
 
 
 def applies(text: str, hunks: Sequence[Hunk], index: LineIndex | None = None) -> bool:

@@ -31,7 +31,16 @@ from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
 from .hunks import (
-    Hunk, LineIndex, applies, apply_hunks, apply_in_place, check_order, join_lines, lines_word, quote, reverse,
+    Hunk,
+    LineIndex,
+    applies,
+    apply_hunks,
+    apply_in_place,
+    check_order,
+    join_lines,
+    lines_word,
+    quote,
+    reverse,
     split_lines,
 )
 
@@ -115,7 +124,12 @@ def _scan(lines: list[str]) -> list[str]:
             filled = old >= want_old and new >= want_new
             if _HUNK_HEADER_RE.match(line) or line.startswith(_SECTION_STARTS):
                 break
-            if filled and line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            if (
+                filled
+                and line.startswith("--- ")
+                and i + 1 < len(lines)
+                and lines[i + 1].startswith("+++ ")
+            ):
                 break
             if line in ("", "\r"):
                 # A blank context line whose leading space was stripped (by an editor or a mail
@@ -211,7 +225,11 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
                     "the file's last line"
                 )
             value = line.value[:-1] if line.value.endswith("\n") else line.value
-            if crlf and value.endswith("\r") and not (k + 1 < len(body) and body[k + 1].line_type == "\\"):
+            if (
+                crlf
+                and value.endswith("\r")
+                and not (k + 1 < len(body) and body[k + 1].line_type == "\\")
+            ):
                 value = value[:-1]
             if kind != "+":
                 old.append(value)
@@ -220,7 +238,11 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
             added += kind == "+"
             removed += kind == "-"
             previous = kind
-        hunks.append(Hunk(number, raw.source_start, raw.target_start, tuple(old), tuple(new), old_end, new_end))
+        hunks.append(
+            Hunk(
+                number, raw.source_start, raw.target_start, tuple(old), tuple(new), old_end, new_end
+            )
+        )
     return hunks, added, removed
 
 
@@ -243,13 +265,17 @@ def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, in
             raise _invalid(
                 f"the patch has {len(files)} ---/+++ sections for {names[0]}; put all its hunks under one header"
             )
-        raise _invalid(f"patch touches {len(files)} files ({', '.join(names)}); send one fs.patch per file")
+        raise _invalid(
+            f"patch touches {len(files)} files ({', '.join(names)}); send one fs.patch per file"
+        )
     refusal = _refusal(files[0], label) if files else None
     if refusal:
         raise _invalid(refusal)
     if files and not len(files[0]) and files[0].source_file == DEV_NULL:
         # git writes a new empty file as a header with no hunk, which no diff can apply.
-        raise _invalid("the patch creates an empty file, which a diff has no hunk for; use fs.write with an empty content: line")
+        raise _invalid(
+            "the patch creates an empty file, which a diff has no hunk for; use fs.write with an empty content: line"
+        )
     if not files or not len(files[0]):
         raise _invalid(
             "the patch has no hunk (no line like @@ -12,4 +12,5 @@); send a unified diff: --- a/<path>, +++ b/<path>, "
@@ -274,8 +300,9 @@ def _without_bom(hunks: list[Hunk]) -> list[Hunk]:
     return out
 
 
-def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool = False,
-                bom: bool = False) -> PatchOutcome:
+def apply_patch(
+    original: str | None, patch_text: str, *, label: str, crlf: bool = False, bom: bool = False
+) -> PatchOutcome:
     """Apply a one-file unified diff to `original` (None: the file does not exist; `crlf`: a CRLF
     file whose breaks `original` has as "\\n"; `bom`: a file whose byte order mark `original`
     does not hold)."""
@@ -286,29 +313,41 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
     only = hunks[0]
     creates = len(hunks) == 1 and only.old_start == 0 and not only.old
     if from_dev_null and not creates:
-        raise _invalid("the patch creates the file (--- /dev/null), so it must be one hunk @@ -0,0 +1,N @@ of + lines")
+        raise _invalid(
+            "the patch creates the file (--- /dev/null), so it must be one hunk @@ -0,0 +1,N @@ of + lines"
+        )
     if original is None:
         if not creates:
-            raise OperatorError(ErrorCode.ERR_NOT_FOUND, (
-                f"{label} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_NOT_FOUND,
+                (
+                    f"{label} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
+                ),
+            )
         return PatchOutcome(join_lines(only.new, not only.new_no_newline), 1, added, removed, True)
     # An existing empty file may take a plain -0,0 hunk: that is exactly its diff against the new text.
     if from_dev_null or (creates and original):
         why = "--- /dev/null" if from_dev_null else f"its only hunk is {only.header}"
-        raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-            f"the patch creates {label} ({why}), but {label} already exists "
-            f"({lines_word(len(split_lines(original)[0]))}); patch it against its current content (read it with "
-            "fs.readSlice) or use fs.write"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_PATCH_MISMATCH,
+            (
+                f"the patch creates {label} ({why}), but {label} already exists "
+                f"({lines_word(len(split_lines(original)[0]))}); patch it against its current content (read it with "
+                "fs.readSlice) or use fs.write"
+            ),
+        )
     index = LineIndex(original)  # shared by the application and the applied-already check
-    patched = apply_in_place(original, hunks, index)  # the common case, without a list of every line
+    patched = apply_in_place(
+        original, hunks, index
+    )  # the common case, without a list of every line
     if patched is None:
         try:
             new_lines, ends_with_newline = apply_hunks(*split_lines(original), hunks, label=label)
         except OperatorError as exc:
             if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(index, hunks):
-                raise OperatorError(exc.code, f"{_already_applied(label, hunks)}; {exc.message}", exc.context) from None
+                raise OperatorError(
+                    exc.code, f"{_already_applied(label, hunks)}; {exc.message}", exc.context
+                ) from None
             raise
         patched = join_lines(new_lines, ends_with_newline)
     # A patch whose hunks have no context after them (an append at the end, a -U0 insertion)
@@ -316,10 +355,13 @@ def apply_patch(original: str | None, patch_text: str, *, label: str, crlf: bool
     # puts them, it is refused: most likely the same patch sent again (say, after a result was
     # lost), which would add the lines twice. GNU patch asks the same ("previously applied?").
     if patched != original and _looks_applied(index, hunks):
-        raise OperatorError(ErrorCode.ERR_PATCH_MISMATCH, (
-            f"{_already_applied(label, hunks)}; nothing was written; check with fs.readSlice, and to add these lines "
-            "once more, send a patch whose context takes in the copy already there (or use fs.applyEdits)"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_PATCH_MISMATCH,
+            (
+                f"{_already_applied(label, hunks)}; nothing was written; check with fs.readSlice, and to add these lines "
+                "once more, send a patch whose context takes in the copy already there (or use fs.applyEdits)"
+            ),
+        )
     return PatchOutcome(patched, len(hunks), added, removed, False)
 
 

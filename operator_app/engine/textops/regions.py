@@ -42,7 +42,9 @@ class _Marker:
 
 def _marker_re(style: CommentStyle) -> re.Pattern[str]:
     if style.kind == "line":
-        return re.compile(rf"^\s*{re.escape(style.line_prefix or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*$")
+        return re.compile(
+            rf"^\s*{re.escape(style.line_prefix or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*$"
+        )
     return re.compile(
         rf"^\s*{re.escape(style.block_start or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+?)\s*{re.escape(style.block_end or '')}\s*$"
     )
@@ -102,13 +104,18 @@ def _foreign(lines: list[str], style: CommentStyle) -> list[_Foreign]:
         opener, closer = match.group(1), match.group(4)
         if closer and not _COMMENT_MARK_RE.fullmatch(closer):
             continue
-        override = (f"comment_block_start: {opener} and comment_block_end: {closer}" if closer
-                    else f"comment_line_prefix: {opener}")
+        override = (
+            f"comment_block_start: {opener} and comment_block_end: {closer}"
+            if closer
+            else f"comment_line_prefix: {opener}"
+        )
         found.append(_Foreign(number, match.group(3), line.strip(), override))
     return found
 
 
-def _foreign_hint(lines: list[str], style: CommentStyle, marker_id: str | None = None) -> str | None:
+def _foreign_hint(
+    lines: list[str], style: CommentStyle, marker_id: str | None = None
+) -> str | None:
     """Where markers of another comment style are and how to read them (of `marker_id` if any)."""
     found = _foreign(lines, style)
     mine = [f for f in found if f.marker_id == marker_id] or found
@@ -143,20 +150,28 @@ def scan_regions(text: str, style: CommentStyle) -> RegionScan:
     for marker in markers:
         if marker.kind == "BEGIN":
             if open_begin is not None:
-                problems.append(f"OPERATOR_BEGIN {marker.marker_id} at line {marker.line} is inside region {open_begin.marker_id} "
-                                f"(opened at line {open_begin.line})")
+                problems.append(
+                    f"OPERATOR_BEGIN {marker.marker_id} at line {marker.line} is inside region {open_begin.marker_id} "
+                    f"(opened at line {open_begin.line})"
+                )
             open_begin = marker
         elif open_begin is None:
-            problems.append(f"OPERATOR_END {marker.marker_id} at line {marker.line} has no OPERATOR_BEGIN before it")
+            problems.append(
+                f"OPERATOR_END {marker.marker_id} at line {marker.line} has no OPERATOR_BEGIN before it"
+            )
         elif open_begin.marker_id != marker.marker_id:
-            problems.append(f"OPERATOR_END {marker.marker_id} at line {marker.line} closes region {open_begin.marker_id} "
-                            f"(opened at line {open_begin.line})")
+            problems.append(
+                f"OPERATOR_END {marker.marker_id} at line {marker.line} closes region {open_begin.marker_id} "
+                f"(opened at line {open_begin.line})"
+            )
             open_begin = None
         else:
             regions.append(Region(marker.marker_id, open_begin.line, marker.line))
             open_begin = None
     if open_begin is not None:
-        problems.append(f"OPERATOR_BEGIN {open_begin.marker_id} at line {open_begin.line} has no OPERATOR_END")
+        problems.append(
+            f"OPERATOR_BEGIN {open_begin.marker_id} at line {open_begin.line} has no OPERATOR_END"
+        )
     foreign = _foreign_hint(lines, style)
     if foreign:
         problems.append(f"marker lines were skipped: {foreign}")
@@ -173,38 +188,58 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
         guess = f"did you mean {close[0]}? " if close else ""
         foreign = _foreign_hint(lines, style, marker_id)
         if foreign and (not ids or foreign.startswith("region")):
-            raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_FOUND, (
-                f'region "{marker_id}" not found in {label} with markers like "{_example(style)}"; {foreign}'
-            ))
-        known = f"{guess}regions in this file: {', '.join(ids)}" if ids else f'this file has no regions (markers look like "{_example(style)}")'
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_FOUND, (
-            f'region "{marker_id}" not found in {label}; {known}; use fs.listRegions to see them'
-        ))
+            raise OperatorError(
+                ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
+                (
+                    f'region "{marker_id}" not found in {label} with markers like "{_example(style)}"; {foreign}'
+                ),
+            )
+        known = (
+            f"{guess}regions in this file: {', '.join(ids)}"
+            if ids
+            else f'this file has no regions (markers look like "{_example(style)}")'
+        )
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
+            (f'region "{marker_id}" not found in {label}; {known}; use fs.listRegions to see them'),
+        )
     if len(begins) > 1 or len(ends) > 1:
         where = ", ".join(f"OPERATOR_{m.kind} at line {m.line}" for m in begins + ends)
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE, (
-            f'region "{marker_id}" is marked more than once in {label} ({where}); keep one OPERATOR_BEGIN and one OPERATOR_END'
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE,
+            (
+                f'region "{marker_id}" is marked more than once in {label} ({where}); keep one OPERATOR_BEGIN and one OPERATOR_END'
+            ),
+        )
     if not begins or not ends:
         have = (begins or ends)[0]
         missing = "OPERATOR_END" if begins else "OPERATOR_BEGIN"
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
-            f'region "{marker_id}" in {label} has OPERATOR_{have.kind} at line {have.line} but no {missing}; '
-            "add the missing marker or remove the other"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_MISMATCH,
+            (
+                f'region "{marker_id}" in {label} has OPERATOR_{have.kind} at line {have.line} but no {missing}; '
+                "add the missing marker or remove the other"
+            ),
+        )
     begin, end = begins[0], ends[0]
     if end.line < begin.line:
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_ORDER, (
-            f'region "{marker_id}" in {label} has OPERATOR_END at line {end.line} before OPERATOR_BEGIN at line {begin.line}; '
-            "swap the marker lines"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_ORDER,
+            (
+                f'region "{marker_id}" in {label} has OPERATOR_END at line {end.line} before OPERATOR_BEGIN at line {begin.line}; '
+                "swap the marker lines"
+            ),
+        )
     inside = [m for m in markers if begin.line < m.line < end.line]
     if inside:
         other = inside[0]
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
-            f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) contains OPERATOR_{other.kind} {other.marker_id} '
-            f"at line {other.line}; regions must not nest or overlap"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_MISMATCH,
+            (
+                f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) contains OPERATOR_{other.kind} {other.marker_id} '
+                f"at line {other.line}; regions must not nest or overlap"
+            ),
+        )
     return Region(marker_id, begin.line, end.line)
 
 
@@ -227,21 +262,33 @@ def _content_lines(content: str, style: CommentStyle, marker_id: str) -> list[st
     for number, marker in ((m.line, m) for m in _markers(lines, style)):
         shown = json.dumps(lines[number - 1].strip())
         if marker.marker_id == marker_id:
-            raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
-                f'content_b64 line {number} is {shown}, a marker line of region "{marker_id}" itself; send only the '
-                "lines that go between the markers (the marker lines stay as they are)"
-            ))
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
-            f'content_b64 line {number} is {shown}, a marker of region "{marker.marker_id}"; regions must not nest, '
-            f'so the content of region "{marker_id}" cannot hold marker lines; remove them and resend'
-        ))
+            raise OperatorError(
+                ErrorCode.ERR_REGION_MARKER_MISMATCH,
+                (
+                    f'content_b64 line {number} is {shown}, a marker line of region "{marker_id}" itself; send only the '
+                    "lines that go between the markers (the marker lines stay as they are)"
+                ),
+            )
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_MISMATCH,
+            (
+                f'content_b64 line {number} is {shown}, a marker of region "{marker.marker_id}"; regions must not nest, '
+                f'so the content of region "{marker_id}" cannot hold marker lines; remove them and resend'
+            ),
+        )
     return lines
 
 
-def replace_region(text: str, style: CommentStyle, marker_id: str, content: str, *, label: str) -> str:
+def replace_region(
+    text: str, style: CommentStyle, marker_id: str, content: str, *, label: str
+) -> str:
     lines = _lines(text)
     region = _locate(lines, style, marker_id, label)
-    new = lines[: region.begin_line] + _content_lines(content, style, marker_id) + lines[region.end_line - 1 :]
+    new = (
+        lines[: region.begin_line]
+        + _content_lines(content, style, marker_id)
+        + lines[region.end_line - 1 :]
+    )
     return _join(new, text.endswith("\n"))
 
 
@@ -255,22 +302,37 @@ def _marker_line(style: CommentStyle, kind: str, marker_id: str, indent: str) ->
     return f"{indent}{style.block_start} OPERATOR_{kind} {marker_id} {style.block_end}"
 
 
-def insert_region(text: str, style: CommentStyle, marker_id: str, anchor: str, content: str, *,
-                  position: str = "after", occurrence: int = 1, label: str) -> str:
+def insert_region(
+    text: str,
+    style: CommentStyle,
+    marker_id: str,
+    anchor: str,
+    content: str,
+    *,
+    position: str = "after",
+    occurrence: int = 1,
+    label: str,
+) -> str:
     lines = _lines(text)
     existing = [m for m in _markers(lines, style) if m.marker_id == marker_id]
     if existing:
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS, (
-            f'region "{marker_id}" already exists in {label} (OPERATOR_{existing[0].kind} at line {existing[0].line}); '
-            "pick a new marker_id, or change it with fs.replaceRegion"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS,
+            (
+                f'region "{marker_id}" already exists in {label} (OPERATOR_{existing[0].kind} at line {existing[0].line}); '
+                "pick a new marker_id, or change it with fs.replaceRegion"
+            ),
+        )
     elsewhere = [f for f in _foreign(lines, style) if f.marker_id == marker_id]
     if elsewhere:  # a second region of that name, in another style, would make both ambiguous
-        raise OperatorError(ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS, (
-            f'region "{marker_id}" already exists in {label} in another comment style (line {elsewhere[0].line}: '
-            f"{json.dumps(elsewhere[0].text)}); pick a new marker_id, or change it with fs.replaceRegion and "
-            f"{elsewhere[0].override}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS,
+            (
+                f'region "{marker_id}" already exists in {label} in another comment style (line {elsewhere[0].line}: '
+                f"{json.dumps(elsewhere[0].text)}); pick a new marker_id, or change it with fs.replaceRegion and "
+                f"{elsewhere[0].override}"
+            ),
+        )
     seen, pos, start = 0, -1, 0
     while seen < occurrence:
         pos = text.find(anchor, start)
@@ -279,30 +341,42 @@ def insert_region(text: str, style: CommentStyle, marker_id: str, anchor: str, c
         seen += 1
         start = pos + len(anchor)
     if seen == 0:
-        raise OperatorError(ErrorCode.ERR_ANCHOR_NOT_FOUND, (
-            f"anchor {json.dumps(anchor)} not found in {label}{closest_hint(text, anchor)}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_ANCHOR_NOT_FOUND,
+            (f"anchor {json.dumps(anchor)} not found in {label}{closest_hint(text, anchor)}"),
+        )
     if seen < occurrence:
-        raise OperatorError(ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE, (
-            f"anchor {json.dumps(anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; occurrence {occurrence} is out of range"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE,
+            (
+                f"anchor {json.dumps(anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; occurrence {occurrence} is out of range"
+            ),
+        )
     anchor_index = text.count("\n", 0, pos)  # 0-based line of the anchor's first character
     anchor_line = lines[anchor_index]
     indent = anchor_line[: len(anchor_line) - len(anchor_line.lstrip(" \t"))]
     at = anchor_index + 1 if position == "after" else anchor_index
     if position == "after" and "\n" in anchor:
-        at = text.count("\n", 0, pos + len(anchor)) + 1  # after the line where a multi-line anchor ends
+        at = (
+            text.count("\n", 0, pos + len(anchor)) + 1
+        )  # after the line where a multi-line anchor ends
     # `at` lines come before the new block; inside a region means between its two marker lines,
     # which would nest the new region there and leave the outer one unusable (MISMATCH).
     for region in scan_regions(text, style).regions:
         if region.begin_line <= at < region.end_line:
-            raise OperatorError(ErrorCode.ERR_REGION_MARKER_MISMATCH, (
-                f'region "{marker_id}" would go {position} line {anchor_index + 1} of {label}, inside region '
-                f'"{region.marker_id}" (lines {region.begin_line}-{region.end_line}); regions must not nest; choose an '
-                f'anchor outside lines {region.begin_line}-{region.end_line}, or change region "{region.marker_id}" with '
-                "fs.replaceRegion"
-            ))
-    block = [_marker_line(style, "BEGIN", marker_id, indent), *_content_lines(content, style, marker_id),
-             _marker_line(style, "END", marker_id, indent)]
+            raise OperatorError(
+                ErrorCode.ERR_REGION_MARKER_MISMATCH,
+                (
+                    f'region "{marker_id}" would go {position} line {anchor_index + 1} of {label}, inside region '
+                    f'"{region.marker_id}" (lines {region.begin_line}-{region.end_line}); regions must not nest; choose an '
+                    f'anchor outside lines {region.begin_line}-{region.end_line}, or change region "{region.marker_id}" with '
+                    "fs.replaceRegion"
+                ),
+            )
+    block = [
+        _marker_line(style, "BEGIN", marker_id, indent),
+        *_content_lines(content, style, marker_id),
+        _marker_line(style, "END", marker_id, indent),
+    ]
     new = lines[:at] + block + lines[at:]
     return _join(new, text.endswith("\n") or not text)

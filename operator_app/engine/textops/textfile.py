@@ -51,7 +51,9 @@ def _decode(data: bytes, label: str) -> tuple[str, bool]:
 def _is_crlf(text: str) -> bool:
     # "\r\r\n" would leave a "\r\n" inside the normalised text, which encode() could not tell
     # from a line break the model sent; such a file is treated as mixed, where "\r" is text.
-    if "\r" not in text:  # the common LF file: a one-character test is a memchr; "\r\n" in is 70x slower
+    if (
+        "\r" not in text
+    ):  # the common LF file: a one-character test is a memchr; "\r\n" in is 70x slower
         return False
     line_feeds = text.count("\n")
     return line_feeds > 0 and text.count("\r\n") == line_feeds and "\r\r\n" not in text

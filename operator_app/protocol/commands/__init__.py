@@ -18,24 +18,73 @@ from .catalog import ACTION_NAMES, FAMILY_OF, all_models, model_for
 if TYPE_CHECKING:
     from .base import Command, FsCommand
     from .info import GetCommentStyle, GetInterfaceSpec
-    from .reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
-    from .regions import CommentStyleFields, FsDeleteRegion, FsInsertRegion, FsListRegions, FsReadRegion, FsReplaceRegion, MarkerFields
-    from .transfer import FsCopy, FsMove, FsRename, TwoPathCommand
     from .keys import alias_map, field_meta
+    from .reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
+    from .regions import (
+        CommentStyleFields,
+        FsDeleteRegion,
+        FsInsertRegion,
+        FsListRegions,
+        FsReadRegion,
+        FsReplaceRegion,
+        MarkerFields,
+    )
+    from .transfer import FsCopy, FsMove, FsRename, TwoPathCommand
     from .validation import Validated, validate_command, validate_fields
     from .writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
 
     ACTIONS: dict[str, type[Command]]
 
 _ELSEWHERE = {
-    "Command": "base", "FsCommand": "base", "CommentStyleFields": "regions", "MarkerFields": "regions",
-    "validate_command": "validation", "alias_map": "keys", "field_meta": "keys",
-    "validate_fields": "validation", "Validated": "validation", "TwoPathCommand": "transfer",
+    "Command": "base",
+    "FsCommand": "base",
+    "CommentStyleFields": "regions",
+    "MarkerFields": "regions",
+    "validate_command": "validation",
+    "alias_map": "keys",
+    "field_meta": "keys",
+    "validate_fields": "validation",
+    "Validated": "validation",
+    "TwoPathCommand": "transfer",
 }
 
-__all__ = ["ACTION_NAMES", "FAMILY_OF", "all_models", "model_for", "ACTIONS", "validate_command", "validate_fields",
-           "Validated", "alias_map", "field_meta", "Command", "FsCommand", "CommentStyleFields", "MarkerFields",
-           "TwoPathCommand"]
+__all__ = [
+    "ACTIONS",
+    "ACTION_NAMES",
+    "FAMILY_OF",
+    "Command",
+    "CommentStyleFields",
+    "FsApplyEdits",
+    "FsCommand",
+    "FsCopy",
+    "FsDelete",
+    "FsDeleteRegion",
+    "FsInsertRegion",
+    "FsList",
+    "FsListRegions",
+    "FsMove",
+    "FsPatch",
+    "FsRead",
+    "FsReadRegion",
+    "FsReadSlice",
+    "FsRename",
+    "FsReplaceRegion",
+    "FsSearch",
+    "FsSearchTree",
+    "FsStat",
+    "FsWrite",
+    "GetCommentStyle",
+    "GetInterfaceSpec",
+    "MarkerFields",
+    "TwoPathCommand",
+    "Validated",
+    "alias_map",
+    "all_models",
+    "field_meta",
+    "model_for",
+    "validate_command",
+    "validate_fields",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -33,7 +33,9 @@ def spec_field(
     code: ErrorCode | None = None,
     aliases: tuple[str, ...] = (),
 ) -> Any:
-    return Field(default, description=doc, json_schema_extra={"code": code, "aliases": list(aliases)})
+    return Field(
+        default, description=doc, json_schema_extra={"code": code, "aliases": list(aliases)}
+    )
 
 
 def whole_number(value: str, *, field: str, code: ErrorCode) -> int:
@@ -57,6 +59,7 @@ def resolve_language(cls: type, value: str | None) -> str | None:
 def required(code: ErrorCode, message: str) -> Callable[[type, str], str]:
     """A validator for a text field that must not be empty (`anchor:` with nothing after it):
     refused with the code the field is declared with, and a message saying what to put there."""
+
     def not_empty(cls: type, value: str) -> str:
         if not value:
             raise OperatorError(code, message)
@@ -65,7 +68,9 @@ def required(code: ErrorCode, message: str) -> Callable[[type, str], str]:
     return not_empty
 
 
-non_empty_query = required(ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)")
+non_empty_query = required(
+    ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)"
+)
 
 
 def decode_content(cls: type, value: str) -> str:
@@ -92,4 +97,6 @@ class Command(BaseModel):
 
 
 class FsCommand(Command):
-    path: str = spec_field(doc="path relative to the workspace root", code=ErrorCode.ERR_ACTION_REQUIRES_PATH)
+    path: str = spec_field(
+        doc="path relative to the workspace root", code=ErrorCode.ERR_ACTION_REQUIRES_PATH
+    )

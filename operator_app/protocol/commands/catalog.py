@@ -57,7 +57,9 @@ def model_for(action: str) -> type[Command] | None:
     family = FAMILY_OF.get(action)
     if family is None:
         return None
-    model = _FOUND[action] = next(model for model in family_models(family) if model.ACTION == action)
+    model = _FOUND[action] = next(
+        model for model in family_models(family) if action == model.ACTION
+    )
     return model
 
 

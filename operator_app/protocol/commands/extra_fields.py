@@ -52,7 +52,7 @@ class _Names:
     again: the names a key of a given length and first letter can be close enough to by the
     lengths alone (a ratio is at most 2 * shorter / both), their letters and letter counts."""
 
-    __slots__ = ("names", "cutoff", "longest", "_by_shape")
+    __slots__ = ("_by_shape", "cutoff", "longest", "names")
 
     def __init__(self, names: tuple[str, ...], cutoff: float) -> None:
         self.names, self.cutoff = names, cutoff
@@ -68,8 +68,15 @@ class _Names:
                 at_least = self.cutoff if name[:1].lower() == first else SAME_ANYWAY
                 if 2 * min(length, len(name)) >= at_least * (length + len(name)):
                     lower = name.lower()
-                    found.append((name, at_least * (length + len(name)) / 2, len(name), frozenset(lower),
-                                  tuple(Counter(lower).items())))
+                    found.append(
+                        (
+                            name,
+                            at_least * (length + len(name)) / 2,
+                            len(name),
+                            frozenset(lower),
+                            tuple(Counter(lower).items()),
+                        )
+                    )
             if len(self._by_shape) < 4096:
                 self._by_shape[(first, length)] = found
         return found
@@ -100,7 +107,9 @@ def _close(key: str, names: tuple[str, ...], cutoff: float) -> str | None:
         if sum(min(count, letters[char]) for char, count in name_counts) < needed:
             continue
         ratio = _ratio(key, name)
-        if ratio > best_ratio and (ratio >= SAME_ANYWAY or (ratio >= cutoff and lower[:1] == name[:1].lower())):
+        if ratio > best_ratio and (
+            ratio >= SAME_ANYWAY or (ratio >= cutoff and lower[:1] == name[:1].lower())
+        ):
             best, best_ratio = name, ratio
     return best
 
@@ -127,11 +136,31 @@ def fields_of_actions() -> dict[str, tuple[str, ...]]:
 
 # What models call fields in other tools: a key that reads like one of these means that field.
 FIELD_SYNONYMS = {
-    "length": "lines", "limit": "lines", "max_lines": "lines", "num_lines": "lines", "line_count": "lines",
-    "offset": "start", "begin": "start", "first_line": "start", "start_line": "start",
-    "search": "query", "pattern": "query", "needle": "query", "text": "content", "data": "content", "body": "content",
-    "diff": "patch_b64", "patch": "patch_b64", "edits": "edits_b64", "region": "marker_id", "marker": "marker_id",
-    "lang": "language", "to": "path_to", "dest": "path_to", "destination": "path_to", "force": "overwrite",
+    "length": "lines",
+    "limit": "lines",
+    "max_lines": "lines",
+    "num_lines": "lines",
+    "line_count": "lines",
+    "offset": "start",
+    "begin": "start",
+    "first_line": "start",
+    "start_line": "start",
+    "search": "query",
+    "pattern": "query",
+    "needle": "query",
+    "text": "content",
+    "data": "content",
+    "body": "content",
+    "diff": "patch_b64",
+    "patch": "patch_b64",
+    "edits": "edits_b64",
+    "region": "marker_id",
+    "marker": "marker_id",
+    "lang": "language",
+    "to": "path_to",
+    "dest": "path_to",
+    "destination": "path_to",
+    "force": "overwrite",
     "replace": "overwrite",
 }
 _SYNONYM_NAMES = tuple(FIELD_SYNONYMS)
@@ -178,7 +207,9 @@ def shown(key: str) -> str:
 def _fields_around(accepted: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
     """(the action's own fields, every other action's field -> the actions that take it)."""
     own = tuple(name for name in accepted if name not in grammar.REQUIRED_FIELDS)
-    return own, {name: actions for name, actions in fields_of_actions().items() if name not in accepted}
+    return own, {
+        name: actions for name, actions in fields_of_actions().items() if name not in accepted
+    }
 
 
 def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorError | None:
@@ -187,28 +218,49 @@ def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorErr
     named = shown(key)
     own, owners = _fields_around(tuple(accepted))
     listed = f"fields of {action}: {', '.join(own)}"
-    if key in owners:  # exactly another action's field: say whose, before any likeness to this one's
-        return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
-            f"{action} does not take {key} ({key} is a field of {_owned_by(owners[key])}, and {action} would not do "
-            f"what it asks); remove the line, or send the action that takes it; {listed}"
-        ))
+    if (
+        key in owners
+    ):  # exactly another action's field: say whose, before any likeness to this one's
+        return OperatorError(
+            ErrorCode.ERR_UNKNOWN_FIELD,
+            (
+                f"{action} does not take {key} ({key} is a field of {_owned_by(owners[key])}, and {action} would not do "
+                f"what it asks); remove the line, or send the action that takes it; {listed}"
+            ),
+        )
     synonym = _close(key, _SYNONYM_NAMES, OTHER_CUTOFF)
     misspelt = _close(key, own, OWN_CUTOFF)
-    if synonym is not None and misspelt is not None and _ratio(key, misspelt) >= _ratio(key, synonym):
+    if (
+        synonym is not None
+        and misspelt is not None
+        and _ratio(key, misspelt) >= _ratio(key, synonym)
+    ):
         synonym = None  # "Path" is path, not "patch"
     meant = FIELD_SYNONYMS[synonym] if synonym is not None else None
     # A name models give another action's field ("patch" on fs.write) is that field, though it
     # is close to one of this action's too ("path").
-    mistaken = meant if meant in own else None if meant in owners else misspelt or _made_of(key, own)
+    mistaken = (
+        meant if meant in own else None if meant in owners else misspelt or _made_of(key, own)
+    )
     if mistaken is not None:
         cased = " (keys are case-sensitive)" if mistaken.lower() == key.lower() else ""
-        return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, f"{action} does not take {named}; did you mean {mistaken}?{cased} {listed}")
-    near = (meant if meant in owners else None) or _close(key, tuple(owners), OTHER_CUTOFF) or _made_of(key, tuple(owners))
+        return OperatorError(
+            ErrorCode.ERR_UNKNOWN_FIELD,
+            f"{action} does not take {named}; did you mean {mistaken}?{cased} {listed}",
+        )
+    near = (
+        (meant if meant in owners else None)
+        or _close(key, tuple(owners), OTHER_CUTOFF)
+        or _made_of(key, tuple(owners))
+    )
     if near is not None:
-        return OperatorError(ErrorCode.ERR_UNKNOWN_FIELD, (
-            f"{action} does not take {named}, which reads like {near} (a field of {_owned_by(owners[near])}): {action} "
-            f"would not do what it asks; remove the line, or send the action that takes it; {listed}"
-        ))
+        return OperatorError(
+            ErrorCode.ERR_UNKNOWN_FIELD,
+            (
+                f"{action} does not take {named}, which reads like {near} (a field of {_owned_by(owners[near])}): {action} "
+                f"would not do what it asks; remove the line, or send the action that takes it; {listed}"
+            ),
+        )
     return None
 
 

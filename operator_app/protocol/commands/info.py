@@ -29,7 +29,11 @@ class GetCommentStyle(Command):
         "(each also lists its file extensions and aliases).",
     )
     action: Literal["operator.getCommentStyle"]
-    language: str | None = spec_field(None, doc='language or alias (e.g., "ts", "python", "html")', code=ErrorCode.ERR_UNKNOWN_LANGUAGE)
+    language: str | None = spec_field(
+        None,
+        doc='language or alias (e.g., "ts", "python", "html")',
+        code=ErrorCode.ERR_UNKNOWN_LANGUAGE,
+    )
 
     _known_language = field_validator("language")(resolve_language)
 

@@ -45,13 +45,25 @@ class FsReadSlice(FsCommand):
         "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
     )
     action: Literal["fs.readSlice"]
-    start: int = spec_field(1, doc="1-based line, default 1", code=ErrorCode.ERR_INVALID_READSLICE_PARAMS, aliases=("line", "from"))
-    lines: int = spec_field(120, doc="default 120, max 400", code=ErrorCode.ERR_INVALID_READSLICE_PARAMS, aliases=("count", "len"))
+    start: int = spec_field(
+        1,
+        doc="1-based line, default 1",
+        code=ErrorCode.ERR_INVALID_READSLICE_PARAMS,
+        aliases=("line", "from"),
+    )
+    lines: int = spec_field(
+        120,
+        doc="default 120, max 400",
+        code=ErrorCode.ERR_INVALID_READSLICE_PARAMS,
+        aliases=("count", "len"),
+    )
 
     @field_validator("start", "lines", mode="before")
     @classmethod
     def _number(cls, value: Any, info: Any) -> int:
-        return whole_number(str(value), field=info.field_name, code=ErrorCode.ERR_INVALID_READSLICE_PARAMS)
+        return whole_number(
+            str(value), field=info.field_name, code=ErrorCode.ERR_INVALID_READSLICE_PARAMS
+        )
 
 
 class FsSearch(FsCommand):
@@ -66,7 +78,9 @@ class FsSearch(FsCommand):
         "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
     )
     action: Literal["fs.search"]
-    query: str = spec_field(doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",))
+    query: str = spec_field(
+        doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",)
+    )
 
     _non_empty = field_validator("query")(non_empty_query)
 
@@ -92,7 +106,9 @@ class FsSearchTree(FsCommand):
         "files are visited in a fixed order (sorted by path), so the same query gives the same result.",
     )
     action: Literal["fs.searchTree"]
-    query: str = spec_field(doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",))
+    query: str = spec_field(
+        doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",)
+    )
 
     _non_empty = field_validator("query")(non_empty_query)
 

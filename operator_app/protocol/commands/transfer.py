@@ -21,20 +21,31 @@ _TRUE, _FALSE = "true", "false"
 
 class TwoPathCommand(FsCommand):
     WRITES = True
-    path_to: str = spec_field(doc="the new path itself, relative to the workspace root; not a folder to put the entry in",
-                              code=ErrorCode.ERR_MISSING_PATH_TO)
-    overwrite: bool = spec_field(False, doc="true|false (default false): replace an existing file at path_to",
-                                 code=ErrorCode.ERR_INVALID_OVERWRITE)
+    path_to: str = spec_field(
+        doc="the new path itself, relative to the workspace root; not a folder to put the entry in",
+        code=ErrorCode.ERR_MISSING_PATH_TO,
+    )
+    overwrite: bool = spec_field(
+        False,
+        doc="true|false (default false): replace an existing file at path_to",
+        code=ErrorCode.ERR_INVALID_OVERWRITE,
+    )
 
-    _path_to = field_validator("path_to")(required(
-        ErrorCode.ERR_MISSING_PATH_TO, "path_to is empty; give the new path, relative to the workspace root"))
+    _path_to = field_validator("path_to")(
+        required(
+            ErrorCode.ERR_MISSING_PATH_TO,
+            "path_to is empty; give the new path, relative to the workspace root",
+        )
+    )
 
     @field_validator("overwrite", mode="before")
     @classmethod
     def _overwrite(cls, value: Any) -> bool:
         word = str(value).lower()
         if word not in (_TRUE, _FALSE):
-            raise OperatorError(ErrorCode.ERR_INVALID_OVERWRITE, f"overwrite must be true or false, got {value!r}")
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_OVERWRITE, f"overwrite must be true or false, got {value!r}"
+            )
         return word == _TRUE
 
 

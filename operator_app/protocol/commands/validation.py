@@ -9,8 +9,7 @@ ERR code. Only the chosen action's model is declared (catalog.py).
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -21,23 +20,62 @@ from .base import Command
 from .catalog import ACTION_NAMES, model_for
 from .keys import alias_map, field_meta
 
-
 # What models call the actions in other tools: a close spelling would point elsewhere
 # ("fs.grep" reads like "fs.read", "fs.cat" like "fs.stat").
 _ACTION_SYNONYMS = {
-    "cat": "fs.read", "readfile": "fs.read", "open": "fs.read", "view": "fs.readSlice", "head": "fs.readSlice",
-    "readlines": "fs.readSlice", "grep": "fs.search", "find": "fs.searchTree", "grepTree": "fs.searchTree",
-    "ls": "fs.list", "dir": "fs.list", "listdir": "fs.list", "tree": "fs.list", "edit": "fs.applyEdits",
-    "replace": "fs.applyEdits", "writefile": "fs.write", "create": "fs.write", "createfile": "fs.write",
-    "diff": "fs.patch", "applypatch": "fs.patch", "rm": "fs.delete", "remove": "fs.delete", "unlink": "fs.delete",
-    "deletefile": "fs.delete", "exists": "fs.stat", "info": "fs.stat",
+    "cat": "fs.read",
+    "readfile": "fs.read",
+    "open": "fs.read",
+    "view": "fs.readSlice",
+    "head": "fs.readSlice",
+    "readlines": "fs.readSlice",
+    "grep": "fs.search",
+    "find": "fs.searchTree",
+    "grepTree": "fs.searchTree",
+    "ls": "fs.list",
+    "dir": "fs.list",
+    "listdir": "fs.list",
+    "tree": "fs.list",
+    "edit": "fs.applyEdits",
+    "replace": "fs.applyEdits",
+    "writefile": "fs.write",
+    "create": "fs.write",
+    "createfile": "fs.write",
+    "diff": "fs.patch",
+    "applypatch": "fs.patch",
+    "rm": "fs.delete",
+    "remove": "fs.delete",
+    "unlink": "fs.delete",
+    "deletefile": "fs.delete",
+    "exists": "fs.stat",
+    "info": "fs.stat",
 }
 
 
-_PATH_SYNONYMS = frozenset({"file", "filename", "filepath", "file_path", "dir", "directory", "folder", "target", "path"})
+_PATH_SYNONYMS = frozenset(
+    {"file", "filename", "filepath", "file_path", "dir", "directory", "folder", "target", "path"}
+)
 # What models call the second path of a copy, move or rename.
-_PATH_TO_SYNONYMS = frozenset({"to", "dest", "destination", "dst", "target", "new_path", "newpath", "pathto", "to_path",
-                               "topath", "path2", "new_name", "newname", "target_path", "targetpath", "destination_path"})
+_PATH_TO_SYNONYMS = frozenset(
+    {
+        "to",
+        "dest",
+        "destination",
+        "dst",
+        "target",
+        "new_path",
+        "newpath",
+        "pathto",
+        "to_path",
+        "topath",
+        "path2",
+        "new_name",
+        "newname",
+        "target_path",
+        "targetpath",
+        "destination_path",
+    }
+)
 SECOND_PATH = "path_to"
 
 
@@ -73,44 +111,85 @@ def validate_fields(fields: Fields) -> Validated:
     missing = [name for name in grammar.REQUIRED_FIELDS if not values.get(name)]
     if missing:
         # "Version: 1" is the likeliest way to miss a field that looks present: say so.
-        miscased = [f"{key} is not {name}" for name in missing for key in values if key != name and key.lower() == name]
+        miscased = [
+            f"{key} is not {name}"
+            for name in missing
+            for key in values
+            if key != name and key.lower() == name
+        ]
         hint = f" (keys are case-sensitive: {', '.join(miscased)})" if miscased else ""
-        raise OperatorError(ErrorCode.ERR_MISSING_REQUIRED_FIELDS, (
-            f"missing {', '.join(missing)}{hint}; every OPERATOR_CMD needs version: 1, id: <unique id> and action: <action>"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_MISSING_REQUIRED_FIELDS,
+            (
+                f"missing {', '.join(missing)}{hint}; every OPERATOR_CMD needs version: 1, id: <unique id> and action: <action>"
+            ),
+        )
     if values["version"] != grammar.SUPPORTED_VERSION:
-        raise OperatorError(ErrorCode.ERR_UNSUPPORTED_VERSION, f"version {values['version']!r} is not supported; use version: 1")
+        raise OperatorError(
+            ErrorCode.ERR_UNSUPPORTED_VERSION,
+            f"version {values['version']!r} is not supported; use version: 1",
+        )
     action = values["action"]
     if action in grammar.RESERVED_ACTIONS:
-        raise OperatorError(ErrorCode.ERR_RESERVED_ACTION, (
-            f"{action} is reserved for errors Operator reports itself; send one of: {', '.join(ACTION_NAMES)}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_RESERVED_ACTION,
+            (
+                f"{action} is reserved for errors Operator reports itself; send one of: {', '.join(ACTION_NAMES)}"
+            ),
+        )
     model = model_for(action)
     if model is None:
-        raise OperatorError(ErrorCode.ERR_UNKNOWN_ACTION, (
-            f"action {action} is not defined; {_suggest_action(action)}Actions: {', '.join(ACTION_NAMES)}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_UNKNOWN_ACTION,
+            (
+                f"action {action} is not defined; {_suggest_action(action)}Actions: {', '.join(ACTION_NAMES)}"
+            ),
+        )
     workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values))
     if workspace_keys:
-        raise OperatorError(ErrorCode.ERR_WORKSPACE_FIELD, (
-            f"{workspace_keys[0]} is not a command field: the workspace is chosen in Operator, and paths are relative to it; "
-            f"remove the {workspace_keys[0]} line"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_WORKSPACE_FIELD,
+            (
+                f"{workspace_keys[0]} is not a command field: the workspace is chosen in Operator, and paths are relative to it; "
+                f"remove the {workspace_keys[0]} line"
+            ),
+        )
     is_fs = action.startswith(grammar.FS_PREFIX)
     if is_fs and not values.get("path"):
         # The path under another name ("file: README.md") is the likeliest reason it is missing.
-        other = next((key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None)
+        other = next(
+            (key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None
+        )
         if other is None and "path" not in values:  # or misspelt ("pth: README.md")
             from .extra_fields import misspelling_of
 
-            other = next((key for key in values if key not in (*grammar.REQUIRED_FIELDS, SECOND_PATH)
-                          and misspelling_of(key, "path")), None)
-        instead = f"; write path: instead of {other}:" if other else "; the path line is empty" if "path" in values else ""
-        raise OperatorError(ErrorCode.ERR_ACTION_REQUIRES_PATH, (
-            f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
-        ))
+            other = next(
+                (
+                    key
+                    for key in values
+                    if key not in (*grammar.REQUIRED_FIELDS, SECOND_PATH)
+                    and misspelling_of(key, "path")
+                ),
+                None,
+            )
+        instead = (
+            f"; write path: instead of {other}:"
+            if other
+            else "; the path line is empty"
+            if "path" in values
+            else ""
+        )
+        raise OperatorError(
+            ErrorCode.ERR_ACTION_REQUIRES_PATH,
+            (
+                f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
+            ),
+        )
     if not is_fs and "path" in values:
-        raise OperatorError(ErrorCode.ERR_ACTION_FORBIDS_PATH, f"{action} does not take a path; remove the path line")
+        raise OperatorError(
+            ErrorCode.ERR_ACTION_FORBIDS_PATH,
+            f"{action} does not take a path; remove the path line",
+        )
     accepted = alias_map(model)
     _check_second_path(action, values, accepted)
     renamed: dict[str, str] = {}
@@ -126,9 +205,10 @@ def validate_fields(fields: Fields) -> Validated:
             ignored.append(key)
             continue
         if target in renamed:
-            raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, (
-                f"{key} and {renamed[target]} both set {target}; keep one of them"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_DUPLICATE_FIELD,
+                (f"{key} and {renamed[target]} both set {target}; keep one of them"),
+            )
         renamed[target] = key
     data = {target: values[key] for target, key in renamed.items()}
     try:
@@ -142,17 +222,27 @@ def _check_second_path(action: str, values: dict[str, str], accepted: dict[str, 
     think the entry went somewhere); where the action needs it, it must be there and not empty."""
     if SECOND_PATH not in accepted:
         if SECOND_PATH in values:
-            raise OperatorError(ErrorCode.ERR_UNEXPECTED_PATH_TO, (
-                f"{action} takes one path; remove the path_to line (fs.copy, fs.move and fs.rename take path_to)"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_UNEXPECTED_PATH_TO,
+                (
+                    f"{action} takes one path; remove the path_to line (fs.copy, fs.move and fs.rename take path_to)"
+                ),
+            )
         return
     if not values.get(SECOND_PATH):
         # The destination under another name ("dest: b.txt") is the likeliest reason it is missing.
         other = next((key for key in values if key.casefold() in _PATH_TO_SYNONYMS), None)
-        instead = f"; write path_to: instead of {other}:" if other else "; the path_to line is empty" if SECOND_PATH in values else ""
-        raise OperatorError(ErrorCode.ERR_MISSING_PATH_TO, (
-            f"{action} requires path_to: <the new path, relative to the workspace root>{instead}"
-        ))
+        instead = (
+            f"; write path_to: instead of {other}:"
+            if other
+            else "; the path_to line is empty"
+            if SECOND_PATH in values
+            else ""
+        )
+        raise OperatorError(
+            ErrorCode.ERR_MISSING_PATH_TO,
+            (f"{action} requires path_to: <the new path, relative to the workspace root>{instead}"),
+        )
 
 
 def _from_pydantic(model: type[Command], exc: ValidationError) -> OperatorError:
@@ -163,7 +253,10 @@ def _from_pydantic(model: type[Command], exc: ValidationError) -> OperatorError:
     if error["type"] == "missing":
         aliases = field_meta(model, name).get("aliases", []) if name in model.model_fields else []
         also = f" (or {' / '.join(aliases)})" if aliases else ""
-        return OperatorError(ErrorCode(code or ErrorCode.ERR_MISSING_REQUIRED_FIELDS), (
-            f"{model.ACTION} requires {name}; add the line \"{name}: <{doc}>\"{also}"
-        ))
-    return OperatorError(ErrorCode(code or ErrorCode.ERR_NON_KEY_VALUE_LINE), f"{name}: {error['msg']}")
+        return OperatorError(
+            ErrorCode(code or ErrorCode.ERR_MISSING_REQUIRED_FIELDS),
+            (f'{model.ACTION} requires {name}; add the line "{name}: <{doc}>"{also}'),
+        )
+    return OperatorError(
+        ErrorCode(code or ErrorCode.ERR_NON_KEY_VALUE_LINE), f"{name}: {error['msg']}"
+    )

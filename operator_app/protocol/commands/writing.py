@@ -27,8 +27,12 @@ class FsWrite(FsCommand):
         "If payload is missing, returns ERR_MISSING_WRITE_CONTENT.",
     )
     action: Literal["fs.write"]
-    content_b64: str | None = spec_field(None, doc="base64 UTF-8 (preferred)", code=ErrorCode.ERR_MISSING_WRITE_CONTENT)
-    content: str | None = spec_field(None, doc="single-line text only", code=ErrorCode.ERR_MISSING_WRITE_CONTENT)
+    content_b64: str | None = spec_field(
+        None, doc="base64 UTF-8 (preferred)", code=ErrorCode.ERR_MISSING_WRITE_CONTENT
+    )
+    content: str | None = spec_field(
+        None, doc="single-line text only", code=ErrorCode.ERR_MISSING_WRITE_CONTENT
+    )
 
     @field_validator("content_b64")
     @classmethod
@@ -38,11 +42,17 @@ class FsWrite(FsCommand):
     @model_validator(mode="after")
     def _one_payload(self) -> Self:
         if self.content_b64 is None and self.content is None:
-            raise OperatorError(ErrorCode.ERR_MISSING_WRITE_CONTENT, (
-                "fs.write needs content_b64 (base64 UTF-8, preferred) or content (one line of text)"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_MISSING_WRITE_CONTENT,
+                (
+                    "fs.write needs content_b64 (base64 UTF-8, preferred) or content (one line of text)"
+                ),
+            )
         if self.content_b64 is not None and self.content is not None:
-            raise OperatorError(ErrorCode.ERR_DUPLICATE_FIELD, "give content_b64 or content, not both; keep content_b64")
+            raise OperatorError(
+                ErrorCode.ERR_DUPLICATE_FIELD,
+                "give content_b64 or content, not both; keep content_b64",
+            )
         return self
 
     @property
@@ -61,13 +71,18 @@ class FsPatch(FsCommand):
         "match elsewhere, the corrected @@ header.",
     )
     action: Literal["fs.patch"]
-    patch_b64: str = spec_field(doc="base64 UTF-8 unified diff", code=ErrorCode.ERR_MISSING_PATCH_B64)
+    patch_b64: str = spec_field(
+        doc="base64 UTF-8 unified diff", code=ErrorCode.ERR_MISSING_PATCH_B64
+    )
 
     @field_validator("patch_b64")
     @classmethod
     def _decode(cls, value: str) -> str:
         if not value:
-            raise OperatorError(ErrorCode.ERR_MISSING_PATCH_B64, "patch_b64 is empty; send the unified diff base64-encoded")
+            raise OperatorError(
+                ErrorCode.ERR_MISSING_PATCH_B64,
+                "patch_b64 is empty; send the unified diff base64-encoded",
+            )
         return decode_b64_text(value, field="patch_b64")
 
 
@@ -91,7 +106,10 @@ class FsApplyEdits(FsCommand):
     @classmethod
     def _decode(cls, value: str) -> Any:
         if not value:
-            raise OperatorError(ErrorCode.ERR_MISSING_EDITS_B64, "edits_b64 is empty; send the edits JSON base64-encoded")
+            raise OperatorError(
+                ErrorCode.ERR_MISSING_EDITS_B64,
+                "edits_b64 is empty; send the edits JSON base64-encoded",
+            )
         from ..edits import parse_edits
 
         return parse_edits(decode_b64_text(value, field="edits_b64"))

@@ -12,8 +12,11 @@ from textual.widgets import Footer, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
-                Binding("escape", "answer(False)", "No", show=False)]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "answer(False)", "No", show=False),
+    ]
 
     def __init__(self, title: str, question: Text, *, yes: str, no: str) -> None:
         super().__init__()
@@ -23,7 +26,10 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(id="confirm-box") as box:
             box.border_title = self.title_text
             yield Static(self.question, id="confirm-question")
-            yield Static(Text.assemble(("y", "bold"), f" {self.yes}   ", ("n", "bold"), f" {self.no}"), id="confirm-keys")
+            yield Static(
+                Text.assemble(("y", "bold"), f" {self.yes}   ", ("n", "bold"), f" {self.no}"),
+                id="confirm-keys",
+            )
         yield Footer()
 
     def action_answer(self, answer: bool) -> None:

@@ -23,27 +23,57 @@ from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines,
 from .confirm import ConfirmScreen
 from .help import KeysScreen
 
-WHAT = {"create": "creates", "modify": "changes", "delete": "moves to the trash", "copy": "copies", "move": "moves"}
+WHAT = {
+    "create": "creates",
+    "modify": "changes",
+    "delete": "moves to the trash",
+    "copy": "copies",
+    "move": "moves",
+}
 
 
 def describe(plan: WritePlan) -> Text:
     what = "renames" if plan.action == "fs.rename" else WHAT.get(plan.kind, plan.kind)
     if plan.target_to is not None:
         slash = "/" if plan.is_dir else ""
-        title = Text.assemble((f"{plan.action} ", "bold"), f"{what} ", (f"{plan.target.rel}{slash}", "bold cyan"), " to ",
-                              (f"{plan.target_to.rel}{slash}", "bold cyan"))
+        title = Text.assemble(
+            (f"{plan.action} ", "bold"),
+            f"{what} ",
+            (f"{plan.target.rel}{slash}", "bold cyan"),
+            " to ",
+            (f"{plan.target_to.rel}{slash}", "bold cyan"),
+        )
         if plan.to_hash is not None:  # a file there is replaced: the diff below is of that file
-            title.append_text(Text.assemble(", replacing the file there ", (f"+{plan.added}", "bold green"), " ",
-                                            (f"-{plan.removed}", "bold red")))
+            title.append_text(
+                Text.assemble(
+                    ", replacing the file there ",
+                    (f"+{plan.added}", "bold green"),
+                    " ",
+                    (f"-{plan.removed}", "bold red"),
+                )
+            )
         return title.append(f"   id {plan.command_id}", "dim")
     if plan.kind == "delete" and plan.is_dir:
         # A folder has no line counts to show: "+0 -0" would read as "nothing happens".
         files = f"{plan.file_count} file{'s' if plan.file_count != 1 else ''}"
-        return Text.assemble((f"{plan.action} ", "bold"), f"{what} the folder ", (f"{plan.target.rel}/", "bold cyan"),
-                             " with ", (files, "bold red"), (f"   id {plan.command_id}", "dim"))
-    return Text.assemble((f"{plan.action} ", "bold"), f"{what} ", (plan.target.rel, "bold cyan"), "   ",
-                         (f"+{plan.added}", "bold green"), " ", (f"-{plan.removed}", "bold red"),
-                         (f"   id {plan.command_id}", "dim"))
+        return Text.assemble(
+            (f"{plan.action} ", "bold"),
+            f"{what} the folder ",
+            (f"{plan.target.rel}/", "bold cyan"),
+            " with ",
+            (files, "bold red"),
+            (f"   id {plan.command_id}", "dim"),
+        )
+    return Text.assemble(
+        (f"{plan.action} ", "bold"),
+        f"{what} ",
+        (plan.target.rel, "bold cyan"),
+        "   ",
+        (f"+{plan.added}", "bold green"),
+        " ",
+        (f"-{plan.removed}", "bold red"),
+        (f"   id {plan.command_id}", "dim"),
+    )
 
 
 def diff_view(plan: WritePlan) -> list[StyledLine]:
@@ -52,7 +82,9 @@ def diff_view(plan: WritePlan) -> list[StyledLine]:
         # What goes where, then (over an existing file) the diff of the file it replaces.
         head, found, rest = diff.partition("\n--- ")
         lines = plain_lines(head)
-        return lines + (diff_lines("--- " + rest, CodeColours.for_file(plan.target_to.rel)) if found else [])
+        return lines + (
+            diff_lines("--- " + rest, CodeColours.for_file(plan.target_to.rel)) if found else []
+        )
     if not diff.startswith("---"):  # a folder delete or a binary file: a description, not a diff
         return plain_lines(diff, "del" if plan.kind == "delete" else "")
     return diff_lines(diff, CodeColours.for_file(plan.target.rel))
@@ -65,20 +97,27 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     """What `a` applies after this write: each remaining write's action and path, deletes marked."""
     if not outlook.rest:
         if outlook.open_ended:
-            return Text("The message is still arriving: a also applies the writes that arrive after this one.",
-                        style="yellow")
+            return Text(
+                "The message is still arriving: a also applies the writes that arrive after this one.",
+                style="yellow",
+            )
         return Text("No other write follows in this message.", style="dim")
     text = Text(f"Then a applies {plural(len(outlook.rest), 'more write')} of this message:\n")
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
-        text.append(write.shown, style="bold red" if write.deletes else "cyan" if write.shown != shown_path else "")
+        text.append(
+            write.shown,
+            style="bold red" if write.deletes else "cyan" if write.shown != shown_path else "",
+        )
         text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
     if len(outlook.rest) > REST_SHOWN:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
     if outlook.open_ended:
-        text.append("The message is still arriving: a also applies the writes that arrive after these.\n",
-                    style="yellow")
+        text.append(
+            "The message is still arriving: a also applies the writes that arrive after these.\n",
+            style="yellow",
+        )
     text.rstrip()
     return text
 
@@ -86,8 +125,11 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
 def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     """The question `a` asks when it would apply a delete, or a file the dialog did not show."""
     unseen = outlook.unseen(shown_path)
-    text = Text.assemble("a applies this write and ", (plural(len(outlook.rest), "more write"), "bold"),
-                         " without showing their diffs.\n")
+    text = Text.assemble(
+        "a applies this write and ",
+        (plural(len(outlook.rest), "more write"), "bold"),
+        " without showing their diffs.\n",
+    )
     deletes = [write for write in unseen if write.deletes]
     others = sorted({write.shown for write in unseen if not write.deletes})
     if deletes:
@@ -95,10 +137,17 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
         text.append(", ".join(write.path for write in deletes) + "\n", style="bold red")
     if others:
         text.append("It changes files not shown here: ")
-        text.append(", ".join(others[:REST_SHOWN]) + (f" and {len(others) - REST_SHOWN} more" if len(others) > REST_SHOWN
-                                                      else "") + "\n", style="cyan")
+        text.append(
+            ", ".join(others[:REST_SHOWN])
+            + (f" and {len(others) - REST_SHOWN} more" if len(others) > REST_SHOWN else "")
+            + "\n",
+            style="cyan",
+        )
     if outlook.open_ended:
-        text.append("The message is still arriving: writes that arrive later are applied too, unseen.\n", style="yellow")
+        text.append(
+            "The message is still arriving: writes that arrive later are applied too, unseen.\n",
+            style="yellow",
+        )
     text.append("Apply them all?")
     return text
 
@@ -115,7 +164,12 @@ class ConsentScreen(ModalScreen[str]):
         Binding("question_mark", "keys", "Keys"),
     ]
 
-    def __init__(self, plan: WritePlan, message_number: int | None = None, outlook: WriteOutlook | None = None) -> None:
+    def __init__(
+        self,
+        plan: WritePlan,
+        message_number: int | None = None,
+        outlook: WriteOutlook | None = None,
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.message_number = message_number
@@ -131,17 +185,27 @@ class ConsentScreen(ModalScreen[str]):
         plan, outlook = self.plan, self.outlook
         with Vertical(id="consent-box") as box:
             where = f"message {self.message_number}: " if self.message_number else ""
-            which = f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
+            which = (
+                f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
+            )
             box.border_title = f"{where}{which} in this message waits for you"
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
             yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
             yield LinesView(diff_view(plan), id="consent-diff")
-            rest = "this and the rest" if outlook.rest or outlook.open_ended else "this (the last write)"
-            yield Static(Text.from_markup(
-                f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   [b]esc[/b] decide later   [b]?[/b] keys"
-                "   (nothing is written before you answer)"), id="consent-keys")
+            rest = (
+                "this and the rest"
+                if outlook.rest or outlook.open_ended
+                else "this (the last write)"
+            )
+            yield Static(
+                Text.from_markup(
+                    f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   [b]esc[/b] decide later   [b]?[/b] keys"
+                    "   (nothing is written before you answer)"
+                ),
+                id="consent-keys",
+            )
         yield Footer()
 
     def on_mount(self, event: events.Mount) -> None:
@@ -162,12 +226,20 @@ class ConsentScreen(ModalScreen[str]):
         if not self.outlook.asks_again(self.plan.target.rel):
             self.dismiss("all")
             return
+
         def answered(yes: bool | None) -> None:
             if yes:
                 self.dismiss("all")
 
-        self.app.push_screen(ConfirmScreen("apply the rest unseen?", second_look(self.outlook, self.plan.target.rel),
-                                           yes="apply them all", no="back to this write"), answered)
+        self.app.push_screen(
+            ConfirmScreen(
+                "apply the rest unseen?",
+                second_look(self.outlook, self.plan.target.rel),
+                yes="apply them all",
+                no="back to this write",
+            ),
+            answered,
+        )
 
     def action_keys(self) -> None:
         self.app.push_screen(KeysScreen("keys of the consent dialog", CONSENT_KEYS))

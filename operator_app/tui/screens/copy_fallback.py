@@ -16,8 +16,11 @@ from textual.widgets import Footer, Static, TextArea
 class CopyFallbackScreen(ModalScreen[bool]):
     """Answers True when the person says the terminal's copy works."""
 
-    BINDINGS = [Binding("escape", "close(False)", "Close"), Binding("q", "close(False)", "Close", show=False),
-                Binding("t", "close(True)", "Terminal copy works: don't show again")]
+    BINDINGS = [
+        Binding("escape", "close(False)", "Close"),
+        Binding("q", "close(False)", "Close", show=False),
+        Binding("t", "close(True)", "Terminal copy works: don't show again"),
+    ]
 
     def __init__(self, text: str, what: str, saved_to: Path | None) -> None:
         super().__init__()
@@ -26,10 +29,16 @@ class CopyFallbackScreen(ModalScreen[bool]):
         self.saved_to = saved_to
 
     def compose(self) -> ComposeResult:
-        saved = f"It is also saved in {self.saved_to}" if self.saved_to else "It could not be saved to a file"
-        note = (f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}, so the text went to your "
-                f"terminal's clipboard only (OSC 52), which some terminals ignore. If pasting in the chat works, press "
-                f"t and this view won't come back. Otherwise select the text below. {saved}.")
+        saved = (
+            f"It is also saved in {self.saved_to}"
+            if self.saved_to
+            else "It could not be saved to a file"
+        )
+        note = (
+            f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}, so the text went to your "
+            f"terminal's clipboard only (OSC 52), which some terminals ignore. If pasting in the chat works, press "
+            f"t and this view won't come back. Otherwise select the text below. {saved}."
+        )
         with Vertical(id="fallback-box") as box:
             box.border_title = "copied text"
             yield Static(note, id="fallback-note")

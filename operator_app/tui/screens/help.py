@@ -27,13 +27,19 @@ def keys_table() -> Table:
 
 
 def actions_table() -> Table:
-    table = Table(title="Actions the model can send", title_justify="left", box=None, padding=(0, 2))
+    table = Table(
+        title="Actions the model can send", title_justify="left", box=None, padding=(0, 2)
+    )
     table.add_column("action", style="bold")
     table.add_column("kind")
     table.add_column("fields")
     for name, model in ACTIONS.items():
         fields = [f for f in model.model_fields if f not in HIDDEN_FIELDS]
-        kind = Text("write: asks you", style="yellow") if model.WRITES else Text("read: runs at once", style="green")
+        kind = (
+            Text("write: asks you", style="yellow")
+            if model.WRITES
+            else Text("read: runs at once", style="green")
+        )
         table.add_row(name, kind, ", ".join(fields))
     return table
 
@@ -41,8 +47,11 @@ def actions_table() -> Table:
 class KeysScreen(ModalScreen[None]):
     """The keys of one dialog, as `?` shows them there."""
 
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close", show=False),
-                Binding("q", "close", "Close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("question_mark", "close", "Close", show=False),
+        Binding("q", "close", "Close", show=False),
+    ]
 
     def __init__(self, title: str, keys: tuple[tuple[str, str], ...]) -> None:
         super().__init__()
@@ -62,8 +71,11 @@ class KeysScreen(ModalScreen[None]):
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close", show=False),
-                Binding("q", "close", "Close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("question_mark", "close", "Close", show=False),
+        Binding("q", "close", "Close", show=False),
+    ]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box") as box:

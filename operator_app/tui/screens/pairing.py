@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static
 
 
 def spaced(code: str) -> str:
-    """"482913" as "482 913": two groups are easier to read off and type."""
+    """ "482913" as "482 913": two groups are easier to read off and type."""
     return f"{code[:3]} {code[3:]}" if len(code) == 6 else code
 
 
@@ -27,14 +27,24 @@ class PairingScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box") as box:
             box.border_title = "pair a browser with Operator"
-            yield Static("1. Load the Operator extension once: on the browser's extensions page, turn on developer "
-                         "mode, choose \"Load unpacked\" and pick this folder:")
+            yield Static(
+                "1. Load the Operator extension once: on the browser's extensions page, turn on developer "
+                'mode, choose "Load unpacked" and pick this folder:'
+            )
             yield Static(Text(self.extension_dir, style="bold cyan"), classes="pairing-detail")
-            yield Static("2. Open the extension's popup (its icon in the toolbar) and type this code:")
-            yield Static(Text.assemble((spaced(self.code), "bold reverse"), f"   port {self.port}"),
-                         id="pairing-code", classes="pairing-detail")
-            yield Static("The code works once, for 10 minutes. Then the chat's answers stream in here; every write "
-                         "still asks you in this terminal.", id="pairing-note")
+            yield Static(
+                "2. Open the extension's popup (its icon in the toolbar) and type this code:"
+            )
+            yield Static(
+                Text.assemble((spaced(self.code), "bold reverse"), f"   port {self.port}"),
+                id="pairing-code",
+                classes="pairing-detail",
+            )
+            yield Static(
+                "The code works once, for 10 minutes. Then the chat's answers stream in here; every write "
+                "still asks you in this terminal.",
+                id="pairing-note",
+            )
         yield Footer()
 
     def action_close(self) -> None:

@@ -33,15 +33,28 @@ def recent_prompt(path: Path, count: int | None, *, current: bool, missing: bool
     if missing:
         return Text.assemble((pretty_path(path), "dim strike"), ("   no longer there", "dim"))
     counted = "..." if count is None else plural(count, "message")
-    return Text.assemble((pretty_path(path), "bold" if current else ""), (f"   {counted}", "dim"),
-                         ("   open now" if current else "", "green"))
+    return Text.assemble(
+        (pretty_path(path), "bold" if current else ""),
+        (f"   {counted}", "dim"),
+        ("   open now" if current else "", "green"),
+    )
 
 
 class PickerScreen(ModalScreen["Path | None"]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+o", "open", "Open this folder")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+o", "open", "Open this folder"),
+    ]
 
-    def __init__(self, start: Path, first_use: bool = False, *, recent: Iterable[Path] = (),
-                 state_dir_of: Callable[[Path], Path] | None = None, current: Path | None = None) -> None:
+    def __init__(
+        self,
+        start: Path,
+        first_use: bool = False,
+        *,
+        recent: Iterable[Path] = (),
+        state_dir_of: Callable[[Path], Path] | None = None,
+        current: Path | None = None,
+    ) -> None:
         """`recent`: the workspaces opened last, most recent first; `state_dir_of` names the state
         folder whose session each one would open (its message count is shown)."""
         super().__init__()
@@ -50,21 +63,45 @@ class PickerScreen(ModalScreen["Path | None"]):
         self.recent = list(recent)
         self.state_dir_of = state_dir_of
         self.current = current
-        self._from_tree: str | None = str(start)  # the input starts with it: no need to move the tree
+        self._from_tree: str | None = str(
+            start
+        )  # the input starts with it: no need to move the tree
 
     def compose(self) -> ComposeResult:
-        intro = ("Operator works in one folder, the workspace: the model can read and change files only inside "
-                 "it. " if self.first_use else "A new workspace has its own session. ")
+        intro = (
+            "Operator works in one folder, the workspace: the model can read and change files only inside "
+            "it. "
+            if self.first_use
+            else "A new workspace has its own session. "
+        )
         with Vertical(id="picker-box") as box:
             box.border_title = "choose the workspace"
-            yield Static(intro + "Type a path and press Enter, pick a recent workspace, or pick a folder in the tree "
-                         "(Enter) and press ctrl+o.", id="picker-note")
-            yield Input(value=str(self.start), placeholder="/path/to/project", id="picker-input", select_on_focus=False)
+            yield Static(
+                intro
+                + "Type a path and press Enter, pick a recent workspace, or pick a folder in the tree "
+                "(Enter) and press ctrl+o.",
+                id="picker-note",
+            )
+            yield Input(
+                value=str(self.start),
+                placeholder="/path/to/project",
+                id="picker-input",
+                select_on_focus=False,
+            )
             if self.recent:
-                recent = OptionList(*(Option(recent_prompt(path, None, current=path == self.current,
-                                                           missing=not path.is_dir()),
-                                             id=str(index), disabled=not path.is_dir())
-                                      for index, path in enumerate(self.recent)), id="picker-recent")
+                recent = OptionList(
+                    *(
+                        Option(
+                            recent_prompt(
+                                path, None, current=path == self.current, missing=not path.is_dir()
+                            ),
+                            id=str(index),
+                            disabled=not path.is_dir(),
+                        )
+                        for index, path in enumerate(self.recent)
+                    ),
+                    id="picker-recent",
+                )
                 recent.border_title = "recent workspaces"
                 yield recent
             # From the workspace's parent, not the workspace: a tree only goes down.
@@ -88,8 +125,9 @@ class PickerScreen(ModalScreen["Path | None"]):
 
     def _show_count(self, index: int, path: Path, count: int) -> None:
         recent = self.query_one("#picker-recent", OptionList)
-        recent.replace_option_prompt(str(index), recent_prompt(path, count, current=path == self.current,
-                                                               missing=False))
+        recent.replace_option_prompt(
+            str(index), recent_prompt(path, count, current=path == self.current, missing=False)
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         path = self.recent[int(event.option.id or 0)]
@@ -114,7 +152,9 @@ class PickerScreen(ModalScreen["Path | None"]):
     def action_open(self) -> None:
         path = Path(self.query_one("#picker-input", Input).value.strip()).expanduser()
         if not path.is_dir():
-            self.query_one("#picker-error", Static).update(Text(f"{path} is not a folder", style="red"))
+            self.query_one("#picker-error", Static).update(
+                Text(f"{path} is not a folder", style="red")
+            )
             return
         self.dismiss(path.resolve())
 

@@ -17,12 +17,18 @@ SHOWN_CHARS = 400_000
 def _cut(text: str) -> tuple[str, str | None]:
     if len(text) <= SHOWN_CHARS:
         return text, None
-    return text[:SHOWN_CHARS], f"[... {len(text) - SHOWN_CHARS:,} more characters not shown here; the copy has them all]"
+    return text[
+        :SHOWN_CHARS
+    ], f"[... {len(text) - SHOWN_CHARS:,} more characters not shown here; the copy has them all]"
 
 
 def _body(text: str, style: str = "", *, diff_of: str | None = None) -> list[StyledLine]:
     shown, note = _cut(text)
-    lines = diff_lines(shown, CodeColours.for_file(diff_of)) if diff_of is not None else plain_lines(shown, style)
+    lines = (
+        diff_lines(shown, CodeColours.for_file(diff_of))
+        if diff_of is not None
+        else plain_lines(shown, style)
+    )
     return lines + ([StyledLine(note, "dim")] if note else [])
 
 
@@ -30,18 +36,30 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
     if row is None:
         return [StyledLine("Select a command to see its output or diff.", "dim")]
     result = row.result
-    lines = wrapped(f"{row.command_id or '?'}  {row.action or ''}  {row.path or ''}".rstrip(), "head", width)
+    lines = wrapped(
+        f"{row.command_id or '?'}  {row.action or ''}  {row.path or ''}".rstrip(), "head", width
+    )
     if result is None:
         lines += wrapped(f"{row.status}: {row.summary}".rstrip(": "), "warn", width)
     else:
         lines += wrapped(result.summary, "ok" if result.ok else "error", width)
         if row.status == UNDONE:
-            when = time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
-            lines += wrapped(f"Undone at {when}: the file is back as it was before this change, but the model was "
-                             "told it was made. Tell it the change was undone.", "warn", width)
+            when = (
+                time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
+            )
+            lines += wrapped(
+                f"Undone at {when}: the file is back as it was before this change, but the model was "
+                "told it was made. Tell it the change was undone.",
+                "warn",
+                width,
+            )
         if row.status == "duplicate":
-            lines += wrapped("Not run again: the model sent this exact command before. Its earlier result is "
-                             "above.", "dim", width)
+            lines += wrapped(
+                "Not run again: the model sent this exact command before. Its earlier result is "
+                "above.",
+                "dim",
+                width,
+            )
         details = result.details or ""
         if details.startswith(("{", "[")):
             try:
@@ -61,7 +79,9 @@ class DetailsView(LinesView):
 
     def show(self, row: Row | None) -> None:
         width = self.text_width()
-        key = (id(row), row.status, row.summary, id(row.result), id(row.diff), width) if row else None
+        key = (
+            (id(row), row.status, row.summary, id(row.result), id(row.diff), width) if row else None
+        )
         if key == self._shown and key is not None:
             return
         same_row = self._shown is not None and key is not None and self._shown[0] == key[0]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import textwrap
 import threading
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -23,9 +23,16 @@ from textual.strip import Strip
 
 LINE_CHARS = 2_000  # longer lines are cut in the view only
 STYLES = {
-    "": Style(), "head": Style(bold=True), "ok": Style(color="green"), "error": Style(bold=True, color="red"),
-    "warn": Style(color="yellow"), "dim": Style(dim=True), "add": Style(color="green"), "del": Style(color="red"),
-    "hunk": Style(color="cyan"), "meta": Style(bold=True),
+    "": Style(),
+    "head": Style(bold=True),
+    "ok": Style(color="green"),
+    "error": Style(bold=True, color="red"),
+    "warn": Style(color="yellow"),
+    "dim": Style(dim=True),
+    "add": Style(color="green"),
+    "del": Style(color="red"),
+    "hunk": Style(color="cyan"),
+    "meta": Style(bold=True),
 }
 # Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
 _CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
@@ -71,8 +78,10 @@ class CodeColours:
                 try:
                     from pygments.lexers import get_lexer_for_filename
 
-                    cls._lexers[basename] = get_lexer_for_filename(basename, stripnl=False, ensurenl=False)
-                except (ClassNotFound, Exception):  # noqa: BLE001 - no colours is never an error
+                    cls._lexers[basename] = get_lexer_for_filename(
+                        basename, stripnl=False, ensurenl=False
+                    )
+                except (ClassNotFound, Exception):
                     cls._lexers[basename] = None
             lexer = cls._lexers[basename]
         return None if lexer is None else cls(lexer)
@@ -93,8 +102,11 @@ class CodeColours:
         if found is None:
             if len(self._segments) > _CACHED_SEGMENTS:
                 self._segments.clear()
-            found = [Segment(value, self._colour(token) + CODE_BACKGROUNDS[kind])
-                     for token, value in self.lexer.get_tokens(code) if value]
+            found = [
+                Segment(value, self._colour(token) + CODE_BACKGROUNDS[kind])
+                for token, value in self.lexer.get_tokens(code)
+                if value
+            ]
             self._segments[key] = found
         return [Segment(segment.text, base + segment.style) for segment in found]
 
@@ -104,7 +116,9 @@ class StyledLine:
     text: str
     style: str = ""  # a key of STYLES
     code: CodeColours | None = None  # a diff line whose text after its first character is code
-    gutter: bool = False  # a diff line: its first character (+, -, space) stays put when scrolled sideways
+    gutter: bool = (
+        False  # a diff line: its first character (+, -, space) stays put when scrolled sideways
+    )
 
 
 def clean(line: str) -> str:
@@ -118,7 +132,9 @@ def plain_lines(text: str, style: str = "") -> list[StyledLine]:
 
 
 def wrapped(text: str, style: str, width: int) -> list[StyledLine]:
-    parts = textwrap.wrap(text, max(width, 20), subsequent_indent="  ", break_on_hyphens=False) or [""]
+    parts = textwrap.wrap(text, max(width, 20), subsequent_indent="  ", break_on_hyphens=False) or [
+        ""
+    ]
     return [StyledLine(clean(part), style) for part in parts]
 
 
@@ -140,7 +156,11 @@ def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
             style = "dim"
         else:
             style, body = "", line.startswith(" ")
-        out.append(StyledLine(clean(line), style, code if body and len(line) <= CODE_LINE_LIMIT else None, True))
+        out.append(
+            StyledLine(
+                clean(line), style, code if body and len(line) <= CODE_LINE_LIMIT else None, True
+            )
+        )
     return out
 
 
@@ -165,7 +185,12 @@ class DrawnLines(ScrollView):
         if gutter is None:
             return body.crop_extend(scroll_x, scroll_x + width, fill)
         fixed = min(gutter.cell_length, width)
-        return Strip.join([gutter.crop_extend(0, fixed, fill), body.crop_extend(scroll_x, scroll_x + width - fixed, fill)])
+        return Strip.join(
+            [
+                gutter.crop_extend(0, fixed, fill),
+                body.crop_extend(scroll_x, scroll_x + width - fixed, fill),
+            ]
+        )
 
 
 class LinesView(DrawnLines, can_focus=True):
@@ -197,7 +222,11 @@ class LinesView(DrawnLines, can_focus=True):
         style = self.rich_style + STYLES[line.style]
         if line.code is None or len(line.text) < 2:
             if line.gutter and line.text:
-                return Strip([Segment(line.text[0], style)]), Strip([Segment(line.text[1:], style)]), self.rich_style
+                return (
+                    Strip([Segment(line.text[0], style)]),
+                    Strip([Segment(line.text[1:], style)]),
+                    self.rich_style,
+                )
             return None, Strip([Segment(line.text, style)]), self.rich_style
         tint = self.rich_style + CODE_BACKGROUNDS[line.style]
         prefix = Strip([Segment(line.text[0], tint + STYLES[line.style] + Style(bold=True))])

@@ -22,8 +22,11 @@ def welcome() -> Group:
     steps.add_column()
     for number, step in enumerate(STEPS, 1):
         steps.add_row(f"{number}.", Text.from_markup(step))
-    return Group(Text.from_markup("[b]Welcome to Operator.[/b] The loop, in four steps:"), steps,
-                 Text.from_markup("Press [b]?[/b] for all keys."))
+    return Group(
+        Text.from_markup("[b]Welcome to Operator.[/b] The loop, in four steps:"),
+        steps,
+        Text.from_markup("Press [b]?[/b] for all keys."),
+    )
 
 
 class WelcomePanel(Static):

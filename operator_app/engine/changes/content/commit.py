@@ -32,7 +32,7 @@ class _Background:
     def _run(self) -> None:
         try:
             self._work()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller by wait()
+        except BaseException as exc:
             self._error = exc
 
     def wait(self) -> None:
@@ -41,19 +41,29 @@ class _Background:
             raise self._error
 
 
-def commit_content(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal) -> CommitOutcome:
+def commit_content(
+    plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal
+) -> CommitOutcome:
     """Replace the target's bytes with the plan's, atomically, its pre-image journaled first."""
     assert plan.new_bytes is not None
     current = read_current(ws, plan.target)
     # The bytes themselves, not a hash: the plan holds them anyway and memcmp is cheapest.
     if (current.data if current else None) != plan.base:
-        what = "was created by something else" if plan.base is None else "was removed" if current is None else "changed"
+        what = (
+            "was created by something else"
+            if plan.base is None
+            else "was removed"
+            if current is None
+            else "changed"
+        )
         raise conflict(plan.target, what)
     dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
     try:
         seq = journal.next_seq()
         temp = temp_name(name)
-        journal.note_temp(seq, plan.target.rel, temp)  # so a commit killed from here on leaves no litter
+        journal.note_temp(
+            seq, plan.target.rel, temp
+        )  # so a commit killed from here on leaves no litter
         mode, owner = (current.mode, current.owner) if current else (NEW_FILE_MODE, None)
         new_bytes = plan.new_bytes
         writer = _Background(lambda: write_temp(dir_fd, name, new_bytes, mode, owner, temp))
@@ -62,11 +72,24 @@ def commit_content(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jou
         entry: JournalEntry | None = None
         try:
             entry = JournalEntry(
-                seq=seq, time=time.time(), command_id=plan.command_id, action=plan.action,
-                rel=plan.target.rel, kind=plan.kind, old_sha=None, new_sha=sha256(new_bytes),
-                mode=current.mode if current else None, created_dirs=created, summary=plan.summary, root=str(ws.root),
+                seq=seq,
+                time=time.time(),
+                command_id=plan.command_id,
+                action=plan.action,
+                rel=plan.target.rel,
+                kind=plan.kind,
+                old_sha=None,
+                new_sha=sha256(new_bytes),
+                mode=current.mode if current else None,
+                created_dirs=created,
+                summary=plan.summary,
+                root=str(ws.root),
             )
-            kept = "copy" if current is None else journal.link_pre_image(entry, dir_fd, name, current.identity, current.links)
+            kept = (
+                "copy"
+                if current is None
+                else journal.link_pre_image(entry, dir_fd, name, current.identity, current.links)
+            )
             if kept == "changed":
                 raise conflict(plan.target, "changed")
             linked = kept == "linked"
@@ -76,13 +99,15 @@ def commit_content(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jou
             # before the slow part, the write and fsync of the new bytes and of the journal. A save
             # (or a create) by an editor in between would be wiped out without a trace.
             if identity_now(dir_fd, name) != (current.identity if current else None):
-                raise conflict(plan.target, "was created by something else" if current is None else "changed")
+                raise conflict(
+                    plan.target, "was created by something else" if current is None else "changed"
+                )
             installing = True
             note = install_temp(dir_fd, temp, name)
         except BaseException:
             try:
                 writer.wait()  # never leave it writing into a folder about to be closed
-            except BaseException:  # noqa: BLE001 - write_temp removed its own file; the first error is the one to report
+            except BaseException:
                 pass
             discard_temp(dir_fd, temp)
             if entry is not None and not installing:

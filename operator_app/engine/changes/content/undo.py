@@ -27,7 +27,9 @@ def in_effect(ws: Workspace, entry: JournalEntry) -> bool:
     return sha256(current.data if current else None) == entry.new_sha
 
 
-def _refuse_if_changed(entry: JournalEntry, dir_fd: int, name: str, checked: Current | None) -> None:
+def _refuse_if_changed(
+    entry: JournalEntry, dir_fd: int, name: str, checked: Current | None
+) -> None:
     """The file must still be the very one whose bytes were checked, right before it is replaced."""
     if checked is None or identity_now(dir_fd, name) != checked.identity:
         raise UndoRefused(
@@ -62,8 +64,14 @@ def undo_content(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOu
         else:
             temp = temp_name(name)
             journal.note_temp(entry.seq, entry.rel, temp, undo=True)
-            write_temp(dir_fd, name, old, entry.mode if entry.mode is not None else NEW_FILE_MODE,
-                       current.owner if current else None, temp)
+            write_temp(
+                dir_fd,
+                name,
+                old,
+                entry.mode if entry.mode is not None else NEW_FILE_MODE,
+                current.owner if current else None,
+                temp,
+            )
             try:
                 # Writing and fsyncing the old bytes takes a while: a save made meanwhile is kept.
                 _refuse_if_changed(entry, dir_fd, name, current)
@@ -80,6 +88,12 @@ def undo_content(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOu
     if entry.kind == "create":
         left = remove_dirs(ws, entry.created_dirs)
         note = f"; {left}" if left else ""
-        return UndoOutcome(entry, f"Removed {entry.rel}, which {entry.command_id} ({entry.action}) had created{note}")
-    return UndoOutcome(entry, f"Restored {entry.rel} as it was before {entry.command_id} ({entry.action})"
-                              + (f" ({unsynced})" if unsynced else ""))
+        return UndoOutcome(
+            entry,
+            f"Removed {entry.rel}, which {entry.command_id} ({entry.action}) had created{note}",
+        )
+    return UndoOutcome(
+        entry,
+        f"Restored {entry.rel} as it was before {entry.command_id} ({entry.action})"
+        + (f" ({unsynced})" if unsynced else ""),
+    )

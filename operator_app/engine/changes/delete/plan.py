@@ -25,33 +25,67 @@ DELETE_PREVIEW_BYTES = 200_000
 def plan_delete(cmd: Command, ws: Workspace) -> WritePlan:
     target = ws.target(cmd.path_or_none or "")
     if not target.parts:
-        raise OperatorError(ErrorCode.ERR_DELETE_ROOT, (
-            "fs.delete of the workspace root is refused; delete the entries inside it one by one"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_DELETE_ROOT,
+            ("fs.delete of the workspace root is refused; delete the entries inside it one by one"),
+        )
     st = ws.lstat(target)
     if st is None:
         close = ws.close_names(target)
         hint = f"; close names: {', '.join(close)}" if close else ""
-        raise OperatorError(ErrorCode.ERR_NOT_FOUND, f"{target.rel} does not exist{hint}; nothing to delete")
+        raise OperatorError(
+            ErrorCode.ERR_NOT_FOUND, f"{target.rel} does not exist{hint}; nothing to delete"
+        )
     fingerprint, files, listing = tree_fingerprint(ws, target, st)
     is_dir = stat_module.S_ISDIR(st.st_mode)
     if is_dir:
         shown = listing[:DELETE_PREVIEW_FILES]
         more = f"\n... and {len(listing) - len(shown)} more" if len(listing) > len(shown) else ""
-        diff = f"Folder {target.rel}/ goes to the trash with {count(files, 'file')}:\n" + "\n".join(shown) + more + "\n"
+        diff = (
+            f"Folder {target.rel}/ goes to the trash with {count(files, 'file')}:\n"
+            + "\n".join(shown)
+            + more
+            + "\n"
+        )
         summary = f"Moved folder {target.rel}/ ({count(files, 'file')}) to the trash"
-        return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, 0, summary,
-                         is_dir=True, file_count=files)
+        return WritePlan(
+            cmd.action,
+            cmd.id,
+            target,
+            "delete",
+            fingerprint,
+            None,
+            diff,
+            0,
+            0,
+            summary,
+            is_dir=True,
+            file_count=files,
+        )
     removed = 0
     what = entry_description(ws, target, st)
     diff = f"{target.rel} goes to the trash ({what})\n"
     if stat_module.S_ISREG(st.st_mode) and 0 < st.st_size <= DELETE_PREVIEW_BYTES:
         try:
-            text = TextDoc.decode(ws.read_file(target, max_bytes=DELETE_PREVIEW_BYTES), label=target.rel).text
+            text = TextDoc.decode(
+                ws.read_file(target, max_bytes=DELETE_PREVIEW_BYTES), label=target.rel
+            ).text
             diff, _, removed = unified_diff(text, "", target.rel, deleted=True)
             what = f"{count(len(split_lines(text)), 'line')}, {count(st.st_size, 'byte')}"
         except OperatorError:
             pass  # binary: the one-line description above is the preview
     # What left the workspace, not a line count as if the file had been edited ("-2 lines").
     summary = f"Moved {target.rel} ({what}) to the trash"
-    return WritePlan(cmd.action, cmd.id, target, "delete", fingerprint, None, diff, 0, removed, summary, file_count=1)
+    return WritePlan(
+        cmd.action,
+        cmd.id,
+        target,
+        "delete",
+        fingerprint,
+        None,
+        diff,
+        0,
+        removed,
+        summary,
+        file_count=1,
+    )

@@ -16,7 +16,9 @@ from ...safety.trash_recovery import clear_moved_source, find_interrupted_delete
 from ..outcomes import NotPutBack
 
 
-def delete_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+def delete_outcome(
+    ws: Workspace, journal: Journal, entry: JournalEntry
+) -> bool | NotPutBack | None:
     """A delete's entry may be a folder or a symlink, which read_current refuses: what stands at
     the place is compared by the fingerprint the delete checked (entry.old_sha) instead. The very
     entry still there: not made. Otherwise the delete was cut short somewhere: where its entry is
@@ -32,7 +34,9 @@ def delete_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool
     return None if landed is None and now is not None else True if landed is None else landed
 
 
-def _delete_landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+def _delete_landed(
+    ws: Workspace, journal: Journal, entry: JournalEntry
+) -> bool | NotPutBack | None:
     """A delete killed part way: put the entry back if it never left the workspace and its place
     is free (not made; NotPutBack when the place is taken), or record where it went so undo can
     bring it back (made). None: gone, and where is not known."""
@@ -43,8 +47,9 @@ def _delete_landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool
         return None  # its folder is gone too: the entry certainly is not in it
     try:
         try:
-            where, record = find_interrupted_delete(dir_fd, name, parent_path(ws, target), journal.state_dir, entry.seq,
-                                                    entry.time)
+            where, record = find_interrupted_delete(
+                dir_fd, name, parent_path(ws, target), journal.state_dir, entry.seq, entry.time
+            )
         except OSError:
             return None
         if where == "back":

@@ -36,4 +36,6 @@ def undo_delete(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOut
     finally:
         os.close(dir_fd)
     journal.mark_undone(entry)
-    return UndoOutcome(entry, f"Restored {entry.rel} from the trash (undid {entry.action} {entry.command_id})")
+    return UndoOutcome(
+        entry, f"Restored {entry.rel} from the trash (undid {entry.action} {entry.command_id})"
+    )

@@ -46,19 +46,25 @@ def _check_unchanged(plan: WritePlan, ws: Workspace, src_fd: int, src_name: str)
         raise conflict(src, "changed (or was removed)", look_again=LOOK_AGAIN)
     if plan.to_hash is None:
         if ws.lstat(dst) is not None:
-            raise conflict(dst, "was created by something else", side="path_to ", look_again=LOOK_AGAIN)
+            raise conflict(
+                dst, "was created by something else", side="path_to ", look_again=LOOK_AGAIN
+            )
     elif current_fingerprint(ws, dst) != plan.to_hash:
         raise conflict(dst, "changed (or was removed)", side="path_to ", look_again=LOOK_AGAIN)
 
 
-def _put_in_place(src_fd: int, src: str, dst_fd: int, dst: str, replaced: Identity | None, target: Target) -> None:
+def _put_in_place(
+    src_fd: int, src: str, dst_fd: int, dst: str, replaced: Identity | None, target: Target
+) -> None:
     """Rename `src` to `dst`: never over anything when nothing is to be replaced, and over the
     replaced file only while it is still the one the person saw. OSError(EXDEV) across file systems."""
     if replaced is None:
         try:
             rename_noreplace(src_fd, src, dst_fd, dst)
         except FileExistsError:
-            raise conflict(target, "was created by something else", side="path_to ", look_again=LOOK_AGAIN) from None
+            raise conflict(
+                target, "was created by something else", side="path_to ", look_again=LOOK_AGAIN
+            ) from None
         return
     if identity_now(dst_fd, dst) != replaced:
         raise conflict(target, "changed", side="path_to ", look_again=LOOK_AGAIN)
@@ -75,8 +81,14 @@ def _sync(*fds: int) -> str | None:
     return None
 
 
-def _begin(plan: WritePlan, ws: Workspace, journal: Journal, entry: JournalEntry, dst_fd: int,
-           dst_name: str) -> Identity | None:
+def _begin(
+    plan: WritePlan,
+    ws: Workspace,
+    journal: Journal,
+    entry: JournalEntry,
+    dst_fd: int,
+    dst_name: str,
+) -> Identity | None:
     """Begin the journal entry, with the pre-image of the file to be replaced; that file's identity."""
     assert plan.target_to is not None
     if not entry.replaced:
@@ -100,7 +112,9 @@ def _begin(plan: WritePlan, ws: Workspace, journal: Journal, entry: JournalEntry
     return replaced
 
 
-def commit_transfer(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal) -> CommitOutcome:
+def commit_transfer(
+    plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal
+) -> CommitOutcome:
     src, dst = plan.target, plan.target_to
     assert dst is not None
     src_fd, src_name, _ = ws.open_parent_dir(src, create=False)
@@ -108,9 +122,13 @@ def commit_transfer(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jo
         _check_unchanged(plan, ws, src_fd, src_name)
         dst_fd, dst_name, created = ws.open_parent_dir(dst, create=True)
         try:
-            return _commit(plan, ws, state_dir, journal, (src_fd, src_name), (dst_fd, dst_name), created)
+            return _commit(
+                plan, ws, state_dir, journal, (src_fd, src_name), (dst_fd, dst_name), created
+            )
         except BaseException:
-            remove_dirs(ws, created)  # stops at the first folder that is not empty: a landed entry keeps its own
+            remove_dirs(
+                ws, created
+            )  # stops at the first folder that is not empty: a landed entry keeps its own
             raise
         finally:
             os.close(dst_fd)
@@ -118,15 +136,33 @@ def commit_transfer(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jo
         os.close(src_fd)
 
 
-def _commit(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal, source: tuple[int, str],
-            destination: tuple[int, str], created: list[str]) -> CommitOutcome:
+def _commit(
+    plan: WritePlan,
+    ws: Workspace,
+    state_dir: Path,
+    journal: Journal,
+    source: tuple[int, str],
+    destination: tuple[int, str],
+    created: list[str],
+) -> CommitOutcome:
     (src_fd, src_name), (dst_fd, dst_name) = source, destination
     src, dst = plan.target, plan.target_to
     assert dst is not None
     entry = JournalEntry(
-        seq=journal.next_seq(), time=time.time(), command_id=plan.command_id, action=plan.action, rel=src.rel,
-        kind=plan.kind, old_sha=None, new_sha=None, created_dirs=created, summary=plan.summary, root=str(ws.root),
-        rel_to=dst.rel, identity=transfer_identity(src_fd, src_name), replaced=plan.to_hash is not None,
+        seq=journal.next_seq(),
+        time=time.time(),
+        command_id=plan.command_id,
+        action=plan.action,
+        rel=src.rel,
+        kind=plan.kind,
+        old_sha=None,
+        new_sha=None,
+        created_dirs=created,
+        summary=plan.summary,
+        root=str(ws.root),
+        rel_to=dst.rel,
+        identity=transfer_identity(src_fd, src_name),
+        replaced=plan.to_hash is not None,
     )
     begun = landed = False
     temp: str | None = None
@@ -143,7 +179,9 @@ def _commit(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal, s
                 journal.note_across(entry)  # another file system: copy, then trash the original
         if not landed:
             temp = temp_name(dst_name)
-            tree = not stat_module.S_ISREG(os.stat(src_name, dir_fd=src_fd, follow_symlinks=False).st_mode)
+            tree = not stat_module.S_ISREG(
+                os.stat(src_name, dir_fd=src_fd, follow_symlinks=False).st_mode
+            )
             journal.note_temp(entry.seq, dst.rel, temp, tree=tree)
             copy_entry(src_fd, src_name, dst_fd, temp)
             _put_in_place(dst_fd, temp, dst_fd, dst_name, replaced, dst)
@@ -160,8 +198,14 @@ def _commit(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal, s
                 journal.mark_swept(entry.seq)
         raise
     note = _sync(dst_fd, src_fd)
-    to_identity = transfer_identity(dst_fd, dst_name) if plan.kind == "copy" or entry.across else None
-    trash = _trash_original(plan, ws, state_dir, journal, entry, source, destination, to_identity) if entry.across else None
+    to_identity = (
+        transfer_identity(dst_fd, dst_name) if plan.kind == "copy" or entry.across else None
+    )
+    trash = (
+        _trash_original(plan, ws, state_dir, journal, entry, source, destination, to_identity)
+        if entry.across
+        else None
+    )
     journal.commit(entry, trash=trash, to_identity=to_identity)
     summary = plan.summary
     if entry.across and "another file system" not in summary:
@@ -169,8 +213,16 @@ def _commit(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal, s
     return CommitOutcome(summary + (f" ({note})" if note else ""), entry.seq)
 
 
-def _trash_original(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal, entry: JournalEntry,
-                    source: tuple[int, str], destination: tuple[int, str], copied: dict[str, object] | None) -> dict[str, object]:
+def _trash_original(
+    plan: WritePlan,
+    ws: Workspace,
+    state_dir: Path,
+    journal: Journal,
+    entry: JournalEntry,
+    source: tuple[int, str],
+    destination: tuple[int, str],
+    copied: dict[str, object] | None,
+) -> dict[str, object]:
     """The last step of a move to another file system: the original to the trash, the record of
     where. If that fails with the original still in its place, the copy is taken back (the file
     it replaced restored), so that the move did not happen."""
@@ -180,38 +232,59 @@ def _trash_original(plan: WritePlan, ws: Workspace, state_dir: Path, journal: Jo
     try:
         return move_to_trash(src_fd, src_name, parent_path(ws, src), state_dir, entry.seq)
     except TrashIncomplete as exc:
-        raise OperatorError(ErrorCode.ERR_DELETE_INCOMPLETE, (
-            f"{plan.action} copied {src.rel} to {dst.rel}, but the original did not finish going to the trash: {exc}; "
-            "tell the person, and do not send the move again"
-        )) from None
+        raise OperatorError(
+            ErrorCode.ERR_DELETE_INCOMPLETE,
+            (
+                f"{plan.action} copied {src.rel} to {dst.rel}, but the original did not finish going to the trash: {exc}; "
+                "tell the person, and do not send the move again"
+            ),
+        ) from None
     except (TrashError, OSError) as exc:
         why = str(exc) if isinstance(exc, TrashError) else exc.strerror or str(exc)
         left = _take_back(journal, entry, dst_fd, dst_name, copied)
-        raise OperatorError(ErrorCode.ERR_IO, (
-            f"{plan.action} could not put the original {src.rel} in the trash ({why}) after copying it to another "
-            f"file system; {left}"
-        )) from None
+        raise OperatorError(
+            ErrorCode.ERR_IO,
+            (
+                f"{plan.action} could not put the original {src.rel} in the trash ({why}) after copying it to another "
+                f"file system; {left}"
+            ),
+        ) from None
 
 
-def _take_back(journal: Journal, entry: JournalEntry, dst_fd: int, dst_name: str, copied: dict[str, object] | None) -> str:
+def _take_back(
+    journal: Journal,
+    entry: JournalEntry,
+    dst_fd: int,
+    dst_name: str,
+    copied: dict[str, object] | None,
+) -> str:
     """Undo the copy a failed move made at the destination; what the result should say about it."""
     dst = entry.rel_to
     try:
         if not same_entry(transfer_identity(dst_fd, dst_name), copied):
-            return f"the copy at {dst} changed meanwhile and was left there; nothing else was changed"
+            return (
+                f"the copy at {dst} changed meanwhile and was left there; nothing else was changed"
+            )
         if not entry.replaced:
             remove_entry(dst_fd, dst_name)
         else:
             old = journal.pre_image(entry)
-            temp = write_temp(dst_fd, dst_name, old, entry.mode if entry.mode is not None else 0o644)
+            temp = write_temp(
+                dst_fd, dst_name, old, entry.mode if entry.mode is not None else 0o644
+            )
             if entry.replaced_mtime is not None:
-                os.utime(temp, ns=(entry.replaced_mtime, entry.replaced_mtime), dir_fd=dst_fd, follow_symlinks=False)
+                os.utime(
+                    temp,
+                    ns=(entry.replaced_mtime, entry.replaced_mtime),
+                    dir_fd=dst_fd,
+                    follow_symlinks=False,
+                )
             try:
                 install_temp(dst_fd, temp, dst_name)
             except BaseException:
                 discard_temp(dst_fd, temp)
                 raise
         journal.mark_swept(entry.seq)
-    except Exception as exc:  # noqa: BLE001 - the report must say where things are, whatever failed
+    except Exception as exc:
         return f"the copy at {dst} could not be taken back ({exc}); tell the person"
     return "the copy was taken back: nothing was changed"

@@ -30,7 +30,11 @@ if TYPE_CHECKING:
 
 PREVIEW_FILES = 200  # files of a folder listed in the preview
 DIFF_PREVIEW_BYTES = 2_000_000  # a replaced file and its replacement are diffed up to this size
-VERBS = {"fs.copy": ("copy", "Copied"), "fs.move": ("move", "Moved"), "fs.rename": ("rename", "Renamed")}
+VERBS = {
+    "fs.copy": ("copy", "Copied"),
+    "fs.move": ("move", "Moved"),
+    "fs.rename": ("rename", "Renamed"),
+}
 
 
 def _invalid(message: str) -> OperatorError:
@@ -41,26 +45,37 @@ def _folder_of(rel: str) -> str:
     return rel.rsplit("/", 1)[0] + "/" if "/" in rel else "the workspace root"
 
 
-def _check_places(cmd: TwoPathCommand, ws: Workspace, src: Target, dst: Target, src_dir: bool) -> None:
+def _check_places(
+    cmd: TwoPathCommand, ws: Workspace, src: Target, dst: Target, src_dir: bool
+) -> None:
     """The two paths make sense together: not the root, not the entry itself or inside it, and for
     a rename, the same folder."""
     verb = VERBS[cmd.action][0]
     if not src.parts:
-        raise _invalid(f"{cmd.action} of the workspace root (.) is refused: it cannot go inside itself; {verb} the entries in it")
+        raise _invalid(
+            f"{cmd.action} of the workspace root (.) is refused: it cannot go inside itself; {verb} the entries in it"
+        )
     if not dst.parts:
-        raise OperatorError(ErrorCode.ERR_TARGET_EXISTS, (
-            f"path_to . is the workspace root, a folder, which is never replaced; name the new path itself, e.g. "
-            f"path_to: {src.parts[-1]}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_TARGET_EXISTS,
+            (
+                f"path_to . is the workspace root, a folder, which is never replaced; name the new path itself, e.g. "
+                f"path_to: {src.parts[-1]}"
+            ),
+        )
     src_at, dst_at = ws.entry_parts(src), ws.entry_parts(dst)
     if dst_at == src_at:
         raise _invalid(f"path_to {dst.rel} is {src.rel} itself; name another path")
     if src_dir and dst_at[: len(src_at)] == src_at:
-        raise _invalid(f"path_to {dst.rel} lies inside the folder {src.rel}/ that is to {verb}; a folder cannot go inside itself")
+        raise _invalid(
+            f"path_to {dst.rel} lies inside the folder {src.rel}/ that is to {verb}; a folder cannot go inside itself"
+        )
     if cmd.action == "fs.rename" and dst_at[:-1] != src_at[:-1]:
         here = "/".join(src_at[:-1])
         suggested = f"{here}/{dst.parts[-1]}" if here else dst.parts[-1]
-        rename = f"to rename it send path_to: {suggested}, " if dst.parts[-1] != src.parts[-1] else ""
+        rename = (
+            f"to rename it send path_to: {suggested}, " if dst.parts[-1] != src.parts[-1] else ""
+        )
         raise _invalid(
             f"fs.rename keeps {src.rel} in its folder ({_folder_of(src.rel)}), and path_to {dst.rel} is in "
             f"{_folder_of(dst.rel)}; {rename}to move it there use fs.move"
@@ -80,9 +95,12 @@ def _check_destination_folder(ws: Workspace, dst: Target) -> list[str]:
             missing.insert(0, "/".join(parts[:depth]))
             continue
         if not stat_module.S_ISDIR(info.st_mode):
-            raise OperatorError(ErrorCode.ERR_NOT_A_DIRECTORY, (
-                f"path_to {dst.rel} goes through {'/'.join(parts[:depth])}, which is a file, not a folder; choose another path_to"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_NOT_A_DIRECTORY,
+                (
+                    f"path_to {dst.rel} goes through {'/'.join(parts[:depth])}, which is a file, not a folder; choose another path_to"
+                ),
+            )
         break
     return missing
 
@@ -90,7 +108,9 @@ def _check_destination_folder(ws: Workspace, dst: Target) -> list[str]:
 def _tree_facts(ws: Workspace, target: Target) -> tuple[int, int, str | None]:
     """(files, bytes, the first FIFO, socket or device met) below a folder, nothing followed."""
     files = size = 0
-    for folder, dirs, names in os.walk(ws.root.joinpath(*ws.entry_parts(target)), followlinks=False):
+    for folder, dirs, names in os.walk(
+        ws.root.joinpath(*ws.entry_parts(target)), followlinks=False
+    ):
         dirs.sort()
         for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             info = os.lstat(os.path.join(folder, name))
@@ -105,10 +125,13 @@ def _check_copy_limits(cmd: TwoPathCommand, target: Target, files: int, size: in
     from ....protocol.commands.transfer import COPY_MAX_BYTES, COPY_MAX_FILES
 
     if files > COPY_MAX_FILES or size > COPY_MAX_BYTES:
-        raise OperatorError(ErrorCode.ERR_FILE_TOO_LARGE, (
-            f"{cmd.action} of {target.rel} would copy {count(files, 'file')} and {size:,} bytes, over the limit of "
-            f"{COPY_MAX_FILES:,} files and {COPY_MAX_BYTES:,} bytes Operator copies; nothing was changed; copy a smaller part"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_FILE_TOO_LARGE,
+            (
+                f"{cmd.action} of {target.rel} would copy {count(files, 'file')} and {size:,} bytes, over the limit of "
+                f"{COPY_MAX_FILES:,} files and {COPY_MAX_BYTES:,} bytes Operator copies; nothing was changed; copy a smaller part"
+            ),
+        )
 
 
 def _device_of_folder(ws: Workspace, target: Target) -> int:
@@ -126,7 +149,9 @@ def _text(ws: Workspace, target: Target, size: int) -> str | None:
     if size > DIFF_PREVIEW_BYTES:
         return None
     try:
-        return TextDoc.decode(ws.read_file(target, max_bytes=DIFF_PREVIEW_BYTES), label=target.rel).text
+        return TextDoc.decode(
+            ws.read_file(target, max_bytes=DIFF_PREVIEW_BYTES), label=target.rel
+        ).text
     except OperatorError:
         return None
 
@@ -138,7 +163,9 @@ def _describe_file(ws: Workspace, target: Target, st: os.stat_result, text: str 
 
 
 def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
-    from ....protocol.commands.transfer import TwoPathCommand  # declared already: the command is one
+    from ....protocol.commands.transfer import (
+        TwoPathCommand,  # declared already: the command is one
+    )
 
     assert isinstance(command, TwoPathCommand)
     cmd = command
@@ -151,18 +178,24 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
     _check_places(cmd, ws, src, dst, src_dir)
     assert st is not None
     if not (src_dir or stat_module.S_ISREG(st.st_mode) or stat_module.S_ISLNK(st.st_mode)):
-        raise OperatorError(ErrorCode.ERR_SPECIAL_FILE, (
-            f"{src.rel} is a {kind_of(st.st_mode)}; Operator never copies or moves FIFOs, sockets or devices"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_SPECIAL_FILE,
+            (
+                f"{src.rel} is a {kind_of(st.st_mode)}; Operator never copies or moves FIFOs, sockets or devices"
+            ),
+        )
     made = _check_destination_folder(ws, dst)
     across = cmd.action != "fs.copy" and _device_of_folder(ws, src) != _device_of_folder(ws, dst)
     fingerprint, files, listing = tree_fingerprint(ws, src, st)
     if src_dir and (cmd.action == "fs.copy" or across):
         files, size, special = _tree_facts(ws, src)
         if special is not None:
-            raise OperatorError(ErrorCode.ERR_SPECIAL_FILE, (
-                f"{src.rel}/ holds {special}, a FIFO, socket or device, which Operator never copies; nothing was changed"
-            ))
+            raise OperatorError(
+                ErrorCode.ERR_SPECIAL_FILE,
+                (
+                    f"{src.rel}/ holds {special}, a FIFO, socket or device, which Operator never copies; nothing was changed"
+                ),
+            )
         if cmd.action == "fs.copy" or across:
             _check_copy_limits(cmd, src, files, size)
     elif cmd.action == "fs.copy" or across:
@@ -178,21 +211,47 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
             lines.append(f"  ... and {len(listing) - len(shown)} more")
     notes: list[str] = []
     if made:
-        notes.append(f"creates the folder{'s' if len(made) > 1 else ''} {', '.join(m + '/' for m in made)}")
+        notes.append(
+            f"creates the folder{'s' if len(made) > 1 else ''} {', '.join(m + '/' for m in made)}"
+        )
     if across:
-        notes.append(f"{_folder_of(dst.rel)} is on another file system: {src.rel} is copied there, synced to disk, "
-                     "and the original goes to the trash")
+        notes.append(
+            f"{_folder_of(dst.rel)} is on another file system: {src.rel} is copied there, synced to disk, "
+            "and the original goes to the trash"
+        )
     to_hash, added, removed, replacing = _destination(cmd, ws, src, dst, st, src_text, lines)
     kind: PlanKind = "copy" if cmd.action == "fs.copy" else "move"
     summary = f"{done} {'folder ' if src_dir else ''}{src.rel}{slash} to {dst.rel}{slash} ({what}){replacing}"
     if across:
         summary += "; it was on another file system: copied, and the original moved to the trash"
-    return WritePlan(cmd.action, cmd.id, src, kind, fingerprint, None, "\n".join(lines) + "\n", added, removed, summary,
-                     is_dir=src_dir, file_count=files, notes=tuple(notes), target_to=dst, to_hash=to_hash)
+    return WritePlan(
+        cmd.action,
+        cmd.id,
+        src,
+        kind,
+        fingerprint,
+        None,
+        "\n".join(lines) + "\n",
+        added,
+        removed,
+        summary,
+        is_dir=src_dir,
+        file_count=files,
+        notes=tuple(notes),
+        target_to=dst,
+        to_hash=to_hash,
+    )
 
 
-def _destination(cmd: TwoPathCommand, ws: Workspace, src: Target, dst: Target, st: os.stat_result,
-                 src_text: str | None, lines: list[str]) -> tuple[str | None, int, int, str]:
+def _destination(
+    cmd: TwoPathCommand,
+    ws: Workspace,
+    src: Target,
+    dst: Target,
+    st: os.stat_result,
+    src_text: str | None,
+    lines: list[str],
+) -> tuple[str | None, int, int, str]:
     """Look at what is at path_to: nothing (None, 0, 0, ""), or a file that overwrite: true lets
     the entry replace: its fingerprint, the diff lines added and removed (appended to `lines`),
     and the words the summary ends with."""
@@ -200,37 +259,61 @@ def _destination(cmd: TwoPathCommand, ws: Workspace, src: Target, dst: Target, s
     if dst_st is None:
         return None, 0, 0, ""
     if (dst_st.st_dev, dst_st.st_ino) == (st.st_dev, st.st_ino):
-        raise _invalid(f"path_to {dst.rel} is {src.rel} itself (another name for the same entry); name another path")
+        raise _invalid(
+            f"path_to {dst.rel} is {src.rel} itself (another name for the same entry); name another path"
+        )
     if stat_module.S_ISLNK(dst_st.st_mode):
-        raise OperatorError(ErrorCode.ERR_SYMLINK_TARGET, (
-            f"path_to {dst.rel} is a symlink; Operator never replaces or writes through one; choose another path_to"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_SYMLINK_TARGET,
+            (
+                f"path_to {dst.rel} is a symlink; Operator never replaces or writes through one; choose another path_to"
+            ),
+        )
     if stat_module.S_ISDIR(dst_st.st_mode):
-        raise OperatorError(ErrorCode.ERR_TARGET_EXISTS, (
-            f"path_to {dst.rel} is a folder that exists, and a folder is never replaced; to put {src.rel} in it, name "
-            f"the new path itself: path_to: {dst.rel}/{src.parts[-1]}"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_TARGET_EXISTS,
+            (
+                f"path_to {dst.rel} is a folder that exists, and a folder is never replaced; to put {src.rel} in it, name "
+                f"the new path itself: path_to: {dst.rel}/{src.parts[-1]}"
+            ),
+        )
     if not stat_module.S_ISREG(dst_st.st_mode):
-        raise OperatorError(ErrorCode.ERR_SPECIAL_FILE, f"path_to {dst.rel} is a {kind_of(dst_st.st_mode)}; Operator never replaces those")
+        raise OperatorError(
+            ErrorCode.ERR_SPECIAL_FILE,
+            f"path_to {dst.rel} is a {kind_of(dst_st.st_mode)}; Operator never replaces those",
+        )
     dst_text = _text(ws, dst, dst_st.st_size)
     what = _describe_file(ws, dst, dst_st, dst_text)
     if not cmd.overwrite:
-        raise OperatorError(ErrorCode.ERR_TARGET_EXISTS, (
-            f"path_to {dst.rel} exists ({what}); send overwrite: true to replace it (the person sees the diff of the "
-            "file it replaces), or choose another path_to"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_TARGET_EXISTS,
+            (
+                f"path_to {dst.rel} exists ({what}); send overwrite: true to replace it (the person sees the diff of the "
+                "file it replaces), or choose another path_to"
+            ),
+        )
     if not stat_module.S_ISREG(st.st_mode):
         kind = "folder" if stat_module.S_ISDIR(st.st_mode) else "symlink"
-        raise OperatorError(ErrorCode.ERR_TARGET_EXISTS, (
-            f"path_to {dst.rel} is a file, and {src.rel} is a {kind}: only a file replaces a file; choose another path_to"
-        ))
+        raise OperatorError(
+            ErrorCode.ERR_TARGET_EXISTS,
+            (
+                f"path_to {dst.rel} is a file, and {src.rel} is a {kind}: only a file replaces a file; choose another path_to"
+            ),
+        )
     to_hash = tree_fingerprint(ws, dst, dst_st)[0]
     if src_text is not None and dst_text is not None:
         diff, added, removed = unified_diff(dst_text, src_text, dst.rel)
-        lines.append(f"replaces {dst.rel} ({what}); its content changes:" if diff else
-                     f"replaces {dst.rel} ({what}), which already has the same text")
+        lines.append(
+            f"replaces {dst.rel} ({what}); its content changes:"
+            if diff
+            else f"replaces {dst.rel} ({what}), which already has the same text"
+        )
         lines += diff.rstrip("\n").split("\n") if diff else []
-        return to_hash, added, removed, f", replacing the file there ({what}: +{added} -{removed} lines)"
+        return (
+            to_hash,
+            added,
+            removed,
+            f", replacing the file there ({what}: +{added} -{removed} lines)",
+        )
     lines.append(f"replaces {dst.rel} ({what}; not text, or too large to compare)")
     return to_hash, 0, 0, f", replacing the file there ({what})"
-

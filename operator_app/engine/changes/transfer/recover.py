@@ -42,7 +42,9 @@ def _at(ws: Workspace, target: Target) -> dict[str, Any] | None:
         os.close(dir_fd)
 
 
-def _as_it_was(ws: Workspace, journal: Journal, entry: JournalEntry, target: Target, now: dict[str, Any] | None) -> bool:
+def _as_it_was(
+    ws: Workspace, journal: Journal, entry: JournalEntry, target: Target, now: dict[str, Any] | None
+) -> bool:
     """The destination is as it was before the change: empty, or the file it was to replace."""
     if not entry.replaced:
         return now is None
@@ -53,14 +55,16 @@ def _as_it_was(ws: Workspace, journal: Journal, entry: JournalEntry, target: Tar
         return False
 
 
-def transfer_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+def transfer_outcome(
+    ws: Workspace, journal: Journal, entry: JournalEntry
+) -> bool | NotPutBack | None:
     outcome = _outcome(ws, journal, entry)
     if outcome is False:  # not made: the folders it made on the way go too (if still empty)
         remove_dirs(ws, entry.created_dirs)
     return outcome
 
 
-def _outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None | NotPutBack:
+def _outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | NotPutBack | None:
     want = entry.identity
     if want is None or entry.rel_to is None:
         return None
@@ -70,23 +74,44 @@ def _outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | Non
         return None
     at_src, at_dst = _at(ws, src), _at(ws, dst)
     if entry.kind == "move" and not entry.across:
-        if same_entry(at_dst, want) and at_dst is not None and (at_dst["dev"], at_dst["ino"]) == (want["dev"], want["ino"]):
+        if (
+            same_entry(at_dst, want)
+            and at_dst is not None
+            and (at_dst["dev"], at_dst["ino"]) == (want["dev"], want["ino"])
+        ):
             journal.commit(entry)
             return True
-        return False if same_entry(at_src, want) and _as_it_was(ws, journal, entry, dst, at_dst) else None
-    copied = at_dst is not None and at_dst["fingerprint"] == want["fingerprint"] and \
-        (at_dst["dev"], at_dst["ino"]) != (want["dev"], want["ino"])
-    if not copied or at_dst is None:
-        return False if _as_it_was(ws, journal, entry, dst, at_dst) and (entry.kind == "copy" or same_entry(at_src, want)) \
+        return (
+            False
+            if same_entry(at_src, want) and _as_it_was(ws, journal, entry, dst, at_dst)
             else None
+        )
+    copied = (
+        at_dst is not None
+        and at_dst["fingerprint"] == want["fingerprint"]
+        and (at_dst["dev"], at_dst["ino"]) != (want["dev"], want["ino"])
+    )
+    if not copied or at_dst is None:
+        return (
+            False
+            if _as_it_was(ws, journal, entry, dst, at_dst)
+            and (entry.kind == "copy" or same_entry(at_src, want))
+            else None
+        )
     if entry.kind == "copy":
         journal.commit(entry, to_identity=at_dst)
         return True
     return _finish_move(ws, journal, entry, src, at_src, at_dst)
 
 
-def _finish_move(ws: Workspace, journal: Journal, entry: JournalEntry, src: Target, at_src: dict[str, Any] | None,
-                 at_dst: dict[str, Any]) -> bool | None | NotPutBack:
+def _finish_move(
+    ws: Workspace,
+    journal: Journal,
+    entry: JournalEntry,
+    src: Target,
+    at_src: dict[str, Any] | None,
+    at_dst: dict[str, Any],
+) -> bool | NotPutBack | None:
     """A move to another file system whose copy is whole at the destination: the original goes to
     the trash now (the person approved the move), or the trash it reached is recorded."""
     want = entry.identity
@@ -97,7 +122,9 @@ def _finish_move(ws: Workspace, journal: Journal, entry: JournalEntry, src: Targ
     try:
         parent = parent_path(ws, src)
         if at_src is None:  # it left its place: the app died sending it to the trash
-            where, record = find_interrupted_delete(dir_fd, name, parent, journal.state_dir, entry.seq, entry.time)
+            where, record = find_interrupted_delete(
+                dir_fd, name, parent, journal.state_dir, entry.seq, entry.time
+            )
             if where == "stranded" and record is not None:
                 return NotPutBack(str(record["where"]))
             if where == "trashed" and record is not None:

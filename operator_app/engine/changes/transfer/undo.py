@@ -39,14 +39,21 @@ def _old_file(dir_fd: int, name: str, data: bytes, entry: JournalEntry) -> str:
     temp = write_temp(dir_fd, name, data, entry.mode if entry.mode is not None else NEW_FILE_MODE)
     if entry.replaced_mtime is not None:
         try:
-            os.utime(temp, ns=(entry.replaced_mtime, entry.replaced_mtime), dir_fd=dir_fd, follow_symlinks=False)
+            os.utime(
+                temp,
+                ns=(entry.replaced_mtime, entry.replaced_mtime),
+                dir_fd=dir_fd,
+                follow_symlinks=False,
+            )
         except BaseException:
             discard_temp(dir_fd, temp)
             raise
     return temp
 
 
-def _replace_with(dir_fd: int, name: str, data: bytes, entry: JournalEntry, expected: dict[str, Any], why: str) -> None:
+def _replace_with(
+    dir_fd: int, name: str, data: bytes, entry: JournalEntry, expected: dict[str, Any], why: str
+) -> None:
     """Put the replaced file back at `name` in place of the entry there, only while it is still `expected`."""
     temp = _old_file(dir_fd, name, data, entry)
     try:
@@ -65,8 +72,10 @@ def _put_back_replaced(dir_fd: int, name: str, data: bytes, entry: JournalEntry)
         rename_noreplace(dir_fd, temp, dir_fd, name)
     except FileExistsError:
         discard_temp(dir_fd, temp)
-        return (f"; the file it replaced at {entry.rel_to} was not put back, as something new is there now (its old "
-                f"content is kept in the undo journal as pre/{entry.seq}.bin)")
+        return (
+            f"; the file it replaced at {entry.rel_to} was not put back, as something new is there now (its old "
+            f"content is kept in the undo journal as pre/{entry.seq}.bin)"
+        )
     except BaseException:
         discard_temp(dir_fd, temp)
         raise
@@ -83,15 +92,19 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
         try:
             old = journal.pre_image(entry)
         except (OSError, PreImageMismatch) as exc:
-            raise UndoRefused(f"{why}: the saved copy of the file it replaced is missing or is not the one this change "
-                              f"kept ({exc}); nothing was touched") from None
+            raise UndoRefused(
+                f"{why}: the saved copy of the file it replaced is missing or is not the one this change "
+                f"kept ({exc}); nothing was touched"
+            ) from None
     try:
         dst_fd, dst_name, _ = ws.open_parent_dir(dst, create=False)
     except OperatorError as exc:
         raise UndoRefused(f"{why}: {exc.message}; nothing was touched") from None
     try:
         # What the change left at the destination: the very entry moved, or the copy made.
-        expected = entry.identity if entry.kind == "move" and not entry.across else entry.to_identity
+        expected = (
+            entry.identity if entry.kind == "move" and not entry.across else entry.to_identity
+        )
         now = _identity_or_none(dst_fd, dst_name)
         if now is None or expected is None or not same_entry(now, expected):
             state = "is gone" if now is None else "changed since Operator put it there"
@@ -112,8 +125,15 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
     return UndoOutcome(entry, summary + (f"; {left}" if left else ""))
 
 
-def _move_back(ws: Workspace, journal: Journal, entry: JournalEntry, destination: tuple[int, str],
-               expected: dict[str, Any], old: bytes | None, why: str) -> str:
+def _move_back(
+    ws: Workspace,
+    journal: Journal,
+    entry: JournalEntry,
+    destination: tuple[int, str],
+    expected: dict[str, Any],
+    old: bytes | None,
+    why: str,
+) -> str:
     """The moved entry back at its place (renamed, or from the trash with its copy removed), then
     the file it replaced back at the destination."""
     dst_fd, dst_name = destination
