@@ -88,7 +88,7 @@ def respond(
         meta["truncated"] = True
     if not_modified:
         meta["not_modified"] = True
-    return _encodable(
+    envelope: dict[str, Any] = _encodable(
         {
             "ok": exit_code == EXIT_OK,
             "data": None if exit_code != EXIT_OK else data,
@@ -97,6 +97,7 @@ def respond(
             "meta": meta,
         }
     )
+    return envelope
 
 
 def _encodable(value: Any) -> Any:

@@ -116,7 +116,8 @@ def _repeat(block: Any, used: dict[str, Any], number: int) -> bool:
 
 
 def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.changes.undo import UndoRefused, undo_last, undoable
+    from ..engine.changes.outcomes import UndoRefused
+    from ..engine.changes.undo import undo_last, undoable
     from ..engine.safety.journal import Journal
 
     if args.steps < 1:

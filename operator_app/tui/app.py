@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -239,7 +240,7 @@ class OperatorApp(
                 severity="warning",
             )
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for key in MAIN_KEYS:
             if self.check_action(key.action, ()) is not False:

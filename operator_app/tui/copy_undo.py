@@ -160,7 +160,8 @@ class CopyUndoMixin(AppHost):
 
     @work(thread=True, exit_on_error=False, group="undo")
     def undo_last(self, runner: EngineRunner, confirmed: int) -> None:
-        from ..engine.changes.undo import UndoRefused, undo_last
+        from ..engine.changes.outcomes import UndoRefused
+        from ..engine.changes.undo import undo_last
 
         try:
             with (

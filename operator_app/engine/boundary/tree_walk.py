@@ -95,7 +95,7 @@ class GitRules:
             compiled = getattr(pattern, "regex", None)
             if compiled is not None:
                 try:
-                    pattern.regex = _BoundedRegex(regex.compile(compiled.pattern), self)
+                    pattern.regex = _BoundedRegex(regex.compile(compiled.pattern), self)  # type: ignore[assignment]  # duck-typed: pathspec calls match() only
                 except regex.error:
                     pass  # a pattern `regex` reads differently keeps `re`: still bounded by the budget checks
         self._stack.append((parts, spec))

@@ -45,7 +45,7 @@ from .hunks import (
 )
 
 if TYPE_CHECKING:
-    from unidiff import PatchedFile
+    from unidiff.patch import PatchedFile
 
 DEV_NULL = "/dev/null"
 _HUNK_HEADER_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -248,7 +248,7 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
 
 def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, int, bool]:
     """The hunks, the added and removed line counts, and whether the old side is /dev/null."""
-    from unidiff import PatchSet
+    from unidiff.patch import PatchSet
     from unidiff.errors import UnidiffParseError
 
     text = _prepare(patch_text, label)
