@@ -61,9 +61,8 @@ def commit_content(
     try:
         seq = journal.next_seq()
         temp = temp_name(name)
-        journal.note_temp(
-            seq, plan.target.rel, temp
-        )  # so a commit killed from here on leaves no litter
+        # so a commit killed from here on leaves no litter
+        journal.note_temp(seq, plan.target.rel, temp)
         mode, owner = (current.mode, current.owner) if current else (NEW_FILE_MODE, None)
         new_bytes = plan.new_bytes
         writer = _Background(lambda: write_temp(dir_fd, name, new_bytes, mode, owner, temp))
