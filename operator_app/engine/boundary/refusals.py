@@ -20,14 +20,14 @@ LIST_HINT = "list the folder with fs.list"
 
 def shown(text: str) -> str:
     """`text` with control characters escaped: a name from disk cannot break a one-line message."""
-    return "".join(
-        ch
-        if unicodedata.category(ch) != "Cc"
-        else f"\\x{ord(ch):02x}"
-        if ord(ch) < 0x100
-        else f"\\u{ord(ch):04x}"
-        for ch in text
-    )
+    return "".join(_escaped(ch) if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    """`ch` as a Python escape: \\xNN below U+0100, \\uNNNN above."""
+    if ord(ch) < 0x100:
+        return f"\\x{ord(ch):02x}"
+    return f"\\u{ord(ch):04x}"
 
 
 def outside(rel: str, link: str) -> OperatorError:

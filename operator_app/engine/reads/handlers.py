@@ -270,7 +270,12 @@ def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
         "mtimeMs": st.st_mtime_ns // 1_000_000,
         "ctimeMs": st.st_ctime_ns // 1_000_000,
     }
-    kind = "folder" if is_dir else "file" if is_file else "special file"
+    if is_dir:
+        kind = "folder"
+    elif is_file:
+        kind = "file"
+    else:
+        kind = "special file"
     return _ok(
         cmd,
         f"{target.rel}: {kind}, {count(st.st_size, 'byte')}{link_note}",

@@ -269,8 +269,8 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
 
 def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, int, bool]:
     """The hunks, the added and removed line counts, and whether the old side is /dev/null."""
-    from unidiff.patch import PatchSet
     from unidiff.errors import UnidiffParseError
+    from unidiff.patch import PatchSet
 
     text = _prepare(patch_text, label)
     try:

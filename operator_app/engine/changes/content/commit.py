@@ -49,13 +49,12 @@ def commit_content(
     current = read_current(ws, plan.target)
     # The bytes themselves, not a hash: the plan holds them anyway and memcmp is cheapest.
     if (current.data if current else None) != plan.base:
-        what = (
-            "was created by something else"
-            if plan.base is None
-            else "was removed"
-            if current is None
-            else "changed"
-        )
+        if plan.base is None:
+            what = "was created by something else"
+        elif current is None:
+            what = "was removed"
+        else:
+            what = "changed"
         raise conflict(plan.target, what)
     dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
     try:

@@ -173,7 +173,7 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
     assert isinstance(command, TwoPathCommand)
     cmd = command
     src, dst = ws.target(cmd.path), ws.target(cmd.path_to)
-    verb, done = VERBS[cmd.action]
+    done = VERBS[cmd.action][1]
     st = ws.lstat(src) if src.parts else None
     if src.parts and st is None:
         raise ws.not_found(src)
