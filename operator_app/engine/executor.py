@@ -99,9 +99,8 @@ class MessageRun:
     _errors_emitted: int = 0
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
-    _unshown: list[CommandResult] = field(
-        default_factory=list
-    )  # staged in the session, not announced yet
+    # staged in the session, not announced yet
+    _unshown: list[CommandResult] = field(default_factory=list)
 
     @property
     def pending(self) -> PendingBlock | None:
@@ -133,8 +132,8 @@ class MessageRun:
             # A streamed block runs at its END marker, before anyone can know how long the message
             # will grow, so the window a whole message is scanned in cannot be applied afterwards.
             self.warnings.append(
-                f"the streamed message grew to {self._streamed_chars} characters, more than the last {WINDOW_CHARS} "
-                "a whole message is scanned in; its blocks ran as they arrived"
+                f"the streamed message grew to {self._streamed_chars} characters, more than the "
+                f"last {WINDOW_CHARS} a whole message is scanned in; its blocks ran as they arrived"
             )
         self._flush()
         if not self.ended:
@@ -164,7 +163,8 @@ class MessageRun:
                 exc = OperatorError(
                     ErrorCode.ERR_INTERNAL,
                     (
-                        f"Operator failed while validating this block ({type(exc).__name__}: {exc}); tell the person"
+                        "Operator failed while validating this block "
+                        f"({type(exc).__name__}: {exc}); tell the person"
                     ),
                     _traceback(),
                 )
@@ -185,8 +185,9 @@ class MessageRun:
             error = OperatorError(
                 ErrorCode.ERR_DUPLICATE_ID,
                 (
-                    f"id {command.id} was already used in this session (message {message_no}) for a different command; "
-                    f"nothing was run; send it again with a new id such as {command.id}-2"
+                    f"id {command.id} was already used in this session (message "
+                    f"{message_no}) for a different command; nothing was run; "
+                    f"send it again with a new id such as {command.id}-2"
                 ),
             )
             self._add(
@@ -298,8 +299,8 @@ class Engine:
             self.listener(event)
 
     def recover(self) -> list[str]:
-        """Record the results of writes an earlier run died in the middle of (changes/recovery.py), and
-        say which messages they completed. Call with the session lock held; cheap when there are
+        """Record the results of writes an earlier run died in the middle of (changes/recovery.py),
+        and say which messages they completed. Call with the session lock held; cheap when there are
         none."""
         if not self.session.unresolved_intents():
             return []
@@ -358,14 +359,16 @@ class Engine:
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
         except StateUnusable:
-            raise  # the session could not be taken back after a consent: nothing more can be recorded
+            # the session could not be taken back after a consent: nothing more can be recorded
+            raise
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM):
                 error = OperatorError(
                     ErrorCode.ERR_PERMISSION_DENIED,
                     (
-                        f"{command.action} on {command.path_or_none} was refused by the operating system "
-                        f"({exc.strerror}); nothing was changed; ask the person to check the permissions"
+                        f"{command.action} on {command.path_or_none} was refused "
+                        f"by the operating system ({exc.strerror}); nothing was "
+                        "changed; ask the person to check the permissions"
                     ),
                 )
             else:
@@ -378,7 +381,8 @@ class Engine:
             error = OperatorError(
                 ErrorCode.ERR_INTERNAL,
                 (
-                    f"Operator failed on this command ({type(exc).__name__}: {exc}); nothing was changed; tell the person"
+                    f"Operator failed on this command ({type(exc).__name__}: "
+                    f"{exc}); nothing was changed; tell the person"
                 ),
                 _traceback(),
             )

@@ -33,7 +33,8 @@ KIND_NAMES = {
 
 
 def kind_of(mode: int) -> str:
-    """ "file", "dir", "symlink", "fifo", "socket", "character device", "block device" or "other"."""
+    """The kind's name: "file", "dir", "symlink", "fifo", "socket", "character device",
+    "block device" or "other"."""
     return KIND_NAMES.get(stat.S_IFMT(mode), "other")
 
 
@@ -78,7 +79,7 @@ def resolve_steps(root: str, parts: Sequence[str]) -> Iterator[tuple[int, str, b
 def open_dir_chain(
     root: str, parts: Sequence[str], *, create: bool = False
 ) -> tuple[int, list[int]]:
-    """Open root, then each of `parts` below it as a directory; return (fd of the last, indexes created).
+    """Open root, then each of `parts` below it as a directory; return (last fd, indexes created).
 
     With create=True a missing component is made with mkdir relative to its parent's descriptor.
     On failure every directory made here is removed again (best effort, they are empty) and
@@ -176,7 +177,7 @@ def read_exactly(fd: int, size: int) -> bytes:
 
 
 def read_small_text(dir_fd: int, name: str, limit: int) -> str | None:
-    """The text of a regular file such as .gitignore, or None if absent, unreadable or over `limit`."""
+    """A regular file's text (such as .gitignore); None if absent, unreadable or over `limit`."""
     try:
         fd, info = open_regular(dir_fd, name)
     except (OSError, NotRegular):

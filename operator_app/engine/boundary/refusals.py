@@ -19,22 +19,22 @@ LIST_HINT = "list the folder with fs.list"
 
 
 def shown(text: str) -> str:
-    """`text` with control characters escaped, so a name from disk cannot break a one-line message."""
-    return "".join(
-        ch
-        if unicodedata.category(ch) != "Cc"
-        else f"\\x{ord(ch):02x}"
-        if ord(ch) < 0x100
-        else f"\\u{ord(ch):04x}"
-        for ch in text
-    )
+    """`text` with control characters escaped: a name from disk cannot break a one-line message."""
+    return "".join(_escaped(ch) if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    """`ch` as a Python escape: \\xNN below U+0100, \\uNNNN above."""
+    if ord(ch) < 0x100:
+        return f"\\x{ord(ch):02x}"
+    return f"\\u{ord(ch):04x}"
 
 
 def outside(rel: str, link: str) -> OperatorError:
     return OperatorError(
         ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-        f"{rel} resolves through a symlink to outside the workspace ({link} is a symlink that leads out); "
-        "use a path inside the workspace",
+        f"{rel} resolves through a symlink to outside the workspace ({link} "
+        "is a symlink that leads out); use a path inside the workspace",
     )
 
 
@@ -92,8 +92,8 @@ def not_found(root: Path, t: Target) -> OperatorError:
             return OperatorError(
                 ErrorCode.ERR_NOT_FOUND,
                 (
-                    f"{t.rel} does not exist: {shown_link} is a symlink to {shown(os.readlink(lexical))}, "
-                    f"which does not exist; {LIST_HINT}"
+                    f"{t.rel} does not exist: {shown_link} is a symlink to "
+                    f"{shown(os.readlink(lexical))}, which does not exist; {LIST_HINT}"
                 ),
             )
         if missing < len(t.parts) - 1:
@@ -122,15 +122,17 @@ def refuse_kind(t: Target, kind: str) -> OperatorError:
         return changed(t)
     return OperatorError(
         ErrorCode.ERR_SPECIAL_FILE,
-        f"{t.rel} is a {kind}, not a regular file; Operator never opens FIFOs, sockets or devices; pick a regular file",
+        f"{t.rel} is a {kind}, not a regular file; Operator never "
+        "opens FIFOs, sockets or devices; pick a regular file",
     )
 
 
 def changed(t: Target) -> OperatorError:
     return OperatorError(
         ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-        f"{t.rel} met a symlink while being opened (the path changed after it was checked, or a symlink loops); "
-        "nothing was opened; use a path inside the workspace that does not go through it",
+        f"{t.rel} met a symlink while being opened (the path changed "
+        "after it was checked, or a symlink loops); nothing was opened; "
+        "use a path inside the workspace that does not go through it",
     )
 
 
@@ -144,12 +146,13 @@ def fail(
     *,
     whole: bool = False,
 ) -> OperatorError:
-    """Turn an OSError met at component `index` of `parts` (resolved, relative to the root) into an error."""
+    """The error for an OSError met at component `index` of `parts` (resolved, relative to root)."""
     code = error.errno
     if index < 0:
         return OperatorError(
             ErrorCode.ERR_IO,
-            f"the workspace folder itself cannot be opened ({error.strerror}); ask the person to check it",
+            "the workspace folder itself cannot be opened "
+            f"({error.strerror}); ask the person to check it",
         )
     if code == errno.ENOENT:
         return not_found(root, t)
@@ -187,5 +190,6 @@ def fail(
     name = errno.errorcode.get(code or 0, "?")
     return OperatorError(
         ErrorCode.ERR_IO,
-        f"{doing} {t.rel} failed: {error.strerror} ({name}); try again or ask the person to check it",
+        f"{doing} {t.rel} failed: {error.strerror} "
+        f"({name}); try again or ask the person to check it",
     )

@@ -75,12 +75,12 @@ class GitRules:
         self._budget -= time.monotonic() - self._call_started
         if self._budget <= 0:
             raise IgnoreRulesTooSlow(
-                f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s (a pattern with many * or a very "
-                "long .gitignore)"
+                f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s "
+                "(a pattern with many * or a very long .gitignore)"
             )
 
     def load(self, fd: int, parts: tuple[str, ...]) -> int:
-        """Push the .gitignore of the folder open at `fd` (at `parts`), if any; return how many were pushed."""
+        """Push the .gitignore of the folder open at `fd` (at `parts`), if any; return the count."""
         text = read_small_text(fd, ".gitignore", MAX_GITIGNORE_BYTES)
         if not text:
             return 0
@@ -95,9 +95,12 @@ class GitRules:
             compiled = getattr(pattern, "regex", None)
             if compiled is not None:
                 try:
-                    pattern.regex = _BoundedRegex(regex.compile(compiled.pattern), self)  # type: ignore[assignment]  # duck-typed: pathspec calls match() only
+                    bounded = _BoundedRegex(regex.compile(compiled.pattern), self)
+                    # duck-typed: pathspec calls match() only
+                    pattern.regex = bounded  # type: ignore[assignment]
                 except regex.error:
-                    pass  # a pattern `regex` reads differently keeps `re`: still bounded by the budget checks
+                    # a pattern `regex` reads differently keeps `re`, still bounded by the budget
+                    pass
         self._stack.append((parts, spec))
         self._spend()
         return 1
@@ -117,7 +120,8 @@ class GitRules:
         except TimeoutError:  # from the `regex` module: this one match used up what was left
             self._budget = 0
             raise IgnoreRulesTooSlow(
-                f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s (a pattern with many *)"
+                "matching .gitignore patterns took over "
+                f"{GITIGNORE_BUDGET_S:g} s (a pattern with many *)"
             ) from None
         self._spend()
         return include

@@ -1,4 +1,4 @@
-"""The workspace boundary: every path the model gives is checked here, and everything read is read here.
+"""The workspace boundary: every path the model gives is checked here, and every read is made here.
 
 `Workspace.target()` turns the model's path into a `Target` or an OperatorError: relative, no
 control characters or backslashes, no `..` above the root, and no symlink anywhere along it that
@@ -96,13 +96,14 @@ class Workspace:
             if unicodedata.category(ch) == "Cc":
                 raise OperatorError(
                     ErrorCode.ERR_INVALID_PATH,
-                    f'the path "{shown(raw)}" has a control character ({shown(ch)}) at position {position}; '
-                    "remove it and use / as the separator",
+                    f'the path "{shown(raw)}" has a control character ({shown(ch)}) '
+                    f"at position {position}; remove it and use / as the separator",
                 )
         if "\\" in raw:
             raise OperatorError(
                 ErrorCode.ERR_INVALID_PATH,
-                f'the path "{raw}" contains a backslash; use / as the separator ({raw.replace(chr(92), "/")})',
+                f'the path "{raw}" contains a backslash; use / '
+                f"as the separator ({raw.replace(chr(92), '/')})",
             )
         if raw.startswith("/"):
             inside = PurePosixPath(os.path.normpath(raw))
@@ -111,18 +112,21 @@ class Workspace:
                 hint = f" (did you mean {inside.relative_to(self.root).as_posix()}?)"
             raise OperatorError(
                 ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-                f"{raw} is absolute; paths are relative to the workspace root; use . for the root{hint}",
+                f"{raw} is absolute; paths are relative to "
+                f"the workspace root; use . for the root{hint}",
             )
         if raw.startswith("~"):
             raise OperatorError(
                 ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-                f"{raw} starts with ~, which is not expanded; paths are relative to the workspace root; use . for the root",
+                f"{raw} starts with ~, which is not expanded; paths are "
+                "relative to the workspace root; use . for the root",
             )
         if len(raw) > MAX_PATH_CHARS:
             raise OperatorError(
                 ErrorCode.ERR_INVALID_PATH,
                 (
-                    f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}; use a shorter path"
+                    f"the path is {len(raw)} characters long; the "
+                    f"limit is {MAX_PATH_CHARS}; use a shorter path"
                 ),
             )
         parts: list[str] = []
@@ -133,7 +137,8 @@ class Workspace:
                 if not parts:
                     raise OperatorError(
                         ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-                        f"{raw} climbs above the workspace root with ..; paths are relative to the workspace root; use . for the root",
+                        f"{raw} climbs above the workspace root with ..; paths "
+                        "are relative to the workspace root; use . for the root",
                     )
                 parts.pop()
             else:
@@ -142,7 +147,8 @@ class Workspace:
             raise OperatorError(
                 ErrorCode.ERR_INVALID_PATH,
                 (
-                    f"the path has {len(parts)} components; the limit is {MAX_PATH_COMPONENTS}; use a shorter path"
+                    f"the path has {len(parts)} components; the limit "
+                    f"is {MAX_PATH_COMPONENTS}; use a shorter path"
                 ),
             )
         rel = "/".join(parts) or "."
@@ -249,7 +255,7 @@ class Workspace:
         return fd, t.parts[-1], ["/".join(parts[: index + 1]) for index in created]
 
     def _chain(self, t: Target, parts: tuple[str, ...], doing: str, *, whole: bool = False) -> int:
-        """`whole`: parts[-1] is the target itself (so ENOTDIR there means "the target is no folder")."""
+        """`whole`: parts[-1] is the target itself (ENOTDIR there: "the target is no folder")."""
         try:
             return open_dir_chain(str(self.root), parts)[0]
         except StepError as step:
@@ -357,7 +363,7 @@ class Workspace:
         return self._parent_parts(t) + (t.parts[-1],)
 
     def resolved(self, t: Target) -> Target:
-        """The Target of where `t` leads once its symlinks are followed (checked inside by target())."""
+        """The Target `t` leads to once its symlinks are followed (checked inside by target())."""
         parts = self._resolved_parts(t)
         return Target("/".join(parts) or ".", t.abs, parts)
 

@@ -35,7 +35,7 @@ class NotPutBack:
     where: str
 
 
-# What the model does about a conflict on an entry it did not read as text (a delete, a copy, a move).
+# What the model does about a conflict on an entry it did not read as text (delete, copy, move).
 LOOK_AGAIN = "look again (fs.stat, fs.list)"
 
 
@@ -47,6 +47,7 @@ def conflict(
     return OperatorError(
         ErrorCode.ERR_CONFLICT,
         (
-            f"{side}{target.rel} {what} since the preview; nothing was changed; {look_again} and resend the command"
+            f"{side}{target.rel} {what} since the preview; nothing "
+            f"was changed; {look_again} and resend the command"
         ),
     )

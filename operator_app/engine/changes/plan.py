@@ -29,9 +29,8 @@ class WritePlan:
     command_id: str
     target: Target
     kind: PlanKind
-    base_hash: (
-        str | None
-    )  # a delete: fingerprint of what goes to the trash; otherwise unused (None)
+    # a delete: fingerprint of what goes to the trash; otherwise unused (None)
+    base_hash: str | None
     new_bytes: bytes | None  # None for a delete
     diff: str
     added: int
@@ -40,11 +39,10 @@ class WritePlan:
     is_dir: bool = False
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
-    base: bytes | None = (
-        None  # a write: the bytes it was planned from (None: the file did not exist)
-    )
-    # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it goes;
-    # `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
+    # a write: the bytes it was planned from (None: the file did not exist)
+    base: bytes | None = None
+    # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it
+    # goes; `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
     target_to: Target | None = None
     to_hash: str | None = None
 

@@ -38,16 +38,16 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
             error = OperatorError(
                 ErrorCode.ERR_DELETE_INCOMPLETE,
                 (
-                    f"Operator stopped while applying {intent.action} to {intent.path}, and something new is at its place "
-                    f"now, so the entry was not put back: it is {landed.where}; tell the person, and do not send the command again"
+                    f"Operator stopped while applying {intent.action} to {intent.path}, and "
+                    "something new is at its place now, so the entry was not put back: it "
+                    f"is {landed.where}; tell the person, and do not send the command again"
                 ),
             )
             result = failed(
                 intent.command_id, error, action=intent.action, path=intent.path, line=intent.line
             )
-            session.record_result(
-                intent.message, result, intent.content_key
-            )  # it did leave its place
+            # it did leave its place
+            session.record_result(intent.message, result, intent.content_key)
         elif landed and entry is not None:
             result = CommandResult(
                 id=intent.command_id,
@@ -63,21 +63,21 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
             error = OperatorError(
                 ErrorCode.ERR_INTERNAL,
                 (
-                    f"Operator stopped while applying {intent.action} to {intent.path}; the change was not made; "
-                    "send the command again"
+                    f"Operator stopped while applying {intent.action} to "
+                    f"{intent.path}; the change was not made; send the command again"
                 )
                 if landed is False
                 else (
-                    f"Operator stopped while applying {intent.action} to {intent.path}, and the file has changed since: "
-                    "whether the change was made is not known; read it (fs.readSlice) before sending the command again"
+                    f"Operator stopped while applying {intent.action} to {intent.path}, "
+                    "and the file has changed since: whether the change was made is "
+                    "not known; read it (fs.readSlice) before sending the command again"
                 ),
             )
             result = failed(
                 intent.command_id, error, action=intent.action, path=intent.path, line=intent.line
             )
-            session.record_result(
-                intent.message, result, None
-            )  # nothing changed: the id stays free
+            # nothing changed: the id stays free
+            session.record_result(intent.message, result, None)
         recovered.append((intent.message, result))
     return recovered
 

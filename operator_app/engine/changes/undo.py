@@ -36,8 +36,8 @@ def undo_entry(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutc
 def _refuse_elsewhere(ws: Workspace, entry: JournalEntry) -> None:
     if entry.root is not None and entry.root != str(ws.root):
         raise UndoRefused(
-            f"cannot undo {entry.action} {entry.command_id} on {entry.where}: it was made in the workspace {entry.root}, "
-            f"not in {ws.root}; run undo with --workspace {entry.root}"
+            f"cannot undo {entry.action} {entry.command_id} on {entry.where}: it was made in the "
+            f"workspace {entry.root}, not in {ws.root}; run undo with --workspace {entry.root}"
         )
 
 
@@ -54,7 +54,8 @@ def undo_last(
     entries = undoable(ws, journal)
     if newest is not None and (not entries or entries[0].seq != newest):
         now = (
-            f"the newest change now is {entries[0].action} on {entries[0].rel} ({entries[0].command_id})"
+            f"the newest change now is {entries[0].action} "
+            f"on {entries[0].rel} ({entries[0].command_id})"
             if entries
             else "it can no longer be undone"
         )

@@ -100,7 +100,10 @@ def install_temp(dir_fd: int, temp: str, name: str) -> str | None:
     try:
         os.fsync(dir_fd)
     except OSError as exc:
-        return f"the folder could not be synced to disk ({exc.strerror or exc}), so the change may not survive a power cut"
+        return (
+            f"the folder could not be synced to disk ({exc.strerror or exc}), "
+            "so the change may not survive a power cut"
+        )
     return None
 
 

@@ -59,7 +59,8 @@ def read_current(ws: Workspace, target: Target) -> Current | None:
                 raise OperatorError(
                     ErrorCode.ERR_SYMLINK_TARGET,
                     (
-                        f"{target.rel} is now a symlink; Operator does not write through symlinks; nothing was written"
+                        f"{target.rel} is now a symlink; Operator does "
+                        "not write through symlinks; nothing was written"
                     ),
                 ) from None
             raise
@@ -119,7 +120,10 @@ def remove_dirs(ws: Workspace, folders: list[str]) -> str | None:
         return None
     parts = _dir_chain(folders)
     if parts is None:
-        return "the journal's list of folders it created is not a chain of folders inside the workspace; none were removed"
+        return (
+            "the journal's list of folders it created is not a chain "
+            "of folders inside the workspace; none were removed"
+        )
     first = len(parts) - len(folders)  # index of the shallowest folder made
     try:
         fd, _ = open_dir_chain(str(ws.root), parts[:first])

@@ -106,9 +106,8 @@ def remove_entry(dir_fd: int, name: str) -> None:
 def move_across(src_fd: int, src: str, dst_fd: int, dst: str, tag: str) -> None:
     """Move an entry to a folder on another file system (see the module's contract)."""
     staged = f".{src[:100]}.operator-moving-{tag}-{secrets.token_hex(6)}"
-    os.rename(
-        src, staged, src_dir_fd=src_fd, dst_dir_fd=src_fd
-    )  # a new random name: nothing there to replace
+    # a new random name: nothing there to replace
+    os.rename(src, staged, src_dir_fd=src_fd, dst_dir_fd=src_fd)
     copy = hidden(dst, "copy")
     try:
         copy_entry(src_fd, staged, dst_fd, copy)

@@ -71,11 +71,13 @@ def _file_target(
         if dir_code is ErrorCode.ERR_SEARCH_PATH_IS_DIR:
             raise OperatorError(
                 dir_code,
-                f"{target.rel} is a folder; fs.search reads one file, use fs.searchTree for a folder",
+                f"{target.rel} is a folder; fs.search reads "
+                "one file, use fs.searchTree for a folder",
             )
         raise OperatorError(
             dir_code,
-            f"{target.rel} is a folder, not a file; list it with fs.list or search it with fs.searchTree",
+            f"{target.rel} is a folder, not a file; list it "
+            "with fs.list or search it with fs.searchTree",
         )
     return target
 
@@ -91,8 +93,9 @@ def _read_doc(ws: Workspace, target: Target, *, max_bytes: int, action: str) -> 
             raise OperatorError(
                 ErrorCode.ERR_FILE_TOO_LARGE,
                 (
-                    f"{target.rel} is {size} bytes, over the {max_bytes}-byte limit of {action}; no read action takes "
-                    "a file this large; ask the person for the part you need, or to split the file"
+                    f"{target.rel} is {size} bytes, over the {max_bytes}-byte "
+                    f"limit of {action}; no read action takes a file this large; "
+                    "ask the person for the part you need, or to split the file"
                 ),
             ) from None
         raise
@@ -130,13 +133,16 @@ def fs_list(cmd: FsList, ctx: ReadContext) -> CommandResult:
     target = ctx.workspace.target(cmd.path)
     entries = ctx.workspace.list_dir(target)
     suffix = {"dir": "/", "symlink": "@", "file": "", "other": ""}
-    # A name holding a line break would otherwise read as two entries: control characters are escaped.
+    # Control characters are escaped: a name holding a line break would read as two entries.
     lines = [shown_name(entry.name) + suffix[entry.kind] for entry in entries]
     folders = sum(1 for e in entries if e.kind == "dir")
     shown = "the workspace root" if target.rel == "." else target.rel
     if not entries:
         return _ok(cmd, f"Listed {shown}: empty folder", path=target.rel)
-    counts = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}: {count(folders, 'folder')}, {count(len(entries) - folders, 'file')}"
+    counts = (
+        f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}: "
+        f"{count(folders, 'folder')}, {count(len(entries) - folders, 'file')}"
+    )
     return _ok(cmd, f"Listed {shown} ({counts})", "\n".join(lines), path=target.rel)
 
 
@@ -168,7 +174,10 @@ def fs_read(cmd: FsRead, ctx: ReadContext) -> CommandResult:
     if data and not data.endswith(b"\n"):
         notes.append("no newline at end of file")
     extra = f"; {', '.join(notes)}" if notes else ""
-    summary = f"Read {target.rel} ({count(len(data), 'byte')}, {count(len(split_lines(text)), 'line')}{extra})"
+    summary = (
+        f"Read {target.rel} ({count(len(data), 'byte')}, "
+        f"{count(len(split_lines(text)), 'line')}{extra})"
+    )
     return _ok(cmd, summary, text, path=target.rel)
 
 
@@ -181,7 +190,8 @@ def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
         raise OperatorError(
             ErrorCode.ERR_INVALID_READSLICE_PARAMS,
             (
-                f"start {cmd.start} is past the end of {target.rel} ({total} lines); use a start between 1 and {max(total, 1)}"
+                f"start {cmd.start} is past the end of {target.rel} "
+                f"({total} lines); use a start between 1 and {max(total, 1)}"
             ),
         )
     count = min(cmd.lines, cmd.MAX_LINES)
@@ -228,7 +238,8 @@ def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
 
 def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
     """Like Node's fs.stat, whose field names the spec uses: a symlink (one that stays inside the
-    workspace, target() checked that) is followed, so the answer describes what fs.read would read."""
+    workspace, target() checked that) is followed: the answer describes what fs.read would read.
+    """
     ws = ctx.workspace
     target = ws.target(cmd.path)
     st = ws.lstat(target)
@@ -244,7 +255,8 @@ def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
             raise OperatorError(
                 ErrorCode.ERR_NOT_FOUND,
                 (
-                    f"{target.rel} is a symlink that loops and never reaches a file or folder; use another path"
+                    f"{target.rel} is a symlink that loops and never "
+                    "reaches a file or folder; use another path"
                 ),
             )
         link_note = f" (a symlink to {resolved.rel})"
@@ -258,7 +270,12 @@ def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
         "mtimeMs": st.st_mtime_ns // 1_000_000,
         "ctimeMs": st.st_ctime_ns // 1_000_000,
     }
-    kind = "folder" if is_dir else "file" if is_file else "special file"
+    if is_dir:
+        kind = "folder"
+    elif is_file:
+        kind = "file"
+    else:
+        kind = "special file"
     return _ok(
         cmd,
         f"{target.rel}: {kind}, {count(st.st_size, 'byte')}{link_note}",
@@ -306,7 +323,10 @@ def fs_list_regions(cmd: FsListRegions, ctx: ReadContext) -> CommandResult:
         f": {names}" if names else ""
     )
     if scan.problems:
-        summary += f" ({len(scan.problems)} marker problem{'s' if len(scan.problems) != 1 else ''}, see details)"
+        summary += (
+            f" ({len(scan.problems)} marker "
+            f"problem{'s' if len(scan.problems) != 1 else ''}, see details)"
+        )
     return _ok(cmd, summary, json.dumps(payload), path=target.rel)
 
 
@@ -319,7 +339,10 @@ def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
     region = locate_region(doc.text, style, cmd.marker_id, label=target.rel)
     content = read_region(doc.text, style, cmd.marker_id, label=target.rel)
     inner = region.end_line - region.begin_line - 1
-    summary = f"Read region {cmd.marker_id} of {target.rel} (lines {region.begin_line}-{region.end_line}, {count(inner, 'content line')})"
+    summary = (
+        f"Read region {cmd.marker_id} of {target.rel} (lines "
+        f"{region.begin_line}-{region.end_line}, {count(inner, 'content line')})"
+    )
     return _ok(cmd, summary, content, path=target.rel)
 
 

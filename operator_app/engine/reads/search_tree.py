@@ -47,7 +47,10 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         try:
             item = next(walk, None)
         except IgnoreRulesTooSlow as slow:
-            stop_reason = f"{slow}; the search stopped there; narrow the path or ask the person to simplify .gitignore"
+            stop_reason = (
+                f"{slow}; the search stopped there; narrow the "
+                "path or ask the person to simplify .gitignore"
+            )
             break
         if item is None:
             break
@@ -85,19 +88,22 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
             shown = (
                 line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
             )
-            matches.append(
-                f"{shown_name(item.rel)}:{line_no}: {shown}"
-            )  # one match per line, whatever the name
+            # one match per line, whatever the name
+            matches.append(f"{shown_name(item.rel)}:{line_no}: {shown}")
         if total > room:
-            stop_reason = f"stopped at {FsSearchTree.MAX_MATCHES} matches; refine the query or narrow the path"
+            stop_reason = (
+                f"stopped at {FsSearchTree.MAX_MATCHES} "
+                "matches; refine the query or narrow the path"
+            )
             break
-    walk.close()  # an early stop closes the walk's folder descriptors now, not at garbage collection
+    # an early stop closes the walk's folder descriptors now, not at garbage collection
+    walk.close()
     truncated = bool(stop_reason)
     header = [
         f"# query: {json.dumps(cmd.query)}",
         f"# path: {root.rel}",
-        f"# matches: {len(matches)} in {count(files_matched, 'file')}; {count(files_scanned, 'file')} scanned"
-        + (" (truncated)" if truncated else ""),
+        f"# matches: {len(matches)} in {count(files_matched, 'file')}; "
+        f"{count(files_scanned, 'file')} scanned" + (" (truncated)" if truncated else ""),
     ]
     if stop_reason:
         header.append(f"# truncated: {stop_reason}")
@@ -106,8 +112,8 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         header.append(f"# skipped: {', '.join(parts)}")
     noun = "match" if len(matches) == 1 else "matches"
     summary = (
-        f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} under {root.rel} "
-        f"({count(files_scanned, 'file')} scanned)"
+        f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} "
+        f"under {root.rel} ({count(files_scanned, 'file')} scanned)"
     )
     if truncated:
         summary += " (truncated)"

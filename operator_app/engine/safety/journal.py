@@ -70,12 +70,10 @@ class JournalEntry:
     # The ok result's summary line: if the app dies after the change but before the session
     # records the result, the journal still says what the command did.
     summary: str = ""
-    root: str | None = (
-        None  # the workspace the change was made in (None: a journal from before it was kept)
-    )
-    pre: dict[str, int] | None = (
-        None  # device, inode and size of pre/<seq>.bin, as this change made it
-    )
+    # the workspace the change was made in (None: a journal from before it was kept)
+    root: str | None = None
+    # device, inode and size of pre/<seq>.bin, as this change made it
+    pre: dict[str, int] | None = None
     # A copy or move: where to, what left (and what arrived), whether a file there was replaced.
     rel_to: str | None = None
     identity: dict[str, Any] | None = None
@@ -143,9 +141,8 @@ class Journal:
         self.pre = self.dir / "pre"
         self.pre.mkdir(parents=True, exist_ok=True)
         self._entries = self.dir / "entries.jsonl"
-        self._made: set[int] = (
-            set()
-        )  # seqs whose pre-image this object created (only those may be discarded)
+        # seqs whose pre-image this object created (only those may be discarded)
+        self._made: set[int] = set()
 
     def entries(self) -> list[JournalEntry]:
         found: dict[int, JournalEntry] = {}
@@ -255,8 +252,8 @@ class Journal:
 
     def stale_temps(self) -> list[tuple[int, str, str, bool]]:
         """(seq, rel, temporary name, whether it is a copied tree) of a temporary file (or a copy's
-        temporary folder) a commit or undo announced and neither installed nor cleared. Every
-        commit and undo sweeps before announcing its own, so only the last announced one can be stale."""
+        temporary folder) a commit or undo announced and neither installed nor cleared. Every commit
+        and undo sweeps before announcing its own, so only the last announced one can be stale."""
         closed: set[int] = set()
         for line in self._tail()[0]:
             record = self._record(line, "temp", "undo-temp", "commit", "swept")
@@ -327,7 +324,7 @@ class Journal:
         append_jsonl(self._entries, entry.record())
         if pre_image is not None or linked:
             # After the record's fsync: a journalling file system has usually committed the new
-            # folder entry with it, so this second fsync costs little (it is still needed where not).
+            # folder entry with it, so this second fsync costs little (still needed where not).
             fsync_dir(self.pre)
 
     def link_pre_image(

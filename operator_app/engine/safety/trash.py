@@ -9,9 +9,10 @@ send2trash only takes paths, so the entry is first renamed (through the descript
 private folder of random name inside its parent, and the path of that folder is checked to still
 lead there right before; the trash entry keeps its own name and its .trashinfo is pointed back
 at the real original path. Nothing is ever put back over an entry that appeared meanwhile
-(ondisk/noreplace.py): an entry that cannot go back stays where it is, and TrashIncomplete says where.
+(ondisk/noreplace.py): an entry that cannot go back stays where it is; TrashIncomplete says where.
 
-The record names the location and the entry's identity there (ondisk/fingerprint.py, entry_identity).
+The record names the location and the entry's identity there (entry_identity in
+ondisk/fingerprint.py).
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def _session_trash(
                 identity = entry_identity(trash_fd, name)
             except OSError as exc:
                 raise TrashIncomplete(
-                    f"{name} was moved to Operator's trash ({folder / name}) but could not be looked at there "
-                    f"({exc.strerror or exc}); nothing was recorded, so undo cannot bring it back: restore it by hand"
+                    f"{name} was moved to Operator's trash ({folder / name}) but "
+                    f"could not be looked at there ({exc.strerror or exc}); nothing "
+                    "was recorded, so undo cannot bring it back: restore it by hand"
                 ) from None
         finally:
             os.close(trash_fd)
@@ -72,8 +74,9 @@ def _session_trash(
             pass
         if isinstance(exc, Stranded):
             raise TrashIncomplete(
-                f"moving {name} to Operator's trash failed ({exc.strerror}), and something new is at its place now, so "
-                f"it was not put back: it is {parent / exc.hidden_name}; move it back by hand"
+                f"moving {name} to Operator's trash failed ({exc.strerror}), "
+                "and something new is at its place now, so it was not put "
+                f"back: it is {parent / exc.hidden_name}; move it back by hand"
             ) from None
         raise
     return {"kind": "session", "location": os.fspath(folder / name), "identity": identity}
@@ -192,8 +195,9 @@ def _system_trash(dir_fd: int, name: str, parent: Path) -> dict[str, Any] | None
                 raise TrashIncomplete(_lost_in_system_trash(name, path, started)) from None
             except FileExistsError:
                 raise TrashIncomplete(
-                    f"the system trash failed, and something new is at {name}'s place now, so it was not put back: it "
-                    f"is in the hidden folder {parent / private} beside its place; move it back by hand"
+                    f"the system trash failed, and something new is at {name}'s "
+                    "place now, so it was not put back: it is in the hidden folder "
+                    f"{parent / private} beside its place; move it back by hand"
                 ) from None
             return None
     finally:
@@ -227,12 +231,13 @@ def _lost_in_system_trash(name: str, path: Path, started: float) -> str:
     found = xdg_location(path, started) if FREEDESKTOP else None
     if found is not None:
         return (
-            f"the system trash failed part way: {name} left its place and is in the system trash at {found[0]}; "
-            "nothing was recorded, so undo cannot bring it back: restore it from there"
+            f"the system trash failed part way: {name} left its place and "
+            f"is in the system trash at {found[0]}; nothing was recorded, "
+            "so undo cannot bring it back: restore it from there"
         )
     return (
-        f"the system trash failed part way: {name} left its place ({path.parent.parent}) and was not found in "
-        "the system trash; look for it in the trash folders"
+        f"the system trash failed part way: {name} left its place ({path.parent.parent}) "
+        "and was not found in the system trash; look for it in the trash folders"
     )
 
 

@@ -1,8 +1,9 @@
-"""A delete the app died in the middle of, found again under the session lock (changes/delete/recover.py asks):
-the entry is put back if it never left the workspace, or the trash that holds it is recorded, as
-a finished delete's would be; and what the killed move left beside its place is cleared once
-the trash copy is recorded whole, so the model's fs.list does not find it. Nothing is ever put
-back over an entry that appeared at the place meanwhile (ondisk/noreplace.py)."""
+"""A delete the app died in the middle of, found again under the session lock
+(changes/delete/recover.py asks): the entry is put back if it never left the workspace, or the
+trash that holds it is recorded, as a finished delete's would be; and what the killed move left
+beside its place is cleared once the trash copy is recorded whole, so the model's fs.list does
+not find it. Nothing is ever put back over an entry that appeared at the place meanwhile
+(ondisk/noreplace.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from ..ondisk.noreplace import rename_noreplace
 from .trash import FREEDESKTOP, identity_at, point_info_home, xdg_location
 
 _PRIVATE_RE = re.compile(r"\.operator-trash-[0-9a-f]{16}")
-# The name an Operator before change numbers were put in it gave a source it moved across file systems.
+# The name an older Operator (before change numbers were put in it) gave a source it moved
+# across file systems.
 _UNTAGGED_MOVING = "[0-9a-f]{12}"
 
 

@@ -55,8 +55,8 @@ def trash_location(
         allowed = set()
     if real not in allowed or entry in ("", ".", ".."):
         raise TrashError(
-            f"the journal's trash location for {name} ({location}) is not in a trash folder Operator uses; "
-            "nothing was moved; restore it by hand if it is yours"
+            f"the journal's trash location for {name} ({location}) is not in a trash "
+            "folder Operator uses; nothing was moved; restore it by hand if it is yours"
         )
     return real, entry
 
@@ -78,8 +78,8 @@ def restore_from_trash(
             ) from None
         if not isinstance(wanted, dict) or not wanted.get("fingerprint"):
             raise TrashError(
-                f"the journal does not say what the trashed {name} was (it was deleted by an older Operator); "
-                f"restore it by hand from the trash ({os.path.join(folder, entry)})"
+                f"the journal does not say what the trashed {name} was (it was deleted by an older "
+                f"Operator); restore it by hand from the trash ({os.path.join(folder, entry)})"
             )
         if (now["dev"], now["ino"], now["fingerprint"]) != (
             wanted.get("dev"),
@@ -87,8 +87,8 @@ def restore_from_trash(
             wanted["fingerprint"],
         ):
             raise TrashError(
-                f"the trashed {name} is no longer the entry Operator deleted; restore it by hand from the "
-                f"trash ({os.path.join(folder, entry)})"
+                f"the trashed {name} is no longer the entry Operator deleted; "
+                f"restore it by hand from the trash ({os.path.join(folder, entry)})"
             )
         try:
             move_entry(trash_fd, entry, dir_fd, name, "restore")

@@ -71,7 +71,8 @@ class SessionLock:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise StateUnusable(
-                        f"another Operator process is working in {self.state_dir}; try again when it is done"
+                        "another Operator process is working in "
+                        f"{self.state_dir}; try again when it is done"
                     ) from None
                 time.sleep(0.05)
 
@@ -131,7 +132,7 @@ class SessionLock:
         os.close(fd)
 
     def waits(self) -> list[dict[str, Any]]:
-        """What other processes' writes wait for in this session (a person's answer), oldest first."""
+        """What other processes' writes in this session await (a person's answer), oldest first."""
         folder = self.state_dir / "waiting"
         try:
             names = sorted(os.listdir(folder))

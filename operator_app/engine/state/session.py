@@ -76,12 +76,13 @@ def check_state_location(workspace_root: Path, state_dir: Path) -> None:
             "is the workspace folder itself" if state == root else f"is inside the workspace {root}"
         )
         raise StateUnusable(
-            f"the state folder {state} {where}, where the model could read the session and change the undo "
-            "journal; use a state folder outside the workspace"
+            f"the state folder {state} {where}, where the model could read the session "
+            "and change the undo journal; use a state folder outside the workspace"
         )
     if root.is_relative_to(state):
         raise StateUnusable(
-            f"the workspace {root} is inside the state folder {state}; use a state folder outside the workspace"
+            f"the workspace {root} is inside the state folder "
+            f"{state}; use a state folder outside the workspace"
         )
 
 
@@ -115,7 +116,7 @@ class MessageRecord:
 
 class Session:
     def __init__(self, state_dir: Path, *, workspace_root: Path | None = None) -> None:
-        """`workspace_root`: refuse (StateUnusable) a state folder inside that workspace or holding it."""
+        """`workspace_root`: refuse (StateUnusable) a state folder in or holding that workspace."""
         if workspace_root is not None:
             check_state_location(workspace_root, state_dir)
         self.state_dir = state_dir
@@ -173,7 +174,7 @@ class Session:
 
     @property
     def result_records_parsed(self) -> int:
-        """How many result records used_ids() has parsed from the file so far (a work counter for tests)."""
+        """How many result records used_ids() has parsed so far (a work counter for tests)."""
         return self._used.records_parsed
 
     def messages(self) -> list[MessageRecord]:

@@ -46,7 +46,8 @@ class UsedIdIndex:
         ] = {}  # (message, id) -> intent without a result
         self.offset = 0
         self.identity: tuple[int, int] | None = None
-        self.records_parsed = 0  # lines parsed from the file, for tests that prove a block costs the same late in a session
+        # lines parsed from the file, for tests that prove a block costs the same late in a session
+        self.records_parsed = 0
         # Nothing can have changed the file since the last look: the session lock has been held
         # throughout, and every append made under it was taken in as it was written.
         self.current = False

@@ -7,9 +7,8 @@ import difflib
 import re
 
 _DIFF_CONTEXT = 3
-_EXACT_DIFF_LIMIT = (
-    20_000  # lines per side beyond which the preview falls back to remove-all/add-all
-)
+# lines per side beyond which the preview falls back to remove-all/add-all
+_EXACT_DIFF_LIMIT = 20_000
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 

@@ -68,8 +68,9 @@ def _too_large(
     return OperatorError(
         ErrorCode.ERR_FILE_TOO_LARGE,
         (
-            f"{where}{how} would make {label} {after:,} characters long (it is {before:,} before this edit), over the "
-            f"{limit:,}-byte limit of a file Operator writes; nothing was written; change fewer places or send a shorter text"
+            f"{where}{how} would make {label} {after:,} characters long (it is {before:,} "
+            f"before this edit), over the {limit:,}-byte limit of a file Operator writes; "
+            "nothing was written; change fewer places or send a shorter text"
         ),
     )
 
@@ -88,16 +89,17 @@ def apply_edits(
                 raise OperatorError(
                     ErrorCode.ERR_ANCHOR_NOT_FOUND,
                     (
-                        f"{where}: anchor {_quoted(edit.anchor)} not found in {label}{closest_hint(text, edit.anchor)}; "
-                        "nothing was written"
+                        f"{where}: anchor {_quoted(edit.anchor)} not found in "
+                        f"{label}{closest_hint(text, edit.anchor)}; nothing was written"
                     ),
                 )
             if pos < 0:
                 raise OperatorError(
                     ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE,
                     (
-                        f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; "
-                        f"occurrence {edit.occurrence} is out of range; nothing was written"
+                        f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} "
+                        f"time{'s' if seen != 1 else ''} in {label}; occurrence "
+                        f"{edit.occurrence} is out of range; nothing was written"
                     ),
                 )
             if edit.op == "insertBefore":
@@ -127,8 +129,8 @@ def apply_edits(
                         grown,
                         max_chars,
                         (
-                            f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} of {_chars(len(edit.find))} with "
-                            f"{_chars(len(edit.text))}"
+                            f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} "
+                            f"of {_chars(len(edit.find))} with {_chars(len(edit.text))}"
                         ),
                     )
                 replaced, found = (text.replace(edit.find, edit.text) if hits else text), hits > 0
@@ -136,8 +138,8 @@ def apply_edits(
                 raise OperatorError(
                     ErrorCode.ERR_EDIT_FAILED,
                     (
-                        f"{where}: find text {_quoted(edit.find)} not found in {label}{closest_hint(text, edit.find)}; "
-                        "nothing was written"
+                        f"{where}: find text {_quoted(edit.find)} not found in "
+                        f"{label}{closest_hint(text, edit.find)}; nothing was written"
                     ),
                 )
             replacements += 1 if edit.op == "replaceFirst" else hits
@@ -157,8 +159,8 @@ def _replace_range(text: str, edit: Edit, where: str, label: str) -> str:
         raise OperatorError(
             ErrorCode.ERR_EDIT_FAILED,
             (
-                f"{where}: lines {edit.start_line}-{edit.end_line} are outside {label} ({total} line{'s' if total != 1 else ''}); "
-                "nothing was written"
+                f"{where}: lines {edit.start_line}-{edit.end_line} are outside {label} "
+                f"({total} line{'s' if total != 1 else ''}); nothing was written"
             ),
         )
     begin = starts[edit.start_line - 1]

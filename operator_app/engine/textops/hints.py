@@ -92,7 +92,8 @@ def _stretch_ratio(line: str, target: str, matcher: difflib.SequenceMatcher[str]
         return 0.0
     matched = sum(b.size for b in blocks)
     span = blocks[-1].a + blocks[-1].size - blocks[0].a
-    # A stretch is at least as long as the target's own matched span, else a missing tail counts for nothing.
+    # A stretch is at least as long as the target's own matched span, else a missing tail would
+    # count for nothing.
     span = max(span, blocks[-1].b + blocks[-1].size - blocks[0].b)
     return 2 * matched / (len(target) + span)
 

@@ -24,7 +24,8 @@ _RETRY = "read the lines again with fs.readSlice and resend the patch"
 @dataclass(frozen=True)
 class Hunk:
     number: int  # 1-based, for messages
-    old_start: int  # as the header states: the first old line, or the line after which to insert when old is empty
+    # as the header states: the first old line, or the line after which to insert when old is empty
+    old_start: int
     new_start: int
     old: tuple[str, ...]  # context and removed lines, in order
     new: tuple[str, ...]  # context and added lines, in order
@@ -99,15 +100,17 @@ def check_order(hunks: Sequence[Hunk]) -> None:
             raise _invalid(f"hunk {hunk.number} ({hunk.header}) has no lines; remove it")
         if hunk.old and hunk.old_start == 0:
             raise _invalid(
-                f"hunk {hunk.number} ({hunk.header}) starts at old line 0 but has old lines; lines are numbered from 1"
+                f"hunk {hunk.number} ({hunk.header}) starts at old "
+                "line 0 but has old lines; lines are numbered from 1"
             )
         start = hunk.index
         if previous is not None and (
             start < cursor or (start == cursor and previous.new_no_newline)
         ):
             raise _invalid(
-                f"hunk {hunk.number} ({hunk.header}) starts before hunk {previous.number} ({previous.header}) ends; "
-                "put the hunks in file order without overlap, or merge them into one hunk"
+                f"hunk {hunk.number} ({hunk.header}) starts before hunk "
+                f"{previous.number} ({previous.header}) ends; put the hunks "
+                "in file order without overlap, or merge them into one hunk"
             )
         previous = hunk
         cursor = start + len(hunk.old)
@@ -155,7 +158,7 @@ def _elsewhere(lines: Sequence[str], hunk: Hunk) -> str:
 
 
 def _context(lines: Sequence[str], hunk: Hunk, at: int, label: str) -> str:
-    """Expected (hunk old side) and found (file) lines around hunk offset `at`, numbered by file line."""
+    """Expected (hunk old side) and found (file) lines around hunk offset `at`, by file line."""
     start = hunk.index
     lo = max(0, at - _CONTEXT_RADIUS)
     hi = min(len(hunk.old), at + _CONTEXT_RADIUS + 1)
@@ -185,8 +188,8 @@ def _check_content(lines: Sequence[str], hunk: Hunk, label: str) -> None:
     if (hunk.old and start >= total) or start > total:
         tail = [f"  {n + 1} | {lines[n]}" for n in range(max(0, total - _CONTEXT_RADIUS), total)]
         raise _mismatch(
-            f"hunk {hunk.number} ({hunk.header}) starts at line {hunk.old_start} but {label} has only "
-            f"{lines_word(total)}{_elsewhere(lines, hunk)}; {_RETRY}",
+            f"hunk {hunk.number} ({hunk.header}) starts at line {hunk.old_start} but "
+            f"{label} has only {lines_word(total)}{_elsewhere(lines, hunk)}; {_RETRY}",
             "\n".join([f"the last lines of {label}:", *tail]) if tail else f"{label} is empty",
         )
     # Slice equality runs in C; the per-line loop only runs to locate a mismatch.
@@ -196,21 +199,26 @@ def _check_content(lines: Sequence[str], hunk: Hunk, label: str) -> None:
         number = start + offset + 1
         if start + offset >= total:
             raise _mismatch(
-                f"hunk {hunk.number} ({hunk.header}) runs past the end of {label} at line {number}: expected "
-                f"{quote(expected)}, but the file has only {lines_word(total)}{_elsewhere(lines, hunk)}; {_RETRY}",
+                f"hunk {hunk.number} ({hunk.header}) runs past the end of {label} "
+                f"at line {number}: expected {quote(expected)}, but the file has "
+                f"only {lines_word(total)}{_elsewhere(lines, hunk)}; {_RETRY}",
                 _context(lines, hunk, offset, label),
             )
         actual = lines[start + offset]
         if actual != expected:
             if expected.rstrip("\r") == actual.rstrip("\r"):
-                spaces = " (they differ only in a carriage return at the end: the patch and the file disagree on CRLF line breaks)"
+                spaces = (
+                    " (they differ only in a carriage return at the end: "
+                    "the patch and the file disagree on CRLF line breaks)"
+                )
             elif expected.split() == actual.split():
                 spaces = " (they differ only in whitespace)"
             else:
                 spaces = ""
             raise _mismatch(
-                f"hunk {hunk.number} ({hunk.header}) does not match {label} at line {number}: expected "
-                f"{quote(expected)}, found {quote(actual)}{spaces}{_elsewhere(lines, hunk)}; {_RETRY}",
+                f"hunk {hunk.number} ({hunk.header}) does not match {label} "
+                f"at line {number}: expected {quote(expected)}, found "
+                f"{quote(actual)}{spaces}{_elsewhere(lines, hunk)}; {_RETRY}",
                 _context(lines, hunk, offset, label),
             )
 
@@ -221,27 +229,32 @@ def _check_final_newline(lines: Sequence[str], final_newline: bool, hunk: Hunk, 
     marker = '"\\ No newline at end of file"'
     if hunk.old_no_newline and not (at_end and hunk.old):
         raise _mismatch(
-            f"hunk {hunk.number} ({hunk.header}) marks its last old line (line {hunk.index + len(hunk.old)}) with "
-            f"{marker}, but {label} has {lines_word(total)}, so that is not its last line; {_RETRY}"
+            f"hunk {hunk.number} ({hunk.header}) marks its last old line "
+            f"(line {hunk.index + len(hunk.old)}) with {marker}, but {label} "
+            f"has {lines_word(total)}, so that is not its last line; {_RETRY}"
         )
     if at_end and hunk.old and hunk.old_no_newline == final_newline:
         if final_newline:
             detail = f"says {label} has no newline at its end ({marker}), but it has one"
             fix = "remove that marker after the last old line"
         else:
-            detail = f"treats line {total} as ending with a newline, but {label} has no newline at its end"
+            detail = (
+                f"treats line {total} as ending with a newline, "
+                f"but {label} has no newline at its end"
+            )
             fix = f"put {marker} right after that line in the hunk"
         raise _mismatch(f"hunk {hunk.number} ({hunk.header}) {detail}; {fix} and resend the patch")
     if at_end and not hunk.old and total and not final_newline:
         raise _mismatch(
-            f"hunk {hunk.number} ({hunk.header}) appends after line {total}, the last line of {label}, which has no "
-            f"newline at its end; include that line in the hunk (as - and + lines, the - side followed by {marker})"
+            f"hunk {hunk.number} ({hunk.header}) appends after line {total}, the "
+            f"last line of {label}, which has no newline at its end; include that "
+            f"line in the hunk (as - and + lines, the - side followed by {marker})"
         )
     if hunk.new_no_newline and not at_end:
         raise _mismatch(
-            f"hunk {hunk.number} ({hunk.header}) ends its new lines with {marker}, but it stops at line "
-            f"{hunk.index + len(hunk.old)} of the {lines_word(total)} in {label}; that marker belongs only to a hunk "
-            "that reaches the end of the file"
+            f"hunk {hunk.number} ({hunk.header}) ends its new lines with {marker}, but it "
+            f"stops at line {hunk.index + len(hunk.old)} of the {lines_word(total)} in "
+            f"{label}; that marker belongs only to a hunk that reaches the end of the file"
         )
 
 
@@ -370,7 +383,7 @@ def apply_hunks(
         out.extend(hunk.new)
         cursor = start + len(hunk.old)
         if cursor == total:
-            # With no new lines here, whatever now ends the file was an inner line, so it has a newline.
+            # With no new lines here, what now ends the file was an inner line: it has a newline.
             ends_with_newline = not hunk.new_no_newline if hunk.new else True
     out.extend(lines[cursor:])
     return out, ends_with_newline

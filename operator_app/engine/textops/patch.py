@@ -53,8 +53,12 @@ _NO_NEWLINE = "\\ No newline at end of file"
 # Lines that start a new file's section; they end a hunk body once its counts are met.
 _SECTION_STARTS = ("diff ", "Index: ")
 _REFUSED_INFO = {
-    "rename from": "renames the file; write the new path with fs.write and remove the old one with fs.delete",
-    "rename to": "renames the file; write the new path with fs.write and remove the old one with fs.delete",
+    "rename from": (
+        "renames the file; write the new path with fs.write and remove the old one with fs.delete"
+    ),
+    "rename to": (
+        "renames the file; write the new path with fs.write and remove the old one with fs.delete"
+    ),
     "copy from": "copies a file; write the copy with fs.write",
     "copy to": "copies a file; write the copy with fs.write",
     "deleted file mode": "deletes the file; deleting a file via patch is refused: use fs.delete",
@@ -76,7 +80,10 @@ def _invalid(message: str) -> OperatorError:
 
 def _counts_mismatch(want: tuple[int, int], have: tuple[int, int]) -> str:
     if want[0] != have[0] and want[1] != have[1]:
-        return f"says {want[0]} old and {want[1]} new lines but the body has {have[0]} old and {have[1]} new"
+        return (
+            f"says {want[0]} old and {want[1]} new lines but "
+            f"the body has {have[0]} old and {have[1]} new"
+        )
     side, n = ("old", 0) if want[0] != have[0] else ("new", 1)
     return f"says {want[n]} {side} lines but the body has {have[n]}"
 
@@ -158,15 +165,21 @@ def _scan(lines: list[str]) -> list[str]:
         if (old, new) != (want_old, want_new):
             where = ""
             if stray is not None:
-                where = f" (it stops at patch line {stray + 1}, {quote(lines[stray])}, which is not a hunk line)"
+                where = (
+                    f" (it stops at patch line {stray + 1}, "
+                    f"{quote(lines[stray])}, which is not a hunk line)"
+                )
             raise _invalid(
-                f"hunk {number} header {match[0]} {_counts_mismatch((want_old, want_new), (old, new))}{where}; recount "
-                "the lines (context and removed lines are old, context and added lines are new) or regenerate the diff"
+                f"hunk {number} header {match[0]} "
+                f"{_counts_mismatch((want_old, want_new), (old, new))}{where}; "
+                "recount the lines (context and removed lines are old, "
+                "context and added lines are new) or regenerate the diff"
             )
         if stray is not None:
             raise _invalid(
-                f"patch line {stray + 1} ({quote(lines[stray])}) follows hunk {number} but is not a diff line; "
-                'every hunk line starts with " ", "+", "-" or "\\"; remove that line and resend'
+                f"patch line {stray + 1} ({quote(lines[stray])}) follows hunk "
+                f"{number} but is not a diff line; every hunk line starts "
+                'with " ", "+", "-" or "\\"; remove that line and resend'
             )
     return cleaned
 
@@ -185,13 +198,19 @@ def _prepare(patch_text: str, label: str) -> str:
 
 def _refusal(patched: PatchedFile, label: str) -> str | None:
     if patched.is_binary_file:
-        return f"the patch is a binary diff; fs.patch edits text only: send the whole content of {label} with fs.write"
+        return (
+            "the patch is a binary diff; fs.patch edits text "
+            f"only: send the whole content of {label} with fs.write"
+        )
     for line in patched.patch_info or ():
         for prefix, what in _REFUSED_INFO.items():
             if line.startswith(prefix):
                 return f"the patch {what}"
     if patched.target_file == DEV_NULL:
-        return f"the patch deletes {label} (+++ /dev/null); deleting a file via patch is refused: use fs.delete"
+        return (
+            f"the patch deletes {label} (+++ /dev/null); "
+            "deleting a file via patch is refused: use fs.delete"
+        )
     return None
 
 
@@ -214,14 +233,16 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
             if kind == "\\":
                 if previous == "" or (old_end and new_end):
                     raise _invalid(
-                        f'hunk {number} has a misplaced "{_NO_NEWLINE}"; it goes right after a file\'s last line'
+                        f'hunk {number} has a misplaced "{_NO_NEWLINE}"; '
+                        "it goes right after a file's last line"
                     )
                 old_end |= previous in (" ", "-")
                 new_end |= previous in (" ", "+")
                 continue
             if (old_end and kind in (" ", "-")) or (new_end and kind in (" ", "+")):
                 raise _invalid(
-                    f'hunk {number} has lines after "{_NO_NEWLINE}" on the same side; that marker goes right after '
+                    f'hunk {number} has lines after "{_NO_NEWLINE}" '
+                    "on the same side; that marker goes right after "
                     "the file's last line"
                 )
             value = line.value[:-1] if line.value.endswith("\n") else line.value
@@ -248,8 +269,8 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
 
 def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, int, bool]:
     """The hunks, the added and removed line counts, and whether the old side is /dev/null."""
-    from unidiff.patch import PatchSet
     from unidiff.errors import UnidiffParseError
+    from unidiff.patch import PatchSet
 
     text = _prepare(patch_text, label)
     try:
@@ -257,13 +278,15 @@ def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, in
     except (UnidiffParseError, ValueError) as exc:
         detail = str(exc).strip().replace("\n", " ")
         raise _invalid(
-            f"the patch does not parse as a unified diff: {detail}; regenerate it with diff -u or git diff"
+            "the patch does not parse as a unified diff: "
+            f"{detail}; regenerate it with diff -u or git diff"
         ) from None
     if len(files) > 1:
         names = [f.path for f in files]
         if len(set(names)) == 1:
             raise _invalid(
-                f"the patch has {len(files)} ---/+++ sections for {names[0]}; put all its hunks under one header"
+                f"the patch has {len(files)} ---/+++ sections for "
+                f"{names[0]}; put all its hunks under one header"
             )
         raise _invalid(
             f"patch touches {len(files)} files ({', '.join(names)}); send one fs.patch per file"
@@ -274,12 +297,13 @@ def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, in
     if files and not len(files[0]) and files[0].source_file == DEV_NULL:
         # git writes a new empty file as a header with no hunk, which no diff can apply.
         raise _invalid(
-            "the patch creates an empty file, which a diff has no hunk for; use fs.write with an empty content: line"
+            "the patch creates an empty file, which a diff has no "
+            "hunk for; use fs.write with an empty content: line"
         )
     if not files or not len(files[0]):
         raise _invalid(
-            "the patch has no hunk (no line like @@ -12,4 +12,5 @@); send a unified diff: --- a/<path>, +++ b/<path>, "
-            "then @@ hunks"
+            "the patch has no hunk (no line like @@ -12,4 +12,5 @@); send "
+            "a unified diff: --- a/<path>, +++ b/<path>, then @@ hunks"
         )
     hunks, added, removed = _convert(files[0], crlf)
     return hunks, added, removed, files[0].source_file == DEV_NULL
@@ -314,32 +338,33 @@ def apply_patch(
     creates = len(hunks) == 1 and only.old_start == 0 and not only.old
     if from_dev_null and not creates:
         raise _invalid(
-            "the patch creates the file (--- /dev/null), so it must be one hunk @@ -0,0 +1,N @@ of + lines"
+            "the patch creates the file (--- /dev/null), so "
+            "it must be one hunk @@ -0,0 +1,N @@ of + lines"
         )
     if original is None:
         if not creates:
             raise OperatorError(
                 ErrorCode.ERR_NOT_FOUND,
                 (
-                    f"{label} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
+                    f"{label} does not exist; a patch that creates "
+                    "a file has --- /dev/null and @@ -0,0 +1,N @@"
                 ),
             )
         return PatchOutcome(join_lines(only.new, not only.new_no_newline), 1, added, removed, True)
-    # An existing empty file may take a plain -0,0 hunk: that is exactly its diff against the new text.
+    # An existing empty file may take a plain -0,0 hunk: exactly its diff against the new text.
     if from_dev_null or (creates and original):
         why = "--- /dev/null" if from_dev_null else f"its only hunk is {only.header}"
         raise OperatorError(
             ErrorCode.ERR_PATCH_MISMATCH,
             (
                 f"the patch creates {label} ({why}), but {label} already exists "
-                f"({lines_word(len(split_lines(original)[0]))}); patch it against its current content (read it with "
-                "fs.readSlice) or use fs.write"
+                f"({lines_word(len(split_lines(original)[0]))}); patch it against "
+                "its current content (read it with fs.readSlice) or use fs.write"
             ),
         )
     index = LineIndex(original)  # shared by the application and the applied-already check
-    patched = apply_in_place(
-        original, hunks, index
-    )  # the common case, without a list of every line
+    # the common case, without a list of every line
+    patched = apply_in_place(original, hunks, index)
     if patched is None:
         try:
             new_lines, ends_with_newline = apply_hunks(*split_lines(original), hunks, label=label)
@@ -358,8 +383,9 @@ def apply_patch(
         raise OperatorError(
             ErrorCode.ERR_PATCH_MISMATCH,
             (
-                f"{_already_applied(label, hunks)}; nothing was written; check with fs.readSlice, and to add these lines "
-                "once more, send a patch whose context takes in the copy already there (or use fs.applyEdits)"
+                f"{_already_applied(label, hunks)}; nothing was written; check with "
+                "fs.readSlice, and to add these lines once more, send a patch whose "
+                "context takes in the copy already there (or use fs.applyEdits)"
             ),
         )
     return PatchOutcome(patched, len(hunks), added, removed, False)
@@ -375,6 +401,6 @@ def _already_applied(label: str, hunks: list[Hunk]) -> str:
     first = hunks[0]
     where = f"line {first.new_start}" if first.new else f"after line {first.new_start}"
     return (
-        f"the patch looks applied already: {label} holds the new side of every hunk where the patch puts it "
-        f"(hunk 1 at {where})"
+        f"the patch looks applied already: {label} holds the new side "
+        f"of every hunk where the patch puts it (hunk 1 at {where})"
     )

@@ -46,7 +46,8 @@ def _marker_re(style: CommentStyle) -> re.Pattern[str]:
             rf"^\s*{re.escape(style.line_prefix or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*$"
         )
     return re.compile(
-        rf"^\s*{re.escape(style.block_start or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+?)\s*{re.escape(style.block_end or '')}\s*$"
+        rf"^\s*{re.escape(style.block_start or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+?)\s*"
+        rf"{re.escape(style.block_end or '')}\s*$"
     )
 
 
@@ -78,7 +79,7 @@ def _markers(lines: list[str], style: CommentStyle) -> list[_Marker]:
     return found
 
 
-# A comment opener or closer: punctuation only (no quotes, so a string holding the word is no marker).
+# A comment opener or closer: punctuation only (no quotes: a string holding the word is no marker).
 _COMMENT_MARK_RE = re.compile(r"[!#%&*+\-./:;<=>?@\[\]^|~{}()]{1,5}")
 _FOREIGN_RE = re.compile(r"^\s*(\S*?)\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*(\S*)\s*$")
 
@@ -126,7 +127,10 @@ def _foreign_hint(
         what, it = f'region "{marker_id}" is marked', "it"
     else:
         what, it = "this file's markers are", "them"
-    return f"{what} in another comment style (line {first.line}: {json.dumps(first.text)}); pass {first.override} to read {it}"
+    return (
+        f"{what} in another comment style (line {first.line}: "
+        f"{json.dumps(first.text)}); pass {first.override} to read {it}"
+    )
 
 
 def _example(style: CommentStyle) -> str:
@@ -151,18 +155,19 @@ def scan_regions(text: str, style: CommentStyle) -> RegionScan:
         if marker.kind == "BEGIN":
             if open_begin is not None:
                 problems.append(
-                    f"OPERATOR_BEGIN {marker.marker_id} at line {marker.line} is inside region {open_begin.marker_id} "
-                    f"(opened at line {open_begin.line})"
+                    f"OPERATOR_BEGIN {marker.marker_id} at line {marker.line} is inside "
+                    f"region {open_begin.marker_id} (opened at line {open_begin.line})"
                 )
             open_begin = marker
         elif open_begin is None:
             problems.append(
-                f"OPERATOR_END {marker.marker_id} at line {marker.line} has no OPERATOR_BEGIN before it"
+                f"OPERATOR_END {marker.marker_id} at line "
+                f"{marker.line} has no OPERATOR_BEGIN before it"
             )
         elif open_begin.marker_id != marker.marker_id:
             problems.append(
-                f"OPERATOR_END {marker.marker_id} at line {marker.line} closes region {open_begin.marker_id} "
-                f"(opened at line {open_begin.line})"
+                f"OPERATOR_END {marker.marker_id} at line {marker.line} closes "
+                f"region {open_begin.marker_id} (opened at line {open_begin.line})"
             )
             open_begin = None
         else:
@@ -191,7 +196,8 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
             raise OperatorError(
                 ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
                 (
-                    f'region "{marker_id}" not found in {label} with markers like "{_example(style)}"; {foreign}'
+                    f'region "{marker_id}" not found in {label} with '
+                    f'markers like "{_example(style)}"; {foreign}'
                 ),
             )
         known = (
@@ -208,7 +214,8 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE,
             (
-                f'region "{marker_id}" is marked more than once in {label} ({where}); keep one OPERATOR_BEGIN and one OPERATOR_END'
+                f'region "{marker_id}" is marked more than once in {label} '
+                f"({where}); keep one OPERATOR_BEGIN and one OPERATOR_END"
             ),
         )
     if not begins or not ends:
@@ -217,8 +224,8 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_MISMATCH,
             (
-                f'region "{marker_id}" in {label} has OPERATOR_{have.kind} at line {have.line} but no {missing}; '
-                "add the missing marker or remove the other"
+                f'region "{marker_id}" in {label} has OPERATOR_{have.kind} at line '
+                f"{have.line} but no {missing}; add the missing marker or remove the other"
             ),
         )
     begin, end = begins[0], ends[0]
@@ -226,8 +233,8 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_ORDER,
             (
-                f'region "{marker_id}" in {label} has OPERATOR_END at line {end.line} before OPERATOR_BEGIN at line {begin.line}; '
-                "swap the marker lines"
+                f'region "{marker_id}" in {label} has OPERATOR_END at line {end.line} '
+                f"before OPERATOR_BEGIN at line {begin.line}; swap the marker lines"
             ),
         )
     inside = [m for m in markers if begin.line < m.line < end.line]
@@ -236,8 +243,9 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_MISMATCH,
             (
-                f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) contains OPERATOR_{other.kind} {other.marker_id} '
-                f"at line {other.line}; regions must not nest or overlap"
+                f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) '
+                f"contains OPERATOR_{other.kind} {other.marker_id} at line "
+                f"{other.line}; regions must not nest or overlap"
             ),
         )
     return Region(marker_id, begin.line, end.line)
@@ -265,15 +273,17 @@ def _content_lines(content: str, style: CommentStyle, marker_id: str) -> list[st
             raise OperatorError(
                 ErrorCode.ERR_REGION_MARKER_MISMATCH,
                 (
-                    f'content_b64 line {number} is {shown}, a marker line of region "{marker_id}" itself; send only the '
-                    "lines that go between the markers (the marker lines stay as they are)"
+                    f"content_b64 line {number} is {shown}, a marker line of "
+                    f'region "{marker_id}" itself; send only the lines that go '
+                    "between the markers (the marker lines stay as they are)"
                 ),
             )
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_MISMATCH,
             (
-                f'content_b64 line {number} is {shown}, a marker of region "{marker.marker_id}"; regions must not nest, '
-                f'so the content of region "{marker_id}" cannot hold marker lines; remove them and resend'
+                f"content_b64 line {number} is {shown}, a marker of region "
+                f'"{marker.marker_id}"; regions must not nest, so the content of '
+                f'region "{marker_id}" cannot hold marker lines; remove them and resend'
             ),
         )
     return lines
@@ -319,7 +329,8 @@ def insert_region(
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS,
             (
-                f'region "{marker_id}" already exists in {label} (OPERATOR_{existing[0].kind} at line {existing[0].line}); '
+                f'region "{marker_id}" already exists in {label} '
+                f"(OPERATOR_{existing[0].kind} at line {existing[0].line}); "
                 "pick a new marker_id, or change it with fs.replaceRegion"
             ),
         )
@@ -328,9 +339,9 @@ def insert_region(
         raise OperatorError(
             ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS,
             (
-                f'region "{marker_id}" already exists in {label} in another comment style (line {elsewhere[0].line}: '
-                f"{json.dumps(elsewhere[0].text)}); pick a new marker_id, or change it with fs.replaceRegion and "
-                f"{elsewhere[0].override}"
+                f'region "{marker_id}" already exists in {label} in another comment style '
+                f"(line {elsewhere[0].line}: {json.dumps(elsewhere[0].text)}); pick a new "
+                f"marker_id, or change it with fs.replaceRegion and {elsewhere[0].override}"
             ),
         )
     seen, pos, start = 0, -1, 0
@@ -349,7 +360,8 @@ def insert_region(
         raise OperatorError(
             ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE,
             (
-                f"anchor {json.dumps(anchor)} occurs {seen} time{'s' if seen != 1 else ''} in {label}; occurrence {occurrence} is out of range"
+                f"anchor {json.dumps(anchor)} occurs {seen} time{'s' if seen != 1 else ''} "
+                f"in {label}; occurrence {occurrence} is out of range"
             ),
         )
     anchor_index = text.count("\n", 0, pos)  # 0-based line of the anchor's first character
@@ -357,9 +369,8 @@ def insert_region(
     indent = anchor_line[: len(anchor_line) - len(anchor_line.lstrip(" \t"))]
     at = anchor_index + 1 if position == "after" else anchor_index
     if position == "after" and "\n" in anchor:
-        at = (
-            text.count("\n", 0, pos + len(anchor)) + 1
-        )  # after the line where a multi-line anchor ends
+        # after the line where a multi-line anchor ends
+        at = text.count("\n", 0, pos + len(anchor)) + 1
     # `at` lines come before the new block; inside a region means between its two marker lines,
     # which would nest the new region there and leave the outer one unusable (MISMATCH).
     for region in scan_regions(text, style).regions:
@@ -367,10 +378,11 @@ def insert_region(
             raise OperatorError(
                 ErrorCode.ERR_REGION_MARKER_MISMATCH,
                 (
-                    f'region "{marker_id}" would go {position} line {anchor_index + 1} of {label}, inside region '
-                    f'"{region.marker_id}" (lines {region.begin_line}-{region.end_line}); regions must not nest; choose an '
-                    f'anchor outside lines {region.begin_line}-{region.end_line}, or change region "{region.marker_id}" with '
-                    "fs.replaceRegion"
+                    f'region "{marker_id}" would go {position} line {anchor_index + 1} of '
+                    f'{label}, inside region "{region.marker_id}" (lines '
+                    f"{region.begin_line}-{region.end_line}); regions must not nest; choose "
+                    f"an anchor outside lines {region.begin_line}-{region.end_line}, or "
+                    f'change region "{region.marker_id}" with fs.replaceRegion'
                 ),
             )
     block = [

@@ -24,8 +24,9 @@ def style_for(cmd: CommentStyleFields, rel: str) -> CommentStyle:
         raise OperatorError(
             ErrorCode.ERR_COMMENT_STYLE_REQUIRED,
             (
-                f"no comment style is known for {rel}; pass language: <id> (see operator.getCommentStyle) or "
-                "comment_line_prefix, or comment_block_start with comment_block_end"
+                f"no comment style is known for {rel}; pass language: <id> "
+                "(see operator.getCommentStyle) or comment_line_prefix, "
+                "or comment_block_start with comment_block_end"
             ),
         )
     return LANGUAGES[language]

@@ -33,7 +33,8 @@ def _decode(data: bytes, label: str) -> tuple[str, bool]:
     if nul != -1:
         raise OperatorError(
             ErrorCode.ERR_BINARY_FILE,
-            f"{label} holds binary data (a NUL byte at offset {nul}); Operator reads and edits text only; pick a text file",
+            f"{label} holds binary data (a NUL byte at offset {nul}); "
+            "Operator reads and edits text only; pick a text file",
         )
     bom = data.startswith(BOM)
     body = data[len(BOM) :] if bom else data
@@ -51,9 +52,8 @@ def _decode(data: bytes, label: str) -> tuple[str, bool]:
 def _is_crlf(text: str) -> bool:
     # "\r\r\n" would leave a "\r\n" inside the normalised text, which encode() could not tell
     # from a line break the model sent; such a file is treated as mixed, where "\r" is text.
-    if (
-        "\r" not in text
-    ):  # the common LF file: a one-character test is a memchr; "\r\n" in is 70x slower
+    # the common LF file: a one-character test is a memchr; "\r\n" in is 70x slower
+    if "\r" not in text:
         return False
     line_feeds = text.count("\n")
     return line_feeds > 0 and text.count("\r\n") == line_feeds and "\r\r\n" not in text
@@ -118,7 +118,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def decode_text(data: bytes, *, label: str) -> str:
-    """The file's text exactly as stored (line breaks untouched), BOM removed; same checks as decode."""
+    """The file's text exactly as stored (line breaks untouched), BOM removed; checked as decode."""
     return _decode(data, label)[0]
 
 

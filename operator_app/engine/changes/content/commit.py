@@ -49,21 +49,19 @@ def commit_content(
     current = read_current(ws, plan.target)
     # The bytes themselves, not a hash: the plan holds them anyway and memcmp is cheapest.
     if (current.data if current else None) != plan.base:
-        what = (
-            "was created by something else"
-            if plan.base is None
-            else "was removed"
-            if current is None
-            else "changed"
-        )
+        if plan.base is None:
+            what = "was created by something else"
+        elif current is None:
+            what = "was removed"
+        else:
+            what = "changed"
         raise conflict(plan.target, what)
     dir_fd, name, created = ws.open_parent_dir(plan.target, create=True)
     try:
         seq = journal.next_seq()
         temp = temp_name(name)
-        journal.note_temp(
-            seq, plan.target.rel, temp
-        )  # so a commit killed from here on leaves no litter
+        # so a commit killed from here on leaves no litter
+        journal.note_temp(seq, plan.target.rel, temp)
         mode, owner = (current.mode, current.owner) if current else (NEW_FILE_MODE, None)
         new_bytes = plan.new_bytes
         writer = _Background(lambda: write_temp(dir_fd, name, new_bytes, mode, owner, temp))

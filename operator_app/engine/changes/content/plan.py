@@ -35,7 +35,8 @@ def _existing(ws: Workspace, target: Target) -> bytes | None:
         raise OperatorError(
             ErrorCode.ERR_SYMLINK_TARGET,
             (
-                f"{target.rel} is a symlink; Operator does not write through symlinks; write to the file it points to"
+                f"{target.rel} is a symlink; Operator does not write "
+                "through symlinks; write to the file it points to"
             ),
         )
     if stat_module.S_ISDIR(st.st_mode):
@@ -49,7 +50,8 @@ def _existing(ws: Workspace, target: Target) -> bytes | None:
             raise OperatorError(
                 ErrorCode.ERR_FILE_TOO_LARGE,
                 (
-                    f"{target.rel} is over the {WRITE_MAX_BYTES}-byte limit for edits; Operator does not rewrite files that large"
+                    f"{target.rel} is over the {WRITE_MAX_BYTES}-byte limit "
+                    "for edits; Operator does not rewrite files that large"
                 ),
             ) from None
         raise
@@ -61,7 +63,8 @@ def _text_of(target: Target, data: bytes | None) -> TextDoc:
         raise OperatorError(
             ErrorCode.ERR_NOT_FOUND,
             (
-                f"{target.rel} does not exist; create it with fs.write (or fs.insertRegion needs an existing file)"
+                f"{target.rel} does not exist; create it with "
+                "fs.write (or fs.insertRegion needs an existing file)"
             ),
         )
     return TextDoc.decode(data, label=target.rel)
@@ -84,8 +87,9 @@ def _plan(
         raise OperatorError(
             ErrorCode.ERR_FILE_TOO_LARGE,
             (
-                f"{cmd.action} would make {target.rel} {len(new):,} bytes (it is {0 if old is None else len(old):,} now), over "
-                f"the {WRITE_MAX_BYTES:,}-byte limit of a file Operator writes; nothing was written; split the file or the change"
+                f"{cmd.action} would make {target.rel} {len(new):,} bytes (it is "
+                f"{0 if old is None else len(old):,} now), over the {WRITE_MAX_BYTES:,}-byte limit "
+                "of a file Operator writes; nothing was written; split the file or the change"
             ),
         )
     if old is not None and old == new:
@@ -150,7 +154,8 @@ def plan_fs_write(cmd: FsWrite, ws: Workspace, target: Target) -> WritePlan:
             target,
             old,
             new,
-            f"Wrote {target.rel}: replaced {len(old)} bytes of non-text content with {len(new)} bytes",
+            f"Wrote {target.rel}: replaced {len(old)} bytes "
+            f"of non-text content with {len(new)} bytes",
             before="",
             after=text,
             notes=("the old content is not UTF-8 text; the diff shows only the new text",),
@@ -248,7 +253,10 @@ def plan_region(cmd: MarkerFields, ws: Workspace, target: Target) -> WritePlan:
             occurrence=cmd.occurrence,
             label=target.rel,
         )
-        summary = f"Inserted region {cmd.marker_id} in {target.rel} {cmd.position} the line holding {json.dumps(cmd.anchor)}: {_counts()}"
+        summary = (
+            f"Inserted region {cmd.marker_id} in {target.rel} {cmd.position} "
+            f"the line holding {json.dumps(cmd.anchor)}: {_counts()}"
+        )
     elif isinstance(cmd, FsReplaceRegion):
         text = regions.replace_region(
             doc.text, style, cmd.marker_id, cmd.content_b64, label=target.rel

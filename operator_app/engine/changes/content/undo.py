@@ -33,8 +33,8 @@ def _refuse_if_changed(
     """The file must still be the very one whose bytes were checked, right before it is replaced."""
     if checked is None or identity_now(dir_fd, name) != checked.identity:
         raise UndoRefused(
-            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: the file changed since Operator wrote it; "
-            "nothing was touched"
+            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: "
+            "the file changed since Operator wrote it; nothing was touched"
         )
 
 
@@ -44,16 +44,17 @@ def undo_content(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOu
     if sha256(current.data if current else None) != entry.new_sha:
         state = "is gone" if current is None else "changed"
         raise UndoRefused(
-            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: the file {state} since Operator wrote it; "
-            "nothing was touched"
+            f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: "
+            f"the file {state} since Operator wrote it; nothing was touched"
         )
     if entry.kind != "create":
         try:
             old = journal.pre_image(entry)
         except (OSError, PreImageMismatch) as exc:
             raise UndoRefused(
-                f"cannot undo {entry.action} {entry.command_id} on {entry.rel}: its saved copy in the journal is missing or "
-                f"is not the one this change kept ({exc}); nothing was touched"
+                f"cannot undo {entry.action} {entry.command_id} on "
+                f"{entry.rel}: its saved copy in the journal is missing or is "
+                f"not the one this change kept ({exc}); nothing was touched"
             ) from None
     unsynced: str | None = None
     dir_fd, name, _ = ws.open_parent_dir(target, create=False)

@@ -50,7 +50,8 @@ def commit_delete(
             raise OperatorError(
                 ErrorCode.ERR_DELETE_INCOMPLETE,
                 (
-                    f"fs.delete of {plan.target.rel} did not finish: {exc}; tell the person, and do not send the delete again"
+                    f"fs.delete of {plan.target.rel} did not finish: {exc}; "
+                    "tell the person, and do not send the delete again"
                 ),
             ) from None
         journal.commit(entry, trash=record)

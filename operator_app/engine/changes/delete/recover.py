@@ -31,7 +31,10 @@ def delete_outcome(
     if now is not None and now == entry.old_sha:
         return False
     landed = _delete_landed(ws, journal, entry)
-    return None if landed is None and now is not None else True if landed is None else landed
+    if landed is None:
+        # Found nowhere: made if its place is empty, not known if another entry stands there.
+        return True if now is None else None
+    return landed
 
 
 def _delete_landed(

@@ -1,5 +1,5 @@
-"""The commit of fs.copy, fs.move and fs.rename (transfer/plan.py plans them). Both sides are looked at
-again first: an entry or a destination that changed since the preview is ERR_CONFLICT, nothing
+"""The commit of fs.copy, fs.move and fs.rename (transfer/plan.py plans them). Both sides are looked
+at again first: an entry or a destination that changed since the preview is ERR_CONFLICT, nothing
 touched. The journal is begun before anything moves (with the pre-image of a file replaced at the
 destination, as any write keeps one), so undo and recovery know what was done.
 
@@ -8,8 +8,9 @@ replaced (a file saved at the destination meanwhile is a conflict, never overwri
 rename over the file the person saw otherwise, right after checking it is still that file. A
 copy, and a move that meets another file system (EXDEV), copy the entry under a temporary name
 beside the destination, every file and folder fsynced, and rename the copy into place the same
-way; the move then sends the original to the trash (safety/trash.py), so that it, too, can come back.
-A failure before the entry is in place removes the temporary copy and the folders made for it."""
+way; the move then sends the original to the trash (safety/trash.py), so that it, too, can come
+back. A failure before the entry is in place removes the temporary copy and the folders made for it.
+"""
 
 from __future__ import annotations
 
@@ -57,7 +58,10 @@ def _put_in_place(
     src_fd: int, src: str, dst_fd: int, dst: str, replaced: Identity | None, target: Target
 ) -> None:
     """Rename `src` to `dst`: never over anything when nothing is to be replaced, and over the
-    replaced file only while it is still the one the person saw. OSError(EXDEV) across file systems."""
+    replaced file only while it is still the one the person saw.
+
+    OSError(EXDEV) across file systems.
+    """
     if replaced is None:
         try:
             rename_noreplace(src_fd, src, dst_fd, dst)
@@ -72,12 +76,15 @@ def _put_in_place(
 
 
 def _sync(*fds: int) -> str | None:
-    """fsync the folders a rename changed; a failure is a note for the result, not an undone change."""
+    """fsync the folders a rename changed; a failure is a result note, not an undone change."""
     try:
         for fd in dict.fromkeys(fds):
             os.fsync(fd)
     except OSError as exc:
-        return f"the folder could not be synced to disk ({exc.strerror or exc}), so the change may not survive a power cut"
+        return (
+            f"the folder could not be synced to disk ({exc.strerror or exc}), "
+            "so the change may not survive a power cut"
+        )
     return None
 
 
@@ -89,7 +96,7 @@ def _begin(
     dst_fd: int,
     dst_name: str,
 ) -> Identity | None:
-    """Begin the journal entry, with the pre-image of the file to be replaced; that file's identity."""
+    """Begin the journal entry, with the pre-image of the file it replaces; that file's identity."""
     assert plan.target_to is not None
     if not entry.replaced:
         journal.begin(entry, None)
@@ -126,9 +133,8 @@ def commit_transfer(
                 plan, ws, state_dir, journal, (src_fd, src_name), (dst_fd, dst_name), created
             )
         except BaseException:
-            remove_dirs(
-                ws, created
-            )  # stops at the first folder that is not empty: a landed entry keeps its own
+            # stops at the first folder that is not empty: a landed entry keeps its own
+            remove_dirs(ws, created)
             raise
         finally:
             os.close(dst_fd)
@@ -235,8 +241,8 @@ def _trash_original(
         raise OperatorError(
             ErrorCode.ERR_DELETE_INCOMPLETE,
             (
-                f"{plan.action} copied {src.rel} to {dst.rel}, but the original did not finish going to the trash: {exc}; "
-                "tell the person, and do not send the move again"
+                f"{plan.action} copied {src.rel} to {dst.rel}, but the original did not finish "
+                f"going to the trash: {exc}; tell the person, and do not send the move again"
             ),
         ) from None
     except (TrashError, OSError) as exc:
@@ -245,8 +251,8 @@ def _trash_original(
         raise OperatorError(
             ErrorCode.ERR_IO,
             (
-                f"{plan.action} could not put the original {src.rel} in the trash ({why}) after copying it to another "
-                f"file system; {left}"
+                f"{plan.action} could not put the original {src.rel} in the "
+                f"trash ({why}) after copying it to another file system; {left}"
             ),
         ) from None
 

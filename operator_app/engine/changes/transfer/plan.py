@@ -53,14 +53,15 @@ def _check_places(
     verb = VERBS[cmd.action][0]
     if not src.parts:
         raise _invalid(
-            f"{cmd.action} of the workspace root (.) is refused: it cannot go inside itself; {verb} the entries in it"
+            f"{cmd.action} of the workspace root (.) is refused: "
+            f"it cannot go inside itself; {verb} the entries in it"
         )
     if not dst.parts:
         raise OperatorError(
             ErrorCode.ERR_TARGET_EXISTS,
             (
-                f"path_to . is the workspace root, a folder, which is never replaced; name the new path itself, e.g. "
-                f"path_to: {src.parts[-1]}"
+                "path_to . is the workspace root, a folder, which is never "
+                f"replaced; name the new path itself, e.g. path_to: {src.parts[-1]}"
             ),
         )
     src_at, dst_at = ws.entry_parts(src), ws.entry_parts(dst)
@@ -68,7 +69,8 @@ def _check_places(
         raise _invalid(f"path_to {dst.rel} is {src.rel} itself; name another path")
     if src_dir and dst_at[: len(src_at)] == src_at:
         raise _invalid(
-            f"path_to {dst.rel} lies inside the folder {src.rel}/ that is to {verb}; a folder cannot go inside itself"
+            f"path_to {dst.rel} lies inside the folder {src.rel}/ "
+            f"that is to {verb}; a folder cannot go inside itself"
         )
     if cmd.action == "fs.rename" and dst_at[:-1] != src_at[:-1]:
         here = "/".join(src_at[:-1])
@@ -77,8 +79,8 @@ def _check_places(
             f"to rename it send path_to: {suggested}, " if dst.parts[-1] != src.parts[-1] else ""
         )
         raise _invalid(
-            f"fs.rename keeps {src.rel} in its folder ({_folder_of(src.rel)}), and path_to {dst.rel} is in "
-            f"{_folder_of(dst.rel)}; {rename}to move it there use fs.move"
+            f"fs.rename keeps {src.rel} in its folder ({_folder_of(src.rel)}), and path_to "
+            f"{dst.rel} is in {_folder_of(dst.rel)}; {rename}to move it there use fs.move"
         )
 
 
@@ -98,7 +100,8 @@ def _check_destination_folder(ws: Workspace, dst: Target) -> list[str]:
             raise OperatorError(
                 ErrorCode.ERR_NOT_A_DIRECTORY,
                 (
-                    f"path_to {dst.rel} goes through {'/'.join(parts[:depth])}, which is a file, not a folder; choose another path_to"
+                    f"path_to {dst.rel} goes through {'/'.join(parts[:depth])}, "
+                    "which is a file, not a folder; choose another path_to"
                 ),
             )
         break
@@ -128,8 +131,9 @@ def _check_copy_limits(cmd: TwoPathCommand, target: Target, files: int, size: in
         raise OperatorError(
             ErrorCode.ERR_FILE_TOO_LARGE,
             (
-                f"{cmd.action} of {target.rel} would copy {count(files, 'file')} and {size:,} bytes, over the limit of "
-                f"{COPY_MAX_FILES:,} files and {COPY_MAX_BYTES:,} bytes Operator copies; nothing was changed; copy a smaller part"
+                f"{cmd.action} of {target.rel} would copy {count(files, 'file')} and {size:,} "
+                f"bytes, over the limit of {COPY_MAX_FILES:,} files and {COPY_MAX_BYTES:,} "
+                "bytes Operator copies; nothing was changed; copy a smaller part"
             ),
         )
 
@@ -163,14 +167,13 @@ def _describe_file(ws: Workspace, target: Target, st: os.stat_result, text: str 
 
 
 def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
-    from ....protocol.commands.transfer import (
-        TwoPathCommand,  # declared already: the command is one
-    )
+    # declared already: the command is one
+    from ....protocol.commands.transfer import TwoPathCommand
 
     assert isinstance(command, TwoPathCommand)
     cmd = command
     src, dst = ws.target(cmd.path), ws.target(cmd.path_to)
-    verb, done = VERBS[cmd.action]
+    done = VERBS[cmd.action][1]
     st = ws.lstat(src) if src.parts else None
     if src.parts and st is None:
         raise ws.not_found(src)
@@ -181,7 +184,8 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
         raise OperatorError(
             ErrorCode.ERR_SPECIAL_FILE,
             (
-                f"{src.rel} is a {kind_of(st.st_mode)}; Operator never copies or moves FIFOs, sockets or devices"
+                f"{src.rel} is a {kind_of(st.st_mode)}; Operator "
+                "never copies or moves FIFOs, sockets or devices"
             ),
         )
     made = _check_destination_folder(ws, dst)
@@ -193,7 +197,8 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
             raise OperatorError(
                 ErrorCode.ERR_SPECIAL_FILE,
                 (
-                    f"{src.rel}/ holds {special}, a FIFO, socket or device, which Operator never copies; nothing was changed"
+                    f"{src.rel}/ holds {special}, a FIFO, socket or device, "
+                    "which Operator never copies; nothing was changed"
                 ),
             )
         if cmd.action == "fs.copy" or across:
@@ -216,12 +221,15 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
         )
     if across:
         notes.append(
-            f"{_folder_of(dst.rel)} is on another file system: {src.rel} is copied there, synced to disk, "
-            "and the original goes to the trash"
+            f"{_folder_of(dst.rel)} is on another file system: {src.rel} is "
+            "copied there, synced to disk, and the original goes to the trash"
         )
     to_hash, added, removed, replacing = _destination(cmd, ws, src, dst, st, src_text, lines)
     kind: PlanKind = "copy" if cmd.action == "fs.copy" else "move"
-    summary = f"{done} {'folder ' if src_dir else ''}{src.rel}{slash} to {dst.rel}{slash} ({what}){replacing}"
+    summary = (
+        f"{done} {'folder ' if src_dir else ''}{src.rel}{slash} "
+        f"to {dst.rel}{slash} ({what}){replacing}"
+    )
     if across:
         summary += "; it was on another file system: copied, and the original moved to the trash"
     return WritePlan(
@@ -260,21 +268,23 @@ def _destination(
         return None, 0, 0, ""
     if (dst_st.st_dev, dst_st.st_ino) == (st.st_dev, st.st_ino):
         raise _invalid(
-            f"path_to {dst.rel} is {src.rel} itself (another name for the same entry); name another path"
+            f"path_to {dst.rel} is {src.rel} itself (another "
+            "name for the same entry); name another path"
         )
     if stat_module.S_ISLNK(dst_st.st_mode):
         raise OperatorError(
             ErrorCode.ERR_SYMLINK_TARGET,
             (
-                f"path_to {dst.rel} is a symlink; Operator never replaces or writes through one; choose another path_to"
+                f"path_to {dst.rel} is a symlink; Operator never "
+                "replaces or writes through one; choose another path_to"
             ),
         )
     if stat_module.S_ISDIR(dst_st.st_mode):
         raise OperatorError(
             ErrorCode.ERR_TARGET_EXISTS,
             (
-                f"path_to {dst.rel} is a folder that exists, and a folder is never replaced; to put {src.rel} in it, name "
-                f"the new path itself: path_to: {dst.rel}/{src.parts[-1]}"
+                f"path_to {dst.rel} is a folder that exists, and a folder is never replaced; to "
+                f"put {src.rel} in it, name the new path itself: path_to: {dst.rel}/{src.parts[-1]}"
             ),
         )
     if not stat_module.S_ISREG(dst_st.st_mode):
@@ -288,8 +298,8 @@ def _destination(
         raise OperatorError(
             ErrorCode.ERR_TARGET_EXISTS,
             (
-                f"path_to {dst.rel} exists ({what}); send overwrite: true to replace it (the person sees the diff of the "
-                "file it replaces), or choose another path_to"
+                f"path_to {dst.rel} exists ({what}); send overwrite: true to replace it (the "
+                "person sees the diff of the file it replaces), or choose another path_to"
             ),
         )
     if not stat_module.S_ISREG(st.st_mode):
@@ -297,7 +307,8 @@ def _destination(
         raise OperatorError(
             ErrorCode.ERR_TARGET_EXISTS,
             (
-                f"path_to {dst.rel} is a file, and {src.rel} is a {kind}: only a file replaces a file; choose another path_to"
+                f"path_to {dst.rel} is a file, and {src.rel} is a {kind}: "
+                "only a file replaces a file; choose another path_to"
             ),
         )
     to_hash = tree_fingerprint(ws, dst, dst_st)[0]

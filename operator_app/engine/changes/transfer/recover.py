@@ -1,5 +1,6 @@
-"""Whether a copy or move the app died in the middle of took effect (changes/recovery.py asks, under the
-session lock), told from what stands at its two places against the journal's record of the entry:
+"""Whether a copy or move the app died in the middle of took effect (changes/recovery.py asks,
+under the session lock), told from what stands at its two places against the journal's record of
+the entry:
 
 - a rename within one file system happened exactly when the entry is at the destination, and did
   not when it is still at its place;

@@ -4,8 +4,8 @@ brought back from the trash and its copy removed), then the file it replaced is 
 folders made for it removed. Only while the destination holds exactly what the change left there
 (device, inode and fingerprint of the entry, folder trees included; or, for a file Operator
 could have rewritten and put back since, the same bytes), and never over an entry that
-appeared at the original place meanwhile (ondisk/noreplace.py); otherwise the undo is refused with the
-reason, and nothing is touched."""
+appeared at the original place meanwhile (ondisk/noreplace.py); otherwise the undo is refused with
+the reason, and nothing is touched."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _old_file(dir_fd: int, name: str, data: bytes, entry: JournalEntry) -> str:
 def _replace_with(
     dir_fd: int, name: str, data: bytes, entry: JournalEntry, expected: dict[str, Any], why: str
 ) -> None:
-    """Put the replaced file back at `name` in place of the entry there, only while it is still `expected`."""
+    """Put the replaced file back at `name` over the entry there, only while it is `expected`."""
     temp = _old_file(dir_fd, name, data, entry)
     try:
         if not same_entry(_identity_or_none(dir_fd, name), expected):
@@ -66,15 +66,15 @@ def _replace_with(
 
 
 def _put_back_replaced(dir_fd: int, name: str, data: bytes, entry: JournalEntry) -> str:
-    """The file a move replaced, back at its (now free) place; a note when something new is there."""
+    """The file a move replaced, back at its (now free) place; a note if something new is there."""
     temp = _old_file(dir_fd, name, data, entry)
     try:
         rename_noreplace(dir_fd, temp, dir_fd, name)
     except FileExistsError:
         discard_temp(dir_fd, temp)
         return (
-            f"; the file it replaced at {entry.rel_to} was not put back, as something new is there now (its old "
-            f"content is kept in the undo journal as pre/{entry.seq}.bin)"
+            f"; the file it replaced at {entry.rel_to} was not put back, as something new is "
+            f"there now (its old content is kept in the undo journal as pre/{entry.seq}.bin)"
         )
     except BaseException:
         discard_temp(dir_fd, temp)
@@ -93,8 +93,8 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
             old = journal.pre_image(entry)
         except (OSError, PreImageMismatch) as exc:
             raise UndoRefused(
-                f"{why}: the saved copy of the file it replaced is missing or is not the one this change "
-                f"kept ({exc}); nothing was touched"
+                f"{why}: the saved copy of the file it replaced is missing or "
+                f"is not the one this change kept ({exc}); nothing was touched"
             ) from None
     try:
         dst_fd, dst_name, _ = ws.open_parent_dir(dst, create=False)
@@ -112,10 +112,16 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
         if entry.kind == "copy":
             if old is not None:
                 _replace_with(dst_fd, dst_name, old, entry, expected, why)
-                summary = f"Restored {dst.rel} as it was before {entry.command_id} ({entry.action}) copied {src.rel} over it"
+                summary = (
+                    f"Restored {dst.rel} as it was before {entry.command_id} "
+                    f"({entry.action}) copied {src.rel} over it"
+                )
             else:
                 remove_entry(dst_fd, dst_name)
-                summary = f"Removed {dst.rel}, the copy of {src.rel} that {entry.command_id} ({entry.action}) made"
+                summary = (
+                    f"Removed {dst.rel}, the copy of {src.rel} "
+                    f"that {entry.command_id} ({entry.action}) made"
+                )
         else:
             summary = _move_back(ws, journal, entry, (dst_fd, dst_name), expected, old, why)
     finally:
