@@ -29,7 +29,8 @@ STAMP = VENV / ".operator-installed"
 
 
 def setup() -> None:
-    if sys.version_info < (3, 11):
+    # run.py runs under whatever python3 started it, before the .venv exists: not always 3.11+.
+    if sys.version_info < (3, 11):  # noqa: UP036
         sys.exit(f"Operator needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if PYTHON.exists() and STAMP.exists() and STAMP.read_text() == wanted:
@@ -109,13 +110,15 @@ def demo(extra: list[str]) -> int:
     finally:
         if keep:
             print(
-                f"run.py: the demo's scratch folder is kept: {scratch} (remove it with: rm -rf {scratch})",
+                f"run.py: the demo's scratch folder is kept: {scratch} (remove it with: rm -rf "
+                f"{scratch})",
                 flush=True,
             )
         else:
             shutil.rmtree(scratch, ignore_errors=True)
             print(
-                f"run.py: removed the demo's scratch folder {scratch} (python3 run.py demo --keep keeps it)",
+                f"run.py: removed the demo's scratch folder {scratch} (python3 run.py demo --keep "
+                "keeps it)",
                 flush=True,
             )
 

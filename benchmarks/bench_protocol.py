@@ -50,11 +50,17 @@ BARE_MARKERS = re.compile(
 def build_message(blocks: int = 100, size: int = 200_000) -> str:
     """Prose and code the way chat models write it, with `blocks` commands spread through it."""
     prose = (
-        "Let me look at the relevant part of the code first. The function below handles the request and\n"
-        "returns early when the input is empty; we will keep that behaviour and only change the message.\n"
-        "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n"
+        "Let me look at the relevant part of the code first. The function below handles the "
+        "request and\n"
+        "returns early when the input is empty; we will keep that behaviour and only change the "
+        "message.\n"
+        "```python\ndef handle(request):\n    if not request:\n        return None\n"
+        "    return process(request)\n```\n"
     )
-    block = "OPERATOR_CMD\nversion: 1\nid: read-{n}\naction: fs.readSlice\npath: src/module_{n}.py\nstart: 10\nlines: 40\nEND_OPERATOR_CMD\n"
+    block = (
+        "OPERATOR_CMD\nversion: 1\nid: read-{n}\naction: fs.readSlice\npath: src/module_{n}.py\n"
+        "start: 10\nlines: 40\nEND_OPERATOR_CMD\n"
+    )
     parts: list[str] = []
     filler_each = (size - blocks * len(block.format(n=100))) // blocks
     for n in range(blocks):
@@ -189,7 +195,10 @@ def exec_startup(repeat: int = 15) -> dict[str, float]:
 def comment_style_message(commands: int, size: int = 200_000) -> str:
     """A `size`-character message holding `commands` getCommentStyle blocks among prose: the
     cheapest command there is, so what it measures is what each command costs around its work."""
-    block = "OPERATOR_CMD\nversion: 1\nid: style-{n}\naction: operator.getCommentStyle\nlanguage: py\nEND_OPERATOR_CMD\n"
+    block = (
+        "OPERATOR_CMD\nversion: 1\nid: style-{n}\naction: operator.getCommentStyle\n"
+        "language: py\nEND_OPERATOR_CMD\n"
+    )
     prose = (
         "The styles below are what the comments of each file type look like; we check them first.\n"
     )
@@ -215,14 +224,18 @@ def junk_keys_message(size: int = 200_000) -> str:
             for _ in range(195)
         )
         parts.append(
-            f"OPERATOR_CMD\nversion: 1\nid: junk-{n}\naction: fs.read\npath: a.txt\n{keys}END_OPERATOR_CMD\n"
+            f"OPERATOR_CMD\nversion: 1\nid: junk-{n}\naction: fs.read\n"
+            f"path: a.txt\n{keys}END_OPERATOR_CMD\n"
         )
         n += 1
     return "".join(parts)[:size].rsplit("OPERATOR_CMD\nversion", 1)[0]
 
 
 def plain_blocks_message(size: int) -> str:
-    block = "OPERATOR_CMD\nversion: 1\nid: read-{n}\naction: fs.read\npath: src/module_{n}.py\nEND_OPERATOR_CMD\n"
+    block = (
+        "OPERATOR_CMD\nversion: 1\nid: read-{n}\naction: fs.read\npath: src/module_{n}.py\n"
+        "END_OPERATOR_CMD\n"
+    )
     parts, total, n = [], 0, 0
     while total + len(block.format(n=n)) <= size:
         parts.append(block.format(n=n))
@@ -281,7 +294,9 @@ def per_command_overhead(repeat: int = 40) -> dict[str, float]:
             "one_median": statistics.median(times[one]),
             "hundred_best": min(times[hundred]),
             "hundred_median": statistics.median(times[hundred]),
-            "paired_median": statistics.median(b - a for a, b in zip(times[one], times[hundred])),
+            "paired_median": statistics.median(
+                b - a for a, b in zip(times[one], times[hundred], strict=True)
+            ),
             "cpu_median": statistics.median(cpu[hundred]) - statistics.median(cpu[one]),
         }
 
@@ -366,8 +381,11 @@ def main() -> int:
             "target": 0.25,
             "met": met,
             "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
-            "detail": f"best {startup['exec_best'] * 1e3:.0f} ms vs {startup['python_best'] * 1e3:.0f} ms; "
-            f"median {startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms",
+            "detail": (
+                f"best {startup['exec_best'] * 1e3:.0f} ms vs "
+                f"{startup['python_best'] * 1e3:.0f} ms; median "
+                f"{startup['exec_median'] * 1e3:.0f} ms vs {startup['python_median'] * 1e3:.0f} ms"
+            ),
         }
     )
     extra_ms = overhead["paired_median"] * 1e3
@@ -381,8 +399,12 @@ def main() -> int:
             "met": met,
             "extra_best_ms": round((overhead["hundred_best"] - overhead["one_best"]) * 1e3, 1),
             "extra_cpu_ms": round(overhead["cpu_median"] * 1e3, 1),
-            "detail": f"best {overhead['hundred_best'] * 1e3:.1f} ms vs {overhead['one_best'] * 1e3:.1f} ms; "
-            f"median {overhead['hundred_median'] * 1e3:.1f} ms vs {overhead['one_median'] * 1e3:.1f} ms",
+            "detail": (
+                f"best {overhead['hundred_best'] * 1e3:.1f} ms vs "
+                f"{overhead['one_best'] * 1e3:.1f} ms; median "
+                f"{overhead['hundred_median'] * 1e3:.1f} ms vs "
+                f"{overhead['one_median'] * 1e3:.1f} ms"
+            ),
         }
     )
     if "--json" in sys.argv:
@@ -392,14 +414,19 @@ def main() -> int:
             if "ratio" in row:
                 figure = f"{row['ratio']:.2f}x (target <= {row['target']}x)"
             elif "extra_s" in row:
-                figure = f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median (target <= +{row['target']} s)"
+                figure = (
+                    f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median "
+                    f"(target <= +{row['target']} s)"
+                )
             else:
                 figure = (
-                    f"+{row['extra_ms']:.1f} ms median of paired runs, +{row['extra_best_ms']:.1f} ms between the bests, "
-                    f"+{row['extra_cpu_ms']:.1f} ms CPU time (target <= +{row['target_ms']:g} ms)"
+                    f"+{row['extra_ms']:.1f} ms median of paired runs, +{row['extra_best_ms']:.1f} "
+                    f"ms between the bests, +{row['extra_cpu_ms']:.1f} ms CPU time (target <= "
+                    f"+{row['target_ms']:g} ms)"
                 )
             print(
-                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  [{row['detail']}]"
+                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  "
+                f"[{row['detail']}]"
             )
     return 1 if failed else 0
 

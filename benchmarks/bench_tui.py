@@ -31,7 +31,10 @@ BLOCKS = 100
 
 def build_message() -> str:
     filler = "Some prose between the commands, the way chat models write it.\n" * 30
-    block = "OPERATOR_CMD\nversion: 1\nid: r{n}\naction: fs.readSlice\npath: notes/plan.txt\nEND_OPERATOR_CMD\n"
+    block = (
+        "OPERATOR_CMD\nversion: 1\nid: r{n}\naction: fs.readSlice\npath: notes/plan.txt\n"
+        "END_OPERATOR_CMD\n"
+    )
     message = "".join(filler + block.format(n=n) for n in range(BLOCKS))
     assert 190_000 < len(message) <= 200_000, len(message)
     return message
@@ -101,16 +104,20 @@ def main() -> int:
         "target_s": TARGET_S,
         "met": met,
         "ratio_to_headless_engine": round(best_tui / best_engine, 2),
-        "detail": f"best of {runs}: {best_tui * 1e3:.0f} ms (median {sorted(tui_times)[runs // 2] * 1e3:.0f} ms); "
-        f"the headless engine on the same message: {best_engine * 1e3:.0f} ms",
+        "detail": (
+            f"best of {runs}: {best_tui * 1e3:.0f} ms "
+            f"(median {sorted(tui_times)[runs // 2] * 1e3:.0f} ms); "
+            f"the headless engine on the same message: {best_engine * 1e3:.0f} ms"
+        ),
     }
     shutil.rmtree(scratch, ignore_errors=True)
     if "--json" in sys.argv:
         print(json.dumps([row], indent=2))
     else:
         print(
-            f"{'ok  ' if met else 'MISS'} {row['benchmark']}: {row['seconds']:.3f} s (target < {TARGET_S} s), "
-            f"{row['ratio_to_headless_engine']}x the headless engine  [{row['detail']}]"
+            f"{'ok  ' if met else 'MISS'} {row['benchmark']}: {row['seconds']:.3f} s (target < "
+            f"{TARGET_S} s), {row['ratio_to_headless_engine']}x the headless engine  "
+            f"[{row['detail']}]"
         )
     return 0 if met else 1
 

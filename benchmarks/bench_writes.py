@@ -27,10 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from operator_app.engine.boundary.workspace import Workspace  # noqa: E402
-from operator_app.engine.changes.write import (
-    commit,
-    plan_write,
-)
+from operator_app.engine.changes.write import commit, plan_write  # noqa: E402
 from operator_app.protocol.commands import ACTIONS  # noqa: E402
 
 LINE = "line {n:05d}: the quick brown fox jumps over the lazy dog, again and again\n"  # 73 bytes
@@ -132,10 +129,10 @@ def main() -> int:
     new = old[:3] + [line.replace("the quick", "THE QUICK") for line in old[3:6]] + old[6:]
     hunk = (
         [f"@@ -{middle - 2},9 +{middle - 2},9 @@"]
-        + [f" {l}" for l in old[:3]]
-        + [f"-{l}" for l in old[3:6]]
-        + [f"+{l}" for l in new[3:6]]
-        + [f" {l}" for l in old[6:]]
+        + [f" {line}" for line in old[:3]]
+        + [f"-{line}" for line in old[3:6]]
+        + [f"+{line}" for line in new[3:6]]
+        + [f" {line}" for line in old[6:]]
     )
     patch = "--- a/big.txt\n+++ b/big.txt\n" + "\n".join(hunk) + "\n"
     written = original.replace(f"line {middle:05d}: the quick", f"line {middle:05d}: THE QUICK", 1)
@@ -191,7 +188,8 @@ def main() -> int:
     else:
         for row in report:
             print(
-                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}x (target <= {row['target']}x)  [{row['detail']}]"
+                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}x "
+                f"(target <= {row['target']}x)  [{row['detail']}]"
             )
     return 1 if failed else 0
 

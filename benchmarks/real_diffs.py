@@ -31,7 +31,8 @@ How:
    block", not failures; so are empty-file creations (a diff with no hunk cannot express them).
 
 Usage:
-    python benchmarks/real_diffs.py [--limit N] [--keep DIR] [--export-corpus DIR [--corpus-bytes N]]
+    python benchmarks/real_diffs.py [--limit N] [--keep DIR]
+        [--export-corpus DIR [--corpus-bytes N]]
 
 Exit status 0 when nothing failed. Failures are saved under --keep (default: the cache's
 failures/ folder) as old / new / patch / result files, to reproduce one by hand.
@@ -54,6 +55,7 @@ import time
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,9 +317,7 @@ def build_cases(cache: Path, limit: int | None) -> list[Case]:
             for version in versions:
                 archive = download(name, version, cache / "archives")
                 trees.append(unpack(archive, cache / "trees" / f"{name}-{version}"))
-            for (v_old, t_old), (v_new, t_new) in zip(
-                zip(versions, trees), list(zip(versions, trees))[1:]
-            ):
+            for (v_old, t_old), (v_new, t_new) in pairwise(zip(versions, trees, strict=True)):
                 olds, news = text_files(t_old), text_files(t_new)
                 for rel in sorted(news):
                     if limit is not None and len(cases) >= limit:
@@ -407,9 +407,8 @@ def pair_cases(
         else:
             a_path.write_bytes(old_bytes)
             a_path.chmod(0o644)
-            os.utime(
-                a_path, ns=(OLD_MTIME_NS, OLD_MTIME_NS)
-            )  # timestamped headers, the same each run
+            # timestamped headers, the same each run
+            os.utime(a_path, ns=(OLD_MTIME_NS, OLD_MTIME_NS))
         b_path.chmod(0o644)
         os.utime(b_path, ns=(NEW_MTIME_NS, NEW_MTIME_NS))
         for tool in tools:
@@ -446,7 +445,8 @@ def block_for(cid: str, path: str, patch: str) -> str:
 
 
 def block_chars(path: str, patch: str) -> int:
-    """Characters inside the block, counted as the scanner counts them (each line plus its break)."""
+    """Characters inside the block, counted as the scanner counts them (each line plus its
+    break)."""
     payload = (len(patch.encode("utf-8")) + 2) // 3 * 4
     inner = ["version: 1", "id: r00000", "action: fs.patch", f"path: {path}", "patch_b64: "]
     return sum(len(line) + 1 for line in inner) + payload
@@ -557,7 +557,10 @@ def run_batch(batch: list[Case], work: Path) -> None:
                 strict_apply(case.new.decode("utf-8").replace("\r\n", "\n"), case.patch) is not None
             )
             case.outcome = "failed: applied twice"
-            case.detail = f"{result['summary']} (a strict applier alone {'would' if legit else 'would not'} apply it again)"
+            case.detail = (
+                f"{result['summary']} (a strict applier alone "
+                f"{'would' if legit else 'would not'} apply it again)"
+            )
         elif data != expected_bytes(case):
             case.outcome, case.detail = (
                 "failed: the second application changed the file",
@@ -566,10 +569,8 @@ def run_batch(batch: list[Case], work: Path) -> None:
 
 
 def save_failure(case: Case, keep: Path) -> None:
-    folder = (
-        keep
-        / f"{case.number:05d}-{case.package}-{re.sub(r'[^A-Za-z0-9._-]', '_', case.rel)}-{case.tool}"
-    )
+    safe_rel = re.sub(r"[^A-Za-z0-9._-]", "_", case.rel)
+    folder = keep / f"{case.number:05d}-{case.package}-{safe_rel}-{case.tool}"
     folder.mkdir(parents=True, exist_ok=True)
     if case.old is not None:
         (folder / "old").write_bytes(case.old)
@@ -754,8 +755,8 @@ def main(argv: list[str] | None = None) -> int:
     for case in failed:
         save_failure(case, keep)
         print(
-            f"FAILED {case.number} {case.package} {case.versions[0]}->{case.versions[1]} {case.rel} [{case.variant}, "
-            f"{case.tool}]: {case.outcome}: {case.detail[:300]}"
+            f"FAILED {case.number} {case.package} {case.versions[0]}->{case.versions[1]} "
+            f"{case.rel} [{case.variant}, {case.tool}]: {case.outcome}: {case.detail[:300]}"
         )
     files = {(c.package, c.versions, c.rel) for c in cases}
     print(

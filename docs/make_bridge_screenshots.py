@@ -63,7 +63,8 @@ async def main() -> None:
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
             await page.wait_for_function("() => window.mockChat !== undefined")
             await page.evaluate(
-                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))"
+                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read "
+                "notes/plan.txt and tell me what is left to do.'))"
             )
             await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", ANSWER)
             deadline = time.monotonic() + 30
@@ -78,7 +79,8 @@ async def main() -> None:
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-chat.png"))
             tab_id = await browser.worker.evaluate(
-                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }"
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if "
+                "(tab.url.includes('plan-review')) return tab.id; }"
             )
             popup = await browser.context.new_page()
             await popup.set_viewport_size({"width": 364, "height": 560})

@@ -59,7 +59,8 @@ SUB_COMMANDS["bridge"] = SubCommand(_declare_bridge, _bridge)
 def _open_tui(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise UsageError(
-            "the TUI needs a terminal; for scripts use: operator-app exec --workspace DIR [MESSAGE_FILE]"
+            "the TUI needs a terminal; for scripts use: operator-app exec --workspace DIR "
+            "[MESSAGE_FILE]"
         )
     from .tui.launch import launch
 

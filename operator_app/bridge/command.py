@@ -19,8 +19,8 @@ def declare(sub: Any) -> None:
     bridge = sub.add_parser(
         "bridge",
         help="the browser bridge: where its extension is, its port and pairing",
-        description="The browser bridge streams a web chat's answers into the TUI and puts the results into the "
-        "chat's input box. Start it in the TUI (b, or operator-app --bridge).",
+        description="The browser bridge streams a web chat's answers into the TUI and puts the "
+        "results into the chat's input box. Start it in the TUI (b, or operator-app --bridge).",
         epilog="exit codes: 0 done, 2 bad usage",
     )
     what = bridge.add_mutually_exclusive_group()
@@ -55,12 +55,16 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
         return 0
     paired = pairing.stored_pairing()
     print(
-        f'Extension folder (load it with "Load unpacked" on the browser\'s extensions page):\n  {EXTENSION_DIR}'
+        'Extension folder (load it with "Load unpacked" on the browser\'s extensions page):\n  '
+        f"{EXTENSION_DIR}"
     )
     print(f"Port: 127.0.0.1:{pairing.stored_port()}")
     print(
         "Paired: yes (operator-app bridge --forget forgets it)"
         if paired
-        else "Paired: no; start the bridge in the TUI (b, or operator-app --bridge) and type its code in the popup"
+        else (
+            "Paired: no; start the bridge in the TUI (b, or operator-app --bridge) and type its "
+            "code in the popup"
+        )
     )
     return 0

@@ -80,7 +80,8 @@ class Feeder:
                 self._wake.notify()
 
     def stop(self) -> None:
-        """Finish what is queued (the caller queues the End of every open message first), then stop."""
+        """Finish what is queued (the caller queues the End of every open message first), then
+        stop."""
         with self._wake:
             self._stopping = True
             self._wake.notify()

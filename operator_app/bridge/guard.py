@@ -33,8 +33,9 @@ def check_host(host: str | None, port: int) -> Refusal | None:
         421,
         "BRIDGE_BAD_HOST",
         (
-            f"this is Operator's bridge on 127.0.0.1:{port}; a request addressed to {host or 'no host'} is refused "
-            f"(a web page may not reach it under another name): use http://127.0.0.1:{port}/"
+            f"this is Operator's bridge on 127.0.0.1:{port}; a request addressed to "
+            f"{host or 'no host'} is refused (a web page may not reach it under another name): use "
+            f"http://127.0.0.1:{port}/"
         ),
     )
 
@@ -47,7 +48,8 @@ def check_origin(origin: str | None, paired_origin: str | None) -> Refusal | Non
             403,
             "BRIDGE_BAD_ORIGIN",
             (
-                f"requests from web pages ({origin}) are refused: only the Operator browser extension may use the bridge"
+                f"requests from web pages ({origin}) are refused: only the Operator browser "
+                "extension may use the bridge"
             ),
         )
     if paired_origin is not None and origin != paired_origin:
@@ -55,7 +57,8 @@ def check_origin(origin: str | None, paired_origin: str | None) -> Refusal | Non
             403,
             "BRIDGE_BAD_ORIGIN",
             (
-                f"this bridge is paired with another extension ({paired_origin}); pair this one again from its popup"
+                f"this bridge is paired with another extension ({paired_origin}); pair this one "
+                "again from its popup"
             ),
         )
     return None
@@ -91,7 +94,8 @@ class FailureLimiter:
             429,
             "BRIDGE_TOO_MANY_FAILURES",
             (
-                f"too many wrong tokens or pairing codes; the bridge refuses them for {int(left) + 1} more seconds"
+                "too many wrong tokens or pairing codes; the bridge refuses them for "
+                f"{int(left) + 1} more seconds"
             ),
         )
 
@@ -100,14 +104,16 @@ UNAUTHORIZED = Refusal(
     401,
     "BRIDGE_UNAUTHORIZED",
     (
-        "missing or wrong bridge token: pair the extension with Operator (open its popup and type the code "
-        "Operator shows when you press b, or 'Pair a browser' in Operator's command palette)"
+        "missing or wrong bridge token: pair the extension with Operator (open its popup and type "
+        "the code Operator shows when you press b, or 'Pair a browser' in Operator's command "
+        "palette)"
     ),
 )
 TOO_LARGE = Refusal(
     413,
     "BRIDGE_TOO_LARGE",
     (
-        f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MiB; a chat message is never that large"
+        f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MiB; a chat message is never "
+        "that large"
     ),
 )

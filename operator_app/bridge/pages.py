@@ -125,7 +125,8 @@ class PageMessages:
         return []
 
     def end_all(self) -> list[StreamOp]:
-        """Operations that end every open Operator message (the bridge stops, the workspace changes)."""
+        """Operations that end every open Operator message (the bridge stops, the workspace
+        changes)."""
         ops: list[StreamOp] = []
         for page in self._pages.values():
             ops += self._end(page)

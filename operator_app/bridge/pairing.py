@@ -96,8 +96,9 @@ class Pairing:
             raise PairingRefused(
                 "BRIDGE_NOT_PAIRING",
                 (
-                    "Operator is not offering a pairing code: press b in Operator to start the bridge (or choose "
-                    "'Pair a browser' in its command palette), then type the code it shows"
+                    "Operator is not offering a pairing code: press b in Operator to start the "
+                    "bridge (or choose 'Pair a browser' in its command palette), then type the "
+                    "code it shows"
                 ),
             )
         if not hmac.compare_digest(
@@ -109,14 +110,15 @@ class Pairing:
                 raise PairingRefused(
                     "BRIDGE_BAD_CODE",
                     (
-                        "wrong pairing code, and that was the last try: ask Operator for a new code "
-                        "('Pair a browser' in its command palette)"
+                        "wrong pairing code, and that was the last try: ask Operator for a new "
+                        "code ('Pair a browser' in its command palette)"
                     ),
                 )
             raise PairingRefused(
                 "BRIDGE_BAD_CODE",
                 (
-                    f"wrong pairing code; type the {CODE_DIGITS} digits Operator shows ({self._tries_left} tries left)"
+                    f"wrong pairing code; type the {CODE_DIGITS} digits Operator shows "
+                    f"({self._tries_left} tries left)"
                 ),
             )
         self._code = None

@@ -41,18 +41,21 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     warnings += run.warnings
     if rejected_by_default and any(r.status == "rejected" for r in run.results):
         warnings.append(
-            "writes were rejected: stdin is not a terminal and no --approve was given (use --approve all to apply them)"
+            "writes were rejected: stdin is not a terminal and no --approve was given (use "
+            "--approve all to apply them)"
         )
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD blocks found in the message")
     for dup in run.duplicates:
         warnings.append(
-            f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not run again"
+            f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not "
+            "run again"
         )
     for wait in session.waits():
         warnings.append(
             f"message {wait.get('message')} of this session waits in another Operator process (pid "
-            f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message ran meanwhile"
+            f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message "
+            "ran meanwhile"
         )
     copy_text = render_results(run.results)
     if not args.json:  # only the envelope carries the data: the blocks are the output

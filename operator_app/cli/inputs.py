@@ -31,8 +31,8 @@ def chosen_workspace(raw: str | None, warnings: list[str]) -> str:
     last = last_workspace()
     if last is None:
         raise UsageError(
-            "no --workspace given, and no workspace is remembered (the TUI remembers the last one it "
-            "opened); name one: --workspace DIR"
+            "no --workspace given, and no workspace is remembered (the TUI remembers the last one "
+            "it opened); name one: --workspace DIR"
         )
     warnings.append(f"using the last workspace, {last} (--workspace names another)")
     return str(last)

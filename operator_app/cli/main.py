@@ -50,7 +50,8 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
             return EXIT_OK
         if args.command not in HANDLERS:
             raise UsageError(
-                f"operator-app: choose one of {', '.join(HANDLERS)} (operator-app with no sub-command opens the TUI)"
+                f"operator-app: choose one of {', '.join(HANDLERS)} (operator-app with no "
+                "sub-command opens the TUI)"
             )
         exit_code, data, text = HANDLERS[args.command](args, warnings)
     except UsageError as exc:
@@ -90,9 +91,8 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
     try:
         sys.stdout.write(output)
         sys.stdout.flush()
-    except (
-        OSError
-    ) as exc:  # a full disk, a closed pipe: the work is done and recorded, say where it is
+    except OSError as exc:
+        # a full disk, a closed pipe: the work is done and recorded, say where it is
         _quiet_stdout()
         again = (
             " (they are saved: `operator-app results --workspace DIR --last` prints them again)"
@@ -100,7 +100,8 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
             else ""
         )
         print(
-            f"operator-app: OUTPUT_FAILED: could not write the output: {exc.strerror or exc}{again}",
+            "operator-app: OUTPUT_FAILED: could not write the output: "
+            f"{exc.strerror or exc}{again}",
             file=sys.stderr,
         )
         return EXIT_OUTPUT

@@ -150,7 +150,8 @@ def command_line(
 ) -> Parser:
     """The parser of `operator-app`: `options` adds the options taken with no sub-command (the
     TUI's), `sub_commands` declares each sub-command. When `argv` starts with a sub-command only
-    that one's parser is built: each costs gettext lookups on disk, and exec's start-up is measured."""
+    that one's parser is built: each costs gettext lookups on disk, and exec's start-up is
+    measured."""
     parser = Parser(
         prog="operator-app",
         description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",

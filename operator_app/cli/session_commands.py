@@ -31,10 +31,11 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         except StateUnusable:
             busy = True
             # A live process holds the session (working; a wait for consent lets go of it): its
-            # writes are not interrupted ones, and the results recorded so far can be printed all the same.
+            # writes are not interrupted ones, and the results recorded so far can be printed all
+            # the same.
             warnings.append(
-                "another Operator process is working in this session; its current message may have more "
-                "results to come"
+                "another Operator process is working in this session; its current message may have "
+                "more results to come"
             )
         else:  # a write the last run died in the middle of gets its result first
             if session.unresolved_intents():
@@ -47,8 +48,9 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         # The other process let go of the session while it asks the person: nothing is busy, but
         # that message is not done, and its write is not an interrupted one either.
         warnings.append(
-            f"message {waiting} waits in another Operator process (pid {wait.get('pid')}) for the person's "
-            f"answer to {waiting_write(wait)}; its results so far are recorded, the rest will follow"
+            f"message {waiting} waits in another Operator process (pid {wait.get('pid')}) for the "
+            f"person's answer to {waiting_write(wait)}; its results so far are recorded, the rest "
+            "will follow"
         )
     if any(message != number for message, _ in recovered):
         from ..engine.changes.recovery import recovery_notices
@@ -72,22 +74,33 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
         used = session.used_ids()
         found = scan_message(session.message_text(number) or "").blocks
         blocks = sum(1 for block in found if not _repeat(block, used, number))
+        if busy:
+            detail = (
+                f"message {number} has no results yet: another Operator process is still "
+                "working on it"
+            )
+        elif number in waits:
+            detail = (
+                f"message {number} has no results yet: its {waiting_write(waits[number])} waits "
+                "for the person's answer in another Operator process"
+            )
+        elif blocks:
+            detail = (
+                f"message {number} has no results: Operator stopped before any of its {blocks} "
+                "commands ran"
+            )
+        elif not found:
+            detail = f"message {number} has no results: it held no OPERATOR_CMD block"
+        else:
+            detail = (
+                f"message {number} has no results: every command in it repeated one an earlier "
+                "message ran"
+            )
         raise CommandFailed(
             EXIT_NOTHING,
             ErrorDetail(
                 "NO_RESULTS",
-                (
-                    f"message {number} has no results yet: another Operator process is still working on it"
-                    if busy
-                    else f"message {number} has no results yet: its {waiting_write(waits[number])} waits for the person's answer in "
-                    "another Operator process"
-                    if number in waits
-                    else f"message {number} has no results: Operator stopped before any of its {blocks} commands ran"
-                    if blocks
-                    else f"message {number} has no results: it held no OPERATOR_CMD block"
-                    if not found
-                    else f"message {number} has no results: every command in it repeated one an earlier message ran"
-                ),
+                detail,
                 suggestion="run the message again (operator-app exec, or paste it into the TUI)"
                 if blocks
                 else "--message N prints an earlier message's results",
@@ -99,8 +112,8 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     # The blocks say what the model was told; a change undone since is said on stderr and in --json.
     undone = Journal(session.state_dir).undone_by_command()
     warnings += [
-        f"{r.id} ({r.action} {r.path}) was undone at {_when(undone[r.id].undone_at)}: the model still thinks "
-        "the change is there; tell it"
+        f"{r.id} ({r.action} {r.path}) was undone at {_when(undone[r.id].undone_at)}: the model "
+        "still thinks the change is there; tell it"
         for r in results
         if r.ok and r.id in undone
     ]
@@ -134,7 +147,8 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         lines += [
             (
                 e.seq,
-                f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)}) undone at {_when(e.undone_at)}",
+                f"{e.seq}: {e.action} {e.where} ({e.command_id}, {_when(e.time)}) undone at "
+                f"{_when(e.undone_at)}",
             )
             for e in undone
         ]
@@ -174,7 +188,10 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             ErrorDetail(
                 "NOTHING_TO_UNDO",
                 "there is no change to undo in this workspace's journal",
-                suggestion="check --workspace and --state-dir name the session that made the change (undo --list shows them)",
+                suggestion=(
+                    "check --workspace and --state-dir name the session that made the change "
+                    "(undo --list shows them)"
+                ),
             ),
         )
     text = "".join(outcome.summary + "\n" for outcome in done)

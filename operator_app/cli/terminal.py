@@ -31,14 +31,16 @@ def terminal_decider() -> Any:
     def show(plan: Any, limit: int | None) -> None:
         lines = [terminal_safe(line) for line in (plan.diff or "").rstrip("\n").split("\n")]
         prompt.write(
-            f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} -{plan.removed}\n"
+            f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} "
+            f"-{plan.removed}\n"
         )
         for note in plan.notes:
             prompt.write(f"note: {terminal_safe(note)}\n")
         prompt.write("\n".join(lines[:limit]) + "\n")
         if limit is not None and len(lines) > limit:
             prompt.write(
-                f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole diff\n"
+                f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole "
+                "diff\n"
             )
 
     def decide(plan: Any) -> bool:

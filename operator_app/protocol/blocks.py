@@ -77,8 +77,8 @@ class OpenBlock:
             self.fail(
                 ErrorCode.ERR_BLOCK_TOO_LARGE,
                 f"the block at line {self.start_line} has {crossed} between its markers (limits: "
-                f"{grammar.MAX_BLOCK_LINES} lines, {grammar.MAX_BLOCK_CHARS} characters); nothing was run; "
-                "split the payload over several commands",
+                f"{grammar.MAX_BLOCK_LINES} lines, {grammar.MAX_BLOCK_CHARS} characters); nothing "
+                "was run; split the payload over several commands",
             )
 
 
@@ -101,6 +101,6 @@ def not_alone_message(token: str, line_no: int, line: str) -> str:
     invisible = _INVISIBLE_RE.search(line)
     unseen = f" (the invisible character U+{ord(invisible.group()):04X})" if invisible else ""
     return (
-        f"{token} at line {line_no} shares its line with other text{unseen}; put the marker alone on its own line "
-        "with no markdown, code fences or prose around it"
+        f"{token} at line {line_no} shares its line with other text{unseen}; put the marker alone "
+        "on its own line with no markdown, code fences or prose around it"
     )

@@ -9,11 +9,15 @@ import binascii
 from . import grammar
 from .errors import ErrorCode, OperatorError
 
+# Characters a message names in words; any other one is shown as its repr.
+_CHAR_NAMES = {" ": "a space", "\t": "a tab"}
+
 
 def _invalid(field: str, why: str) -> OperatorError:
     return OperatorError(
         ErrorCode.ERR_INVALID_BASE64,
-        f"{field} {why}; re-encode the UTF-8 text as standard base64 on one line (A-Z a-z 0-9 + / and = padding)",
+        f"{field} {why}; re-encode the UTF-8 text as standard base64 on one line (A-Z a-z 0-9 + / "
+        "and = padding)",
     )
 
 
@@ -21,7 +25,7 @@ def decode_b64_text(value: str, *, field: str) -> str:
     bad = grammar.BASE64_ALPHABET_RE.search(value)
     if bad:
         char = bad.group()
-        shown = "a space" if char == " " else "a tab" if char == "\t" else repr(char)
+        shown = _CHAR_NAMES.get(char, repr(char))
         return _raise(
             field, f"has {shown} at position {bad.start() + 1}, outside the base64 alphabet"
         )
@@ -40,7 +44,8 @@ def decode_b64_text(value: str, *, field: str) -> str:
     if base64.b64encode(raw).decode("ascii") != value:
         return _raise(
             field,
-            "is not canonical base64 (its last character carries stray bits; the payload was likely cut or altered)",
+            "is not canonical base64 (its last character carries stray bits; the payload was "
+            "likely cut or altered)",
         )
     try:
         return raw.decode("utf-8")

@@ -37,7 +37,8 @@ def _bad(message: str) -> OperatorError:
     return OperatorError(
         ErrorCode.ERR_INVALID_EDITS_JSON,
         (
-            f'{message}; the format is {{"version":1,"edits":[{{"op":"replaceFirst","find":"...","text":"..."}}, ...]}}'
+            f"{message}; the format is "
+            f'{{"version":1,"edits":[{{"op":"replaceFirst","find":"...","text":"..."}}, ...]}}'
         ),
     )
 
@@ -68,9 +69,8 @@ def parse_edits(document: str) -> tuple[Edit, ...]:
     extra = sorted(set(data) - {"version", "edits"})
     if extra:
         raise _bad(f"unknown top-level key {extra[0]!r}")
-    if (
-        type(data.get("version")) is not int or data["version"] != 1
-    ):  # not true, not 1.0: the number 1
+    # not true, not 1.0: the number 1
+    if type(data.get("version")) is not int or data["version"] != 1:
         raise _bad(f"version must be the number 1, got {json.dumps(data.get('version'))}")
     edits = data.get("edits")
     if not isinstance(edits, list) or not edits:
@@ -109,9 +109,9 @@ def _no_lone_surrogate(value: str, where: str) -> None:
     except UnicodeEncodeError as exc:
         half = f"\\u{ord(value[exc.start]):04x}"
         raise _bad(
-            f"{where} holds a lone surrogate {half} at character {exc.start + 1}, which is not a character; "
-            "a character beyond \\uffff is escaped as both halves of its pair (e.g. \\ud83d\\ude00); fix the escape or "
-            "write the character itself"
+            f"{where} holds a lone surrogate {half} at character {exc.start + 1}, which is not a "
+            "character; a character beyond \\uffff is escaped as both halves of its pair (e.g. "
+            "\\ud83d\\ude00); fix the escape or write the character itself"
         ) from None
 
 
@@ -140,7 +140,8 @@ def _parse_one(index: int, item: Any) -> Edit:
     unknown = sorted(set(item) - set(required) - set(optional) - {"op"})
     if unknown:
         raise _bad(
-            f"{where} ({op}) does not take {unknown[0]!r}; it takes {', '.join(required + optional)}"
+            f"{where} ({op}) does not take {unknown[0]!r}; it takes "
+            f"{', '.join(required + optional)}"
         )
     missing = [name for name in required if name not in item]
     if missing:
@@ -160,7 +161,8 @@ def _parse_one(index: int, item: Any) -> Edit:
             )
     if op == "replaceRange" and item["startLine"] > item["endLine"]:
         raise _bad(
-            f"{where} (replaceRange): startLine {item['startLine']} is after endLine {item['endLine']}"
+            f"{where} (replaceRange): startLine {item['startLine']} is after endLine "
+            f"{item['endLine']}"
         )
     return Edit(
         op=op,

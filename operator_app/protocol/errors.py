@@ -99,7 +99,8 @@ ADDED = "added"
 ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_MARKER_NOT_ALONE: ErrorInfo(
         CORE,
-        "a marker shares its line with other text (markdown fence, prefix, suffix); put each marker alone on its line",
+        "a marker shares its line with other text (markdown fence, prefix, suffix); put each "
+        "marker alone on its line",
     ),
     ErrorCode.ERR_MISSING_END_MARKER: ErrorInfo(
         CORE,
@@ -107,7 +108,9 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_NESTED_BLOCK: ErrorInfo(
         CORE,
-        "OPERATOR_CMD appeared before the open block's END_OPERATOR_CMD (neither was run; resend each block closed), or inside an OPERATOR_RESULT block (never run; do not write OPERATOR_RESULT blocks)",
+        "OPERATOR_CMD appeared before the open block's END_OPERATOR_CMD (neither was run; resend "
+        "each block closed), or inside an OPERATOR_RESULT block (never run; do not write "
+        "OPERATOR_RESULT blocks)",
     ),
     ErrorCode.ERR_NON_KEY_VALUE_LINE: ErrorInfo(
         CORE, 'a line inside the block is not "key: value"; remove prose, bullets and indentation'
@@ -130,7 +133,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_BASE64: ErrorInfo(
         CORE,
-        "a *_b64 value is not strict single-line base64 of UTF-8 text; re-encode it (the message says where it broke)",
+        "a *_b64 value is not strict single-line base64 of UTF-8 text; re-encode it (the message "
+        "says where it broke)",
     ),
     ErrorCode.ERR_SEARCH_PATH_IS_DIR: ErrorInfo(
         CORE, "fs.search was given a folder; use fs.searchTree for folders"
@@ -140,13 +144,15 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_READSLICE_PARAMS: ErrorInfo(
         VALIDATION,
-        "start or lines is not a positive whole number, or start is past the end of the file (the message gives the line count)",
+        "start or lines is not a positive whole number, or start is past the end of the file (the "
+        "message gives the line count)",
     ),
     ErrorCode.ERR_MISSING_EDITS_B64: ErrorInfo(VALIDATION, "fs.applyEdits without edits_b64"),
     ErrorCode.ERR_MISSING_PATCH_B64: ErrorInfo(VALIDATION, "fs.patch without patch_b64"),
     ErrorCode.ERR_INVALID_EDITS_JSON: ErrorInfo(
         VALIDATION,
-        'edits_b64 does not decode to {"version":1,"edits":[...]} with valid edit objects; the message names the edit and field',
+        'edits_b64 does not decode to {"version":1,"edits":[...]} with valid edit objects; the '
+        "message names the edit and field",
     ),
     ErrorCode.ERR_UNKNOWN_ACTION: ErrorInfo(
         VALIDATION, "the action is not defined; the message lists the actions"
@@ -156,11 +162,13 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_DUPLICATE_ID: ErrorInfo(
         VALIDATION,
-        "this id was already used in this session for a different command; send it again with a new id",
+        "this id was already used in this session for a different command; send it again with a "
+        "new id",
     ),
     ErrorCode.ERR_BLOCK_TOO_LARGE: ErrorInfo(
         VALIDATION,
-        "the block has more than 200 lines or 50000 characters; split the payload over several commands",
+        "the block has more than 200 lines or 50000 characters; split the payload over several "
+        "commands",
     ),
     ErrorCode.ERR_UNSUPPORTED_VERSION: ErrorInfo(VALIDATION, "version is not exactly 1"),
     ErrorCode.ERR_FILE_TOO_LARGE: ErrorInfo(
@@ -182,11 +190,13 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_COMMENT_STYLE: ErrorInfo(
         VALIDATION,
-        "comment overrides are incomplete or mixed; give comment_line_prefix, or both comment_block_start and comment_block_end, or language",
+        "comment overrides are incomplete or mixed; give comment_line_prefix, or both "
+        "comment_block_start and comment_block_end, or language",
     ),
     ErrorCode.ERR_REGION_MARKER_NOT_FOUND: ErrorInfo(
         VALIDATION,
-        "no OPERATOR_BEGIN/OPERATOR_END pair for marker_id; the message lists the regions in the file",
+        "no OPERATOR_BEGIN/OPERATOR_END pair for marker_id; the message lists the regions in the "
+        "file",
     ),
     ErrorCode.ERR_REGION_MARKER_NOT_UNIQUE: ErrorInfo(
         VALIDATION, "marker_id occurs more than once; the message gives the lines"
@@ -199,7 +209,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_REGION_MARKER_ALREADY_EXISTS: ErrorInfo(
         VALIDATION,
-        "fs.insertRegion with a marker_id the file already has; pick a new id or use fs.replaceRegion",
+        "fs.insertRegion with a marker_id the file already has; pick a new id or use "
+        "fs.replaceRegion",
     ),
     ErrorCode.ERR_MISSING_ANCHOR: ErrorInfo(VALIDATION, "fs.insertRegion without anchor"),
     ErrorCode.ERR_ANCHOR_NOT_FOUND: ErrorInfo(
@@ -207,47 +218,58 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE: ErrorInfo(
         VALIDATION,
-        "occurrence is not a whole number >= 1, or the anchor occurs fewer times (the message gives the count)",
+        "occurrence is not a whole number >= 1, or the anchor occurs fewer times (the message "
+        "gives the count)",
     ),
     ErrorCode.ERR_INVALID_INSERT_POSITION: ErrorInfo(VALIDATION, "position is not before or after"),
     ErrorCode.ERR_MISSING_PATH_TO: ErrorInfo(
         VALIDATION,
-        "fs.copy / fs.move / fs.rename without path_to (the new path, relative to the workspace root)",
+        "fs.copy / fs.move / fs.rename without path_to (the new path, relative to the workspace "
+        "root)",
     ),
     ErrorCode.ERR_UNEXPECTED_PATH_TO: ErrorInfo(
         VALIDATION,
-        "path_to on an action that takes one path; remove it (only fs.copy, fs.move and fs.rename take path_to)",
+        "path_to on an action that takes one path; remove it (only fs.copy, fs.move and fs.rename "
+        "take path_to)",
     ),
     ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD: ErrorInfo(
         ADDED,
-        "a control character (ESC, NUL, form feed, vertical tab, DEL...) inside the block; only printable ASCII and tab, put other text in a *_b64 field",
+        "a control character (ESC, NUL, form feed, vertical tab, DEL...) inside the block; only "
+        "printable ASCII and tab, put other text in a *_b64 field",
     ),
     ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(
         ADDED,
-        "a key (or two aliases of one field, or content and content_b64) appears twice in one block; keep one",
+        "a key (or two aliases of one field, or content and content_b64) appears twice in one "
+        "block; keep one",
     ),
     ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(
         ADDED,
-        "a key the action does not take that is, or nearly is, a field of this or another action (a typo, or a field that would change what the command does); the message names the field meant and lists the action's fields",
+        "a key the action does not take that is, or nearly is, a field of this or another action "
+        "(a typo, or a field that would change what the command does); the message names the field "
+        "meant and lists the action's fields",
     ),
     ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(
         ADDED,
-        "workspace/workspaceRoot/cwd in a command; remove it, paths are relative to the workspace the person chose",
+        "workspace/workspaceRoot/cwd in a command; remove it, paths are relative to the workspace "
+        "the person chose",
     ),
     ErrorCode.ERR_INVALID_MARKER_ID: ErrorInfo(
         ADDED, "marker_id has characters other than A-Z a-z 0-9 _ . - (or is over 100 characters)"
     ),
     ErrorCode.ERR_INVALID_PATH: ErrorInfo(
         ADDED,
-        "the path is malformed (backslashes, control characters, empty); use a relative path with / separators, . for the root",
+        "the path is malformed (backslashes, control characters, empty); use a relative path with "
+        "/ separators, . for the root",
     ),
     ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE: ErrorInfo(
         ADDED,
-        "the path is absolute, uses .. or ~ to leave the workspace, or goes through a symlink that leads outside; use a path inside the workspace",
+        "the path is absolute, uses .. or ~ to leave the workspace, or goes through a symlink that "
+        "leads outside; use a path inside the workspace",
     ),
     ErrorCode.ERR_NOT_FOUND: ErrorInfo(
         ADDED,
-        "nothing exists at the path; the message lists close names in that folder; check with fs.list",
+        "nothing exists at the path; the message lists close names in that folder; check with "
+        "fs.list",
     ),
     ErrorCode.ERR_NOT_A_FILE: ErrorInfo(
         ADDED, "the action needs a file and the path is a folder; use fs.list or fs.searchTree"
@@ -266,7 +288,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_NOT_UTF8: ErrorInfo(
         ADDED,
-        "the file is not valid UTF-8 (the message gives the byte offset); Operator reads and edits UTF-8 text only",
+        "the file is not valid UTF-8 (the message gives the byte offset); Operator reads and edits "
+        "UTF-8 text only",
     ),
     ErrorCode.ERR_PERMISSION_DENIED: ErrorInfo(
         ADDED, "the operating system refused access; ask the person to fix the permissions"
@@ -274,35 +297,43 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_IO: ErrorInfo(ADDED, "another operating system error; the message gives it"),
     ErrorCode.ERR_INVALID_PATCH: ErrorInfo(
         ADDED,
-        "patch_b64 is not a one-file unified diff with consistent @@ counts; the message says which line is wrong",
+        "patch_b64 is not a one-file unified diff with consistent @@ counts; the message says "
+        "which line is wrong",
     ),
     ErrorCode.ERR_PATCH_MISMATCH: ErrorInfo(
         ADDED,
-        "a hunk's context or removed lines differ from the file; the message shows expected and actual lines and where the hunk matches instead; read the file again and resend",
+        "a hunk's context or removed lines differ from the file; the message shows expected and "
+        "actual lines and where the hunk matches instead; read the file again and resend",
     ),
     ErrorCode.ERR_EDIT_FAILED: ErrorInfo(
         ADDED,
-        "an fs.applyEdits edit could not apply (find text absent, range outside the file); the message gives the edit's index; nothing was written",
+        "an fs.applyEdits edit could not apply (find text absent, range outside the file); the "
+        "message gives the edit's index; nothing was written",
     ),
     ErrorCode.ERR_DELETE_ROOT: ErrorInfo(
         ADDED, "fs.delete of the workspace root; delete entries inside it instead"
     ),
     ErrorCode.ERR_DELETE_INCOMPLETE: ErrorInfo(
         ADDED,
-        "fs.delete (or fs.move to another file system, for the original) moved the entry away from its place but could not finish putting it in the trash; the message says where it is now; tell the person and do not send the command again",
+        "fs.delete (or fs.move to another file system, for the original) moved the entry away from "
+        "its place but could not finish putting it in the trash; the message says where it is now; "
+        "tell the person and do not send the command again",
     ),
     ErrorCode.ERR_TARGET_EXISTS: ErrorInfo(
         ADDED,
-        "path_to of fs.copy / fs.move / fs.rename exists; send overwrite: true to replace a file (the person sees its diff), or choose another path_to; a folder is never replaced",
+        "path_to of fs.copy / fs.move / fs.rename exists; send overwrite: true to replace a file "
+        "(the person sees its diff), or choose another path_to; a folder is never replaced",
     ),
     ErrorCode.ERR_INVALID_PATH_TO: ErrorInfo(
         ADDED,
-        "path_to is the entry itself or lies inside the folder being copied or moved, or (fs.rename) is in another folder than path; the message says which",
+        "path_to is the entry itself or lies inside the folder being copied or moved, or "
+        "(fs.rename) is in another folder than path; the message says which",
     ),
     ErrorCode.ERR_INVALID_OVERWRITE: ErrorInfo(ADDED, "overwrite is not true or false"),
     ErrorCode.ERR_CONFLICT: ErrorInfo(
         ADDED,
-        "the file (for fs.copy / fs.move / fs.rename: either side) changed between the preview and the write; nothing was written; read it again and resend",
+        "the file (for fs.copy / fs.move / fs.rename: either side) changed between the preview and "
+        "the write; nothing was written; read it again and resend",
     ),
     ErrorCode.ERR_REJECTED: ErrorInfo(
         ADDED, "the person declined this write; nothing changed; ask them before trying again"

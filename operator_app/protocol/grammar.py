@@ -52,7 +52,8 @@ KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 # Control characters are ASCII too, but no "key: value" line needs one (tab aside), and echoed
 # in a result they could forge a line (\f, \v split lines for str.splitlines()) or drive the
-# terminal (ESC sequences). Line breaks never reach a line; the rest is ERR_CONTROL_CHARACTER_IN_CMD.
+# terminal (ESC sequences). Line breaks never reach a line; the rest is
+# ERR_CONTROL_CHARACTER_IN_CMD.
 CONTROL_CHAR_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 # "only A-Z a-z 0-9 + / = are allowed, and padding must be correct."

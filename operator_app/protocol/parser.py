@@ -34,19 +34,22 @@ def parse_fields(block: RawBlock) -> Fields:
             raise OperatorError(
                 ErrorCode.ERR_NON_ASCII_IN_CMD,
                 (
-                    f"line {line_no} has the non-ASCII character {bad.group()!r} (U+{ord(bad.group()):04X}) at column "
-                    f"{bad.start() + 1}; use ASCII only inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
+                    f"line {line_no} has the non-ASCII character {bad.group()!r} "
+                    f"(U+{ord(bad.group()):04X}) at column {bad.start() + 1}; use ASCII only "
+                    "inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
                 ),
             )
         control = None if plain else grammar.CONTROL_CHAR_RE.search(text)
         if control:
             char = control.group()
+            name = _CONTROL_NAMES.get(char, f"U+{ord(char):04X}")
             raise OperatorError(
                 ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
                 (
-                    f"line {line_no} has the control character {_CONTROL_NAMES.get(char, 'U+%04X' % ord(char))} "
-                    f"(\\x{ord(char):02x}) at column {control.start() + 1}; only printable ASCII and tab may appear inside "
-                    "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 field"
+                    f"line {line_no} has the control character {name} (\\x{ord(char):02x}) at "
+                    f"column {control.start() + 1}; only printable ASCII and tab may appear inside "
+                    "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 "
+                    "field"
                 ),
             )
         stripped = text.strip()
@@ -64,7 +67,8 @@ def parse_fields(block: RawBlock) -> Fields:
             raise OperatorError(
                 ErrorCode.ERR_EMPTY_LINE_IN_CMD,
                 (
-                    f"line {line_no} inside the block is empty; remove blank lines between OPERATOR_CMD and END_OPERATOR_CMD"
+                    f"line {line_no} inside the block is empty; remove blank lines between "
+                    "OPERATOR_CMD and END_OPERATOR_CMD"
                 ),
             )
         if not is_pair:
@@ -72,8 +76,9 @@ def parse_fields(block: RawBlock) -> Fields:
             raise OperatorError(
                 ErrorCode.ERR_NON_KEY_VALUE_LINE,
                 (
-                    f'line {line_no} is not a "key: value" line: {shown!r}; {_key_hint(key) if colon else ""}'
-                    "only key: value lines may appear inside OPERATOR_CMD (no prose, bullets or indentation)"
+                    f'line {line_no} is not a "key: value" line: {shown!r}; '
+                    f"{_key_hint(key) if colon else ''}only key: value lines may appear inside "
+                    "OPERATOR_CMD (no prose, bullets or indentation)"
                 ),
             )
         if key in values:

@@ -49,15 +49,15 @@ def _escape_unsafe(match: re.Match[str]) -> str:
 
 
 def escape_controls(text: str) -> str:
-    """`text` with control characters (tab aside) written as escapes ("\\x1b"); cheap when there are none."""
+    """`text` with control characters (tab aside) written as escapes ("\\x1b"); cheap when there
+    are none."""
     return _UNSAFE_RE.sub(_escape_unsafe, text) if _UNSAFE_RE.search(text) else text
 
 
 def one_line(text: str) -> str:
     """`text` as one printable line: line breaks become spaces, other control characters escapes."""
-    text = text.encode("utf-8", errors="replace").decode(
-        "utf-8"
-    )  # lone surrogates from odd file names
+    # lone surrogates from odd file names
+    text = text.encode("utf-8", errors="replace").decode("utf-8")
     return escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip())
 
 

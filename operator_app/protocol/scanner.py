@@ -77,9 +77,8 @@ class Scanner:
 
     @property
     def pending(self) -> PendingBlock | None:
-        if (
-            self._worth_a_walk()
-        ):  # lines held back may open a block or hold its id: look at them now
+        # lines held back may open a block or hold its id: look at them now
+        if self._worth_a_walk():
             self._backlog += self._consume(final=False)
             self._armed = _END_TOKEN in self._pieces[-1]
         if self._block is None:
@@ -155,7 +154,8 @@ class Scanner:
 
     def _text_before(self, index: int, size: int) -> str:
         """The last `size` characters queued before piece `index`. Text already walked ended at a
-        line break, which no token spans, so the queue holds all of the line a token could start in."""
+        line break, which no token spans, so the queue holds all of the line a token could start
+        in."""
         pieces = self._pieces
         tail = ""
         index -= 1
@@ -180,8 +180,8 @@ class Scanner:
             if not block.suspect:  # a suspect block already carries ERR_MARKER_NOT_ALONE
                 block.fail(
                     ErrorCode.ERR_MISSING_END_MARKER,
-                    f"OPERATOR_CMD at line {block.start_line} has no END_OPERATOR_CMD before the message ends; "
-                    "close the block with END_OPERATOR_CMD alone on its line",
+                    f"OPERATOR_CMD at line {block.start_line} has no END_OPERATOR_CMD before the "
+                    "message ends; close the block with END_OPERATOR_CMD alone on its line",
                 )
             events.append(self._emit(block, None))
         if self._in_result is not None:
@@ -279,8 +279,9 @@ class Scanner:
                     ScanWarning(
                         line_no,
                         (
-                            f"a block ending at line {line_no} starts before the last {grammar.WINDOW_CHARS} characters of "
-                            "the message and was ignored; place OPERATOR_CMD blocks near the end of the message"
+                            f"a block ending at line {line_no} starts before the last "
+                            f"{grammar.WINDOW_CHARS} characters of the message and was ignored; "
+                            "place OPERATOR_CMD blocks near the end of the message"
                         ),
                     )
                 )
@@ -331,9 +332,9 @@ class Scanner:
             self._block.fail(
                 ErrorCode.ERR_NESTED_BLOCK,
                 (
-                    f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at line {result_line}{opened}, "
-                    "so it was not run; OPERATOR_RESULT blocks come from Operator: do not write them, "
-                    "and send the command on its own"
+                    f"OPERATOR_CMD at line {line_no} is inside the OPERATOR_RESULT block opened at "
+                    f"line {result_line}{opened}, so it was not run; OPERATOR_RESULT blocks come "
+                    "from Operator: do not write them, and send the command on its own"
                 ),
             )
 
@@ -363,16 +364,17 @@ class Scanner:
             block.fail(
                 ErrorCode.ERR_NESTED_BLOCK,
                 (
-                    f"OPERATOR_CMD at line {line_no} starts before the block opened at line {block.start_line} "
-                    "is closed; neither was run; end each block with END_OPERATOR_CMD before the next OPERATOR_CMD"
+                    f"OPERATOR_CMD at line {line_no} starts before the block opened at line "
+                    f"{block.start_line} is closed; neither was run; end each block with "
+                    "END_OPERATOR_CMD before the next OPERATOR_CMD"
                 ),
             )
         elif alone:
             block.fail(
                 ErrorCode.ERR_NESTED_BLOCK,
                 (
-                    f"{token} at line {line_no} is inside the OPERATOR_CMD block opened at line {block.start_line}; "
-                    "close the command with END_OPERATOR_CMD first"
+                    f"{token} at line {line_no} is inside the OPERATOR_CMD block opened at line "
+                    f"{block.start_line}; close the command with END_OPERATOR_CMD first"
                 ),
             )
         else:
@@ -410,7 +412,8 @@ def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
         ScanWarning(
             first_line,
             (
-                f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned"
+                f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were "
+                "scanned"
             ),
         ),
     )

@@ -1,8 +1,8 @@
 """One frozen pydantic model per action: fields, aliases, defaults, limits and the error code of
 each field are declared once, in the family module of the action (info, reading, regions,
 writing, transfer; catalog.py says which). `validate_command()` turns parsed fields into a
-command or an `OperatorError`; spec.py renders the ACTIONS section of the interface text from the same
-declarations, and the TUI's help reads them too.
+command or an `OperatorError`; spec.py renders the ACTIONS section of the interface text from the
+same declarations, and the TUI's help reads them too.
 
 Every name is also reachable here (`commands.FsRead`, `commands.ACTIONS`), but only on first use:
 running one command declares the models of its own family, not all of them.

@@ -5,7 +5,8 @@ what the command does if they were ignored, and so stay errors:
 - a near miss of a field this action takes (`occurence`, `lenght`, `pth`, `Path`): the field meant
   would silently fall back to its default;
 - a field of another action, or a near miss of one, or a key made of one (`start_line` on fs.read,
-  `content` on fs.patch, `overwrite` on fs.write): the model expects an effect this action does not have;
+  `content` on fs.patch, `overwrite` on fs.write): the model expects an effect this action does not
+  have;
 - `path_to` on an action that takes one path (ERR_UNEXPECTED_PATH_TO, decided before this module).
 
 Everything else (`note`, `reason`, `description`, a trace id) is accepted and ignored. Knowing the
@@ -218,14 +219,14 @@ def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorErr
     named = shown(key)
     own, owners = _fields_around(tuple(accepted))
     listed = f"fields of {action}: {', '.join(own)}"
-    if (
-        key in owners
-    ):  # exactly another action's field: say whose, before any likeness to this one's
+    # exactly another action's field: say whose, before any likeness to this one's
+    if key in owners:
         return OperatorError(
             ErrorCode.ERR_UNKNOWN_FIELD,
             (
-                f"{action} does not take {key} ({key} is a field of {_owned_by(owners[key])}, and {action} would not do "
-                f"what it asks); remove the line, or send the action that takes it; {listed}"
+                f"{action} does not take {key} ({key} is a field of {_owned_by(owners[key])}, and "
+                f"{action} would not do what it asks); remove the line, or send the action that "
+                f"takes it; {listed}"
             ),
         )
     synonym = _close(key, _SYNONYM_NAMES, OTHER_CUTOFF)
@@ -239,9 +240,12 @@ def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorErr
     meant = FIELD_SYNONYMS[synonym] if synonym is not None else None
     # A name models give another action's field ("patch" on fs.write) is that field, though it
     # is close to one of this action's too ("path").
-    mistaken = (
-        meant if meant in own else None if meant in owners else misspelt or _made_of(key, own)
-    )
+    if meant in own:
+        mistaken = meant
+    elif meant in owners:
+        mistaken = None
+    else:
+        mistaken = misspelt or _made_of(key, own)
     if mistaken is not None:
         cased = " (keys are case-sensitive)" if mistaken.lower() == key.lower() else ""
         return OperatorError(
@@ -257,8 +261,9 @@ def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorErr
         return OperatorError(
             ErrorCode.ERR_UNKNOWN_FIELD,
             (
-                f"{action} does not take {named}, which reads like {near} (a field of {_owned_by(owners[near])}): {action} "
-                f"would not do what it asks; remove the line, or send the action that takes it; {listed}"
+                f"{action} does not take {named}, which reads like {near} (a field of "
+                f"{_owned_by(owners[near])}): {action} would not do what it asks; remove the line, "
+                f"or send the action that takes it; {listed}"
             ),
         )
     return None
@@ -269,4 +274,5 @@ def ignored_clause(keys: tuple[str, ...]) -> str:
     if not keys:
         return ""
     more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
-    return f"; ignored field{'s' if len(keys) > 1 else ''}: {', '.join(shown(key) for key in keys[:3])}{more}"
+    named = ", ".join(shown(key) for key in keys[:3])
+    return f"; ignored field{'s' if len(keys) > 1 else ''}: {named}{more}"

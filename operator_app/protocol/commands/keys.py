@@ -17,7 +17,8 @@ def field_meta(model: type[Command], name: str) -> dict[str, Any]:
 
 @cache  # a model's fields never change, and every block of its action asks
 def alias_map(model: type[Command]) -> dict[str, str]:
-    """Every accepted key (field names and aliases) -> the field it fills. Do not change the dict returned."""
+    """Every accepted key (field names and aliases) -> the field it fills. Do not change the dict
+    returned."""
     names = {name: name for name in model.model_fields}
     for name in model.model_fields:
         for alias in field_meta(model, name).get("aliases", []):

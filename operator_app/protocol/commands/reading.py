@@ -38,9 +38,11 @@ class FsReadSlice(FsCommand):
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_LINES: ClassVar[int] = 400
     NOTES = (
-        'Result: details_b64 contains header lines starting with "#" plus numbered lines ("<line>: <text>")',
+        'Result: details_b64 contains header lines starting with "#" plus numbered lines ("<line>: '
+        '<text>")',
         f"lines above {MAX_LINES} are clamped to {MAX_LINES} and the header says so.",
-        "A start past the last line returns ERR_INVALID_READSLICE_PARAMS with the file's line count.",
+        "A start past the last line returns ERR_INVALID_READSLICE_PARAMS with the file's line "
+        "count.",
         f"Size limit: {MAX_BYTES} bytes.",
         "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
     )
@@ -71,7 +73,8 @@ class FsSearch(FsCommand):
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_MATCHES: ClassVar[int] = 50
     NOTES = (
-        'Result: details_b64 contains header lines starting with "#" plus matching lines with line numbers ("<line>: <text>")',
+        'Result: details_b64 contains header lines starting with "#" plus matching lines with line '
+        'numbers ("<line>: <text>")',
         f'Results are capped at {MAX_MATCHES} matches; header includes "(truncated)" when clipped.',
         "The match is a case-sensitive substring. A folder path returns ERR_SEARCH_PATH_IS_DIR.",
         f"Size limit: {MAX_BYTES} bytes.",
@@ -89,7 +92,8 @@ class FsStat(FsCommand):
     ACTION = "fs.stat"
     NOTES = (
         "Result: details_b64 contains JSON: {path,size,isFile,isDir,mtimeMs,ctimeMs}",
-        "A symlink that stays inside the workspace is followed: the keys describe what it points to.",
+        "A symlink that stays inside the workspace is followed: the keys describe what it points "
+        "to.",
     )
     action: Literal["fs.stat"]
 
@@ -100,10 +104,14 @@ class FsSearchTree(FsCommand):
     MAX_FILES: ClassVar[int] = 300
     MAX_FILE_BYTES: ClassVar[int] = 500_000
     NOTES = (
-        'Result: details_b64 contains header lines starting with "#" plus matches in the form "<path>:<line>: <text>"',
-        f"Limits: max {MAX_MATCHES} matches, max {MAX_FILES} files scanned, skip files over {MAX_FILE_BYTES} bytes.",
-        "Results may be truncated. Skips .git, what .gitignore files ignore, symlinks, binary and non-UTF-8 files;",
-        "files are visited in a fixed order (sorted by path), so the same query gives the same result.",
+        'Result: details_b64 contains header lines starting with "#" plus matches in the form '
+        '"<path>:<line>: <text>"',
+        f"Limits: max {MAX_MATCHES} matches, max {MAX_FILES} files scanned, skip files over "
+        f"{MAX_FILE_BYTES} bytes.",
+        "Results may be truncated. Skips .git, what .gitignore files ignore, symlinks, binary and "
+        "non-UTF-8 files;",
+        "files are visited in a fixed order (sorted by path), so the same query gives the same "
+        "result.",
     )
     action: Literal["fs.searchTree"]
     query: str = spec_field(

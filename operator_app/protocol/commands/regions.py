@@ -89,7 +89,8 @@ class MarkerFields(CommentStyleFields):
             raise OperatorError(
                 ErrorCode.ERR_INVALID_MARKER_ID,
                 (
-                    f"marker_id {value!r} may only use A-Z a-z 0-9 _ . - (at most 100 characters){example}"
+                    f"marker_id {value!r} may only use A-Z a-z 0-9 _ . - (at most 100 "
+                    f"characters){example}"
                 ),
             )
         return value
@@ -99,7 +100,8 @@ class FsListRegions(CommentStyleFields):
     ACTION = "fs.listRegions"
     NOTES = (
         'Result: details_b64 contains JSON object {"regions":[...]} with marker_id and line ranges',
-        '(start_line/end_line are the marker lines); "problems" lists unpaired or overlapping markers when there are any.',
+        '(start_line/end_line are the marker lines); "problems" lists unpaired or overlapping '
+        "markers when there are any.",
     )
     action: Literal["fs.listRegions"]
 
@@ -115,7 +117,8 @@ class FsInsertRegion(MarkerFields):
     WRITES = True
     NOTES = (
         "Behavior: inserts a new marker block before or after the line holding the occurrence-th",
-        "occurrence of anchor and writes content between markers; the markers take that line's indentation.",
+        "occurrence of anchor and writes content between markers; the markers take that line's "
+        "indentation.",
     )
     action: Literal["fs.insertRegion"]
     anchor: str = spec_field(

@@ -53,9 +53,12 @@ COPY_MAX_BYTES = 1_000_000_000  # what fs.copy (or a move to another file system
 COPY_MAX_FILES = 20_000
 
 _SHARED = (
-    "Both paths are checked like any other (inside the workspace, no symlink leading out); a FIFO, socket or device",
-    "is never copied, nor moved on its own (ERR_SPECIAL_FILE); path_to is never the entry or inside it (ERR_INVALID_PATH_TO).",
-    "An existing file at path_to is refused (ERR_TARGET_EXISTS) unless overwrite: true, and then the person sees the",
+    "Both paths are checked like any other (inside the workspace, no symlink leading out); a FIFO, "
+    "socket or device",
+    "is never copied, nor moved on its own (ERR_SPECIAL_FILE); path_to is never the entry or "
+    "inside it (ERR_INVALID_PATH_TO).",
+    "An existing file at path_to is refused (ERR_TARGET_EXISTS) unless overwrite: true, and then "
+    "the person sees the",
     "diff of the file it replaces; a folder or symlink at path_to is never replaced.",
 )
 
@@ -63,9 +66,12 @@ _SHARED = (
 class FsCopy(TwoPathCommand):
     ACTION = "fs.copy"
     NOTES = (
-        "Behavior: copies the file, or the folder with everything in it, to path_to (symlinks inside are copied as",
-        "symlinks; modes and modification times are kept); missing folders on the way to path_to are created.",
-        f"At most {COPY_MAX_FILES} files and {COPY_MAX_BYTES} bytes are copied (ERR_FILE_TOO_LARGE).",
+        "Behavior: copies the file, or the folder with everything in it, to path_to (symlinks "
+        "inside are copied as",
+        "symlinks; modes and modification times are kept); missing folders on the way to path_to "
+        "are created.",
+        f"At most {COPY_MAX_FILES} files and {COPY_MAX_BYTES} bytes are copied "
+        "(ERR_FILE_TOO_LARGE).",
         *_SHARED,
     )
     action: Literal["fs.copy"]
@@ -74,8 +80,10 @@ class FsCopy(TwoPathCommand):
 class FsMove(TwoPathCommand):
     ACTION = "fs.move"
     NOTES = (
-        "Behavior: moves the file or folder (or symlink itself) to path_to, anywhere in the workspace; missing",
-        "folders on the way to path_to are created. One rename where the file system allows; across file systems",
+        "Behavior: moves the file or folder (or symlink itself) to path_to, anywhere in the "
+        "workspace; missing",
+        "folders on the way to path_to are created. One rename where the file system allows; "
+        "across file systems",
         "the entry is copied, synced to disk, and the original goes to the trash.",
         *_SHARED,
     )
@@ -85,8 +93,10 @@ class FsMove(TwoPathCommand):
 class FsRename(TwoPathCommand):
     ACTION = "fs.rename"
     NOTES = (
-        "Behavior: gives the file or folder a new name in the same folder: path_to is the new path, in the folder",
-        "of path (path: src/old.py, path_to: src/new.py); another folder is refused (ERR_INVALID_PATH_TO: use fs.move).",
+        "Behavior: gives the file or folder a new name in the same folder: path_to is the new "
+        "path, in the folder",
+        "of path (path: src/old.py, path_to: src/new.py); another folder is refused "
+        "(ERR_INVALID_PATH_TO: use fs.move).",
         *_SHARED,
     )
     action: Literal["fs.rename"]

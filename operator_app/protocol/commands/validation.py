@@ -121,7 +121,8 @@ def validate_fields(fields: Fields) -> Validated:
         raise OperatorError(
             ErrorCode.ERR_MISSING_REQUIRED_FIELDS,
             (
-                f"missing {', '.join(missing)}{hint}; every OPERATOR_CMD needs version: 1, id: <unique id> and action: <action>"
+                f"missing {', '.join(missing)}{hint}; every OPERATOR_CMD needs version: 1, id: "
+                "<unique id> and action: <action>"
             ),
         )
     if values["version"] != grammar.SUPPORTED_VERSION:
@@ -134,7 +135,8 @@ def validate_fields(fields: Fields) -> Validated:
         raise OperatorError(
             ErrorCode.ERR_RESERVED_ACTION,
             (
-                f"{action} is reserved for errors Operator reports itself; send one of: {', '.join(ACTION_NAMES)}"
+                f"{action} is reserved for errors Operator reports itself; send one of: "
+                f"{', '.join(ACTION_NAMES)}"
             ),
         )
     model = model_for(action)
@@ -142,7 +144,8 @@ def validate_fields(fields: Fields) -> Validated:
         raise OperatorError(
             ErrorCode.ERR_UNKNOWN_ACTION,
             (
-                f"action {action} is not defined; {_suggest_action(action)}Actions: {', '.join(ACTION_NAMES)}"
+                f"action {action} is not defined; {_suggest_action(action)}Actions: "
+                f"{', '.join(ACTION_NAMES)}"
             ),
         )
     workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values))
@@ -150,8 +153,8 @@ def validate_fields(fields: Fields) -> Validated:
         raise OperatorError(
             ErrorCode.ERR_WORKSPACE_FIELD,
             (
-                f"{workspace_keys[0]} is not a command field: the workspace is chosen in Operator, and paths are relative to it; "
-                f"remove the {workspace_keys[0]} line"
+                f"{workspace_keys[0]} is not a command field: the workspace is chosen in Operator, "
+                f"and paths are relative to it; remove the {workspace_keys[0]} line"
             ),
         )
     is_fs = action.startswith(grammar.FS_PREFIX)
@@ -172,17 +175,17 @@ def validate_fields(fields: Fields) -> Validated:
                 ),
                 None,
             )
-        instead = (
-            f"; write path: instead of {other}:"
-            if other
-            else "; the path line is empty"
-            if "path" in values
-            else ""
-        )
+        if other:
+            instead = f"; write path: instead of {other}:"
+        elif "path" in values:
+            instead = "; the path line is empty"
+        else:
+            instead = ""
         raise OperatorError(
             ErrorCode.ERR_ACTION_REQUIRES_PATH,
             (
-                f"{action} requires path: <path relative to the workspace root> (use . for the root){instead}"
+                f"{action} requires path: <path relative to the workspace root> (use . for the "
+                f"root){instead}"
             ),
         )
     if not is_fs and "path" in values:
@@ -225,20 +228,20 @@ def _check_second_path(action: str, values: dict[str, str], accepted: dict[str, 
             raise OperatorError(
                 ErrorCode.ERR_UNEXPECTED_PATH_TO,
                 (
-                    f"{action} takes one path; remove the path_to line (fs.copy, fs.move and fs.rename take path_to)"
+                    f"{action} takes one path; remove the path_to line (fs.copy, fs.move and "
+                    "fs.rename take path_to)"
                 ),
             )
         return
     if not values.get(SECOND_PATH):
         # The destination under another name ("dest: b.txt") is the likeliest reason it is missing.
         other = next((key for key in values if key.casefold() in _PATH_TO_SYNONYMS), None)
-        instead = (
-            f"; write path_to: instead of {other}:"
-            if other
-            else "; the path_to line is empty"
-            if SECOND_PATH in values
-            else ""
-        )
+        if other:
+            instead = f"; write path_to: instead of {other}:"
+        elif SECOND_PATH in values:
+            instead = "; the path_to line is empty"
+        else:
+            instead = ""
         raise OperatorError(
             ErrorCode.ERR_MISSING_PATH_TO,
             (f"{action} requires path_to: <the new path, relative to the workspace root>{instead}"),

@@ -21,8 +21,10 @@ class FsWrite(FsCommand):
     ACTION = "fs.write"
     WRITES = True
     NOTES = (
-        "Payload: content_b64 (preferred, base64 UTF-8, multi-line allowed) OR content (single-line only)",
-        "Behavior: overwrites or creates the file (and its missing parent folders). An existing file keeps",
+        "Payload: content_b64 (preferred, base64 UTF-8, multi-line allowed) OR content "
+        "(single-line only)",
+        "Behavior: overwrites or creates the file (and its missing parent folders). An existing "
+        "file keeps",
         "its line endings (LF/CRLF), BOM and final-newline state.",
         "If payload is missing, returns ERR_MISSING_WRITE_CONTENT.",
     )
@@ -45,7 +47,8 @@ class FsWrite(FsCommand):
             raise OperatorError(
                 ErrorCode.ERR_MISSING_WRITE_CONTENT,
                 (
-                    "fs.write needs content_b64 (base64 UTF-8, preferred) or content (one line of text)"
+                    "fs.write needs content_b64 (base64 UTF-8, preferred) or content (one line of "
+                    "text)"
                 ),
             )
         if self.content_b64 is not None and self.content is not None:
@@ -64,10 +67,14 @@ class FsPatch(FsCommand):
     ACTION = "fs.patch"
     WRITES = True
     NOTES = (
-        "Behavior: strict unified diff for a single file; supports @@ -a,b +c,d @@ hunks; context must match exactly.",
-        "Hunks apply at the lines their headers state (no fuzz); header counts must match the hunk bodies;",
-        '"\\ No newline at end of file" is honoured; --- /dev/null creates a file that does not exist.',
-        "All hunks apply or none. On a mismatch the error names the hunk and line and, when the hunk's lines",
+        "Behavior: strict unified diff for a single file; supports @@ -a,b +c,d @@ hunks; context "
+        "must match exactly.",
+        "Hunks apply at the lines their headers state (no fuzz); header counts must match the hunk "
+        "bodies;",
+        '"\\ No newline at end of file" is honoured; --- /dev/null creates a file that does not '
+        "exist.",
+        "All hunks apply or none. On a mismatch the error names the hunk and line and, when the "
+        "hunk's lines",
         "match elsewhere, the corrected @@ header.",
     )
     action: Literal["fs.patch"]
@@ -95,9 +102,11 @@ class FsApplyEdits(FsCommand):
         "For insert*: anchor (string), text (string), optional occurrence (number>=1).",
         "For replace*: find (string), text (string).",
         "For replaceRange: startLine (1-based), endLine (1-based), text (string).",
-        'Behavior note: for insertAfter, if the anchor ends a line and text does not start with "\\n", Operator will prepend "\\n".',
+        "Behavior note: for insertAfter, if the anchor ends a line and text does not start with "
+        '"\\n", Operator will prepend "\\n".',
         "Edits apply in order, each to the text the previous ones produced.",
-        "Strict semantics: first failure aborts and no changes are written (the error names the edit).",
+        "Strict semantics: first failure aborts and no changes are written (the error names the "
+        "edit).",
     )
     action: Literal["fs.applyEdits"]
     edits_b64: Any = spec_field(doc="base64 UTF-8 JSON", code=ErrorCode.ERR_MISSING_EDITS_B64)
@@ -119,7 +128,8 @@ class FsDelete(FsCommand):
     ACTION = "fs.delete"
     WRITES = True
     NOTES = (
-        "Behavior: moves the file or folder to the trash (never a permanent delete); the workspace root is refused.",
+        "Behavior: moves the file or folder to the trash (never a permanent delete); the workspace "
+        "root is refused.",
     )
     action: Literal["fs.delete"]
 
