@@ -16,17 +16,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning
+from ..protocol.chanflow.blocks import ChanBlock, PendingChanBlock
+from ..protocol.chanflow.grammar import SIGIL
 from ..protocol.commands.validation import validate_fields
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
+from ..protocol.message import MessageEvent, MessageScanner, scan_whole, windowed_scanner
 from ..protocol.parser import parse_fields
 from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
-from ..protocol.scanner import PendingBlock, RawBlock, Scanner, ScanWarning, scan_message, windowed
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
     from ..protocol.commands.base import Command
     from .boundary.workspace import Workspace
+    from .chanflow.run import ChanFlowRunner
     from .changes.plan import WritePlan
 
 Decider = Callable[["WritePlan"], bool]
@@ -65,13 +69,27 @@ class DuplicateSkipped:
 
 
 @dataclass(frozen=True)
+class ForeignBlock:
+    """A ChanFlow block of another channel (<𝒞=slack:...>): not for Operator, no response."""
+
+    line: int
+    channel: str
+
+
+@dataclass(frozen=True)
 class Progress:
     command_id: str
     text: str
 
 
 EngineEvent = (
-    MessageOpened | BlockStarted | AwaitingDecision | ResultReady | DuplicateSkipped | Progress
+    ForeignBlock
+    | MessageOpened
+    | BlockStarted
+    | AwaitingDecision
+    | ResultReady
+    | DuplicateSkipped
+    | Progress
 )
 Listener = Callable[[EngineEvent], None]
 
@@ -95,7 +113,7 @@ class MessageRun:
     warnings: list[str] = field(default_factory=list)
     blocks_seen: int = 0
     ended: bool = False
-    _scanner: Scanner | None = None
+    _scanner: MessageScanner | None = None
     _errors_emitted: int = 0
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
@@ -103,7 +121,7 @@ class MessageRun:
     _unshown: list[CommandResult] = field(default_factory=list)
 
     @property
-    def pending(self) -> PendingBlock | None:
+    def pending(self) -> PendingBlock | PendingChanBlock | None:
         return self._scanner.pending if self._scanner is not None else None
 
     @property
@@ -116,11 +134,11 @@ class MessageRun:
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
         self.engine.session.append_message_text(self.number, chunk)
-        events: list[RawBlock | ScanWarning] = []
+        events: list[MessageEvent] = []
         if not self._streamed_chars and len(chunk) > WINDOW_CHARS:
             # What is already there when a stream opens (a followed file that was written before)
             # is a whole message so far: only its window is scanned, as for a paste.
-            self._scanner, start, cut = windowed(chunk)
+            self._scanner, start, cut = windowed_scanner(chunk)
             events += [cut] if cut is not None else []
             self._streamed_chars, self._window_start, chunk = start, start, chunk[start:]
         self._streamed_chars += len(chunk)
@@ -141,11 +159,13 @@ class MessageRun:
             self.engine.session.end_message(self.number, self.warnings)
         return new
 
-    def _handle(self, events: list[RawBlock | ScanWarning]) -> list[CommandResult]:
+    def _handle(self, events: list[MessageEvent]) -> list[CommandResult]:
         start = len(self.results)
         for event in events:
             if isinstance(event, ScanWarning):
                 self.warnings.append(f"line {event.line}: {event.message}")
+            elif isinstance(event, ChanBlock):
+                self._chan_block(event)
             else:
                 self._block(event)
         self._flush()
@@ -238,6 +258,56 @@ class MessageRun:
             result, content_key=block.content_key if burns_id else None, durable=command.WRITES
         )
 
+    def _chan_block(self, block: ChanBlock) -> None:
+        """A String block: answered in its own form by engine/chanflow, recorded like any other."""
+        self.blocks_seen += 1
+        line = block.start_line
+        if not block.for_operator:
+            self.warnings.append(
+                f"line {line}: a <{SIGIL}={block.channel}:...> block is for another channel; "
+                "Operator does not answer it"
+            )
+            self.engine.notify(ForeignBlock(line, block.channel))
+            return
+        if block.is_response:
+            attribute = block.attributes.split("=")[0]
+            self.warnings.append(
+                f"line {line}: a String response (its tag carries {attribute}=) is Operator's "
+                "own answer, pasted back; it was not run"
+            )
+            return
+        from ..protocol.chanflow.commands import BY_NAME
+        from .chanflow.run import CONTENT_KEY_PREFIX, ChanFlowRunner, request_line
+
+        first = request_line(block.payload)
+        name = first[1:].split(" ", 1)[0] if first.startswith("/") else ""
+        self.engine.notify(BlockStarted(line, None, first.split(" ", 1)[0] or None, None))
+        spec = BY_NAME.get(name)
+        if spec is not None and spec.writes:
+            self._flush()  # what ran before a write is recorded and shown before it is asked about
+        content_key = CONTENT_KEY_PREFIX + block.key
+
+        def record_intent(
+            rid: str, action: str, rel: str, summary: str, extra: dict[str, object]
+        ) -> None:
+            self.engine.session.record_intent(
+                self.number,
+                rid,
+                action=action,
+                path=rel,
+                line=line,
+                summary=summary,
+                content_key=content_key,
+                extra={"dialect": "string", **extra},
+            )
+
+        if self.engine.chanflow is None:
+            self.engine.chanflow = ChanFlowRunner(self.engine)
+        answer = self.engine.chanflow.answer(
+            block, message=self.number, record_intent=record_intent
+        )
+        self._add(answer.result, content_key=answer.content_key, durable=answer.durable)
+
     def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
         if block.id_hint:
             return CommandResult(
@@ -293,6 +363,7 @@ class Engine:
         self.session = session
         self.decide = decide
         self.listener = listener
+        self.chanflow: ChanFlowRunner | None = None  # made when a String block first comes
 
     def notify(self, event: EngineEvent) -> None:
         if self.listener is not None:
@@ -315,11 +386,14 @@ class Engine:
             run = MessageRun(self, self.session.start_message(source=source, text=text))
             run.warnings += notices
             self.notify(MessageOpened(run.number, source))
-            scan = scan_message(text)
+            scan = scan_whole(text)
             for warning in scan.warnings:
                 run.warnings.append(f"line {warning.line}: {warning.message}")
             for block in scan.blocks:
-                run._block(block)
+                if isinstance(block, ChanBlock):
+                    run._chan_block(block)
+                else:
+                    run._block(block)
             run.end()
         return run
 
@@ -329,7 +403,7 @@ class Engine:
         notices = self.recover()
         run = MessageRun(self, self.session.start_message(source=source, text=""))
         run.warnings += notices
-        run._scanner = Scanner()
+        run._scanner = MessageScanner()
         self.notify(MessageOpened(run.number, source))
         return run
 
@@ -340,13 +414,16 @@ class Engine:
         before_commit: Callable[[WritePlan], None] | None = None,
         before_progress: Callable[[], None] | None = None,
         message: int = 0,
+        accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
     ) -> CommandResult:
         """Run one command of message `message`; `before_commit` is called once a write is
-        approved, just before it is committed (MessageRun records the intent there), and
-        `before_progress` before a long read reports how far it got."""
+        approved, just before it is committed (MessageRun records the intent there),
+        `before_progress` before a long read reports how far it got, and `accept_plan` with a
+        write's plan before anyone is asked about it (an error it returns is the result: a String
+        change refuses a plan made from other bytes than the ones it read)."""
         try:
             if command.WRITES:
-                return self._write(command, before_commit, message)
+                return self._write(command, before_commit, message, accept_plan)
             from .reads.context import ReadContext
             from .reads.handlers import READ_HANDLERS
 
@@ -388,12 +465,33 @@ class Engine:
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
+    def consent(self, plan: WritePlan, message: int) -> bool:
+        """Ask the person about `plan` (AwaitingDecision first); the session is let go of while
+        they think."""
+        self.notify(AwaitingDecision(plan))
+        if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
+            return self.decide(plan)
+        with self.session.waiting_for_person(
+            message, plan.command_id, plan.action, plan.target.rel
+        ):
+            return self.decide(plan)
+
     def _write(
-        self, command: Command, before_commit: Callable[[WritePlan], None] | None, message: int
+        self,
+        command: Command,
+        before_commit: Callable[[WritePlan], None] | None,
+        message: int,
+        accept_plan: Callable[[WritePlan], OperatorError | None] | None,
     ) -> CommandResult:
         from .changes.write import commit, plan_write
 
         plan = plan_write(command, self.workspace)
+        refused = accept_plan(plan) if accept_plan is not None else None
+        if refused is not None:
+            status: Status = "conflict" if refused.code is ErrorCode.ERR_CONFLICT else "failed"
+            return failed(
+                command.id, refused, action=command.action, path=plan.target.rel, status=status
+            )
         done = CommandResult(
             id=command.id,
             ok=True,
@@ -405,15 +503,7 @@ class Engine:
         )
         if plan.kind == "noop":  # nothing to consent to
             return done
-        self.notify(AwaitingDecision(plan))
-        if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
-            approved = self.decide(plan)
-        else:
-            with self.session.waiting_for_person(
-                message, command.id, command.action, plan.target.rel
-            ):
-                approved = self.decide(plan)
-        if not approved:
+        if not self.consent(plan, message):
             error = OperatorError(
                 ErrorCode.ERR_REJECTED,
                 (
@@ -429,7 +519,7 @@ class Engine:
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
         except OperatorError as exc:
-            status: Status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
+            status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
             return replace(
                 done,
                 ok=False,

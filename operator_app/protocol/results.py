@@ -8,11 +8,13 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from .chanflow.responses import Response
 from .codec import encode_b64_text
 from .errors import OperatorError
 from .grammar import RESULT_END, RESULT_START
 
 Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
+Dialect = Literal["operator", "string"]
 
 # Everything str.splitlines() (and so many viewers) treats as a line break.
 _LINE_BREAKS_RE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
@@ -75,6 +77,12 @@ class CommandResult:
     diff: str | None = None  # the preview of a write, for the person (never sent to the model)
     truncated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. added/removed counts of a write
+    # A String block's result is rendered as its response block: the dialect, and what the
+    # response needs besides the id, summary (its system message) and details (what follows it).
+    dialect: Dialect = "operator"
+    topic: str | None = None  # "file:notes"
+    request: str | None = None  # the block's command line, as written
+    at: str | None = None  # when it was answered (ISO 8601, the response's time="...")
 
     def __post_init__(self) -> None:
         for name in ("summary", "details", "path", "diff"):
@@ -90,6 +98,15 @@ class CommandResult:
         return escape_controls(self.id.encode("utf-8", errors="replace").decode("utf-8"))
 
     def render(self) -> str:
+        if self.dialect == "string":
+            return Response(
+                topic=self.topic or "file:main",
+                time=self.at or "",
+                request_id=self.shown_id,
+                request=self.request or "",
+                message=self.summary,
+                rest=self.details,
+            ).render()
         lines = [
             RESULT_START,
             f"id: {self.shown_id}",

@@ -16,6 +16,8 @@ from ..engine.boundary.workspace import Workspace
 from ..engine.changes.plan import WritePlan
 from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
 from ..engine.state.session import Session
+from ..protocol.blocks import PendingBlock
+from ..protocol.chanflow.blocks import PendingChanBlock
 from ..protocol.results import CommandResult
 from .follow import FileFollower
 from .messages import (
@@ -38,6 +40,13 @@ Observer = Callable[
 # What a streamed message's source already holds beyond what was fed: (text still to come,
 # whether more may follow). The bridge knows; a followed file does not say.
 Lookahead = Callable[[], tuple[str, bool]]
+
+
+def pending_label(pending: PendingBlock | PendingChanBlock) -> str | None:
+    """What names a block still arriving: an OPERATOR_CMD block's id, a String block's topic."""
+    if isinstance(pending, PendingChanBlock):
+        return f"{pending.channel}:{pending.topic or 'main'}"
+    return pending.id_hint
 
 
 class Abandoned(BaseException):
@@ -167,7 +176,9 @@ class StreamedMessage:
             self.run.feed(chunk)
         pending = self.run.pending
         runner._post(
-            PendingChanged(self.number, (pending.start_line, pending.id_hint) if pending else None)
+            PendingChanged(
+                self.number, (pending.start_line, pending_label(pending)) if pending else None
+            )
         )
 
     def end(self) -> None:

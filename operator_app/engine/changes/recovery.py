@@ -7,6 +7,10 @@ the model should have had: the ok summary if it did, an error saying nothing cha
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.results import CommandResult, failed
 from ..boundary.workspace import Workspace
@@ -32,6 +36,14 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
     entries = journal.entries()
     recovered = []
     for intent in intents:
+        if intent.extra.get("dialect") == "string":
+            result = _string_outcome(ws, journal, entries, intent)
+            # As for any write: a change that landed burns its block; one that did not leaves
+            # the block free to be sent again.
+            key = intent.content_key if result.ok else None
+            session.record_result(intent.message, result, key)
+            recovered.append((intent.message, result))
+            continue
         entry = _entry_of(intent, entries)
         landed = False if entry is None else _landed(ws, journal, entry)
         if isinstance(landed, NotPutBack):
@@ -118,3 +130,56 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | NotP
     if entry.committed or entry.undone:
         return True
     return kind_of_entry(entry).recover(ws, journal, entry)
+
+
+def _string_outcome(
+    ws: Workspace, journal: Journal, entries: list[JournalEntry], intent: WriteIntent
+) -> CommandResult:
+    """The result, in String's form, of a String change the app died in the middle of: its
+    confirmation when it landed (an /undo landed when the change it takes back is undone),
+    else an error that says nothing changed, or that it is not known."""
+    undoes = intent.extra.get("undoes")
+    if undoes is not None:
+        taken_back = next((e for e in entries if e.seq == undoes), None)
+        landed: bool | NotPutBack | None = taken_back is not None and taken_back.undone
+    else:
+        entry = _entry_of(intent, entries)
+        landed = False if entry is None else _landed(ws, journal, entry)
+    topic = str(intent.extra.get("topic", "file:main"))
+    request = str(intent.extra.get("request", intent.action))
+    at = str(intent.extra.get("at", ""))
+    if landed is True:
+        result = string_ok(
+            intent.command_id,
+            topic=topic,
+            request=request,
+            at=at,
+            message=intent.summary,
+            action=intent.action,
+            path=intent.path,
+            line=intent.line,
+        )
+        return replace(result, extra={"recovered": True})
+    if landed is False:
+        error = StringError(
+            StringCode.WRITE_FAILED,
+            f"Operator stopped while making this change to ~/{intent.path}; it was not made",
+            "send the block again in a new message",
+        )
+    else:
+        error = StringError(
+            StringCode.WRITE_FAILED,
+            f"Operator stopped while making this change to ~/{intent.path}, and the file has "
+            "changed since: whether the change was made is not known",
+            f"/open ~/{intent.path} before sending it again",
+        )
+    return string_failed(
+        intent.command_id,
+        error,
+        topic=topic,
+        request=request,
+        at=at,
+        action=intent.action,
+        path=intent.path,
+        line=intent.line,
+    )

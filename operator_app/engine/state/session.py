@@ -264,9 +264,11 @@ class Session:
         line: int | None,
         summary: str,
         content_key: str | None,
+        extra: dict[str, object] | None = None,
     ) -> None:
         """Before an approved write is committed (durable): see WriteIntent. Readers of results
-        skip these records; a result for the same command closes it."""
+        skip these records; a result for the same command closes it. `extra`: what a String
+        block's result needs to be told again (its topic, command line, time; an /undo's change)."""
         self._append(
             [
                 {
@@ -279,6 +281,7 @@ class Session:
                         "line": line,
                         "summary": summary,
                         "time": time.time(),
+                        **({"extra": extra} if extra else {}),
                     },
                 }
             ],

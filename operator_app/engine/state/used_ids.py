@@ -9,7 +9,7 @@ a crash and the next append closes it); a file replaced or cut short is read aga
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ class WriteIntent:
     summary: str  # the ok summary the plan would give
     time: float
     content_key: str | None
+    extra: dict[str, Any] = field(default_factory=dict)  # a String block's: dialect, topic, ...
 
 
 # id -> (content key, message number, first result) of every command that ran
@@ -103,6 +104,7 @@ class UsedIdIndex:
                     str(intent.get("summary", "")),
                     float(intent.get("time", 0)),
                     record.get("content_key"),
+                    dict(intent.get("extra") or {}),
                 )
                 return
             result = record["result"]

@@ -1,0 +1,146 @@
+"""A topic's session, kept in the state folder so it survives a restart: the current document and
+the history /back walks, the variables /set gave, the hash of each file as this topic last read
+(or wrote) it, which CONFLICT is checked against, the changes /undo takes back, and the versions
+/commit kept. `/close` removes it all. Saved whole after each command, written to a temporary
+file and renamed, under the session lock the engine holds while it works."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HISTORY_KEPT = 50
+CHANGES_KEPT = 200
+
+
+@dataclass
+class Place:
+    """A location the topic opened: the file (workspace-relative), the block or lines in it, and
+    how the model wrote it (for the system messages)."""
+
+    rel: str
+    shown: str
+    block: str | None = None
+    lines: tuple[int, int] | None = None
+
+
+@dataclass
+class Version:
+    number: int
+    time: float
+    sha: str
+    size: int
+
+
+@dataclass
+class TopicState:
+    name: str  # "file:notes"
+    current: Place | None = None
+    history: list[Place] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)
+    read: dict[str, str] = field(default_factory=dict)  # rel -> sha256 of the bytes last read
+    changes: list[str] = field(default_factory=list)  # command ids of its changes, oldest first
+    versions: dict[str, list[Version]] = field(default_factory=dict)  # rel -> its versions
+
+    def go_to(self, place: Place) -> None:
+        if self.current is not None and self.current != place:
+            self.history.append(self.current)
+            del self.history[:-HISTORY_KEPT]
+        self.current = place
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TopicState:
+        def place(value: Any) -> Place | None:
+            if not isinstance(value, dict):
+                return None
+            lines = value.get("lines")
+            return Place(
+                str(value["rel"]),
+                str(value["shown"]),
+                value.get("block"),
+                (int(lines[0]), int(lines[1])) if lines else None,
+            )
+
+        history = [p for p in (place(v) for v in data.get("history", [])) if p is not None]
+        versions = {
+            str(rel): [Version(**v) for v in items]
+            for rel, items in dict(data.get("versions", {})).items()
+        }
+        return cls(
+            name=str(data["name"]),
+            current=place(data.get("current")),
+            history=history,
+            variables={str(k): str(v) for k, v in dict(data.get("variables", {})).items()},
+            read={str(k): str(v) for k, v in dict(data.get("read", {})).items()},
+            changes=[str(c) for c in data.get("changes", [])],
+            versions=versions,
+        )
+
+
+class TopicStore:
+    """The topics of one state folder: state/topics/<name>.json and <name>.versions/."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.dir = state_dir / "topics"
+
+    def _file(self, topic: str) -> Path:
+        return self.dir / f"{topic.partition(':')[2]}.json"
+
+    def versions_dir(self, topic: str) -> Path:
+        return self.dir / f"{topic.partition(':')[2]}.versions"
+
+    def load(self, topic: str) -> TopicState:
+        try:
+            data = json.loads(self._file(topic).read_text(encoding="utf-8"))
+            state = TopicState.from_json(data)
+        except FileNotFoundError:
+            return TopicState(topic)
+        except (OSError, ValueError, KeyError, TypeError):
+            # A broken record costs the topic its memory, never the command: it starts afresh.
+            return TopicState(topic)
+        return state if state.name == topic else TopicState(topic)
+
+    def save(self, state: TopicState) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        del state.changes[:-CHANGES_KEPT]
+        fd, temp = tempfile.mkstemp(dir=self.dir, prefix=".topic-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(state.to_json(), handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self._file(state.name))
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+    def discard(self, topic: str) -> None:
+        self._file(topic).unlink(missing_ok=True)
+        shutil.rmtree(self.versions_dir(topic), ignore_errors=True)
+
+    def keep_version(self, topic: str, sha: str, data: bytes) -> None:
+        folder = self.versions_dir(topic)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{sha}.bin"
+        if not path.exists():
+            fd, temp = tempfile.mkstemp(dir=folder, prefix=".version-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temp, path)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+
+    def version_bytes(self, topic: str, sha: str) -> bytes:
+        return (self.versions_dir(topic) / f"{sha}.bin").read_bytes()

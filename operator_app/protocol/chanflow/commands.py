@@ -1,0 +1,324 @@
+"""The String commands Operator serves, declared once (the help text, the system prompt and the
+COMMAND_UNSUPPORTED list read this table), and the pure reading of a block: its topic, its
+command line and content, a location (`path#block`, `path@c3`, `path:L5-L10`), and `{variable}`
+substitution. What a command does with the workspace is the engine's (engine/chanflow/)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from . import grammar
+from .errors import StringCode, StringError
+
+Body = Literal["none", "optional", "required"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandSpec:
+    name: str
+    usage: tuple[str, ...]
+    does: str  # one line: the help text and the system prompt say it
+    answer: str  # the system message it answers with
+    body: Body = "none"  # content on the lines after the command line
+    writes: bool = False  # it changes a file: the person is asked first
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec(name="help", usage=("/help",), does="this list", answer="String Commands"),
+    CommandSpec(
+        name="info",
+        usage=("/info",),
+        does="the topic's session: current document, history, variables",
+        answer="Session info",
+    ),
+    CommandSpec(
+        name="ls",
+        usage=("/ls", "/ls path"),
+        does="a folder's entries (folders end with /)",
+        answer="Listing path/",
+    ),
+    CommandSpec(
+        name="open",
+        usage=("/open path", "/open path#block", "/open path:L5-L10", "/open path@c2"),
+        does="a document, a block, lines (numbered), or a version kept by /commit",
+        answer="Opened path",
+    ),
+    CommandSpec(
+        name="back", usage=("/back",), does="the document opened before", answer="Back to path"
+    ),
+    CommandSpec(
+        name="refresh",
+        usage=("/refresh",),
+        does="read the current document again (after a CONFLICT)",
+        answer="Refreshed path",
+    ),
+    CommandSpec(
+        name="edit",
+        usage=("/edit path", "/edit path#block"),
+        does="no content: the numbered source; with content: it replaces the file or block",
+        answer="[editing: path] / Edited path",
+        body="optional",
+        writes=True,
+    ),
+    CommandSpec(
+        name="replace",
+        usage=("/replace path:L5-L10", "/replace path#block", "/replace :L5"),
+        does="the content replaces those lines or that block",
+        answer="Replaced path:L5-L10",
+        body="required",
+        writes=True,
+    ),
+    CommandSpec(
+        name="write",
+        usage=("/write path",),
+        does="the content becomes the whole file (created if missing)",
+        answer="Written: path (N bytes, N lines)",
+        body="optional",
+        writes=True,
+    ),
+    CommandSpec(
+        name="append",
+        usage=("/append path",),
+        does="the content is added at the end of the file",
+        answer="Appended to: path (now N bytes)",
+        body="required",
+        writes=True,
+    ),
+    CommandSpec(
+        name="undo",
+        usage=("/undo",),
+        does="take back this topic's last change",
+        answer="Undo: reverted path (N lines)",
+        writes=True,
+    ),
+    CommandSpec(
+        name="close",
+        usage=("/close",),
+        does="end the topic: history, variables and versions are discarded",
+        answer="Closed: path",
+    ),
+    CommandSpec(
+        name="set",
+        usage=("/set", '/set {name} = "value"'),
+        does="list the variables, or set one for later commands",
+        answer='Variables / {name} = "value"',
+    ),
+    CommandSpec(
+        name="verify",
+        usage=("/verify path#block",),
+        does="check that a block exists, and see its start",
+        answer="Verified path#block",
+    ),
+    CommandSpec(
+        name="commit",
+        usage=("/commit path",),
+        does="keep the file as it is now as a version (c1, c2...)",
+        answer="Committed: path as cN",
+    ),
+    CommandSpec(
+        name="log",
+        usage=("/log path",),
+        does="the versions /commit kept of a file",
+        answer="Log: path",
+    ),
+)
+BY_NAME = {spec.name: spec for spec in COMMANDS}
+SERVED = ", ".join(f"/{spec.name}" for spec in COMMANDS)
+
+
+# --- topics ---------------------------------------------------------------------------------
+
+_TOPIC_FORMAT = (
+    "format: type:name (e.g. file:main, file:notes)",
+    "names: [a-zA-Z0-9_-]+ only \u2014 no dots, no paths",
+)
+
+
+def parse_topic(raw: str | None) -> str:
+    """The topic's full "type:name" form: a bare name is file:name, none at all file:main."""
+    if raw is None or not raw.strip():
+        return grammar.DEFAULT_TOPIC
+    raw = raw.strip()
+    kind, colon, name = raw.partition(":")
+    if not colon:
+        kind, name = grammar.SERVED_TOPIC_TYPE, raw
+    if kind in grammar.TOPIC_TYPES and kind != grammar.SERVED_TOPIC_TYPE:
+        extra = " (never a shell)" if kind == "bash" else ""
+        raise StringError(
+            StringCode.INVALID_TARGET,
+            f'topic "{raw}" is a {kind}: topic; Operator serves file topics only{extra}',
+            f"use a file topic, e.g. <{grammar.SIGIL}=string:file:main>",
+        )
+    if kind != grammar.SERVED_TOPIC_TYPE or not grammar.NAME_RE.fullmatch(name):
+        raise StringError(StringCode.INVALID_TARGET, f'invalid topic "{raw}"', *_TOPIC_FORMAT)
+    return f"{kind}:{name}"
+
+
+# --- the payload ----------------------------------------------------------------------------
+
+_FIRST_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Request:
+    line: str  # the command line as written, trimmed
+    name: str  # "open"
+    argument: str  # the rest of the command line, trimmed
+    body: str | None  # the lines after the command line, with "\n" breaks; None when there are none
+
+
+def read_payload(payload: str) -> Request:
+    """The command line and the content of a block's payload."""
+    head = payload.lstrip()
+    match = _FIRST_BREAK_RE.search(head)
+    line, body = (head, None) if match is None else (head[: match.start()], head[match.end() :])
+    line = line.strip()
+    if body is not None:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    command = grammar.COMMAND_RE.fullmatch(line)
+    if not line.startswith("/") or command is None:
+        raise StringError(
+            StringCode.COMMAND_UNSUPPORTED, "Commands must start with /. Use /help for details."
+        )
+    name = command.group(1)
+    if name not in BY_NAME:
+        raise StringError(
+            StringCode.COMMAND_UNSUPPORTED,
+            f"/{name} is not a command Operator serves",
+            f"served: {SERVED}",
+            "/help lists what each one does",
+        )
+    return Request(line, name, command.group(2).strip(), body)
+
+
+def usage_error(name: str, problem: str) -> StringError:
+    spec = BY_NAME[name]
+    return StringError(StringCode.INVALID_PARAMS, problem, "usage: " + " | ".join(spec.usage))
+
+
+# --- locations ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str | None  # as written (None: the topic's current document)
+    block: str | None = None  # "#decisions" -> "decisions"
+    lines: tuple[int, int] | None = None  # first and last line, 1-based, inclusive
+    version: int | None = None  # "@c3" -> 3
+
+    def shown(self) -> str:
+        """The location as the model wrote it, for system messages ("notes.md#decisions")."""
+        text = self.path or ""
+        if self.block is not None:
+            text += f"#{self.block}"
+        if self.lines is not None:
+            first, last = self.lines
+            text += f":L{first}" + (f"-L{last}" if last != first else "")
+        if self.version is not None:
+            text += f"@c{self.version}"
+        return text
+
+
+def parse_location(name: str, argument: str) -> Location:
+    """`path`, `path#block`, `path@c3`, `path:L5`, `path:L5-L10`, or `#block` / `:L5-L10` alone
+    for the topic's current document."""
+    text = argument.strip()
+    version = lines = block = None
+    match = grammar.VERSION_RE.search(text)
+    if match:
+        version, text = int(match.group(1)), text[: match.start()]
+    match = grammar.LINES_RE.search(text)
+    if match:
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) else first
+        if first < 1 or last < first:
+            raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
+        lines, text = (first, last), text[: match.start()]
+    head, hash_mark, tail = text.rpartition("#")
+    if hash_mark and grammar.BLOCK_ID_RE.fullmatch(tail) and "/" not in tail:
+        block, text = tail, head
+    path = text.strip() or None
+    return Location(path, block, lines, version)
+
+
+def workspace_relative(path: str) -> str:
+    """A String path as the workspace's own form: "~/a/b" and "a/b" are "a/b", "~" is "."."""
+    if path == grammar.HOME:
+        return "."
+    if path.startswith(grammar.HOME + "/"):
+        rest = path[2:].lstrip("/")
+        return rest or "."
+    return path
+
+
+def leaves_workspace(relative: str) -> str | None:
+    """Where a relative path that climbs out with ".." lands, relative to the root
+    ("../../etc/shadow"), or None when it stays inside (symlinks are the boundary's to check)."""
+    normal = posixpath.normpath(relative)
+    return normal if normal == ".." or normal.startswith("../") else None
+
+
+# --- variables ------------------------------------------------------------------------------
+
+
+def substitute(line: str, variables: dict[str, str]) -> str:
+    """`line` with each {name} replaced by the topic's value; $NAME is never a variable here."""
+    runtime = grammar.RUNTIME_VARIABLE_RE.search(line)
+    if runtime:
+        raise StringError(
+            StringCode.INVALID_VARIABLE,
+            f"runtime variable ${runtime.group(1)} cannot be used in commands",
+            "$variables are only allowed in document action definitions",
+            "use {name} with a value set by /set",
+        )
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in variables:
+            raise StringError(
+                StringCode.UNDEFINED_VARIABLE,
+                f"{{{name}}} is not defined in current session",
+                "use /set or an action response template to define it",
+            )
+        return variables[name]
+
+    return grammar.VARIABLE_RE.sub(value, line)
+
+
+def parse_set(argument: str) -> tuple[str, str] | None:
+    """(name, value) of `{name} = "value"`; None for a bare /set (the list)."""
+    if not argument:
+        return None
+    match = grammar.SET_RE.fullmatch(argument)
+    if match is None:
+        raise usage_error("set", f"cannot read {argument!r} as an assignment")
+    name, value = match.group(1), match.group(2).strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    if len(value) > grammar.MAX_VALUE_CHARS:
+        raise usage_error(
+            "set", f"the value is {len(value)} characters; the limit is {grammar.MAX_VALUE_CHARS}"
+        )
+    if "\n" in value or "\r" in value:
+        raise usage_error("set", "a value is one line")
+    return name, value
+
+
+def help_text() -> str:
+    lines = [f"Commands for file topics (<{grammar.SIGIL}=string:file:name>):"]
+    for spec in COMMANDS:
+        lines.append(f"{' | '.join(spec.usage)}")
+        content = {"required": " (content on the next lines)", "optional": "", "none": ""}[
+            spec.body
+        ]
+        asks = " The person is asked first." if spec.writes else ""
+        lines.append(f"    {spec.does}{content}.{asks}")
+    lines += [
+        "Paths: ~/ is the workspace root; a relative path is relative to it.",
+        "Blocks (#id): <!-- #id --> ... <!-- /id -->, a heading's slug (## Decisions -> "
+        "#decisions), or an OPERATOR_BEGIN id / OPERATOR_END id region.",
+    ]
+    return "\n".join(lines)

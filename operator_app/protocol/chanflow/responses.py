@@ -1,0 +1,86 @@
+"""String's answers, as text (pure): one response block per command block, tagged with the
+block's topic and the time, `re: [id] /cmd` first, then the system message, then `---` and the
+content for a command that returns some; an error is `✗ CODE: message` with its context lines;
+a change is shown with line numbers, as in String's transport document."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import grammar
+
+CHANGE_LINES_SHOWN = 200  # of a change's numbered lines; past that the response says how many more
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True)
+class Response:
+    topic: str  # full "type:name"
+    time: str  # ISO 8601 with the offset, to the second
+    request_id: str
+    request: str  # the command line, as the model wrote it
+    message: str  # the system message (with its ✓ or ✗ where it has one)
+    rest: str | None = None  # what follows it: an error's context lines, or "---" and the content
+
+    def render(self) -> str:
+        lines = [
+            f'<{grammar.SIGIL}={grammar.CHANNEL}:{self.topic} time="{self.time}">',
+            f"re: [{self.request_id}] {self.request}",
+            self.message,
+        ]
+        if self.rest is not None:
+            lines.append(self.rest.removesuffix("\n"))
+        lines.append(grammar.CLOSE)
+        return "\n".join(lines)
+
+
+def after_message(*, content: str | None = None, context: tuple[str, ...] = ()) -> str | None:
+    """The text a response has after its system message: context lines, then "---" and the
+    content when there is some (an empty document is "---" and nothing)."""
+    parts = list(context)
+    if content is not None:
+        parts += [grammar.SEPARATOR, content.removesuffix("\n")]
+    return "\n".join(parts) if parts else None
+
+
+def numbered_change(diff: str, *, limit: int = CHANGE_LINES_SHOWN) -> str:
+    """A unified diff as String shows a change: `12 │ kept`, `13 -│ removed` (its old number),
+    `13 +│ added` (its new number), "…" between hunks; at most `limit` lines."""
+    rows: list[tuple[str, str, str]] = []  # (number, mark, text)
+    old = new = 0
+    for line in diff.split("\n"):
+        if line.startswith(("--- ", "+++ ")) and not rows and old == new == 0:
+            continue
+        match = _HUNK_RE.match(line)
+        if match:
+            if rows:
+                rows.append(("", "\u2026", ""))
+            old, new = int(match.group(1)), int(match.group(3))
+            continue
+        if not line or line.startswith("\\"):
+            continue
+        mark, text = line[0], line[1:]
+        if mark == "-":
+            rows.append((str(old), "-", text))
+            old += 1
+        elif mark == "+":
+            rows.append((str(new), "+", text))
+            new += 1
+        elif mark == " ":
+            rows.append((str(new), " ", text))
+            old += 1
+            new += 1
+    shown, more = rows[:limit], len(rows) - limit
+    width = max((len(number) for number, _, _ in shown), default=1)
+    out = []
+    for number, mark, text in shown:
+        if mark == "\u2026":
+            out.append("\u2026")
+            continue
+        gutter = "\u2502" if mark == " " else f"{mark}\u2502"
+        row = f"{number.rjust(width)} {gutter} {text}"
+        out.append(row if text else row.rstrip(" "))
+    if more > 0:
+        out.append(f"\u2026 ({more} more lines of the change)")
+    return "\n".join(out)

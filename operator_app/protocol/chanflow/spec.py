@@ -1,0 +1,63 @@
+"""The system prompt of String's dialect. `spec/string-template.txt` holds the prose; the command
+list and the error codes are rendered from the declarations the commands and errors are run from
+(commands.py, errors.py), so the text cannot drift from the code. `spec/string.txt` is the result
+that ships (`python -m operator_app.protocol.chanflow.spec --write` makes it; a test checks it is
+current and within MAX_PROMPT_CHARS)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..spec import spec_file
+from .commands import COMMANDS
+from .errors import CATALOG
+from .grammar import ERROR_MARK, OK_MARK, SIGIL
+
+MAX_PROMPT_CHARS = 6_000
+
+
+def render_commands() -> str:
+    lines = []
+    for spec in COMMANDS:
+        content = {"required": " + content", "optional": " [+ content]", "none": ""}[spec.body]
+        asks = " (asks the person)" if spec.writes else ""
+        lines.append(f"{' | '.join(spec.usage)}{content}: {spec.does}{asks}")
+    return "\n".join(lines)
+
+
+def render_errors() -> str:
+    return "\n".join(
+        f"{code.value}: {info.when} -> {info.what_to_do}" for code, info in CATALOG.items()
+    )
+
+
+def render_prompt(template: str) -> str:
+    return (
+        template.replace("{{COMMANDS}}", render_commands())
+        .replace("{{ERROR_CODES}}", render_errors())
+        .replace("{{SIGIL}}", SIGIL)
+        .replace("{{OK}}", OK_MARK)
+        .replace("{{ERROR}}", ERROR_MARK)
+    )
+
+
+def string_prompt() -> str:
+    """The text `operator-app spec --dialect string` prints and `p` copies for String."""
+    return spec_file("string.txt").read_text(encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    template = spec_file("string-template.txt").read_text(encoding="utf-8")
+    rendered = render_prompt(template)
+    if "--write" in argv:
+        (Path(__file__).resolve().parents[3] / "spec" / "string.txt").write_text(
+            rendered, encoding="utf-8"
+        )
+    else:
+        sys.stdout.write(rendered)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

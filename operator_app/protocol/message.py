@@ -1,0 +1,324 @@
+"""Finds the blocks of both dialects in one message, whole or streamed (sans-IO): OPERATOR_CMD
+blocks (scanner.py finds those) and String's `<𝒞=channel:topic>payload</𝒞>` blocks, as one list
+of events in message order.
+
+`MessageScanner` reads the text once. Outside a ChanFlow block the text goes on to the
+OPERATOR_CMD scanner; a ChanFlow block is taken out of that text (the scanner is given a space and
+the block's line breaks instead, so its line numbers stay right and nothing inside a `/write`'s
+content can pass for an OPERATOR_CMD block). An open tag inside an OPERATOR_CMD block is part of
+that block (a value), never a ChanFlow block. A block is emitted the moment its `</𝒞>` arrives;
+one still open is `pending` until `end()`, which reports it as never closed. Feeding a text whole
+or in any chunking yields the same events, keys included.
+
+Cost is linear: outside blocks the text is searched for the sigil with str.find, inside a block
+for the close tag, and each character is counted and hashed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from . import grammar
+from .blocks import PendingBlock, RawBlock, ScanWarning
+from .chanflow import grammar as chan
+from .chanflow.blocks import ChanBlock, Fault, PendingChanBlock, trim_payload
+from .scanner import Scanner
+
+__all__ = ["MessageEvent", "MessageScan", "MessageScanner", "scan_whole", "windowed_scanner"]
+
+MessageEvent = RawBlock | ChanBlock | ScanWarning
+_SIGIL = chan.SIGIL
+_CLOSE = chan.CLOSE
+MAX_PAYLOAD_CHARS = 1_000_000  # a block's payload beyond this is refused, not kept growing
+
+
+@dataclass
+class _OpenChan:
+    start_line: int
+    header: str
+    pieces: list[str] = field(default_factory=list)
+    chars: int = 0
+    breaks: int = 0  # line breaks inside the block, tags included
+    too_large: bool = False
+
+
+def split_tag(header: str) -> tuple[str, str | None, str]:
+    """(channel, topic or None, attributes) of what stands between "<𝒞=" and ">"."""
+    head, _, attributes = header.strip().partition(" ")
+    if not attributes:
+        head, _, attributes = head.partition("\t")
+    channel, colon, topic = head.partition(":")
+    return channel, (topic if colon else None), attributes.strip()
+
+
+class MessageScanner:
+    def __init__(
+        self, *, first_line: int = 1, skip_first_fragment: bool = False, window_cut: bool = False
+    ) -> None:
+        self.commands = Scanner(
+            first_line=first_line, skip_first_fragment=skip_first_fragment, window_cut=window_cut
+        )
+        self._line = first_line  # the line the next character to be taken is on
+        self._held = ""  # a tag (or close tag) cut by the end of the last chunk
+        self._tail = ""  # the last two characters taken: what stands before a sigil
+        self._cr = False  # the last character taken was "\r" (maybe half of "\r\n")
+        self._hash = hashlib.sha256()
+        self._hash_cr = False
+        self._fragment = skip_first_fragment  # the window began inside a line: no tag opens in it
+        self._window_cut = window_cut
+        self._seen_block = False
+        self._block: _OpenChan | None = None
+        self._first = first_line == 1 and not skip_first_fragment
+        self._ended = False
+
+    # --- what is open ---------------------------------------------------------------------
+
+    @property
+    def pending(self) -> PendingBlock | PendingChanBlock | None:
+        if self._block is not None:
+            channel, topic, _ = split_tag(self._block.header)
+            return PendingChanBlock(self._block.start_line, channel, topic)
+        return self.commands.pending
+
+    @property
+    def walked_chars(self) -> int:
+        """Characters the OPERATOR_CMD scanner walked line by line (a work counter for tests)."""
+        return self.commands.walked_chars
+
+    # --- feeding --------------------------------------------------------------------------
+
+    def feed(self, chunk: str) -> list[MessageEvent]:
+        if self._ended:
+            raise RuntimeError("feed() after end()")
+        if self._first and chunk:
+            self._first = False
+            chunk = chunk.removeprefix("\ufeff")  # encoding, not text (scanner.py says why)
+        if not chunk:
+            return []
+        text = self._held + chunk if self._held else chunk
+        self._held = ""
+        events: list[MessageEvent] = []
+        if self._block is None and not self._fragment and _SIGIL not in text:
+            self._outside(text, events)  # the common case: prose, or OPERATOR_CMD text
+        else:
+            self._walk(text, events)
+        return events
+
+    def end(self) -> list[MessageEvent]:
+        if self._ended:
+            return []
+        events: list[MessageEvent] = []
+        held, self._held = self._held, ""
+        if self._block is not None:
+            self._inside(held)
+            self._close(None, events, fault="unclosed")
+        elif held:
+            self._outside(held, events)
+        events += self.commands.end()
+        self._ended = True
+        return events
+
+    # --- the walk -------------------------------------------------------------------------
+
+    def _walk(self, text: str, events: list[MessageEvent]) -> None:
+        pos, size = 0, len(text)
+        while pos < size:
+            if self._block is not None:
+                pos = self._walk_inside(text, pos, events)
+                continue
+            if self._fragment:
+                brk = _first_break(text, pos, size)
+                if brk < 0:
+                    self._outside(text[pos:], events)
+                    return
+                self._outside(text[pos : brk + 1], events)
+                pos, self._fragment = brk + 1, False
+                continue
+            found = text.find(_SIGIL, pos)
+            if found < 0:
+                self._outside(text[pos:] if pos else text, events)
+                return
+            pos = self._at_sigil(text, pos, found, events)
+
+    def _at_sigil(self, text: str, pos: int, at: int, events: list[MessageEvent]) -> int:
+        """Handle the sigil at `at` (text from `pos` not taken yet); where to go on from."""
+        before = text[max(pos, at - 2) : at]
+        if len(before) < 2:
+            before = (self._tail + text[pos:at])[-2:]
+        size = len(text)
+        if at + 1 >= size:  # what follows the sigil is in the next chunk
+            self._outside(text[pos:at], events)
+            self._held = text[at:]
+            return size
+        after = text[at + 1]
+        if before.endswith("<") and after == "=":
+            return self._open_tag(text, pos, at, events)
+        if before == "</" and after == ">":
+            self._outside(text[pos : at + 2], events)
+            self._stray_close(events)
+            return at + 2
+        self._outside(text[pos : at + 1], events)  # the sigil in prose
+        return at + 1
+
+    def _open_tag(self, text: str, pos: int, at: int, events: list[MessageEvent]) -> int:
+        size = len(text)
+        limit = min(size, at + chan.MAX_TAG_CHARS)
+        gt = text.find(">", at + 2, limit)
+        brk = _first_break(text, at + 2, gt if gt >= 0 else limit)
+        if brk >= 0 or (gt < 0 and at + chan.MAX_TAG_CHARS <= size):
+            self._outside(text[pos : at + 2], events)  # no ">" on the line: prose with the sigil
+            return at + 2
+        if gt < 0:  # the tag may still close in the next chunk
+            self._outside(text[pos:at], events)
+            self._held = text[at:]
+            return size
+        # The text before the tag goes on first: it may finish a line that opens or closes an
+        # OPERATOR_CMD block, and inside one the tag is only part of a value.
+        self._outside(text[pos:at], events)
+        if self.commands.pending is not None:
+            self._outside(text[at : gt + 1], events)
+            return gt + 1
+        self._block = _OpenChan(self._line, text[at + 2 : gt])
+        self._seen_block = True
+        self._take(text[at : gt + 1])
+        return gt + 1
+
+    def _walk_inside(self, text: str, pos: int, events: list[MessageEvent]) -> int:
+        found = text.find(_CLOSE, pos)
+        if found < 0:
+            keep = _close_prefix(text, pos)
+            self._inside(text[pos : len(text) - keep])
+            if keep:
+                self._held = text[len(text) - keep :]
+            return len(text)
+        self._inside(text[pos:found])
+        self._take(_CLOSE)
+        self._close(self._line, events)
+        return found + len(_CLOSE)
+
+    # --- taking text --------------------------------------------------------------------
+
+    def _take(self, piece: str) -> int:
+        """Count and hash `piece` (the message's next characters); its line breaks."""
+        if not piece:
+            return 0
+        breaks = piece.count("\n")
+        normal = piece
+        if "\r" in piece or self._cr:
+            breaks += piece.count("\r") - piece.count("\r\n")
+            if self._cr and piece[0] == "\n":
+                breaks -= 1
+                normal = piece[1:]
+            normal = normal.replace("\r\n", "\n").replace("\r", "\n")
+            self._cr = piece[-1] == "\r"
+        self._hash.update(normal.encode("utf-8", "surrogatepass"))
+        self._line += breaks
+        self._tail = (self._tail + piece)[-2:] if len(piece) < 2 else piece[-2:]
+        return breaks
+
+    def _outside(self, piece: str, events: list[MessageEvent]) -> None:
+        if piece:
+            self._take(piece)
+            events += self.commands.feed(piece)
+
+    def _inside(self, piece: str) -> None:
+        block = self._block
+        assert block is not None
+        if not piece:
+            return
+        block.breaks += self._take(piece)
+        block.chars += len(piece)
+        if block.chars > MAX_PAYLOAD_CHARS:
+            block.too_large, block.pieces = True, []
+        elif not block.too_large:
+            block.pieces.append(piece)
+
+    def _close(
+        self, end_line: int | None, events: list[MessageEvent], fault: Fault | None = None
+    ) -> None:
+        block, self._block = self._block, None
+        assert block is not None
+        # The OPERATOR_CMD scanner gets a space and the block's line breaks in its place.
+        events += self.commands.feed(" " + "\n" * block.breaks)
+        payload = "".join(block.pieces)
+        if fault is None and block.too_large:
+            fault = "too_large"
+        elif fault is None and chan.OPEN in payload:
+            fault = "nested"
+        channel, topic, attributes = split_tag(block.header)
+        events.append(
+            ChanBlock(
+                start_line=block.start_line,
+                end_line=end_line,
+                channel=channel,
+                topic=topic,
+                attributes=attributes,
+                payload=trim_payload(payload),
+                key=self._hash.copy().hexdigest(),
+                fault=fault,
+            )
+        )
+
+    def _stray_close(self, events: list[MessageEvent]) -> None:
+        line = self._line
+        if self._window_cut and not self._seen_block:
+            message = (
+                f"a String block ending at line {line} starts before the last "
+                f"{grammar.WINDOW_CHARS} characters of the message and was ignored; "
+                "place blocks near the end of the message"
+            )
+        else:
+            message = f"{_CLOSE} at line {line} closes no open <{_SIGIL}=string:...> block"
+        events.append(ScanWarning(line, message))
+
+
+def _first_break(text: str, start: int, stop: int) -> int:
+    newline, cr = text.find("\n", start, stop), text.find("\r", start, stop)
+    if newline < 0 or (0 <= cr < newline):
+        return cr
+    return newline
+
+
+def _close_prefix(text: str, pos: int) -> int:
+    """How many characters at the end of text[pos:] could begin a close tag cut by the chunk."""
+    for size in (3, 2, 1):
+        if len(text) - pos >= size and text.endswith(_CLOSE[:size]):
+            return size
+    return 0
+
+
+@dataclass(frozen=True)
+class MessageScan:
+    blocks: tuple[RawBlock | ChanBlock, ...]  # in message order
+    warnings: tuple[ScanWarning, ...]
+    window_start: int  # character offset where scanning began (0 unless the message was cut)
+
+
+def windowed_scanner(text: str) -> tuple[MessageScanner, int, ScanWarning | None]:
+    """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
+    the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
+    start = max(0, len(text) - grammar.WINDOW_CHARS)
+    if not start:
+        return MessageScanner(), 0, None
+    first_line = (
+        1 + text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+    )
+    if text[start - 1] == "\r" and text[start] == "\n":  # the "\n" is that line's own break
+        start += 1
+    fragment = text[start - 1] not in "\r\n"
+    scanner = MessageScanner(first_line=first_line, skip_first_fragment=fragment, window_cut=True)
+    warning = ScanWarning(
+        first_line,
+        f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned",
+    )
+    return scanner, start, warning
+
+
+def scan_whole(text: str) -> MessageScan:
+    """Scan a whole message: only its last WINDOW_CHARS characters, as the spec says."""
+    scanner, start, cut = windowed_scanner(text)
+    events = scanner.feed(text[start:] if start else text) + scanner.end()
+    blocks = tuple(e for e in events if not isinstance(e, ScanWarning))
+    warnings = tuple(e for e in events if isinstance(e, ScanWarning))
+    return MessageScan(blocks, ((cut,) if cut else ()) + warnings, start)
