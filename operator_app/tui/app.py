@@ -187,11 +187,9 @@ class OperatorApp(
                 return True
             # Hidden unless a file is followed (then dimmed while nothing streams from it): the
             # bridge's messages show it only while one streams, or the footer overflows 80 columns.
-            return (
-                False
-                if self._follow_path is None
-                else (True if self._followed is not None else None)
-            )
+            if self._follow_path is None:
+                return False
+            return True if self._followed is not None else None
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):
@@ -202,7 +200,9 @@ class OperatorApp(
             )
         if action == "undo":
             # Hidden while a write waits (its message holds the session), so d has the room.
-            return False if self._waiting is not None else True if self._can_undo else None
+            if self._waiting is not None:
+                return False
+            return True if self._can_undo else None
         if action == "decide":
             return self._waiting is not None and len(self.screen_stack) == 1
         return True

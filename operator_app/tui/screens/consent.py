@@ -106,10 +106,13 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
-        text.append(
-            write.shown,
-            style="bold red" if write.deletes else "cyan" if write.shown != shown_path else "",
-        )
+        if write.deletes:
+            path_style = "bold red"
+        elif write.shown != shown_path:
+            path_style = "cyan"
+        else:
+            path_style = ""
+        text.append(write.shown, style=path_style)
         text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
     if len(outlook.rest) > REST_SHOWN:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
