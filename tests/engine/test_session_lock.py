@@ -154,11 +154,13 @@ def test_a_wait_left_by_a_process_that_died_is_not_reported(tmp_path: Path) -> N
     lock = SessionLock(state)
     assert lock.waits() == []
     assert not (state / "waiting" / "4242-deadbeef.json").exists()
-    with lock.hold():
-        with lock.waiting({"message": 5, "id": "w1", "action": "fs.write", "path": "a.txt"}):
-            assert [(w["message"], w["id"], w["pid"]) for w in SessionLock(state).waits()] == [
-                (5, "w1", os.getpid())
-            ]
+    with (
+        lock.hold(),
+        lock.waiting({"message": 5, "id": "w1", "action": "fs.write", "path": "a.txt"}),
+    ):
+        assert [(w["message"], w["id"], w["pid"]) for w in SessionLock(state).waits()] == [
+            (5, "w1", os.getpid())
+        ]
     assert lock.waits() == [] and os.listdir(state / "waiting") == []
 
 

@@ -192,7 +192,7 @@ def test_replace_then_read_returns_the_content(lines: list[str], content: str) -
             [
                 "start",
                 "# OPERATOR_BEGIN r",
-                *[l for l in lines if "OPERATOR" not in l],
+                *[line for line in lines if "OPERATOR" not in line],
                 "# OPERATOR_END r",
                 "end",
             ]
@@ -278,7 +278,7 @@ def test_scanning_never_raises_and_chunked_feeds_agree_with_whole(
         size = cuts[index % len(cuts)]
         events += streamed.feed(text[pos : pos + size])
         if index % 3 == 0:
-            streamed.pending  # looking at the pending block must not change the outcome
+            _ = streamed.pending  # looking at the pending block must not change the outcome
         pos, index = pos + size, index + 1
     events += streamed.end()
     assert _key(events) == _key(expected)

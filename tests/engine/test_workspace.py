@@ -219,7 +219,7 @@ def test_trailing_space_and_quote_are_kept(root: Path, ws: Workspace) -> None:
     for raw in ["a.txt ", 'a.txt"', "a.txt'"]:
         t = ws.target(raw)
         assert t.rel == raw
-        assert code_of(lambda: ws.read_file(t, max_bytes=None)) is ErrorCode.ERR_NOT_FOUND
+        assert code_of(lambda t=t: ws.read_file(t, max_bytes=None)) is ErrorCode.ERR_NOT_FOUND
     write(root / "a.txt ", "spaced\n")
     assert ws.read_file(ws.target("a.txt "), max_bytes=None) == b"spaced\n"
 

@@ -293,7 +293,7 @@ def _stream(text: str, size: int) -> tuple[Scanner, list[object]]:
     events: list[object] = []
     for start in range(0, len(text), size):
         events += scanner.feed(text[start : start + size])
-        scanner.pending  # what the TUI asks after every chunk
+        _ = scanner.pending  # what the TUI asks after every chunk
     return scanner, events
 
 
@@ -359,7 +359,10 @@ def test_a_block_comes_out_of_the_feed_that_completes_its_end_line(cuts: list[in
         emitted_at += [min(pos, len(text))] * sum(isinstance(e, RawBlock) for e in events)
         index += 1
     assert len(emitted_at) == 2
-    assert all(end <= at < end + max(cuts) for end, at in zip(ends, emitted_at)), (ends, emitted_at)
+    assert all(end <= at < end + max(cuts) for end, at in zip(ends, emitted_at, strict=True)), (
+        ends,
+        emitted_at,
+    )
 
 
 @pytest.mark.parametrize("after", ["prose", "OPERATOR_CMD", "x"])

@@ -130,7 +130,7 @@ async def test_help_lists_every_key_and_every_action(workspace: Path, state: Pat
 
 
 async def test_every_action_is_in_the_command_palette(workspace: Path, state: Path) -> None:
-    async with app_pasted(workspace, state, READS) as (app, pilot):
+    async with app_pasted(workspace, state, READS) as (app, _pilot):
         titles = {command.title for command in app.get_system_commands(app.screen)}
         wanted = {
             key.label for key in MAIN_KEYS if key.action not in ("end_follow", "decide")

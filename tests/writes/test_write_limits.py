@@ -93,7 +93,7 @@ def test_a_patch_or_region_whose_result_passes_the_write_limit_is_refused(ws: Pa
         block("p", "fs.patch", path="big.txt", patch_b64=b64(patch))
         + block("r", "fs.insertRegion", path="big.py", **region),
     )
-    for result, name in zip(results, ("big.txt", "big.py")):
+    for result, name in zip(results, ("big.txt", "big.py"), strict=True):
         assert result["error_code"] == "ERR_FILE_TOO_LARGE", result
         assert (
             f"would make {name} 8,000,0" in result["summary"]
