@@ -114,15 +114,19 @@ def test_send_selection_keeps_the_line_breaks_of_the_page(
 ) -> None:
     page = open_chat(extension_browser, mock_sites, "127.0.0.1", conversation)
     page.evaluate("([text]) => mockChat.show(text)", [ANSWER])
-    page.evaluate("""() => { const p = [...document.querySelectorAll('.bubble p')].find(p => p.textContent.includes('id: r2'));
-                              const range = document.createRange(); range.selectNodeContents(p);
-                              getSelection().removeAllRanges(); getSelection().addRange(range); }""")
+    page.evaluate(
+        """() => { const p = [...document.querySelectorAll('.bubble p')].find(p =>
+                     p.textContent.includes('id: r2'));
+                   const range = document.createRange(); range.selectNodeContents(p);
+                   getSelection().removeAllRanges(); getSelection().addRange(range); }"""
+    )
     tab = extension_browser.tab_id(f"127.0.0.1:{mock_sites.port}{conversation}")
     # What the context menu's click hands the background: Chrome's selectionText has lost the
     # line breaks; the extension reads the selection in the page instead.
     extension_browser.worker.evaluate(
         "([tabId, url]) => globalThis.operatorBridge.sendSelection("
-        "{menuItemId: 'operator-send-selection', frameId: 0, pageUrl: url, selectionText: 'OPERATOR_CMD id: r2 action: fs.list'},"
+        "{menuItemId: 'operator-send-selection', frameId: 0, pageUrl: url, "
+        "selectionText: 'OPERATOR_CMD id: r2 action: fs.list'},"
         " {id: tabId, url, title: 'Local chat'})",
         [tab, page.url],
     )

@@ -331,7 +331,8 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
         await wait_for(pilot, lambda: len(app.states) == 2)
         result = await extension.results(wait=10)
-        # r2, cut off the first time, ran whole the second: the model is told once, its latest result.
+        # r2, cut off the first time, ran whole the second: the model is told once, its latest
+        # result.
         owed = result["copy_text"]
         assert [line for line in owed.split("\n") if line.startswith(("id: ", "ok: "))] == [
             "id: r1",

@@ -83,7 +83,8 @@ def test_exec_and_results_go_on_while_a_write_waits_for_consent(ws: Path, tmp_pa
         assert "id: x1\nok: true" in other.stdout
         assert (
             "message 1 of this session waits in another Operator process (pid "
-            f"{os.getpid()}) for the person's answer to fs.write of f.txt (id w1); this message ran meanwhile"
+            f"{os.getpid()}) for the person's answer to fs.write of f.txt (id w1); "
+            "this message ran meanwhile"
         ) in other.stderr
         # What the waiting message has so far is printed, and it is called waiting, not stopped.
         results = cli(
@@ -120,8 +121,8 @@ def test_a_message_whose_only_write_waits_has_no_results_yet_and_says_why(
         thread.join(30)
     assert results.returncode == 6
     assert (
-        "message 1 has no results yet: its fs.write of f.txt (id w1) waits for the person's answer in another "
-        "Operator process"
+        "message 1 has no results yet: its fs.write of f.txt (id w1) waits for the person's "
+        "answer in another Operator process"
     ) in results.stderr
 
 
@@ -200,7 +201,8 @@ def test_read_results_are_recorded_before_they_are_shown_and_in_one_append(
     ).run_text(reads + block("w1", "fs.write", path="f.txt", content="changed") + more)
     assert len(run.results) == 101 and all(r.ok for r in run.results)
     assert all(on_disk for _, on_disk in seen_on_disk) and len(seen_on_disk) == 102
-    # The 50 reads before the write in one append, the write's intent and its result, the 50 after in one.
+    # The 50 reads before the write in one append, the write's intent and its result, the 50
+    # after in one.
     assert appends == [50, 1, 1, 50]
     stored = [r.id for r in Session(state).results_of(1)]
     assert stored == [f"r{n}" for n in range(50)] + ["w1"] + [f"s{n}" for n in range(50)]
