@@ -115,7 +115,7 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, stat
         assert (await extension.results())["message"] == first["message"]
 
 
-async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
+async def test_after_a_restart_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
     workspace: Path, state: Path
 ) -> None:
     text = READ + LIST

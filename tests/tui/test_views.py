@@ -166,9 +166,7 @@ async def test_the_footer_shows_the_keys_that_apply_now(
         assert shown["copy_results"] is True
 
 
-async def test_code_colours_of_one_file_name_do_not_decide_those_of_another_with_its_extension() -> (
-    None
-):
+async def test_code_colours_of_one_file_do_not_decide_those_of_another_with_its_extension() -> None:
     """CMakeLists.txt is CMake, notes.txt is text; FOO.PY (no lexer: Pygments' names are
     case-sensitive) must not leave every .py file of the session uncoloured."""
     from operator_app.tui.widgets.lines_view import CodeColours
