@@ -35,7 +35,8 @@ async def press_copy(pilot: Any, app: Any) -> str:
 
 
 def asks(app: Any) -> bool:
-    """A consent dialog is up and takes keys (one pressed before it was mounted is not an answer)."""
+    """A consent dialog is up and takes keys (one pressed before it was mounted is not an
+    answer)."""
     from operator_app.tui.screens.consent import ConsentScreen
 
     return isinstance(app.screen, ConsentScreen) and app.screen.ready

@@ -33,7 +33,8 @@ def b64(text: str | bytes) -> str:
 # For a copy or move: with its journal entry begun, before anything moved ("before-moving"); once
 # its copy is whole under its temporary name, before it is renamed into place ("after-copy"); a
 # move to another file system with its copy in place, before the original goes to the trash
-# ("before-trashing-the-original"). "after-replace" (the journal's commit record) applies to them too.
+# ("before-trashing-the-original"). "after-replace" (the journal's commit record) applies to them
+# too.
 _DYING_ENGINE = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
@@ -63,7 +64,8 @@ else:
         "removing-the-moved-source": ("operator_app.engine.ondisk.moves", "remove_entry"),
         "before-moving": ("operator_app.engine.changes.transfer.commit", "_put_in_place"),
         "after-copy": ("operator_app.engine.changes.transfer.commit", "copy_entry"),
-        "before-trashing-the-original": ("operator_app.engine.changes.transfer.commit", "move_to_trash"),
+        "before-trashing-the-original": (
+            "operator_app.engine.changes.transfer.commit", "move_to_trash"),
     }[point]
     owner = importlib.import_module(module)
     *path, attribute = name.split(".")

@@ -103,8 +103,8 @@ class DemoInTmux:
         )
         self.pid_file = tmp_path / "run.pid"
         command = (
-            f"echo $$ > {self.pid_file}; exec env -u OPERATOR_CONFIG_DIR -u OPERATOR_TRASH {exports} "
-            f"TERM=xterm-256color {sys.executable} {ROOT / 'run.py'} demo"
+            f"echo $$ > {self.pid_file}; exec env -u OPERATOR_CONFIG_DIR -u OPERATOR_TRASH "
+            f"{exports} TERM=xterm-256color {sys.executable} {ROOT / 'run.py'} demo"
         )
         self.tmux(
             "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "160", "-y", "45", command

@@ -13,14 +13,17 @@ from pathlib import Path
 CHECK_EXEC = """
 import sys, io, contextlib, tempfile, pathlib
 ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
-msg = ws.parent / (ws.name + ".msg"); msg.write_text("OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
+msg = ws.parent / (ws.name + ".msg"); msg.write_text(
+    "OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
 from operator_app.entry import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
-    assert main(["exec", "--workspace", str(ws), "--state-dir", str(ws.parent / (ws.name + ".st")), str(msg)]) == 0
+    assert main(["exec", "--workspace", str(ws), "--state-dir", str(ws.parent / (ws.name + ".st")),
+                 str(msg)]) == 0
 assert "ok: true" in out.getvalue()
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich")
                or m in ("difflib", "traceback", "unidiff", "pathspec")
-               or m.startswith("operator_app.protocol.commands.") and m.rsplit(".", 1)[1] in ("info", "regions", "writing"))
+               or m.startswith("operator_app.protocol.commands.")
+                  and m.rsplit(".", 1)[1] in ("info", "regions", "writing"))
 print(",".join(heavy))
 """
 
@@ -33,7 +36,10 @@ def test_exec_of_a_read_imports_nothing_it_does_not_need() -> None:
 
 
 def test_scanner_alone_imports_no_pydantic() -> None:
-    code = "import sys, operator_app.protocol.scanner; print(any(m.startswith('pydantic') for m in sys.modules))"
+    code = (
+        "import sys, operator_app.protocol.scanner; "
+        "print(any(m.startswith('pydantic') for m in sys.modules))"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

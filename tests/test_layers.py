@@ -148,7 +148,8 @@ def wrong_arrows(root: Path) -> list[str]:
                 continue
             problems.append(
                 f"{module.path.relative_to(root.parent)}:{line}: {module.name} imports {target}, "
-                f"which its rule does not allow ({scope}: {', '.join(sorted(allowed)) or 'nothing'})"
+                "which its rule does not allow "
+                f"({scope}: {', '.join(sorted(allowed)) or 'nothing'})"
             )
     return problems
 
@@ -276,7 +277,10 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
                 "protocol/commands.py": "def f():\n    from ..engine.low import edits\n",
                 "engine/low/edits.py": "",
             },
-            "operator_app/protocol/commands.py:2: operator_app.protocol.commands imports operator_app.engine.low.edits",
+            (
+                "operator_app/protocol/commands.py:2: operator_app.protocol.commands imports "
+                "operator_app.engine.low.edits"
+            ),
         ),
         (
             {"engine/low/x.py": "from ..high import y\n", "engine/high/y.py": ""},
@@ -296,7 +300,10 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         ),
         (
             {
-                "settings.py": '"""Settings.\nMay import: nothing else of operator_app."""\nfrom .protocol.errors import E\n'
+                "settings.py": (
+                    '"""Settings.\nMay import: nothing else of operator_app."""\n'
+                    "from .protocol.errors import E\n"
+                )
             },
             "operator_app.settings imports operator_app.protocol.errors",
         ),
@@ -326,7 +333,10 @@ def test_the_check_lets_the_allowed_arrows_pass(tmp_path: Path) -> None:
             "engine/high/kind/a.py": "from ..plan import P\nfrom ...low.edits import x\n",
             "cli/main.py": "from ..engine.executor import Engine\nfrom .. import __version__\n",
             "settings.py": '"""S.\nMay import: nothing else of operator_app."""\nimport json\n',
-            "entry.py": '"""E.\nMay import: any package of operator_app."""\nfrom .cli import main\nfrom .tui import app\n',
+            "entry.py": (
+                '"""E.\nMay import: any package of operator_app."""\n'
+                "from .cli import main\nfrom .tui import app\n"
+            ),
         },
     )
     assert wrong_arrows(root) == []
@@ -338,7 +348,9 @@ def test_the_walk_finds_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
         {
             "engine/low/a.py": "from . import b\n",
             "engine/low/b.py": "def f():\n    from .c import x\n",
-            "engine/low/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n",
+            "engine/low/c.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n"
+            ),
             "engine/low/d.py": "from . import a\n",
         },
     )

@@ -1,8 +1,8 @@
 """The Operator TUI: compose, bindings, and the view of the shown message (the workspace and its
-session are workspace_session.py). File work runs in thread workers that drive the same Engine as `operator-app exec`
-(runner.py); workers only post messages, and the handlers own the UI state. How messages come in
-and what the engine says about them is message_flow.py; a write waiting for the person is
-waiting_write.py; copy and undo are copy_undo.py."""
+session are workspace_session.py). File work runs in thread workers that drive the same Engine as
+`operator-app exec` (runner.py); workers only post messages, and the handlers own the UI state.
+How messages come in and what the engine says about them is message_flow.py; a write waiting for
+the person is waiting_write.py; copy and undo are copy_undo.py."""
 
 from __future__ import annotations
 
@@ -179,19 +179,17 @@ class OperatorApp(
         settings.remember_theme(theme.name)  # chosen in the palette: the next start uses it too
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # False hides a key from the footer; None shows it dimmed: it applies, just not now (pressed,
-        # it says why: see `_explain`).
+        # False hides a key from the footer; None shows it dimmed: it applies, just not now
+        # (pressed, it says why: see `_explain`).
         state = self.current()
         if action == "end_follow":
             if state is not None and self.bridge_streams(state.number):
                 return True
             # Hidden unless a file is followed (then dimmed while nothing streams from it): the
             # bridge's messages show it only while one streams, or the footer overflows 80 columns.
-            return (
-                False
-                if self._follow_path is None
-                else (True if self._followed is not None else None)
-            )
+            if self._follow_path is None:
+                return False
+            return True if self._followed is not None else None
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):
@@ -202,7 +200,9 @@ class OperatorApp(
             )
         if action == "undo":
             # Hidden while a write waits (its message holds the session), so d has the room.
-            return False if self._waiting is not None else True if self._can_undo else None
+            if self._waiting is not None:
+                return False
+            return True if self._can_undo else None
         if action == "decide":
             return self._waiting is not None and len(self.screen_stack) == 1
         return True
@@ -358,7 +358,8 @@ class OperatorApp(
         self.browse(number)
 
     def browse(self, number: int | None) -> None:
-        """Show message `number` at the person's request, and say on the status line where they are."""
+        """Show message `number` at the person's request, and say on the status line where they
+        are."""
         self.show_message(number)
         state = self.current()
         if number is not None and state is not None and state.number == number:
@@ -373,7 +374,8 @@ class OperatorApp(
         state = self.current()
         if state is not None and self.bridge_streams(state.number):
             self.status(
-                f"Ending message {state.number}: what the browser adds to it from now on is not run."
+                f"Ending message {state.number}: what the browser adds to it from now on "
+                "is not run."
             )
             self.end_bridge_message(state.number)
             return
@@ -387,7 +389,8 @@ class OperatorApp(
         on = not settings.auto_copy()
         kept = settings.set_auto_copy(on)
         said = (
-            "Auto-copy is on: each message's result blocks are copied as soon as its last result is in."
+            "Auto-copy is on: each message's result blocks are copied as soon as its last result "
+            "is in."
             if on
             else "Auto-copy is off: press c to copy a message's results."
         )

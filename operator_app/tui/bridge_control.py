@@ -84,7 +84,8 @@ class BridgeControlMixin(AppHost):
             server.pair_again()
         self.show_bridge_status(server.status())
         self.status(
-            f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it."
+            f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; "
+            "b stops it."
         )
         if server.pairing_code is not None:
             self._show_pairing()

@@ -45,7 +45,8 @@ def _paste_commands() -> list[list[str]]:
 
 
 def copy_to_system(text: str) -> str | None:
-    """Copy with the first tool that works; its name, or None when no system clipboard is reachable."""
+    """Copy with the first tool that works; its name, or None when no system clipboard is
+    reachable."""
     for command in _copy_commands():
         try:
             # xclip and wl-copy stay alive to serve the selection: don't wait on their output pipes.
@@ -98,8 +99,8 @@ class SystemClipboard:
             return "pbpaste was not found"
         if not os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("DISPLAY"):
             return (
-                "there is no graphical session here ($DISPLAY and $WAYLAND_DISPLAY are not set, as over SSH "
-                "or in a console), so no system clipboard to read"
+                "there is no graphical session here ($DISPLAY and $WAYLAND_DISPLAY are not set, as "
+                "over SSH or in a console), so no system clipboard to read"
             )
         wanted = (
             "wl-paste (package wl-clipboard)"

@@ -59,8 +59,8 @@ class CopyUndoMixin(AppHost):
         undone = [row.command_id or "?" for row in state.ordered_rows() if row.status == UNDONE]
         if undone:
             self.notify(
-                f"{', '.join(undone)} {'was' if len(undone) == 1 else 'were'} undone since: the copied results "
-                "still say the change was made. Tell the model it was undone.",
+                f"{', '.join(undone)} {'was' if len(undone) == 1 else 'were'} undone since: "
+                "the copied results still say the change was made. Tell the model it was undone.",
                 severity="warning",
                 timeout=15,
             )

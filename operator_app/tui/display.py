@@ -13,7 +13,8 @@ _TERMINAL_UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def printable(text: str) -> str:
-    """`text` with terminal control characters written as escapes ("\\x1b"); tabs and newlines kept."""
+    """`text` with terminal control characters written as escapes ("\\x1b"); tabs and newlines
+    kept."""
     if not _TERMINAL_UNSAFE_RE.search(text):
         return text
     return _TERMINAL_UNSAFE_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -10,6 +10,7 @@ import codecs
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from ..protocol.grammar import WINDOW_CHARS
 
@@ -18,6 +19,15 @@ HEAD_BYTES = 256  # kept to notice a file rewritten from the start between two p
 # A message already longer than this when it is first seen starts being read this far from its
 # end: its last WINDOW_CHARS characters (at most 4 bytes each) are all the spec lets be scanned.
 TAIL_BYTES = 4 * WINDOW_CHARS + 4
+
+
+def _open(path: Path) -> BinaryIO | None:
+    """The file open for reading, or None if it cannot be opened. Only the opening is guarded:
+    an error while reading an open file is not taken for a missing file."""
+    try:
+        return open(path, "rb")
+    except OSError:
+        return None
 
 
 @dataclass
@@ -35,9 +45,8 @@ class FileFollower:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def poll(self) -> Poll:
-        try:
-            handle = open(self.path, "rb")
-        except OSError:  # not there (yet, or between a delete and a re-create)
+        handle = _open(self.path)
+        if handle is None:  # not there (yet, or between a delete and a re-create)
             return Poll("", False)
         with handle:
             st = os.fstat(handle.fileno())

@@ -75,7 +75,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         "b",
         "toggle_bridge",
         "Bridge on/off",
-        "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
+        "start or stop the browser bridge: chat answers stream in, results go back to the chat's "
+        "input box",
         "Bridge",
     ),
     Key(
@@ -111,7 +112,8 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("tab", "move between the message, the commands and the details"),
     (
         "y / n / a",
-        "in the consent dialog: apply / reject / apply the rest of this message (? there: its keys)",
+        "in the consent dialog: apply / reject / apply the rest of this message "
+        "(? there: its keys)",
     ),
     ("enter", "on a write that waits: show its consent dialog again"),
     (
@@ -128,13 +130,13 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
     ("n", "reject it: nothing changes, and the model is told you declined"),
     (
         "a",
-        "apply this write and the rest of this message; asks once more when a delete, or a file other than "
-        "the one shown, is among them, or when the message is still arriving",
+        "apply this write and the rest of this message; asks once more when a delete, or a file "
+        "other than the one shown, is among them, or when the message is still arriving",
     ),
     (
         "escape",
-        "decide later: the dialog closes and the write keeps waiting (the rest of its message with it); "
-        "d, or enter on its row, shows it again",
+        "decide later: the dialog closes and the write keeps waiting (the rest of its message "
+        "with it); d, or enter on its row, shows it again",
     ),
     ("up / down / page up / page down / home / end", "scroll the diff"),
     ("left / right", "scroll the diff sideways (its +/- column stays)"),

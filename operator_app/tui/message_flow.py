@@ -42,8 +42,8 @@ class MessageFlowMixin(AppHost):
             if isinstance(self.focused, (Input, TextArea)):
                 return  # the picker's path field took it (a pasted event still bubbles up to here)
             self.notify(
-                "This paste was not taken: close the dialog first (answer it, or escape), then paste "
-                "again.",
+                "This paste was not taken: close the dialog first (answer it, or escape), then "
+                "paste again.",
                 severity="warning",
                 timeout=8,
             )
@@ -60,7 +60,8 @@ class MessageFlowMixin(AppHost):
         if "OPERATOR_CMD" not in text:
             # Nothing could run: don't add an empty message to the session.
             what = (
-                "Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, not here"
+                "Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, "
+                "not here"
                 if "OPERATOR_RESULT" in text
                 else "no OPERATOR_CMD block in it, so there is nothing to run"
             )
@@ -74,8 +75,8 @@ class MessageFlowMixin(AppHost):
         if self._waiting is not None:
             waiting = self._waiting
             self.notify(
-                f"This {source} runs once you decide on {waiting.plan.command_id} of message {waiting.number}, "
-                "which waits for you (d).",
+                f"This {source} runs once you decide on {waiting.plan.command_id} of message "
+                f"{waiting.number}, which waits for you (d).",
                 severity="warning",
                 timeout=10,
             )

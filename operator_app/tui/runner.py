@@ -1,7 +1,7 @@
 """The TUI's link to the engine, used only from worker threads: it runs one message at a time
-(pasted whole, or streamed from a followed file or the browser bridge) with the same Engine as `operator-app exec`,
-posts every engine event as a Textual message, and asks the UI for consent by blocking on the
-`ask` callable. It never touches a widget."""
+(pasted whole, or streamed from a followed file or the browser bridge) with the same Engine as
+`operator-app exec`, posts every engine event as a Textual message, and asks the UI for consent by
+blocking on the `ask` callable. It never touches a widget."""
 
 from __future__ import annotations
 
@@ -78,7 +78,8 @@ class EngineRunner:
         open_ended: Callable[[], bool] = lambda: False,
     ) -> Engine:
         """`text`: the message as far as it is known (a streamed one grows); the dialog of a write
-        tells from it what else the message will write, and from `open_ended` whether more may come."""
+        tells from it what else the message will write, and from `open_ended` whether more may
+        come."""
         block_line: list[int | None] = [None]
 
         def listener(event: EngineEvent) -> None:
@@ -204,7 +205,8 @@ def follow_loop(
     while not stopping():
         runner = current_runner()
         ending = end_requested.is_set()
-        end_requested.clear()  # a request with no message open is forgotten, not kept for the next one
+        # A request with no message open is forgotten, not kept for the next one.
+        end_requested.clear()
         if stream is not None and (ending or runner is not owner):
             stream.end()
             stream = None

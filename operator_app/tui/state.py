@@ -64,7 +64,10 @@ class MessageState:
 
     def errors_by_line(self) -> dict[int, str]:
         return {
-            row.line: f"{row.result.error_code}: {bare_summary(row.result.summary, row.result.error_code)}"
+            row.line: (
+                f"{row.result.error_code}: "
+                f"{bare_summary(row.result.summary, row.result.error_code)}"
+            )
             for row in self.rows.values()
             if row.result is not None and row.result.status == "invalid" and row.result.error_code
         }

@@ -16,8 +16,8 @@ def finished_text(state: MessageState, to_browser: bool = False) -> str:
         if repeats:
             earlier = ", ".join(str(number) for number in state.repeated_from())
             text = (
-                f"Message {state.number}: every command repeated one already run (in message {earlier}); "
-                "nothing ran again and there is nothing new to copy."
+                f"Message {state.number}: every command repeated one already run (in message "
+                f"{earlier}); nothing ran again and there is nothing new to copy."
             )
         else:
             text = f"Message {state.number} held no OPERATOR_CMD block: nothing ran."
@@ -45,14 +45,15 @@ def browsing_text(state: MessageState, waiting_id: str | None = None) -> str:
         return f"Message {state.number} is still running; its results appear as they come."
     if state.interrupted:
         return (
-            f"Message {state.number} stopped before its end: the commands marked 'not run' never ran; "
-            "paste the message again to run them."
+            f"Message {state.number} stopped before its end: the commands marked 'not run' never "
+            "ran; paste the message again to run them."
         )
     return finished_text(state)
 
 
 def decided_text(number: int, result: CommandResult) -> str:
-    """After the person answered the consent dialog of a write (the message may still be running)."""
+    """After the person answered the consent dialog of a write (the message may still be
+    running)."""
     if result.ok:
         what = "applied"
     elif result.status == "rejected":
@@ -64,8 +65,8 @@ def decided_text(number: int, result: CommandResult) -> str:
 
 def streaming_text(state: MessageState, source_name: str, end_key: bool = True) -> str:
     return (
-        f"Message {state.number} is streaming from {source_name}: each block runs when its END_OPERATOR_CMD "
-        "line arrives" + ("; e ends the message." if end_key else ".")
+        f"Message {state.number} is streaming from {source_name}: each block runs when its "
+        "END_OPERATOR_CMD line arrives" + ("; e ends the message." if end_key else ".")
     )
 
 
@@ -73,8 +74,9 @@ def resumed_text(count: int, interrupted: int) -> str:
     text = f"Session resumed: {plural(count, 'message')}; [ and ] browse them."
     if interrupted:
         text += (
-            f" {plural(interrupted, 'message')} stopped before {'its' if interrupted == 1 else 'their'} end: "
-            "the commands marked 'not run' never ran."
+            f" {plural(interrupted, 'message')} stopped before "
+            f"{'its' if interrupted == 1 else 'their'} end: the commands marked 'not run' never "
+            "ran."
         )
     return text + " Paste the model's next answer anywhere."
 
@@ -88,15 +90,15 @@ def why_not(
             return "Nothing to copy yet: paste the model's answer first."
         if state.duplicates():
             return (
-                f"Nothing to copy from message {state.number}: every command in it repeated one already run, "
-                "so it has no new result. [ shows the earlier messages, with theirs."
+                f"Nothing to copy from message {state.number}: every command in it repeated one "
+                "already run, so it has no new result. [ shows the earlier messages, with theirs."
             )
         if not state.finished:
             return f"Message {state.number} has no result yet: c copies as soon as one is there."
         if state.rows:  # after a restart: the app stopped before any of them ran
             return (
-                f"Message {state.number} has no result to copy: Operator stopped before any of its commands ran; "
-                "paste the message again to run them."
+                f"Message {state.number} has no result to copy: Operator stopped before any of its "
+                "commands ran; paste the message again to run them."
             )
         return f"Message {state.number} has no result to copy: it held no OPERATOR_CMD block."
     if action == "undo":
@@ -110,8 +112,8 @@ def why_not(
     if action == "end_follow":
         if not following:
             return (
-                "e ends a message while it streams in, from the browser bridge (b) or a file (--follow FILE); "
-                "the one shown is not streaming."
+                "e ends a message while it streams in, from the browser bridge (b) or a file "
+                "(--follow FILE); the one shown is not streaming."
             )
         return f"No message from {follow_name} is open: the next text written to it starts one."
     return "Not available now."

@@ -37,7 +37,8 @@ class WaitingWriteMixin(AppHost):
 
     def on_consent_asked(self, message: ConsentAsked) -> None:
         if self._stopping():
-            return  # no answer: the waiting worker sees the app going and leaves the message unended
+            # No answer: the waiting worker sees the app going and leaves the message unended.
+            return
         self._waiting = message
         self.refresh_view()  # the table shows the write waiting before the dialog covers it
         # Opened once the table has its new cells and the screen was redrawn with them: the
@@ -48,8 +49,9 @@ class WaitingWriteMixin(AppHost):
         def answered(value: str | None) -> None:
             if value == "later":  # escape: the write keeps waiting, and the message with it
                 self.status(
-                    f"Message {message.number}: {message.plan.action} on {message.plan.where} still waits "
-                    "for you: d (or enter on its row) shows it again; the rest of the message waits with it."
+                    f"Message {message.number}: {message.plan.action} on {message.plan.where} "
+                    "still waits for you: d (or enter on its row) shows it again; the rest of the "
+                    "message waits with it."
                 )
                 self._refresh_footer()
                 return
@@ -67,13 +69,14 @@ class WaitingWriteMixin(AppHost):
             # streamed in from the browser can arrive at any moment, so it waits to be called up.
             plan = message.plan
             self.notify(
-                f"A write waits for you: {plan.action} on {plan.target.rel} (message {message.number}). "
-                "Close this, then press d to see it.",
+                f"A write waits for you: {plan.action} on {plan.target.rel} "
+                f"(message {message.number}). Close this, then press d to see it.",
                 severity="warning",
                 timeout=20,
             )
             self.status(
-                f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: d shows it."
+                f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: "
+                "d shows it."
             )
             self._refresh_footer()
             return
@@ -95,8 +98,8 @@ class WaitingWriteMixin(AppHost):
             return False
         waiting = self._waiting
         self.notify(
-            f"{waiting.plan.command_id} of message {waiting.number} waits for you: decide it first (d), "
-            f"then {what}.",
+            f"{waiting.plan.command_id} of message {waiting.number} waits for you: "
+            f"decide it first (d), then {what}.",
             severity="warning",
         )
         return True
@@ -113,8 +116,9 @@ class WaitingWriteMixin(AppHost):
             question = Text.assemble(
                 (f"{waiting.plan.action} on {waiting.plan.where}", "bold"),
                 f" ({waiting.plan.command_id}) waits "
-                f"for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, and the rest of "
-                f"message {waiting.number} does not run (after a restart its commands show as not run).",
+                "for your answer. Quit anyway?\nIt stays undecided: neither applied nor rejected, "
+                f"and the rest of message {waiting.number} does not run (after a restart its "
+                "commands show as not run).",
             )
             self._quit_question = ConfirmScreen(
                 "a write waits for you", question, yes="quit (ctrl+q again too)", no="stay"

@@ -103,7 +103,8 @@ class WorkspaceSessionMixin(AppHost):
         for state in message.states.values():
             state.mark_undone(self._undone)
         if live:
-            self.refresh_view()  # the shown message stays as it is: only "N of M" in its title changes
+            # The shown message stays as it is: only "N of M" in its title changes.
+            self.refresh_view()
             return
         self.view_number = max(self.states, default=None)
         self.welcome.display = not self.states

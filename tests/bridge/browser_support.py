@@ -64,12 +64,18 @@ def why_browser_tests_cannot_run() -> str | None:
     try:
         import playwright  # noqa: F401
     except ImportError:
-        return "browser tests skipped: Playwright's Python package is not installed (pip install -e '.[test]')"
+        return (
+            "browser tests skipped: Playwright's Python package is not installed "
+            "(pip install -e '.[test]')"
+        )
     if chromium_path() is None:
         where = os.environ.get("OPERATOR_CHROMIUM") or "/usr/bin/chromium"
         return f"browser tests skipped: no Chromium at {where} (Debian: apt-get install chromium)"
     if shutil.which("openssl") is None:
-        return "browser tests skipped: no openssl command to make the mock sites' certificate (Debian: apt-get install openssl)"
+        return (
+            "browser tests skipped: no openssl command to make the mock sites' certificate "
+            "(Debian: apt-get install openssl)"
+        )
     return None
 
 
@@ -197,14 +203,16 @@ class _HttpOrTlsServer(ThreadingHTTPServer):
             super().finish_request(wrapped or request, client_address)
         finally:
             if wrapped is not None:
-                wrapped.close()  # the plain socket was detached into it; socketserver closes only that one
+                # The plain socket was detached into it; socketserver closes only that one.
+                wrapped.close()
 
 
 class MockSites:
     """The mock chat pages on an ephemeral loopback port (http and https on the same port)."""
 
     def __init__(self) -> None:
-        tls_context()  # made before the first page asks, so a failure shows here, not as a page error
+        # Made before the first page asks, so a failure shows here, not as a page error.
+        tls_context()
         self.server = _HttpOrTlsServer(("127.0.0.1", 0), _MockPages)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -264,5 +272,6 @@ class AsyncExtensionBrowser:
         return page
 
     async def set_storage(self, values: dict[str, Any]) -> None:
-        """Into the background's own store (background/store.js), where the token and settings live."""
+        """Into the background's own store (background/store.js), where the token and settings
+        live."""
         await self.worker.evaluate("values => globalThis.operatorBridge.store.set(values)", values)

@@ -41,7 +41,8 @@ class ExtensionBrowser:
         return workers[-1] if workers else self._first_worker
 
     def storage(self) -> dict[str, Any]:
-        """The background's own store (background/store.js): token, port, settings, chosen origins."""
+        """The background's own store (background/store.js): token, port, settings, chosen
+        origins."""
         return self.worker.evaluate("globalThis.operatorBridge.store.all()")
 
     def set_storage(self, values: dict[str, Any]) -> None:
@@ -50,8 +51,12 @@ class ExtensionBrowser:
     def choose_origin(self, origin: str) -> None:
         """As if the person had chosen "Watch this page" for `origin` in the popup before."""
         self.worker.evaluate(
-            """async origin => { const { watchedOrigins = {} } = await globalThis.operatorBridge.store.get(['watchedOrigins']);
-                 watchedOrigins[origin] = Date.now(); await globalThis.operatorBridge.store.set({ watchedOrigins }); }""",
+            """async origin => {
+                 const { watchedOrigins = {} } =
+                   await globalThis.operatorBridge.store.get(['watchedOrigins']);
+                 watchedOrigins[origin] = Date.now();
+                 await globalThis.operatorBridge.store.set({ watchedOrigins });
+               }""",
             origin,
         )
 
@@ -103,7 +108,8 @@ def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exte
 
 @pytest.fixture
 def conversation() -> str:
-    """A path no other test uses, so the extension's per-conversation memory cannot leak between tests."""
+    """A path no other test uses, so the extension's per-conversation memory cannot leak between
+    tests."""
     return f"/c/{uuid.uuid4().hex[:12]}"
 
 

@@ -60,7 +60,8 @@ async def paired_tui_and_browser(
     workspace: Path | None, state: Path, tmp_path: Path, **storage: Any
 ) -> AsyncIterator[tuple[Any, Any, AsyncExtensionBrowser]]:
     """The real TUI with its bridge on, and Chromium with the extension, paired as a person who
-    paired before: (app, pilot, browser). `storage`: more of the extension's settings (autoSend...)."""
+    paired before: (app, pilot, browser). `storage`: more of the extension's settings
+    (autoSend...)."""
     token = pre_pair()
     app = bridged_app(workspace, state)
     async with (
@@ -97,7 +98,8 @@ async def tab_id(browser: AsyncExtensionBrowser, url_part: str) -> int | None:
     """The browser's id of the tab whose address holds `url_part` (tabs on 127.0.0.1 show their
     address to the extension: it has host permission there)."""
     found = await browser.worker.evaluate(
-        "async part => (await chrome.tabs.query({})).filter(tab => (tab.url || '').includes(part)).map(tab => tab.id)",
+        "async part => (await chrome.tabs.query({}))"
+        ".filter(tab => (tab.url || '').includes(part)).map(tab => tab.id)",
         url_part,
     )
     return found[0] if found else None
@@ -121,12 +123,14 @@ async def ping(page: Any) -> None:
 
 
 async def last_heartbeat(browser: AsyncExtensionBrowser) -> float:
-    """When the background last heard a content script's heartbeat (0 when none since it started)."""
+    """When the background last heard a content script's heartbeat (0 when none since it
+    started)."""
     for worker in reversed(browser.context.service_workers):
         try:
             return float(
                 await worker.evaluate(
-                    "() => Math.max(0, ...[...globalThis.operatorBridge.chatTabs.values()].map(tab => tab.seenAt))"
+                    "() => Math.max(0, ...[...globalThis.operatorBridge.chatTabs.values()]"
+                    ".map(tab => tab.seenAt))"
                 )
             )
         except Exception:  # a worker that was stopped

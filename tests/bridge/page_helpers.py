@@ -7,7 +7,10 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-FENCED_READ = "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\nEND_OPERATOR_CMD\n```\n"
+FENCED_READ = (
+    "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\n"
+    "END_OPERATOR_CMD\n```\n"
+)
 PLAIN_LIST = "OPERATOR_CMD\nversion: 1\nid: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
 ANSWER = (
     "Let me look at the plan first.\n\n"
@@ -22,11 +25,14 @@ BLOCK_LINES = [
 ]
 # Results with what editors like to lose: blank lines, indentation, a trailing space.
 COPY_TEXT = (
-    "OPERATOR_RESULT\nid: r1\nok: true\ndetails:\n    indented line\n\n\nafter two blank lines \nEND_OPERATOR_RESULT\n\n"
+    "OPERATOR_RESULT\nid: r1\nok: true\ndetails:\n    indented line\n\n\n"
+    "after two blank lines \nEND_OPERATOR_RESULT\n\n"
     "OPERATOR_RESULT\nid: r2\nok: true\nEND_OPERATOR_RESULT"
 )
 
-NAMES = {  # the contract's `site`: what the person calls it; the host (with its port) for the generic fallback
+# The contract's `site`: what the person calls it; the host (with its port) for the generic
+# fallback.
+NAMES = {
     "chatgpt": "ChatGPT",
     "claude": "Claude",
     "gemini": "Gemini",
@@ -117,11 +123,16 @@ def long_answer(size: int = 200_000, blocks: int = 20) -> str:
     """An answer of about `size` characters: prose paragraphs, fenced code, and `blocks` commands
     spread through it (the size the scanner's window holds)."""
     prose = (
-        "The function below handles the request and returns early when the input is empty; we keep\n"
+        "The function below handles the request and returns early when the input is empty; "
+        "we keep\n"
         "that behaviour and only change the message it logs.\n\n"
-        "```python\ndef handle(request):\n    if not request:\n        return None\n    return process(request)\n```\n\n"
+        "```python\ndef handle(request):\n    if not request:\n        return None\n"
+        "    return process(request)\n```\n\n"
     )
-    command = "OPERATOR_CMD\nversion: 1\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\nstart: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
+    command = (
+        "OPERATOR_CMD\nversion: 1\nid: big-{n}\naction: fs.readSlice\npath: notes/plan.txt\n"
+        "start: 1\nlines: 2\nEND_OPERATOR_CMD\n\n"
+    )
     filler = (size - blocks * len(command)) // blocks
     parts = []
     for n in range(blocks):

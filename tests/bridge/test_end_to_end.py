@@ -1,7 +1,7 @@
-"""End to end: the real TUI (Pilot) with its real bridge, the real extension in Chromium (Playwright's
-async API, in the TUI's own event loop), and a mock chat page that streams the model's answer.
-Pairing goes through the extension's popup; what Operator runs, what the terminal asks, and what
-lands in the chat's input box are checked on both sides."""
+"""End to end: the real TUI (Pilot) with its real bridge, the real extension in Chromium
+(Playwright's async API, in the TUI's own event loop), and a mock chat page that streams the
+model's answer. Pairing goes through the extension's popup; what Operator runs, what the terminal
+asks, and what lands in the chat's input box are checked on both sides."""
 
 from __future__ import annotations
 

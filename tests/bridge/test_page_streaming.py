@@ -5,6 +5,7 @@ answers as the bridge contract says (contract_double.py)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -53,7 +54,7 @@ def test_each_adapter_streams_the_latest_answer_with_the_line_breaks_the_page_sh
     )
     # Whole texts that grow: each one starts with the one before (a block split across updates
     # arrives as two updates of a growing text).
-    for before, after in zip(streaming, streaming[1:]):
+    for before, after in itertools.pairwise(streaming):
         assert after["text"].startswith(before["text"])
 
 
@@ -68,7 +69,7 @@ def test_a_200000_character_answer_streams_as_growing_whole_texts(
     assert text.count("\nEND_OPERATOR_CMD") == 20
     updates = [r.body["text"] for r in bridge.posts("/v1/message")]
     assert len(updates) >= 15  # the page changed 25 times; each change was sent (a few may merge)
-    for before, after in zip(updates, updates[1:]):
+    for before, after in itertools.pairwise(updates):
         assert after.startswith(before)  # so Operator feeds only what is new
 
 
@@ -113,15 +114,19 @@ def test_send_selection_keeps_the_line_breaks_of_the_page(
 ) -> None:
     page = open_chat(extension_browser, mock_sites, "127.0.0.1", conversation)
     page.evaluate("([text]) => mockChat.show(text)", [ANSWER])
-    page.evaluate("""() => { const p = [...document.querySelectorAll('.bubble p')].find(p => p.textContent.includes('id: r2'));
-                              const range = document.createRange(); range.selectNodeContents(p);
-                              getSelection().removeAllRanges(); getSelection().addRange(range); }""")
+    page.evaluate(
+        """() => { const p = [...document.querySelectorAll('.bubble p')].find(p =>
+                     p.textContent.includes('id: r2'));
+                   const range = document.createRange(); range.selectNodeContents(p);
+                   getSelection().removeAllRanges(); getSelection().addRange(range); }"""
+    )
     tab = extension_browser.tab_id(f"127.0.0.1:{mock_sites.port}{conversation}")
     # What the context menu's click hands the background: Chrome's selectionText has lost the
     # line breaks; the extension reads the selection in the page instead.
     extension_browser.worker.evaluate(
         "([tabId, url]) => globalThis.operatorBridge.sendSelection("
-        "{menuItemId: 'operator-send-selection', frameId: 0, pageUrl: url, selectionText: 'OPERATOR_CMD id: r2 action: fs.list'},"
+        "{menuItemId: 'operator-send-selection', frameId: 0, pageUrl: url, "
+        "selectionText: 'OPERATOR_CMD id: r2 action: fs.list'},"
         " {id: tabId, url, title: 'Local chat'})",
         [tab, page.url],
     )
@@ -150,7 +155,10 @@ def test_operator_hears_at_once_which_chat_tab_is_in_front(
         asked_at = time.monotonic()
         page.bring_to_front()
         hello = bridge.wait_for(
-            lambda double: [r for r in double.posts("/v1/hello") if r.at > asked_at], timeout=3
+            lambda double, asked_at=asked_at: [
+                r for r in double.posts("/v1/hello") if r.at > asked_at
+            ],
+            timeout=3,
         )
         tab = hello[-1].body["tab"]  # well before the 10 s heartbeat
         assert (

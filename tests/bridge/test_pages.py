@@ -43,9 +43,7 @@ def test_growth_feeds_only_what_is_new_and_the_same_text_again_does_nothing() ->
     assert pages.update(KEY, BLOCK + "More", generating=True, source="s") == []
 
 
-def test_a_text_changed_before_its_end_ends_the_message_and_starts_a_new_one_with_the_whole_text() -> (
-    None
-):
+def test_a_text_changed_before_its_end_ends_the_message_and_a_new_one_gets_the_whole_text() -> None:
     pages = PageMessages()
     pages.update(KEY, BLOCK + "first draft", generating=True, source="s")
     ops = pages.update(KEY, BLOCK + "second draft", generating=True, source="s")

@@ -28,12 +28,15 @@ from page_helpers import (  # noqa: E402
 )
 
 BOXES = """() => {
-  const box = (element) => { const r = element.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const box = (element) => {
+    const r = element.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];
+  };
   const panel = document.getElementById('operator-bridge-ui').shadowRoot.querySelector('.panel');
   return {
     panel: box(panel),
     page: [0, 0, innerWidth, innerHeight],
-    theirs: [...document.querySelectorAll('.user-msg, pre button, .composer')].map(element => [element.className || element.textContent, box(element)]),
+    theirs: [...document.querySelectorAll('.user-msg, pre button, .composer')].map(element =>
+      [element.className || element.textContent, box(element)]),
   };
 }"""
 
@@ -48,7 +51,8 @@ def test_the_panel_covers_none_of_the_chat_and_goes_when_it_has_nothing_to_ask(
 ) -> None:
     page = open_chat(extension_browser, mock_sites, host, conversation)
     page.evaluate(
-        "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read the plan and list the folder, please.'))"
+        "() => document.getElementById('thread')"
+        ".appendChild(MockChat.userMessage('Read the plan and list the folder, please.'))"
     )
     stream(page, ANSWER)
     key = key_for(page)

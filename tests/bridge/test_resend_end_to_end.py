@@ -43,7 +43,7 @@ async def heartbeats(pilot: Any, browser: AsyncExtensionBrowser, page: Any, coun
     for _ in range(count):
         before = await last_heartbeat(browser)
         await ping(page)
-        await until(pilot, lambda: _later(browser, before))
+        await until(pilot, lambda before=before: _later(browser, before))
 
 
 async def _later(browser: AsyncExtensionBrowser, than: float) -> bool:

@@ -38,7 +38,8 @@ PAGE = (
     + "\nThanks."
 )
 SELECT_THE_BLOCKS = """() => {
-  const parts = [...document.querySelectorAll('.bubble p')].filter(p => p.textContent.includes('OPERATOR_CMD'));
+  const parts = [...document.querySelectorAll('.bubble p')].filter(p =>
+    p.textContent.includes('OPERATOR_CMD'));
   const range = document.createRange();
   range.setStartBefore(parts[0]);
   range.setEndAfter(parts[parts.length - 1]);
@@ -59,7 +60,8 @@ async def test_send_selection_runs_the_selected_blocks_and_fills_the_input_box(
         # breaks; the extension reads the selection in the page).
         await browser.worker.evaluate(
             "([tabId, url]) => globalThis.operatorBridge.sendSelection("
-            "{menuItemId: 'operator-send-selection', frameId: 0, pageUrl: url, selectionText: 'OPERATOR_CMD version: 1 id: s1'},"
+            "{menuItemId: 'operator-send-selection', frameId: 0, pageUrl: url, "
+            "selectionText: 'OPERATOR_CMD version: 1 id: s1'},"
             " {id: tabId, url, title: 'Local chat'})",
             [tab, page.url],
         )

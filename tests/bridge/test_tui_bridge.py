@@ -115,7 +115,7 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, stat
         assert (await extension.results())["message"] == first["message"]
 
 
-async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
+async def test_after_a_restart_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
     workspace: Path, state: Path
 ) -> None:
     text = READ + LIST
@@ -331,7 +331,8 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
         await wait_for(pilot, lambda: len(app.states) == 2)
         result = await extension.results(wait=10)
-        # r2, cut off the first time, ran whole the second: the model is told once, its latest result.
+        # r2, cut off the first time, ran whole the second: the model is told once, its latest
+        # result.
         owed = result["copy_text"]
         assert [line for line in owed.split("\n") if line.startswith(("id: ", "ok: "))] == [
             "id: r1",

@@ -38,7 +38,8 @@ def new_page(browser: Any, url: str) -> Any:
 
 def tab_of(browser: Any, part: str) -> int:
     tabs = browser.worker.evaluate(
-        "async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)",
+        "async part => (await chrome.tabs.query({}))"
+        ".filter(t => (t.url || '').includes(part)).map(t => t.id)",
         part,
     )
     assert len(tabs) == 1, tabs

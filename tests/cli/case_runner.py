@@ -89,7 +89,8 @@ def make_workspace(target: Path, setup: dict[str, Any]) -> Path:
 def exec_app(
     ws: Path, state: Path, message: Path | None, *args: str, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    """`operator-app exec` as a person runs it: no terminal on stdin, the message from a file or stdin."""
+    """`operator-app exec` as a person runs it: no terminal on stdin, the message from a file or
+    stdin."""
     command = [APP, "exec", "--workspace", str(ws), "--state-dir", str(state), *args]
     if message is not None:
         command.append(str(message))

@@ -1,5 +1,5 @@
-"""The data-driven protocol cases of `fixtures/cases/`, each run through the real `operator-app exec`
-in a subprocess on a scratch copy of the demo workspace.
+"""The data-driven protocol cases of `fixtures/cases/`, each run through the real
+`operator-app exec` in a subprocess on a scratch copy of the demo workspace.
 
 - `invalid/<ERR_CODE>/<name>.txt`: the message yields the folder's code (or the `codes` of its
   sidecar, one per result in order), every invalid summary has the spec's form, and nothing in
@@ -28,7 +28,8 @@ from operator_app.protocol.errors import ErrorCode
 INVALID = load_cases("invalid")
 VALID = load_cases("valid")
 RESULT_RE = re.compile(
-    rb"OPERATOR_RESULT\nid: ([^\n]*)\nok: (true|false)\nsummary: ([^\n]*)\n(?:details_b64: ([A-Za-z0-9+/=]*)\n)?END_OPERATOR_RESULT\n"
+    rb"OPERATOR_RESULT\nid: ([^\n]*)\nok: (true|false)\nsummary: ([^\n]*)\n"
+    rb"(?:details_b64: ([A-Za-z0-9+/=]*)\n)?END_OPERATOR_RESULT\n"
 )
 
 # Codes no single message can provoke on a plain workspace; tests/test_error_codes.py reaches them.
@@ -107,7 +108,8 @@ def check_expectations(case: Case, envelope: dict[str, Any], tmp_path: Path) -> 
     for text in case.spec.get("warnings_contain", []):
         assert any(text in w for w in envelope["warnings"]), envelope["warnings"]
     if case.out.exists():
-        # The plain run reads the message from stdin ("-"), the JSON run from the file: both ways in.
+        # The plain run reads the message from stdin ("-"), the JSON run from the file: both ways
+        # in.
         plain = exec_app(
             make_workspace(tmp_path / "ws2", case.spec.get("setup", {})),
             tmp_path / "state2",
@@ -223,7 +225,8 @@ def test_block_of_exactly_200_lines_is_not_too_large_and_201_is(tmp_path: Path) 
         return "OPERATOR_CMD\n" + "\n".join(inner) + "\nEND_OPERATOR_CMD\n"
 
     envelope = run_message(tmp_path, lines_block("l200", 200) + lines_block("l201", 201))
-    # 200 lines pass the scanner; the note fields are ignored, and the summary says so in a few words.
+    # 200 lines pass the scanner; the note fields are ignored, and the summary says so in a few
+    # words.
     assert [(r["id"], r["error_code"]) for r in envelope["data"]["results"]] == [
         ("l200", None),
         ("l201", "ERR_BLOCK_TOO_LARGE"),
@@ -260,9 +263,9 @@ def test_a_block_cut_by_the_window_start_is_ignored_with_a_warning(tmp_path: Pat
         f"the message is {len(message)} characters; only the last 200000 were scanned" in warnings
     )
     assert (
-        "a block ending at line 7 starts before the last 200000 characters of the message and was ignored"
-        in warnings
-    )
+        "a block ending at line 7 starts before the last 200000 characters of the message and "
+        "was ignored"
+    ) in warnings
 
 
 def test_a_block_starting_exactly_at_the_window_start_runs(tmp_path: Path) -> None:

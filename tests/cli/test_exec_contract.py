@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))
 DEMO = ROOT / "fixtures" / "demo-workspace"
 RESULT_RE = re.compile(
-    r"OPERATOR_RESULT\nid: (.*)\nok: (true|false)\nsummary: (.*)\n(?:details_b64: (.*)\n)?END_OPERATOR_RESULT"
+    r"OPERATOR_RESULT\nid: (.*)\nok: (true|false)\nsummary: (.*)\n"
+    r"(?:details_b64: (.*)\n)?END_OPERATOR_RESULT"
 )
 
 
@@ -556,7 +557,8 @@ def test_more_failures_have_their_documented_exit_code(
 def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(
     ws: Path, tmp_path: Path
 ) -> None:
-    """phase "validation" means zero side effects: no state folder is made, the workspace is as it was."""
+    """phase "validation" means zero side effects: no state folder is made, the workspace is as it
+    was."""
     before = sorted(p.relative_to(ws) for p in ws.rglob("*"))
     (tmp_path / "m.txt").write_text(MESSAGE)
     for args in (
@@ -696,7 +698,10 @@ def test_get_interface_spec_returns_the_spec_file_exactly(ws: Path, tmp_path: Pa
         str(ws),
         "--state-dir",
         str(tmp_path / "st"),
-        stdin="OPERATOR_CMD\nversion: 1\nid: spec\naction: operator.getInterfaceSpec\nEND_OPERATOR_CMD\n",
+        stdin=(
+            "OPERATOR_CMD\nversion: 1\nid: spec\naction: operator.getInterfaceSpec\n"
+            "END_OPERATOR_CMD\n"
+        ),
     )
     (result,) = parse_blocks(done.stdout)
     assert result["ok"] and result["details"].encode("utf-8") == spec
@@ -727,7 +732,8 @@ def test_a_reused_id_in_a_later_message_is_err_duplicate_id_and_runs_nothing(
     )
     (result,) = parse_blocks(again.stdout)
     assert result["summary"].startswith(
-        "Invalid OPERATOR_CMD (ERR_DUPLICATE_ID): id w1 was already used in this session (message 1)"
+        "Invalid OPERATOR_CMD (ERR_DUPLICATE_ID): id w1 was already used in this session "
+        "(message 1)"
     )
     assert (ws / "README.md").exists()
 

@@ -23,7 +23,8 @@ DEMO = ROOT / "fixtures" / "demo-workspace"
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    """The person's folders, in scratch: settings (OPERATOR_CONFIG_DIR) and the default state folder."""
+    """The person's folders, in scratch: settings (OPERATOR_CONFIG_DIR) and the default state
+    folder."""
     return dict(
         os.environ,
         OPERATOR_TRASH="session",
@@ -99,8 +100,8 @@ def test_without_workspace_and_none_remembered_it_says_how_to_name_one(
     done = run(env, command)
     assert done.returncode == 2
     assert (
-        "operator-app: USAGE_ERROR: no --workspace given, and no workspace is remembered (the TUI remembers the "
-        "last one it opened); name one: --workspace DIR"
+        "operator-app: USAGE_ERROR: no --workspace given, and no workspace is remembered "
+        "(the TUI remembers the last one it opened); name one: --workspace DIR"
     ) in done.stderr
     envelope = json.loads(run(env, command, "--json").stdout)
     assert envelope["ok"] is False and envelope["error"]["code"] == "USAGE_ERROR"

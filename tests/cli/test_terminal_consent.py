@@ -117,7 +117,7 @@ def test_all_applies_the_rest_of_the_message_without_asking_again(ws: Path, tmp_
     term = ask(ws, tmp_path, message)
     term.read_until(PROMPT)
     term.answer("a")
-    code, out, err = term.finish()
+    code, _out, err = term.finish()
     assert code == 0, err
     assert term.seen.count(PROMPT) == 1
     assert (ws / "a.txt").read_text() == "one" and (ws / "b.txt").read_text() == "two"
@@ -180,6 +180,6 @@ def test_a_move_says_what_goes_where_at_the_prompt(ws: Path, tmp_path: Path) -> 
         and b"run.sh -> bin/run.sh (2 lines, 21 bytes)\r\n" in shown
     )
     term.answer("y")
-    code, out, err = term.finish()
+    code, _out, err = term.finish()
     assert code == 0, err
     assert (ws / "bin" / "run.sh").exists() and not (ws / "run.sh").exists()

@@ -80,7 +80,10 @@ def test_deletion_hunks_including_the_tail() -> None:
 def test_creation_from_dev_null() -> None:
     patch = "--- /dev/null\n+++ b/src/app.py\n@@ -0,0 +1,2 @@\n+first\n+second\n"
     assert apply_patch(None, patch, label=LABEL) == PatchOutcome("first\nsecond\n", 1, 2, 0, True)
-    git = "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..e69de29\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+only\n\\ No newline at end of file\n"
+    git = (
+        "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..e69de29\n--- /dev/null\n"
+        "+++ b/x\n@@ -0,0 +1 @@\n+only\n\\ No newline at end of file\n"
+    )
     assert apply_patch(None, git, label=LABEL).text == "only"
     # headers omitted: the -0,0 hunk alone creates the file
     assert apply_patch(None, "@@ -0,0 +1 @@\n+x\n", label=LABEL).created
@@ -107,9 +110,8 @@ def test_existing_empty_file_takes_a_plain_zero_hunk() -> None:
 
 def test_missing_file_needs_a_creation_patch() -> None:
     error = fail(None, "@@ -1 +1 @@\n-a\n+b\n", ErrorCode.ERR_NOT_FOUND)
-    assert (
-        error.message
-        == f"{LABEL} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
+    assert error.message == (
+        f"{LABEL} does not exist; a patch that creates a file has --- /dev/null and @@ -0,0 +1,N @@"
     )
 
 
@@ -221,11 +223,13 @@ def test_one_file_only() -> None:
         ("just prose\n", "no hunk"),
         ("diff --git a/x b/x\nindex 1..2 100644\nBinary files a/x and b/x differ\n", "binary"),
         (
-            "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+            "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n"
+            "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
             "renames",
         ),
         (
-            "diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
+            "diff --git a/x b/x\ndeleted file mode 100644\n"
+            "--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
             "use fs.delete",
         ),
         ("--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", "use fs.delete"),
@@ -245,8 +249,10 @@ def test_mismatch_names_line_and_gives_the_corrected_header() -> None:
     patch = "@@ -12,3 +12,4 @@\n row 57\n-row 58\n+ROW 58\n+extra\n row 59\n"
     error = fail(original, patch, ErrorCode.ERR_PATCH_MISMATCH)
     assert error.message == (
-        f'hunk 1 (@@ -12,3 +12,4 @@) does not match {LABEL} at line 12: expected "row 57", found "row 12"; '
-        "the hunk's lines match at line 57: use @@ -57,3 +57,4 @@; read the lines again with fs.readSlice and resend the patch"
+        f"hunk 1 (@@ -12,3 +12,4 @@) does not match {LABEL} at line 12: "
+        'expected "row 57", found "row 12"; '
+        "the hunk's lines match at line 57: use @@ -57,3 +57,4 @@; "
+        "read the lines again with fs.readSlice and resend the patch"
     )
     assert error.context is not None
     assert "row 57" in error.context and "row 12" in error.context and "row 14" in error.context
@@ -262,9 +268,9 @@ def test_mismatch_in_a_later_line_and_several_other_places() -> None:
     error = fail(original, "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert 'at line 1: expected "a", found "x"' in error.message
     assert (
-        "match at lines 2, 4, 6 and more places: use @@ -2,2 +2,2 @@ or @@ -4,2 +4,2 @@ or @@ -6,2 +6,2 @@"
-        in error.message
-    )
+        "match at lines 2, 4, 6 and more places: "
+        "use @@ -2,2 +2,2 @@ or @@ -4,2 +4,2 @@ or @@ -6,2 +6,2 @@"
+    ) in error.message
     error = fail("a\nc\n", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", ErrorCode.ERR_PATCH_MISMATCH)
     assert 'at line 2: expected "b", found "c"' in error.message and "match at" not in error.message
 
@@ -501,7 +507,8 @@ def _exec_patch(
 
 
 def _diff(tmp_path: Path, old: bytes | None, new: bytes, tool: str = "diff") -> str:
-    """`diff -u` (or `git diff --no-index`) of two byte strings; old None diffs against /dev/null."""
+    """`diff -u` (or `git diff --no-index`) of two byte strings; old None diffs against
+    /dev/null."""
     (tmp_path / "d").mkdir(exist_ok=True)
     (tmp_path / "d" / "new.txt").write_bytes(new)
     old_name = os.devnull
@@ -548,7 +555,8 @@ def test_a_file_with_mixed_line_breaks_patches_exactly(tool: str, tmp_path: Path
 
 def test_a_crlf_file_whose_last_line_ends_in_a_lone_carriage_return(tmp_path: Path) -> None:
     old = b"a = 1\r\nb = 2\r\nprint(a)\r\n"
-    new = b"a = 1\r\nb = 3\r\nprint(a, b)\r"  # no final line feed: the "\r" is the file's last character
+    # No final line feed: the "\r" is the file's last character.
+    new = b"a = 1\r\nb = 3\r\nprint(a, b)\r"
     result, data = _exec_patch(tmp_path, "m.py", old, _diff(tmp_path, old, new))
     assert result["ok"], result
     assert data == new

@@ -113,7 +113,8 @@ def test_a_torn_journal_record_does_not_misdirect_undo(ws: Path, tmp_path: Path)
             "all",
         )
         assert b"ok: true" in done.stdout, done.stdout
-    # Every record after the tear is on a line of its own (glued to the torn line, g's first was lost).
+    # Every record after the tear is on a line of its own (glued to the torn line, g's first was
+    # lost).
     lines = (state / "journal" / "entries.jsonl").read_text().splitlines()
     unreadable = [line for line in lines if not _is_json(line)]
     assert unreadable == ['{"event": "begin", "seq": 2, "time": 17']
@@ -152,7 +153,8 @@ def test_checking_ids_reads_each_record_once_however_long_the_session(
         "".join(block(f"new{i}", "fs.stat", path="f.txt") for i in range(200))
     )
     assert len(run.results) == 200 and all(r.ok for r in run.results)
-    # 300 earlier records read once, then each new record once: not 300 x 200 (the old re-read per block).
+    # 300 earlier records read once, then each new record once: not 300 x 200 (the old re-read
+    # per block).
     assert session.result_records_parsed <= 300 + 200 + 5
 
 

@@ -83,7 +83,8 @@ def test_exec_and_results_go_on_while_a_write_waits_for_consent(ws: Path, tmp_pa
         assert "id: x1\nok: true" in other.stdout
         assert (
             "message 1 of this session waits in another Operator process (pid "
-            f"{os.getpid()}) for the person's answer to fs.write of f.txt (id w1); this message ran meanwhile"
+            f"{os.getpid()}) for the person's answer to fs.write of f.txt (id w1); "
+            "this message ran meanwhile"
         ) in other.stderr
         # What the waiting message has so far is printed, and it is called waiting, not stopped.
         results = cli(
@@ -120,8 +121,8 @@ def test_a_message_whose_only_write_waits_has_no_results_yet_and_says_why(
         thread.join(30)
     assert results.returncode == 6
     assert (
-        "message 1 has no results yet: its fs.write of f.txt (id w1) waits for the person's answer in another "
-        "Operator process"
+        "message 1 has no results yet: its fs.write of f.txt (id w1) waits for the person's "
+        "answer in another Operator process"
     ) in results.stderr
 
 
@@ -154,11 +155,13 @@ def test_a_wait_left_by_a_process_that_died_is_not_reported(tmp_path: Path) -> N
     lock = SessionLock(state)
     assert lock.waits() == []
     assert not (state / "waiting" / "4242-deadbeef.json").exists()
-    with lock.hold():
-        with lock.waiting({"message": 5, "id": "w1", "action": "fs.write", "path": "a.txt"}):
-            assert [(w["message"], w["id"], w["pid"]) for w in SessionLock(state).waits()] == [
-                (5, "w1", os.getpid())
-            ]
+    with (
+        lock.hold(),
+        lock.waiting({"message": 5, "id": "w1", "action": "fs.write", "path": "a.txt"}),
+    ):
+        assert [(w["message"], w["id"], w["pid"]) for w in SessionLock(state).waits()] == [
+            (5, "w1", os.getpid())
+        ]
     assert lock.waits() == [] and os.listdir(state / "waiting") == []
 
 
@@ -198,7 +201,8 @@ def test_read_results_are_recorded_before_they_are_shown_and_in_one_append(
     ).run_text(reads + block("w1", "fs.write", path="f.txt", content="changed") + more)
     assert len(run.results) == 101 and all(r.ok for r in run.results)
     assert all(on_disk for _, on_disk in seen_on_disk) and len(seen_on_disk) == 102
-    # The 50 reads before the write in one append, the write's intent and its result, the 50 after in one.
+    # The 50 reads before the write in one append, the write's intent and its result, the 50
+    # after in one.
     assert appends == [50, 1, 1, 50]
     stored = [r.id for r in Session(state).results_of(1)]
     assert stored == [f"r{n}" for n in range(50)] + ["w1"] + [f"s{n}" for n in range(50)]

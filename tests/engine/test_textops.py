@@ -126,11 +126,13 @@ def test_edit_failures_name_the_edit(
         ('{"version": 1, "edits": [{"op": "moveLine"}]}', "ops: insertAfter"),
         ('{"version": 1, "edits": [{"op": "replaceFirst", "find": "a"}]}', "missing text"),
         (
-            '{"version": 1, "edits": [{"op": "insertAfter", "anchor": "a", "text": "b", "occurrence": true}]}',
+            '{"version": 1, "edits": [{"op": "insertAfter", "anchor": "a", "text": "b", '
+            '"occurrence": true}]}',
             "whole number",
         ),
         (
-            '{"version": 1, "edits": [{"op": "replaceFirst", "find": "a", "text": "b", "occurrence": 2}]}',
+            '{"version": 1, "edits": [{"op": "replaceFirst", "find": "a", "text": "b", '
+            '"occurrence": 2}]}',
             "does not take 'occurrence'",
         ),
         ("[" * 5000 + "]" * 5000, "nests too deeply"),
@@ -158,7 +160,8 @@ def test_regions_keep_markers_and_new_markers_take_the_anchor_indentation() -> N
         label="a.py",
     )
     assert inserted == (
-        "class A:\n    # OPERATOR_BEGIN helper\ndef g(self):\n    return 2\n    # OPERATOR_END helper\n"
+        "class A:\n    # OPERATOR_BEGIN helper\ndef g(self):\n    return 2\n"
+        "    # OPERATOR_END helper\n"
         "    def f(self):\n        return 1\n"
     )
     assert read_region(inserted, PY, "helper", label="a.py") == "def g(self):\n    return 2\n"
@@ -192,7 +195,7 @@ def test_replace_then_read_returns_the_content(lines: list[str], content: str) -
             [
                 "start",
                 "# OPERATOR_BEGIN r",
-                *[l for l in lines if "OPERATOR" not in l],
+                *[line for line in lines if "OPERATOR" not in line],
                 "# OPERATOR_END r",
                 "end",
             ]
@@ -278,7 +281,7 @@ def test_scanning_never_raises_and_chunked_feeds_agree_with_whole(
         size = cuts[index % len(cuts)]
         events += streamed.feed(text[pos : pos + size])
         if index % 3 == 0:
-            streamed.pending  # looking at the pending block must not change the outcome
+            _ = streamed.pending  # looking at the pending block must not change the outcome
         pos, index = pos + size, index + 1
     events += streamed.end()
     assert _key(events) == _key(expected)
@@ -286,7 +289,7 @@ def test_scanning_never_raises_and_chunked_feeds_agree_with_whole(
     assert len(blocks) == sum(1 for e in expected if hasattr(e, "lines"))
 
 
-# --- bounds on what hostile edits and needles cost -------------------------------------------------
+# --- bounds on what hostile edits and needles cost ------------------------------------------------
 
 
 def test_edits_never_grow_the_text_past_the_write_limit() -> None:
@@ -300,8 +303,9 @@ def test_edits_never_grow_the_text_past_the_write_limit() -> None:
         )
     assert caught.value.code is ErrorCode.ERR_FILE_TOO_LARGE
     assert caught.value.message.startswith(
-        "edit #2 (edits[1], replaceAll): replacing 200,000 occurrences of 1 character with 50 characters would make f.txt "
-        "10,000,001 characters long (it is 200,001 before this edit), over the 8,000,000-byte limit"
+        "edit #2 (edits[1], replaceAll): replacing 200,000 occurrences of 1 character with "
+        "50 characters would make f.txt 10,000,001 characters long (it is 200,001 before this "
+        "edit), over the 8,000,000-byte limit"
     )
     chunk = "x" * 40_000
     with pytest.raises(OperatorError) as caught:
@@ -387,8 +391,9 @@ def test_regions_in_another_comment_style_are_pointed_at() -> None:
         read_region(text, PY, "a", label="m.py")
     assert caught.value.code is ErrorCode.ERR_REGION_MARKER_NOT_FOUND
     assert caught.value.message == (
-        'region "a" not found in m.py with markers like "# OPERATOR_BEGIN <id>"; region "a" is marked in another comment '
-        'style (line 2: "// OPERATOR_BEGIN a"); pass comment_line_prefix: // to read it'
+        'region "a" not found in m.py with markers like "# OPERATOR_BEGIN <id>"; '
+        'region "a" is marked in another comment style (line 2: "// OPERATOR_BEGIN a"); '
+        "pass comment_line_prefix: // to read it"
     )
     html = "<div>\n<!-- OPERATOR_BEGIN nav -->\n</div>\n<!-- OPERATOR_END nav -->\n"
     with pytest.raises(OperatorError) as caught:

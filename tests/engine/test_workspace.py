@@ -219,12 +219,12 @@ def test_trailing_space_and_quote_are_kept(root: Path, ws: Workspace) -> None:
     for raw in ["a.txt ", 'a.txt"', "a.txt'"]:
         t = ws.target(raw)
         assert t.rel == raw
-        assert code_of(lambda: ws.read_file(t, max_bytes=None)) is ErrorCode.ERR_NOT_FOUND
+        assert code_of(lambda t=t: ws.read_file(t, max_bytes=None)) is ErrorCode.ERR_NOT_FOUND
     write(root / "a.txt ", "spaced\n")
     assert ws.read_file(ws.target("a.txt "), max_bytes=None) == b"spaced\n"
 
 
-# -- target(): symlinks -----------------------------------------------------------------------------
+# -- target(): symlinks ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -353,9 +353,9 @@ def test_not_found_lists_close_names(root: Path, ws: Workspace) -> None:
     t = ws.target("src/ap.py")
     error = error_of(lambda: ws.read_file(t, max_bytes=None))
     assert error.code is ErrorCode.ERR_NOT_FOUND
-    assert (
-        error.message
-        == "src/ap.py does not exist; close names: src/app.py, src/api.py; list the folder with fs.list"
+    assert error.message == (
+        "src/ap.py does not exist; close names: src/app.py, src/api.py; "
+        "list the folder with fs.list"
     )
     assert ws.close_names(t) == ["src/app.py", "src/api.py"]
 
@@ -365,9 +365,9 @@ def test_not_found_in_missing_folder(root: Path, ws: Workspace) -> None:
     t = ws.target("srcs/app.py")
     error = error_of(lambda: ws.read_file(t, max_bytes=None))
     assert error.code is ErrorCode.ERR_NOT_FOUND
-    assert (
-        error.message
-        == "srcs/app.py does not exist: there is no srcs; close names: src; list the folder with fs.list"
+    assert error.message == (
+        "srcs/app.py does not exist: there is no srcs; close names: src; "
+        "list the folder with fs.list"
     )
     assert code_of(lambda: ws.list_dir(ws.target("srcs"))) is ErrorCode.ERR_NOT_FOUND
 
@@ -412,7 +412,7 @@ def test_permission_denied(root: Path, ws: Workspace) -> None:
         (root / "closed").chmod(0o755)
 
 
-# -- opening what was checked ------------------------------------------------------------------------
+# -- opening what was checked ----------------------------------------------------------------------
 
 
 def test_folder_swapped_for_symlink_after_check(tmp_path: Path, root: Path, ws: Workspace) -> None:
@@ -519,7 +519,7 @@ def test_open_dir(root: Path, ws: Workspace) -> None:
         os.close(fd)
 
 
-# -- listing ----------------------------------------------------------------------------------------
+# -- listing ---------------------------------------------------------------------------------------
 
 
 def test_list_dir(root: Path, ws: Workspace) -> None:
@@ -538,7 +538,7 @@ def test_list_dir(root: Path, ws: Workspace) -> None:
     ]
 
 
-# -- walking ----------------------------------------------------------------------------------------
+# -- walking ---------------------------------------------------------------------------------------
 
 
 def test_walk_order_is_full_path_string_order(root: Path, ws: Workspace) -> None:

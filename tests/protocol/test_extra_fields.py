@@ -167,9 +167,9 @@ def test_path_to_on_an_action_with_one_path_is_unexpected(action: str) -> None:
     path = [] if action.startswith("operator.") else ["path: a.txt"]
     error = error_of(*HEAD, f"action: {action}", *path, "path_to: b.txt")
     assert error.code is ErrorCode.ERR_UNEXPECTED_PATH_TO
-    assert (
-        error.message
-        == f"{action} takes one path; remove the path_to line (fs.copy, fs.move and fs.rename take path_to)"
+    assert error.message == (
+        f"{action} takes one path; remove the path_to line "
+        "(fs.copy, fs.move and fs.rename take path_to)"
     )
 
 

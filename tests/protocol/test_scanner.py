@@ -19,7 +19,10 @@ def codes(text: str) -> list[ErrorCode | None]:
 
 
 def test_markers_alone_with_surrounding_whitespace() -> None:
-    text = "  OPERATOR_CMD \t\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\n\tEND_OPERATOR_CMD  \n"
+    text = (
+        "  OPERATOR_CMD \t\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\n"
+        "\tEND_OPERATOR_CMD  \n"
+    )
     (found,) = scan_message(text).blocks
     assert (
         found.error is None
@@ -80,7 +83,8 @@ def test_result_blocks_in_the_message_are_skipped() -> None:
 
 
 def test_a_command_inside_a_result_block_is_reported_not_run() -> None:
-    """Nothing inside OPERATOR_RESULT ... END_OPERATOR_RESULT is ever executed, even a whole command."""
+    """Nothing inside OPERATOR_RESULT ... END_OPERATOR_RESULT is ever executed, even a whole
+    command."""
     text = "OPERATOR_RESULT\nid: old\nok: true\n" + READ + "END_OPERATOR_RESULT\n"
     (found,) = scan_message(text).blocks
     assert (
@@ -293,7 +297,7 @@ def _stream(text: str, size: int) -> tuple[Scanner, list[object]]:
     events: list[object] = []
     for start in range(0, len(text), size):
         events += scanner.feed(text[start : start + size])
-        scanner.pending  # what the TUI asks after every chunk
+        _ = scanner.pending  # what the TUI asks after every chunk
     return scanner, events
 
 
@@ -306,7 +310,8 @@ def _stream(text: str, size: int) -> tuple[Scanner, list[object]]:
             + "QUFB" * 100_000,
             200,
         ),
-        # END_OPERATOR_ over and over with no line break, one character at a time (300 KB took 348 s).
+        # END_OPERATOR_ over and over with no line break, one character at a time (300 KB took
+        # 348 s).
         ("END_OPERATOR_" * 5_000, 1),
         # Lines ending in a lone CR, each held until the next chunk says it is no CRLF.
         ("OPERATOR_CMD\r" + "k: v\r" * 150 + "END_OPERATOR_CMD\r" + "prose\r" * 5_000, 7),
@@ -359,7 +364,10 @@ def test_a_block_comes_out_of_the_feed_that_completes_its_end_line(cuts: list[in
         emitted_at += [min(pos, len(text))] * sum(isinstance(e, RawBlock) for e in events)
         index += 1
     assert len(emitted_at) == 2
-    assert all(end <= at < end + max(cuts) for end, at in zip(ends, emitted_at)), (ends, emitted_at)
+    assert all(end <= at < end + max(cuts) for end, at in zip(ends, emitted_at, strict=True)), (
+        ends,
+        emitted_at,
+    )
 
 
 @pytest.mark.parametrize("after", ["prose", "OPERATOR_CMD", "x"])

@@ -49,9 +49,9 @@ def test_miscased_required_keys_are_named() -> None:
     error = error_of("Version: 1", "id: a1", "Action: fs.read", "path: x")
     assert error.code is ErrorCode.ERR_MISSING_REQUIRED_FIELDS
     assert (
-        "missing version, action (keys are case-sensitive: Version is not version, Action is not action)"
-        in error.message
-    )
+        "missing version, action "
+        "(keys are case-sensitive: Version is not version, Action is not action)"
+    ) in error.message
 
 
 @pytest.mark.parametrize(

@@ -161,7 +161,7 @@ async def test_escape_puts_the_decision_off_and_d_or_enter_brings_it_back(
         ):
             count = len(notes(app))
             await pilot.press(key)
-            await wait_for(pilot, lambda: len(notes(app)) > count)
+            await wait_for(pilot, lambda count=count: len(notes(app)) > count)
             assert words in notes(app)[-1]
         assert len(app.screen_stack) == 1
         await pilot.press("d")

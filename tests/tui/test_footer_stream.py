@@ -4,6 +4,7 @@ drawn over another (the command palette's hint gives its room below 100 columns)
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,7 @@ async def test_every_key_that_applies_fits_while_a_stream_has_a_write_put_off(
         } | {"quit", "help"}
         assert {"end_follow", "decide"} <= wanted
         assert wanted <= shown, wanted - shown
-        for left, right in zip(keys, keys[1:]):
+        for left, right in itertools.pairwise(keys):
             assert left.region.right <= right.region.x, (
                 f"{left.description!r} is drawn under {right.description!r}"
             )

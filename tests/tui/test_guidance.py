@@ -48,7 +48,7 @@ async def test_a_dimmed_key_says_why_it_does_nothing(workspace: Path, state: Pat
         ):
             count = len(notes(app))
             await pilot.press(key)
-            await wait_for(pilot, lambda: len(notes(app)) > count)
+            await wait_for(pilot, lambda count=count: len(notes(app)) > count)
             assert words in notes(app)[-1]
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: finished(app))

@@ -259,7 +259,8 @@ async def test_follower_rewritten_in_place_past_the_tail_is_one_restart_not_one_
     tmp_path: Path,
 ) -> None:
     """A file rewritten in place (same inode, no shorter) with new first bytes restarts once; the
-    head kept for the next comparison is the file's first bytes, not those after the ones compared."""
+    head kept for the next comparison is the file's first bytes, not those after the ones
+    compared."""
     from operator_app.tui.follow import TAIL_BYTES, FileFollower
 
     stream = tmp_path / "stream.txt"

@@ -102,9 +102,9 @@ async def test_every_summary_is_readable_in_the_table_at_80x24(
         await pilot.pause(0.1)
         drawn = summary_column(screen_text(app))
         assert (
-            "ERR_NOT_FOUND: utill.py does not exist; close names: util.py; list the folder with fs.list"
-            in drawn
-        )
+            "ERR_NOT_FOUND: utill.py does not exist; close names: util.py; "
+            "list the folder with fs.list"
+        ) in drawn
 
 
 async def test_a_summary_too_long_for_the_table_ends_in_an_ellipsis_and_the_details_have_it(

@@ -78,7 +78,7 @@ async def test_a_streamed_answer_is_scanned_once_by_the_view_however_many_update
                 handle.write(answer[start : start + step])
             await wait_for(
                 pilot,
-                lambda: (
+                lambda start=start: (
                     app.current() is not None
                     and len(app.current().text) >= min(start + step, len(answer))
                 ),

@@ -237,6 +237,6 @@ async def test_a_write_the_app_died_in_shows_its_recovered_result(
         assert [r.id for r in results_of(app)] == ["r1", "e1"]
         assert "Applied 1 edit to notes/plan.txt" in cell(app, 1, "summary")
         assert (
-            "Operator stopped during a write of message 1 last time; the result of e1 (ok) is now recorded with "
-            "that message: show it with [ and ], then c copies its results"
+            "Operator stopped during a write of message 1 last time; the result of e1 (ok) is now "
+            "recorded with that message: show it with [ and ], then c copies its results"
         ) in notes(app), notes(app)

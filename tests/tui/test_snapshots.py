@@ -33,9 +33,11 @@ PATCH = block(
     "fs.patch",
     path="src/app.py",
     patch_b64=b64(
-        "--- a/src/app.py\n+++ b/src/app.py\n@@ -11,5 +11,6 @@\n \n def main(argv: list[str]) -> int:\n"
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -11,5 +11,6 @@\n"
+        " \n def main(argv: list[str]) -> int:\n"
         '-    name = argv[1] if len(argv) > 1 else "world"\n-    print(greet(name))\n'
-        '+    # Greet everyone named on the command line.\n+    for name in argv[1:] or ["world"]:\n'
+        "+    # Greet everyone named on the command line.\n"
+        '+    for name in argv[1:] or ["world"]:\n'
         "+        print(greet(name))\n     return 0\n"
     ),
 )
@@ -144,5 +146,6 @@ def test_the_readme_screenshots_are_the_current_snapshots() -> None:
         ("screenshot-consent.svg", "test_consent_dialog_with_diff.svg"),
     ):
         assert (docs / screenshot).read_text() == (snapshots / snapshot).read_text(), (
-            f"docs/{screenshot} is stale: cp tests/tui/__snapshots__/test_snapshots/{snapshot} docs/{screenshot}"
+            f"docs/{screenshot} is stale: "
+            f"cp tests/tui/__snapshots__/test_snapshots/{snapshot} docs/{screenshot}"
         )

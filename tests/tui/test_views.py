@@ -130,7 +130,7 @@ async def test_help_lists_every_key_and_every_action(workspace: Path, state: Pat
 
 
 async def test_every_action_is_in_the_command_palette(workspace: Path, state: Path) -> None:
-    async with app_pasted(workspace, state, READS) as (app, pilot):
+    async with app_pasted(workspace, state, READS) as (app, _pilot):
         titles = {command.title for command in app.get_system_commands(app.screen)}
         wanted = {
             key.label for key in MAIN_KEYS if key.action not in ("end_follow", "decide")
@@ -166,9 +166,7 @@ async def test_the_footer_shows_the_keys_that_apply_now(
         assert shown["copy_results"] is True
 
 
-async def test_code_colours_of_one_file_name_do_not_decide_those_of_another_with_its_extension() -> (
-    None
-):
+async def test_code_colours_of_one_file_do_not_decide_those_of_another_with_its_extension() -> None:
     """CMakeLists.txt is CMake, notes.txt is text; FOO.PY (no lexer: Pygments' names are
     case-sensitive) must not leave every .py file of the session uncoloured."""
     from operator_app.tui.widgets.lines_view import CodeColours

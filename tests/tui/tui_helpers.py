@@ -67,7 +67,8 @@ def finished(app: Any) -> bool:
 
 
 def exec_output(message: str, tmp: Path) -> str:
-    """What `operator-app exec --approve all` prints for the same message on a fresh copy of the demo."""
+    """What `operator-app exec --approve all` prints for the same message on a fresh copy of the
+    demo."""
     from operator_app.cli.main import main as cli_main
 
     copy = tmp / "exec-ws"

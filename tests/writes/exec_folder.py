@@ -26,7 +26,8 @@ def cli(*args: str) -> tuple[int, str, str]:
 
 
 def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, Any]]:
-    """The results `operator-app exec --json` gives for `message` (written to a file beside state)."""
+    """The results `operator-app exec --json` gives for `message` (written to a file beside
+    state)."""
     path = state.parent / f"message-{random.random()}.txt"
     path.write_text(message, encoding="utf-8")
     code, out, err = cli(

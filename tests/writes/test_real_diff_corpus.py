@@ -35,7 +35,10 @@ def ws_path(entry: dict[str, str]) -> str:
 
 def block(cid: str, path: str, patch: bytes) -> str:
     payload = base64.b64encode(patch).decode("ascii")
-    return f"OPERATOR_CMD\nversion: 1\nid: {cid}\naction: fs.patch\npath: {path}\npatch_b64: {payload}\nEND_OPERATOR_CMD\n"
+    return (
+        f"OPERATOR_CMD\nversion: 1\nid: {cid}\naction: fs.patch\npath: {path}\n"
+        f"patch_b64: {payload}\nEND_OPERATOR_CMD\n"
+    )
 
 
 def operator(*args: str) -> subprocess.CompletedProcess[str]:

@@ -108,8 +108,9 @@ def test_a_write_the_app_died_before_committing_says_nothing_changed(
     ]
     # The model has not seen message 1's new result: the person is told where it is.
     notice = (
-        "Operator stopped during a write of message 1 last time; the result of e1 (ERR_INTERNAL) is now recorded "
-        "with that message: operator-app results --message 1 prints its results to copy back"
+        "Operator stopped during a write of message 1 last time; the result of e1 (ERR_INTERNAL) "
+        "is now recorded with that message: operator-app results --message 1 prints its results "
+        "to copy back"
     )
     assert notice in json.loads(done.stdout)["warnings"]
     first = cli(

@@ -262,9 +262,9 @@ def test_undo_right_after_a_crash_completes_the_move_first_and_undoes_it_not_an_
     assert undo.returncode == 0, undo.stderr
     assert undo.stdout == "Moved archive/plan.txt back to notes/plan.txt (undid fs.move m1)\n"
     assert (
-        "Operator stopped during a write of message 2 last time; the result of m1 (ok) is now recorded"
-        in undo.stderr
-    )
+        "Operator stopped during a write of message 2 last time; the result of m1 (ok) is now "
+        "recorded"
+    ) in undo.stderr
     assert (ws / "notes" / "plan.txt").read_text() == "rewritten\n" and not (
         ws / "archive"
     ).exists()

@@ -129,8 +129,8 @@ def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
     )
     assert [r["error_code"] for r in results] == ["ERR_INVALID_PATH_TO"] * 2
     assert (
-        "fs.rename keeps notes/plan.txt in its folder (notes/), and path_to plan-v2.txt is in the workspace root; "
-        "to rename it send path_to: notes/plan-v2.txt, to move it there use fs.move"
+        "fs.rename keeps notes/plan.txt in its folder (notes/), and path_to plan-v2.txt is in the "
+        "workspace root; to rename it send path_to: notes/plan-v2.txt, to move it there use fs.move"
     ) in results[0]["summary"]
     assert (
         "path_to archive/plan.txt is in archive/; to rename it send path_to: notes/plan.txt"
@@ -166,8 +166,9 @@ def test_an_existing_file_is_replaced_only_with_overwrite_and_undo_brings_both_b
     )
     assert refused["error_code"] == "ERR_TARGET_EXISTS"
     assert refused["summary"] == (
-        "ERR_TARGET_EXISTS: path_to notes/todo.txt exists (2 lines, 15 bytes); send overwrite: true "
-        "to replace it (the person sees the diff of the file it replaces), or choose another path_to"
+        "ERR_TARGET_EXISTS: path_to notes/todo.txt exists (2 lines, 15 bytes); "
+        "send overwrite: true to replace it (the person sees the diff of the file it replaces), "
+        "or choose another path_to"
     )
     assert entries(ws) == before
     (moved,) = exec_json(
@@ -364,8 +365,10 @@ def test_undo_refuses_when_the_moved_entry_changed_and_touches_nothing(
     code, said = undo(ws, tmp_path / "st")
     assert (
         code == 6
-        and "cannot undo fs.move m1 (notes -> archive/notes): archive/notes changed since Operator put it "
-        "there; nothing was touched"
+        and (
+            "cannot undo fs.move m1 (notes -> archive/notes): archive/notes changed since "
+            "Operator put it there; nothing was touched"
+        )
         in said
     )
     assert entries(ws) == after

@@ -112,7 +112,7 @@ def test_undo_refuses_a_pre_image_that_is_not_the_one_the_change_kept(tmp_path: 
     assert (folder.ws / "a.txt").read_bytes() == b"b\n"
 
 
-# --- what the journal says is checked ----------------------------------------------------------------
+# --- what the journal says is checked -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("kind", ["session", "system-xdg"])
@@ -259,7 +259,7 @@ def test_undo_of_a_delete_whose_folder_is_now_a_file_is_refused(tmp_path: Path) 
     assert (folder.state / "trash" / "1" / "f.txt").read_bytes() == b"f\n"
 
 
-# --- the moves start from the checked folder --------------------------------------------------------
+# --- the moves start from the checked folder ------------------------------------------------------
 
 
 def _swap_parent(ws: Path, outside: Path) -> None:
@@ -314,10 +314,12 @@ from operator_app.engine.boundary.workspace import Workspace
 from pathlib import Path
 real = commit.move_to_trash
 def racing(*args, **kwargs):
-    os.rename({str(ws / "sub")!r}, {str(ws / "sub.old")!r}); os.symlink({str(victim)!r}, {str(ws / "sub")!r})
+    os.rename({str(ws / "sub")!r}, {str(ws / "sub.old")!r})
+    os.symlink({str(victim)!r}, {str(ws / "sub")!r})
     return real(*args, **kwargs)
 commit.move_to_trash = racing
-run = Engine(Workspace({str(ws)!r}), Session(Path({str(tmp_path / "st")!r})), decide=approve_all).run_text(
+run = Engine(Workspace({str(ws)!r}), Session(Path({str(tmp_path / "st")!r})),
+             decide=approve_all).run_text(
     "OPERATOR_CMD\\nversion: 1\\nid: d\\naction: fs.delete\\npath: sub/f.txt\\nEND_OPERATOR_CMD\\n")
 print(run.results[0].summary)
 """
@@ -397,7 +399,7 @@ def test_a_file_saved_by_something_else_while_undo_writes_is_not_overwritten(
     assert folder.tree() == {"a.txt": b"the person's save\n"}
 
 
-# --- folders -----------------------------------------------------------------------------------------
+# --- folders --------------------------------------------------------------------------------------
 
 
 def test_undo_of_a_create_deeper_than_path_max_completes(tmp_path: Path) -> None:
@@ -444,7 +446,7 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_new_folders(tmp_path: Path)
         subprocess.run(["umount", str(ws)], check=False)
 
 
-# --- owner and mode ------------------------------------------------------------------------------------
+# --- owner and mode -------------------------------------------------------------------------------
 
 
 @pytest.mark.skipif(
@@ -452,7 +454,8 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_new_folders(tmp_path: Path)
 )
 def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -> None:
     """Operator run by user 4321 rewrites a set-user-ID file of user 1234 (in a folder 4321 may
-    write): the new file belongs to 4321, so it must not keep the set-user-ID or set-group-ID bit."""
+    write): the new file belongs to 4321, so it must not keep the set-user-ID or set-group-ID
+    bit."""
     import tempfile
 
     base = Path(tempfile.mkdtemp(prefix="operator-suid-"))

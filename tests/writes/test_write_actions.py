@@ -103,7 +103,8 @@ ACTIONS = {
             "fs.patch",
             path="m.py",
             patch_b64=b64(
-                "--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,2 @@\n def main():\n-    return 1\n+    return 2\n"
+                "--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,2 @@\n"
+                " def main():\n-    return 1\n+    return 2\n"
             ),
         ),
         [line.replace("return 1", "return 2") for line in LINES],
@@ -386,8 +387,8 @@ from operator_app.engine.changes.write import plan_write
 from operator_app.engine.changes.write import commit
 from pathlib import Path
 ws = Workspace(sys.argv[2])
-cmd = ACTIONS["fs.write"].model_validate({"version": "1", "id": "big", "action": "fs.write", "path": "big.txt",
-                                          "content": "x"})
+cmd = ACTIONS["fs.write"].model_validate({"version": "1", "id": "big", "action": "fs.write",
+                                          "path": "big.txt", "content": "x"})
 plan = plan_write(cmd, ws)
 new = Path(sys.argv[3]).read_bytes()
 from dataclasses import replace

@@ -35,7 +35,8 @@ def edits_doc(*edits: dict[str, Any]) -> str:
 # --- fs.applyEdits ------------------------------------------------------------------------------
 
 EDIT_CASES = [
-    # the automatic "\n" of insertAfter: an anchor that ends a line gets the text on a line of its own
+    # the automatic "\n" of insertAfter: an anchor that ends a line gets the text on a line of its
+    # own
     (
         "insertAfter, anchor ends a line",
         b"Alpha\nBeta\n",
@@ -330,10 +331,14 @@ def test_bad_edit_documents_are_invalid_edits_json(name: str, tmp_path: Path) ->
 # --- regions ------------------------------------------------------------------------------------
 
 PY = (
-    b"import os\n\nclass A:\n    def f(self):\n        # OPERATOR_BEGIN body\n        return 1\n        # OPERATOR_END body\n"
+    b"import os\n\nclass A:\n    def f(self):\n        # OPERATOR_BEGIN body\n        return 1\n"
+    b"        # OPERATOR_END body\n"
     b"\n    def g(self):\n        return 2\n"
 )
-HTML = b"<html>\n  <body>\n    <!-- OPERATOR_BEGIN nav -->\n    <nav/>\n    <!-- OPERATOR_END nav -->\n    <main/>\n  </body>\n</html>\n"
+HTML = (
+    b"<html>\n  <body>\n    <!-- OPERATOR_BEGIN nav -->\n    <nav/>\n"
+    b"    <!-- OPERATOR_END nav -->\n    <main/>\n  </body>\n</html>\n"
+)
 CSS = b"a {\n  color: red;\n}\n/* OPERATOR_BEGIN theme */\nb { x: 1; }\n/* OPERATOR_END theme */\n"
 GO = b"func f() {\n\treturn\n}\n"
 
@@ -542,7 +547,8 @@ REGION_ERRORS = [
         {"marker_id": "a"},
         "must not nest",
     ),
-    # a new region inside an existing one would nest it, and the outer region could no longer be used
+    # a new region inside an existing one would nest it, and the outer region could no longer be
+    # used
     (
         "ERR_REGION_MARKER_MISMATCH",
         "m.py",

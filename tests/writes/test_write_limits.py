@@ -76,8 +76,9 @@ def test_a_replace_all_that_would_pass_the_write_limit_is_refused_before_it_is_b
     )
     assert result["error_code"] == "ERR_FILE_TOO_LARGE", result
     assert result["summary"].startswith(
-        "ERR_FILE_TOO_LARGE: edit #1 (edits[0], replaceAll): replacing 200,000 occurrences of 1 character with 50 characters "
-        "would make a.txt 10,000,001 characters long (it is 200,001 before this edit)"
+        "ERR_FILE_TOO_LARGE: edit #1 (edits[0], replaceAll): replacing 200,000 occurrences of "
+        "1 character with 50 characters would make a.txt 10,000,001 characters long "
+        "(it is 200,001 before this edit)"
     )
     assert (ws / "a.txt").read_text() == "o" * 200_000 + "\n"
 
@@ -93,7 +94,7 @@ def test_a_patch_or_region_whose_result_passes_the_write_limit_is_refused(ws: Pa
         block("p", "fs.patch", path="big.txt", patch_b64=b64(patch))
         + block("r", "fs.insertRegion", path="big.py", **region),
     )
-    for result, name in zip(results, ("big.txt", "big.py")):
+    for result, name in zip(results, ("big.txt", "big.py"), strict=True):
         assert result["error_code"] == "ERR_FILE_TOO_LARGE", result
         assert (
             f"would make {name} 8,000,0" in result["summary"]
@@ -126,8 +127,8 @@ def test_an_anchor_with_a_typo_gets_the_closest_line(ws: Path) -> None:
         ),
     )
     assert result["summary"] == (
-        'ERR_ANCHOR_NOT_FOUND: edit #2 (edits[1], insertAfter): anchor "def mian(" not found in src/app.py; closest line 13: '
-        '"def main(argv: list[str]) -> int:"; nothing was written'
+        'ERR_ANCHOR_NOT_FOUND: edit #2 (edits[1], insertAfter): anchor "def mian(" not found in '
+        'src/app.py; closest line 13: "def main(argv: list[str]) -> int:"; nothing was written'
     )
 
 
@@ -142,8 +143,8 @@ def test_region_actions_point_at_markers_in_another_comment_style(ws: Path) -> N
     for result in (read, replaced):
         assert result["error_code"] == "ERR_REGION_MARKER_NOT_FOUND"
         assert (
-            'region "a" is marked in another comment style (line 2: "// OPERATOR_BEGIN a"); pass comment_line_prefix: // '
-            "to read it"
+            'region "a" is marked in another comment style (line 2: "// OPERATOR_BEGIN a"); '
+            "pass comment_line_prefix: // to read it"
         ) in result["summary"]
     assert listed["ok"] and listed["summary"] == "0 regions in m.py (1 marker problem, see details)"
     assert (

@@ -1,9 +1,10 @@
 """The consent dialog of one write: which write of its message it is, action, path, +N -M, what
 `a` would apply after it, and the diff, syntax-highlighted and scrollable (a delete shows what goes
-to the trash, a copy or move what goes where and the diff of a file it replaces). It answers "yes", "no", "all" (approve the rest of this message, asking once more
-when that includes a delete or a file the dialog did not show) or "later" (escape: the write keeps
-waiting). Nothing is written until the engine hears "yes", and a key pressed before the dialog
-was on screen (a second y meant for the previous dialog) answers nothing."""
+to the trash, a copy or move what goes where and the diff of a file it replaces). It answers
+"yes", "no", "all" (approve the rest of this message, asking once more when that includes a delete
+or a file the dialog did not show) or "later" (escape: the write keeps waiting). Nothing is
+written until the engine hears "yes", and a key pressed before the dialog was on screen (a second
+y meant for the previous dialog) answers nothing."""
 
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     if not outlook.rest:
         if outlook.open_ended:
             return Text(
-                "The message is still arriving: a also applies the writes that arrive after this one.",
+                "The message is still arriving: a also applies the writes that arrive after this "
+                "one.",
                 style="yellow",
             )
         return Text("No other write follows in this message.", style="dim")
@@ -106,10 +108,13 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
-        text.append(
-            write.shown,
-            style="bold red" if write.deletes else "cyan" if write.shown != shown_path else "",
-        )
+        if write.deletes:
+            path_style = "bold red"
+        elif write.shown != shown_path:
+            path_style = "cyan"
+        else:
+            path_style = ""
+        text.append(write.shown, style=path_style)
         text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
     if len(outlook.rest) > REST_SHOWN:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
@@ -201,7 +206,8 @@ class ConsentScreen(ModalScreen[str]):
             )
             yield Static(
                 Text.from_markup(
-                    f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   [b]esc[/b] decide later   [b]?[/b] keys"
+                    f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   "
+                    "[b]esc[/b] decide later   [b]?[/b] keys"
                     "   (nothing is written before you answer)"
                 ),
                 id="consent-keys",

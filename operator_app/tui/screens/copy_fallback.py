@@ -35,9 +35,10 @@ class CopyFallbackScreen(ModalScreen[bool]):
             else "It could not be saved to a file"
         )
         note = (
-            f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}, so the text went to your "
-            f"terminal's clipboard only (OSC 52), which some terminals ignore. If pasting in the chat works, press "
-            f"t and this view won't come back. Otherwise select the text below. {saved}."
+            f"No system clipboard tool (wl-copy, xclip, xsel, pbcopy) took {self.what}, so the "
+            "text went to your terminal's clipboard only (OSC 52), which some terminals ignore. "
+            "If pasting in the chat works, press t and this view won't come back. Otherwise "
+            f"select the text below. {saved}."
         )
         with Vertical(id="fallback-box") as box:
             box.border_title = "copied text"

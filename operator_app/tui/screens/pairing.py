@@ -28,8 +28,8 @@ class PairingScreen(ModalScreen[None]):
         with Vertical(id="confirm-box") as box:
             box.border_title = "pair a browser with Operator"
             yield Static(
-                "1. Load the Operator extension once: on the browser's extensions page, turn on developer "
-                'mode, choose "Load unpacked" and pick this folder:'
+                "1. Load the Operator extension once: on the browser's extensions page, turn on "
+                'developer mode, choose "Load unpacked" and pick this folder:'
             )
             yield Static(Text(self.extension_dir, style="bold cyan"), classes="pairing-detail")
             yield Static(
@@ -41,8 +41,8 @@ class PairingScreen(ModalScreen[None]):
                 classes="pairing-detail",
             )
             yield Static(
-                "The code works once, for 10 minutes. Then the chat's answers stream in here; every write "
-                "still asks you in this terminal.",
+                "The code works once, for 10 minutes. Then the chat's answers stream in here; "
+                "every write still asks you in this terminal.",
                 id="pairing-note",
             )
         yield Footer()

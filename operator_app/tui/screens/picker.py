@@ -69,8 +69,8 @@ class PickerScreen(ModalScreen["Path | None"]):
 
     def compose(self) -> ComposeResult:
         intro = (
-            "Operator works in one folder, the workspace: the model can read and change files only inside "
-            "it. "
+            "Operator works in one folder, the workspace: the model can read and change files only "
+            "inside it. "
             if self.first_use
             else "A new workspace has its own session. "
         )
@@ -78,8 +78,8 @@ class PickerScreen(ModalScreen["Path | None"]):
             box.border_title = "choose the workspace"
             yield Static(
                 intro
-                + "Type a path and press Enter, pick a recent workspace, or pick a folder in the tree "
-                "(Enter) and press ctrl+o.",
+                + "Type a path and press Enter, pick a recent workspace, or pick a folder in the "
+                "tree (Enter) and press ctrl+o.",
                 id="picker-note",
             )
             yield Input(

@@ -49,7 +49,8 @@ class UndoConfirmScreen(ModalScreen[bool]):
             box.border_title = "undo the last change"
             yield Static(question, id="confirm-question")
             more = (
-                f"   ({self.later} earlier change{'s' if self.later != 1 else ''} can be undone after it)"
+                f"   ({self.later} earlier change{'s' if self.later != 1 else ''} can be undone "
+                "after it)"
                 if self.later
                 else ""
             )

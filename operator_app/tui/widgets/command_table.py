@@ -235,6 +235,6 @@ class CommandTable(DataTable[object]):
         row = self.rows[RowKey(key)]
         grown = row.height != len(cells[3])
         row.height = len(cells[3])
-        for name, value in zip(self.column_names, self._display(cells)):
+        for name, value in zip(self.column_names, self._display(cells), strict=True):
             self.update_cell(key, name, value, update_width=grown)
         self._cells[key] = cells

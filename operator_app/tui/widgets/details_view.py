@@ -48,8 +48,8 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
                 time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
             )
             lines += wrapped(
-                f"Undone at {when}: the file is back as it was before this change, but the model was "
-                "told it was made. Tell it the change was undone.",
+                f"Undone at {when}: the file is back as it was before this change, but the model "
+                "was told it was made. Tell it the change was undone.",
                 "warn",
                 width,
             )

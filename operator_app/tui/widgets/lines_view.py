@@ -88,7 +88,8 @@ class CodeColours:
 
     @staticmethod
     def warm_up() -> None:
-        """Load Pygments' lexer table ahead of the first diff (run in a thread: it takes a while)."""
+        """Load Pygments' lexer table ahead of the first diff (run in a thread: it takes a
+        while)."""
         CodeColours.for_file("warm-up.py")
 
     def _colour(self, token: Any) -> Style:

@@ -212,7 +212,8 @@ class MessageView(DrawnLines, can_focus=True):
         self.virtual_size = Size(width, len(self.lines))
         self.refresh()
         if self._wanted_line is not None:
-            # An error note added above the line moved it down: follow it once the new size is laid out.
+            # An error note added above the line moved it down: follow it once the new size is
+            # laid out.
             self.call_after_refresh(self._scroll_to_wanted)
 
     def scroll_to_line(self, line: int) -> None:

@@ -11,7 +11,10 @@ from textual.widgets import Static
 STEPS = (
     "Press [b]p[/b] to copy the system prompt, and paste it into your chat with the model.",
     "Ask the model for what you want; it answers with OPERATOR_CMD blocks.",
-    "Paste its whole answer here. Reads run at once; each write shows its diff and waits for [b]y[/b] / [b]n[/b].",
+    (
+        "Paste its whole answer here. Reads run at once; each write shows its diff and waits for "
+        "[b]y[/b] / [b]n[/b]."
+    ),
     "Press [b]c[/b] to copy the results, and paste them back into the chat.",
 )
 
