@@ -45,7 +45,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             "--approve all to apply them)"
         )
     if run.blocks_seen == 0:
-        warnings.append("no OPERATOR_CMD blocks found in the message")
+        warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
     for dup in run.duplicates:
         warnings.append(
             f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not "
@@ -76,7 +76,8 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
 
 
 def result_json(result: Any) -> dict[str, Any]:
-    """A result for the envelope: id and summary exactly as its OPERATOR_RESULT block gives them."""
+    """A result for the envelope: id and summary exactly as its OPERATOR_RESULT block gives them
+    (a String result also names its topic, command line and time, as its response block does)."""
     from ..protocol.results import one_line
 
     return {
@@ -90,6 +91,12 @@ def result_json(result: Any) -> dict[str, Any]:
         "details": result.details,
         "truncated": result.truncated,
         "line": result.line,
+        "dialect": result.dialect,
+        **(
+            {"topic": result.topic, "request": result.request, "time": result.at}
+            if result.dialect == "string"
+            else {}
+        ),
     }
 
 

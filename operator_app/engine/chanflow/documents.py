@@ -60,20 +60,30 @@ def target_of(call: Call, location: Location) -> tuple[Target, str]:
     return target, current.shown + location.shown()
 
 
-def read_bytes(call: Call, target: Target, *, limit: int = LARGE_READ_MAX_BYTES) -> bytes | None:
-    """The file's bytes, None when it does not exist; String's error for anything else."""
+def read_bytes(
+    call: Call, target: Target, *, limit: int = LARGE_READ_MAX_BYTES, writing: bool = False
+) -> bytes | None:
+    """The file's bytes, None when it does not exist; String's error for anything else (for a
+    change, WRITE_FAILED: the file cannot be rewritten)."""
     if call.ws.lstat(target) is None:
         return None
     try:
         return call.ws.read_file(target, max_bytes=limit)
     except OperatorError as error:
+        if error.code is ErrorCode.ERR_FILE_TOO_LARGE and writing:
+            raise StringError(
+                StringCode.WRITE_FAILED,
+                f"{target.rel} is over the {limit:,}-byte limit of a file Operator rewrites; "
+                "nothing was changed",
+                "ask the person to change a file this large",
+            ) from None
         if error.code is ErrorCode.ERR_FILE_TOO_LARGE:
             raise StringError(
                 StringCode.LOAD_ERROR,
                 f"{target.rel} is over the {limit:,}-byte limit of /{call.request.name}",
                 "open a block (#id) or some lines (:L1-L400) of it, or ask the person",
             ) from None
-        raise told_in_string(error) from None
+        raise told_in_string(error, writing=writing) from None
 
 
 def load(call: Call, target: Target, shown: str, *, limit: int = LARGE_READ_MAX_BYTES) -> Doc:

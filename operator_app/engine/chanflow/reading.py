@@ -272,4 +272,5 @@ def _open_version(call: Call, location: Location) -> Answer:
     target = check_path(call.ws, rel)
     doc = Doc(target, shown, data, decode(target, data))
     content = _show(call, doc, Location(None, location.block, location.lines))
+    call.topic.go_to(Place(rel, _base_shown(shown)))
     return Answer(f"Opened {shown}", content=content, path=rel)

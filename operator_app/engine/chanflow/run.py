@@ -13,7 +13,7 @@ from datetime import datetime
 from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.commands import BY_NAME, Request, parse_topic, read_payload, substitute
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS, SIGIL
+from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.results import CommandResult
@@ -45,13 +45,13 @@ _HANDLERS: dict[str, Handler] = {
 _FAULTS = {
     "unclosed": (
         StringCode.UNCLOSED_BLOCK,
-        f"the message ended before this block's </{SIGIL}>; nothing in it was run",
-        f"close every block with </{SIGIL}>",
+        "the message ended before this block was closed; nothing in it was run",
+        "end every block with its close tag: a slash and the sigil in angle brackets",
     ),
     "nested": (
         StringCode.NESTED_BLOCK,
-        f"an open tag <{SIGIL}= stands inside this block, so where it ends cannot be told; "
-        "nothing in it was run",
+        "another open tag stands inside this block, so where it ends cannot be told; nothing "
+        "in it was run",
         "send one command per block; to write text holding ChanFlow tags, use OPERATOR_CMD "
         "fs.write with content_b64",
     ),
@@ -123,16 +123,16 @@ class ChanFlowRunner:
         action = "/?"
         request: Request | None = None
         try:
+            topic = parse_topic(block.topic)
+            topic_shown = topic
             fault = _FAULTS.get(block.fault or "")
             if fault is not None:
                 raise StringError(*fault)
-            topic = parse_topic(block.topic)
-            topic_shown = topic
             if block.attributes:
                 raise StringError(
                     StringCode.INVALID_TARGET,
                     "a command's tag carries no attributes",
-                    f"send <{SIGIL}=string:{topic}> and the command; time= and mode= are for "
+                    f"tag the block string:{topic} and nothing more; time= and mode= are for "
                     "Operator's answers",
                 )
             request = read_payload(block.payload)

@@ -51,7 +51,7 @@ def _b64(text: str) -> str:
 def _current(call: Call, target: Target, shown: str) -> Doc | None:
     """The file as it is now (None: it does not exist); CONFLICT when this topic read it and it
     changed on disk since."""
-    data = read_bytes(call, target, limit=WRITE_MAX_BYTES)
+    data = read_bytes(call, target, limit=WRITE_MAX_BYTES, writing=True)
     expected = call.topic.read.get(target.rel)
     now = digest(data)
     if expected is not None and now != expected:
@@ -106,6 +106,12 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
     return Answer(message(plan), content=change, path=target.rel, diff=plan.diff or None)
 
 
+def as_lines(body: str) -> str:
+    """A block's content as the lines of a file: the line break String's transport drops before
+    the close tag is given back to the last line, so a written file ends with one."""
+    return body + "\n" if body and not body.endswith("\n") else body
+
+
 def _size(plan: WritePlan) -> int:
     return len(plan.new_bytes) if plan.new_bytes is not None else 0
 
@@ -118,7 +124,7 @@ def cmd_write(call: Call) -> Answer:
         )
     target, shown = target_of(call, location)
     doc = _current(call, target, shown)
-    text = call.request.body or ""
+    text = as_lines(call.request.body or "")
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
@@ -140,7 +146,7 @@ def cmd_append(call: Call) -> Answer:
     doc = _current(call, target, shown)
     old = doc.text.text if doc is not None else ""
     joint = "" if not old or old.endswith("\n") else "\n"
-    text = old + joint + call.request.body
+    text = old + joint + as_lines(call.request.body)
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
@@ -206,7 +212,7 @@ def cmd_edit(call: Call) -> Answer:
         raise StringError(
             StringCode.NOT_FOUND, "file not found", f"path: {shown}", "/write creates a file"
         )
-    text = call.request.body or ""
+    text = as_lines(call.request.body or "")
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
@@ -236,7 +242,7 @@ def cmd_undo(call: Call) -> Answer:
     entry = _last_change(call, journal)
     target = call.ws.target(entry.rel)
     shown = f"~/{entry.rel}"
-    data = read_bytes(call, target, limit=WRITE_MAX_BYTES)
+    data = read_bytes(call, target, limit=WRITE_MAX_BYTES, writing=True)
     if digest(data) != entry.new_sha:
         raise StringError(
             StringCode.CONFLICT,

@@ -150,7 +150,7 @@ def parse_topic(raw: str | None) -> str:
         raise StringError(
             StringCode.INVALID_TARGET,
             f'topic "{raw}" is a {kind}: topic; Operator serves file topics only{extra}',
-            f"use a file topic, e.g. <{grammar.SIGIL}=string:file:main>",
+            "use a file topic: string:file:main, string:file:notes",
         )
     if kind != grammar.SERVED_TOPIC_TYPE or not grammar.NAME_RE.fullmatch(name):
         raise StringError(StringCode.INVALID_TARGET, f'invalid topic "{raw}"', *_TOPIC_FORMAT)
