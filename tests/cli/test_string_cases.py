@@ -102,7 +102,7 @@ def test_valid_string_case(message: Path, code: None, spec: dict[str, Any], tmp_
 
 
 def test_every_string_code_a_message_can_provoke_has_a_case() -> None:
-    """Codes a single message cannot provoke are triggered in tests/chanflow/test_string_engine.py."""
+    """The codes no single message can provoke are in tests/engine/test_string_engine.py."""
     elsewhere = {StringCode.CONFLICT, StringCode.BLOCK_TOO_LARGE, StringCode.INTERNAL}
     folders = {path.name for path in (STRING_CASES / "invalid").iterdir() if path.is_dir()}
     assert folders == {code.value for code in CATALOG} - {code.value for code in elsewhere}
