@@ -15,13 +15,14 @@ from typing import Any
 from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
 from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
-from .pages import Feed, Open, PageKey, PageMessages, StreamOp
-from .guard import FailureLimiter
 from .ledger import Ledger
+from .pages import Feed, Open, PageKey, PageMessages, StreamOp
 from .pairing import CODE_LIFETIME_S, Paired, Pairing
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
-PAGES_IN_MEMORY = 200  # ended page messages beyond this are forgotten here (their ledger keeps them)
+PAGES_IN_MEMORY = (
+    200  # ended page messages beyond this are forgotten here (their ledger keeps them)
+)
 MAX_WAIT_S = 25.0
 
 
@@ -37,7 +38,9 @@ class BridgeMessage:
     ended: bool = False
     results: list[CommandResult] = field(default_factory=list)
     problem: str | None = None
-    delivered_in: int | None = None  # the delivery (the bridge's count of them) its results went back in
+    delivered_in: int | None = (
+        None  # the delivery (the bridge's count of them) its results went back in
+    )
     ledger: Ledger | None = None  # where its session remembers it (ledger.py)
 
     @property
@@ -75,14 +78,18 @@ class Listener:
 
 
 class Bridge:
-    def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
-                 workspace_name: Callable[[], str | None], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        current_host: Callable[[], StreamHost | None],
+        listener: Listener,
+        workspace_name: Callable[[], str | None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._loop = asyncio.get_running_loop()
         self._clock = clock
         self.listener = listener
         self.workspace_name = workspace_name
         self.pairing = Pairing(clock)
-        self.limiter = FailureLimiter(clock)
         self.pages = PageMessages()
         self.messages: dict[int, BridgeMessage] = {}
         self._deliveries = 0
@@ -101,12 +108,20 @@ class Bridge:
     # --- status ------------------------------------------------------------------------------
 
     def status(self) -> BridgeStatus:
-        connected = self._last_seen is not None and self._clock() - self._last_seen < CONNECTED_FOR_S
-        return BridgeStatus("connected" if connected else "waiting", self.tab if connected else None,
-                            self.pairing.code, self.port)
+        connected = (
+            self._last_seen is not None and self._clock() - self._last_seen < CONNECTED_FOR_S
+        )
+        return BridgeStatus(
+            "connected" if connected else "waiting",
+            self.tab if connected else None,
+            self.pairing.code,
+            self.port,
+        )
 
     def _tell_status(self) -> None:
-        if not self.stopping:  # a stopped bridge's late timer must not speak over the next one's header
+        if (
+            not self.stopping
+        ):  # a stopped bridge's late timer must not speak over the next one's header
             self.listener.status_changed(self.status())
 
     def seen(self, tab: dict[str, Any] | None = None) -> None:
@@ -114,9 +129,13 @@ class Bridge:
         was = self.status()
         self._last_seen = self._clock()
         if tab is not None:
-            self.tab = Tab(str(tab.get("site") or "page")[:40], str(tab.get("title") or "")[:200],
-                           str(tab.get("url") or "")[:2000], tab.get("adapter_ok") is not False,
-                           str(tab["problem"])[:300] if tab.get("problem") else None)
+            self.tab = Tab(
+                str(tab.get("site") or "page")[:40],
+                str(tab.get("title") or "")[:200],
+                str(tab.get("url") or "")[:2000],
+                tab.get("adapter_ok") is not False,
+                str(tab["problem"])[:300] if tab.get("problem") else None,
+            )
         if self._expiry is not None:
             self._expiry.cancel()
         self._expiry = self._loop.call_later(CONNECTED_FOR_S + 0.1, self._tell_status)
@@ -128,7 +147,9 @@ class Bridge:
         self._tell_status()
         if self._code_expiry is not None:
             self._code_expiry.cancel()
-        self._code_expiry = self._loop.call_later(CODE_LIFETIME_S + 1.0, self._tell_status)  # the header drops it
+        self._code_expiry = self._loop.call_later(
+            CODE_LIFETIME_S + 1.0, self._tell_status
+        )  # the header drops it
         return code
 
     def pair(self, code: str, origin: str | None, browser: str) -> Paired:
@@ -140,7 +161,9 @@ class Bridge:
 
     # --- page messages -----------------------------------------------------------------------
 
-    def update(self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None) -> dict[str, Any]:
+    def update(
+        self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None
+    ) -> dict[str, Any]:
         site = str((tab or {}).get("site") or "page")[:40]
         if self.pages.get(key) is None:
             self._restore(key, site)
@@ -150,8 +173,11 @@ class Bridge:
         for serial in self.pages.forget_ended(PAGES_IN_MEMORY):
             self.messages.pop(serial, None)
         state = self.results_state(key)
-        return {"message": state.get("message"), "accepted": sum(len(op.chunk) for op in ops if isinstance(op, Feed)),
-                "state": state["state"]}
+        return {
+            "message": state.get("message"),
+            "accepted": sum(len(op.chunk) for op in ops if isinstance(op, Feed)),
+            "state": state["state"],
+        }
 
     def _ledger_now(self) -> Ledger | None:
         """The ledger of the session the bridge feeds now (another workspace has its own)."""
@@ -174,13 +200,22 @@ class Bridge:
         serials = self.pages.restore(key, text, len(record.messages), closed=record.closed)
         for serial, number in zip(serials, record.messages):
             self.messages[serial] = BridgeMessage(
-                serial, key, site, number, ended=True, results=host.results_of(number),
-                delivered_in=0 if number in record.delivered else None, ledger=ledger)
+                serial,
+                key,
+                site,
+                number,
+                ended=True,
+                results=host.results_of(number),
+                delivered_in=0 if number in record.delivered else None,
+                ledger=ledger,
+            )
 
     def _track(self, ops: list[StreamOp], site: str) -> None:
         for op in ops:
             if isinstance(op, Open):
-                self.messages[op.serial] = BridgeMessage(op.serial, op.key, site, ledger=self._ledger_now())
+                self.messages[op.serial] = BridgeMessage(
+                    op.serial, op.key, site, ledger=self._ledger_now()
+                )
         if ops:
             self._bump()
 
@@ -191,8 +226,14 @@ class Bridge:
     def results_state(self, key: PageKey) -> dict[str, Any]:
         message = self.latest(key)
         if message is None:
-            return {"state": "none", "message": None, "count": 0, "copy_text": "", "delivered": False,
-                    "waiting_for": None}
+            return {
+                "state": "none",
+                "message": None,
+                "count": 0,
+                "copy_text": "",
+                "delivered": False,
+                "waiting_for": None,
+            }
         page = self.pages.get(key)
         if message.problem is not None:
             state = "failed"
@@ -203,9 +244,14 @@ class Bridge:
         else:
             state = "waiting"
         owed = self._owed(key) if state == "ready" else []
-        reply: dict[str, Any] = {"state": state, "message": message.number, "count": len(owed),
-                                 "copy_text": render_results(owed) if owed else "",
-                                 "delivered": message.delivered, "waiting_for": message.waiting_for}
+        reply: dict[str, Any] = {
+            "state": state,
+            "message": message.number,
+            "count": len(owed),
+            "copy_text": render_results(owed) if owed else "",
+            "delivered": message.delivered,
+            "waiting_for": message.waiting_for,
+        }
         if message.problem is not None:
             reply["problem"] = message.problem
         return reply
@@ -214,11 +260,17 @@ class Bridge:
         """The Operator messages whose results go back together for a page message: those since
         its results last went to the chat or, once they went, the ones that went then."""
         page = self.pages.get(key)
-        found = [self.messages[serial] for serial in page.serials if serial in self.messages] if page else []
+        found = (
+            [self.messages[serial] for serial in page.serials if serial in self.messages]
+            if page
+            else []
+        )
         if found and found[-1].delivered_in is not None:
             return [message for message in found if message.delivered_in == found[-1].delivered_in]
-        last_delivered = max((i for i, message in enumerate(found) if message.delivered), default=-1)
-        return found[last_delivered + 1:]
+        last_delivered = max(
+            (i for i, message in enumerate(found) if message.delivered), default=-1
+        )
+        return found[last_delivered + 1 :]
 
     def _owed(self, key: PageKey) -> list[CommandResult]:
         """Every result the model has not been given for this page message. An answer rewritten
@@ -248,7 +300,11 @@ class Bridge:
 
     def delivered(self, key: PageKey, number: int | None, sent: bool) -> bool:
         message = self.latest(key)
-        if message is None or message.number is None or (number is not None and number != message.number):
+        if (
+            message is None
+            or message.number is None
+            or (number is not None and number != message.number)
+        ):
             return False
         owed = self._owed(key)
         first = not message.delivered
