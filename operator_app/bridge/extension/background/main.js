@@ -278,7 +278,7 @@ async function tellSelectors(site) {
     } catch (error) {
       continue;
     }
-    if (site === null || key === site) tellTab(tabId, { type: "selectors", selectors: await Selectors.forUrl(tab.url) });
+    if (site === null || key === site) await tellTab(tabId, { type: "selectors", selectors: await Selectors.forUrl(tab.url) });
   }
 }
 
@@ -327,7 +327,7 @@ async function handle(message, sender) {
     case "teach-selector": {
       // For the sender's own site only: the browser names its address, the message does not.
       const answer = await Selectors.teach(sender.url, String(message.field), message.selector);
-      if (answer.ok) tellSelectors(answer.site);
+      if (answer.ok) await tellSelectors(answer.site);
       return answer;
     }
     case "autosend-permit":
@@ -367,12 +367,12 @@ async function handleExtensionPage(message) {
       return { sites: await Selectors.all(), exported: await Selectors.exported() };
     case "selectors-remove": {
       const answer = await Selectors.remove(String(message.site), String(message.field), String(message.selector));
-      if (answer.ok) tellSelectors(String(message.site));
+      if (answer.ok) await tellSelectors(String(message.site));
       return answer;
     }
     case "selectors-import": {
       const answer = await Selectors.imported(String(message.text));
-      if (answer.ok) tellSelectors(null);
+      if (answer.ok) await tellSelectors(null);
       return answer;
     }
     default:

@@ -324,7 +324,10 @@
       teach(message.field);
       reply({ pointing: true });
     }
-    else if (message.type === "selectors") applySelectors(message.selectors);
+    else if (message.type === "selectors") {
+      applySelectors(message.selectors);
+      reply({ ok: true });
+    }
     else if (message.type === "watch") {
       if (!message.on) {
         stop();

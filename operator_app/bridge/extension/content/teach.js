@@ -117,6 +117,8 @@
     let alone = null;
     for (let element = clicked; element && element !== document.body; element = element.parentElement) {
       if (inputBox && element.contains(inputBox)) break;
+      // Only elements that name themselves: a bare <p> under an answer is one of its paragraphs.
+      if (!ownCandidates(element).length) continue;
       for (const selector of candidates(element).slice(0, 12)) {
         const found = matches(selector);
         if (!found.includes(element)) continue;
