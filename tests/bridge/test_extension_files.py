@@ -13,8 +13,13 @@ MANIFEST = json.loads((EXTENSION_DIR / "manifest.json").read_text())
 
 
 def test_every_file_the_manifest_names_exists() -> None:
-    named = [*MANIFEST["icons"].values(), *MANIFEST["action"]["default_icon"].values(), MANIFEST["action"]["default_popup"],
-             MANIFEST["background"]["service_worker"], *MANIFEST["background"]["scripts"]]
+    named = [
+        *MANIFEST["icons"].values(),
+        *MANIFEST["action"]["default_icon"].values(),
+        MANIFEST["action"]["default_popup"],
+        MANIFEST["background"]["service_worker"],
+        *MANIFEST["background"]["scripts"],
+    ]
     for entry in MANIFEST["content_scripts"]:
         named += entry["js"]
     assert named and all((EXTENSION_DIR / path).is_file() for path in named)
@@ -30,7 +35,9 @@ def test_the_popup_and_the_context_menu_inject_what_the_manifest_declares() -> N
 
 def test_one_source_for_chromium_and_firefox_with_loopback_as_the_only_host() -> None:
     assert MANIFEST["manifest_version"] == 3
-    assert MANIFEST["background"]["service_worker"] in MANIFEST["background"]["scripts"]  # Firefox: event page
+    assert (
+        MANIFEST["background"]["service_worker"] in MANIFEST["background"]["scripts"]
+    )  # Firefox: event page
     assert MANIFEST["browser_specific_settings"]["gecko"]["id"]
     assert MANIFEST["host_permissions"] == ["http://127.0.0.1/*"]
     # No "storage": the token and settings live in the background's own IndexedDB, which content
@@ -40,7 +47,9 @@ def test_one_source_for_chromium_and_firefox_with_loopback_as_the_only_host() ->
     assert re.findall(r"fetch\(\"(http://[^\"]+)\"", api) == ["http://127.0.0.1:"]
     for script in (EXTENSION_DIR / "content").glob("*.js"):
         text = script.read_text()
-        assert "fetch(" not in text and "XMLHttpRequest" not in text and "WebSocket" not in text, script.name
+        assert "fetch(" not in text and "XMLHttpRequest" not in text and "WebSocket" not in text, (
+            script.name
+        )
 
 
 def test_the_service_worker_loads_what_firefox_s_event_page_lists() -> None:
@@ -59,8 +68,26 @@ def test_nothing_in_the_extension_uses_storage_that_content_scripts_can_reach() 
 def test_every_adapter_has_every_field() -> None:
     adapters = (EXTENSION_DIR / "shared" / "adapters.js").read_text()
     adapters = adapters[adapters.index("const SITES = [") : adapters.index("\n  ];")]
-    entries = re.findall(r"\{\s*id: \"(\w+)\",(.*?)\n    \}", adapters, re.S)
-    assert [name for name, _ in entries] == ["chatgpt", "claude", "gemini", "aistudio", "mistral", "deepseek", "grok"]
+    entries = re.findall(r"\{\s*id: \"(\w+)\",(.*?)\n    \}", adapters, re.DOTALL)
+    assert [name for name, _ in entries] == [
+        "chatgpt",
+        "claude",
+        "gemini",
+        "aistudio",
+        "mistral",
+        "deepseek",
+        "grok",
+    ]
     for name, body in entries:
-        for field in ("name", "hosts", "assistant", "input", "editor", "send", "generating", "done", "conversation"):
+        for field in (
+            "name",
+            "hosts",
+            "assistant",
+            "input",
+            "editor",
+            "send",
+            "generating",
+            "done",
+            "conversation",
+        ):
             assert re.search(rf"\b{field}: ", body), (name, field)

@@ -9,17 +9,23 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, open_chat, stream  # noqa: E402
+from contract_double import BridgeDouble
+from page_helpers import ANSWER, open_chat, stream
 
 
-def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+def test_the_popup_names_the_selector_that_found_nothing(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=input")
     tab = extension_browser.tab_id("break=input")
     popup = extension_browser.popup(tab)
     popup.wait_for_selector("#tab-state[data-state='problem']")
     missing = popup.inner_text("#tab-fields li[data-field='input'][data-state='missing']")
-    assert "input box: not found" in missing and "#prompt-textarea" in missing and "found nothing" in missing
+    assert (
+        "input box: not found" in missing
+        and "#prompt-textarea" in missing
+        and "found nothing" in missing
+    )
     # No answer yet, and the send button shows only once the box holds text: not expected now.
     assert popup.get_attribute("#tab-fields li[data-field='assistant']", "data-state") == "idle"
     assert "no answer on the page yet" in popup.inner_text("#tab-fields li[data-field='assistant']")
@@ -29,7 +35,10 @@ def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any,
     popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
     popup.wait_for_selector("#tab-state[data-state='ok']")
     assert "Claude: every selector needed now found its element" in popup.inner_text("#tab-state")
-    assert popup.inner_text("#tab-fields li[data-field='input'] code.matched") == 'div.ProseMirror[contenteditable="true"]'
+    assert (
+        popup.inner_text("#tab-fields li[data-field='input'] code.matched")
+        == 'div.ProseMirror[contenteditable="true"]'
+    )
     assert popup.get_attribute("#tab-fields li[data-field='generating']", "data-state") == "idle"
     assert healthy.url.endswith(conversation)
 
@@ -37,13 +46,18 @@ def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any,
 def test_the_popup_reports_an_assistant_selector_that_misses_the_answer(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant")
+    page = open_chat(
+        extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant"
+    )
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     popup = extension_browser.popup(extension_browser.tab_id("break=assistant"))
     popup.wait_for_selector("#tab-state[data-state='problem']")
     item = popup.inner_text("#tab-fields li[data-field='assistant'][data-state='missing']")
-    assert '[data-message-author-role="assistant"]' in item and "yet the page shows OPERATOR_CMD" in item
+    assert (
+        '[data-message-author-role="assistant"]' in item
+        and "yet the page shows OPERATOR_CMD" in item
+    )
     assert bridge.posts("/v1/message") == []  # it says so instead of guessing
 
 
@@ -75,10 +89,14 @@ def test_pairing_through_the_popup(extension_browser: Any) -> None:
         double.close()
 
 
-def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+def test_the_popup_says_when_it_may_not_watch_a_page(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     page = extension_browser.context.new_page()  # a site no adapter knows: no content script there
     page.goto(mock_sites.url("chat.example.org", conversation))
-    [tab] = extension_browser.worker.evaluate("async () => (await chrome.tabs.query({})).map(tab => tab.id)")
+    [tab] = extension_browser.worker.evaluate(
+        "async () => (await chrome.tabs.query({})).map(tab => tab.id)"
+    )
     popup = extension_browser.popup(tab)
     popup.wait_for_selector("#tab-state[data-state='idle']")
     assert "not watching this tab" in popup.inner_text("#tab-state")
@@ -89,7 +107,9 @@ def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, moc
     assert "did not let the extension into this page" in popup.inner_text("#tab-state")
 
 
-def test_the_auto_send_options_show_only_while_auto_send_is_on(extension_browser: Any, bridge: BridgeDouble) -> None:
+def test_the_auto_send_options_show_only_while_auto_send_is_on(
+    extension_browser: Any, bridge: BridgeDouble
+) -> None:
     popup = extension_browser.popup()
     popup.wait_for_selector("#connection-state[data-state='connected']")
     assert not popup.is_checked("#autosend-on")

@@ -12,9 +12,18 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
-    ANSWER, COPY_TEXT, click_panel, eventually, final_text, input_value, key_for, open_chat, stream, wait_panel,
+from contract_double import BridgeDouble
+from page_helpers import (
+    ANSWER,
+    COPY_TEXT,
+    click_panel,
+    eventually,
+    final_text,
+    input_value,
+    key_for,
+    open_chat,
+    stream,
+    wait_panel,
 )
 
 
@@ -61,7 +70,10 @@ def test_a_failed_fill_says_what_failed_and_the_repair_puts_the_results_in(
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "fill-failed")
     said = page.inner_text("#operator-bridge-ui .text")
-    assert "input box: no element matches #prompt-textarea" in said and "Point at the input box" in said
+    assert (
+        "input box: no element matches #prompt-textarea" in said
+        and "Point at the input box" in said
+    )
     click_panel(page, "point")
     wait_panel(page, "teaching")
     page.click("#composer-input")
@@ -73,12 +85,17 @@ def test_a_failed_fill_says_what_failed_and_the_repair_puts_the_results_in(
 def test_an_answer_the_adapter_cannot_read_is_reported_on_the_page_and_repaired_by_pointing(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant")
+    page = open_chat(
+        extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant"
+    )
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     wait_panel(page, "repair-assistant", timeout=15)
     said = page.inner_text("#operator-bridge-ui .text")
-    assert '[data-message-author-role="assistant"]' in said and "yet the page shows OPERATOR_CMD" in said
+    assert (
+        '[data-message-author-role="assistant"]' in said
+        and "yet the page shows OPERATOR_CMD" in said
+    )
     assert bridge.posts("/v1/message") == []
     click_panel(page, "point")
     wait_panel(page, "teaching")
@@ -86,20 +103,29 @@ def test_an_answer_the_adapter_cannot_read_is_reported_on_the_page_and_repaired_
     wait_panel(page, "taught")
     taught = overrides(extension_browser)["chatgpt"]["assistant"][0]
     assert page.evaluate("s => document.querySelectorAll(s).length", taught) == 1
-    assert page.evaluate("s => document.querySelector(s).innerText.includes('OPERATOR_CMD')", taught)
+    assert page.evaluate(
+        "s => document.querySelector(s).innerText.includes('OPERATOR_CMD')", taught
+    )
     text = final_text(bridge, key_for(page))
     assert "id: r1" in text and "id: r2" in text
 
 
-def test_only_the_persons_own_click_teaches(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+def test_only_the_persons_own_click_teaches(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=input")
     popup = extension_browser.popup(extension_browser.tab_id("break=input"))
     popup.wait_for_selector("#tab-fields li[data-field='input'] button[data-action='point']")
     popup.click("#tab-fields li[data-field='input'] button[data-action='point']")
     wait_panel(page, "teaching")
-    page.evaluate("() => document.querySelector('#composer-input').click()")  # the page's own script
+    page.evaluate(
+        "() => document.querySelector('#composer-input').click()"
+    )  # the page's own script
     page.wait_for_timeout(300)
-    assert page.evaluate("() => document.getElementById('operator-bridge-ui').dataset.state") == "teaching"
+    assert (
+        page.evaluate("() => document.getElementById('operator-bridge-ui').dataset.state")
+        == "teaching"
+    )
     page.bring_to_front()
     page.keyboard.press("Escape")
     eventually(lambda: page.evaluate("() => !document.getElementById('operator-bridge-ui')"))
@@ -114,8 +140,14 @@ def test_the_persons_selectors_are_listed_removed_exported_and_imported(
     popup = extension_browser.popup(extension_browser.tab_id(conversation))
     popup.wait_for_selector("#selectors-none:not([hidden])")
     # Import: a selector of the person's own is tried before the built-in one.
-    mine = {"format": "operator-bridge-selectors", "version": 1,
-            "sites": {"chatgpt": {"assistant": [".markdown"]}, "http://127.0.0.1:8080": {"input": ["#chat-box"]}}}
+    mine = {
+        "format": "operator-bridge-selectors",
+        "version": 1,
+        "sites": {
+            "chatgpt": {"assistant": [".markdown"]},
+            "http://127.0.0.1:8080": {"input": ["#chat-box"]},
+        },
+    }
     popup.click("#selectors-import")
     popup.fill("#selectors-json", json.dumps(mine))
     popup.click("#selectors-import")
@@ -131,7 +163,9 @@ def test_the_persons_selectors_are_listed_removed_exported_and_imported(
     popup.click("#selector-list li[data-site='chatgpt'] button[data-action='remove']")
     popup.wait_for_selector("#selector-list li[data-site='chatgpt']", state="detached")
     assert overrides(extension_browser) == {"http://127.0.0.1:8080": {"input": ["#chat-box"]}}
-    popup.wait_for_selector("#tab-fields li[data-field='assistant'] code.matched:text-is('[data-message-author-role=\"assistant\"]')")
+    popup.wait_for_selector(
+        "#tab-fields li[data-field='assistant'] code.matched:text-is('[data-message-author-role=\"assistant\"]')"
+    )
     # A bad file changes nothing and says which entry is wrong.
     for bad, said in (
         ({**mine, "sites": {"chatgpt": {"inbox": ["#x"]}}}, 'unknown field "inbox"'),
@@ -147,7 +181,9 @@ def test_the_persons_selectors_are_listed_removed_exported_and_imported(
     assert overrides(extension_browser) == {"http://127.0.0.1:8080": {"input": ["#chat-box"]}}
 
 
-def test_a_selector_taught_from_a_page_is_kept_under_that_pages_site(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+def test_a_selector_taught_from_a_page_is_kept_under_that_pages_site(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
     del page
     tab = extension_browser.tab_id("claude.ai")
