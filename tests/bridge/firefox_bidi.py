@@ -12,6 +12,7 @@ resolves to 127.0.0.1 (`network.dns.forceResolve`), where the mock chat sites ar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -19,7 +20,7 @@ import shutil
 import socket
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import aiohttp
 
@@ -52,7 +53,7 @@ class Firefox:
         self._socket: Any = None
         self._ids = itertools.count(1)
 
-    async def __aenter__(self) -> Firefox:
+    async def __aenter__(self) -> Self:
         prefs = {
             "extensions.webextensions.uuids": json.dumps({EXTENSION_ID: EXTENSION_UUID}),
             "network.dns.forceResolve": "127.0.0.1",
@@ -71,7 +72,7 @@ class Firefox:
         )
         path = firefox_path()
         assert path is not None
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # noqa: ASYNC220 - started once, not waited on here
             [
                 path,
                 "--headless",
@@ -102,11 +103,11 @@ class Firefox:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        try:
+        with contextlib.suppress(
+            AssertionError, aiohttp.ClientError, TimeoutError, ConnectionError
+        ):
             if self._socket is not None:
-                await self.command("session.end", {})
-        except Exception:  # noqa: BLE001 - Firefox may be gone already
-            pass
+                await self.command("session.end", {})  # Firefox may be gone already
         if self._session is not None:
             await self._session.close()
         if self.process is not None:
