@@ -226,3 +226,18 @@ async def test_errors_of_the_http_parser_are_the_bridges_short_json(
     assert b"content-type: application/json" in status_head.lower()
     assert len(body) < 400 and b"AAAA" not in body and b"evil" not in body
     assert json.loads(body)["error"]["code"] == "BRIDGE_BAD_REQUEST"
+
+
+async def test_a_request_the_bridge_fails_on_is_its_json_too(
+    server: BridgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extension = Extension(server.port)
+    await extension.pair(server.pairing_code or "")
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug, for the test")
+
+    monkeypatch.setattr(server.bridge, "seen", broken)
+    reply = await extension.post("/v1/hello", {})
+    assert (reply.status, reply.code) == (500, "BRIDGE_INTERNAL_ERROR")
+    assert "a bug" not in reply.body.decode()
