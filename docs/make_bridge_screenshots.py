@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Take the README's browser-bridge screenshots in the real browser: the real TUI with its bridge,
 the extension in the system's Chromium, the ChatGPT mock page streaming an answer whose results
-land in its input box, and the extension's popup for that tab.
+land in its input box, and the extension's popup for that tab; then the repair: the popup's
+health check on a page whose input box the adapter cannot find, and "Point at it" on that page.
 
 Run: .venv/bin/python docs/make_bridge_screenshots.py  (writes docs/screenshot-bridge-*.png)
 """
@@ -63,8 +64,7 @@ async def main() -> None:
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
             await page.wait_for_function("() => window.mockChat !== undefined")
             await page.evaluate(
-                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read "
-                "notes/plan.txt and tell me what is left to do.'))"
+                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))"
             )
             await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", ANSWER)
             deadline = time.monotonic() + 30
@@ -79,8 +79,7 @@ async def main() -> None:
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-chat.png"))
             tab_id = await browser.worker.evaluate(
-                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if "
-                "(tab.url.includes('plan-review')) return tab.id; }"
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }"
             )
             popup = await browser.context.new_page()
             await popup.set_viewport_size({"width": 364, "height": 560})
@@ -92,6 +91,38 @@ async def main() -> None:
             await popup.locator("body").screenshot(
                 path=str(ROOT / "docs" / "screenshot-bridge-popup.png")
             )
+
+            # The repair: a page whose input box no selector of the adapter finds (?break=input).
+            broken = await browser.context.new_page()
+            await broken.set_viewport_size({"width": 1000, "height": 700})
+            await broken.goto(sites.url("chatgpt.com", "/c/changed-page?break=input"))
+            await broken.wait_for_function("() => window.mockChat !== undefined")
+            await broken.evaluate("text => mockChat.show(text)", ANSWER)
+            await asyncio.sleep(1.0)
+            broken_id = await browser.worker.evaluate(
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('changed-page')) return tab.id; }"
+            )
+            health = await browser.context.new_page()
+            await health.set_viewport_size({"width": 364, "height": 700})
+            await health.goto(
+                f"chrome-extension://{browser.extension_id}/popup/popup.html?tab={broken_id}"
+            )
+            await health.wait_for_selector(
+                "#tab-fields li[data-field='input'][data-state='missing']"
+            )
+            await health.locator("body").screenshot(
+                path=str(ROOT / "docs" / "screenshot-bridge-health.png")
+            )
+            await health.click("#tab-fields li[data-field='input'] button[data-action='point']")
+            await broken.bring_to_front()
+            await broken.wait_for_function(
+                "() => document.getElementById('operator-bridge-ui')?.dataset.state === 'teaching'"
+            )
+            box = await broken.locator("#composer-input").bounding_box()
+            assert box is not None
+            await broken.mouse.move(box["x"] + 20, box["y"] + 10)
+            await asyncio.sleep(0.3)
+            await broken.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-point.png"))
     finally:
         sites.close()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -1,12 +1,15 @@
 """The bridge's HTTP server (aiohttp), in the event loop of the app that starts it (the TUI's).
-It binds 127.0.0.1 only. Every request passes the guard first (Host, Origin, body size, token,
-failure rate), in the order docs/bridge-protocol.md gives, and gets JSON back, with no CORS
-header: a web page can neither pass as the extension nor read an answer. The routes translate
-JSON to calls on `Bridge` (service.py), which holds the state.
+It binds 127.0.0.1 only. Every request passes the guard first (Host, Origin, body size, token),
+in the order docs/bridge-protocol.md gives, and gets JSON back, with no CORS header: a web page
+can neither pass as the extension nor read an answer. Bodies are read with a size cap and a
+deadline and decoded as UTF-8 whatever the header says; connections.py bounds what comes before
+(request heads, untrusted connections, the HTTP parser's own errors). The routes translate JSON
+to calls on `Bridge` (service.py), which holds the state.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Awaitable, Callable
@@ -16,6 +19,7 @@ from aiohttp import web
 
 from .. import __version__
 from . import guard
+from .connections import ConnectionBook, GuardedHandler, protocol_factory
 from .feeder import StreamHost
 from .pairing import PairingRefused, remember_port
 from .service import Bridge, BridgeStatus, Listener
@@ -57,21 +61,18 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         refusal = guard.TOO_LARGE
     if refusal is not None:
         return _refuse(refusal)
+    connection = request.protocol if isinstance(request.protocol, GuardedHandler) else None
     if request.path != "/v1/pair":
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header[:7].lower() == "bearer " else None
-        # The right token always passes: a rogue local program failing on purpose must not lock
-        # the person's own browser out.
+        # A wrong token is refused and nothing more: it is not counted toward a lock-out, which
+        # anyone on this computer could then trigger to lock the person's own pairing.
         if not bridge.pairing.token_matches(token):
-            locked = bridge.limiter.refusal()
-            if locked is not None:
-                return _refuse(locked, {"Retry-After": str(int(bridge.limiter.locked_for()) + 1)})
-            bridge.limiter.failed()
             return _refuse(guard.UNAUTHORIZED)
+        if connection is not None:
+            connection.trust()
     try:
         return await handler(request)
-    except web.HTTPRequestEntityTooLarge:
-        return _refuse(guard.TOO_LARGE)
     except web.HTTPNotFound:
         return _refuse(
             guard.Refusal(404, "BRIDGE_NOT_FOUND", f"no such bridge request: {request.path}")
@@ -82,6 +83,9 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
                 405, "BRIDGE_METHOD_NOT_ALLOWED", f"{request.method} is not taken on {request.path}"
             )
         )
+    finally:
+        if connection is not None:
+            connection.request_finished()
 
 
 async def _expect(request: web.Request) -> web.StreamResponse | None:
@@ -97,14 +101,44 @@ async def _expect(request: web.Request) -> web.StreamResponse | None:
     return None
 
 
-async def _json_object(request: web.Request) -> dict[str, Any] | web.Response:
+def _closing(refusal: guard.Refusal) -> web.Response:
+    """A refusal after which the connection closes (the rest of the body is not waited for)."""
+    response = _refuse(refusal)
+    response.force_close()
+    return response
+
+
+async def _body(request: web.Request, limit: int, too_large: guard.Refusal) -> bytes | web.Response:
+    """The request's body, at most `limit` bytes, arrived within guard.BODY_TIMEOUT_S."""
+    if (request.content_length or 0) > limit:
+        return _closing(too_large)
+    received = bytearray()
     try:
-        body = await request.json(loads=json.loads)
-    except web.HTTPRequestEntityTooLarge:
-        raise
-    except (ValueError, UnicodeDecodeError):
+        async with asyncio.timeout(guard.BODY_TIMEOUT_S):
+            async for chunk in request.content.iter_any():
+                received += chunk
+                if len(received) > limit:
+                    return _closing(too_large)
+    except TimeoutError:
+        return _closing(guard.BODY_TOO_SLOW)
+    return bytes(received)
+
+
+async def _json_object(
+    request: web.Request,
+    limit: int = guard.MAX_BODY_BYTES,
+    too_large: guard.Refusal = guard.TOO_LARGE,
+) -> dict[str, Any] | web.Response:
+    body = await _body(request, limit, too_large)
+    if isinstance(body, web.Response):
+        return body
+    try:
+        # UTF-8 whatever the Content-Type's charset says (an unknown one must not fail the
+        # decoding); nesting beyond Python's recursion limit is a bad body, not a crash.
+        data = json.loads(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return _bad_request("the body must be a JSON object (UTF-8)")
-    return body if isinstance(body, dict) else _bad_request("the body must be a JSON object")
+    return data if isinstance(data, dict) else _bad_request("the body must be a JSON object")
 
 
 def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
@@ -114,17 +148,11 @@ def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
         or not conversation
         or len(conversation) > MAX_CONVERSATION_CHARS
     ):
-        return (
-            f"conversation must be a non-empty string of at most {MAX_CONVERSATION_CHARS} "
-            "characters"
-        )
+        return f"conversation must be a non-empty string of at most {MAX_CONVERSATION_CHARS} characters"
     if isinstance(position, str) and position.isascii() and position.isdigit():
         position = int(position)  # from a query string ("²" is a digit to str.isdigit, not to int)
     if not isinstance(position, int) or isinstance(position, bool) or position < 0:
-        return (
-            "position must be a whole number >= 0 (the message's index among the page's "
-            "assistant messages)"
-        )
+        return "position must be a whole number >= 0 (the message's index among the page's assistant messages)"
     return conversation, position
 
 
@@ -135,10 +163,7 @@ def _tab(data: dict[str, Any]) -> dict[str, Any] | None:
 
 async def _pair(request: web.Request) -> web.Response:
     bridge = request.app[BRIDGE_KEY]
-    locked = bridge.limiter.refusal()
-    if locked is not None:
-        return _refuse(locked, {"Retry-After": str(int(bridge.limiter.locked_for()) + 1)})
-    data = await _json_object(request)
+    data = await _json_object(request, guard.MAX_PAIR_BODY_BYTES, guard.PAIR_TOO_LARGE)
     if isinstance(data, web.Response):
         return data
     code, browser = data.get("code"), data.get("browser")
@@ -151,8 +176,6 @@ async def _pair(request: web.Request) -> web.Response:
             browser if isinstance(browser, str) else "a browser",
         )
     except PairingRefused as exc:
-        if exc.code == "BRIDGE_BAD_CODE":
-            bridge.limiter.failed()
         return _refuse(guard.Refusal(403, exc.code, str(exc)))
     return web.json_response(
         {
@@ -209,8 +232,7 @@ async def _message(request: web.Request) -> web.Response:
                 409,
                 "BRIDGE_NO_WORKSPACE",
                 (
-                    "Operator has no workspace open: choose one in Operator (w), then the message "
-                    "is taken"
+                    "Operator has no workspace open: choose one in Operator (w), then the message is taken"
                 ),
             )
         )
@@ -254,6 +276,8 @@ class BridgeServer:
     ) -> None:
         self.bridge = Bridge(current_host, listener, workspace_name)
         self._runner: web.AppRunner | None = None
+        self._listening: asyncio.Server | None = None
+        self.connections = ConnectionBook()
 
     @property
     def port(self) -> int | None:
@@ -282,27 +306,32 @@ class BridgeServer:
         ):
             app.router.add_post(path, handler, expect_handler=_expect)
         app.router.add_get("/v1/results", _results)
-        # lingering_time: a request refused for its size is not read to its end for long.
-        runner = web.AppRunner(
-            app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0
-        )
+        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
+        assert runner.server is not None
+        # Each connection gets the guarded handler (connections.py); lingering_time: a request
+        # refused for its size is not read to its end for long.
+        factory = protocol_factory(
+            runner.server, self.connections, access_log=None, lingering_time=1.0
+        )
         try:
-            await web.TCPSite(runner, "127.0.0.1", port).start()
+            self._listening = await asyncio.get_running_loop().create_server(
+                factory, "127.0.0.1", port
+            )
         except OSError as exc:
             await runner.cleanup()
             self.bridge.stop()
             raise BridgeUnavailable(
                 f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
                 + (
-                    " (another Operator may have its bridge on: stop it there, or start this one "
-                    "with --bridge-port N)"
+                    " (another Operator may have its bridge on: stop it there, or start this one with "
+                    "--bridge-port N)"
                     if port
                     else ""
                 )
             ) from None
         self._runner = runner
-        bound = runner.addresses[0][1]
+        bound = self._listening.sockets[0].getsockname()[1]
         app[PORT_KEY][0] = self.bridge.port = bound
         if port:
             remember_port(bound)
@@ -311,6 +340,9 @@ class BridgeServer:
 
     async def stop(self) -> None:
         self.bridge.stop()  # long polls answer at once; open messages end
+        if self._listening is not None:
+            self._listening.close()
+            self._listening = None
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()

@@ -15,7 +15,6 @@ from typing import Any
 from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
 from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
-from .guard import FailureLimiter
 from .ledger import Ledger
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
 from .pairing import CODE_LIFETIME_S, Paired, Pairing
@@ -91,7 +90,6 @@ class Bridge:
         self.listener = listener
         self.workspace_name = workspace_name
         self.pairing = Pairing(clock)
-        self.limiter = FailureLimiter(clock)
         self.pages = PageMessages()
         self.messages: dict[int, BridgeMessage] = {}
         self._deliveries = 0
@@ -200,7 +198,7 @@ class Bridge:
             return
         text = host.message_text(record.messages[-1]) or ""
         serials = self.pages.restore(key, text, len(record.messages), closed=record.closed)
-        for serial, number in zip(serials, record.messages, strict=True):
+        for serial, number in zip(serials, record.messages):
             self.messages[serial] = BridgeMessage(
                 serial,
                 key,

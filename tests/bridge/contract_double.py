@@ -46,6 +46,9 @@ class BridgeDouble:
         self.changed = threading.Condition()
         self.next_message = 1
         self.closed = False
+        self.workspace: str | None = (
+            "demo"  # None: Operator has no workspace open (409 on /v1/message)
+        )
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -104,7 +107,16 @@ class BridgeDouble:
                 if route == "/v1/hello":
                     self._answer(
                         200,
-                        {"workspace": "demo", "operator_version": "0.1.0", "bridge": "connected"},
+                        {
+                            "workspace": double.workspace,
+                            "operator_version": "0.1.0",
+                            "bridge": "connected",
+                        },
+                    )
+                elif route == "/v1/message" and double.workspace is None:
+                    self._answer(
+                        409,
+                        {"error": {"code": "BRIDGE_NO_WORKSPACE", "message": "no workspace open"}},
                     )
                 elif route == "/v1/message":
                     self._answer(200, double._message(body))

@@ -67,7 +67,8 @@ def test_nothing_in_the_extension_uses_storage_that_content_scripts_can_reach() 
 
 def test_every_adapter_has_every_field() -> None:
     adapters = (EXTENSION_DIR / "shared" / "adapters.js").read_text()
-    entries = re.findall(r"\{\s*id: \"(\w+)\",(.*?)\n    \}", adapters, re.S)
+    adapters = adapters[adapters.index("const SITES = [") : adapters.index("\n  ];")]
+    entries = re.findall(r"\{\s*id: \"(\w+)\",(.*?)\n    \}", adapters, re.DOTALL)
     assert [name for name, _ in entries] == [
         "chatgpt",
         "claude",
@@ -86,6 +87,7 @@ def test_every_adapter_has_every_field() -> None:
             "editor",
             "send",
             "generating",
+            "done",
             "conversation",
         ):
             assert re.search(rf"\b{field}: ", body), (name, field)

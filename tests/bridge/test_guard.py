@@ -1,7 +1,8 @@
 """Every refusal of the bridge, proven against the real server on a real socket: a request under
 another Host name (DNS rebinding), from a web page's Origin, without the token or with a wrong
-one (rate limited), with a body too large; no answer carries a CORS header, and pairing hands out
-a token only for the code on offer."""
+one, with a body too large; no answer carries a CORS header, and pairing hands out a token only
+for the code on offer. (What a program on this computer could do to wear the bridge down, or to
+keep the person from pairing: test_hardening.py.)"""
 
 from __future__ import annotations
 
@@ -128,23 +129,6 @@ async def test_a_missing_or_wrong_token_is_refused(server: BridgeServer) -> None
         body=b"{}",
     )
     assert reply.status == 401
-    assert (await extension.post("/v1/hello", {})).status == 200
-
-
-async def test_after_ten_failures_the_bridge_refuses_everyone_without_the_token_for_a_while(
-    server: BridgeServer,
-) -> None:
-    extension = await paired(server)
-    wrong = Extension(server.port, "wrong-token-" + "x" * 30)
-    for _ in range(guard.FAILURES_ALLOWED):
-        assert (await wrong.post("/v1/hello", {})).status == 401
-    reply = await wrong.post("/v1/hello", {})
-    assert (reply.status, reply.code) == (429, "BRIDGE_TOO_MANY_FAILURES")
-    assert 0 < int(reply.headers["retry-after"]) <= guard.LOCKOUT_S + 1
-    # Pairing codes cannot be tried either, even the right one, until the lock-out ends ...
-    code = server.pair_again()
-    assert (await Extension(server.port).pair(code)).code == "BRIDGE_TOO_MANY_FAILURES"
-    # ... but the person's own browser, with the right token, goes on working.
     assert (await extension.post("/v1/hello", {})).status == 200
 
 

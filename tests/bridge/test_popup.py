@@ -9,8 +9,8 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, open_chat, stream  # noqa: E402
+from contract_double import BridgeDouble
+from page_helpers import ANSWER, open_chat, stream
 
 
 def test_the_popup_names_the_selector_that_found_nothing(
@@ -20,16 +20,26 @@ def test_the_popup_names_the_selector_that_found_nothing(
     tab = extension_browser.tab_id("break=input")
     popup = extension_browser.popup(tab)
     popup.wait_for_selector("#tab-state[data-state='problem']")
-    problems = popup.inner_text("#tab-problems")
+    missing = popup.inner_text("#tab-fields li[data-field='input'][data-state='missing']")
     assert (
-        "input box:" in problems and "#prompt-textarea" in problems and "found nothing" in problems
+        "input box: not found" in missing
+        and "#prompt-textarea" in missing
+        and "found nothing" in missing
     )
+    # No answer yet, and the send button shows only once the box holds text: not expected now.
+    assert popup.get_attribute("#tab-fields li[data-field='assistant']", "data-state") == "idle"
+    assert "no answer on the page yet" in popup.inner_text("#tab-fields li[data-field='assistant']")
     assert page.url.endswith("break=input")
 
     healthy = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
     popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
     popup.wait_for_selector("#tab-state[data-state='ok']")
-    assert "Claude: every selector found its element" in popup.inner_text("#tab-state")
+    assert "Claude: every selector needed now found its element" in popup.inner_text("#tab-state")
+    assert (
+        popup.inner_text("#tab-fields li[data-field='input'] code.matched")
+        == 'div.ProseMirror[contenteditable="true"]'
+    )
+    assert popup.get_attribute("#tab-fields li[data-field='generating']", "data-state") == "idle"
     assert healthy.url.endswith(conversation)
 
 
@@ -43,7 +53,7 @@ def test_the_popup_reports_an_assistant_selector_that_misses_the_answer(
     page.wait_for_function("() => !mockChat.generating")
     popup = extension_browser.popup(extension_browser.tab_id("break=assistant"))
     popup.wait_for_selector("#tab-state[data-state='problem']")
-    item = popup.inner_text("#tab-problems li[data-field='assistant']")
+    item = popup.inner_text("#tab-fields li[data-field='assistant'][data-state='missing']")
     assert (
         '[data-message-author-role="assistant"]' in item
         and "yet the page shows OPERATOR_CMD" in item

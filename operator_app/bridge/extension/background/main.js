@@ -16,13 +16,14 @@
 "use strict";
 
 if (typeof importScripts === "function" && !globalThis.OperatorBridgeApi) {
-  importScripts("/shared/adapters.js", "/background/store.js", "/background/bridge_api.js", "/background/trust.js", "/background/page_messages.js");
+  importScripts("/shared/adapters.js", "/background/store.js", "/background/bridge_api.js", "/background/trust.js", "/background/selectors.js", "/background/page_messages.js");
 }
 
 const Api = globalThis.OperatorBridgeApi;
 const Store = globalThis.OperatorStore;
 const Trust = globalThis.OperatorTrust;
-const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/panel.js", "content/delivery.js", "content/content.js"];
+const Selectors = globalThis.OperatorSelectors;
+const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/health.js", "content/teach.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
 
@@ -83,7 +84,9 @@ function tabForHello() {
 
 async function hello() {
   lastHelloAt = Date.now();
-  return call("POST", "hello", { tab: tabForHello() });
+  const outcome = await call("POST", "hello", { tab: tabForHello() });
+  if (outcome.ok && outcome.data && outcome.data.workspace) pages.workspaceOpen();
+  return outcome;
 }
 
 function rememberTab(tabId, tab) {
@@ -263,8 +266,21 @@ async function sendSelection(info, tab) {
 
 /* ---- messages from content scripts and the popup ---- */
 
-const FROM_EXTENSION_PAGES = new Set(["state", "pair", "settings", "watch-tab", "stop-watching"]);
-const FROM_WATCHED_PAGES = new Set(["message", "ping"]);
+const FROM_EXTENSION_PAGES = new Set(["state", "pair", "settings", "watch-tab", "stop-watching", "selectors-all", "selectors-remove", "selectors-import"]);
+const FROM_WATCHED_PAGES = new Set(["message", "ping", "selectors", "teach-selector"]);
+
+/* The tabs showing a site whose selectors changed get them at once. */
+async function tellSelectors(site) {
+  for (const [tabId, tab] of chatTabs) {
+    let key = null;
+    try {
+      key = Selectors.siteKey(tab.url);
+    } catch (error) {
+      continue;
+    }
+    if (site === null || key === site) await tellTab(tabId, { type: "selectors", selectors: await Selectors.forUrl(tab.url) });
+  }
+}
 
 async function handle(message, sender) {
   if (!message || typeof message.type !== "string") return null;
@@ -306,6 +322,14 @@ async function handle(message, sender) {
     case "results-gone":
       setBadge(tabId, "");
       return { ok: true };
+    case "selectors":
+      return { selectors: await Selectors.forUrl(sender.url) };
+    case "teach-selector": {
+      // For the sender's own site only: the browser names its address, the message does not.
+      const answer = await Selectors.teach(sender.url, String(message.field), message.selector);
+      if (answer.ok) await tellSelectors(answer.site);
+      return answer;
+    }
     case "autosend-permit":
       if (!(await pages.wasHandedTo(message, tabId))) return { ok: false, reason: "no results were handed to this tab" };
       return permitAutoSend(message);
@@ -339,6 +363,18 @@ async function handleExtensionPage(message) {
       return watchTab(Number(message.tabId));
     case "stop-watching":
       return stopWatching(String(message.origin));
+    case "selectors-all":
+      return { sites: await Selectors.all(), exported: await Selectors.exported() };
+    case "selectors-remove": {
+      const answer = await Selectors.remove(String(message.site), String(message.field), String(message.selector));
+      if (answer.ok) await tellSelectors(String(message.site));
+      return answer;
+    }
+    case "selectors-import": {
+      const answer = await Selectors.imported(String(message.text));
+      if (answer.ok) await tellSelectors(null);
+      return answer;
+    }
     default:
       return null;
   }

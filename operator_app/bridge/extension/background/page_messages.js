@@ -6,6 +6,8 @@
      are in, whatever that first reply's `message` says: it is null until Operator's engine has
      opened the message, a moment later on its own thread. The results go to the tab that showed
      the message, or to another tab showing the same conversation.
+   - A page message Operator refused because no workspace is open waits for one: it is posted
+     again once the heartbeat's reply names a workspace (`workspaceOpen`), not at every heartbeat.
    - A page message is *settled* once its results were handed to a tab (or were already in one),
      or Operator could not run it: the content script's heartbeat does not post it again. One the
      background does not know (its worker was restarted, or the long poll ended without an answer
@@ -34,6 +36,7 @@
     const postQueues = new Map(); // page key -> {latest payload, tabId, running, lastReply}
     const watchers = new Map(); // page key -> {tabId, conversation, position}
     const lastPosted = new Map(); // page key -> {length, done} of the last text Operator accepted
+    const waitingForWorkspace = new Map(); // page key -> {tabId, payload} refused for want of a workspace
 
     async function post(tabId, payload) {
       const key = pageKey(payload.conversation, payload.position);
@@ -52,7 +55,9 @@
           queue.latest = null;
           const outcome = await call("POST", "message", body, { timeoutMs: 15000 });
           queue.lastReply = outcome;
+          if (!outcome.ok && outcome.error.code === "BRIDGE_NO_WORKSPACE") waitingForWorkspace.set(key, { tabId, payload: body });
           if (outcome.ok) {
+            waitingForWorkspace.delete(key);
             lastPosted.set(key, { length: body.text.length, done: !body.generating });
             await unsettle(key);
             watch(key, body.conversation, body.position, tabId);
@@ -182,12 +187,19 @@
        when the background has no word of it: not on its way, not watched, not settled as it is. */
     async function needsResend(last) {
       const key = pageKey(last.conversation, last.position);
-      if (watchers.has(key) || postQueues.has(key)) return false;
+      if (watchers.has(key) || postQueues.has(key) || waitingForWorkspace.has(key)) return false;
       const settled = (await settledPages())[key];
       return !(settled && settled.length === last.length && settled.done === last.done);
     }
 
-    return Object.freeze({ post, needsResend, wasHandedTo, watchers, pageKey });
+    /* Operator says a workspace is open (again): the page messages it refused go now. */
+    function workspaceOpen() {
+      const waiting = [...waitingForWorkspace.values()];
+      waitingForWorkspace.clear();
+      for (const { tabId, payload } of waiting) post(tabId, payload);
+    }
+
+    return Object.freeze({ post, needsResend, wasHandedTo, workspaceOpen, watchers, waitingForWorkspace, pageKey });
   }
 
   root.OperatorPageMessages = Object.freeze({ create, pageKey });

@@ -16,18 +16,26 @@
      after a quiet period. Only messages that hold OPERATOR_CMD are sent.
    - Results: when the background says a message's results are ready, content/delivery.js puts
      them into the input box.
-   - Status: the popup asks which adapter runs here and which of its selectors found nothing. */
+   - Status: the popup asks which adapter runs here and, field by field, which selector found it
+     (content/health.js). The same check runs by itself when an answer ends without a message the
+     adapter could read, or a fill fails: the page panel then says what failed and offers "Point
+     at it" (content/teach.js), which keeps a selector of the person's own for this site, tried
+     before the built-in ones (kept by the background, per site). */
 
 (function () {
   "use strict";
   if (globalThis.__operatorBridgeContent) return; // injected again by the popup or the context menu
   globalThis.__operatorBridgeContent = true;
 
-  const { adapterFor, GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
+  const { adapterFor, withOverrides, GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
   const Text = globalThis.OperatorText;
   const Panel = globalThis.OperatorPanel;
+  const Health = globalThis.OperatorHealth;
+  const Teach = globalThis.OperatorTeach;
 
-  const adapter = adapterFor(location.hostname);
+  const builtIn = adapterFor(location.hostname);
+  const isGeneric = builtIn === GENERIC;
+  let adapter = withOverrides(builtIn, null); // with the person's own selectors, once the background says
   const SEND_EVERY_MS = 150; // at most this long between a change and the scan that sends it
   const SETTLE_MS = 300; // after the indicator goes: late re-renders of the last lines land first
   const QUIET_MS = 2500; // without a working indicator, this long without a change ends a message
@@ -47,8 +55,10 @@
   Panel.anchorTo(() => inputBox());
 
   const delivery = globalThis.OperatorDelivery.create({
-    adapter,
+    adapter: () => adapter,
     inputBox: () => inputBox(),
+    health: () => health(),
+    teach: (field, options) => teach(field, options),
     // Idle (a selection's results on a page not watched), no answer of the page is followed.
     modelIsWriting: () => indicatorPresent() || (active && (!watched || !watched.done)),
     send: (message) => send(message),
@@ -75,7 +85,7 @@
 
   function tabInfo() {
     // The contract's `site`: the adapter's name, or the page's host for the generic fallback.
-    return { title: document.title, url: location.href, site: adapter === GENERIC ? location.host : adapter.name };
+    return { title: document.title, url: location.href, site: isGeneric ? location.host : adapter.name };
   }
 
   function inputBox() {
@@ -83,7 +93,7 @@
   }
 
   function latestMessage() {
-    if (adapter === GENERIC) {
+    if (isGeneric) {
       const element = Text.lastMarkedMessage(document.body, inputBox());
       return element ? { element, position: Text.positionAmongKind(element) } : null;
     }
@@ -93,7 +103,7 @@
   }
 
   function indicatorPresent() {
-    return Text.queryFirst(document, adapter.generating).elements.length > 0;
+    return Health.generatingSign(adapter, document) !== null;
   }
 
   function scheduleScan(delay) {
@@ -128,7 +138,10 @@
     if (generatingNow) indicatorSeen = true;
     delivery.checkDeliveredStillThere();
     const found = latestMessage();
-    if (!found) return;
+    if (!found) {
+      noticeUnreadAnswer();
+      return;
+    }
     const text = Text.messageText(found.element, adapter);
     const key = conversationKey();
     const isNew =
@@ -143,8 +156,12 @@
       watched.text = text;
       watched.changedAt = now;
     }
-    const settle = indicatorSeen ? SETTLE_MS : QUIET_MS;
     const quietFor = now - watched.changedAt;
+    // The answer's action buttons (copy, thumbs) are a second sign of its end; a page that shows
+    // its last tokens after its indicator went (waitForDone) ends an answer only at that sign.
+    const finishedSign = !generatingNow && Health.doneSign(adapter, document, found.element) !== null;
+    let settle = indicatorSeen || finishedSign ? SETTLE_MS : QUIET_MS;
+    if (adapter.waitForDone && !finishedSign) settle = QUIET_MS;
     const generating = generatingNow || quietFor < settle;
     sendText(generating ? completeLines(text) : text, generating);
     // Nothing on the page may change when an answer ends (no mutation to wake us): look again
@@ -186,41 +203,101 @@
     Panel.show({ title: "Operator bridge: " + reply.problem.title, text: reply.problem.text, tone: "problem", state: "not-connected" });
   }
 
-  /* ---- status for the popup ---- */
+  /* ---- health: status for the popup, and the page's own check ---- */
+
+  function health() {
+    let watching = null;
+    if (watched && !watched.done && indicatorPresent() && Date.now() - watched.changedAt > STUCK_MS) {
+      watching = { stuck: "still matches, though the answer has not changed for " + STUCK_MS / 60000 + " minute; its results wait for it to go" };
+    } else if (!isGeneric && adapter.generating.length && !indicatorSeen && changesWithoutIndicator >= 3) {
+      watching = { unseen: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead" };
+    }
+    return Health.check(adapter, document, { inputBox: inputBox(), isGeneric, sendProblem: delivery.sendProblem(), watching });
+  }
 
   function status() {
-    const problems = [];
-    let messages = 0;
-    if (adapter === GENERIC) {
-      messages = latestMessage() ? 1 : 0;
-      if (!inputBox()) problems.push({ field: "input", selectors: adapter.input, note: "no visible text box on this page" });
-    } else {
-      messages = Text.queryFirst(document, adapter.assistant).elements.length;
-      if (!inputBox()) problems.push({ field: "input", selectors: adapter.input, note: "found nothing" });
-      if (!messages && document.body && document.body.textContent.includes(Text.MARKER)) {
-        problems.push({ field: "assistant", selectors: adapter.assistant, note: "found nothing, yet the page shows OPERATOR_CMD" });
-      }
-      if (adapter.generating.length && !indicatorSeen && changesWithoutIndicator >= 3) {
-        problems.push({
-          field: "generating", selectors: adapter.generating,
-          note: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead",
-        });
-      }
-      // An indicator that stays while the answer has not changed for a minute is likely something
-      // else on the page: the answer would never be over, and its results never come.
-      if (watched && !watched.done && indicatorPresent() && Date.now() - watched.changedAt > STUCK_MS) {
-        problems.push({
-          field: "generating", selectors: adapter.generating,
-          note: "still matches, though the answer has not changed for " + STUCK_MS / 60000 + " minute; its results wait for it to go",
-        });
-      }
-      if (delivery.sendProblem()) problems.push({ field: "send", selectors: adapter.send, note: "found nothing at the last auto-send" });
-    }
-    for (const problem of problems) problem.name = FIELD_NAMES[problem.field];
+    const fields = health();
+    const problems = fields.filter((field) => field.state === "missing")
+      .map((field) => ({ field: field.field, name: field.name, selectors: field.tried, note: field.note }));
+    const messages = isGeneric ? (latestMessage() ? 1 : 0) : Text.queryFirst(document, adapter.assistant).elements.length;
     return {
-      site: adapter.id, name: adapter.name, generic: adapter === GENERIC, active, origin: location.origin, host: location.host,
-      adapterOk: problems.length === 0, problems, messages, watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
+      site: builtIn.id, name: builtIn.name, generic: isGeneric, active, origin: location.origin, host: location.host,
+      adapterOk: problems.length === 0, problems, fields, messages, teaching: Teach.pointing(),
+      watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
     };
+  }
+
+  /* The page shows OPERATOR_CMD, nothing has changed for the quiet period, and the adapter finds
+     no answer: the answer ended without a message Operator could read. Said once per such state. */
+  let unreadNoticedFor = null;
+  let unreadCheckTimer = null;
+  function noticeUnreadAnswer() {
+    if (isGeneric) return;
+    clearTimeout(unreadCheckTimer);
+    unreadCheckTimer = setTimeout(() => {
+      if (!active || latestMessage() || !Health.pageShowsMarker(document)) return;
+      const missing = health().find((field) => field.field === "assistant" && field.state === "missing");
+      const signature = document.body.textContent.length;
+      if (!missing || unreadNoticedFor === signature || Teach.pointing()) return;
+      unreadNoticedFor = signature;
+      showRepair(missing, "Operator cannot read this answer", "Point at the answer");
+    }, QUIET_MS);
+  }
+
+  /* The panel: what failed, and the repair. */
+  function showRepair(field, title, pointLabel, extraButtons = []) {
+    Panel.show({
+      title: "Operator: " + title.replace(/^Operator /, ""),
+      text: field.name + ": " + (field.tried.length ? "none of " + field.tried.join("  |  ") + " " : "") + field.note
+        + ". Point at it on the page, and Operator keeps a selector of yours for " + (isGeneric ? location.host : builtIn.name) + ".",
+      tone: "problem",
+      state: "repair-" + field.field,
+      buttons: [{ id: "point", label: pointLabel, primary: true, onClick: () => teach(field.field) }, ...extraButtons],
+    });
+  }
+
+  /* "Point at it": the person clicks the element; its selector goes to the background for this
+     site and is used from now on. Resolves to the selector, or null (cancelled, or none found). */
+  async function teach(field, { then = null } = {}) {
+    Panel.show({
+      title: "Operator: point at the " + FIELD_NAMES[field],
+      text: "Click it in the page (Esc cancels). Operator keeps a selector for it, tried before its own.",
+      state: "teaching",
+      closable: false,
+      buttons: [{ id: "cancel-point", label: "Cancel", onClick: () => Teach.cancel() }],
+    });
+    const pointed = await Teach.point(field);
+    if (!pointed) {
+      Panel.hide();
+      return null;
+    }
+    const derived = Teach.derive(field, pointed.element, inputBox());
+    if (!derived) {
+      Panel.show({
+        title: "Operator: no stable selector for that element", tone: "problem", state: "teach-failed",
+        text: "Nothing about it (id, data- or aria- attributes, classes) finds it again. Try pointing at the element around it.",
+        buttons: [{ id: "point", label: "Point again", primary: true, onClick: () => teach(field, { then }) }],
+      });
+      return null;
+    }
+    const answer = await send({ type: "teach-selector", field, selector: derived.selector });
+    if (!answer || !answer.ok) {
+      Panel.show({ title: "Operator: the selector was not kept", tone: "problem", state: "teach-failed", text: (answer && answer.refused) || "the extension did not answer" });
+      return null;
+    }
+    applySelectors(answer.selectors);
+    Panel.show({
+      title: "Operator: " + FIELD_NAMES[field] + " taught",
+      text: "Found by " + derived.selector + " from now on, on " + (isGeneric ? location.host : builtIn.name) + " (the popup lists it, to remove it).",
+      state: "taught", tone: "done", hideAfterMs: 6000,
+    });
+    scheduleScan(0);
+    if (typeof then === "function") then();
+    return derived.selector;
+  }
+
+  function applySelectors(overrides) {
+    adapter = withOverrides(builtIn, overrides || null);
   }
 
   function problemLine(report) {
@@ -243,6 +320,14 @@
 
   chrome.runtime.onMessage.addListener((message, sender, reply) => {
     if (message.type === "status") reply(status());
+    else if (message.type === "teach" && FIELD_NAMES[message.field]) {
+      teach(message.field);
+      reply({ pointing: true });
+    }
+    else if (message.type === "selectors") {
+      applySelectors(message.selectors);
+      reply({ ok: true });
+    }
     else if (message.type === "watch") {
       if (!message.on) {
         stop();
@@ -317,10 +402,18 @@
 
   async function askToWatch() {
     const answer = await send({ type: "may-watch" });
-    if (answer && answer.watch) start();
+    if (answer && answer.watch) {
+      await loadSelectors();
+      start();
+    }
+  }
+
+  async function loadSelectors() {
+    const answer = await send({ type: "selectors" });
+    if (answer && answer.selectors) applySelectors(answer.selectors);
   }
 
   document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
-  if (adapter === GENERIC) askToWatch();
-  else start();
+  if (isGeneric) askToWatch();
+  else loadSelectors().then(start);
 })();

@@ -11,7 +11,9 @@
   // News that asks nothing of the person hides after this long (the icon's badge keeps the count).
   const NEWS_SHOWN_MS = 8000;
 
-  function create({ adapter, inputBox, modelIsWriting, send, onDelivered = () => {} }) {
+  /* adapter() -> the site's adapter as it is now (with the person's own selectors); health() ->
+     the field-by-field check (content/health.js); teach(field, {then}) -> "Point at it". */
+  function create({ adapter, inputBox, health, teach, modelIsWriting, send, onDelivered = () => {} }) {
     const { GENERIC, FIELD_NAMES } = globalThis.OperatorAdapters;
     const Text = globalThis.OperatorText;
     const Editor = globalThis.OperatorEditor;
@@ -83,8 +85,12 @@
     async function put(results, replace, boxWasEmpty) {
       const input = inputBox();
       if (!input) return cannotFill(results, describeMissing("input"));
-      const outcome = await Editor.fill(input, results.copy_text, { replace, declaredKind: adapter.editor });
-      if (!outcome.ok) return cannotFill(results, "the input box did not take the text (" + adapter.editor + " editor)");
+      const outcome = await Editor.fill(input, results.copy_text, { replace, declaredKind: adapter().editor });
+      if (!outcome.ok) {
+        const found = health().find((field) => field.field === "input");
+        return cannotFill(results, "the input box" + (found && found.selector ? " (found by " + found.selector + ")" : "")
+          + " did not take the text (" + Editor.editorKind(input, adapter().editor) + " editor)");
+      }
       return landed(results, input, boxWasEmpty);
     }
 
@@ -107,14 +113,17 @@
       return { status: "filled" };
     }
 
+    /* The fill failed: the health check says which field (the input box, found or not), and the
+       person can point at the right element, after which the results go in at once. */
     function cannotFill(results, why) {
       Panel.show({
         title: "Operator: " + plural(results.count) + " ready, but not in the input box",
-        text: "Operator could not put them there: " + why + ".",
+        text: "Operator could not put them there: " + why + ". Point at the input box, and Operator keeps a selector of yours for this site.",
         tone: "problem",
         state: "fill-failed",
         buttons: [
-          { id: "copy", label: "Copy the results", primary: true, onClick: () => navigator.clipboard.writeText(results.copy_text) },
+          { id: "point", label: "Point at the input box", primary: true, onClick: () => teach("input", { then: () => offer(results) }) },
+          { id: "copy", label: "Copy the results", onClick: () => navigator.clipboard.writeText(results.copy_text) },
           { id: "retry", label: "Try again", onClick: () => offer(results) },
         ],
       });
@@ -122,7 +131,7 @@
     }
 
     function describeMissing(field) {
-      return FIELD_NAMES[field] + ": no element matches " + adapter[field].join(" or ");
+      return FIELD_NAMES[field] + ": no element matches " + adapter()[field].join(" or ");
     }
 
     /* The box no longer holds the results (sent, or cleared by the person): the badge goes. */
@@ -176,12 +185,12 @@
       }
       const permit = await send({ type: "autosend-permit", conversation: results.conversation, position: results.position, message: results.message });
       if (!permit || !permit.ok) return refuse(permit ? permit.reason : "the extension did not answer");
-      const button = Text.queryVisible(document, adapter.send).element;
+      const button = Text.queryVisible(document, adapter().send).element;
       if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") {
         button.click();
         sendProblem = null;
       } else {
-        if (adapter !== GENERIC) sendProblem = describeMissing("send") + " (pressed Enter instead)";
+        if (adapter().id !== GENERIC.id) sendProblem = describeMissing("send") + " (pressed Enter instead)";
         Editor.pressEnter(input);
       }
       send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: true });

@@ -142,6 +142,6 @@
   }
 
   root.OperatorText = Object.freeze({
-    MARKER, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
+    MARKER, MARKER_LINE, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
   });
 })(globalThis);

@@ -1,6 +1,7 @@
 /* The popup: pairing (code and port), the connection to Operator, what the extension sees in the
-   active tab (which adapter, which selector found nothing), the pages the person chose to watch
-   (start and stop), and the auto-send settings. It makes no request itself: the background does,
+   active tab (field by field: which selector found it, or that none did, with "Point at it"), the
+   person's own selectors (listed, removable, exported and imported as JSON), the pages the person
+   chose to watch (start and stop), and the auto-send settings. It makes no request itself: the background does,
    on its behalf. Opened as a page with ?tab=ID it shows that tab instead of the active one. */
 
 "use strict";
@@ -75,7 +76,7 @@ async function stopWatching(origin) {
 async function showTab() {
   const tabId = await targetTabId();
   const line = $("tab-state");
-  const list = $("tab-problems");
+  const list = $("tab-fields");
   list.replaceChildren();
   $("watch-tab").hidden = true;
   $("stop-tab").hidden = true;
@@ -103,24 +104,175 @@ async function showTab() {
   const watching = report.watching
     ? " Following message " + (report.watching.position + 1) + (report.watching.done ? " (finished)." : " (being written).")
     : "";
+  showFields(list, report, tabId);
   if (report.adapterOk) {
     line.dataset.state = "ok";
     line.textContent = report.generic
       ? "Watching this page, as you chose" + (report.messages ? ": an OPERATOR_CMD block is on it." : "; no OPERATOR_CMD block on it yet.") + watching
-      : report.name + ": every selector found its element." + watching;
+      : report.name + ": every selector needed now found its element." + watching;
     return;
   }
   line.dataset.state = "problem";
   line.textContent = report.name + ": " + (report.problems.length === 1 ? "a selector found nothing." : report.problems.length + " selectors found nothing.");
-  for (const problem of report.problems) {
+}
+
+/* One line per field: found (and by which selector, "yours" when taught), not found (and what was
+   tried), or not expected now; each with "Point at it". */
+function showFields(list, report, tabId) {
+  for (const field of report.fields || []) {
     const item = document.createElement("li");
-    item.dataset.field = problem.field;
-    const selectors = document.createElement("code");
-    selectors.textContent = problem.selectors.join("  |  ");
-    item.append(problem.name + ": ", selectors, " " + problem.note + ".");
+    item.dataset.field = field.field;
+    item.dataset.state = field.state;
+    const what = document.createElement("span");
+    what.className = "what";
+    const state = field.state === "found" ? "found by " : field.state === "missing" ? "not found" : "not now";
+    what.append(field.name + ": " + state);
+    if (field.state === "found") {
+      const selector = document.createElement("code");
+      selector.className = "matched";
+      selector.textContent = field.selector;
+      what.append(selector);
+      if (field.own) {
+        const own = document.createElement("span");
+        own.className = "own";
+        own.textContent = " (yours)";
+        what.append(own);
+      }
+    } else if (field.state === "missing") {
+      const tried = document.createElement("code");
+      tried.textContent = field.tried.join("  |  ");
+      what.append(" (", field.note, "; tried ", tried, ")");
+    } else {
+      what.append(" (" + field.note + ")");
+    }
+    item.append(what);
+    if (!report.generic || field.field === "input" || field.field === "send") {
+      const point = document.createElement("button");
+      point.type = "button";
+      point.dataset.action = "point";
+      point.textContent = "Point at it";
+      point.addEventListener("click", () => pointAt(tabId, field));
+      item.append(point);
+    }
     list.appendChild(item);
   }
 }
+
+async function pointAt(tabId, field) {
+  let answer = null;
+  try {
+    answer = await chrome.tabs.sendMessage(tabId, { type: "teach", field: field.field });
+  } catch (error) {
+    answer = null;
+  }
+  const hint = $("point-hint");
+  hint.hidden = false;
+  if (!answer || !answer.pointing) {
+    hint.textContent = "The page did not answer: reload it and try again.";
+    return;
+  }
+  hint.textContent = "Click the " + field.name + " in the page (Esc there cancels). Operator keeps a selector for it.";
+  // As the toolbar's popup, it would only stand between the person and the page.
+  if (!new URLSearchParams(location.search).get("tab")) window.close();
+}
+
+/* ---- the person's own selectors ---- */
+
+async function showSelectors() {
+  const answer = await chrome.runtime.sendMessage({ type: "selectors-all" });
+  const list = $("selector-list");
+  list.replaceChildren();
+  const sites = (answer && answer.sites) || {};
+  let count = 0;
+  for (const [site, fields] of Object.entries(sites)) {
+    for (const [field, selectors] of Object.entries(fields)) {
+      for (const selector of selectors) {
+        count += 1;
+        const item = document.createElement("li");
+        Object.assign(item.dataset, { site, field, selector });
+        const what = document.createElement("span");
+        what.className = "what";
+        const code = document.createElement("code");
+        code.textContent = selector;
+        what.append(site + ", " + field + ": ", code);
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.dataset.action = "remove";
+        remove.textContent = "Remove";
+        remove.addEventListener("click", async () => {
+          await chrome.runtime.sendMessage({ type: "selectors-remove", site, field, selector });
+          await Promise.all([showSelectors(), showTab()]);
+        });
+        item.append(what, remove);
+        list.appendChild(item);
+      }
+    }
+  }
+  $("selectors-none").hidden = count > 0;
+  return answer;
+}
+
+/* Every selector in an import must parse here (the background's service worker has no DOM). */
+function unparsable(text) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return null; // the background says what is wrong with it
+  }
+  const sites = data && typeof data.sites === "object" && data.sites ? data.sites : {};
+  for (const [site, fields] of Object.entries(sites)) {
+    for (const [field, selectors] of Object.entries(fields || {})) {
+      for (const selector of Array.isArray(selectors) ? selectors : []) {
+        try {
+          document.createDocumentFragment().querySelector(String(selector));
+        } catch (error) {
+          return site + " " + field + ": the browser cannot parse the selector " + JSON.stringify(String(selector).slice(0, 80));
+        }
+      }
+    }
+  }
+  return null;
+}
+
+$("selectors-export").addEventListener("click", async () => {
+  const answer = await chrome.runtime.sendMessage({ type: "selectors-all" });
+  const box = $("selectors-json");
+  box.hidden = false;
+  box.value = answer.exported;
+  box.select();
+  const result = $("selectors-result");
+  result.className = "";
+  try {
+    await navigator.clipboard.writeText(answer.exported);
+    result.textContent = "Exported: the JSON is above, and copied.";
+  } catch (error) {
+    result.textContent = "Exported: copy the JSON above.";
+  }
+});
+
+$("selectors-import").addEventListener("click", async () => {
+  const box = $("selectors-json");
+  const result = $("selectors-result");
+  if (box.hidden || !box.value.trim()) {
+    box.hidden = false;
+    box.value = "";
+    box.focus();
+    result.className = "";
+    result.textContent = "Paste an export here, then press Import again.";
+    return;
+  }
+  const problem = unparsable(box.value);
+  const answer = problem ? { ok: false, problem } : await chrome.runtime.sendMessage({ type: "selectors-import", text: box.value });
+  if (answer && answer.ok) {
+    result.className = "";
+    result.textContent = "Imported " + (answer.count === 1 ? "1 selector" : answer.count + " selectors") + " for " + answer.sites.join(", ") + ".";
+    await Promise.all([showSelectors(), showTab()]);
+  } else {
+    result.className = "error";
+    result.textContent = "Nothing imported: " + (answer ? answer.problem : "the extension did not answer") + ".";
+  }
+});
 
 $("pair-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -176,3 +328,4 @@ for (const id of ["autosend-on", "autosend-delay", "autosend-rate"]) $(id).addEv
 
 showConnection();
 showTab();
+showSelectors();

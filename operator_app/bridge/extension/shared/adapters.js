@@ -13,14 +13,22 @@
      editor        how that input box keeps its state: "prosemirror", "quill", "lexical",
                    "textarea" (decides how results are put in; see content/editor.js)
      send          the send button (auto-send presses it; without one, Enter in the input box)
-     generating    present while the model is still writing
+     generating    present while the model is still writing; a match counts only when visible,
+                   and where none does, a visible button whose label, title or test id says
+                   "stop" is the last resort (content/health.js)
+     done          optional: the answer's action buttons (copy, thumbs) that appear once it is
+                   over, anywhere after the latest answer: a second sign that it is finished
+     waitForDone   optional: the page shows its last tokens after its indicator went, so an answer
+                   is over only at a done sign (or, without one, after the long quiet period)
      conversation  optional regular expression on the URL path; its first group names the
                    conversation (default: the whole path)
 
-   The selectors were chosen from what open-source extensions and userscripts that read these
-   sites show of their pages (late 2025); none could be checked against the live sites from
-   where this was built, which is why every field has alternatives and why a field that finds
-   nothing is reported instead of being silently skipped. */
+   The selectors were chosen from what maintained open-source extensions that fill these same
+   input boxes show of the pages (CodeWebChat, OneClickPrompts, MCP SuperAssistant, gemini-voyager,
+   read in 2026); none could be checked against the live sites from where this was built, which
+   is why every field has alternatives, why the popup shows which one matched, and why the person
+   can point at an element to teach a selector of their own (content/teach.js), tried before
+   these. The mock pages in fixtures/chat-pages/ reproduce the DOM shapes these selectors expect. */
 
 (function (root) {
   "use strict";
@@ -34,8 +42,11 @@
       content: [".markdown"],
       input: ["#prompt-textarea", 'div.ProseMirror[contenteditable="true"]', 'textarea[name="prompt-textarea"]'],
       editor: "prosemirror",
-      send: ['button[data-testid="send-button"]', "#composer-submit-button"],
+      // The label is today's send button, the test id an older one. With an empty input box the
+      // page shows a voice button in its place: the send button appears once results are in.
+      send: ['button[aria-label="Send message"]', 'button[data-testid="send-button"]', "#composer-submit-button"],
       generating: ['button[data-testid="stop-button"]'],
+      done: ['button[data-testid="copy-turn-action-button"]'],
       conversation: "^/(?:g/[^/]+/)?c/([\\w-]+)",
     },
     {
@@ -46,33 +57,44 @@
       content: [".font-claude-response", ".font-claude-message"],
       input: ['div.ProseMirror[contenteditable="true"]', 'fieldset [contenteditable="true"]', '[contenteditable="true"][role="textbox"]'],
       editor: "prosemirror",
-      send: ['button[aria-label="Send message"]', 'button[aria-label="Send Message"]', 'fieldset button[type="submit"]'],
-      generating: ['[data-is-streaming="true"]', 'button[aria-label="Stop response"]'],
+      send: ['button[type="button"][aria-label="Send message"]', 'button[aria-label="Send message"]', 'button[aria-label="Send Message"]'],
+      // The stop button's label has changed before; its icon (a square in a circle) is the same.
+      generating: ['[data-is-streaming="true"]', 'button[aria-label="Stop response"]', 'button:has(svg path[d^="M128,20A108,108"])'],
+      done: [],
       conversation: "^/chat/([\\w-]+)",
     },
     {
       id: "gemini",
       name: "Gemini",
       hosts: ["gemini.google.com"],
-      assistant: ["model-response message-content", "model-response .model-response-text", "model-response"],
-      content: [],
+      // One <model-response> per answer. When the person opens "thinking", a <message-content>
+      // appears inside <model-thoughts> before the answer's own: it is not the answer.
+      assistant: ["model-response", ".model-response-text"],
+      content: ["message-content.model-response-text", "message-content:not(model-thoughts *)", ".markdown:not(model-thoughts *)"],
       input: ['rich-textarea .ql-editor[contenteditable="true"]', '.ql-editor[contenteditable="true"]', 'rich-textarea [contenteditable="true"]'],
       editor: "quill",
       send: ["button.send-button", 'button[aria-label="Send message"]'],
-      generating: ["button.send-button.stop", 'mat-icon[data-mat-icon-name="stop"]', 'button[aria-label="Stop response"]'],
+      generating: ['mat-icon[fonticon="stop"]', "button.send-button.stop", 'button[aria-label="Stop response"]'],
+      done: ["message-actions button", "copy-button button"],
       conversation: "^/(?:u/\\d+/)?app/([\\w-]+)",
     },
     {
       id: "aistudio",
       name: "AI Studio",
       hosts: ["aistudio.google.com"],
-      assistant: ["ms-chat-turn .chat-turn-container.model", 'ms-chat-turn [data-turn-role="Model"]'],
+      assistant: ["ms-chat-turn .chat-turn-container.model", 'ms-chat-turn [data-turn-role="Model"]', ".model-prompt-container"],
       // Thinking is shown in its own chunk of the same turn; only the answer's chunks count.
       content: ["ms-text-chunk", "ms-cmark-node"],
-      input: ["ms-prompt-input-wrapper textarea", "ms-autosize-textarea textarea", "ms-chunk-input textarea"],
+      input: ['textarea[formcontrolname="promptText"]', 'textarea[aria-label="Enter a prompt"]', "ms-prompt-input-wrapper textarea",
+        "ms-autosize-textarea textarea", "ms-chunk-input textarea"],
       editor: "textarea",
-      send: ['run-button button[aria-label="Run"]', "run-button button", 'button[aria-label="Run"]'],
-      generating: ["run-button button.stoppable", 'run-button button[aria-label="Stop"]', 'button[aria-label="Stop generating"]'],
+      send: ['ms-run-button button[type="submit"]', 'button[aria-label="Run"][type="submit"]', "ms-run-button button"],
+      generating: ['ms-run-button button[aria-label="Stop generating"]', 'button[aria-label="Stop generating"]',
+        'ms-run-button button[aria-label="Cancel"]', "ms-run-button button.stoppable"],
+      // The page shows the last tokens after its run button is back: an answer is over when its
+      // turn's footer shows the thumbs-up (or, failing that, after the long quiet period).
+      done: ['ms-chat-turn .turn-footer button[iconname="thumb_up"]', 'ms-chat-turn .turn-footer button[aria-label*="Good response"]'],
+      waitForDone: true,
       conversation: "^/prompts/([\\w-]+)",
     },
     {
@@ -85,6 +107,7 @@
       editor: "prosemirror",
       send: ['button[aria-label="Send question"]', 'form button[type="submit"]'],
       generating: ['button[aria-label="Stop generation"]', 'form button:has(rect[rx="2"])'],
+      done: [],
       conversation: "^/chat/([\\w-]+)",
     },
     {
@@ -96,8 +119,11 @@
       content: [":scope > .ds-markdown"],
       input: ["textarea#chat-input", 'textarea[placeholder*="DeepSeek"]', "textarea"],
       editor: "textarea",
-      send: ['div[role="button"][aria-label="Send"]', 'button[aria-label="Send"]'],
-      generating: ['div[role="button"][aria-label="Stop"]', 'div[role="button"]:has(svg rect)'],
+      // No label on either: the send button is the one after the (hidden) file input, disabled
+      // while the box is empty; the same place shows a square stop icon while the model writes.
+      send: ['input[type="file"] + div[aria-disabled]:not(:has(svg rect))', 'div[role="button"][aria-label="Send"]'],
+      generating: [".ds-icon-button:has(svg rect)", 'input[type="file"] + div:has(svg rect)'],
+      done: ["div.ds-message + div > div.ds-flex"],
       conversation: "^/a/chat/s/([\\w-]+)",
     },
     {
@@ -109,7 +135,8 @@
       input: ['div.ProseMirror[contenteditable="true"]', 'textarea[aria-label="Ask Grok anything"]', "form textarea"],
       editor: "prosemirror",
       send: ['button[type="submit"][aria-label="Submit"]', 'form button[type="submit"]'],
-      generating: ['button[aria-label="Stop model response"]', 'button[aria-label="Stop"]'],
+      generating: ['button[aria-label="Stop model response"]', 'button[aria-label="Stop"]', 'button:has(svg path[d^="M4 9.2"])'],
+      done: [],
       conversation: "^/(?:chat|c)/([\\w-]+)",
     },
   ];
@@ -127,6 +154,7 @@
     editor: "auto",
     send: ['button[type="submit"]', 'button[aria-label*="Send" i]'],
     generating: [],
+    done: [],
     conversation: null,
   };
 
@@ -146,5 +174,26 @@
     return SITES.find((site) => site.hosts.some((wanted) => hostMatches(host, wanted))) || GENERIC;
   }
 
-  root.OperatorAdapters = Object.freeze({ SITES, GENERIC, FIELD_NAMES, adapterFor });
+  /* The adapter with the person's own selectors for this site (from "Point at it", kept by the
+     background per site) tried before the built-in ones, each field on its own. */
+  function withOverrides(adapter, overrides) {
+    const merged = { ...adapter, builtIn: adapter, overridden: {} };
+    for (const field of Object.keys(FIELD_NAMES)) {
+      const own = overrides && Array.isArray(overrides[field]) ? overrides[field].filter((item) => typeof item === "string") : [];
+      if (!own.length) continue;
+      merged[field] = [...own, ...adapter[field].filter((selector) => !own.includes(selector))];
+      merged.overridden[field] = own;
+    }
+    return merged;
+  }
+
+  /* The key the person's selectors are kept under: the adapter's id on a known site, the page's
+     origin (address and port) elsewhere. */
+  function siteKey(url) {
+    const parsed = new URL(url);
+    const adapter = adapterFor(parsed.hostname);
+    return adapter === GENERIC ? parsed.origin : adapter.id;
+  }
+
+  root.OperatorAdapters = Object.freeze({ SITES, GENERIC, FIELD_NAMES, adapterFor, withOverrides, siteKey });
 })(globalThis);

@@ -1,0 +1,133 @@
+/* The adapter's health on this page, field by field: which selector found each field (assistant
+   messages, input box, send button, "still generating"), or that none did, or that the field is
+   not expected now (no answer yet, the send button of a page that shows it only once the box holds
+   text, the indicator while nothing is being written). The popup shows it; content.js runs it by
+   itself when an answer ends without a message it could read, or a fill fails, and the page
+   panel then says what failed. Also the two signs of an answer's end besides its indicator: the
+   indicator's last resort and the answer's action buttons. Pure DOM reads. */
+
+(function (root) {
+  "use strict";
+
+  const Text = root.OperatorText;
+  const { FIELD_NAMES } = root.OperatorAdapters;
+  const STOP_WORD = /(^|[^a-z])stop([^a-z]|$)/i;
+  const LAST_RESORT = "a visible button labelled \"stop\" (last resort)";
+
+  /* A visible button whose label, title or test id says "stop": what a chat shows while it
+     writes, when none of the adapter's own selectors matches anything visible. */
+  function stopButton(doc) {
+    for (const element of doc.querySelectorAll('button, [role="button"]')) {
+      const words = ["aria-label", "title", "data-testid"].map((name) => element.getAttribute(name) || "").join(" ");
+      if (STOP_WORD.test(words) && Text.isVisible(element)) return element;
+    }
+    return null;
+  }
+
+  /* {selector, element, lastResort} of the "still generating" sign shown now, or null. Only a
+     visible match counts (pages keep hidden copies of their buttons). */
+  function generatingSign(adapter, doc) {
+    for (const selector of adapter.generating || []) {
+      let found;
+      try {
+        found = doc.querySelectorAll(selector);
+      } catch (error) {
+        continue;
+      }
+      for (const element of found) if (Text.isVisible(element)) return { selector, element, lastResort: false };
+    }
+    const element = stopButton(doc);
+    return element ? { selector: LAST_RESORT, element, lastResort: true } : null;
+  }
+
+  /* An answer's action buttons (copy, thumbs), shown after `message`: it is finished. */
+  function doneSign(adapter, doc, message) {
+    if (!message) return null;
+    for (const selector of adapter.done || []) {
+      let found;
+      try {
+        found = doc.querySelectorAll(selector);
+      } catch (error) {
+        continue;
+      }
+      for (const element of found) {
+        const where = message.compareDocumentPosition(element);
+        if ((where & Node.DOCUMENT_POSITION_FOLLOWING || where & Node.DOCUMENT_POSITION_CONTAINED_BY) && Text.isVisible(element)) {
+          return { selector, element };
+        }
+      }
+    }
+    return null;
+  }
+
+  /* Text on the page outside Operator's own panel and the page's text boxes holds a marker line. */
+  function pageShowsMarker(doc) {
+    const walker = doc.createTreeWalker(doc.body || doc.documentElement, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.data.includes(Text.MARKER) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
+    });
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
+      if (Text.MARKER_LINE.test(node.data)) return true;
+    }
+    return false;
+  }
+
+  function entry(adapter, field, state, selector, note) {
+    const own = adapter.overridden && adapter.overridden[field] ? adapter.overridden[field] : [];
+    return {
+      field, name: FIELD_NAMES[field], state, selector, own: selector !== null && own.includes(selector),
+      tried: adapter[field] || [], note,
+    };
+  }
+
+  /* The report, one entry per field: state "found" (with the selector that matched), "missing"
+     (none did, where one should), or "idle" (not expected now, `note` says why).
+     `context`: {inputBox, isGeneric, watching: {done, changesWithoutIndicator, stuck}, sendProblem}. */
+  function check(adapter, doc, context) {
+    const fields = [];
+    if (context.isGeneric) {
+      const marked = Text.lastMarkedMessage(doc.body, context.inputBox);
+      fields.push(marked
+        ? entry(adapter, "assistant", "found", "the last element with an OPERATOR_CMD line", "")
+        : entry(adapter, "assistant", "idle", null, "no OPERATOR_CMD block on this page yet"));
+    } else {
+      const messages = Text.queryFirst(doc, adapter.assistant);
+      if (messages.elements.length) {
+        fields.push(entry(adapter, "assistant", "found", messages.selector, messages.elements.length + " on the page"));
+      } else if (pageShowsMarker(doc)) {
+        fields.push(entry(adapter, "assistant", "missing", null, "found nothing, yet the page shows OPERATOR_CMD"));
+      } else {
+        fields.push(entry(adapter, "assistant", "idle", null, "no answer on the page yet"));
+      }
+    }
+
+    const input = Text.queryVisible(doc, adapter.input);
+    fields.push(input.element
+      ? entry(adapter, "input", "found", input.selector, "")
+      : entry(adapter, "input", "missing", null, context.isGeneric ? "no visible text box on this page" : "found nothing"));
+
+    const send = Text.queryVisible(doc, adapter.send);
+    const inputEmpty = !input.element || !root.OperatorEditor.holdsOwnText(input.element);
+    if (context.sendProblem) fields.push(entry(adapter, "send", "missing", null, context.sendProblem));
+    else if (send.element) fields.push(entry(adapter, "send", "found", send.selector, ""));
+    else if (context.isGeneric) fields.push(entry(adapter, "send", "idle", null, "none found: auto-send presses Enter in the input box"));
+    else if (inputEmpty) fields.push(entry(adapter, "send", "idle", null, "not shown while the input box is empty (the page shows it once the box holds text)"));
+    else fields.push(entry(adapter, "send", "missing", null, "found nothing; Operator presses Enter in the input box instead"));
+
+    const sign = generatingSign(adapter, doc);
+    const watching = context.watching;
+    if (watching && watching.stuck) {
+      fields.push(entry(adapter, "generating", "missing", sign && sign.selector, watching.stuck));
+    } else if (sign) {
+      fields.push(entry(adapter, "generating", "found", sign.selector, "the model is writing"));
+    } else if (watching && watching.unseen) {
+      fields.push(entry(adapter, "generating", "missing", null, watching.unseen));
+    } else {
+      fields.push(entry(adapter, "generating", "idle", null, "shown only while the model writes"));
+    }
+    return fields;
+  }
+
+  root.OperatorHealth = Object.freeze({ check, generatingSign, doneSign, pageShowsMarker, stopButton, LAST_RESORT });
+})(globalThis);
