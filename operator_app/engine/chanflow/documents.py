@@ -108,7 +108,9 @@ def missing(call: Call, target: Target, shown: str) -> StringError:
 
 def blocks_of(doc: Doc) -> list[DocBlock]:
     language = language_for_path(doc.target.rel)
-    return find_blocks(doc.lines, LANGUAGES[language] if language else None)
+    style = LANGUAGES[language] if language else None
+    # Markdown and plain text have headings; in code a line starting with # is a comment.
+    return find_blocks(doc.lines, style, headings=language in (None, "markdown"))
 
 
 def block_of(doc: Doc, block_id: str) -> DocBlock:

@@ -282,7 +282,11 @@ def cmd_undo(call: Call) -> Answer:
             f"the person declined /undo of {shown}; nothing changed",
             "ask them what they want before trying again",
         )
-    call.record_intent("/undo", entry.rel, plan.summary, {"undoes": entry.seq})
+    lines = count(len(split_lines(new_text)), "line")
+    message = confirmation(
+        f"Undo: reverted {shown} ({lines})" if before is not None else f"Undo: removed {shown}"
+    )
+    call.record_intent("/undo", entry.rel, message, {"undoes": entry.seq})
     try:
         undo_entry(call.ws, journal, entry)
     except (UndoRefused, OperatorError) as exc:
@@ -291,12 +295,8 @@ def cmd_undo(call: Call) -> Answer:
     call.topic.read[entry.rel] = digest(before) or ""
     if before is None:
         call.topic.read.pop(entry.rel, None)
-    lines = count(len(split_lines(new_text)), "line")
-    message = (
-        f"Undo: reverted {shown} ({lines})" if before is not None else f"Undo: removed {shown}"
-    )
     return Answer(
-        confirmation(message),
+        message,
         content=numbered_change(diff) if diff else None,
         path=entry.rel,
         diff=diff,

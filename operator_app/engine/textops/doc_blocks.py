@@ -1,8 +1,8 @@
 """The blocks of a document that String's `#id` names (pure): the text between `<!-- #id -->` and
 `<!-- /id -->`, an OPERATOR_BEGIN id / OPERATOR_END id region (in the file's comment style), and
 a Markdown heading's section by its slug (`## Decisions` is `#decisions`, up to the next heading
-of the same or a higher level, blank lines before that heading left out). Headings inside code
-fences are not headings. Where two blocks share an id, the marked one wins: comment block, then
+of the same or a higher level, blank lines before that heading left out) in Markdown and plain
+text. Headings inside code fences are not headings. Where two blocks share an id, the marked one wins: comment block, then
 region, then heading."""
 
 from __future__ import annotations
@@ -40,10 +40,15 @@ def slug(title: str) -> str:
     return kept.replace(" ", "-")
 
 
-def find_blocks(lines: list[str], style: CommentStyle | None) -> list[DocBlock]:
+def find_blocks(
+    lines: list[str], style: CommentStyle | None, *, headings: bool = True
+) -> list[DocBlock]:
     """Every block of the document, in the order they start; an id taken by a marked block is
-    not given to a heading."""
-    found = _comment_blocks(lines) + _region_blocks(lines, style) + _heading_blocks(lines)
+    not given to a heading. `headings`: whether "# ..." lines are Markdown headings (in code they
+    are comments)."""
+    found = _comment_blocks(lines) + _region_blocks(lines, style)
+    if headings:
+        found += _heading_blocks(lines)
     found.sort(key=lambda block: (_KIND_ORDER[block.kind], block.marker_line))
     chosen: dict[str, DocBlock] = {}
     for block in found:

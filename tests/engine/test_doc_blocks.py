@@ -1,0 +1,69 @@
+"""The blocks String's #id names in a document (engine/textops/doc_blocks.py): comment-marked
+blocks, OPERATOR_BEGIN/END regions, and Markdown heading sections by their slug."""
+
+from __future__ import annotations
+
+from operator_app.engine.textops.doc_blocks import DocBlock, find_blocks, slug
+from operator_app.protocol.comments import LANGUAGES
+
+DOC = """# Meeting notes
+
+Intro.
+
+<!-- #decisions -->
+## Decisions
+(none yet)
+<!-- /decisions -->
+
+## Actions
+- call Bob
+
+### Details
+deep
+
+```
+## not a heading
+```
+
+## Actions
+again
+
+
+# Appendix
+end
+"""
+
+
+def blocks(text: str, style: str | None = "markdown") -> dict[str, tuple[str, int, int]]:
+    lines = text.split("\n")[:-1]
+    found = find_blocks(lines, LANGUAGES[style] if style else None, headings=style != "python")
+    return {b.id: (b.kind, b.first, b.last) for b in found}
+
+
+def test_comment_blocks_headings_and_repeated_slugs() -> None:
+    assert blocks(DOC) == {
+        "meeting-notes": ("heading", 1, 21),
+        "decisions": ("comment", 6, 7),  # the marked block wins over the heading inside it
+        "actions": ("heading", 10, 18),  # the fenced "## not a heading" is inside it
+        "details": ("heading", 13, 18),
+        "actions-1": ("heading", 20, 21),  # blank lines before the next heading left out
+        "appendix": ("heading", 24, 25),
+    }
+
+
+def test_regions_in_a_comment_style() -> None:
+    code = "import os\n# OPERATOR_BEGIN setup\nx = 1\n# OPERATOR_END setup\n"
+    assert blocks(code, "python") == {"setup": ("region", 3, 3)}
+    assert find_blocks(code.split("\n")[:-1], None, headings=False) == []
+
+
+def test_an_empty_block_and_an_unclosed_one() -> None:
+    text = "<!-- #empty -->\n<!-- /empty -->\n<!-- #open -->\nnever closed\n"
+    assert find_blocks(text.split("\n")[:-1], None) == [DocBlock("empty", "comment", 2, 1, 1)]
+
+
+def test_slugs() -> None:
+    assert slug("Decisions") == "decisions"
+    assert slug("What's next?") == "whats-next"
+    assert slug("  Étape 2: la suite  ") == "étape-2-la-suite"
+    assert slug("snake_case and-dash") == "snake_case-and-dash"
