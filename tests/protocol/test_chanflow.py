@@ -141,8 +141,8 @@ def test_response_form() -> None:
 def test_numbered_change_as_the_transport_document_shows_it() -> None:
     diff = (
         "--- a/m.md\n+++ b/m.md\n@@ -11,5 +11,6 @@\n <!-- #decisions -->\n ## Decisions\n"
-        "-(none yet)\n+1. Move deadline to April 1\n+2. Switch to weekly syncs\n <!-- /decisions -->\n"
-        " \n"
+        "-(none yet)\n+1. Move deadline to April 1\n+2. Switch to weekly syncs\n"
+        " <!-- /decisions -->\n \n"
     )
     assert numbered_change(diff) == (
         "11 \u2502 <!-- #decisions -->\n12 \u2502 ## Decisions\n13 -\u2502 (none yet)\n"

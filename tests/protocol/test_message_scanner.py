@@ -154,7 +154,7 @@ def _events(text: str, cuts: list[int]) -> list[object]:
     for cut in [*sorted(set(cuts)), len(text)]:
         events += scanner.feed(text[previous:cut])
         previous = cut
-        scanner.pending  # asked after every chunk, as the engine does
+        _ = scanner.pending  # asked after every chunk, as the engine does
     return events + scanner.end()
 
 

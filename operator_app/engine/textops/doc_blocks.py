@@ -2,8 +2,8 @@
 `<!-- /id -->`, an OPERATOR_BEGIN id / OPERATOR_END id region (in the file's comment style), and
 a Markdown heading's section by its slug (`## Decisions` is `#decisions`, up to the next heading
 of the same or a higher level, blank lines before that heading left out) in Markdown and plain
-text. Headings inside code fences are not headings. Where two blocks share an id, the marked one wins: comment block, then
-region, then heading."""
+text. Headings inside code fences are not headings. Where two blocks share an id, the marked one
+wins: comment block, then region, then heading."""
 
 from __future__ import annotations
 
