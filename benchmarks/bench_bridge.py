@@ -230,7 +230,7 @@ class ScannerMeter:
     def _in_whole_scan(self) -> bool:
         return getattr(self.local, "whole", False)
 
-    def __enter__(self) -> "ScannerMeter":
+    def __enter__(self) -> ScannerMeter:
         meter = self
 
         def timed(original: Any, counts_characters: bool) -> Any:
@@ -265,21 +265,21 @@ class ScannerMeter:
                 meter.whole_characters += len(text)
                 meter.whole_scans += 1
 
-        setattr(self.scanner.Scanner, "feed", timed(self.original_feed, True))
-        setattr(self.scanner.Scanner, "end", timed(self.original_end, False))
-        setattr(
-            self.scanner.Scanner, "pending", property(timed(self.original_pending.fget, False))
+        self.scanner.Scanner.feed = timed(self.original_feed, True)
+        self.scanner.Scanner.end = timed(self.original_end, False)
+        self.scanner.Scanner.pending = property(
+            timed(self.original_pending.fget, False)
         )  # asked after each chunk
         for module in self.users:
-            setattr(module, "scan_message", whole_scan)
+            module.scan_message = whole_scan
         return self
 
     def __exit__(self, *exc: object) -> None:
-        setattr(self.scanner.Scanner, "feed", self.original_feed)
-        setattr(self.scanner.Scanner, "end", self.original_end)
-        setattr(self.scanner.Scanner, "pending", self.original_pending)
+        self.scanner.Scanner.feed = self.original_feed
+        self.scanner.Scanner.end = self.original_end
+        self.scanner.Scanner.pending = self.original_pending
         for module in self.users:
-            setattr(module, "scan_message", self.original_scan)
+            module.scan_message = self.original_scan
 
 
 async def long_answer_work(
@@ -392,7 +392,7 @@ async def run(quick: bool) -> dict[str, Any]:
         )
         return reply
 
-    setattr(service.Bridge, "update", counting_update)
+    service.Bridge.update = counting_update
     scratch = Path(tempfile.mkdtemp(prefix="bench-bridge-"))
     workspace = setup_environment(scratch)
     sites = MockSites()
@@ -446,7 +446,7 @@ async def run(quick: bool) -> dict[str, Any]:
             await asyncio.sleep(3)
             figures["idle_bridge_off_cpu"], _ = await idle_cpu(window, scratch / "profile")
     finally:
-        setattr(service.Bridge, "update", original_update)
+        service.Bridge.update = original_update
         sites.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return figures

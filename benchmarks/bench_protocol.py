@@ -2,7 +2,8 @@
 """Protocol and start-up benchmarks (issue 2). Every figure is a ratio against a baseline measured
 in the same run, so the result does not depend on the machine:
 
-1. scanner alone over a 200,000-character message holding 100 blocks, against a bare
+1. the message scanner alone (protocol/message.py: both dialects, as the engine runs it) over a
+   200,000-character message holding 100 OPERATOR_CMD blocks, against a bare
    `re.finditer` pass over the same text for the four markers         (target: within 3x)
 2. scan + parse + validate of that message, against the same bare pass (target: within 10x)
 3. the message fed in 100-character chunks, against fed whole          (target: within 1.5x)
@@ -38,8 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from operator_app.protocol.commands import validate_command  # noqa: E402
+from operator_app.protocol.message import MessageScanner, scan_whole  # noqa: E402
 from operator_app.protocol.parser import parse_fields  # noqa: E402
-from operator_app.protocol.scanner import Scanner, scan_message  # noqa: E402
 
 BARE_MARKERS = re.compile(
     r"^[ \t]*(OPERATOR_CMD|END_OPERATOR_CMD|OPERATOR_RESULT|END_OPERATOR_RESULT)[ \t]*$",
@@ -86,19 +87,19 @@ def bare_pass(text: str) -> int:
 
 
 def scan_only(text: str) -> int:
-    return len(scan_message(text).blocks)
+    return len(scan_whole(text).blocks)
 
 
 def scan_parse_validate(text: str) -> int:
     ok = 0
-    for block in scan_message(text).blocks:
+    for block in scan_whole(text).blocks:
         validate_command(parse_fields(block))
         ok += 1
     return ok
 
 
 def fed_whole(text: str) -> int:
-    scanner = Scanner()
+    scanner = MessageScanner()
     return len(scanner.feed(text) + scanner.end())
 
 
@@ -108,7 +109,7 @@ def chunked(text: str, size: int = 100) -> list[str]:
 
 
 def fed_chunks(chunks: list[str]) -> int:
-    scanner = Scanner()
+    scanner = MessageScanner()
     found = 0
     for chunk in chunks:
         found += len(scanner.feed(chunk))
@@ -116,7 +117,7 @@ def fed_chunks(chunks: list[str]) -> int:
 
 
 def fed_chunks_asking_pending(chunks: list[str]) -> int:
-    scanner = Scanner()
+    scanner = MessageScanner()
     found = 0
     for chunk in chunks:
         found += len(scanner.feed(chunk))

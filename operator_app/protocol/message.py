@@ -31,6 +31,7 @@ MessageEvent = RawBlock | ChanBlock | ScanWarning
 _SIGIL = chan.SIGIL
 _CLOSE = chan.CLOSE
 MAX_PAYLOAD_CHARS = 1_000_000  # a block's payload beyond this is refused, not kept growing
+_ACCOUNT_EVERY = 1 << 16  # pieces taken before they are counted and hashed anyway (a bound)
 
 
 @dataclass
@@ -39,7 +40,6 @@ class _OpenChan:
     header: str
     pieces: list[str] = field(default_factory=list)
     chars: int = 0
-    breaks: int = 0  # line breaks inside the block, tags included
     too_large: bool = False
 
 
@@ -52,44 +52,65 @@ def split_tag(header: str) -> tuple[str, str | None, str]:
     return channel, (topic if colon else None), attributes.strip()
 
 
-class MessageScanner:
+class MessageScanner(Scanner):
+    """The OPERATOR_CMD scanner (scanner.py), given a message's text only after String's blocks
+    were taken out of it. A subclass, not a wrapper, so that a chunk of prose costs what the
+    OPERATOR_CMD scanner alone makes it cost: the check for the sigil, and the same queueing."""
+
     def __init__(
         self, *, first_line: int = 1, skip_first_fragment: bool = False, window_cut: bool = False
     ) -> None:
-        self.commands = Scanner(
+        super().__init__(
             first_line=first_line, skip_first_fragment=skip_first_fragment, window_cut=window_cut
         )
-        self._line = first_line  # the line the next character to be taken is on
+        # Text taken is counted (line breaks) and hashed (for block keys) only when a tag needs
+        # its line or key, or when enough has piled up: a chunk of prose costs a list append.
+        self._unaccounted: list[str] = []
+        self._at_line = first_line  # the line the first unaccounted character is on
         self._held = ""  # a tag (or close tag) cut by the end of the last chunk
-        self._tail = ""  # the last two characters taken: what stands before a sigil
-        self._cr = False  # the last character taken was "\r" (maybe half of "\r\n")
+        self._accounted_tail = ""  # the last two characters counted and hashed
+        self._cr = False  # the last character accounted was "\r" (maybe half of "\r\n")
         self._hash = hashlib.sha256()
-        self._hash_cr = False
         self._fragment = skip_first_fragment  # the window began inside a line: no tag opens in it
-        self._window_cut = window_cut
         self._seen_block = False
-        self._block: _OpenChan | None = None
+        self._chan: _OpenChan | None = None  # the ChanFlow block being read
         self._first = first_line == 1 and not skip_first_fragment
-        self._ended = False
+        self._message_ended = False
+        # Nothing is held, open or cut, and the first chunk (which may start with a BOM) is past:
+        # a chunk without the sigil needs no walk.
+        self._plain = False
 
     # --- what is open ---------------------------------------------------------------------
 
     @property
-    def pending(self) -> PendingBlock | PendingChanBlock | None:
-        if self._block is not None:
-            channel, topic, _ = split_tag(self._block.header)
-            return PendingChanBlock(self._block.start_line, channel, topic)
-        return self.commands.pending
-
-    @property
-    def walked_chars(self) -> int:
-        """Characters the OPERATOR_CMD scanner walked line by line (a work counter for tests)."""
-        return self.commands.walked_chars
+    def pending(self) -> PendingBlock | PendingChanBlock | None:  # type: ignore[override]
+        if self._chan is not None:
+            channel, topic, _ = split_tag(self._chan.header)
+            return PendingChanBlock(self._chan.start_line, channel, topic)
+        return Scanner.pending.fget(self)  # type: ignore[attr-defined,no-any-return]
 
     # --- feeding --------------------------------------------------------------------------
 
-    def feed(self, chunk: str) -> list[MessageEvent]:
-        if self._ended:
+    def feed(  # type: ignore[override]
+        self, chunk: str, _sigil: str = _SIGIL, _every: int = _ACCOUNT_EVERY
+    ) -> list[MessageEvent]:
+        # (_sigil and _every: constants as locals, read for every chunk of a stream)
+        if self._plain and _sigil not in chunk and len(chunk) > 1:
+            # Prose or OPERATOR_CMD text outside a block. (Two characters or more: what a sigil
+            # in the next chunk may follow is then in this one, the last piece taken.)
+            pieces = self._unaccounted
+            pieces.append(chunk)
+            if len(pieces) > _every:
+                self._account()
+            if "_" not in chunk and not self._armed and not self._backlog:
+                # What Scanner.feed does with a chunk that cannot finish a block: queue it.
+                self._pieces.append(chunk)
+                return []
+            return Scanner.feed(self, chunk)  # type: ignore[return-value]
+        return self._feed_walking(chunk)
+
+    def _feed_walking(self, chunk: str) -> list[MessageEvent]:
+        if self._message_ended:
             raise RuntimeError("feed() after end()")
         if self._first and chunk:
             self._first = False
@@ -99,24 +120,23 @@ class MessageScanner:
         text = self._held + chunk if self._held else chunk
         self._held = ""
         events: list[MessageEvent] = []
-        if self._block is None and not self._fragment and _SIGIL not in text:
-            self._outside(text, events)  # the common case: prose, or OPERATOR_CMD text
-        else:
-            self._walk(text, events)
+        self._walk(text, events)
+        self._plain = not (self._held or self._chan is not None or self._fragment)
         return events
 
-    def end(self) -> list[MessageEvent]:
-        if self._ended:
+    def end(self) -> list[MessageEvent]:  # type: ignore[override]
+        if self._message_ended:
             return []
+        self._plain = False
         events: list[MessageEvent] = []
         held, self._held = self._held, ""
-        if self._block is not None:
+        if self._chan is not None:
             self._inside(held)
             self._close(None, events, fault="unclosed")
         elif held:
             self._outside(held, events)
-        events += self.commands.end()
-        self._ended = True
+        events += Scanner.end(self)
+        self._message_ended = True
         return events
 
     # --- the walk -------------------------------------------------------------------------
@@ -124,7 +144,7 @@ class MessageScanner:
     def _walk(self, text: str, events: list[MessageEvent]) -> None:
         pos, size = 0, len(text)
         while pos < size:
-            if self._block is not None:
+            if self._chan is not None:
                 pos = self._walk_inside(text, pos, events)
                 continue
             if self._fragment:
@@ -145,7 +165,7 @@ class MessageScanner:
         """Handle the sigil at `at` (text from `pos` not taken yet); where to go on from."""
         before = text[max(pos, at - 2) : at]
         if len(before) < 2:
-            before = (self._tail + text[pos:at])[-2:]
+            before = (self._taken_tail() + text[pos:at])[-2:]
         size = len(text)
         if at + 1 >= size:  # what follows the sigil is in the next chunk
             self._outside(text[pos:at], events)
@@ -176,10 +196,11 @@ class MessageScanner:
         # The text before the tag goes on first: it may finish a line that opens or closes an
         # OPERATOR_CMD block, and inside one the tag is only part of a value.
         self._outside(text[pos:at], events)
-        if self.commands.pending is not None:
+        if self.pending is not None:  # no ChanFlow block is open here: the scanner's own
             self._outside(text[at : gt + 1], events)
             return gt + 1
-        self._block = _OpenChan(self._line, text[at + 2 : gt])
+        self._account()
+        self._chan = _OpenChan(self._at_line, text[at + 2 : gt])
         self._seen_block = True
         self._take(text[at : gt + 1])
         return gt + 1
@@ -194,40 +215,56 @@ class MessageScanner:
             return len(text)
         self._inside(text[pos:found])
         self._take(_CLOSE)
-        self._close(self._line, events)
+        self._account()
+        self._close(self._at_line, events)
         return found + len(_CLOSE)
 
     # --- taking text --------------------------------------------------------------------
 
-    def _take(self, piece: str) -> int:
-        """Count and hash `piece` (the message's next characters); its line breaks."""
-        if not piece:
-            return 0
-        breaks = piece.count("\n")
-        normal = piece
-        if "\r" in piece or self._cr:
-            breaks += piece.count("\r") - piece.count("\r\n")
-            if self._cr and piece[0] == "\n":
+    def _take(self, piece: str) -> None:
+        """`piece` is the message's next characters: counted and hashed by `_account`."""
+        if piece:
+            self._unaccounted.append(piece)
+            if len(self._unaccounted) > _ACCOUNT_EVERY:
+                self._account()
+
+    def _taken_tail(self) -> str:
+        """The last two characters taken (what a sigil at the start of a chunk follows)."""
+        pieces = self._unaccounted
+        tail = "".join(pieces[-2:]) if pieces else ""
+        return (self._accounted_tail + tail)[-2:]
+
+    def _account(self) -> None:
+        """Count the line breaks of the text taken since the last call and hash it, its line
+        breaks made alike ("\r\n" and a lone "\r" hash as "\n")."""
+        if not self._unaccounted:
+            return
+        pieces = self._unaccounted
+        text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        self._unaccounted = []
+        self._accounted_tail = (self._accounted_tail + text[-2:])[-2:]
+        breaks = text.count("\n")
+        if "\r" in text or self._cr:
+            breaks += text.count("\r") - text.count("\r\n")
+            if self._cr and text[0] == "\n":  # the "\r" before it was counted as the break
                 breaks -= 1
-                normal = piece[1:]
-            normal = normal.replace("\r\n", "\n").replace("\r", "\n")
-            self._cr = piece[-1] == "\r"
-        self._hash.update(normal.encode("utf-8", "surrogatepass"))
-        self._line += breaks
-        self._tail = (self._tail + piece)[-2:] if len(piece) < 2 else piece[-2:]
-        return breaks
+                text = text[1:]
+            self._cr = text[-1:] == "\r" if text else self._cr
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self._hash.update(text.encode("utf-8", "surrogatepass"))
+        self._at_line += breaks
 
     def _outside(self, piece: str, events: list[MessageEvent]) -> None:
         if piece:
             self._take(piece)
-            events += self.commands.feed(piece)
+            events += Scanner.feed(self, piece)
 
     def _inside(self, piece: str) -> None:
-        block = self._block
+        block = self._chan
         assert block is not None
         if not piece:
             return
-        block.breaks += self._take(piece)
+        self._take(piece)
         block.chars += len(piece)
         if block.chars > MAX_PAYLOAD_CHARS:
             block.too_large, block.pieces = True, []
@@ -237,10 +274,11 @@ class MessageScanner:
     def _close(
         self, end_line: int | None, events: list[MessageEvent], fault: Fault | None = None
     ) -> None:
-        block, self._block = self._block, None
+        block, self._chan = self._chan, None
         assert block is not None
         # The OPERATOR_CMD scanner gets a space and the block's line breaks in its place.
-        events += self.commands.feed(" " + "\n" * block.breaks)
+        self._account()
+        events += Scanner.feed(self, " " + "\n" * (self._at_line - block.start_line))
         payload = "".join(block.pieces)
         if fault is None and block.too_large:
             fault = "too_large"
@@ -261,7 +299,8 @@ class MessageScanner:
         )
 
     def _stray_close(self, events: list[MessageEvent]) -> None:
-        line = self._line
+        self._account()
+        line = self._at_line
         if self._window_cut and not self._seen_block:
             message = (
                 f"a String block ending at line {line} starts before the last "
