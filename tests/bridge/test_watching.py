@@ -72,6 +72,12 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     time.sleep(QUIET_S)
     assert len(bridge.posts("/v1/message")) == seen  # stopped: its pages are read no more
     assert all(key[0].startswith("127.0.0.1:") for key in posted_keys(bridge))  # localhost never was
+    # What Operator already had from its pages stays there: not its progress, not its results.
+    # (The answer on `second` is waiting in Operator, as a write waits for the person's consent;
+    # its results come after the person stopped watching.)
+    bridge.make_ready(key_for(second), COPY_TEXT.replace("r1", "r3"), 2)
+    time.sleep(2.0)
+    assert input_value(second) == ""
     assert panel_state(first) == "" and panel_state(second) == ""
 
 

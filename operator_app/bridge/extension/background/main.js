@@ -209,6 +209,7 @@ async function stopWatching(origin) {
   for (const [tabId, tabOrigin] of genericTabs) {
     if (tabOrigin !== origin) continue;
     forgetTab(tabId);
+    pages.dropTab(tabId);
     setBadge(tabId, "");
     await tellTab(tabId, { type: "watch", on: false });
   }
