@@ -44,6 +44,35 @@ async def test_reads_run_while_the_answer_is_still_streaming(workspace: Path, st
         assert app.current().source == "bridge ChatGPT"
 
 
+async def test_the_message_pane_shows_a_streamed_answer_once(workspace: Path, state: Path) -> None:
+    """The Claude page's answer of issue 20: its start, a pause, the rest. The pane holds the text
+    the session saved, line for line, and [ / ] show it the same."""
+    start = "Hello.\n\n```text\nOPERATOR_CMD\nversion: 1\n"
+    whole = start + "id: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n```\n\nDone."
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(block("r1", "fs.stat", path="README.md"), generating=False, position=0)
+        await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
+        await extension.message(start, generating=True, position=1)
+        await wait_for(pilot, lambda: len(app.states) == 2 and app.current().text.endswith(start))
+        await pilot.pause(0.3)
+        assert app.current().text == start
+        await extension.message(whole, generating=False, position=1)
+        await wait_for(pilot, lambda: app.current().finished and rows(app) == [("r2", "ok")])
+        number = app.current().number
+        assert app.runner.session.message_text(number) == whole
+        assert app.current().text == whole
+        shown = lambda: [line.text for line in app.message_view.lines if line.number is not None]  # noqa: E731
+        await wait_for(pilot, lambda: len(shown()) >= len(whole.split("\n")))
+        assert shown() == whole.split("\n")  # 10 lines, not 13
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: app.current().number != number)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: app.current().number == number)
+        assert shown() == whole.split("\n")
+
+
 async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(workspace: Path,
                                                                                       state: Path) -> None:
     app = bridged_app(workspace, state)
