@@ -94,3 +94,47 @@ def test_the_auto_send_options_show_only_while_auto_send_is_on(extension_browser
     assert popup.is_visible("#autosend-options") and popup.is_visible("#autosend-rate")
     popup.uncheck("#autosend-on")
     assert popup.is_hidden("#autosend-options")
+
+
+def test_the_pairing_code_is_taken_as_operator_shows_it_typed_or_pasted(extension_browser: Any) -> None:
+    """Operator shows the code as "875 562": typed so, with a dash, or pasted, it pairs."""
+    double = BridgeDouble(pairing_code="875562")
+    try:
+        extension_browser.reset()
+        popup = extension_browser.popup()
+        popup.wait_for_selector("#pairing:not([hidden])")
+        popup.fill("#pair-port", str(double.port))
+        popup.click("#pair-code")
+        popup.keyboard.type("875 562")
+        assert popup.input_value("#pair-code") == "875 562"
+        popup.fill("#pair-code", "")
+        popup.keyboard.insert_text("875-562")  # as a paste inserts it
+        assert popup.input_value("#pair-code") == "875-562"
+        popup.fill("#pair-code", "")
+        extension_browser.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        popup.evaluate("() => navigator.clipboard.writeText(' 875 562\\n')")
+        popup.click("#pair-code")
+        popup.keyboard.press("Control+V")
+        assert popup.input_value("#pair-code").strip() == "875 562"
+        popup.click("#pair-button")
+        popup.wait_for_selector("#connection-state[data-state='connected']")
+        assert double.posts("/v1/pair")[-1].body["code"] == "875562"
+        assert extension_browser.storage()["token"] == double.token
+    finally:
+        double.close()
+
+
+def test_a_pairing_code_that_is_not_six_digits_is_refused_in_the_popup(extension_browser: Any) -> None:
+    double = BridgeDouble(pairing_code="875562")
+    try:
+        extension_browser.reset()
+        popup = extension_browser.popup()
+        popup.wait_for_selector("#pairing:not([hidden])")
+        popup.fill("#pair-port", str(double.port))
+        popup.fill("#pair-code", "875 56")
+        popup.click("#pair-button")
+        popup.wait_for_selector("#pair-result.error")
+        assert "6 digits" in popup.inner_text("#pair-result")
+        assert double.posts("/v1/pair") == []  # not sent: it could only have used up a try
+    finally:
+        double.close()

@@ -122,12 +122,26 @@ async function showTab() {
   }
 }
 
+/* The code as Operator shows it ("875 562"), typed or pasted with spaces or a dash: its digits. */
+function pairingDigits(typed) {
+  const digits = typed.replace(/[\s\-\u2010-\u2015]/g, "");
+  return /^[0-9]{6}$/.test(digits) ? digits : null;
+}
+
 $("pair-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const result = $("pair-result");
+  const code = pairingDigits($("pair-code").value);
+  if (code === null) {
+    // Not sent: a wrong code would use up one of its few tries.
+    result.className = "error";
+    result.textContent = "The code is the 6 digits Operator shows (spaces and dashes are fine).";
+    result.dataset.code = "";
+    return;
+  }
   result.className = "";
   result.textContent = "Pairing…";
-  const answer = await chrome.runtime.sendMessage({ type: "pair", code: $("pair-code").value.trim(), port: Number($("pair-port").value) });
+  const answer = await chrome.runtime.sendMessage({ type: "pair", code, port: Number($("pair-port").value) });
   if (answer && answer.ok) {
     result.textContent = "Paired with Operator (workspace " + answer.workspace + ").";
     $("pair-code").value = "";
