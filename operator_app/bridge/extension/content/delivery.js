@@ -21,6 +21,7 @@
     let autoSendTimer = null;
     let sendProblem = null;
     const handledResults = new Set(); // "conversation|position|message" filled, asked or declined
+    const filledTexts = []; // the results this page's box was given, newest last (a few)
 
     function resultsId(results) {
       return results.conversation + "|" + results.position + "|" + results.message;
@@ -50,11 +51,19 @@
       const input = inputBox();
       if (!input) return cannotFill(results, describeMissing("input"));
       if (Editor.endsWithText(input, results.copy_text)) return landed(results, input, false);
+      // Results Operator put there and nobody sent (an auto-send cancelled) are not the person's
+      // text: the new ones take their place. Anything the person added to them is theirs.
+      if (holdsOnlyFilledResults(input)) return put(results, true, true);
       if (Editor.holdsOwnText(input)) {
         ask(results);
         return { status: "asked" };
       }
       return put(results, true, true);
+    }
+
+    function holdsOnlyFilledResults(input) {
+      const held = Editor.readInput(input);
+      return held.trim() !== "" && filledTexts.some((text) => Editor.sameText(held, text));
     }
 
     function ask(results) {
@@ -90,6 +99,8 @@
 
     function landed(results, input, boxWasEmpty) {
       delivered = { id: resultsId(results), copyText: results.copy_text, count: results.count, results };
+      filledTexts.push(results.copy_text);
+      if (filledTexts.length > 5) filledTexts.shift();
       onDelivered();
       send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: false });
       const autoSend = results.autoSend || {};
