@@ -135,8 +135,13 @@ async def _hello(request: web.Request) -> web.Response:
     if isinstance(data, web.Response):
         return data
     bridge.seen(_tab(data))
+    wait = data.get("wait", 0)
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 25:
+        return _bad_request("wait must be a number of seconds from 0 to 25")
+    # The extension keeps one such hello waiting, so it learns at once when the bridge stops.
+    stopping = await bridge.wait_while_running(float(wait))
     return web.json_response({"workspace": bridge.workspace_name(), "operator_version": __version__,
-                              "bridge": "connected"})
+                              "bridge": "stopping" if stopping else "connected"})
 
 
 async def _page_request(request: web.Request) -> tuple[Bridge, dict[str, Any], tuple[str, int]] | web.Response:

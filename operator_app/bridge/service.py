@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
+from ..protocol.grammar import CMD_START
 from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
@@ -21,6 +22,9 @@ from .ledger import Ledger
 from .pairing import CODE_LIFETIME_S, Paired, Pairing
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
+# A "Send selection to Operator" is a page message of its own, sent by the person's own act
+# (docs/bridge-protocol.md): it is never held.
+SELECTION_PREFIX = "selection/"
 PAGES_IN_MEMORY = 200  # ended page messages beyond this are forgotten here (their ledger keeps them)
 MAX_WAIT_S = 25.0
 
@@ -43,6 +47,28 @@ class BridgeMessage:
     @property
     def delivered(self) -> bool:
         return self.delivered_in is not None
+
+
+@dataclass
+class HeldAnswer:
+    """A page message that reached Operator already finished: the page's answer ended while
+    Operator was not listening (the bridge was off, Operator was not running, the browser could
+    not reach it). It runs only when the person says so."""
+
+    key: PageKey
+    site: str
+    title: str
+    text: str
+    generating: bool = False  # the page took it up again since (it grows)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+    @property
+    def blocks(self) -> int:
+        """How many OPERATOR_CMD lines it holds (the blocks it would run, valid or not)."""
+        return sum(1 for line in self.lines if line.strip() == CMD_START)
 
 
 @dataclass(frozen=True)
@@ -73,6 +99,9 @@ class Listener:
 
     def failed(self, number: int | None, why: str) -> None: ...
 
+    def held(self, answers: list[HeldAnswer]) -> None:
+        """The answers held for the person changed (one arrived, was run, or went)."""
+
 
 class Bridge:
     def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
@@ -85,6 +114,7 @@ class Bridge:
         self.limiter = FailureLimiter(clock)
         self.pages = PageMessages()
         self.messages: dict[int, BridgeMessage] = {}
+        self.held: dict[PageKey, HeldAnswer] = {}  # in arrival order
         self._deliveries = 0
         self._current_host = current_host
         self._ledger: Ledger | None = None
@@ -144,6 +174,48 @@ class Bridge:
         site = str((tab or {}).get("site") or "page")[:40]
         if self.pages.get(key) is None:
             self._restore(key, site)
+        if self._hold(key, text, generating, site, str((tab or {}).get("title") or "")[:200]):
+            return {"message": None, "accepted": 0, "state": "held"}
+        return self._take(key, text, generating, site)
+
+    def _hold(self, key: PageKey, text: str, generating: bool, site: str, title: str) -> bool:
+        """Whether this text waits for the person instead of running. Operator runs by itself only
+        what it hears being written: a text that would open an Operator message and comes already
+        finished ended while Operator was not listening (issue 20: it ran by itself seconds after
+        the bridge came back, unannounced)."""
+        held = self.held.get(key)
+        if held is not None:
+            if generating and not text.startswith(held.text) and not held.text.startswith(text):
+                # Rewritten while the page watches (a regenerated answer): this one is heard.
+                del self.held[key]
+                self._tell_held()
+                return False
+            if text != held.text and not held.text.startswith(text):
+                held.text = text
+            held.generating = generating
+            return True
+        if generating or key[0].startswith(SELECTION_PREFIX) or not self.pages.would_open(key, text):
+            return False
+        self.held[key] = HeldAnswer(key, site, title, text)
+        self._tell_held()
+        return True
+
+    def _tell_held(self) -> None:
+        self._bump()
+        if not self.stopping:
+            self.listener.held(list(self.held.values()))
+
+    def run_held(self) -> int:
+        """The person said run them: each held answer goes in as the page last sent it, in the
+        order they arrived. Returns how many."""
+        answers, self.held = list(self.held.values()), {}
+        for answer in answers:
+            self._take(answer.key, answer.text, answer.generating, answer.site)
+        if answers:
+            self._tell_held()
+        return len(answers)
+
+    def _take(self, key: PageKey, text: str, generating: bool, site: str) -> dict[str, Any]:
         ops = self.pages.update(key, text, generating=generating, source=f"bridge {site}")
         self._track(ops, site)
         self.feeder.put(ops)
@@ -189,6 +261,9 @@ class Bridge:
         return self.messages.get(page.serials[-1]) if page is not None and page.serials else None
 
     def results_state(self, key: PageKey) -> dict[str, Any]:
+        if key in self.held:
+            return {"state": "held", "message": None, "count": 0, "copy_text": "", "delivered": False,
+                    "waiting_for": None}
         message = self.latest(key)
         if message is None:
             return {"state": "none", "message": None, "count": 0, "copy_text": "", "delivered": False,
@@ -235,16 +310,30 @@ class Bridge:
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
         deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
+        first: str | None = None
         while True:
             reply = self.results_state(key)
+            first = first or reply["state"]
             left = deadline - self._clock()
-            if reply["state"] in ("ready", "failed", "none") or left <= 0 or self.stopping:
+            # A change of state is news too (a held answer the person ran, a write that now
+            # waits): the page hears it at once, not at the end of the wait.
+            if reply["state"] in ("ready", "failed", "none") or reply["state"] != first or left <= 0 or self.stopping:
                 return reply
             changed = self._changed
             try:
                 await asyncio.wait_for(changed.wait(), left)
             except TimeoutError:
                 pass
+
+    async def wait_while_running(self, wait: float) -> bool:
+        """Wait `wait` seconds, or less if the bridge stops meanwhile; True when it stops."""
+        deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
+        while not self.stopping and (left := deadline - self._clock()) > 0:
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except TimeoutError:
+                pass
+        return self.stopping
 
     def delivered(self, key: PageKey, number: int | None, sent: bool) -> bool:
         message = self.latest(key)

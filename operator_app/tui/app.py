@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Static
 from ..engine.session import Session
 from ..engine.workspace import Workspace
 from .. import settings
-from .bridge_control import BridgeControlMixin
+from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, printable
@@ -81,6 +81,7 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
         self._quit_question: ConfirmScreen | None = None
         self.bridge = None
         self._bridge_on_start, self._bridge_port = bridge, bridge_port
+        self._held_question: ConfirmScreen | None = None
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -199,6 +200,10 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
                             f"now {'on' if on else 'off'})", self.action_toggle_auto_copy)
         yield SystemCommand("Pair a browser", "show a new code to pair the Operator browser extension (starts the bridge)",
                             self.action_pair_browser)
+        held = self.held_answers()
+        if held:
+            yield SystemCommand(RUN_HELD, f"{plural(len(held), 'answer')} the model wrote while Operator was not "
+                                "listening: they run only when you say so", self.action_run_held)
         for number, state in sorted(self.states.items()):
             yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
                                 lambda number=number: self.browse(number), discover=False)

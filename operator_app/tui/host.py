@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         bridge: BridgeServer | None
         bridge_badge: BridgeBadge  # held, not queried: a dialog may be the active screen
         _bridge_port: int | None  # --bridge-port (0 in tests: any free port); None: the remembered one
+        _held_question: ConfirmScreen | None  # "N answers ended while Operator was not listening — run them?"
 
         @property
         def workspace(self) -> Workspace | None: ...

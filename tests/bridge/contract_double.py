@@ -85,7 +85,12 @@ class BridgeDouble:
                     self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
                     return
                 if route == "/v1/hello":
-                    self._answer(200, {"workspace": "demo", "operator_version": "0.1.0", "bridge": "connected"})
+                    # `wait`: answered after that long, or at once when the bridge stops.
+                    wait = min(25.0, float((body or {}).get("wait") or 0))
+                    with double.changed:
+                        double.changed.wait_for(lambda: double.closed, timeout=wait)
+                    bridge = "stopping" if double.closed else "connected"
+                    self._answer(200, {"workspace": "demo", "operator_version": "0.1.0", "bridge": bridge})
                 elif route == "/v1/message":
                     self._answer(200, double._message(body))
                 elif route == "/v1/delivered":

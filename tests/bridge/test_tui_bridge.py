@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bridge_helpers import Extension, bridged_app, paired_extension
 from operator_app.bridge import service
+from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.pairing import PairingScreen
 from pilot_helpers import SIZE, asks, notes, rows, wait_for
@@ -52,7 +54,7 @@ async def test_the_message_pane_shows_a_streamed_answer_once(workspace: Path, st
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(block("r1", "fs.stat", path="README.md"), generating=False, position=0)
+        await extension.answer(block("r1", "fs.stat", path="README.md"), position=0)
         await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
         await extension.message(start, generating=True, position=1)
         await wait_for(pilot, lambda: len(app.states) == 2 and app.current().text.endswith(start))
@@ -78,7 +80,7 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(WRITE + CHECK, generating=False)
+        await extension.answer(WRITE + CHECK)
         await wait_for(pilot, lambda: asks(app))
         waiting = await extension.results(wait=0.2)
         assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == ("waiting", "fs.write notes/plan.txt", "")
@@ -104,7 +106,7 @@ async def test_a_declined_write_is_reported_back_as_rejected(workspace: Path, st
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(WRITE, generating=False)
+        await extension.answer(WRITE)
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("n")
         result = await extension.results(wait=10)
@@ -139,10 +141,10 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(text, generating=False)
+        await extension.answer(text)
         first = await extension.results(wait=10)
         assert first["count"] == 2
-        await extension.message(text, generating=False, conversation="chat/2")
+        await extension.answer(text, conversation="chat/2")
         delivered = await extension.results(conversation="chat/2", wait=10)
         await extension.post("/v1/delivered", {"conversation": "chat/2", "position": 0, "message": delivered["message"]})
     again = bridged_app(workspace, state)
@@ -166,16 +168,27 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
 
 async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(workspace: Path,
                                                                                    state: Path) -> None:
+    """Operator stops in the middle of two answers. The one the model is still writing when it is
+    back runs on; the one that ended meanwhile ended while Operator was not listening: it waits
+    for the person's word. Either way r1 does not run twice, and every result is given back."""
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(READ + "Now the listing:\n", generating=True)
-        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+        await extension.message(READ + "And the stat:\n", generating=True, conversation="chat/2")
+        await wait_for(pilot, lambda: len(app.states) == 2 and rows(app) == [("r1", "duplicate")])
     again = bridged_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: again.bridge is not None)
         extension = Extension(again.bridge.port, extension.token)
+        await extension.answer(READ + "And the stat:\n" + block("r3", "fs.stat", path="README.md"),
+                               seen=READ + "And the stat:\n", conversation="chat/2")
+        result = await extension.results(conversation="chat/2", wait=10)
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r3"]
         await extension.message(READ + "Now the listing:\n" + LIST, generating=False)
+        await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
+        assert (await extension.results())["state"] == "held"
+        await pilot.press("y")
         result = await extension.results(wait=10)
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
         assert rows(again) == [("r1", "duplicate"), ("r2", "ok")]  # r1 did not run twice
@@ -186,7 +199,7 @@ async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_alrea
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(READ, generating=False)
+        await extension.answer(READ)
         assert (await extension.results(wait=10))["count"] == 1
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None)
@@ -206,7 +219,8 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspac
         await extension.message(READ + "thinking", generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         first = app.current().number
-        await extension.message(READ + LIST, generating=False)  # regenerated: same start, another end
+        await extension.message(READ + LIST, generating=True)  # regenerated: same start, another end
+        await extension.message(READ + LIST, generating=False)
         result = await extension.results(wait=10)
         assert result["message"] != first
         assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
@@ -215,7 +229,7 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspac
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
         await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]})
         assert (await extension.results())["count"] == 2  # what went back stays readable
-        await extension.message(READ + LIST + block("r3", "fs.stat", path="README.md"), generating=False)
+        await extension.answer(READ + LIST + block("r3", "fs.stat", path="README.md"), seen=READ + LIST)
         result = await extension.results(wait=10)
         assert (result["count"], result["delivered"]) == (1, False)  # only what is new since then
 
@@ -271,7 +285,8 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         app.open_workspace(other)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and result["count"] == 1
-        await extension.message(READ + LIST, generating=False)  # grew after it ended: a new message, here
+        await extension.message(READ + LIST, generating=True)  # grew after it ended: a new message, here
+        await extension.message(READ + LIST, generating=False)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and app.runner.workspace.root == other.resolve()
 
@@ -306,7 +321,7 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         await extension.message(READ + LIST, generating=False)  # the tab wakes up: not run again
         await pilot.pause(0.3)
         assert len(app.states) == 1
-        await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
+        await extension.answer("Let me redo that.\n" + LIST)  # a rewrite is new
         await wait_for(pilot, lambda: len(app.states) == 2)
         result = await extension.results(wait=10)
         # r2, cut off the first time, ran whole the second: the model is told once, its latest result.
@@ -320,7 +335,7 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(wo
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(WRITE + second + CHECK, generating=False)
+        await extension.answer(WRITE + second + CHECK)
         await wait_for(pilot, lambda: asks(app))
         outlook = app.screen.outlook
         assert (outlook.position, outlook.total, outlook.open_ended) == (1, 2, False)
@@ -345,7 +360,7 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: len(app.screen_stack) == 2)
         palette = app.screen
-        await extension.message(WRITE, generating=False)
+        await extension.answer(WRITE)
         await wait_for(pilot, lambda: any("A write waits for you" in n for n in notes(app)))
         await pilot.press("a", "y", "y", "a")
         await pilot.pause(0.3)
@@ -358,3 +373,86 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await pilot.press("y")
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+
+
+def question(app: Any) -> str:
+    """The text of the question on screen ("N answers ended while Operator was not listening...")."""
+    return str(app.screen.query_one("#confirm-question").render()) if isinstance(app.screen, ConfirmScreen) else ""
+
+
+async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_person_says_so(
+        workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        await pilot.press("b")  # meanwhile the model answered on the page, which could not tell Operator
+        await wait_for(pilot, lambda: app.bridge is not None)
+        extension.port = app.bridge.port
+        reply = await extension.message("Reading.\n" + READ, generating=False, site="Claude", title="Plan review")
+        assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
+        await wait_for(pilot, lambda: "ended while Operator was not listening" in question(app))
+        assert "1 answer ended while Operator was not listening — run it?" in question(app)
+        assert "Claude: Plan review (1 OPERATOR_CMD block, 8 lines)" in question(app)
+        assert app.states == {} and (await extension.results())["state"] == "held"
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        assert "Not run" in app.status_line.text and app.states == {}
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Run the answers that ended while Operator was not listening" in titles
+        # A second one: the question comes again, with both.
+        await extension.message(LIST, generating=False, conversation="chat/2", site="Claude", title="Other")
+        await wait_for(pilot, lambda: "2 answers ended while Operator was not listening — run them?" in question(app))
+        poll = asyncio.ensure_future(extension.results(wait=10))
+        await pilot.pause(0.2)
+        await pilot.press("y")
+        early = await asyncio.wait_for(poll, 5)  # the page hears at once that it runs
+        assert early["state"] in ("streaming", "waiting", "ready")
+        assert (await extension.results(wait=10))["count"] == 1
+        assert (await extension.results(conversation="chat/2", wait=10))["count"] == 1
+        assert sorted(state.source for state in app.states.values()) == ["bridge Claude", "bridge Claude"]
+        assert [app.states[n].text for n in sorted(app.states)] == ["Reading.\n" + READ, LIST]  # in arrival order
+        assert "Run the answers that ended while Operator was not listening" not in [
+            command.title for command in app.get_system_commands(app.screen)]
+
+
+async def test_a_held_answer_the_page_rewrites_while_the_model_writes_runs_as_a_new_one(workspace: Path,
+                                                                                      state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ, generating=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await extension.message("Let me redo that.\n" + LIST, generating=True)  # regenerated, heard live
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1 and len(app.states) == 1)
+        await extension.message("Let me redo that.\n" + LIST, generating=False)
+        result = await extension.results(wait=10)
+        assert (result["state"], result["count"]) == ("ready", 1) and rows(app) == [("r2", "ok")]
+
+
+async def test_a_selection_sent_to_operator_is_never_held(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        where = {"conversation": "selection/127.0.0.1:8000/docs", "position": 1}
+        reply = await extension.message(READ, generating=False, **where)
+        assert reply.json()["state"] != "held"
+        assert (await extension.results(wait=10, **where))["state"] == "ready"
+        assert len(app.screen_stack) == 1
+
+
+async def test_a_waiting_hello_answers_at_once_when_the_bridge_stops(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        assert (await extension.post("/v1/hello", {"tab": None, "wait": 0.1})).json()["bridge"] == "connected"
+        for wait in (-1, 26, "5", True):
+            reply = await extension.post("/v1/hello", {"tab": None, "wait": wait})
+            assert reply.code == "BRIDGE_BAD_REQUEST" and "wait" in reply.json()["error"]["message"]
+        hello = asyncio.ensure_future(extension.post("/v1/hello", {"tab": None, "wait": 20}))
+        await pilot.pause(0.3)
+        assert not hello.done()
+        await pilot.press("b")
+        reply = await asyncio.wait_for(hello, 5)
+        assert reply.json()["bridge"] == "stopping"

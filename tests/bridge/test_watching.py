@@ -54,6 +54,9 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     assert popup.get_attribute("#chosen-origins li", "data-origin") == origin
     assert "Stop watching 127.0.0.1:" in popup.inner_text("#stop-tab")
     final_text(bridge, key_for(first))  # the answer already on the page is read once chosen
+    # ... as what it is, an answer written before: finished, never as if it were being written
+    # (Operator then asks the person before running it).
+    assert [r.body["generating"] for r in bridge.posts("/v1/message") if (r.body["conversation"], r.body["position"]) == key_for(first)] == [False]
 
     second = new_page(extension_browser, mock_sites.url("127.0.0.1", conversation + "/b"))
     stream(second, ANSWER.replace("r1", "r3"))

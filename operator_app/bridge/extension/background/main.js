@@ -7,7 +7,9 @@
    - Page messages go to Operator and their results come back (background/page_messages.js); the
      icon's badge shows how many results are in the input box.
    - Heartbeat: POST /v1/hello on each content script's 10 s ping and when the chat tab in front
-     changes.
+     changes. While a chat tab is watched, one hello waits at Operator (`wait`), so the background
+     learns at once when the bridge stops, and while it is off it asks every second: the watched
+     pages are told at once when Operator stops and starts listening.
    - The context menu "Send selection to Operator" and the popup's "Watch this page" put the content
      scripts where the manifest does not (activeTab + scripting); "Watch this page" is remembered
      for the page's origin until the popup's "Stop watching".
@@ -25,6 +27,8 @@ const Trust = globalThis.OperatorTrust;
 const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
+const PRESENCE_WAIT_S = 20; // how long the waiting hello waits at Operator
+const PRESENCE_RETRY_MS = 1000; // how often, while Operator is not listening, it asks again
 
 const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, seenAt}
 const genericTabs = new Map(); // tab id -> origin, for every page where the generic fallback runs
@@ -35,7 +39,18 @@ let connection = { state: "unknown", detail: "", workspace: null, checkedAt: 0 }
 /* ---- connection state, as the popup and the page panel tell it ---- */
 
 function noteOutcome(outcome) {
+  const was = connection.state;
+  setConnection(outcome);
+  if (connection.state !== was) announceConnection();
+}
+
+function setConnection(outcome) {
   const now = Date.now();
+  if (outcome.ok && outcome.data && outcome.data.bridge === "stopping") {
+    // The bridge answered on its way out: it is not listening from now on.
+    connection = { state: "unreachable", detail: "Operator stopped the bridge", workspace: connection.workspace, checkedAt: now };
+    return;
+  }
   if (outcome.ok) {
     connection = { state: "connected", detail: "", workspace: (outcome.data && outcome.data.workspace) || connection.workspace, checkedAt: now };
     return;
@@ -66,6 +81,12 @@ async function problemForPage(outcome = null) {
   }
 }
 
+/* The watched pages hear at once when Operator stops or starts listening (content.js shows it). */
+async function announceConnection() {
+  const message = { type: "connection", state: connection.state, problem: await problemForPage() };
+  for (const tabId of chatTabs.keys()) tellTab(tabId, message);
+}
+
 async function call(method, path, body, options) {
   const outcome = await Api.request(method, path, body, options);
   noteOutcome(outcome);
@@ -84,6 +105,29 @@ function tabForHello() {
 async function hello() {
   lastHelloAt = Date.now();
   return call("POST", "hello", { tab: tabForHello() });
+}
+
+let presenceRunning = false;
+
+/* While a chat tab is watched: one hello waits at Operator, answered when the bridge stops (or
+   after PRESENCE_WAIT_S); while Operator is not listening, one every PRESENCE_RETRY_MS (a refused
+   connection on loopback costs nothing). An Operator that answers at once is asked no more often. */
+async function keepPresence() {
+  if (presenceRunning) return;
+  presenceRunning = true;
+  try {
+    while (chatTabs.size > 0 && (await Api.settings()).token) {
+      const started = Date.now();
+      lastHelloAt = started;
+      const outcome = await call("POST", "hello", { tab: tabForHello(), wait: connection.state === "connected" ? PRESENCE_WAIT_S : 0 },
+        { timeoutMs: (PRESENCE_WAIT_S + 10) * 1000 });
+      if (!outcome.ok && outcome.error.code === "BRIDGE_BAD_REQUEST") break; // an Operator that knows no `wait`
+      const waited = Date.now() - started;
+      if (waited < PRESENCE_RETRY_MS) await new Promise((resolve) => setTimeout(resolve, PRESENCE_RETRY_MS - waited));
+    }
+  } finally {
+    presenceRunning = false;
+  }
 }
 
 function rememberTab(tabId, tab) {
@@ -291,10 +335,11 @@ async function handle(message, sender) {
       return pages.post(tabId, message.payload);
     case "ping": {
       const changed = rememberTab(tabId, { ...message.tab, url: sender.url });
-      if (changed || Date.now() - lastHelloAt > HELLO_EVERY_MS) await hello();
+      if (changed || (!presenceRunning && Date.now() - lastHelloAt > HELLO_EVERY_MS)) await hello();
+      keepPresence();
       const last = message.last;
       const resend = !!last && connection.state === "connected" && (await pages.needsResend(last));
-      return { resend };
+      return { resend, connection: connection.state };
     }
     case "delivered": {
       if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
