@@ -267,6 +267,9 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
         if line is not None:
             self.message_view.scroll_to_line(line)
 
+    def on_command_table_top_wanted(self, event: CommandTable.TopWanted) -> None:
+        self.message_view.scroll_to_top()
+
     def show_message(self, number: int | None) -> None:
         if number is not None and number in self.states:
             self.view_number = number
