@@ -92,6 +92,7 @@ class BridgeControlMixin(AppHost):
             self.notify(f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15)
             return
         self.bridge = server
+        self.welcome.show_bridge(True)
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
@@ -106,6 +107,8 @@ class BridgeControlMixin(AppHost):
         self.offer_held([])  # what was held goes with the bridge: the page sends it again later
         await server.stop()
         self._badge().update(badge_text("off"))
+        if self.is_running:
+            self.welcome.show_bridge(False)
         self.status("Bridge off: paste the model's answers, or press b to turn the bridge on again.")
 
     @property

@@ -456,3 +456,29 @@ async def test_a_waiting_hello_answers_at_once_when_the_bridge_stops(workspace: 
         await pilot.press("b")
         reply = await asyncio.wait_for(hello, 5)
         assert reply.json()["bridge"] == "stopping"
+
+
+async def test_the_welcome_panel_says_what_to_do_with_the_bridge_on(workspace: Path, state: Path) -> None:
+    from rich.console import Console
+
+    from operator_app.tui.app import OperatorApp
+
+    app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
+    async with app.run_test(size=SIZE) as pilot:
+        def welcome() -> str:
+            console = Console(width=200, color_system=None)
+            with console.capture() as shown:
+                console.print(app.welcome.content)
+            return " ".join(shown.get().split())
+
+        assert "Paste its whole answer here" in welcome() and "press c to copy the results" in welcome().lower()
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "bridge is on" in welcome())
+        said = welcome()
+        assert "Paste its whole answer" not in said and "press c" not in said.lower()
+        assert "its answer streams in here" in said and "press Enter there to send them" in said
+        assert "Press b to turn the bridge off" in said
+        await pilot.press("b")
+        await wait_for(pilot, lambda: "Paste its whole answer here" in welcome())
