@@ -197,6 +197,17 @@ async def _delivered(request: web.Request) -> web.Response:
     return web.json_response({"ok": bridge.delivered(key, number, data.get("sent") is True)})
 
 
+async def _asked(request: web.Request) -> web.Response:
+    parsed = await _page_request(request)
+    if isinstance(parsed, web.Response):
+        return parsed
+    bridge, data, key = parsed
+    number = data.get("message")
+    if not isinstance(number, int) or isinstance(number, bool):
+        return _bad_request("message must be the Operator message number the results came from")
+    return web.json_response({"ok": bridge.asked(key, number)})
+
+
 class BridgeServer:
     """The running bridge: start it in a running event loop, stop it there."""
 
@@ -225,7 +236,7 @@ class BridgeServer:
         app[BRIDGE_KEY] = self.bridge
         app[PORT_KEY] = [port]
         for path, handler in (("/v1/pair", _pair), ("/v1/hello", _hello), ("/v1/message", _message),
-                              ("/v1/delivered", _delivered)):
+                              ("/v1/delivered", _delivered), ("/v1/asked", _asked)):
             app.router.add_post(path, handler, expect_handler=_expect)
         app.router.add_get("/v1/results", _results)
         # lingering_time: a request refused for its size is not read to its end for long.

@@ -102,6 +102,9 @@ class Listener:
     def held(self, answers: list[HeldAnswer]) -> None:
         """The answers held for the person changed (one arrived, was run, or went)."""
 
+    def asked(self, number: int, count: int) -> None:
+        """The chat page asks the person where to put message `number`'s results."""
+
 
 class Bridge:
     def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
@@ -351,6 +354,15 @@ class Bridge:
         if first or sent:
             self.listener.delivered(message.number, len(owed), sent)
         self._bump()
+        return True
+
+    def asked(self, key: PageKey, number: int) -> bool:
+        """The page did not put message `number`'s results into its input box, which holds text of
+        the person's: it asks them where the results should go."""
+        message = self.latest(key)
+        if message is None or message.number != number or not message.ended:
+            return False
+        self.listener.asked(number, len(self._owed(key)))
         return True
 
     def open_message(self, number: int) -> BridgeMessage | None:

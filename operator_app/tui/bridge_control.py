@@ -44,6 +44,12 @@ class _Told(Listener):
     def held(self, answers: list[HeldAnswer]) -> None:
         self.app.offer_held(answers)
 
+    def asked(self, number: int, count: int) -> None:
+        said = (f"Message {number}: the chat page asks where to put its {plural(count, 'result')}, as its input "
+                "box holds text of yours. Answer there: after your text, replace it, or not now.")
+        self.app.notify(said, title="Bridge", severity="warning", timeout=20)
+        self.app.status(said)
+
 
 RUN_HELD = "Run the answers that ended while Operator was not listening"
 

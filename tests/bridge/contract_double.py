@@ -93,6 +93,8 @@ class BridgeDouble:
                     self._answer(200, {"workspace": "demo", "operator_version": "0.1.0", "bridge": bridge})
                 elif route == "/v1/message":
                     self._answer(200, double._message(body))
+                elif route == "/v1/asked":
+                    self._answer(200, {"ok": True})
                 elif route == "/v1/delivered":
                     with double.changed:
                         page = double.pages[(body["conversation"], body["position"])]

@@ -63,6 +63,9 @@ def test_results_never_mix_into_the_persons_text_without_asking(
     results_over_the_persons_text(page, bridge, key, "#prompt-textarea", "my own question")
     assert input_value(page) == "my own question"  # nothing put in before the answer
     assert bridge.pages[key].delivered_calls == []
+    # Operator's terminal is told the page asks (the person may be looking there).
+    asked = bridge.wait_for(lambda double: double.posts("/v1/asked"))
+    assert [(r.body["conversation"], r.body["position"], r.body["message"]) for r in asked] == [(*key, 1)]
     click_panel(page, choice)
     if choice == "later":
         wait_panel(page, "later")

@@ -482,3 +482,20 @@ async def test_the_welcome_panel_says_what_to_do_with_the_bridge_on(workspace: P
         assert "Press b to turn the bridge off" in said
         await pilot.press("b")
         await wait_for(pilot, lambda: "Paste its whole answer here" in welcome())
+
+
+async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(READ + LIST)
+        result = await extension.results(wait=10)
+        where = {"conversation": "chat/1", "position": 0}
+        assert (await extension.post("/v1/asked", {**where, "message": result["message"] + 1})).json() == {"ok": False}
+        assert (await extension.post("/v1/asked", {**where, "message": None})).code == "BRIDGE_BAD_REQUEST"
+        reply = await extension.post("/v1/asked", {**where, "message": result["message"]})
+        assert reply.json() == {"ok": True}
+        said = f"Message {result['message']}: the chat page asks where to put its 2 results"
+        await wait_for(pilot, lambda: any(said in n for n in notes(app)))
+        assert said in app.status_line.text
+        assert (await extension.results())["delivered"] is False  # asking is not putting them back

@@ -349,6 +349,11 @@ async function handle(message, sender) {
       });
       return { ok: outcome.ok };
     }
+    case "asked": {
+      if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
+      const outcome = await call("POST", "asked", { conversation: message.conversation, position: message.position, message: message.message });
+      return { ok: outcome.ok };
+    }
     case "results-gone":
       setBadge(tabId, "");
       return { ok: true };

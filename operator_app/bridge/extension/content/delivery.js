@@ -67,6 +67,8 @@
     }
 
     function ask(results) {
+      // Operator's terminal says so too: the person may be looking there.
+      send({ type: "asked", conversation: results.conversation, position: results.position, message: results.message, count: results.count });
       Panel.show({
         title: "Operator: " + plural(results.count) + " ready",
         text: "Your input box holds text of yours: where should they go?",
