@@ -134,3 +134,19 @@ def test_results_operator_left_unsent_are_replaced_by_the_next_without_asking(
     assert input_value(page) == later
     wait_panel(page, "sent")
     assert sent(page) == [later]
+
+
+def test_the_auto_send_notice_counts_down(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble,
+                                          conversation: str) -> None:
+    enable_auto_send(extension_browser, bridge, delay_ms=3000)
+    page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "autosend-pending")
+    said = lambda: page.inner_text("#operator-bridge-ui .text")  # noqa: E731
+    assert "sending in 3 s" in said()
+    page.wait_for_function("() => document.querySelector('#operator-bridge-ui').shadowRoot"
+                           ".querySelector('.text').textContent.includes('sending in 2 s')", timeout=2500)
+    page.wait_for_function("() => document.querySelector('#operator-bridge-ui').shadowRoot"
+                           ".querySelector('.text').textContent.includes('sending in 1 s')", timeout=2500)
+    wait_panel(page, "sent")
+    assert sent(page) == [COPY_TEXT]

@@ -19,6 +19,7 @@
 
     let delivered = null; // {id, copyText, count} of the results put into the input box
     let autoSendTimer = null;
+    let countdown = null; // the interval that counts the auto-send notice down
     let sendProblem = null;
     const handledResults = new Set(); // "conversation|position|message" filled, asked or declined
     const filledTexts = []; // the results this page's box was given, newest last (a few)
@@ -150,21 +151,30 @@
     }
 
     function startAutoSend(results, delayMs) {
-      const seconds = Math.round(delayMs / 100) / 10;
+      const sendAt = performance.now() + delayMs;
+      const left = () => "Auto-send: sending in " + Math.max(1, Math.ceil((sendAt - performance.now()) / 1000)) + " s.";
       Panel.show({
         title: "Operator: " + plural(results.count) + " ready",
-        text: "Auto-send: sending in " + seconds + " s.",
+        text: left(),
         state: "autosend-pending",
         tone: "done",
         buttons: [{ id: "cancel", label: "Don't send", onClick: () => cancelAutoSend("you cancelled it") }],
       });
+      stopCountdown();
+      countdown = setInterval(() => { if (Panel.currentState() === "autosend-pending") Panel.setText(left()); }, 200);
       autoSendTimer = setTimeout(() => autoSend(results), delayMs);
+    }
+
+    function stopCountdown() {
+      clearInterval(countdown);
+      countdown = null;
     }
 
     function cancelAutoSend(reason) {
       if (autoSendTimer === null) return;
       clearTimeout(autoSendTimer);
       autoSendTimer = null;
+      stopCountdown();
       Panel.show({
         title: "Operator: not sent",
         text: "Auto-send stopped: " + reason + ". The results are in the input box; press Enter to send them.",
@@ -178,6 +188,7 @@
 
     async function autoSend(results) {
       autoSendTimer = null;
+      stopCountdown();
       const refuse = (reason) => Panel.show({
         title: "Operator: not sent", state: "autosend-refused",
         text: "Auto-send did not send: " + reason + ". The results are in the input box; press Enter to send them.",
