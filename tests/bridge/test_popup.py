@@ -10,7 +10,7 @@ from browser_support import require_browser
 require_browser()
 
 from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, open_chat, stream  # noqa: E402
+from page_helpers import ANSWER, COPY_TEXT, final_text, key_for, open_chat, stream, wait_panel  # noqa: E402
 
 
 def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
@@ -138,3 +138,22 @@ def test_a_pairing_code_that_is_not_six_digits_is_refused_in_the_popup(extension
         assert double.posts("/v1/pair") == []  # not sent: it could only have used up a try
     finally:
         double.close()
+
+
+def test_the_popup_names_the_answer_by_the_number_operator_gives_it(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """The TUI calls the answer "Message 8" (its session has seven before it); the popup too,
+    never by its place on the page."""
+    bridge.next_message = 8
+    page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
+    stream(page, "No commands in this one.")
+    stream(page, ANSWER)
+    key = key_for(page, 1)
+    final_text(bridge, key)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ready")
+    popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
+    popup.wait_for_selector("#tab-state[data-state='ok']")
+    said = popup.inner_text("#tab-state")
+    assert "Following message 8 (finished)." in said and "message 2" not in said

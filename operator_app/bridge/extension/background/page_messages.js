@@ -93,10 +93,13 @@
           failures = 0;
           const state = outcome.data;
           lastState = state.state;
-          const progress = state.state + "|" + (state.waiting_for || "");
+          const progress = state.state + "|" + (state.waiting_for || "") + "|" + state.message;
           if (progress !== watcher.lastProgress) {
             watcher.lastProgress = progress;
-            tellTab(watcher.tabId, { type: "progress", state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null });
+            tellTab(watcher.tabId, {
+              type: "progress", conversation: watcher.conversation, position: watcher.position, message: state.message,
+              state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null,
+            });
           }
           if (state.state === "failed") {
             await settle(key);

@@ -188,7 +188,12 @@
     watched.sent = { text, generating };
     watched.done = !generating;
     if (generating) delivery.cancelAutoSend("the model is writing again");
-    send({ type: "message", payload: pagePayload() }).then(showConnectionProblem);
+    const following = watched;
+    send({ type: "message", payload: pagePayload() }).then((reply) => {
+      // Operator's number for it, the one its terminal shows (the popup names it so).
+      if (reply && reply.reply && reply.reply.message && watched === following) watched.message = reply.reply.message;
+      showConnectionProblem(reply);
+    });
   }
 
   let shownProblemFor = null;
@@ -233,7 +238,11 @@
     for (const problem of problems) problem.name = FIELD_NAMES[problem.field];
     return {
       site: adapter.id, name: adapter.name, generic: adapter === GENERIC, active, origin: location.origin, host: location.host,
-      adapterOk: problems.length === 0, problems, messages, watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
+      adapterOk: problems.length === 0, problems, messages,
+      watching: watched && {
+        conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length,
+        sent: !!watched.sent, message: watched.message || null, state: watched.operatorState || null,
+      },
     };
   }
 
@@ -297,6 +306,10 @@
   }
 
   function showProgress(message) {
+    if (watched && watched.conversation === message.conversation && watched.position === message.position) {
+      if (message.message) watched.message = message.message;
+      watched.operatorState = message.state;
+    }
     if (message.state === "failed") {
       Panel.show({
         title: "Operator could not run this answer",

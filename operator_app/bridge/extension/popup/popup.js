@@ -72,6 +72,16 @@ async function stopWatching(origin) {
   await Promise.all([showConnection(), showTab()]);
 }
 
+/* The answer the page follows, by the number Operator's terminal gives it ("Message 8"). */
+function watchingLine(watching) {
+  if (!watching) return "";
+  const how = watching.done ? " (finished)." : " (being written).";
+  if (watching.state === "held") return " Its latest answer ended while Operator was not listening: run it from Operator's terminal.";
+  if (watching.message) return " Following message " + watching.message + how;
+  if (watching.sent) return " Following the latest answer" + how;
+  return " Its latest answer holds no OPERATOR_CMD block" + (watching.done ? "." : " yet.");
+}
+
 async function showTab() {
   const tabId = await targetTabId();
   const line = $("tab-state");
@@ -100,9 +110,7 @@ async function showTab() {
     $("stop-tab").dataset.origin = report.origin;
     $("stop-tab").textContent = "Stop watching " + report.host;
   }
-  const watching = report.watching
-    ? " Following message " + (report.watching.position + 1) + (report.watching.done ? " (finished)." : " (being written).")
-    : "";
+  const watching = watchingLine(report.watching);
   if (report.adapterOk) {
     line.dataset.state = "ok";
     line.textContent = report.generic
