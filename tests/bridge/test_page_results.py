@@ -116,3 +116,27 @@ def test_a_reload_fills_nothing_twice(extension_browser: Any, mock_sites: Any, b
     time.sleep(1.5)
     assert input_value(page) == ""
     assert len(bridge.pages[key].delivered_calls) == 1
+
+
+def badge_and_title(browser: Any, tab: int) -> tuple[str, str]:
+    return tuple(browser.worker.evaluate(  # type: ignore[return-value]
+        "async tabId => [await chrome.action.getBadgeText({tabId}), await chrome.action.getTitle({tabId})]", tab))
+
+
+def test_the_icon_counts_only_the_results_still_in_the_box_and_its_tooltip_says_so(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """DeepSeek's box is a plain textarea: clearing it changes no DOM node, and the badge kept its
+    old count. The tooltip says what the count is, then who the extension speaks to."""
+    page, key = answered(extension_browser, mock_sites, bridge, "chat.deepseek.com", conversation)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ready")
+    tab = extension_browser.tab_id("chat.deepseek.com:" + str(mock_sites.port) + conversation)
+    eventually(lambda: badge_and_title(extension_browser, tab)[0] == "2")
+    assert badge_and_title(extension_browser, tab)[1] == (
+        "Operator bridge: 2 results ready in this tab's input box (press Enter there to send)")
+    page.click("#chat-input")
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    eventually(lambda: badge_and_title(extension_browser, tab)[0] == "")
+    assert badge_and_title(extension_browser, tab)[1] == "Operator bridge: connected to Operator (workspace demo)"

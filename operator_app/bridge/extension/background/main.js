@@ -40,7 +40,9 @@ let connection = { state: "unknown", detail: "", workspace: null, checkedAt: 0 }
 
 function noteOutcome(outcome) {
   const was = connection.state;
+  const workspace = connection.workspace;
   setConnection(outcome);
+  if (connection.state !== was || connection.workspace !== workspace) showConnectionTitle();
   if (connection.state !== was) announceConnection();
 }
 
@@ -160,6 +162,7 @@ function forgetTab(tabId) {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   genericTabs.delete(tabId);
+  countedTabs.delete(tabId);
   forgetTab(tabId);
 });
 
@@ -198,9 +201,46 @@ async function permitAutoSend({ conversation, position, message }) {
 
 /* ---- badge ---- */
 
+/* The count of results waiting in the tab's input box, and its tooltip saying so; none: the
+   tooltip is the connection's again. */
+const countedTabs = new Set(); // tabs whose tooltip says how many results wait in their box
+
 function setBadge(tabId, text) {
   chrome.action.setBadgeBackgroundColor({ tabId, color: "#389e0d" }).catch(() => {});
   chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+  const count = Number(text);
+  if (count) countedTabs.add(tabId);
+  else countedTabs.delete(tabId);
+  // (A tab's own tooltip cannot be unset, only replaced: without a count it is the connection's.)
+  const title = count ? "Operator bridge: " + (count === 1 ? "1 result" : count + " results") + " ready in this tab's input box (press Enter there to send)"
+    : connectionTitle();
+  chrome.action.setTitle({ tabId, title }).catch(() => {});
+}
+
+function showConnectionTitle() {
+  const title = connectionTitle();
+  chrome.action.setTitle({ title }).catch(() => {});
+  for (const tabId of chatTabs.keys()) {
+    if (!countedTabs.has(tabId)) chrome.action.setTitle({ tabId, title }).catch(() => {});
+  }
+}
+
+/* The icon's tooltip: who the extension speaks to, and how that goes. */
+function connectionTitle() {
+  switch (connection.state) {
+    case "connected":
+      return "Operator bridge: connected to Operator" + (connection.workspace ? " (workspace " + connection.workspace + ")" : "");
+    case "unreachable":
+      return "Operator bridge: Operator is not listening (start the bridge in Operator with b)";
+    case "unpaired":
+      return "Operator bridge: not paired (click to pair with Operator)";
+    case "unauthorized":
+      return "Operator bridge: pairing no longer valid (click to pair again)";
+    case "error":
+      return "Operator bridge: Operator refused a request";
+    default:
+      return "Operator bridge";
+  }
 }
 
 /* ---- pairing ---- */

@@ -376,6 +376,8 @@
   }
 
   document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
+  // A textarea's text is no DOM mutation: results sent, cleared or edited there are noticed here.
+  document.addEventListener("input", () => delivery.checkDeliveredStillThere(), true);
   if (adapter === GENERIC) askToWatch();
   else start();
 })();
