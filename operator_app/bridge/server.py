@@ -134,7 +134,9 @@ async def _hello(request: web.Request) -> web.Response:
     data = await _json_object(request)
     if isinstance(data, web.Response):
         return data
-    bridge.seen(_tab(data))
+    browser = data.get("browser")
+    bridge.seen(_tab(data), no_tab="tab" in data and data["tab"] is None,
+                browser=browser if isinstance(browser, str) else None)
     wait = data.get("wait", 0)
     if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 25:
         return _bad_request("wait must be a number of seconds from 0 to 25")

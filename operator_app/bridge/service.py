@@ -86,6 +86,7 @@ class BridgeStatus:
     tab: Tab | None
     pairing_code: str | None
     port: int | None
+    browser: str | None = None  # "Chromium 156", as the extension's hello says
 
 
 class Listener:
@@ -123,6 +124,7 @@ class Bridge:
         self._ledger: Ledger | None = None
         self.port: int | None = None
         self.tab: Tab | None = None
+        self.browser: str | None = None
         self._last_seen: float | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._code_expiry: asyncio.TimerHandle | None = None
@@ -136,17 +138,22 @@ class Bridge:
     def status(self) -> BridgeStatus:
         connected = self._last_seen is not None and self._clock() - self._last_seen < CONNECTED_FOR_S
         return BridgeStatus("connected" if connected else "waiting", self.tab if connected else None,
-                            self.pairing.code, self.port)
+                            self.pairing.code, self.port, self.browser if connected else None)
 
     def _tell_status(self) -> None:
         if not self.stopping:  # a stopped bridge's late timer must not speak over the next one's header
             self.listener.status_changed(self.status())
 
-    def seen(self, tab: dict[str, Any] | None = None) -> None:
-        """An authorized request came in (with the tab it speaks for, when it says)."""
+    def seen(self, tab: dict[str, Any] | None = None, *, no_tab: bool = False, browser: str | None = None) -> None:
+        """An authorized request came in (with the tab it speaks for, when it says; `no_tab`: it
+        says no chat tab is open; `browser`: which browser it is)."""
         was = self.status()
         self._last_seen = self._clock()
-        if tab is not None:
+        if browser:
+            self.browser = browser[:60]
+        if no_tab:
+            self.tab = None
+        elif tab is not None:
             self.tab = Tab(str(tab.get("site") or "page")[:40], str(tab.get("title") or "")[:200],
                            str(tab.get("url") or "")[:2000], tab.get("adapter_ok") is not False,
                            str(tab["problem"])[:300] if tab.get("problem") else None)

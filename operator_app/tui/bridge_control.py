@@ -183,7 +183,7 @@ class BridgeControlMixin(AppHost):
             return
         tab = status.tab
         self._badge().update(badge_text(status.state, site=tab.site if tab else None, title=tab.title if tab else None,
-                                        code=status.pairing_code))
+                                        code=status.pairing_code, browser=status.browser))
         if tab is not None and not tab.adapter_ok and tab.problem:
             self.status(f"The browser says: {tab.problem}")
 

@@ -37,6 +37,9 @@ async def test_paired_through_the_popup_reads_show_ok_while_the_answer_is_still_
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
         await pair_through_popup(pilot, app, browser)
+        # No chat tab yet: the header names the browser, and what to do.
+        await wait_for(pilot, lambda: str(app.bridge_badge.render()).startswith("bridge Chromium "))
+        assert str(app.bridge_badge.render()).endswith(": open a chat tab")
         page = await open_chat(browser, mock_sites, "chatgpt.com", "/c/e2e-stream")
         await page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", "Reading first.\n\n```text\n" + READ + "```\n\n" + LIST[:30])
         await wait_for(pilot, lambda: [status for _, status in rows(app)] == ["ok", "pending"] and rows(app)[0][0] == "r1")

@@ -499,3 +499,16 @@ async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(wor
         await wait_for(pilot, lambda: any(said in n for n in notes(app)))
         assert said in app.status_line.text
         assert (await extension.results())["delivered"] is False  # asking is not putting them back
+
+
+async def test_the_header_names_the_browser_until_a_chat_tab_is_open(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        badge = lambda: str(app.bridge_badge.render())  # noqa: E731
+        extension = await paired_extension(pilot, app)
+        await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})
+        await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")
+        await extension.post("/v1/hello", {"tab": {"site": "Claude", "title": "Plan review"}, "browser": "Chromium 156"})
+        await wait_for(pilot, lambda: badge() == "bridge Claude: Plan review")
+        await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})  # the last chat tab closed
+        await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")

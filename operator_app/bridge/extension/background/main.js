@@ -104,9 +104,19 @@ function tabForHello() {
   return reported;
 }
 
+/* "Chromium 156": Chromium's brand list carries a deliberately meaningless "Not A Brand" entry;
+   it is left out. */
+function browserName() {
+  const brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
+  const firefox = /Firefox\/(\d+)/.exec(navigator.userAgent);
+  const name = brands.length ? brands.map((brand) => brand.brand + " " + brand.version).join(", ")
+    : firefox ? "Firefox " + firefox[1] : navigator.userAgent;
+  return name.slice(0, 200);
+}
+
 async function hello() {
   lastHelloAt = Date.now();
-  return call("POST", "hello", { tab: tabForHello() });
+  return call("POST", "hello", { tab: tabForHello(), browser: browserName() });
 }
 
 let presenceRunning = false;
@@ -121,7 +131,7 @@ async function keepPresence() {
     while (chatTabs.size > 0 && (await Api.settings()).token) {
       const started = Date.now();
       lastHelloAt = started;
-      const outcome = await call("POST", "hello", { tab: tabForHello(), wait: connection.state === "connected" ? PRESENCE_WAIT_S : 0 },
+      const outcome = await call("POST", "hello", { tab: tabForHello(), browser: browserName(), wait: connection.state === "connected" ? PRESENCE_WAIT_S : 0 },
         { timeoutMs: (PRESENCE_WAIT_S + 10) * 1000 });
       if (!outcome.ok && outcome.error.code === "BRIDGE_BAD_REQUEST") break; // an Operator that knows no `wait`
       const waited = Date.now() - started;
@@ -246,12 +256,7 @@ function connectionTitle() {
 /* ---- pairing ---- */
 
 async function pair(code, port) {
-  // Chromium's brand list carries a deliberately meaningless "Not A Brand" entry; leave it out.
-  const brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
-  const firefox = /Firefox\/(\d+)/.exec(navigator.userAgent);
-  const browserName = brands.length ? brands.map((brand) => brand.brand + " " + brand.version).join(", ")
-    : firefox ? "Firefox " + firefox[1] : navigator.userAgent;
-  const outcome = await Api.request("POST", "pair", { code, browser: browserName.slice(0, 200) }, { token: null, port });
+  const outcome = await Api.request("POST", "pair", { code, browser: browserName() }, { token: null, port });
   if (!outcome.ok) {
     noteOutcome(outcome);
     return { ok: false, error: outcome.error };
