@@ -62,7 +62,8 @@ def demo(extra: list[str]) -> int:
         # The demo keeps its settings and its trash in the scratch folder too: the TUI remembers the
         # workspace it opens, and a later bare `operator-app` must not open this copy; a delete
         # tried in the demo must not land in the person's own trash.
-        env = dict(os.environ, OPERATOR_CONFIG_DIR=str(scratch / "config"), OPERATOR_TRASH="session")
+        env = dict(os.environ, OPERATOR_CONFIG_DIR=str(scratch / "config"), OPERATOR_STATE_DIR=str(scratch / "state-home"),
+                   OPERATOR_TRASH="session")
         app = str(BIN / "operator-app")
         if sys.stdin.isatty() and sys.stdout.isatty():
             return run_to_its_end([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message),

@@ -35,6 +35,7 @@ ANSWER = (
 async def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bridge-shots-"))
     os.environ["OPERATOR_CONFIG_DIR"] = str(scratch / "config")
+    os.environ["OPERATOR_STATE_DIR"] = str(scratch / "state-home")
     os.environ["OPERATOR_TRASH"] = "session"
     from operator_app import settings
     from operator_app.tui.app import OperatorApp

@@ -512,3 +512,18 @@ async def test_the_header_names_the_browser_until_a_chat_tab_is_open(workspace: 
         await wait_for(pilot, lambda: badge() == "bridge Claude: Plan review")
         await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})  # the last chat tab closed
         await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")
+
+
+async def test_the_record_of_handled_pages_lives_in_the_state_folder_operator_state_dir_names(
+        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from operator_app.tui.app import OperatorApp
+
+    monkeypatch.setenv("OPERATOR_STATE_DIR", str(tmp_path / "operator-state"))
+    app = OperatorApp(workspace=workspace, bridge=True, bridge_port=0, poll_interval=0.05)  # no --state-dir
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(READ)
+        assert (await extension.results(wait=10))["state"] == "ready"
+    [record] = (tmp_path / "operator-state" / "workspaces").glob("*/bridge-pages.json")
+    assert "chat/1" in record.read_text()
+    assert not (tmp_path / "config" / "bridge-pages.json").exists()  # not in the config folder
