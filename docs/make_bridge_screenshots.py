@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Take the README's browser-bridge screenshots in the real browser: the real TUI with its bridge,
 the extension in the system's Chromium, the ChatGPT mock page streaming an answer whose results
-land in its input box, and the extension's popup for that tab.
+land in its input box, the extension's popup for that tab, and the page when its next answer ended
+while the bridge was off (Operator holds it until the person says run it).
 
 Run: .venv/bin/python docs/make_bridge_screenshots.py  (writes docs/screenshot-bridge-*.png)
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -30,6 +32,18 @@ ANSWER = (
     + block("r2", "fs.list", path="notes")
     + "\nI'll wait for the results."
 )
+LATER = (
+    "The plan has two steps left. Let me look at the first one's file:\n\n```text\n"
+    + block("r3", "fs.read", path="notes/todo.txt")
+    + "```"
+)
+
+
+async def panel_state(page: object, wanted: str) -> None:
+    deadline = time.monotonic() + 30
+    while await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state") != wanted:  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, f"the page's panel did not say {wanted!r}"
+        await asyncio.sleep(0.1)
 
 
 async def main() -> None:
@@ -44,12 +58,15 @@ async def main() -> None:
     workspace = scratch / "my-project"
     shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
     sites = MockSites()
-    app = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=0, poll_interval=0.05)
+    with socket.socket() as probe:  # one port, kept when the bridge is turned off and on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=port, poll_interval=0.05)
     try:
-        async with app.run_test(size=(160, 45)), AsyncExtensionBrowser(scratch / "profile") as browser:
+        async with app.run_test(size=(160, 45)) as pilot, AsyncExtensionBrowser(scratch / "profile") as browser:
             while app.bridge is None or not app.bridge.port:
                 await asyncio.sleep(0.05)
-            await browser.set_storage({"token": TOKEN, "port": app.bridge.port})
+            await browser.set_storage({"token": TOKEN, "port": port})
             page = await browser.context.new_page()
             await page.set_viewport_size({"width": 1000, "height": 900})
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
@@ -70,6 +87,19 @@ async def main() -> None:
             await popup.wait_for_selector("#connection-state[data-state='connected']")
             await popup.wait_for_selector("#tab-state[data-state='ok']")
             await popup.locator("body").screenshot(path=str(ROOT / "docs" / "screenshot-bridge-popup.png"))
+            await popup.close()
+            # The results sent; the bridge off; the model answers; the bridge on again.
+            await page.click("#send")
+            await pilot.press("b")
+            await panel_state(page, "not-connected")
+            await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", LATER)
+            await page.wait_for_function("() => !mockChat.generating")
+            await asyncio.sleep(3.0)
+            await pilot.press("b")
+            await panel_state(page, "held")
+            await page.evaluate("() => { const all = document.querySelectorAll('#thread > *'); all[all.length - 1].scrollIntoView({block: 'end'}); window.scrollBy(0, 120); }")
+            await asyncio.sleep(0.5)
+            await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-held.png"))
     finally:
         sites.close()
         shutil.rmtree(scratch, ignore_errors=True)

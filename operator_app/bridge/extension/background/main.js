@@ -104,10 +104,11 @@ function tabForHello() {
   return reported;
 }
 
-/* "Chromium 156": Chromium's brand list carries a deliberately meaningless "Not A Brand" entry;
-   it is left out. */
+/* "Chromium 156", "Google Chrome 156": Chromium's brand list carries a deliberately meaningless
+   "Not A Brand" entry, and a browser built on Chromium names Chromium too; both are left out. */
 function browserName() {
-  const brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
+  let brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
+  if (brands.length > 1) brands = brands.filter((brand) => brand.brand !== "Chromium");
   const firefox = /Firefox\/(\d+)/.exec(navigator.userAgent);
   const name = brands.length ? brands.map((brand) => brand.brand + " " + brand.version).join(", ")
     : firefox ? "Firefox " + firefox[1] : navigator.userAgent;
