@@ -39,14 +39,20 @@ def setup() -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     print("run.py: installing operator-app and its test tools into .venv", flush=True)
     subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    subprocess.run(
+        [str(PYTHON), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True
+    )
     STAMP.write_text(wanted)
 
 
 def compile_bytecode() -> None:
     # An editable install has no bytecode, and some environments set PYTHONDONTWRITEBYTECODE,
     # which would make every start compile the package again.
-    subprocess.run([str(PYTHON), "-m", "compileall", "-q", str(ROOT / "operator_app")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [str(PYTHON), "-m", "compileall", "-q", str(ROOT / "operator_app")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def demo(extra: list[str]) -> int:
@@ -62,32 +68,66 @@ def demo(extra: list[str]) -> int:
         # The demo keeps its settings and its trash in the scratch folder too: the TUI remembers the
         # workspace it opens, and a later bare `operator-app` must not open this copy; a delete
         # tried in the demo must not land in the person's own trash.
-        env = dict(os.environ, OPERATOR_CONFIG_DIR=str(scratch / "config"), OPERATOR_STATE_DIR=str(scratch / "state-home"),
-                   OPERATOR_TRASH="session")
+        env = dict(
+            os.environ,
+            OPERATOR_CONFIG_DIR=str(scratch / "config"),
+            OPERATOR_STATE_DIR=str(scratch / "state-home"),
+            OPERATOR_TRASH="session",
+        )
         app = str(BIN / "operator-app")
         if sys.stdin.isatty() and sys.stdout.isatty():
-            return run_to_its_end([app, "--workspace", str(workspace), "--state-dir", str(state), "--message", str(message),
-                                   *extra], env)
+            return run_to_its_end(
+                [
+                    app,
+                    "--workspace",
+                    str(workspace),
+                    "--state-dir",
+                    str(state),
+                    "--message",
+                    str(message),
+                    *extra,
+                ],
+                env,
+            )
         # No terminal (CI, a pipe): show the headless path on the same message instead.
         print("run.py: no terminal, so running the headless exec on the demo message:", flush=True)
-        return run_to_its_end([app, "exec", "--workspace", str(workspace), "--state-dir", str(state), "--approve", "all",
-                               str(message)], env)
+        return run_to_its_end(
+            [
+                app,
+                "exec",
+                "--workspace",
+                str(workspace),
+                "--state-dir",
+                str(state),
+                "--approve",
+                "all",
+                str(message),
+            ],
+            env,
+        )
     except KeyboardInterrupt:
         return 130
     except SystemExit as stopped:  # a closed terminal or a kill: the scratch folder still goes
         return stopped.code if isinstance(stopped.code, int) else 1
     finally:
         if keep:
-            print(f"run.py: the demo's scratch folder is kept: {scratch} (remove it with: rm -rf {scratch})", flush=True)
+            print(
+                f"run.py: the demo's scratch folder is kept: {scratch} (remove it with: rm -rf {scratch})",
+                flush=True,
+            )
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-            print(f"run.py: removed the demo's scratch folder {scratch} (python3 run.py demo --keep keeps it)", flush=True)
+            print(
+                f"run.py: removed the demo's scratch folder {scratch} (python3 run.py demo --keep keeps it)",
+                flush=True,
+            )
 
 
 def run_to_its_end(command: list[str], env: dict[str, str]) -> int:
     """Run the demo's Operator. A closed terminal (SIGHUP) or a kill (SIGTERM) would end this
     process without its clean-up: they become SystemExit here, and Operator is stopped and waited
     for before its scratch folder is removed."""
+
     def stop(signum: int, _frame: object) -> None:
         for ignored in handled:  # one is enough: a second must not cut the clean-up short
             signal.signal(ignored, signal.SIG_IGN)

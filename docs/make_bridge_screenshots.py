@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "bridge")]
 
-from browser_support import AsyncExtensionBrowser, MockSites  # noqa: E402
-from support import block  # noqa: E402
+from browser_support import AsyncExtensionBrowser, MockSites
+from support import block
 
 TOKEN = "screenshot-token-" + "s" * 32
 ANSWER = (
@@ -41,7 +41,10 @@ LATER = (
 
 async def panel_state(page: object, wanted: str) -> None:
     deadline = time.monotonic() + 30
-    while await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state") != wanted:  # type: ignore[attr-defined]
+    while (
+        await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state")
+        != wanted
+    ):  # type: ignore[attr-defined]
         assert time.monotonic() < deadline, f"the page's panel did not say {wanted!r}"
         await asyncio.sleep(0.1)
 
@@ -61,9 +64,18 @@ async def main() -> None:
     with socket.socket() as probe:  # one port, kept when the bridge is turned off and on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    app = OperatorApp(workspace=workspace, state_dir=scratch / "state", bridge=True, bridge_port=port, poll_interval=0.05)
+    app = OperatorApp(
+        workspace=workspace,
+        state_dir=scratch / "state",
+        bridge=True,
+        bridge_port=port,
+        poll_interval=0.05,
+    )
     try:
-        async with app.run_test(size=(160, 45)) as pilot, AsyncExtensionBrowser(scratch / "profile") as browser:
+        async with (
+            app.run_test(size=(160, 45)) as pilot,
+            AsyncExtensionBrowser(scratch / "profile") as browser,
+        ):
             while app.bridge is None or not app.bridge.port:
                 await asyncio.sleep(0.05)
             await browser.set_storage({"token": TOKEN, "port": port})
@@ -71,22 +83,34 @@ async def main() -> None:
             await page.set_viewport_size({"width": 1000, "height": 900})
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
             await page.wait_for_function("() => window.mockChat !== undefined")
-            await page.evaluate("() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))")
+            await page.evaluate(
+                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))"
+            )
             await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", ANSWER)
             deadline = time.monotonic() + 30
-            while await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state") != "ready":
+            while (
+                await page.evaluate(
+                    "() => document.getElementById('operator-bridge-ui')?.dataset.state"
+                )
+                != "ready"
+            ):
                 assert time.monotonic() < deadline, "the results did not reach the input box"
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-chat.png"))
             tab_id = await browser.worker.evaluate(
-                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }")
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }"
+            )
             popup = await browser.context.new_page()
             await popup.set_viewport_size({"width": 364, "height": 560})
-            await popup.goto(f"chrome-extension://{browser.extension_id}/popup/popup.html?tab={tab_id}")
+            await popup.goto(
+                f"chrome-extension://{browser.extension_id}/popup/popup.html?tab={tab_id}"
+            )
             await popup.wait_for_selector("#connection-state[data-state='connected']")
             await popup.wait_for_selector("#tab-state[data-state='ok']")
-            await popup.locator("body").screenshot(path=str(ROOT / "docs" / "screenshot-bridge-popup.png"))
+            await popup.locator("body").screenshot(
+                path=str(ROOT / "docs" / "screenshot-bridge-popup.png")
+            )
             await popup.close()
             # The results sent; the bridge off; the model answers; the bridge on again.
             await page.click("#send")
@@ -97,7 +121,9 @@ async def main() -> None:
             await asyncio.sleep(3.0)
             await pilot.press("b")
             await panel_state(page, "held")
-            await page.evaluate("() => { const all = document.querySelectorAll('#thread > *'); all[all.length - 1].scrollIntoView({block: 'end'}); window.scrollBy(0, 120); }")
+            await page.evaluate(
+                "() => { const all = document.querySelectorAll('#thread > *'); all[all.length - 1].scrollIntoView({block: 'end'}); window.scrollBy(0, 120); }"
+            )
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-held.png"))
     finally:

@@ -44,7 +44,9 @@ class PageMessage:
     key: PageKey
     text: str = ""  # everything seen of it so far
     open_serial: int | None = None  # the Operator message being fed, while one is open
-    serials: list[int] = field(default_factory=list)  # every Operator message it opened, oldest first
+    serials: list[int] = field(
+        default_factory=list
+    )  # every Operator message it opened, oldest first
     has_marker: bool = False
     closed: bool = False  # the person ended its message by hand: its later growth is not taken
 
@@ -97,7 +99,9 @@ class PageMessages:
             return "none", page.has_marker
         grew = text.startswith(page.text)
         if grew:
-            has_marker = page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP):]
+            has_marker = (
+                page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP) :]
+            )
         else:
             has_marker = CMD_START in text
         if grew and page.open_serial is not None:
@@ -114,7 +118,7 @@ class PageMessages:
         ops: list[StreamOp] = []
         change, page.has_marker = self._change(page, text)
         if change == "feed":
-            ops.append(Feed(page.open_serial, text[len(page.text):]))  # type: ignore[arg-type]
+            ops.append(Feed(page.open_serial, text[len(page.text) :]))  # type: ignore[arg-type]
         elif change in ("end", "open"):
             page.closed = False
             ops += self._end(page)

@@ -23,7 +23,9 @@ from .service import Bridge, BridgeStatus, Listener
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_CONVERSATION_CHARS = 2_000
 BRIDGE_KEY = web.AppKey("bridge", Bridge)
-PORT_KEY = web.AppKey("port", list)  # [port], filled in once the socket is bound (port 0: the OS picks)
+PORT_KEY = web.AppKey(
+    "port", list
+)  # [port], filled in once the socket is bound (port 0: the OS picks)
 
 
 class BridgeUnavailable(Exception):
@@ -31,8 +33,11 @@ class BridgeUnavailable(Exception):
 
 
 def _refuse(refusal: guard.Refusal, headers: dict[str, str] | None = None) -> web.Response:
-    return web.json_response({"error": {"code": refusal.code, "message": refusal.message}}, status=refusal.status,
-                             headers=headers)
+    return web.json_response(
+        {"error": {"code": refusal.code, "message": refusal.message}},
+        status=refusal.status,
+        headers=headers,
+    )
 
 
 def _bad_request(message: str) -> web.Response:
@@ -45,7 +50,9 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     refusal = guard.check_host(request.headers.get("Host"), port)
     if refusal is None:
         paired = bridge.pairing.paired
-        refusal = guard.check_origin(request.headers.get("Origin"), paired.origin if paired else None)
+        refusal = guard.check_origin(
+            request.headers.get("Origin"), paired.origin if paired else None
+        )
     if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
         refusal = guard.TOO_LARGE
     if refusal is not None:
@@ -66,9 +73,15 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     except web.HTTPRequestEntityTooLarge:
         return _refuse(guard.TOO_LARGE)
     except web.HTTPNotFound:
-        return _refuse(guard.Refusal(404, "BRIDGE_NOT_FOUND", f"no such bridge request: {request.path}"))
+        return _refuse(
+            guard.Refusal(404, "BRIDGE_NOT_FOUND", f"no such bridge request: {request.path}")
+        )
     except web.HTTPMethodNotAllowed:
-        return _refuse(guard.Refusal(405, "BRIDGE_METHOD_NOT_ALLOWED", f"{request.method} is not taken on {request.path}"))
+        return _refuse(
+            guard.Refusal(
+                405, "BRIDGE_METHOD_NOT_ALLOWED", f"{request.method} is not taken on {request.path}"
+            )
+        )
 
 
 async def _expect(request: web.Request) -> web.StreamResponse | None:
@@ -76,7 +89,9 @@ async def _expect(request: web.Request) -> web.StreamResponse | None:
     if (request.content_length or 0) > guard.MAX_BODY_BYTES:
         return _refuse(guard.TOO_LARGE)
     if request.headers.get("Expect", "").lower() != "100-continue":
-        return _refuse(guard.Refusal(417, "BRIDGE_BAD_REQUEST", "the only expectation taken is 100-continue"))
+        return _refuse(
+            guard.Refusal(417, "BRIDGE_BAD_REQUEST", "the only expectation taken is 100-continue")
+        )
     await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
     request.writer.output_size = 0  # the answer's own size starts after this interim line
     return None
@@ -94,7 +109,11 @@ async def _json_object(request: web.Request) -> dict[str, Any] | web.Response:
 
 def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
     conversation, position = data.get("conversation"), data.get("position")
-    if not isinstance(conversation, str) or not conversation or len(conversation) > MAX_CONVERSATION_CHARS:
+    if (
+        not isinstance(conversation, str)
+        or not conversation
+        or len(conversation) > MAX_CONVERSATION_CHARS
+    ):
         return f"conversation must be a non-empty string of at most {MAX_CONVERSATION_CHARS} characters"
     if isinstance(position, str) and position.isascii() and position.isdigit():
         position = int(position)  # from a query string ("²" is a digit to str.isdigit, not to int)
@@ -120,13 +139,22 @@ async def _pair(request: web.Request) -> web.Response:
     if not isinstance(code, str):
         return _bad_request('send {"code": "<the 6 digits Operator shows>"}')
     try:
-        paired = bridge.pair(code, request.headers.get("Origin"), browser if isinstance(browser, str) else "a browser")
+        paired = bridge.pair(
+            code,
+            request.headers.get("Origin"),
+            browser if isinstance(browser, str) else "a browser",
+        )
     except PairingRefused as exc:
         if exc.code == "BRIDGE_BAD_CODE":
             bridge.limiter.failed()
         return _refuse(guard.Refusal(403, exc.code, str(exc)))
-    return web.json_response({"token": paired.token, "workspace": bridge.workspace_name(),
-                              "operator_version": __version__})
+    return web.json_response(
+        {
+            "token": paired.token,
+            "workspace": bridge.workspace_name(),
+            "operator_version": __version__,
+        }
+    )
 
 
 async def _hello(request: web.Request) -> web.Response:
@@ -135,18 +163,28 @@ async def _hello(request: web.Request) -> web.Response:
     if isinstance(data, web.Response):
         return data
     browser = data.get("browser")
-    bridge.seen(_tab(data), no_tab="tab" in data and data["tab"] is None,
-                browser=browser if isinstance(browser, str) else None)
+    bridge.seen(
+        _tab(data),
+        no_tab="tab" in data and data["tab"] is None,
+        browser=browser if isinstance(browser, str) else None,
+    )
     wait = data.get("wait", 0)
     if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 25:
         return _bad_request("wait must be a number of seconds from 0 to 25")
     # The extension keeps one such hello waiting, so it learns at once when the bridge stops.
     stopping = await bridge.wait_while_running(float(wait))
-    return web.json_response({"workspace": bridge.workspace_name(), "operator_version": __version__,
-                              "bridge": "stopping" if stopping else "connected"})
+    return web.json_response(
+        {
+            "workspace": bridge.workspace_name(),
+            "operator_version": __version__,
+            "bridge": "stopping" if stopping else "connected",
+        }
+    )
 
 
-async def _page_request(request: web.Request) -> tuple[Bridge, dict[str, Any], tuple[str, int]] | web.Response:
+async def _page_request(
+    request: web.Request,
+) -> tuple[Bridge, dict[str, Any], tuple[str, int]] | web.Response:
     """The bridge, the JSON body and the page message it names; or the refusal to send."""
     data = await _json_object(request)
     if isinstance(data, web.Response):
@@ -166,10 +204,19 @@ async def _message(request: web.Request) -> web.Response:
     bridge, data, key = parsed
     text, generating = data.get("text"), data.get("generating")
     if not isinstance(text, str) or not isinstance(generating, bool):
-        return _bad_request("text must be the message's whole text (a string) and generating true or false")
+        return _bad_request(
+            "text must be the message's whole text (a string) and generating true or false"
+        )
     if bridge.workspace_name() is None:
-        return _refuse(guard.Refusal(409, "BRIDGE_NO_WORKSPACE", (
-            "Operator has no workspace open: choose one in Operator (w), then the message is taken")))
+        return _refuse(
+            guard.Refusal(
+                409,
+                "BRIDGE_NO_WORKSPACE",
+                (
+                    "Operator has no workspace open: choose one in Operator (w), then the message is taken"
+                ),
+            )
+        )
     return web.json_response(bridge.update(key, text, generating, _tab(data)))
 
 
@@ -213,8 +260,12 @@ async def _asked(request: web.Request) -> web.Response:
 class BridgeServer:
     """The running bridge: start it in a running event loop, stop it there."""
 
-    def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
-                 workspace_name: Callable[[], str | None]) -> None:
+    def __init__(
+        self,
+        current_host: Callable[[], StreamHost | None],
+        listener: Listener,
+        workspace_name: Callable[[], str | None],
+    ) -> None:
         self.bridge = Bridge(current_host, listener, workspace_name)
         self._runner: web.AppRunner | None = None
 
@@ -237,12 +288,19 @@ class BridgeServer:
         app = web.Application(middlewares=[_guard], client_max_size=guard.MAX_BODY_BYTES)
         app[BRIDGE_KEY] = self.bridge
         app[PORT_KEY] = [port]
-        for path, handler in (("/v1/pair", _pair), ("/v1/hello", _hello), ("/v1/message", _message),
-                              ("/v1/delivered", _delivered), ("/v1/asked", _asked)):
+        for path, handler in (
+            ("/v1/pair", _pair),
+            ("/v1/hello", _hello),
+            ("/v1/message", _message),
+            ("/v1/delivered", _delivered),
+            ("/v1/asked", _asked),
+        ):
             app.router.add_post(path, handler, expect_handler=_expect)
         app.router.add_get("/v1/results", _results)
         # lingering_time: a request refused for its size is not read to its end for long.
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0)
+        runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0
+        )
         await runner.setup()
         try:
             await web.TCPSite(runner, "127.0.0.1", port).start()
@@ -251,8 +309,12 @@ class BridgeServer:
             self.bridge.stop()
             raise BridgeUnavailable(
                 f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
-                + (" (another Operator may have its bridge on: stop it there, or start this one with "
-                   "--bridge-port N)" if port else "")
+                + (
+                    " (another Operator may have its bridge on: stop it there, or start this one with "
+                    "--bridge-port N)"
+                    if port
+                    else ""
+                )
             ) from None
         self._runner = runner
         bound = runner.addresses[0][1]

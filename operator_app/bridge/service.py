@@ -16,16 +16,18 @@ from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
 from ..protocol.grammar import CMD_START
 from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
-from .pages import Feed, Open, PageKey, PageMessages, StreamOp
 from .guard import FailureLimiter
 from .ledger import Ledger
+from .pages import Feed, Open, PageKey, PageMessages, StreamOp
 from .pairing import CODE_LIFETIME_S, Paired, Pairing
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
 # A "Send selection to Operator" is a page message of its own, sent by the person's own act
 # (docs/bridge-protocol.md): it is never held.
 SELECTION_PREFIX = "selection/"
-PAGES_IN_MEMORY = 200  # ended page messages beyond this are forgotten here (their ledger keeps them)
+PAGES_IN_MEMORY = (
+    200  # ended page messages beyond this are forgotten here (their ledger keeps them)
+)
 MAX_WAIT_S = 25.0
 
 
@@ -41,7 +43,9 @@ class BridgeMessage:
     ended: bool = False
     results: list[CommandResult] = field(default_factory=list)
     problem: str | None = None
-    delivered_in: int | None = None  # the delivery (the bridge's count of them) its results went back in
+    delivered_in: int | None = (
+        None  # the delivery (the bridge's count of them) its results went back in
+    )
     ledger: Ledger | None = None  # where its session remembers it (ledger.py)
 
     @property
@@ -108,8 +112,13 @@ class Listener:
 
 
 class Bridge:
-    def __init__(self, current_host: Callable[[], StreamHost | None], listener: Listener,
-                 workspace_name: Callable[[], str | None], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        current_host: Callable[[], StreamHost | None],
+        listener: Listener,
+        workspace_name: Callable[[], str | None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._loop = asyncio.get_running_loop()
         self._clock = clock
         self.listener = listener
@@ -136,15 +145,26 @@ class Bridge:
     # --- status ------------------------------------------------------------------------------
 
     def status(self) -> BridgeStatus:
-        connected = self._last_seen is not None and self._clock() - self._last_seen < CONNECTED_FOR_S
-        return BridgeStatus("connected" if connected else "waiting", self.tab if connected else None,
-                            self.pairing.code, self.port, self.browser if connected else None)
+        connected = (
+            self._last_seen is not None and self._clock() - self._last_seen < CONNECTED_FOR_S
+        )
+        return BridgeStatus(
+            "connected" if connected else "waiting",
+            self.tab if connected else None,
+            self.pairing.code,
+            self.port,
+            self.browser if connected else None,
+        )
 
     def _tell_status(self) -> None:
-        if not self.stopping:  # a stopped bridge's late timer must not speak over the next one's header
+        if (
+            not self.stopping
+        ):  # a stopped bridge's late timer must not speak over the next one's header
             self.listener.status_changed(self.status())
 
-    def seen(self, tab: dict[str, Any] | None = None, *, no_tab: bool = False, browser: str | None = None) -> None:
+    def seen(
+        self, tab: dict[str, Any] | None = None, *, no_tab: bool = False, browser: str | None = None
+    ) -> None:
         """An authorized request came in (with the tab it speaks for, when it says; `no_tab`: it
         says no chat tab is open; `browser`: which browser it is)."""
         was = self.status()
@@ -154,9 +174,13 @@ class Bridge:
         if no_tab:
             self.tab = None
         elif tab is not None:
-            self.tab = Tab(str(tab.get("site") or "page")[:40], str(tab.get("title") or "")[:200],
-                           str(tab.get("url") or "")[:2000], tab.get("adapter_ok") is not False,
-                           str(tab["problem"])[:300] if tab.get("problem") else None)
+            self.tab = Tab(
+                str(tab.get("site") or "page")[:40],
+                str(tab.get("title") or "")[:200],
+                str(tab.get("url") or "")[:2000],
+                tab.get("adapter_ok") is not False,
+                str(tab["problem"])[:300] if tab.get("problem") else None,
+            )
         if self._expiry is not None:
             self._expiry.cancel()
         self._expiry = self._loop.call_later(CONNECTED_FOR_S + 0.1, self._tell_status)
@@ -168,7 +192,9 @@ class Bridge:
         self._tell_status()
         if self._code_expiry is not None:
             self._code_expiry.cancel()
-        self._code_expiry = self._loop.call_later(CODE_LIFETIME_S + 1.0, self._tell_status)  # the header drops it
+        self._code_expiry = self._loop.call_later(
+            CODE_LIFETIME_S + 1.0, self._tell_status
+        )  # the header drops it
         return code
 
     def pair(self, code: str, origin: str | None, browser: str) -> Paired:
@@ -180,7 +206,9 @@ class Bridge:
 
     # --- page messages -----------------------------------------------------------------------
 
-    def update(self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None) -> dict[str, Any]:
+    def update(
+        self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None
+    ) -> dict[str, Any]:
         site = str((tab or {}).get("site") or "page")[:40]
         if self.pages.get(key) is None:
             self._restore(key, site)
@@ -204,7 +232,11 @@ class Bridge:
                 held.text = text
             held.generating = generating
             return True
-        if generating or key[0].startswith(SELECTION_PREFIX) or not self.pages.would_open(key, text):
+        if (
+            generating
+            or key[0].startswith(SELECTION_PREFIX)
+            or not self.pages.would_open(key, text)
+        ):
             return False
         self.held[key] = HeldAnswer(key, site, title, text)
         self._tell_held()
@@ -232,8 +264,11 @@ class Bridge:
         for serial in self.pages.forget_ended(PAGES_IN_MEMORY):
             self.messages.pop(serial, None)
         state = self.results_state(key)
-        return {"message": state.get("message"), "accepted": sum(len(op.chunk) for op in ops if isinstance(op, Feed)),
-                "state": state["state"]}
+        return {
+            "message": state.get("message"),
+            "accepted": sum(len(op.chunk) for op in ops if isinstance(op, Feed)),
+            "state": state["state"],
+        }
 
     def _ledger_now(self) -> Ledger | None:
         """The ledger of the session the bridge feeds now (another workspace has its own)."""
@@ -256,13 +291,22 @@ class Bridge:
         serials = self.pages.restore(key, text, len(record.messages), closed=record.closed)
         for serial, number in zip(serials, record.messages):
             self.messages[serial] = BridgeMessage(
-                serial, key, site, number, ended=True, results=host.results_of(number),
-                delivered_in=0 if number in record.delivered else None, ledger=ledger)
+                serial,
+                key,
+                site,
+                number,
+                ended=True,
+                results=host.results_of(number),
+                delivered_in=0 if number in record.delivered else None,
+                ledger=ledger,
+            )
 
     def _track(self, ops: list[StreamOp], site: str) -> None:
         for op in ops:
             if isinstance(op, Open):
-                self.messages[op.serial] = BridgeMessage(op.serial, op.key, site, ledger=self._ledger_now())
+                self.messages[op.serial] = BridgeMessage(
+                    op.serial, op.key, site, ledger=self._ledger_now()
+                )
         if ops:
             self._bump()
 
@@ -272,12 +316,24 @@ class Bridge:
 
     def results_state(self, key: PageKey) -> dict[str, Any]:
         if key in self.held:
-            return {"state": "held", "message": None, "count": 0, "copy_text": "", "delivered": False,
-                    "waiting_for": None}
+            return {
+                "state": "held",
+                "message": None,
+                "count": 0,
+                "copy_text": "",
+                "delivered": False,
+                "waiting_for": None,
+            }
         message = self.latest(key)
         if message is None:
-            return {"state": "none", "message": None, "count": 0, "copy_text": "", "delivered": False,
-                    "waiting_for": None}
+            return {
+                "state": "none",
+                "message": None,
+                "count": 0,
+                "copy_text": "",
+                "delivered": False,
+                "waiting_for": None,
+            }
         page = self.pages.get(key)
         if message.problem is not None:
             state = "failed"
@@ -288,9 +344,14 @@ class Bridge:
         else:
             state = "waiting"
         owed = self._owed(key) if state == "ready" else []
-        reply: dict[str, Any] = {"state": state, "message": message.number, "count": len(owed),
-                                 "copy_text": render_results(owed) if owed else "",
-                                 "delivered": message.delivered, "waiting_for": message.waiting_for}
+        reply: dict[str, Any] = {
+            "state": state,
+            "message": message.number,
+            "count": len(owed),
+            "copy_text": render_results(owed) if owed else "",
+            "delivered": message.delivered,
+            "waiting_for": message.waiting_for,
+        }
         if message.problem is not None:
             reply["problem"] = message.problem
         return reply
@@ -299,11 +360,17 @@ class Bridge:
         """The Operator messages whose results go back together for a page message: those since
         its results last went to the chat or, once they went, the ones that went then."""
         page = self.pages.get(key)
-        found = [self.messages[serial] for serial in page.serials if serial in self.messages] if page else []
+        found = (
+            [self.messages[serial] for serial in page.serials if serial in self.messages]
+            if page
+            else []
+        )
         if found and found[-1].delivered_in is not None:
             return [message for message in found if message.delivered_in == found[-1].delivered_in]
-        last_delivered = max((i for i, message in enumerate(found) if message.delivered), default=-1)
-        return found[last_delivered + 1:]
+        last_delivered = max(
+            (i for i, message in enumerate(found) if message.delivered), default=-1
+        )
+        return found[last_delivered + 1 :]
 
     def _owed(self, key: PageKey) -> list[CommandResult]:
         """Every result the model has not been given for this page message. An answer rewritten
@@ -327,7 +394,12 @@ class Bridge:
             left = deadline - self._clock()
             # A change of state is news too (a held answer the person ran, a write that now
             # waits): the page hears it at once, not at the end of the wait.
-            if reply["state"] in ("ready", "failed", "none") or reply["state"] != first or left <= 0 or self.stopping:
+            if (
+                reply["state"] in ("ready", "failed", "none")
+                or reply["state"] != first
+                or left <= 0
+                or self.stopping
+            ):
                 return reply
             changed = self._changed
             try:
@@ -347,7 +419,11 @@ class Bridge:
 
     def delivered(self, key: PageKey, number: int | None, sent: bool) -> bool:
         message = self.latest(key)
-        if message is None or message.number is None or (number is not None and number != message.number):
+        if (
+            message is None
+            or message.number is None
+            or (number is not None and number != message.number)
+        ):
             return False
         owed = self._owed(key)
         first = not message.delivered

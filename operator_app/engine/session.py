@@ -39,8 +39,20 @@ from .jsonl import append_jsonl, fsync_file, read_jsonl
 from .session_lock import LOCK_TIMEOUT_S, SessionLock, StateUnusable
 from .used_ids import UsedIdIndex, UsedIds, WriteIntent
 
-__all__ = ["LOCK_TIMEOUT_S", "MESSAGE_TEXT_LIMIT", "STATE_APP_NAME", "STORED_DIFF_LIMIT", "MessageRecord", "Session",
-           "StateUnusable", "StoredResult", "UsedIds", "WriteIntent", "check_state_location", "default_state_dir"]
+__all__ = [
+    "LOCK_TIMEOUT_S",
+    "MESSAGE_TEXT_LIMIT",
+    "STATE_APP_NAME",
+    "STORED_DIFF_LIMIT",
+    "MessageRecord",
+    "Session",
+    "StateUnusable",
+    "StoredResult",
+    "UsedIds",
+    "WriteIntent",
+    "check_state_location",
+    "default_state_dir",
+]
 
 STATE_APP_NAME = "operator-app"
 MESSAGE_TEXT_LIMIT = 5_000_000  # bytes of a message kept for the history view
@@ -60,7 +72,9 @@ def check_state_location(workspace_root: Path, state_dir: Path) -> None:
     root = Path(os.path.realpath(workspace_root))
     state = Path(os.path.realpath(state_dir))
     if state.is_relative_to(root):
-        where = "is the workspace folder itself" if state == root else f"is inside the workspace {root}"
+        where = (
+            "is the workspace folder itself" if state == root else f"is inside the workspace {root}"
+        )
         raise StateUnusable(
             f"the state folder {state} {where}, where the model could read the session and change the undo "
             "journal; use a state folder outside the workspace"
@@ -85,7 +99,10 @@ def state_home() -> Path:
 
 def default_state_dir(workspace_root: Path) -> Path:
     digest = hashlib.sha256(str(workspace_root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in workspace_root.name)[:40] or "root"
+    name = (
+        "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in workspace_root.name)[:40]
+        or "root"
+    )
     return state_home() / "workspaces" / f"{name}-{digest}"
 
 
@@ -119,12 +136,16 @@ class Session:
             probe.write_text("ok")
             probe.unlink()
         except OSError as exc:
-            raise StateUnusable(f"cannot use state folder {state_dir}: {exc.strerror or exc}") from exc
+            raise StateUnusable(
+                f"cannot use state folder {state_dir}: {exc.strerror or exc}"
+            ) from exc
         self._messages = self.dir / "messages.jsonl"
         self._results = self.dir / "results.jsonl"
         self._used = UsedIdIndex(self._results)
         self._lock = SessionLock(state_dir, on_acquired=self._others_may_have_written)
-        self._staged: list[tuple[int, CommandResult, str | None]] = []  # read results not appended yet
+        self._staged: list[
+            tuple[int, CommandResult, str | None]
+        ] = []  # read results not appended yet
 
     def _others_may_have_written(self) -> None:
         self._used.current = False
@@ -138,7 +159,9 @@ class Session:
                 result = CommandResult.from_json(record["result"])
             except (KeyError, TypeError):
                 continue
-            out.append(StoredResult(int(record.get("message", 0)), result, record.get("content_key")))
+            out.append(
+                StoredResult(int(record.get("message", 0)), result, record.get("content_key"))
+            )
         return out
 
     def _index(self) -> UsedIdIndex:
@@ -175,14 +198,22 @@ class Session:
                 ended.add(number)
                 warnings[number] = tuple(record.get("warnings", ()))
         return [
-            MessageRecord(n, float(r.get("time", 0)), str(r.get("source", "")), int(r.get("chars", 0)),
-                          warnings.get(n, ()), n in ended)
+            MessageRecord(
+                n,
+                float(r.get("time", 0)),
+                str(r.get("source", "")),
+                int(r.get("chars", 0)),
+                warnings.get(n, ()),
+                n in ended,
+            )
             for n, r in sorted(started.items())
         ]
 
     def message_text(self, number: int) -> str | None:
         try:
-            return (self.dir / "messages" / f"{number}.txt").read_text(encoding="utf-8", errors="replace")
+            return (self.dir / "messages" / f"{number}.txt").read_text(
+                encoding="utf-8", errors="replace"
+            )
         except OSError:
             return None
 
@@ -203,29 +234,69 @@ class Session:
     def start_message(self, *, source: str, text: str | None) -> int:
         number = self.last_message_number() + 1
         if text is not None:
-            (self.dir / "messages" / f"{number}.txt").write_text(text[-MESSAGE_TEXT_LIMIT:], encoding="utf-8", errors="surrogateescape")
-        append_jsonl(self._messages, {"event": "start", "message": number, "time": time.time(), "source": source,
-                                      "chars": len(text) if text is not None else 0})
+            (self.dir / "messages" / f"{number}.txt").write_text(
+                text[-MESSAGE_TEXT_LIMIT:], encoding="utf-8", errors="surrogateescape"
+            )
+        append_jsonl(
+            self._messages,
+            {
+                "event": "start",
+                "message": number,
+                "time": time.time(),
+                "source": source,
+                "chars": len(text) if text is not None else 0,
+            },
+        )
         return number
 
     def append_message_text(self, number: int, chunk: str) -> None:
-        with (self.dir / "messages" / f"{number}.txt").open("a", encoding="utf-8", errors="surrogateescape") as handle:
+        with (self.dir / "messages" / f"{number}.txt").open(
+            "a", encoding="utf-8", errors="surrogateescape"
+        ) as handle:
             handle.write(chunk)
 
     def end_message(self, number: int, warnings: list[str]) -> None:
         self.flush_results()
         fsync_file(self._results)  # the read results, appended without a sync of their own
-        append_jsonl(self._messages, {"event": "end", "message": number, "time": time.time(), "warnings": warnings})
+        append_jsonl(
+            self._messages,
+            {"event": "end", "message": number, "time": time.time(), "warnings": warnings},
+        )
 
-    def record_intent(self, number: int, command_id: str, *, action: str, path: str, line: int | None, summary: str,
-                      content_key: str | None) -> None:
+    def record_intent(
+        self,
+        number: int,
+        command_id: str,
+        *,
+        action: str,
+        path: str,
+        line: int | None,
+        summary: str,
+        content_key: str | None,
+    ) -> None:
         """Before an approved write is committed (durable): see WriteIntent. Readers of results
         skip these records; a result for the same command closes it."""
-        self._append([{"message": number, "content_key": content_key, "intent": {
-            "id": command_id, "action": action, "path": path, "line": line, "summary": summary, "time": time.time()}}],
-            sync=True)
+        self._append(
+            [
+                {
+                    "message": number,
+                    "content_key": content_key,
+                    "intent": {
+                        "id": command_id,
+                        "action": action,
+                        "path": path,
+                        "line": line,
+                        "summary": summary,
+                        "time": time.time(),
+                    },
+                }
+            ],
+            sync=True,
+        )
 
-    def record_result(self, number: int, result: CommandResult, content_key: str | None, *, durable: bool = True) -> None:
+    def record_result(
+        self, number: int, result: CommandResult, content_key: str | None, *, durable: bool = True
+    ) -> None:
         """Append a result now (after any staged ones, which keep their order). The write() alone
         survives the app dying (the data is in the kernel); `durable` also fsyncs it, against a
         power cut, which a write's result needs (the file on disk changed)."""
@@ -243,7 +314,9 @@ class Session:
         if not self._staged:
             return
         staged, self._staged = self._staged, []
-        records = [{"message": n, "result": r.to_json(), "content_key": key} for n, r, key in staged]
+        records = [
+            {"message": n, "result": r.to_json(), "content_key": key} for n, r, key in staged
+        ]
         self._used.appended(append_jsonl(self._results, records, sync=sync))
 
     def _append(self, records: list[dict[str, Any]], *, sync: bool) -> None:
@@ -259,16 +332,24 @@ class Session:
             yield
 
     @contextmanager
-    def waiting_for_person(self, number: int, command_id: str, action: str, path: str) -> Iterator[None]:
+    def waiting_for_person(
+        self, number: int, command_id: str, action: str, path: str
+    ) -> Iterator[None]:
         """Let go of the session while a write of message `number` waits for its consent."""
-        with self._lock.waiting({"message": number, "id": command_id, "action": action, "path": path}):
+        with self._lock.waiting(
+            {"message": number, "id": command_id, "action": action, "path": path}
+        ):
             yield
 
 
 def message_count(state_dir: Path) -> int:
     """How many messages the session in `state_dir` holds, read without opening the session (no
     folder is created, no lock taken): for a list of workspaces to choose from."""
-    return sum(1 for record in read_jsonl(state_dir / "session" / "messages.jsonl") if record.get("event") == "start")
+    return sum(
+        1
+        for record in read_jsonl(state_dir / "session" / "messages.jsonl")
+        if record.get("event") == "start"
+    )
 
 
 def _stored(result: CommandResult) -> CommandResult:
@@ -280,4 +361,6 @@ def _stored(result: CommandResult) -> CommandResult:
         return result
     cut = diff.rfind("\n", 0, STORED_DIFF_LIMIT) + 1 or STORED_DIFF_LIMIT
     note = f"[... diff clipped: {len(diff) - cut} more characters are not kept in the session]"
-    return replace(result, diff=diff[:cut] + note, extra={**result.extra, "diff_clipped": len(diff)})
+    return replace(
+        result, diff=diff[:cut] + note, extra={**result.extra, "diff_clipped": len(diff)}
+    )

@@ -11,30 +11,29 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from textual.app import App, ComposeResult, SystemCommand
-from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Static
 
+from .. import settings
 from ..engine.session import Session
 from ..engine.workspace import Workspace
-from .. import settings
 from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, printable
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
-from .waiting_write import WaitingWriteMixin
-from .workspace_session import WorkspaceSessionMixin
 from .messages import ConsentAsked
 from .runner import EngineRunner
-from .screens.help import HelpScreen
 from .screens.confirm import ConfirmScreen
+from .screens.help import HelpScreen
 from .state import MessageState
 from .status_text import browsing_text, why_not
+from .waiting_write import WaitingWriteMixin
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
@@ -42,25 +41,44 @@ from .widgets.lines_view import CodeColours
 from .widgets.message_view import MessageView
 from .widgets.status import StatusLine
 from .widgets.welcome import WelcomePanel
+from .workspace_session import WorkspaceSessionMixin
 
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
-class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, CopyUndoMixin, BridgeControlMixin,
-                  App[None]):
+class OperatorApp(
+    WorkspaceSessionMixin,
+    MessageFlowMixin,
+    WaitingWriteMixin,
+    CopyUndoMixin,
+    BridgeControlMixin,
+    App[None],
+):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
     # Below 100 columns the panes stack: side by side, the table had no room for a summary.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
-    def __init__(self, *, workspace: Path | None = None, state_dir: Path | None = None, follow: Path | None = None,
-                 watch_clipboard: bool = False, initial_message: str | None = None,
-                 clipboard_source: ClipboardSource | None = None, poll_interval: float = 0.2,
-                 clipboard_interval: float = 0.5, bridge: bool = False, bridge_port: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        workspace: Path | None = None,
+        state_dir: Path | None = None,
+        follow: Path | None = None,
+        watch_clipboard: bool = False,
+        initial_message: str | None = None,
+        clipboard_source: ClipboardSource | None = None,
+        poll_interval: float = 0.2,
+        clipboard_interval: float = 0.5,
+        bridge: bool = False,
+        bridge_port: int | None = None,
+    ) -> None:
         super().__init__()
         self._initial_workspace, self._state_override = workspace, state_dir
-        self._state_owner: Path | None = None  # the workspace --state-dir belongs to, once one is open
+        self._state_owner: Path | None = (
+            None  # the workspace --state-dir belongs to, once one is open
+        )
         self._follow_path, self._watch_clipboard = follow, watch_clipboard
         self._initial_message = initial_message
         self._clipboard_source = clipboard_source or SystemClipboard()
@@ -83,12 +101,25 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
         self._bridge_on_start, self._bridge_port = bridge, bridge_port
         self._held_question: ConfirmScreen | None = None
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         # Notifications quote ids, summaries and file names from the model and from files: as
         # markup, "[@click=app.quit]" would become a live action link, and control characters
         # would reach the terminal. Nothing here needs markup, so it is off by default.
-        super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=markup)
+        super().notify(
+            printable(message),
+            title=printable(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     @property
     def workspace(self) -> Workspace | None:
@@ -117,11 +148,16 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
         # Held, not queried: App.query_one looks at the active screen, which may be a dialog.
         self.table, self.message_view = self.query_one(CommandTable), self.query_one(MessageView)
         self.details, self.status_line = self.query_one(DetailsView), self.query_one(StatusLine)
-        self.welcome, self.message_title = self.query_one(WelcomePanel), self.query_one("#message-title", Static)
+        self.welcome, self.message_title = (
+            self.query_one(WelcomePanel),
+            self.query_one("#message-title", Static),
+        )
         self.bridge_badge = self.query_one(BridgeBadge)
         self.table.focus()
         theme = settings.theme()
-        if theme is not None and theme in self.available_themes:  # one removed since is simply not used
+        if (
+            theme is not None and theme in self.available_themes
+        ):  # one removed since is simply not used
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         start = self._initial_workspace or settings.last_workspace()
@@ -151,11 +187,19 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
                 return True
             # Hidden unless a file is followed (then dimmed while nothing streams from it): the
             # bridge's messages show it only while one streams, or the footer overflows 80 columns.
-            return False if self._follow_path is None else (True if self._followed is not None else None)
+            return (
+                False
+                if self._follow_path is None
+                else (True if self._followed is not None else None)
+            )
         if action == "copy_results":
             return True if state is not None and state.results else None
         if action in ("previous_message", "next_message"):
-            return True if self._neighbour(-1 if action == "previous_message" else 1) is not None else None
+            return (
+                True
+                if self._neighbour(-1 if action == "previous_message" else 1) is not None
+                else None
+            )
         if action == "undo":
             # Hidden while a write waits (its message holds the session), so d has the room.
             return False if self._waiting is not None else True if self._can_undo else None
@@ -186,27 +230,50 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
 
     def _explain(self, action: str) -> None:
         if len(self.screen_stack) == 1:
-            self.notify(why_not(action, self.current(), following=self._follow_path is not None,
-                                follow_name=self._follow_path.name if self._follow_path else None), severity="warning")
+            self.notify(
+                why_not(
+                    action,
+                    self.current(),
+                    following=self._follow_path is not None,
+                    follow_name=self._follow_path.name if self._follow_path else None,
+                ),
+                severity="warning",
+            )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for key in MAIN_KEYS:
             if self.check_action(key.action, ()) is not False:
-                yield SystemCommand(key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}"))
+                yield SystemCommand(
+                    key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}")
+                )
         on = settings.auto_copy()
-        yield SystemCommand(f"Auto-copy results: turn {'off' if on else 'on'}",
-                            "copy a message's result blocks as soon as its last result is in (remembered; "
-                            f"now {'on' if on else 'off'})", self.action_toggle_auto_copy)
-        yield SystemCommand("Pair a browser", "show a new code to pair the Operator browser extension (starts the bridge)",
-                            self.action_pair_browser)
+        yield SystemCommand(
+            f"Auto-copy results: turn {'off' if on else 'on'}",
+            "copy a message's result blocks as soon as its last result is in (remembered; "
+            f"now {'on' if on else 'off'})",
+            self.action_toggle_auto_copy,
+        )
+        yield SystemCommand(
+            "Pair a browser",
+            "show a new code to pair the Operator browser extension (starts the bridge)",
+            self.action_pair_browser,
+        )
         held = self.held_answers()
         if held:
-            yield SystemCommand(RUN_HELD, f"{plural(len(held), 'answer')} the model wrote while Operator was not "
-                                "listening: they run only when you say so", self.action_run_held)
+            yield SystemCommand(
+                RUN_HELD,
+                f"{plural(len(held), 'answer')} the model wrote while Operator was not "
+                "listening: they run only when you say so",
+                self.action_run_held,
+            )
         for number, state in sorted(self.states.items()):
-            yield SystemCommand(f"Go to message {number}", f"{state.source}: {plural(len(state.results), 'result')}",
-                                lambda number=number: self.browse(number), discover=False)
+            yield SystemCommand(
+                f"Go to message {number}",
+                f"{state.source}: {plural(len(state.results), 'result')}",
+                lambda number=number: self.browse(number),
+                discover=False,
+            )
 
     # --- the view ------------------------------------------------------------------------
 
@@ -239,8 +306,13 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
             where += ", interrupted" if state.interrupted else ""
             title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
             self.message_title.update(title)
-            self.message_view.show(state.text, state.errors_by_line(), state.pending[0] if state.pending else None,
-                                   state.warnings, message=(self.runner, state.number))
+            self.message_view.show(
+                state.text,
+                state.errors_by_line(),
+                state.pending[0] if state.pending else None,
+                state.warnings,
+                message=(self.runner, state.number),
+            )
             tail = not state.finished or self._tail_next_refresh
             table.sync(state.ordered_rows(), tail=tail and not reset)
         self._tail_next_refresh = False
@@ -302,12 +374,18 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
         state = self.current()
         if number is not None and state is not None and state.number == number:
             waiting = self._waiting
-            self.status(browsing_text(state, waiting.plan.command_id if waiting and waiting.number == number else None))
+            self.status(
+                browsing_text(
+                    state, waiting.plan.command_id if waiting and waiting.number == number else None
+                )
+            )
 
     def action_end_follow(self) -> None:
         state = self.current()
         if state is not None and self.bridge_streams(state.number):
-            self.status(f"Ending message {state.number}: what the browser adds to it from now on is not run.")
+            self.status(
+                f"Ending message {state.number}: what the browser adds to it from now on is not run."
+            )
             self.end_bridge_message(state.number)
             return
         if self._followed is None:
@@ -319,10 +397,16 @@ class OperatorApp(WorkspaceSessionMixin, MessageFlowMixin, WaitingWriteMixin, Co
     def action_toggle_auto_copy(self) -> None:
         on = not settings.auto_copy()
         kept = settings.set_auto_copy(on)
-        said = ("Auto-copy is on: each message's result blocks are copied as soon as its last result is in."
-                if on else "Auto-copy is off: press c to copy a message's results.")
-        self.notify(said + ("" if kept else f" (Not remembered: {settings.settings_file()} cannot be written.)"),
-                    severity="information" if kept else "warning")
+        said = (
+            "Auto-copy is on: each message's result blocks are copied as soon as its last result is in."
+            if on
+            else "Auto-copy is off: press c to copy a message's results."
+        )
+        self.notify(
+            said
+            + ("" if kept else f" (Not remembered: {settings.settings_file()} cannot be written.)"),
+            severity="information" if kept else "warning",
+        )
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -16,6 +16,7 @@ from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
 from .widgets.bridge_badge import BridgeBadge, badge_text
 
+
 class _Told(Listener):
     def __init__(self, app: BridgeControlMixin) -> None:
         self.app = app
@@ -27,26 +28,37 @@ class _Told(Listener):
         app = self.app
         if isinstance(app.screen, PairingScreen):
             app.screen.dismiss(None)
-        app.notify(f"Paired with {browser}. Answers streamed in that browser's chat now run here.", title="Bridge")
+        app.notify(
+            f"Paired with {browser}. Answers streamed in that browser's chat now run here.",
+            title="Bridge",
+        )
 
     def delivered(self, number: int, count: int, sent: bool) -> None:
         what = "result" if count == 1 else "results"
         if sent:
-            self.app.notify(f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge")
+            self.app.notify(
+                f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge"
+            )
         else:
-            self.app.notify(f"Message {number}: {count} {what} are in the chat's input box; send them there.",
-                            title="Bridge")
+            self.app.notify(
+                f"Message {number}: {count} {what} are in the chat's input box; send them there.",
+                title="Bridge",
+            )
 
     def failed(self, number: int | None, why: str) -> None:
         which = f"message {number}" if number is not None else "a message from the browser"
-        self.app.notify(f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15)
+        self.app.notify(
+            f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15
+        )
 
     def held(self, answers: list[HeldAnswer]) -> None:
         self.app.offer_held(answers)
 
     def asked(self, number: int, count: int) -> None:
-        said = (f"Message {number}: the chat page asks where to put its {plural(count, 'result')}, as its input "
-                "box holds text of yours. Answer there: after your text, replace it, or not now.")
+        said = (
+            f"Message {number}: the chat page asks where to put its {plural(count, 'result')}, as its input "
+            "box holds text of yours. Answer there: after your text, replace it, or not now."
+        )
         self.app.notify(said, title="Bridge", severity="warning", timeout=20)
         self.app.status(said)
 
@@ -55,17 +67,26 @@ RUN_HELD = "Run the answers that ended while Operator was not listening"
 
 
 def held_question(answers: list[HeldAnswer]) -> Text:
-    """"1 answer ended while Operator was not listening — run it?" and the answers, one a line."""
+    """ "1 answer ended while Operator was not listening — run it?" and the answers, one a line."""
     count = len(answers)
-    lines = [Text.assemble((f"{plural(count, 'answer')} ended while Operator was not listening — "
-                            f"run {'it' if count == 1 else 'them'}?", "bold"))]
+    headline = f"{plural(count, 'answer')} ended while Operator was not listening — run {'it' if count == 1 else 'them'}?"
+    lines = [Text(headline, style="bold")]
     for answer in answers:
         where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
-        lines.append(Text(f"  • {where} ({plural(answer.blocks, 'OPERATOR_CMD block')}, "
-                          f"{plural(len(answer.lines), 'line')})"))
-    lines.append(Text("The model wrote it while the bridge was off, Operator was closed, or the page was not "
-                      "watched yet, so it does not run by itself. Not now: the palette's \"" + RUN_HELD
-                      + "\" runs it later, while the bridge is on."))
+        lines.append(
+            Text(
+                f"  • {where} ({plural(answer.blocks, 'OPERATOR_CMD block')}, "
+                f"{plural(len(answer.lines), 'line')})"
+            )
+        )
+    lines.append(
+        Text(
+            "The model wrote it while the bridge was off, Operator was closed, or the page was not "
+            "watched yet, so it does not run by itself. Not now: the palette's \""
+            + RUN_HELD
+            + '" runs it later, while the bridge is on.'
+        )
+    )
     return Text("\n").join(lines)
 
 
@@ -89,8 +110,11 @@ class BridgeControlMixin(AppHost):
 
         if self.bridge is not None:
             return
-        server = BridgeServer(lambda: self.runner, _Told(self),
-                              lambda: self.workspace.root.name if self.workspace is not None else None)
+        server = BridgeServer(
+            lambda: self.runner,
+            _Told(self),
+            lambda: self.workspace.root.name if self.workspace is not None else None,
+        )
         port = self._bridge_port if self._bridge_port is not None else stored_port()
         try:
             await server.start(port)
@@ -102,7 +126,9 @@ class BridgeControlMixin(AppHost):
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
-        self.status(f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it.")
+        self.status(
+            f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; b stops it."
+        )
         if server.pairing_code is not None:
             self._show_pairing()
 
@@ -115,7 +141,9 @@ class BridgeControlMixin(AppHost):
         self._badge().update(badge_text("off"))
         if self.is_running:
             self.welcome.show_bridge(False)
-        self.status("Bridge off: paste the model's answers, or press b to turn the bridge on again.")
+        self.status(
+            "Bridge off: paste the model's answers, or press b to turn the bridge on again."
+        )
 
     @property
     def bridge_on(self) -> bool:
@@ -149,12 +177,20 @@ class BridgeControlMixin(AppHost):
         if len(self.screen_stack) > 1:
             # The person is in another dialog: a question opened under their fingers would take
             # the next y as its answer.
-            self.notify(f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close this, then run "
-                        f"{'it' if len(answers) == 1 else 'them'} from the palette (ctrl+p): {RUN_HELD}.",
-                        title="Bridge", severity="warning", timeout=20)
+            self.notify(
+                f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close this, then run "
+                f"{'it' if len(answers) == 1 else 'them'} from the palette (ctrl+p): {RUN_HELD}.",
+                title="Bridge",
+                severity="warning",
+                timeout=20,
+            )
             return
-        question = ConfirmScreen("from the browser", held_question(answers),
-                                 yes=f"run {'it' if len(answers) == 1 else 'them'}", no="not now")
+        question = ConfirmScreen(
+            "from the browser",
+            held_question(answers),
+            yes=f"run {'it' if len(answers) == 1 else 'them'}",
+            no="not now",
+        )
 
         def answered(run: bool | None) -> None:
             if self._held_question is question:
@@ -164,9 +200,11 @@ class BridgeControlMixin(AppHost):
             if run:
                 self.action_run_held()
             else:
-                self.status(f"Not run: {plural(len(answers), 'answer')} from while Operator was not listening "
-                            f"{'waits' if len(answers) == 1 else 'wait'}; the palette's \"{RUN_HELD}\" runs "
-                            f"{'it' if len(answers) == 1 else 'them'}.")
+                self.status(
+                    f"Not run: {plural(len(answers), 'answer')} from while Operator was not listening "
+                    f'{"waits" if len(answers) == 1 else "wait"}; the palette\'s "{RUN_HELD}" runs '
+                    f"{'it' if len(answers) == 1 else 'them'}."
+                )
 
         self._held_question = question
         self.push_screen(question, answered)
@@ -174,7 +212,9 @@ class BridgeControlMixin(AppHost):
     def action_run_held(self) -> None:
         ran = self.bridge.bridge.run_held() if self.bridge is not None else 0
         if ran == 0:
-            self.notify("No answer from while Operator was not listening waits.", severity="warning")
+            self.notify(
+                "No answer from while Operator was not listening waits.", severity="warning"
+            )
             return
         self.status(f"Running {plural(ran, 'answer')} that ended while Operator was not listening.")
 
@@ -182,8 +222,15 @@ class BridgeControlMixin(AppHost):
         if self.bridge is None:
             return
         tab = status.tab
-        self._badge().update(badge_text(status.state, site=tab.site if tab else None, title=tab.title if tab else None,
-                                        code=status.pairing_code, browser=status.browser))
+        self._badge().update(
+            badge_text(
+                status.state,
+                site=tab.site if tab else None,
+                title=tab.title if tab else None,
+                code=status.pairing_code,
+                browser=status.browser,
+            )
+        )
         if tab is not None and not tab.adapter_ok and tab.problem:
             self.status(f"The browser says: {tab.problem}")
 

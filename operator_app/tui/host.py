@@ -48,13 +48,19 @@ if TYPE_CHECKING:
         _own_copies: set[str]
         _can_undo: bool
         _undone: dict[str, float]  # command id -> when the change it made was undone
-        _waiting: ConsentAsked | None  # the write whose consent dialog is open or was put off (escape)
+        _waiting: (
+            ConsentAsked | None
+        )  # the write whose consent dialog is open or was put off (escape)
         _quit_question: ConfirmScreen | None
         # The browser bridge.
         bridge: BridgeServer | None
         bridge_badge: BridgeBadge  # held, not queried: a dialog may be the active screen
-        _bridge_port: int | None  # --bridge-port (0 in tests: any free port); None: the remembered one
-        _held_question: ConfirmScreen | None  # "N answers ended while Operator was not listening — run them?"
+        _bridge_port: (
+            int | None
+        )  # --bridge-port (0 in tests: any free port); None: the remembered one
+        _held_question: (
+            ConfirmScreen | None
+        )  # "N answers ended while Operator was not listening — run them?"
 
         @property
         def workspace(self) -> Workspace | None: ...

@@ -20,25 +20,88 @@ class Key:
 
 
 MAIN_KEYS: tuple[Key, ...] = (
-    Key("c", "c", "copy_results", "Copy results",
-        "copy the result blocks of the shown message, exactly what `operator-app exec` prints", "Copy"),
-    Key("p", "p", "copy_prompt", "Copy prompt", "copy the system prompt (`operator-app spec`) to paste into the chat",
-        "Prompt"),
-    Key("u", "u", "undo", "Undo", "undo the last change Operator made in this workspace (asks first)", "Undo"),
-    Key("w", "w", "pick_workspace", "Workspace", "choose another workspace folder (its own session)", "Folder"),
-    Key("left_square_bracket", "[", "previous_message", "Prev message", "show the previous message of the session",
-        "Prev", "Msg"),
-    Key("right_square_bracket", "]", "next_message", "Next message", "show the next message of the session", "Next",
-        "Msg"),
-    Key("b", "b", "toggle_bridge", "Bridge on/off",
+    Key(
+        "c",
+        "c",
+        "copy_results",
+        "Copy results",
+        "copy the result blocks of the shown message, exactly what `operator-app exec` prints",
+        "Copy",
+    ),
+    Key(
+        "p",
+        "p",
+        "copy_prompt",
+        "Copy prompt",
+        "copy the system prompt (`operator-app spec`) to paste into the chat",
+        "Prompt",
+    ),
+    Key(
+        "u",
+        "u",
+        "undo",
+        "Undo",
+        "undo the last change Operator made in this workspace (asks first)",
+        "Undo",
+    ),
+    Key(
+        "w",
+        "w",
+        "pick_workspace",
+        "Workspace",
+        "choose another workspace folder (its own session)",
+        "Folder",
+    ),
+    Key(
+        "left_square_bracket",
+        "[",
+        "previous_message",
+        "Prev message",
+        "show the previous message of the session",
+        "Prev",
+        "Msg",
+    ),
+    Key(
+        "right_square_bracket",
+        "]",
+        "next_message",
+        "Next message",
+        "show the next message of the session",
+        "Next",
+        "Msg",
+    ),
+    Key(
+        "b",
+        "b",
+        "toggle_bridge",
+        "Bridge on/off",
         "start or stop the browser bridge: chat answers stream in, results go back to the chat's input box",
-        "Bridge"),
-    Key("e", "e", "end_follow", "End message",
+        "Bridge",
+    ),
+    Key(
+        "e",
+        "e",
+        "end_follow",
+        "End message",
         "end the message streaming in (--follow, or the bridge's, shown): an open block fails",
-        "End"),
-    Key("d", "d", "decide", "Decide write", "show again the consent dialog of the write that waits for you "
-        "(escape closed it)", "Decide"),
-    Key("question_mark", "?", "help", "Help", "list the keys and the actions the model can send", "Help"),
+        "End",
+    ),
+    Key(
+        "d",
+        "d",
+        "decide",
+        "Decide write",
+        "show again the consent dialog of the write that waits for you (escape closed it)",
+        "Decide",
+    ),
+    Key(
+        "question_mark",
+        "?",
+        "help",
+        "Help",
+        "list the keys and the actions the model can send",
+        "Help",
+    ),
 )
 
 # Keys that are not bindings of the main screen, for the help screen only.
@@ -47,10 +110,16 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("up / down", "select a command: its details, output or diff show below the table"),
     ("home", "show the message from its first line (so do up and page up on the first command)"),
     ("tab", "move between the message, the commands and the details"),
-    ("y / n / a", "in the consent dialog: apply / reject / apply the rest of this message (? there: its keys)"),
+    (
+        "y / n / a",
+        "in the consent dialog: apply / reject / apply the rest of this message (? there: its keys)",
+    ),
     ("enter", "on a write that waits: show its consent dialog again"),
-    ("ctrl+p", "command palette: every action, 'go to message N', auto-copy on or off, and the theme "
-               "(both remembered)"),
+    (
+        "ctrl+p",
+        "command palette: every action, 'go to message N', auto-copy on or off, and the theme "
+        "(both remembered)",
+    ),
     ("ctrl+q", "quit (asks first while a write waits for you)"),
 )
 
@@ -58,10 +127,16 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
 CONSENT_KEYS: tuple[tuple[str, str], ...] = (
     ("y", "apply this write"),
     ("n", "reject it: nothing changes, and the model is told you declined"),
-    ("a", "apply this write and the rest of this message; asks once more when a delete, or a file other than "
-          "the one shown, is among them, or when the message is still arriving"),
-    ("escape", "decide later: the dialog closes and the write keeps waiting (the rest of its message with it); "
-               "d, or enter on its row, shows it again"),
+    (
+        "a",
+        "apply this write and the rest of this message; asks once more when a delete, or a file other than "
+        "the one shown, is among them, or when the message is still arriving",
+    ),
+    (
+        "escape",
+        "decide later: the dialog closes and the write keeps waiting (the rest of its message with it); "
+        "d, or enter on its row, shows it again",
+    ),
     ("up / down / page up / page down / home / end", "scroll the diff"),
     ("left / right", "scroll the diff sideways (its +/- column stays)"),
     ("?", "these keys"),
@@ -71,5 +146,14 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
 
 def main_bindings() -> list[Binding]:
     groups = {k.group: Binding.Group(k.group, compact=True) for k in MAIN_KEYS if k.group}
-    return [Binding(k.key, k.action, k.short, key_display=k.display, tooltip=k.help,
-                    group=groups[k.group] if k.group else None) for k in MAIN_KEYS]
+    return [
+        Binding(
+            k.key,
+            k.action,
+            k.short,
+            key_display=k.display,
+            tooltip=k.help,
+            group=groups[k.group] if k.group else None,
+        )
+        for k in MAIN_KEYS
+    ]

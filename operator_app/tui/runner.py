@@ -15,15 +15,26 @@ from textual.message import Message
 from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
 from ..engine.plan import WritePlan
 from ..engine.session import Session
-from ..protocol.results import CommandResult
 from ..engine.workspace import Workspace
+from ..protocol.results import CommandResult
 from .follow import FileFollower
+from .messages import (
+    EngineEventPosted,
+    FromRunner,
+    MessageBegan,
+    MessageFinished,
+    MessageGrew,
+    PendingChanged,
+)
 from .outlook import WriteOutlook, write_outlook
-from .messages import EngineEventPosted, FromRunner, MessageBegan, MessageFinished, MessageGrew, PendingChanged
 
 Post = Callable[[Message], object]
-Ask = Callable[[WritePlan, int, WriteOutlook], str]  # blocks until the person answers "yes", "no", "all" or "quit"
-Observer = Callable[[EngineEvent], None]  # hears a streamed message's engine events too (the bridge)
+Ask = Callable[
+    [WritePlan, int, WriteOutlook], str
+]  # blocks until the person answers "yes", "no", "all" or "quit"
+Observer = Callable[
+    [EngineEvent], None
+]  # hears a streamed message's engine events too (the bridge)
 # What a streamed message's source already holds beyond what was fed: (text still to come,
 # whether more may follow). The bridge knows; a followed file does not say.
 Lookahead = Callable[[], tuple[str, bool]]
@@ -49,8 +60,15 @@ class EngineRunner:
         message.origin = self
         self._post_raw(message)
 
-    def _engine(self, opened: list[int], text: Callable[[], str], observer: Observer | None = None, *,
-                open_ended: Callable[[], bool] = lambda: False, fed: Callable[[], str] | None = None) -> Engine:
+    def _engine(
+        self,
+        opened: list[int],
+        text: Callable[[], str],
+        observer: Observer | None = None,
+        *,
+        open_ended: Callable[[], bool] = lambda: False,
+        fed: Callable[[], str] | None = None,
+    ) -> Engine:
         """`text`: the message as far as it is known (a streamed one grows); the dialog of a write
         tells from it what else the message will write, and from `open_ended` whether more may come.
         `fed`: what the engine was given of it so far, which the screen starts from (a streamed
@@ -73,8 +91,14 @@ class EngineRunner:
             number = opened[0] if opened else 0
             if number in self._approve_rest:
                 return True
-            outlook = write_outlook(text(), block_line[0], plan.command_id, number, self.session.used_ids(),
-                                    open_ended=open_ended())
+            outlook = write_outlook(
+                text(),
+                block_line[0],
+                plan.command_id,
+                number,
+                self.session.used_ids(),
+                open_ended=open_ended(),
+            )
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
@@ -94,8 +118,9 @@ class EngineRunner:
         self._post(MessageFinished(run.number, run.warnings))
         return run
 
-    def open_stream(self, source: str, observer: Observer | None = None,
-                    lookahead: Lookahead | None = None) -> StreamedMessage:
+    def open_stream(
+        self, source: str, observer: Observer | None = None, lookahead: Lookahead | None = None
+    ) -> StreamedMessage:
         return StreamedMessage(self, source, observer, lookahead)
 
     def results_of(self, number: int) -> list[CommandResult]:
@@ -114,8 +139,13 @@ class StreamedMessage:
     """A message arriving in pieces. The engine's streaming calls don't take the session lock
     themselves, so each is made under it here, like `run_text` is."""
 
-    def __init__(self, runner: EngineRunner, source: str, observer: Observer | None = None,
-                 lookahead: Lookahead | None = None) -> None:
+    def __init__(
+        self,
+        runner: EngineRunner,
+        source: str,
+        observer: Observer | None = None,
+        lookahead: Lookahead | None = None,
+    ) -> None:
         self._runner = runner
         self.text = ""
         self._lookahead = lookahead
@@ -123,8 +153,13 @@ class StreamedMessage:
         with runner._order, runner.session.lock():
             # The screen starts from what was fed (nothing yet), not from what the page already
             # sent beyond it: each chunk is shown by its own MessageGrew as it is fed.
-            self.run = runner._engine(opened, self._known_text, observer, open_ended=self._open_ended,
-                                      fed=lambda: self.text).open_stream(source=source)
+            self.run = runner._engine(
+                opened,
+                self._known_text,
+                observer,
+                open_ended=self._open_ended,
+                fed=lambda: self.text,
+            ).open_stream(source=source)
         self.number = self.run.number
 
     def _known_text(self) -> str:
@@ -141,7 +176,9 @@ class StreamedMessage:
         with runner._order, runner.session.lock():
             self.run.feed(chunk)
         pending = self.run.pending
-        runner._post(PendingChanged(self.number, (pending.start_line, pending.id_hint) if pending else None))
+        runner._post(
+            PendingChanged(self.number, (pending.start_line, pending.id_hint) if pending else None)
+        )
 
     def end(self) -> None:
         runner = self._runner
@@ -150,8 +187,13 @@ class StreamedMessage:
         runner._post(MessageFinished(self.number, self.run.warnings))
 
 
-def follow_loop(path: Path, current_runner: Callable[[], EngineRunner | None], end_requested: threading.Event,
-                stopping: Callable[[], bool], interval: float) -> None:
+def follow_loop(
+    path: Path,
+    current_runner: Callable[[], EngineRunner | None],
+    end_requested: threading.Event,
+    stopping: Callable[[], bool],
+    interval: float,
+) -> None:
     """Tail `path` until `stopping()`: new text feeds the open message (opening one if needed); the
     message ends when the file is truncated or replaced, when `end_requested` is set, or when the
     workspace changes. Nothing is read while no workspace is open."""

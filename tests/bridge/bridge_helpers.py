@@ -31,14 +31,26 @@ class Reply:
             return None
 
 
-async def raw(port: int, method: str, path: str, *, headers: dict[str, str] | None = None,
-              body: bytes | None = None, host: str | None = None) -> Reply:
+async def raw(
+    port: int,
+    method: str,
+    path: str,
+    *,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+    host: str | None = None,
+) -> Reply:
     """One HTTP/1.1 request on its own connection; `host` (default 127.0.0.1:port) is sent as is."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {host if host is not None else f'127.0.0.1:{port}'}",
-             "Connection: close"]
+    lines = [
+        f"{method} {path} HTTP/1.1",
+        f"Host: {host if host is not None else f'127.0.0.1:{port}'}",
+        "Connection: close",
+    ]
     lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
-    if body is not None and not any(name.lower() in ("content-length", "transfer-encoding") for name in (headers or {})):
+    if body is not None and not any(
+        name.lower() in ("content-length", "transfer-encoding") for name in (headers or {})
+    ):
         lines.append(f"Content-Length: {len(body)}")
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b""))
     await writer.drain()
@@ -62,7 +74,7 @@ def _unchunk(data: bytes) -> bytes:
         size = int(size_line.split(b";")[0], 16)
         if size == 0:
             break
-        out, data = out + data[:size], data[size + 2:]
+        out, data = out + data[:size], data[size + 2 :]
     return out
 
 
@@ -85,16 +97,33 @@ class Extension:
         return reply
 
     async def post(self, path: str, payload: Any) -> Reply:
-        return await raw(self.port, "POST", path, headers=self.headers(), body=json.dumps(payload).encode())
+        return await raw(
+            self.port, "POST", path, headers=self.headers(), body=json.dumps(payload).encode()
+        )
 
     async def get(self, path: str) -> Reply:
         return await raw(self.port, "GET", path, headers=self.headers())
 
-    async def message(self, text: str, *, generating: bool, conversation: str = "chat/1", position: int = 0,
-                      site: str = "ChatGPT", title: str = "Fix the tests") -> Reply:
-        return await self.post("/v1/message", {"conversation": conversation, "position": position, "text": text,
-                                               "generating": generating,
-                                               "tab": {"id": 1, "site": site, "title": title, "url": "https://x"}})
+    async def message(
+        self,
+        text: str,
+        *,
+        generating: bool,
+        conversation: str = "chat/1",
+        position: int = 0,
+        site: str = "ChatGPT",
+        title: str = "Fix the tests",
+    ) -> Reply:
+        return await self.post(
+            "/v1/message",
+            {
+                "conversation": conversation,
+                "position": position,
+                "text": text,
+                "generating": generating,
+                "tab": {"id": 1, "site": site, "title": title, "url": "https://x"},
+            },
+        )
 
     async def answer(self, text: str, seen: str = "", **where: Any) -> Reply:
         """The page's answer as the extension sends one it watched being written: its start (up to
@@ -102,11 +131,17 @@ class Extension:
         writes, then the whole text finished. (A text that would open an Operator message and comes
         already finished ended while Operator was not listening: it is held.)"""
         start = text.find("OPERATOR_CMD\n", len(seen))
-        await self.message(text[: start + len("OPERATOR_CMD\n")] if start >= 0 else text, generating=True, **where)
+        await self.message(
+            text[: start + len("OPERATOR_CMD\n")] if start >= 0 else text, generating=True, **where
+        )
         return await self.message(text, generating=False, **where)
 
-    async def results(self, conversation: str = "chat/1", position: int = 0, wait: float = 0) -> Any:
-        reply = await self.get(f"/v1/results?conversation={conversation}&position={position}&wait={wait}")
+    async def results(
+        self, conversation: str = "chat/1", position: int = 0, wait: float = 0
+    ) -> Any:
+        reply = await self.get(
+            f"/v1/results?conversation={conversation}&position={position}&wait={wait}"
+        )
         assert reply.status == 200, reply.body
         return reply.json()
 

@@ -36,7 +36,9 @@ class PageState:
 
 
 class BridgeDouble:
-    def __init__(self, pairing_code: str = "123456", token: str | None = None, port: int = 0) -> None:
+    def __init__(
+        self, pairing_code: str = "123456", token: str | None = None, port: int = 0
+    ) -> None:
         self.pairing_code = pairing_code
         self.token = token
         self.requests: list[Recorded] = []
@@ -64,25 +66,40 @@ class BridgeDouble:
 
             def _record(self, body: Any) -> None:
                 with double.changed:
-                    double.requests.append(Recorded(self.command, self.path, dict(self.headers), body, time.monotonic()))
+                    double.requests.append(
+                        Recorded(
+                            self.command, self.path, dict(self.headers), body, time.monotonic()
+                        )
+                    )
                     double.changed.notify_all()
 
             def _authorized(self) -> bool:
-                return double.token is not None and self.headers.get("Authorization") == f"Bearer {double.token}"
+                return (
+                    double.token is not None
+                    and self.headers.get("Authorization") == f"Bearer {double.token}"
+                )
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self._body()
                 self._record(body)
                 route = urlsplit(self.path).path
                 if route == "/v1/pair":
                     if body.get("code") != double.pairing_code:
-                        self._answer(403, {"error": {"code": "BRIDGE_BAD_CODE", "message": "wrong pairing code"}})
+                        self._answer(
+                            403,
+                            {"error": {"code": "BRIDGE_BAD_CODE", "message": "wrong pairing code"}},
+                        )
                         return
                     double.token = secrets.token_urlsafe(32)
-                    self._answer(200, {"token": double.token, "workspace": "demo", "operator_version": "0.1.0"})
+                    self._answer(
+                        200,
+                        {"token": double.token, "workspace": "demo", "operator_version": "0.1.0"},
+                    )
                     return
                 if not self._authorized():
-                    self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+                    self._answer(
+                        401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}}
+                    )
                     return
                 if route == "/v1/hello":
                     # `wait`: answered after that long, or at once when the bridge stops.
@@ -90,7 +107,9 @@ class BridgeDouble:
                     with double.changed:
                         double.changed.wait_for(lambda: double.closed, timeout=wait)
                     bridge = "stopping" if double.closed else "connected"
-                    self._answer(200, {"workspace": "demo", "operator_version": "0.1.0", "bridge": bridge})
+                    self._answer(
+                        200, {"workspace": "demo", "operator_version": "0.1.0", "bridge": bridge}
+                    )
                 elif route == "/v1/message":
                     self._answer(200, double._message(body))
                 elif route == "/v1/asked":
@@ -105,10 +124,12 @@ class BridgeDouble:
                 else:
                     self._answer(404, {"error": {"code": "BRIDGE_NOT_FOUND", "message": route}})
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._record(None)
                 if not self._authorized():
-                    self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+                    self._answer(
+                        401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}}
+                    )
                     return
                 query = parse_qs(urlsplit(self.path).query)
                 key = (query["conversation"][0], int(query["position"][0]))
@@ -122,7 +143,9 @@ class BridgeDouble:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)  # a given port: Operator back after a restart
+        self.server = ThreadingHTTPServer(
+            ("127.0.0.1", port), Handler
+        )  # a given port: Operator back after a restart
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -138,7 +161,11 @@ class BridgeDouble:
                 if page.message is None:
                     page.message = self.next_message
                     self.next_message += 1
-                accepted = len(body["text"]) - len(page.text) if body["text"].startswith(page.text) else len(body["text"])
+                accepted = (
+                    len(body["text"]) - len(page.text)
+                    if body["text"].startswith(page.text)
+                    else len(body["text"])
+                )
             page.text = body["text"]
             page.generating = body["generating"]
             self.changed.notify_all()
@@ -161,12 +188,22 @@ class BridgeDouble:
                     break
                 self.changed.wait(timeout=max(0.01, deadline - time.monotonic()))
             if page is None or page.message is None:
-                return {"state": "none", "message": None, "count": 0, "copy_text": "", "delivered": False, "waiting_for": None}
+                return {
+                    "state": "none",
+                    "message": None,
+                    "count": 0,
+                    "copy_text": "",
+                    "delivered": False,
+                    "waiting_for": None,
+                }
             ready = page.ready or {}
             return {
-                "state": state, "message": page.message, "count": ready.get("count", 0),
+                "state": state,
+                "message": page.message,
+                "count": ready.get("count", 0),
                 "copy_text": ready.get("copy_text", "") if state == "ready" else "",
-                "delivered": page.delivered, "waiting_for": None if state != "waiting" else "fs.write notes.txt",
+                "delivered": page.delivered,
+                "waiting_for": None if state != "waiting" else "fs.write notes.txt",
             }
 
     # ---- for the tests ----
@@ -191,7 +228,11 @@ class BridgeDouble:
 
     def posts(self, route: str) -> list[Recorded]:
         with self.changed:
-            return [request for request in self.requests if request.method == "POST" and request.path == route]
+            return [
+                request
+                for request in self.requests
+                if request.method == "POST" and request.path == route
+            ]
 
     def close(self) -> None:
         with self.changed:

@@ -8,20 +8,33 @@ import time
 from typing import Any
 
 import pytest
-
 from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
-    ANSWER, COPY_TEXT, answered, click_panel, final_text, input_value, key_for, open_chat,
-    results_over_the_persons_text, sent, stream, wait_panel,
+from contract_double import BridgeDouble
+from page_helpers import (
+    ANSWER,
+    COPY_TEXT,
+    answered,
+    click_panel,
+    final_text,
+    input_value,
+    key_for,
+    open_chat,
+    results_over_the_persons_text,
+    sent,
+    stream,
+    wait_panel,
 )
 
 
-def enable_auto_send(browser: Any, bridge: BridgeDouble, delay_ms: int = 1000, per_minute: int = 3) -> None:
-    browser.set_storage({"autoSend": True, "autoSendDelayMs": delay_ms, "sendsPerMinute": per_minute})
+def enable_auto_send(
+    browser: Any, bridge: BridgeDouble, delay_ms: int = 1000, per_minute: int = 3
+) -> None:
+    browser.set_storage(
+        {"autoSend": True, "autoSendDelayMs": delay_ms, "sendsPerMinute": per_minute}
+    )
 
 
 def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
@@ -38,7 +51,9 @@ def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
     page.evaluate("() => mockChat.end()")
     wait_panel(page, "sent")
     assert sent(page) == [COPY_TEXT]
-    calls = bridge.wait_for(lambda double: [c for c in double.pages[key].delivered_calls if c["sent"]])
+    calls = bridge.wait_for(
+        lambda double: [c for c in double.pages[key].delivered_calls if c["sent"]]
+    )
     assert len(calls) == 1
     stop_gone_at = next(r.at for r in bridge.posts("/v1/message") if r.body["generating"] is False)
     time.sleep(2.0)
@@ -92,11 +107,15 @@ def test_auto_send_keeps_to_its_limit_per_minute(
     assert input_value(page) == COPY_TEXT.replace("r1", "r3")  # still there for the person's Enter
 
 
-def test_auto_send_is_off_by_default_and_its_settings_persist(extension_browser: Any, bridge: BridgeDouble) -> None:
+def test_auto_send_is_off_by_default_and_its_settings_persist(
+    extension_browser: Any, bridge: BridgeDouble
+) -> None:
     popup = extension_browser.popup()
     popup.wait_for_selector("#connection-state[data-state='connected']")
     assert not popup.is_checked("#autosend-on")
-    assert popup.input_value("#autosend-delay") == "2" and popup.input_value("#autosend-rate") == "3"
+    assert (
+        popup.input_value("#autosend-delay") == "2" and popup.input_value("#autosend-rate") == "3"
+    )
     popup.check("#autosend-on")
     popup.fill("#autosend-delay", "3.5")
     popup.dispatch_event("#autosend-delay", "change")
@@ -136,17 +155,24 @@ def test_results_operator_left_unsent_are_replaced_by_the_next_without_asking(
     assert sent(page) == [later]
 
 
-def test_the_auto_send_notice_counts_down(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble,
-                                          conversation: str) -> None:
+def test_the_auto_send_notice_counts_down(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     enable_auto_send(extension_browser, bridge, delay_ms=3000)
     page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "autosend-pending")
-    said = lambda: page.inner_text("#operator-bridge-ui .text")  # noqa: E731
+    said = lambda: page.inner_text("#operator-bridge-ui .text")
     assert "sending in 3 s" in said()
-    page.wait_for_function("() => document.querySelector('#operator-bridge-ui').shadowRoot"
-                           ".querySelector('.text').textContent.includes('sending in 2 s')", timeout=2500)
-    page.wait_for_function("() => document.querySelector('#operator-bridge-ui').shadowRoot"
-                           ".querySelector('.text').textContent.includes('sending in 1 s')", timeout=2500)
+    page.wait_for_function(
+        "() => document.querySelector('#operator-bridge-ui').shadowRoot"
+        ".querySelector('.text').textContent.includes('sending in 2 s')",
+        timeout=2500,
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#operator-bridge-ui').shadowRoot"
+        ".querySelector('.text').textContent.includes('sending in 1 s')",
+        timeout=2500,
+    )
     wait_panel(page, "sent")
     assert sent(page) == [COPY_TEXT]

@@ -11,16 +11,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from browser_support import AsyncExtensionBrowser, require_browser
 
 require_browser()
 
-from e2e_helpers import (  # noqa: E402
-    SIZE, copied, input_value, open_chat, paired_tui_and_browser, panel_says, pre_pair, rows, until, wait_for,
+from e2e_helpers import (
+    SIZE,
+    copied,
+    input_value,
+    open_chat,
+    paired_tui_and_browser,
+    panel_says,
+    pre_pair,
+    rows,
+    until,
+    wait_for,
 )
-from operator_app.tui.screens.confirm import ConfirmScreen  # noqa: E402
-from support import block  # noqa: E402
+from support import block
+
+from operator_app.tui.screens.confirm import ConfirmScreen
 
 pytestmark = pytest.mark.asyncio
 
@@ -39,10 +48,16 @@ async def test_the_message_pane_shows_the_claude_pages_answer_once(
         await pilot.pause(1.0)
         await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", REST)
         await wait_for(pilot, lambda: app.current().finished and rows(app) == [("r1", "ok")])
-        whole = app.runner.session.message_text(app.current().number)  # as the page shows it: no fences
-        assert whole.startswith("Hello.\n\nOPERATOR_CMD\nversion: 1\nid: r1\n") and whole.endswith("\n\nDone.")
+        whole = app.runner.session.message_text(
+            app.current().number
+        )  # as the page shows it: no fences
+        assert whole.startswith("Hello.\n\nOPERATOR_CMD\nversion: 1\nid: r1\n") and whole.endswith(
+            "\n\nDone."
+        )
         await wait_for(pilot, lambda: not app._refresh_scheduled)
-        assert [line.text for line in app.message_view.lines if line.number is not None] == whole.split("\n")
+        assert [
+            line.text for line in app.message_view.lines if line.number is not None
+        ] == whole.split("\n")
 
 
 def free_port() -> int:
@@ -60,13 +75,22 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
 
     token = pre_pair()
     port = free_port()  # the same port when the bridge comes back, as a person's remembered one
-    app = OperatorApp(workspace=workspace, state_dir=state, bridge=True, bridge_port=port, poll_interval=0.05)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
+    app = OperatorApp(
+        workspace=workspace, state_dir=state, bridge=True, bridge_port=port, poll_interval=0.05
+    )
+    async with (
+        app.run_test(size=SIZE) as pilot,
+        AsyncExtensionBrowser(tmp_path / "profile") as browser,
+    ):
         await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port == port)
         await browser.set_storage({"token": token, "port": port})
         page = await open_chat(browser, mock_sites, "claude.ai", "/chat/e2e-off")
-        await until(pilot, lambda: browser.worker.evaluate(
-            "() => [...globalThis.operatorBridge.chatTabs.values()].some(tab => tab.url.includes('e2e-off'))"))
+        await until(
+            pilot,
+            lambda: browser.worker.evaluate(
+                "() => [...globalThis.operatorBridge.chatTabs.values()].some(tab => tab.url.includes('e2e-off'))"
+            ),
+        )
         await wait_for(pilot, lambda: "Claude" in str(app.bridge_badge.render()))
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None)
@@ -74,18 +98,27 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
         await panel_says(pilot, page, "not-connected")
         assert time.monotonic() - stopped_at < 3.0  # at once, not at the next 10 s heartbeat
         assert "Operator is not listening" in await page.inner_text("#operator-bridge-ui .panel")
-        await page.evaluate("text => mockChat.answer(text, {chunk: 40, every: 20})", "Reading.\n\n" + READ)
+        await page.evaluate(
+            "text => mockChat.answer(text, {chunk: 40, every: 20})", "Reading.\n\n" + READ
+        )
         await page.wait_for_function("() => !mockChat.generating")
         await asyncio.sleep(1.0)
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is not None)
         started_at = time.monotonic()
-        await panel_says(pilot, page, "held")  # "listening again", then Operator's word on the answer
+        await panel_says(
+            pilot, page, "held"
+        )  # "listening again", then Operator's word on the answer
         assert time.monotonic() - started_at < 4.0
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         question = str(app.screen.query_one("#confirm-question").render())
-        assert "1 answer ended while Operator was not listening — run it?" in question and "Claude" in question
-        assert "ended while Operator was not listening" in await page.inner_text("#operator-bridge-ui .panel")
+        assert (
+            "1 answer ended while Operator was not listening — run it?" in question
+            and "Claude" in question
+        )
+        assert "ended while Operator was not listening" in await page.inner_text(
+            "#operator-bridge-ui .panel"
+        )
         await asyncio.sleep(3.0)
         assert app.states == {}  # nothing ran by itself
         await pilot.press("y")

@@ -11,17 +11,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from browser_support import AsyncExtensionBrowser, require_browser
 
 require_browser()
 
-from bridge_helpers import bridged_app, wait_for  # noqa: E402
-from e2e_helpers import (  # noqa: E402
-    SIZE, copied, input_value, notes, open_chat, pair_through_popup, paired_tui_and_browser, panel_says, rows, until,
+from bridge_helpers import bridged_app, wait_for
+from e2e_helpers import (
+    SIZE,
+    copied,
+    input_value,
+    notes,
+    open_chat,
+    pair_through_popup,
+    paired_tui_and_browser,
+    panel_says,
+    rows,
+    until,
 )
-from operator_app.tui.screens.consent import ConsentScreen  # noqa: E402
-from support import b64, block  # noqa: E402
+from support import b64, block
+
+from operator_app.tui.screens.consent import ConsentScreen
 
 pytestmark = pytest.mark.asyncio
 
@@ -35,19 +44,36 @@ async def test_paired_through_the_popup_reads_show_ok_while_the_answer_is_still_
     workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
 ) -> None:
     app = bridged_app(workspace, state)
-    async with app.run_test(size=SIZE) as pilot, AsyncExtensionBrowser(tmp_path / "profile") as browser:
+    async with (
+        app.run_test(size=SIZE) as pilot,
+        AsyncExtensionBrowser(tmp_path / "profile") as browser,
+    ):
         await pair_through_popup(pilot, app, browser)
         # No chat tab yet: the header names the browser, and what to do.
         await wait_for(pilot, lambda: str(app.bridge_badge.render()).startswith("bridge Chromium "))
         assert str(app.bridge_badge.render()).endswith(": open a chat tab")
         page = await open_chat(browser, mock_sites, "chatgpt.com", "/c/e2e-stream")
-        await page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", "Reading first.\n\n```text\n" + READ + "```\n\n" + LIST[:30])
-        await wait_for(pilot, lambda: [status for _, status in rows(app)] == ["ok", "pending"] and rows(app)[0][0] == "r1")
-        assert await page.evaluate("() => mockChat.generating") is True  # the model is still writing
+        await page.evaluate(
+            "text => { mockChat.begin(); mockChat.grow(text); }",
+            "Reading first.\n\n```text\n" + READ + "```\n\n" + LIST[:30],
+        )
+        await wait_for(
+            pilot,
+            lambda: (
+                [status for _, status in rows(app)] == ["ok", "pending"] and rows(app)[0][0] == "r1"
+            ),
+        )
+        assert (
+            await page.evaluate("() => mockChat.generating") is True
+        )  # the model is still writing
         assert not app.current().finished
         assert "ChatGPT" in str(app.bridge_badge.render())
-        await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", LIST[30:] + "\nThat is all.")
-        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "ok")] and app.current().finished)
+        await page.evaluate(
+            "text => { mockChat.grow(text); mockChat.end(); }", LIST[30:] + "\nThat is all."
+        )
+        await wait_for(
+            pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "ok")] and app.current().finished
+        )
         assert app.current().source == "bridge ChatGPT"
         await until(pilot, lambda: page.evaluate("() => mockChat.inputValue() !== ''"))
         assert await input_value(page) == await copied(pilot, app)
@@ -58,7 +84,10 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
 ) -> None:
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "claude.ai", "/chat/e2e-write")
-        await page.evaluate("text => mockChat.answer(text, {chunk: 50, every: 30})", "I'll write the plan.\n\n" + WRITE + "\n" + CHECK)
+        await page.evaluate(
+            "text => mockChat.answer(text, {chunk: 50, every: 30})",
+            "I'll write the plan.\n\n" + WRITE + "\n" + CHECK,
+        )
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen) and app.screen.ready)
         # The page says Operator waits for the terminal, and nothing is in the input box meanwhile.
         await panel_says(pilot, page, "waiting")
@@ -71,7 +100,9 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
         filled = await input_value(page)
         assert filled == await copied(pilot, app)
         assert filled.split("\n").count("OPERATOR_RESULT") == 2
-        await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
+        await wait_for(
+            pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app))
+        )
         await asyncio.sleep(2.5)  # auto-send is off by default: the 2 s pass and nothing is sent
         assert await page.evaluate("() => mockChat.sent") == []
         await page.click("#send")
@@ -81,19 +112,27 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
 async def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
     workspace: Path, state: Path, tmp_path: Path, mock_sites: Any
 ) -> None:
-    async with paired_tui_and_browser(workspace, state, tmp_path, autoSend=True, autoSendDelayMs=1000) as (app, pilot, browser):
+    async with paired_tui_and_browser(
+        workspace, state, tmp_path, autoSend=True, autoSendDelayMs=1000
+    ) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "gemini.google.com", "/app/e2e-auto")
-        await page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", READ + LIST + "\nBoth are read.")
+        await page.evaluate(
+            "text => { mockChat.begin(); mockChat.grow(text); }", READ + LIST + "\nBoth are read."
+        )
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "ok")])
         await asyncio.sleep(2.5)  # every result is in, but the model has not stopped
         assert await page.evaluate("() => mockChat.sent") == []
         assert await input_value(page) == ""
         stopped_at = time.monotonic()
         await page.evaluate("() => mockChat.end()")
-        sent = await until(pilot, lambda: page.evaluate("() => mockChat.sent.length ? mockChat.sent : null"))
+        sent = await until(
+            pilot, lambda: page.evaluate("() => mockChat.sent.length ? mockChat.sent : null")
+        )
         assert time.monotonic() - stopped_at >= 1.0  # the delay, counted after the indicator went
         assert sent == [await copied(pilot, app)]
-        await wait_for(pilot, lambda: any("the browser sent 2 results to the chat" in n for n in notes(app)))
+        await wait_for(
+            pilot, lambda: any("the browser sent 2 results to the chat" in n for n in notes(app))
+        )
         await asyncio.sleep(2.0)
         assert len(await page.evaluate("() => mockChat.sent")) == 1  # once per page message
 
@@ -113,7 +152,9 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
 
     monkeypatch.setattr(service.Bridge, "update", recording)
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
-        told: list[str] = []  # every notification (the toasts' own record forgets them after a while)
+        told: list[
+            str
+        ] = []  # every notification (the toasts' own record forgets them after a while)
         notify = app.notify
 
         def recording_notify(message: Any, *args: Any, **kwargs: Any) -> None:
@@ -130,11 +171,15 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
         await page.click("#send")
         await page.reload()
         await page.wait_for_function("() => window.mockChat !== undefined")
-        second_tab = await open_chat(browser, mock_sites, "chat.deepseek.com", "/a/chat/s/e2e-reload")
+        second_tab = await open_chat(
+            browser, mock_sites, "chat.deepseek.com", "/a/chat/s/e2e-reload"
+        )
         sent_before = len(finished_texts)
         for shown in (page, second_tab):  # the reloaded page, and a second tab on the same chat
             await shown.evaluate("text => mockChat.show(text)", READ + LIST)
-        await wait_for(pilot, lambda: len(finished_texts) >= sent_before + 2)  # both told Operator what they show
+        await wait_for(
+            pilot, lambda: len(finished_texts) >= sent_before + 2
+        )  # both told Operator what they show
         await asyncio.sleep(1.0)  # and polled for the results
         assert finished_texts[-1] == finished_texts[-2] == finished_texts[0]
         assert sorted(app.states) == [first]
@@ -144,7 +189,9 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
         assert sum("results are in the chat's input box" in n for n in told) == 1
 
 
-async def test_without_a_workspace_the_page_says_so_and_runs_nothing(tmp_path: Path, state: Path, mock_sites: Any) -> None:
+async def test_without_a_workspace_the_page_says_so_and_runs_nothing(
+    tmp_path: Path, state: Path, mock_sites: Any
+) -> None:
     async with paired_tui_and_browser(None, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "grok.com", "/c/e2e-nows")
         await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 20})", READ)

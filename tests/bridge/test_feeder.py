@@ -52,11 +52,14 @@ def shown_text(posted: list[Any]) -> str:
     return text
 
 
-def test_a_streamed_message_is_shown_once_whatever_was_queued_when_it_opened(tmp_path: Path) -> None:
+def test_a_streamed_message_is_shown_once_whatever_was_queued_when_it_opened(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "ws").mkdir()
     posted: list[Any] = []
-    runner = EngineRunner(Workspace(tmp_path / "ws"), Session(tmp_path / "state"), posted.append,
-                          lambda *_: "no")
+    runner = EngineRunner(
+        Workspace(tmp_path / "ws"), Session(tmp_path / "state"), posted.append, lambda *_: "no"
+    )
     events = Events()
     feeder = Feeder(lambda: runner, events)  # type: ignore[arg-type]
     # The page's first text comes with its Open, as Bridge.update queues them: the message opens

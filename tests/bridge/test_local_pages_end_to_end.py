@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from browser_support import require_browser
 
 require_browser()
 
-from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until  # noqa: E402
-from operator_app.tui.screens.confirm import ConfirmScreen  # noqa: E402
+from bridge_helpers import wait_for
+from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until
+
+from operator_app.tui.screens.confirm import ConfirmScreen
 
 pytestmark = pytest.mark.asyncio
 LOCAL_DOCS = "/project/docs?page=local-docs"
@@ -44,7 +44,9 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
             assert await feedback(page) == "" and await page.evaluate("() => window.readBack") == []
             assert await panel_state(page) == ""
 
-        popup = await browser.popup(await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs"))
+        popup = await browser.popup(
+            await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs")
+        )
         await popup.wait_for_selector("#tab-state[data-state='idle']")
         said = await popup.inner_text("#tab")
         assert "not watching this page" in said and "holds an OPERATOR_CMD block" in said
@@ -56,18 +58,26 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
         # Chosen: the page is read like a chat. The block was on it before Operator watched it:
         # it runs when the person says so, and its results go into the page's text box.
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert "1 answer ended while Operator was not listening" in str(app.screen.query_one("#confirm-question").render())
+        assert "1 answer ended while Operator was not listening" in str(
+            app.screen.query_one("#confirm-question").render()
+        )
         assert app.states == {}
         await pilot.press("y")
         await wait_for(pilot, lambda: rows(app) == [("hidden1", "ok")])
-        await until(pilot, lambda: local.evaluate("() => document.getElementById('feedback').value !== ''"))
+        await until(
+            pilot, lambda: local.evaluate("() => document.getElementById('feedback').value !== ''")
+        )
         assert "id: hidden1" in await feedback(local)
-        assert await feedback(other) == ""  # localhost on the same port is another origin: not chosen
+        assert (
+            await feedback(other) == ""
+        )  # localhost on the same port is another origin: not chosen
         assert len(app.states) == 1
 
         # Remembered for the origin: the page loaded again is watched at once.
         await local.reload()
-        popup_again = await browser.popup(await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs"))
+        popup_again = await browser.popup(
+            await tab_id(browser, f"127.0.0.1:{mock_sites.port}/project/docs")
+        )
         await popup_again.wait_for_selector("#tab-state[data-state='ok']")
         await popup_again.close()
 

@@ -19,7 +19,9 @@ def fed(ops: list) -> str:
 def test_nothing_opens_while_the_text_holds_no_marker_then_the_whole_text_goes_in() -> None:
     pages = PageMessages()
     assert pages.update(KEY, "Let me look", generating=True, source="bridge ChatGPT") == []
-    ops = pages.update(KEY, "Let me look at it.\nOPERATOR_CMD\n", generating=True, source="bridge ChatGPT")
+    ops = pages.update(
+        KEY, "Let me look at it.\nOPERATOR_CMD\n", generating=True, source="bridge ChatGPT"
+    )
     assert ops == [Open(1, KEY, "bridge ChatGPT"), Feed(1, "Let me look at it.\nOPERATOR_CMD\n")]
 
 
@@ -41,14 +43,18 @@ def test_growth_feeds_only_what_is_new_and_the_same_text_again_does_nothing() ->
     assert pages.update(KEY, BLOCK + "More", generating=True, source="s") == []
 
 
-def test_a_text_changed_before_its_end_ends_the_message_and_starts_a_new_one_with_the_whole_text() -> None:
+def test_a_text_changed_before_its_end_ends_the_message_and_starts_a_new_one_with_the_whole_text() -> (
+    None
+):
     pages = PageMessages()
     pages.update(KEY, BLOCK + "first draft", generating=True, source="s")
     ops = pages.update(KEY, BLOCK + "second draft", generating=True, source="s")
     assert ops == [End(1), Open(2, KEY, "s"), Feed(2, BLOCK + "second draft")]
 
 
-def test_a_text_that_grows_after_its_message_ended_opens_a_new_message_with_the_whole_text() -> None:
+def test_a_text_that_grows_after_its_message_ended_opens_a_new_message_with_the_whole_text() -> (
+    None
+):
     pages = PageMessages()
     pages.update(KEY, BLOCK, generating=False, source="s")
     ops = pages.update(KEY, BLOCK + "continued", generating=True, source="s")
@@ -60,7 +66,9 @@ def test_a_text_the_seen_one_starts_with_is_no_news() -> None:
     pages = PageMessages()
     pages.update(KEY, BLOCK + "More text", generating=True, source="s")
     assert pages.update(KEY, BLOCK[:20], generating=True, source="s") == []
-    assert pages.update(KEY, BLOCK + "More text and then some", generating=True, source="s") == [Feed(1, " and then some")]
+    assert pages.update(KEY, BLOCK + "More text and then some", generating=True, source="s") == [
+        Feed(1, " and then some")
+    ]
     assert pages.update(KEY, BLOCK, generating=False, source="s") == [End(1)]
 
 
@@ -80,8 +88,13 @@ def test_a_later_message_of_the_conversation_ends_the_earlier_one_still_open() -
     assert sorted(op.serial for op in pages.end_all()) == [2, 3]
 
 
-@given(st.text(alphabet="ab\nOPERATOR_CMDEND", max_size=300), st.lists(st.integers(0, 300), max_size=12))
-def test_any_sequence_of_growing_updates_feeds_exactly_the_final_text(tail: str, cuts: list[int]) -> None:
+@given(
+    st.text(alphabet="ab\nOPERATOR_CMDEND", max_size=300),
+    st.lists(st.integers(0, 300), max_size=12),
+)
+def test_any_sequence_of_growing_updates_feeds_exactly_the_final_text(
+    tail: str, cuts: list[int]
+) -> None:
     text = "OPERATOR_CMD\n" + tail
     pages = PageMessages()
     ops = []
@@ -110,20 +123,37 @@ def test_ended_page_messages_beyond_the_limit_are_forgotten_least_recent_first()
         pages.update(("c", position), BLOCK, generating=position != 3, source="s")
     pages.update(("c", 0), BLOCK, generating=False, source="s")  # seen again: now the most recent
     assert pages.forget_ended(keep=2) == [2, 3]
-    assert pages.get(("c", 1)) is None and pages.get(("c", 2)) is None and pages.get(("c", 0)) is not None
+    assert (
+        pages.get(("c", 1)) is None
+        and pages.get(("c", 2)) is None
+        and pages.get(("c", 0)) is not None
+    )
 
 
 def test_a_restored_page_message_takes_no_news_from_the_same_text() -> None:
     pages = PageMessages()
     assert pages.restore(KEY, BLOCK, 2, closed=False) == [1, 2]
     assert pages.update(KEY, BLOCK, generating=False, source="s") == []
-    assert pages.update(KEY, BLOCK + "more", generating=False, source="s") == [Open(3, KEY, "s"), Feed(3, BLOCK + "more"),
-                                                                                End(3)]
+    assert pages.update(KEY, BLOCK + "more", generating=False, source="s") == [
+        Open(3, KEY, "s"),
+        Feed(3, BLOCK + "more"),
+        End(3),
+    ]
 
 
-@given(st.lists(st.tuples(st.sampled_from(["", "x\n", BLOCK, "Again:\n" + BLOCK, "cut"]), st.booleans(),
-                          st.sampled_from(["grow", "rewrite", "shrink", "close"])), max_size=10))
-def test_would_open_says_exactly_whether_an_update_opens_a_message(steps: list[tuple[str, bool, str]]) -> None:
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "x\n", BLOCK, "Again:\n" + BLOCK, "cut"]),
+            st.booleans(),
+            st.sampled_from(["grow", "rewrite", "shrink", "close"]),
+        ),
+        max_size=10,
+    )
+)
+def test_would_open_says_exactly_whether_an_update_opens_a_message(
+    steps: list[tuple[str, bool, str]],
+) -> None:
     """The bridge asks before it takes an answer that ended while Operator was not listening: the
     question must agree with what the update then does."""
     pages = PageMessages()
@@ -133,6 +163,11 @@ def test_would_open_says_exactly_whether_an_update_opens_a_message(steps: list[t
             for serial in pages.open_serials():
                 pages.close(serial)
             continue
-        text = text + part if how == "grow" else part if how == "rewrite" else text[: len(text) // 2]
+        text = (
+            text + part if how == "grow" else part if how == "rewrite" else text[: len(text) // 2]
+        )
         asked = pages.would_open(KEY, text)
-        assert asked == any(isinstance(op, Open) for op in pages.update(KEY, text, generating=generating, source="s"))
+        assert asked == any(
+            isinstance(op, Open)
+            for op in pages.update(KEY, text, generating=generating, source="s")
+        )

@@ -9,17 +9,21 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, COPY_TEXT, final_text, key_for, open_chat, stream, wait_panel  # noqa: E402
+from contract_double import BridgeDouble
+from page_helpers import ANSWER, COPY_TEXT, final_text, key_for, open_chat, stream, wait_panel
 
 
-def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+def test_the_popup_names_the_selector_that_found_nothing(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=input")
     tab = extension_browser.tab_id("break=input")
     popup = extension_browser.popup(tab)
     popup.wait_for_selector("#tab-state[data-state='problem']")
     problems = popup.inner_text("#tab-problems")
-    assert "input box:" in problems and "#prompt-textarea" in problems and "found nothing" in problems
+    assert (
+        "input box:" in problems and "#prompt-textarea" in problems and "found nothing" in problems
+    )
     assert page.url.endswith("break=input")
 
     healthy = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
@@ -32,13 +36,18 @@ def test_the_popup_names_the_selector_that_found_nothing(extension_browser: Any,
 def test_the_popup_reports_an_assistant_selector_that_misses_the_answer(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant")
+    page = open_chat(
+        extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant"
+    )
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     popup = extension_browser.popup(extension_browser.tab_id("break=assistant"))
     popup.wait_for_selector("#tab-state[data-state='problem']")
     item = popup.inner_text("#tab-problems li[data-field='assistant']")
-    assert '[data-message-author-role="assistant"]' in item and "yet the page shows OPERATOR_CMD" in item
+    assert (
+        '[data-message-author-role="assistant"]' in item
+        and "yet the page shows OPERATOR_CMD" in item
+    )
     assert bridge.posts("/v1/message") == []  # it says so instead of guessing
 
 
@@ -70,10 +79,14 @@ def test_pairing_through_the_popup(extension_browser: Any) -> None:
         double.close()
 
 
-def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str) -> None:
+def test_the_popup_says_when_it_may_not_watch_a_page(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
     page = extension_browser.context.new_page()  # a site no adapter knows: no content script there
     page.goto(mock_sites.url("chat.example.org", conversation))
-    [tab] = extension_browser.worker.evaluate("async () => (await chrome.tabs.query({})).map(tab => tab.id)")
+    [tab] = extension_browser.worker.evaluate(
+        "async () => (await chrome.tabs.query({})).map(tab => tab.id)"
+    )
     popup = extension_browser.popup(tab)
     popup.wait_for_selector("#tab-state[data-state='idle']")
     assert "not watching this tab" in popup.inner_text("#tab-state")
@@ -84,7 +97,9 @@ def test_the_popup_says_when_it_may_not_watch_a_page(extension_browser: Any, moc
     assert "did not let the extension into this page" in popup.inner_text("#tab-state")
 
 
-def test_the_auto_send_options_show_only_while_auto_send_is_on(extension_browser: Any, bridge: BridgeDouble) -> None:
+def test_the_auto_send_options_show_only_while_auto_send_is_on(
+    extension_browser: Any, bridge: BridgeDouble
+) -> None:
     popup = extension_browser.popup()
     popup.wait_for_selector("#connection-state[data-state='connected']")
     assert not popup.is_checked("#autosend-on")
@@ -96,7 +111,9 @@ def test_the_auto_send_options_show_only_while_auto_send_is_on(extension_browser
     assert popup.is_hidden("#autosend-options")
 
 
-def test_the_pairing_code_is_taken_as_operator_shows_it_typed_or_pasted(extension_browser: Any) -> None:
+def test_the_pairing_code_is_taken_as_operator_shows_it_typed_or_pasted(
+    extension_browser: Any,
+) -> None:
     """Operator shows the code as "875 562": typed so, with a dash, or pasted, it pairs."""
     double = BridgeDouble(pairing_code="875562")
     try:
@@ -124,7 +141,9 @@ def test_the_pairing_code_is_taken_as_operator_shows_it_typed_or_pasted(extensio
         double.close()
 
 
-def test_a_pairing_code_that_is_not_six_digits_is_refused_in_the_popup(extension_browser: Any) -> None:
+def test_a_pairing_code_that_is_not_six_digits_is_refused_in_the_popup(
+    extension_browser: Any,
+) -> None:
     double = BridgeDouble(pairing_code="875562")
     try:
         extension_browser.reset()

@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from bridge_helpers import Extension, bridged_app, paired_extension
+from pilot_helpers import SIZE, asks, notes, rows, wait_for
+from pilot_helpers import press_copy as copied
+from support import b64, block
+
 from operator_app.bridge import service
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.pairing import PairingScreen
-from pilot_helpers import SIZE, asks, notes, rows, wait_for
-from pilot_helpers import press_copy as copied
-from support import b64, block
 
 pytestmark = pytest.mark.asyncio
 
@@ -65,7 +65,7 @@ async def test_the_message_pane_shows_a_streamed_answer_once(workspace: Path, st
         number = app.current().number
         assert app.runner.session.message_text(number) == whole
         assert app.current().text == whole
-        shown = lambda: [line.text for line in app.message_view.lines if line.number is not None]  # noqa: E731
+        shown = lambda: [line.text for line in app.message_view.lines if line.number is not None]
         await wait_for(pilot, lambda: len(shown()) >= len(whole.split("\n")))
         assert shown() == whole.split("\n")  # 10 lines, not 13
         await pilot.press("left_square_bracket")
@@ -75,18 +75,25 @@ async def test_the_message_pane_shows_a_streamed_answer_once(workspace: Path, st
         assert shown() == whole.split("\n")
 
 
-async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(workspace: Path,
-                                                                                      state: Path) -> None:
+async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(WRITE + CHECK)
         await wait_for(pilot, lambda: asks(app))
         waiting = await extension.results(wait=0.2)
-        assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == ("waiting", "fs.write notes/plan.txt", "")
+        assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == (
+            "waiting",
+            "fs.write notes/plan.txt",
+            "",
+        )
         # Nothing the browser says can answer the dialog: only the person here can.
         await extension.message(WRITE + CHECK, generating=False)
-        assert asks(app) and (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
+        assert (
+            asks(app) and (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
+        )
         poll = asyncio.ensure_future(extension.results(wait=10))
         await pilot.press("y")
         result = await poll
@@ -95,10 +102,14 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
         await wait_for(pilot, lambda: app.current().finished)
         assert result["copy_text"] == await copied(pilot, app)
         assert result["copy_text"].split("\n").count("OPERATOR_RESULT") == 2
-        reply = await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0,
-                                                       "message": result["message"], "sent": False})
+        reply = await extension.post(
+            "/v1/delivered",
+            {"conversation": "chat/1", "position": 0, "message": result["message"], "sent": False},
+        )
         assert reply.json() == {"ok": True}
-        await wait_for(pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app)))
+        await wait_for(
+            pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app))
+        )
         assert (await extension.results())["delivered"] is True
 
 
@@ -136,7 +147,8 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, stat
 
 
 async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its_results_are_still_owed(
-        workspace: Path, state: Path) -> None:
+    workspace: Path, state: Path
+) -> None:
     text = READ + LIST
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -146,7 +158,10 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
         assert first["count"] == 2
         await extension.answer(text, conversation="chat/2")
         delivered = await extension.results(conversation="chat/2", wait=10)
-        await extension.post("/v1/delivered", {"conversation": "chat/2", "position": 0, "message": delivered["message"]})
+        await extension.post(
+            "/v1/delivered",
+            {"conversation": "chat/2", "position": 0, "message": delivered["message"]},
+        )
     again = bridged_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
         # The pairing is remembered: no code is asked for, the same token works.
@@ -158,7 +173,11 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
         await extension.message(text, generating=False)
         await extension.message(text, generating=False, conversation="chat/2")
         owed = await extension.results(wait=10)
-        assert (owed["state"], owed["message"], owed["copy_text"]) == ("ready", first["message"], first["copy_text"])
+        assert (owed["state"], owed["message"], owed["copy_text"]) == (
+            "ready",
+            first["message"],
+            first["copy_text"],
+        )
         assert owed["delivered"] is False  # never put back into the chat: still owed
         went = await extension.results(conversation="chat/2")
         assert (went["state"], went["delivered"]) == ("ready", True)
@@ -166,8 +185,9 @@ async def test_after_operator_restarts_an_unchanged_answer_opens_nothing_and_its
         assert len(again.states) == 2 and len(again.runner.session.messages()) == 2
 
 
-async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(workspace: Path,
-                                                                                   state: Path) -> None:
+async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(
+    workspace: Path, state: Path
+) -> None:
     """Operator stops in the middle of two answers. The one the model is still writing when it is
     back runs on; the one that ended meanwhile ended while Operator was not listening: it waits
     for the person's word. Either way r1 does not run twice, and every result is given back."""
@@ -181,21 +201,30 @@ async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_fini
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: again.bridge is not None)
         extension = Extension(again.bridge.port, extension.token)
-        await extension.answer(READ + "And the stat:\n" + block("r3", "fs.stat", path="README.md"),
-                               seen=READ + "And the stat:\n", conversation="chat/2")
+        await extension.answer(
+            READ + "And the stat:\n" + block("r3", "fs.stat", path="README.md"),
+            seen=READ + "And the stat:\n",
+            conversation="chat/2",
+        )
         result = await extension.results(conversation="chat/2", wait=10)
-        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r3"]
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r3"
+        ]
         await extension.message(READ + "Now the listing:\n" + LIST, generating=False)
         await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
         assert (await extension.results())["state"] == "held"
         await pilot.press("y")
         result = await extension.results(wait=10)
-        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r1",
+            "id: r2",
+        ]
         assert rows(again) == [("r1", "duplicate"), ("r2", "ok")]  # r1 did not run twice
 
 
-async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_already_seen(workspace: Path,
-                                                                                      state: Path) -> None:
+async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_already_seen(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -212,36 +241,48 @@ async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_alrea
         assert len(app.runner.session.messages()) == 1
 
 
-async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(workspace: Path, state: Path) -> None:
+async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(READ + "thinking", generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         first = app.current().number
-        await extension.message(READ + LIST, generating=True)  # regenerated: same start, another end
+        await extension.message(
+            READ + LIST, generating=True
+        )  # regenerated: same start, another end
         await extension.message(READ + LIST, generating=False)
         result = await extension.results(wait=10)
         assert result["message"] != first
         assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
         # r1 ran in the first message, whose results never went back: they are still owed.
         assert result["count"] == 2
-        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == ["id: r1", "id: r2"]
-        await extension.post("/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]})
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r1",
+            "id: r2",
+        ]
+        await extension.post(
+            "/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]}
+        )
         assert (await extension.results())["count"] == 2  # what went back stays readable
-        await extension.answer(READ + LIST + block("r3", "fs.stat", path="README.md"), seen=READ + LIST)
+        await extension.answer(
+            READ + LIST + block("r3", "fs.stat", path="README.md"), seen=READ + LIST
+        )
         result = await extension.results(wait=10)
         assert (result["count"], result["delivered"]) == (1, False)  # only what is new since then
 
 
-async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(workspace: Path, state: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(
+    workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from operator_app.tui.app import OperatorApp
 
     monkeypatch.setattr(service, "CONNECTED_FOR_S", 0.5)
     app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
     async with app.run_test(size=SIZE) as pilot:
-        badge = lambda: str(app.bridge_badge.render())  # noqa: E731
+        badge = lambda: str(app.bridge_badge.render())
         assert badge() == "bridge off" and app.bridge is None
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
@@ -251,16 +292,22 @@ async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(wor
         await extension.pair(code)
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
         await wait_for(pilot, lambda: any("Paired with Chromium (test)" in n for n in notes(app)))
-        await extension.post("/v1/hello", {"tab": {"site": "Claude", "title": "Refactor\x1b[2J the parser"}})
+        await extension.post(
+            "/v1/hello", {"tab": {"site": "Claude", "title": "Refactor\x1b[2J the parser"}}
+        )
         await wait_for(pilot, lambda: badge().startswith("bridge Claude"))
         assert "\x1b" not in badge() and "\\x1b" in badge()
-        await wait_for(pilot, lambda: badge() == "bridge waiting for a browser")  # silence: no longer connected
+        await wait_for(
+            pilot, lambda: badge() == "bridge waiting for a browser"
+        )  # silence: no longer connected
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None and badge() == "bridge off")
         assert "Bridge off" in app.status_line.text
 
 
-async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working(workspace: Path, state: Path) -> None:
+async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         first = await paired_extension(pilot, app)
@@ -273,8 +320,9 @@ async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working
         assert (await second.post("/v1/hello", {})).status == 200
 
 
-async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_moved(workspace: Path, state: Path,
-                                                                                   tmp_path: Path) -> None:
+async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_moved(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other"
     other.mkdir()
     app = bridged_app(workspace, state)
@@ -285,13 +333,17 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         app.open_workspace(other)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and result["count"] == 1
-        await extension.message(READ + LIST, generating=True)  # grew after it ended: a new message, here
+        await extension.message(
+            READ + LIST, generating=True
+        )  # grew after it ended: a new message, here
         await extension.message(READ + LIST, generating=False)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and app.runner.workspace.root == other.resolve()
 
 
-async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(workspace: Path, state: Path) -> None:
+async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(
+    workspace: Path, state: Path
+) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -305,8 +357,9 @@ async def test_quitting_while_a_streamed_write_waits_leaves_it_undecided(workspa
     assert (workspace / "notes" / "plan.txt").read_bytes() == before
 
 
-async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth_is_not_run(workspace: Path,
-                                                                                          state: Path) -> None:
+async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth_is_not_run(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -316,7 +369,10 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         result = await extension.results(wait=10)
         assert result["state"] == "ready"
         await wait_for(pilot, lambda: app.current().finished)
-        assert [row.result.error_code for row in app.current().ordered_rows()] == [None, "ERR_MISSING_END_MARKER"]
+        assert [row.result.error_code for row in app.current().ordered_rows()] == [
+            None,
+            "ERR_MISSING_END_MARKER",
+        ]
         assert "Ending message" in app.status_line.text or "result" in app.status_line.text
         await extension.message(READ + LIST, generating=False)  # the tab wakes up: not run again
         await pilot.pause(0.3)
@@ -327,10 +383,16 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         # r2, cut off the first time, ran whole the second: the model is told once, its latest result.
         owed = result["copy_text"]
         assert [line for line in owed.split("\n") if line.startswith(("id: ", "ok: "))] == [
-            "id: r1", "ok: true", "id: r2", "ok: true"]
+            "id: r1",
+            "ok: true",
+            "id: r2",
+            "ok: true",
+        ]
 
 
-async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(workspace: Path, state: Path) -> None:
+async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(
+    workspace: Path, state: Path
+) -> None:
     second = block("w2", "fs.write", path="notes/other.txt", content="x")
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -345,14 +407,18 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(wo
         await pilot.press("n")
         await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
         # While the page is still writing, more may come after the write shown.
-        await extension.message("Next:\n" + block("w3", "fs.write", path="notes/third.txt", content="y"), generating=True,
-                                position=1)
+        await extension.message(
+            "Next:\n" + block("w3", "fs.write", path="notes/third.txt", content="y"),
+            generating=True,
+            position=1,
+        )
         await wait_for(pilot, lambda: asks(app))
         assert app.screen.outlook.open_ended is True
 
 
-async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(workspace: Path,
-                                                                                     state: Path) -> None:
+async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(
+    workspace: Path, state: Path
+) -> None:
     before = (workspace / "notes" / "plan.txt").read_bytes()
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
@@ -364,7 +430,9 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await wait_for(pilot, lambda: any("A write waits for you" in n for n in notes(app)))
         await pilot.press("a", "y", "y", "a")
         await pilot.pause(0.3)
-        assert app.screen is palette and not any(isinstance(s, ConsentScreen) for s in app.screen_stack)
+        assert app.screen is palette and not any(
+            isinstance(s, ConsentScreen) for s in app.screen_stack
+        )
         assert (workspace / "notes" / "plan.txt").read_bytes() == before
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
@@ -372,25 +440,37 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         result = await extension.results(wait=10)
-        assert result["state"] == "ready" and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+        assert (
+            result["state"] == "ready"
+            and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+        )
 
 
 def question(app: Any) -> str:
     """The text of the question on screen ("N answers ended while Operator was not listening...")."""
-    return str(app.screen.query_one("#confirm-question").render()) if isinstance(app.screen, ConfirmScreen) else ""
+    return (
+        str(app.screen.query_one("#confirm-question").render())
+        if isinstance(app.screen, ConfirmScreen)
+        else ""
+    )
 
 
 async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_person_says_so(
-        workspace: Path, state: Path) -> None:
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None)
-        await pilot.press("b")  # meanwhile the model answered on the page, which could not tell Operator
+        await pilot.press(
+            "b"
+        )  # meanwhile the model answered on the page, which could not tell Operator
         await wait_for(pilot, lambda: app.bridge is not None)
         extension.port = app.bridge.port
-        reply = await extension.message("Reading.\n" + READ, generating=False, site="Claude", title="Plan review")
+        reply = await extension.message(
+            "Reading.\n" + READ, generating=False, site="Claude", title="Plan review"
+        )
         assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
         await wait_for(pilot, lambda: "ended while Operator was not listening" in question(app))
         assert "1 answer ended while Operator was not listening — run it?" in question(app)
@@ -402,8 +482,13 @@ async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert "Run the answers that ended while Operator was not listening" in titles
         # A second one: the question comes again, with both.
-        await extension.message(LIST, generating=False, conversation="chat/2", site="Claude", title="Other")
-        await wait_for(pilot, lambda: "2 answers ended while Operator was not listening — run them?" in question(app))
+        await extension.message(
+            LIST, generating=False, conversation="chat/2", site="Claude", title="Other"
+        )
+        await wait_for(
+            pilot,
+            lambda: "2 answers ended while Operator was not listening — run them?" in question(app),
+        )
         poll = asyncio.ensure_future(extension.results(wait=10))
         await pilot.pause(0.2)
         await pilot.press("y")
@@ -411,20 +496,30 @@ async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_
         assert early["state"] in ("streaming", "waiting", "ready")
         assert (await extension.results(wait=10))["count"] == 1
         assert (await extension.results(conversation="chat/2", wait=10))["count"] == 1
-        assert sorted(state.source for state in app.states.values()) == ["bridge Claude", "bridge Claude"]
-        assert [app.states[n].text for n in sorted(app.states)] == ["Reading.\n" + READ, LIST]  # in arrival order
+        assert sorted(state.source for state in app.states.values()) == [
+            "bridge Claude",
+            "bridge Claude",
+        ]
+        assert [app.states[n].text for n in sorted(app.states)] == [
+            "Reading.\n" + READ,
+            LIST,
+        ]  # in arrival order
         assert "Run the answers that ended while Operator was not listening" not in [
-            command.title for command in app.get_system_commands(app.screen)]
+            command.title for command in app.get_system_commands(app.screen)
+        ]
 
 
-async def test_a_held_answer_the_page_rewrites_while_the_model_writes_runs_as_a_new_one(workspace: Path,
-                                                                                      state: Path) -> None:
+async def test_a_held_answer_the_page_rewrites_while_the_model_writes_runs_as_a_new_one(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(READ, generating=False)
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await extension.message("Let me redo that.\n" + LIST, generating=True)  # regenerated, heard live
+        await extension.message(
+            "Let me redo that.\n" + LIST, generating=True
+        )  # regenerated, heard live
         await wait_for(pilot, lambda: len(app.screen_stack) == 1 and len(app.states) == 1)
         await extension.message("Let me redo that.\n" + LIST, generating=False)
         result = await extension.results(wait=10)
@@ -442,11 +537,15 @@ async def test_a_selection_sent_to_operator_is_never_held(workspace: Path, state
         assert len(app.screen_stack) == 1
 
 
-async def test_a_waiting_hello_answers_at_once_when_the_bridge_stops(workspace: Path, state: Path) -> None:
+async def test_a_waiting_hello_answers_at_once_when_the_bridge_stops(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        assert (await extension.post("/v1/hello", {"tab": None, "wait": 0.1})).json()["bridge"] == "connected"
+        assert (await extension.post("/v1/hello", {"tab": None, "wait": 0.1})).json()[
+            "bridge"
+        ] == "connected"
         for wait in (-1, 26, "5", True):
             reply = await extension.post("/v1/hello", {"tab": None, "wait": wait})
             assert reply.code == "BRIDGE_BAD_REQUEST" and "wait" in reply.json()["error"]["message"]
@@ -458,20 +557,26 @@ async def test_a_waiting_hello_answers_at_once_when_the_bridge_stops(workspace: 
         assert reply.json()["bridge"] == "stopping"
 
 
-async def test_the_welcome_panel_says_what_to_do_with_the_bridge_on(workspace: Path, state: Path) -> None:
+async def test_the_welcome_panel_says_what_to_do_with_the_bridge_on(
+    workspace: Path, state: Path
+) -> None:
     from rich.console import Console
 
     from operator_app.tui.app import OperatorApp
 
     app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
     async with app.run_test(size=SIZE) as pilot:
+
         def welcome() -> str:
             console = Console(width=200, color_system=None)
             with console.capture() as shown:
                 console.print(app.welcome.content)
             return " ".join(shown.get().split())
 
-        assert "Paste its whole answer here" in welcome() and "press c to copy the results" in welcome().lower()
+        assert (
+            "Paste its whole answer here" in welcome()
+            and "press c to copy the results" in welcome().lower()
+        )
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
         await pilot.press("escape")
@@ -484,15 +589,21 @@ async def test_the_welcome_panel_says_what_to_do_with_the_bridge_on(workspace: P
         await wait_for(pilot, lambda: "Paste its whole answer here" in welcome())
 
 
-async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(workspace: Path, state: Path) -> None:
+async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(READ + LIST)
         result = await extension.results(wait=10)
         where = {"conversation": "chat/1", "position": 0}
-        assert (await extension.post("/v1/asked", {**where, "message": result["message"] + 1})).json() == {"ok": False}
-        assert (await extension.post("/v1/asked", {**where, "message": None})).code == "BRIDGE_BAD_REQUEST"
+        assert (
+            await extension.post("/v1/asked", {**where, "message": result["message"] + 1})
+        ).json() == {"ok": False}
+        assert (
+            await extension.post("/v1/asked", {**where, "message": None})
+        ).code == "BRIDGE_BAD_REQUEST"
         reply = await extension.post("/v1/asked", {**where, "message": result["message"]})
         assert reply.json() == {"ok": True}
         said = f"Message {result['message']}: the chat page asks where to put its 2 results"
@@ -501,25 +612,35 @@ async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(wor
         assert (await extension.results())["delivered"] is False  # asking is not putting them back
 
 
-async def test_the_header_names_the_browser_until_a_chat_tab_is_open(workspace: Path, state: Path) -> None:
+async def test_the_header_names_the_browser_until_a_chat_tab_is_open(
+    workspace: Path, state: Path
+) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
-        badge = lambda: str(app.bridge_badge.render())  # noqa: E731
+        badge = lambda: str(app.bridge_badge.render())
         extension = await paired_extension(pilot, app)
         await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})
         await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")
-        await extension.post("/v1/hello", {"tab": {"site": "Claude", "title": "Plan review"}, "browser": "Chromium 156"})
+        await extension.post(
+            "/v1/hello",
+            {"tab": {"site": "Claude", "title": "Plan review"}, "browser": "Chromium 156"},
+        )
         await wait_for(pilot, lambda: badge() == "bridge Claude: Plan review")
-        await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})  # the last chat tab closed
+        await extension.post(
+            "/v1/hello", {"tab": None, "browser": "Chromium 156"}
+        )  # the last chat tab closed
         await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")
 
 
 async def test_the_record_of_handled_pages_lives_in_the_state_folder_operator_state_dir_names(
-        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from operator_app.tui.app import OperatorApp
 
     monkeypatch.setenv("OPERATOR_STATE_DIR", str(tmp_path / "operator-state"))
-    app = OperatorApp(workspace=workspace, bridge=True, bridge_port=0, poll_interval=0.05)  # no --state-dir
+    app = OperatorApp(
+        workspace=workspace, bridge=True, bridge_port=0, poll_interval=0.05
+    )  # no --state-dir
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(READ)

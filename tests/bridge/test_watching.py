@@ -13,8 +13,18 @@ from browser_support import MockSites, require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, COPY_TEXT, final_text, input_value, key_for, open_chat, panel_state, stream, wait_panel  # noqa: E402
+from contract_double import BridgeDouble
+from page_helpers import (
+    ANSWER,
+    COPY_TEXT,
+    final_text,
+    input_value,
+    key_for,
+    open_chat,
+    panel_state,
+    stream,
+    wait_panel,
+)
 
 QUIET_S = 4.0  # longer than the generic fallback's quiet period (2.5 s) that ends an answer
 
@@ -27,7 +37,10 @@ def new_page(browser: Any, url: str) -> Any:
 
 
 def tab_of(browser: Any, part: str) -> int:
-    tabs = browser.worker.evaluate("async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)", part)
+    tabs = browser.worker.evaluate(
+        "async part => (await chrome.tabs.query({})).filter(t => (t.url || '').includes(part)).map(t => t.id)",
+        part,
+    )
     assert len(tabs) == 1, tabs
     return int(tabs[0])
 
@@ -56,7 +69,11 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     final_text(bridge, key_for(first))  # the answer already on the page is read once chosen
     # ... as what it is, an answer written before: finished, never as if it were being written
     # (Operator then asks the person before running it).
-    assert [r.body["generating"] for r in bridge.posts("/v1/message") if (r.body["conversation"], r.body["position"]) == key_for(first)] == [False]
+    assert [
+        r.body["generating"]
+        for r in bridge.posts("/v1/message")
+        if (r.body["conversation"], r.body["position"]) == key_for(first)
+    ] == [False]
 
     second = new_page(extension_browser, mock_sites.url("127.0.0.1", conversation + "/b"))
     stream(second, ANSWER.replace("r1", "r3"))
@@ -74,7 +91,9 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     second.wait_for_function("() => !mockChat.generating")
     time.sleep(QUIET_S)
     assert len(bridge.posts("/v1/message")) == seen  # stopped: its pages are read no more
-    assert all(key[0].startswith("127.0.0.1:") for key in posted_keys(bridge))  # localhost never was
+    assert all(
+        key[0].startswith("127.0.0.1:") for key in posted_keys(bridge)
+    )  # localhost never was
     # What Operator already had from its pages stays there: not its progress, not its results.
     # (The answer on `second` is waiting in Operator, as a write waits for the person's consent;
     # its results come after the person stopped watching.)

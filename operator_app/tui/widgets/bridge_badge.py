@@ -13,18 +13,30 @@ from ..display import printable
 MAX_TITLE = 32
 
 
-def badge_text(state: str, *, site: str | None = None, title: str | None = None, code: str | None = None,
-               browser: str | None = None) -> Text:
+def badge_text(
+    state: str,
+    *,
+    site: str | None = None,
+    title: str | None = None,
+    code: str | None = None,
+    browser: str | None = None,
+) -> Text:
     if state == "off":
         return Text("bridge off", style="dim")
     if state == "connected" and site is None:
-        return Text.assemble(("bridge ", "bold"), (printable(browser or "browser"), "bold green"),
-                             (": open a chat tab", ""))
+        return Text.assemble(
+            ("bridge ", "bold"),
+            (printable(browser or "browser"), "bold green"),
+            (": open a chat tab", ""),
+        )
     if state == "connected":
         shown = printable(title or "")
         shown = shown if len(shown) <= MAX_TITLE else shown[: MAX_TITLE - 1] + "…"
-        return Text.assemble(("bridge ", "bold"), (printable(site or "browser"), "bold green"),
-                             (f": {shown}" if shown else "", ""))
+        return Text.assemble(
+            ("bridge ", "bold"),
+            (printable(site or "browser"), "bold green"),
+            (f": {shown}" if shown else "", ""),
+        )
     if code:
         return Text.assemble(("bridge ", "bold"), ("pair with code ", ""), (code, "bold yellow"))
     return Text.assemble(("bridge ", "bold"), ("waiting for a browser", "yellow"))

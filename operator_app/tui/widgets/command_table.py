@@ -39,7 +39,10 @@ STATUS_CELLS: dict[str, tuple[str, str, str]] = {
     UNDONE: ("↶", "undone", "bold magenta"),
 }
 STATUS_WIDTH = max(len(f"{icon} {word}") for icon, word, _ in STATUS_CELLS.values())
-ID_WIDTHS = (2, 12)  # an id column between these widths; a longer id ends in "…" (the details have it)
+ID_WIDTHS = (
+    2,
+    12,
+)  # an id column between these widths; a longer id ends in "…" (the details have it)
 ACTION_WIDTHS = (6, 16)
 SUMMARY_ROOM = 48  # the action column shows only when the summary keeps at least this many columns
 SUMMARY_LINES = 4  # a longer summary ends in "…" after this many lines
@@ -50,7 +53,9 @@ PADDING = 2  # DataTable pads each cell by one column on either side
 FAILED = ("failed", "invalid", "conflict")
 _CODE_RE = re.compile(r"ERR_[A-Z0-9_]+:")
 
-Cells = tuple[str, str, str, tuple[str, ...]]  # status word, id, action, summary lines: what a row shows
+Cells = tuple[
+    str, str, str, tuple[str, ...]
+]  # status word, id, action, summary lines: what a row shows
 
 
 def status_cell(status: str) -> Text:
@@ -77,10 +82,15 @@ def summary_of(row: Row) -> str:
     return " ".join(part for part in (row.action, row.path) if part)
 
 
-def summary_lines(text: str, width: int, console: Console, limit: int = SUMMARY_LINES) -> tuple[str, ...]:
+def summary_lines(
+    text: str, width: int, console: Console, limit: int = SUMMARY_LINES
+) -> tuple[str, ...]:
     """`text` wrapped to `width` columns, at most `limit` lines, the last ending in "…" when
     cut. Pure but for the console, which only measures."""
-    lines = [line.plain.rstrip() for line in Text(printable(text)).wrap(console, max(width, 8), overflow="fold")]
+    lines = [
+        line.plain.rstrip()
+        for line in Text(printable(text)).wrap(console, max(width, 8), overflow="fold")
+    ]
     if len(lines) > limit:
         lines = lines[:limit]
         last = lines[-1]
@@ -99,7 +109,9 @@ class CommandTable(DataTable[object]):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self._cells: dict[str, Cells] = {}  # row key -> what it shows
         self._rows: list[Row] = []
-        self._layout: tuple[int, int, int] | None = None  # id width, action width (0: no column), summary width
+        self._layout: tuple[int, int, int] | None = (
+            None  # id width, action width (0: no column), summary width
+        )
         self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
 
     @property
@@ -150,10 +162,19 @@ class CommandTable(DataTable[object]):
 
         id_width = clamp([len(printable(row.command_id or "?")) for row in rows], ID_WIDTHS)
         action_width = clamp([len(row.action or "") for row in rows], ACTION_WIDTHS)
-        room = self.scrollable_content_region.width - (STATUS_WIDTH + PADDING) - (id_width + PADDING) - PADDING
+        room = (
+            self.scrollable_content_region.width
+            - (STATUS_WIDTH + PADDING)
+            - (id_width + PADDING)
+            - PADDING
+        )
         if room - (action_width + PADDING) < SUMMARY_ROOM:
             action_width = 0
-        return id_width, action_width, max(room - (action_width + PADDING if action_width else 0), 12)
+        return (
+            id_width,
+            action_width,
+            max(room - (action_width + PADDING if action_width else 0), 12),
+        )
 
     def _add_columns(self) -> None:
         assert self._layout is not None
@@ -171,7 +192,9 @@ class CommandTable(DataTable[object]):
         if lines is None:  # every refresh asks again for every row: wrap each summary once
             if len(self._wrapped) > WRAPPED_KEPT:
                 self._wrapped.clear()
-            lines = self._wrapped[(summary, width)] = summary_lines(summary, width, self.app.console)
+            lines = self._wrapped[(summary, width)] = summary_lines(
+                summary, width, self.app.console
+            )
         return row.status, printable(row.command_id or "?"), printable(row.action or ""), lines
 
     def _display(self, cells: Cells) -> list[Text]:
@@ -179,7 +202,12 @@ class CommandTable(DataTable[object]):
         shown = [status_cell(status), Text(command_id, no_wrap=True, overflow="ellipsis")]
         if self._layout and self._layout[1]:
             shown.append(Text(action, style="dim", no_wrap=True, overflow="ellipsis"))
-        text = Text("\n".join(summary), style="dim" if status == "duplicate" else "", no_wrap=True, overflow="ellipsis")
+        text = Text(
+            "\n".join(summary),
+            style="dim" if status == "duplicate" else "",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
         code = _CODE_RE.match(text.plain) if status in FAILED else None
         if code:
             text.stylize("bold red", 0, code.end())
@@ -200,14 +228,18 @@ class CommandTable(DataTable[object]):
         wanted = {str(row.line): self._cells_of(row) for row in rows}
         keys = list(wanted)
         same_order = keys[: len(self._cells)] == list(self._cells)
-        changed = [key for key in keys[: len(self._cells)] if self._cells[key] != wanted[key]] if same_order else []
+        changed = (
+            [key for key in keys[: len(self._cells)] if self._cells[key] != wanted[key]]
+            if same_order
+            else []
+        )
         if not same_order or len(changed) > REBUILD_ABOVE:
             self.clear()
             self._cells = {}
         else:
             for key in changed:
                 self._update_row(key, wanted[key])
-        for key in keys[len(self._cells):]:
+        for key in keys[len(self._cells) :]:
             self.add_row(*self._display(wanted[key]), key=key, height=len(wanted[key][3]))
             self._cells[key] = wanted[key]
         target = None

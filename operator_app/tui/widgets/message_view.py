@@ -26,11 +26,22 @@ from .lines_view import DrawnLines
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
 LINE_CHARS = 1_000  # longer lines (base64) are cut in the view only
 NUMBER, BLOCK, INVALID, PENDING = "number", "block", "invalid", "pending"
-NOTE_ERROR, NOTE_PENDING, NOTE_DIM, NOTE_WARNING = "note-error", "note-pending", "note-dim", "note-warning"
+NOTE_ERROR, NOTE_PENDING, NOTE_DIM, NOTE_WARNING = (
+    "note-error",
+    "note-pending",
+    "note-dim",
+    "note-warning",
+)
 STYLES = {
-    "": Style(), NUMBER: Style(dim=True), BLOCK: Style(bgcolor="#1f2a3a"), INVALID: Style(bgcolor="#3a1f1f"),
-    PENDING: Style(bgcolor="#3a3a1f"), NOTE_ERROR: Style(bold=True, color="red"),
-    NOTE_PENDING: Style(bold=True, color="yellow"), NOTE_DIM: Style(dim=True), NOTE_WARNING: Style(color="yellow"),
+    "": Style(),
+    NUMBER: Style(dim=True),
+    BLOCK: Style(bgcolor="#1f2a3a"),
+    INVALID: Style(bgcolor="#3a1f1f"),
+    PENDING: Style(bgcolor="#3a3a1f"),
+    NOTE_ERROR: Style(bold=True, color="red"),
+    NOTE_PENDING: Style(bold=True, color="yellow"),
+    NOTE_DIM: Style(dim=True),
+    NOTE_WARNING: Style(color="yellow"),
 }
 # Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
 _CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
@@ -51,7 +62,10 @@ def _clean(line: str) -> str:
 def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
     if width is None or len(text) <= width:
         return [ViewLine(None, text, kind)]
-    return [ViewLine(None, part, kind) for part in textwrap.wrap(text, max(width, 20), subsequent_indent="  ")]
+    return [
+        ViewLine(None, part, kind)
+        for part in textwrap.wrap(text, max(width, 20), subsequent_indent="  ")
+    ]
 
 
 Span = tuple[int, int | None]  # a block's start line and end line (None: open to the message's end)
@@ -71,23 +85,40 @@ class BlockSpans:
         if not (len(text) >= len(self._text) and text.startswith(self._text)) or not self._text:
             self._scanner, start, _ = windowed(text)
             self._closed, self._text = [], text[:start]
-        new = text[len(self._text):]
+        new = text[len(self._text) :]
         self._text = text
-        self._closed += [(event.start_line, event.end_line) for event in self._scanner.feed(new) if isinstance(event, RawBlock)]
+        self._closed += [
+            (event.start_line, event.end_line)
+            for event in self._scanner.feed(new)
+            if isinstance(event, RawBlock)
+        ]
         # An unfinished last line may still hold a block's END: it counts as that block's end
         # line all the same, which is the message's last line, the same as open to the end.
         pending = self._scanner.pending
-        return self._closed + [(pending.start_line, None)] if pending is not None else list(self._closed)
+        return (
+            self._closed + [(pending.start_line, None)]
+            if pending is not None
+            else list(self._closed)
+        )
 
 
-def message_lines(text: str, errors: dict[int, str], pending_line: int | None = None,
-                  note_width: int | None = None, warnings: tuple[str, ...] = (),
-                  spans: list[Span] | None = None) -> list[ViewLine]:
+def message_lines(
+    text: str,
+    errors: dict[int, str],
+    pending_line: int | None = None,
+    note_width: int | None = None,
+    warnings: tuple[str, ...] = (),
+    spans: list[Span] | None = None,
+) -> list[ViewLine]:
     """`errors`: start line of an invalid block -> its error code and summary. `warnings` (the
     scan's, about the whole message) come first. Notes are wrapped to `note_width` characters
     (None: not wrapped). `spans`: the blocks' lines, when the caller keeps a `BlockSpans`."""
     if not text:
-        return _notes("No message yet: paste the model's answer anywhere on this screen.", NOTE_DIM, note_width)
+        return _notes(
+            "No message yet: paste the model's answer anywhere on this screen.",
+            NOTE_DIM,
+            note_width,
+        )
     out: list[ViewLine] = []
     for warning in warnings:
         out += _notes(f"! {warning}", NOTE_WARNING, note_width)
@@ -95,7 +126,9 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
     if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
         cut += 1  # not between the two halves of one CRLF
     # A pasted message breaks its lines with lone CRs (terminals turn LF into CR): count those too.
-    first_line = text.count("\n", 0, cut) + text.count("\r", 0, cut) - text.count("\r\n", 0, cut) + 1
+    first_line = (
+        text.count("\n", 0, cut) + text.count("\r", 0, cut) - text.count("\r\n", 0, cut) + 1
+    )
     lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
     last_line = first_line + len(lines) - 1
     marked: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
@@ -118,7 +151,9 @@ def message_lines(text: str, errors: dict[int, str], pending_line: int | None = 
                 out += _notes(f"^ {active[2]}", NOTE_ERROR, note_width)
             active = None
     if pending_line is not None:
-        out += _notes("... pending: this block has no END_OPERATOR_CMD yet", NOTE_PENDING, note_width)
+        out += _notes(
+            "... pending: this block has no END_OPERATOR_CMD yet", NOTE_PENDING, note_width
+        )
     return out
 
 
@@ -127,7 +162,9 @@ GUTTER = 6  # the line numbers' column, which stays in place when the text scrol
 
 class MessageView(DrawnLines, can_focus=True):
     DEFAULT_CSS = "MessageView { overflow: auto auto; }"
-    _shown: tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...]] | None = None
+    _shown: (
+        tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...]] | None
+    ) = None
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -139,13 +176,22 @@ class MessageView(DrawnLines, can_focus=True):
         self._spans = BlockSpans()
 
     def _note_width(self) -> int:
-        return max(self.size.width - 9, 20)  # the line-number gutter, the vertical scrollbar and a space
+        return max(
+            self.size.width - 9, 20
+        )  # the line-number gutter, the vertical scrollbar and a space
 
     def on_resize(self) -> None:
         self.show(*self._source, message=self._message)  # notes are wrapped to the width
 
-    def show(self, text: str, errors: dict[int, str], pending_line: int | None = None,
-             warnings: tuple[str, ...] = (), *, message: object = None) -> None:
+    def show(
+        self,
+        text: str,
+        errors: dict[int, str],
+        pending_line: int | None = None,
+        warnings: tuple[str, ...] = (),
+        *,
+        message: object = None,
+    ) -> None:
         """Show `text`; `message` names the message it is (a number): switching to another one
         starts at its first line and column, while the same message growing keeps its place."""
         if message != self._message:
@@ -156,8 +202,12 @@ class MessageView(DrawnLines, can_focus=True):
         if key == self._shown:
             return  # results of valid blocks do not change the message: no need to redraw it
         self._shown, self._source = key, (text, errors, pending_line, warnings)
-        self.lines = message_lines(text, errors, pending_line, width, warnings, self._spans.of(text))
-        self._rows = {line.number: y for y, line in enumerate(self.lines) if line.number is not None}
+        self.lines = message_lines(
+            text, errors, pending_line, width, warnings, self._spans.of(text)
+        )
+        self._rows = {
+            line.number: y for y, line in enumerate(self.lines) if line.number is not None
+        }
         width = max((cell_len(line.text) for line in self.lines), default=0) + GUTTER
         self.virtual_size = Size(width, len(self.lines))
         self.refresh()
@@ -178,7 +228,11 @@ class MessageView(DrawnLines, can_focus=True):
         row = self._rows.get(self._wanted_line) if self._wanted_line is not None else None
         if row is None:
             return
-        if not self.allow_vertical_scroll and self.virtual_size.height > self.container_size.height and tries:
+        if (
+            not self.allow_vertical_scroll
+            and self.virtual_size.height > self.container_size.height
+            and tries
+        ):
             # Lines just added: Textual scrolls a view only once its scrollbar is laid out.
             self.call_after_refresh(self._scroll_to_wanted, tries - 1)
             return
@@ -188,4 +242,8 @@ class MessageView(DrawnLines, can_focus=True):
         base, style = self.rich_style, STYLES[line.kind]
         number = f"{line.number:>5} " if line.number is not None else " " * GUTTER
         fill = base + style if line.kind in (BLOCK, INVALID, PENDING) else base
-        return Strip([Segment(number, base + STYLES[NUMBER])]), Strip([Segment(line.text, base + style)]), fill
+        return (
+            Strip([Segment(number, base + STYLES[NUMBER])]),
+            Strip([Segment(line.text, base + style)]),
+            fill,
+        )

@@ -31,10 +31,20 @@ def welcome(bridge: bool = False) -> Group:
     for number, step in enumerate(BRIDGE_STEPS if bridge else STEPS, 1):
         steps.add_row(f"{number}.", Text.from_markup(step))
     if bridge:
-        return Group(Text.from_markup("[b]Welcome to Operator.[/b] The browser bridge is on; the loop, in four steps:"),
-                     steps, Text.from_markup("Press [b]b[/b] to turn the bridge off (then paste), [b]?[/b] for all keys."))
-    return Group(Text.from_markup("[b]Welcome to Operator.[/b] The loop, in four steps:"), steps,
-                 Text.from_markup("Press [b]?[/b] for all keys."))
+        return Group(
+            Text.from_markup(
+                "[b]Welcome to Operator.[/b] The browser bridge is on; the loop, in four steps:"
+            ),
+            steps,
+            Text.from_markup(
+                "Press [b]b[/b] to turn the bridge off (then paste), [b]?[/b] for all keys."
+            ),
+        )
+    return Group(
+        Text.from_markup("[b]Welcome to Operator.[/b] The loop, in four steps:"),
+        steps,
+        Text.from_markup("Press [b]?[/b] for all keys."),
+    )
 
 
 class WelcomePanel(Static):
