@@ -96,7 +96,7 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
         await wait_for(pilot, lambda: app.bridge is None)
         stopped_at = time.monotonic()
         await panel_says(pilot, page, "not-connected")
-        assert time.monotonic() - stopped_at < 3.0  # at once, not at the next 10 s heartbeat
+        assert time.monotonic() - stopped_at < 4.0  # at once, not at the next 10 s heartbeat
         assert "Operator is not listening" in await page.inner_text("#operator-bridge-ui .panel")
         await page.evaluate(
             "text => mockChat.answer(text, {chunk: 40, every: 20})", "Reading.\n\n" + READ
@@ -106,10 +106,9 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is not None)
         started_at = time.monotonic()
-        await panel_says(
-            pilot, page, "held"
-        )  # "listening again", then Operator's word on the answer
-        assert time.monotonic() - started_at < 4.0
+        # "listening again", then Operator's word on the answer:
+        await panel_says(pilot, page, "held")
+        assert time.monotonic() - started_at < 6.0  # it ran by itself 7 to 22 s after, unannounced
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         question = str(app.screen.query_one("#confirm-question").render())
         assert (
