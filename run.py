@@ -70,7 +70,10 @@ def demo(extra: list[str]) -> int:
         # workspace it opens, and a later bare `operator-app` must not open this copy; a delete
         # tried in the demo must not land in the person's own trash.
         env = dict(
-            os.environ, OPERATOR_CONFIG_DIR=str(scratch / "config"), OPERATOR_TRASH="session"
+            os.environ,
+            OPERATOR_CONFIG_DIR=str(scratch / "config"),
+            OPERATOR_STATE_DIR=str(scratch / "state-home"),
+            OPERATOR_TRASH="session",
         )
         app = str(BIN / "operator-app")
         if sys.stdin.isatty() and sys.stdout.isatty():

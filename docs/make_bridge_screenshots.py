@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Take the README's browser-bridge screenshots in the real browser: the real TUI with its bridge,
 the extension in the system's Chromium, the ChatGPT mock page streaming an answer whose results
-land in its input box, and the extension's popup for that tab; then the repair: the popup's
-health check on a page whose input box the adapter cannot find, and "Point at it" on that page.
+land in its input box, the extension's popup for that tab, and the page when its next answer ended
+while the bridge was off (Operator holds it until the person says run it); then the repair: the
+popup's health check on a page whose input box the adapter cannot find, and "Point at it" there.
 
 Run: .venv/bin/python docs/make_bridge_screenshots.py  (writes docs/screenshot-bridge-*.png)
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -20,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "bridge")]
 
-from browser_support import AsyncExtensionBrowser, MockSites  # noqa: E402
-from support import block  # noqa: E402
+from browser_support import AsyncExtensionBrowser, MockSites
+from support import block
 
 TOKEN = "screenshot-token-" + "s" * 32
 ANSWER = (
@@ -31,11 +33,27 @@ ANSWER = (
     + block("r2", "fs.list", path="notes")
     + "\nI'll wait for the results."
 )
+LATER = (
+    "The plan has two steps left. Let me look at the first one's file:\n\n```text\n"
+    + block("r3", "fs.read", path="notes/todo.txt")
+    + "```"
+)
+
+
+async def panel_state(page: object, wanted: str) -> None:
+    deadline = time.monotonic() + 30
+    while (
+        await page.evaluate("() => document.getElementById('operator-bridge-ui')?.dataset.state")
+        != wanted
+    ):  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, f"the page's panel did not say {wanted!r}"
+        await asyncio.sleep(0.1)
 
 
 async def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bridge-shots-"))
     os.environ["OPERATOR_CONFIG_DIR"] = str(scratch / "config")
+    os.environ["OPERATOR_STATE_DIR"] = str(scratch / "state-home")
     os.environ["OPERATOR_TRASH"] = "session"
     from operator_app import settings
     from operator_app.tui.app import OperatorApp
@@ -44,21 +62,24 @@ async def main() -> None:
     workspace = scratch / "my-project"
     shutil.copytree(ROOT / "fixtures" / "demo-workspace", workspace)
     sites = MockSites()
+    with socket.socket() as probe:  # one port, kept when the bridge is turned off and on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     app = OperatorApp(
         workspace=workspace,
         state_dir=scratch / "state",
         bridge=True,
-        bridge_port=0,
+        bridge_port=port,
         poll_interval=0.05,
     )
     try:
         async with (
-            app.run_test(size=(160, 45)),
+            app.run_test(size=(160, 45)) as pilot,
             AsyncExtensionBrowser(scratch / "profile") as browser,
         ):
             while app.bridge is None or not app.bridge.port:
                 await asyncio.sleep(0.05)
-            await browser.set_storage({"token": TOKEN, "port": app.bridge.port})
+            await browser.set_storage({"token": TOKEN, "port": port})
             page = await browser.context.new_page()
             await page.set_viewport_size({"width": 1000, "height": 900})
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
@@ -91,6 +112,21 @@ async def main() -> None:
             await popup.locator("body").screenshot(
                 path=str(ROOT / "docs" / "screenshot-bridge-popup.png")
             )
+            await popup.close()
+            # The results sent; the bridge off; the model answers; the bridge on again.
+            await page.click("#send")
+            await pilot.press("b")
+            await panel_state(page, "not-connected")
+            await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", LATER)
+            await page.wait_for_function("() => !mockChat.generating")
+            await asyncio.sleep(3.0)
+            await pilot.press("b")
+            await panel_state(page, "held")
+            await page.evaluate(
+                "() => { const all = document.querySelectorAll('#thread > *'); all[all.length - 1].scrollIntoView({block: 'end'}); window.scrollBy(0, 120); }"
+            )
+            await asyncio.sleep(0.5)
+            await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-held.png"))
 
             # The repair: a page whose input box no selector of the adapter finds (?break=input).
             broken = await browser.context.new_page()

@@ -15,4 +15,7 @@ def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # A workspace opened without --state-dir keeps its session under the user state folder: a
     # temporary one here, never the real home's.
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.delenv(
+        "OPERATOR_STATE_DIR", raising=False
+    )  # (a person's own would take the place of that)
     return folder

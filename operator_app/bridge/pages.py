@@ -83,33 +83,50 @@ class PageMessages:
     def open_serials(self) -> list[int]:
         return [page.open_serial for page in self._pages.values() if page.open_serial is not None]
 
+    def would_open(self, key: PageKey, text: str) -> bool:
+        """Whether `text` for `key` would open a new Operator message (what `update` would do)."""
+        page = self._pages.get(key) or PageMessage(key)
+        return self._change(page, text)[0] == "open"
+
+    @staticmethod
+    def _change(page: PageMessage, text: str) -> tuple[str, bool]:
+        """What `text` does to `page`: "none", "feed" (it grew while open), "ignore" (it grew after
+        the person ended it), "end" (rewritten, or grown after its end, without a marker) or
+        "open"; and whether the text holds a marker."""
+        if text == page.text or page.text.startswith(text):
+            # (A text the seen one starts with is no news: a re-render, or a page reloaded in the
+            # middle showing less than was seen. It is not a rewrite.)
+            return "none", page.has_marker
+        grew = text.startswith(page.text)
+        if grew:
+            has_marker = (
+                page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP) :]
+            )
+        else:
+            has_marker = CMD_START in text
+        if grew and page.open_serial is not None:
+            return "feed", has_marker
+        if grew and page.closed:
+            return "ignore", has_marker
+        # Never opened, ended earlier, or rewritten before its end: what a followed file does when
+        # it is truncated or replaced. The whole text goes to a new message.
+        return ("open" if has_marker else "end"), has_marker
+
     def update(self, key: PageKey, text: str, *, generating: bool, source: str) -> list[StreamOp]:
         page = self._pages.pop(key, None) or PageMessage(key)
         self._pages[key] = page  # most recently updated last
         ops: list[StreamOp] = []
-        if text != page.text and not page.text.startswith(text):
-            # (A text the seen one starts with is no news: a re-render, or a page reloaded in the
-            # middle showing less than was seen. It is not a rewrite.)
-            grew = text.startswith(page.text)
-            if grew:
-                page.has_marker = (
-                    page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP) :]
-                )
-            else:
-                page.has_marker = CMD_START in text
-            if grew and page.open_serial is not None:
-                ops.append(Feed(page.open_serial, text[len(page.text) :]))
-            elif grew and page.closed:
-                pass
-            else:
-                page.closed = False
-                # Never opened, ended earlier, or rewritten before its end: what a followed file
-                # does when it is truncated or replaced. The whole text goes to a new message.
-                ops += self._end(page)
-                if page.has_marker:
-                    ops += self._end_earlier_positions(key)
-                    ops += self._open(page, source)
-                    ops.append(Feed(page.open_serial, text))  # type: ignore[arg-type]
+        change, page.has_marker = self._change(page, text)
+        if change == "feed":
+            ops.append(Feed(page.open_serial, text[len(page.text) :]))  # type: ignore[arg-type]
+        elif change in ("end", "open"):
+            page.closed = False
+            ops += self._end(page)
+            if change == "open":
+                ops += self._end_earlier_positions(page.key)
+                ops += self._open(page, source)
+                ops.append(Feed(page.open_serial, text))  # type: ignore[arg-type]
+        if change != "none":
             page.text = text
         if not generating:
             ops += self._end(page)

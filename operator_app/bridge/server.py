@@ -191,12 +191,22 @@ async def _hello(request: web.Request) -> web.Response:
     data = await _json_object(request)
     if isinstance(data, web.Response):
         return data
-    bridge.seen(_tab(data))
+    browser = data.get("browser")
+    bridge.seen(
+        _tab(data),
+        no_tab="tab" in data and data["tab"] is None,
+        browser=browser if isinstance(browser, str) else None,
+    )
+    wait = data.get("wait", 0)
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 25:
+        return _bad_request("wait must be a number of seconds from 0 to 25")
+    # The extension keeps one such hello waiting, so it learns at once when the bridge stops.
+    stopping = await bridge.wait_while_running(float(wait))
     return web.json_response(
         {
             "workspace": bridge.workspace_name(),
             "operator_version": __version__,
-            "bridge": "connected",
+            "bridge": "stopping" if stopping else "connected",
         }
     )
 
@@ -265,6 +275,17 @@ async def _delivered(request: web.Request) -> web.Response:
     return web.json_response({"ok": bridge.delivered(key, number, data.get("sent") is True)})
 
 
+async def _asked(request: web.Request) -> web.Response:
+    parsed = await _page_request(request)
+    if isinstance(parsed, web.Response):
+        return parsed
+    bridge, data, key = parsed
+    number = data.get("message")
+    if not isinstance(number, int) or isinstance(number, bool):
+        return _bad_request("message must be the Operator message number the results came from")
+    return web.json_response({"ok": bridge.asked(key, number)})
+
+
 class BridgeServer:
     """The running bridge: start it in a running event loop, stop it there."""
 
@@ -303,10 +324,14 @@ class BridgeServer:
             ("/v1/hello", _hello),
             ("/v1/message", _message),
             ("/v1/delivered", _delivered),
+            ("/v1/asked", _asked),
         ):
             app.router.add_post(path, handler, expect_handler=_expect)
         app.router.add_get("/v1/results", _results)
-        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
+        # lingering_time: a request refused for its size is not read to its end for long.
+        runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0, lingering_time=1.0
+        )
         await runner.setup()
         assert runner.server is not None
         # Each connection gets the guarded handler (connections.py); lingering_time: a request

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
+from ..protocol.grammar import CMD_START
 from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
 from .ledger import Ledger
@@ -20,6 +21,9 @@ from .pages import Feed, Open, PageKey, PageMessages, StreamOp
 from .pairing import CODE_LIFETIME_S, Paired, Pairing
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
+# A "Send selection to Operator" is a page message of its own, sent by the person's own act
+# (docs/bridge-protocol.md): it is never held.
+SELECTION_PREFIX = "selection/"
 PAGES_IN_MEMORY = (
     200  # ended page messages beyond this are forgotten here (their ledger keeps them)
 )
@@ -48,6 +52,28 @@ class BridgeMessage:
         return self.delivered_in is not None
 
 
+@dataclass
+class HeldAnswer:
+    """A page message that reached Operator already finished: the page's answer ended while
+    Operator was not listening (the bridge was off, Operator was not running, the browser could
+    not reach it). It runs only when the person says so."""
+
+    key: PageKey
+    site: str
+    title: str
+    text: str
+    generating: bool = False  # the page took it up again since (it grows)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+    @property
+    def blocks(self) -> int:
+        """How many OPERATOR_CMD lines it holds (the blocks it would run, valid or not)."""
+        return sum(1 for line in self.lines if line.strip() == CMD_START)
+
+
 @dataclass(frozen=True)
 class Tab:
     site: str
@@ -63,6 +89,7 @@ class BridgeStatus:
     tab: Tab | None
     pairing_code: str | None
     port: int | None
+    browser: str | None = None  # "Chromium 156", as the extension's hello says
 
 
 class Listener:
@@ -75,6 +102,12 @@ class Listener:
     def delivered(self, number: int, count: int, sent: bool) -> None: ...
 
     def failed(self, number: int | None, why: str) -> None: ...
+
+    def held(self, answers: list[HeldAnswer]) -> None:
+        """The answers held for the person changed (one arrived, was run, or went)."""
+
+    def asked(self, number: int, count: int) -> None:
+        """The chat page asks the person where to put message `number`'s results."""
 
 
 class Bridge:
@@ -92,11 +125,13 @@ class Bridge:
         self.pairing = Pairing(clock)
         self.pages = PageMessages()
         self.messages: dict[int, BridgeMessage] = {}
+        self.held: dict[PageKey, HeldAnswer] = {}  # in arrival order
         self._deliveries = 0
         self._current_host = current_host
         self._ledger: Ledger | None = None
         self.port: int | None = None
         self.tab: Tab | None = None
+        self.browser: str | None = None
         self._last_seen: float | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._code_expiry: asyncio.TimerHandle | None = None
@@ -116,6 +151,7 @@ class Bridge:
             self.tab if connected else None,
             self.pairing.code,
             self.port,
+            self.browser if connected else None,
         )
 
     def _tell_status(self) -> None:
@@ -124,11 +160,18 @@ class Bridge:
         ):  # a stopped bridge's late timer must not speak over the next one's header
             self.listener.status_changed(self.status())
 
-    def seen(self, tab: dict[str, Any] | None = None) -> None:
-        """An authorized request came in (with the tab it speaks for, when it says)."""
+    def seen(
+        self, tab: dict[str, Any] | None = None, *, no_tab: bool = False, browser: str | None = None
+    ) -> None:
+        """An authorized request came in (with the tab it speaks for, when it says; `no_tab`: it
+        says no chat tab is open; `browser`: which browser it is)."""
         was = self.status()
         self._last_seen = self._clock()
-        if tab is not None:
+        if browser:
+            self.browser = browser[:60]
+        if no_tab:
+            self.tab = None
+        elif tab is not None:
             self.tab = Tab(
                 str(tab.get("site") or "page")[:40],
                 str(tab.get("title") or "")[:200],
@@ -167,6 +210,52 @@ class Bridge:
         site = str((tab or {}).get("site") or "page")[:40]
         if self.pages.get(key) is None:
             self._restore(key, site)
+        if self._hold(key, text, generating, site, str((tab or {}).get("title") or "")[:200]):
+            return {"message": None, "accepted": 0, "state": "held"}
+        return self._take(key, text, generating, site)
+
+    def _hold(self, key: PageKey, text: str, generating: bool, site: str, title: str) -> bool:
+        """Whether this text waits for the person instead of running. Operator runs by itself only
+        what it hears being written: a text that would open an Operator message and comes already
+        finished ended while Operator was not listening (issue 20: it ran by itself seconds after
+        the bridge came back, unannounced)."""
+        held = self.held.get(key)
+        if held is not None:
+            if generating and not text.startswith(held.text) and not held.text.startswith(text):
+                # Rewritten while the page watches (a regenerated answer): this one is heard.
+                del self.held[key]
+                self._tell_held()
+                return False
+            if text != held.text and not held.text.startswith(text):
+                held.text = text
+            held.generating = generating
+            return True
+        if (
+            generating
+            or key[0].startswith(SELECTION_PREFIX)
+            or not self.pages.would_open(key, text)
+        ):
+            return False
+        self.held[key] = HeldAnswer(key, site, title, text)
+        self._tell_held()
+        return True
+
+    def _tell_held(self) -> None:
+        self._bump()
+        if not self.stopping:
+            self.listener.held(list(self.held.values()))
+
+    def run_held(self) -> int:
+        """The person said run them: each held answer goes in as the page last sent it, in the
+        order they arrived. Returns how many."""
+        answers, self.held = list(self.held.values()), {}
+        for answer in answers:
+            self._take(answer.key, answer.text, answer.generating, answer.site)
+        if answers:
+            self._tell_held()
+        return len(answers)
+
+    def _take(self, key: PageKey, text: str, generating: bool, site: str) -> dict[str, Any]:
         ops = self.pages.update(key, text, generating=generating, source=f"bridge {site}")
         self._track(ops, site)
         self.feeder.put(ops)
@@ -224,6 +313,15 @@ class Bridge:
         return self.messages.get(page.serials[-1]) if page is not None and page.serials else None
 
     def results_state(self, key: PageKey) -> dict[str, Any]:
+        if key in self.held:
+            return {
+                "state": "held",
+                "message": None,
+                "count": 0,
+                "copy_text": "",
+                "delivered": False,
+                "waiting_for": None,
+            }
         message = self.latest(key)
         if message is None:
             return {
@@ -287,16 +385,35 @@ class Bridge:
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
         deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
+        first: str | None = None
         while True:
             reply = self.results_state(key)
+            first = first or reply["state"]
             left = deadline - self._clock()
-            if reply["state"] in ("ready", "failed", "none") or left <= 0 or self.stopping:
+            # A change of state is news too (a held answer the person ran, a write that now
+            # waits): the page hears it at once, not at the end of the wait.
+            if (
+                reply["state"] in ("ready", "failed", "none")
+                or reply["state"] != first
+                or left <= 0
+                or self.stopping
+            ):
                 return reply
             changed = self._changed
             try:
                 await asyncio.wait_for(changed.wait(), left)
             except TimeoutError:
                 pass
+
+    async def wait_while_running(self, wait: float) -> bool:
+        """Wait `wait` seconds, or less if the bridge stops meanwhile; True when it stops."""
+        deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
+        while not self.stopping and (left := deadline - self._clock()) > 0:
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except TimeoutError:
+                pass
+        return self.stopping
 
     def delivered(self, key: PageKey, number: int | None, sent: bool) -> bool:
         message = self.latest(key)
@@ -318,6 +435,15 @@ class Bridge:
         if first or sent:
             self.listener.delivered(message.number, len(owed), sent)
         self._bump()
+        return True
+
+    def asked(self, key: PageKey, number: int) -> bool:
+        """The page did not put message `number`'s results into its input box, which holds text of
+        the person's: it asks them where the results should go."""
+        message = self.latest(key)
+        if message is None or message.number != number or not message.ended:
+            return False
+        self.listener.asked(number, len(self._owed(key)))
         return True
 
     def open_message(self, number: int) -> BridgeMessage | None:

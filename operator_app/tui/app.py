@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Static
 from .. import settings
 from ..engine.boundary.workspace import Workspace
 from ..engine.state.session import Session
-from .bridge_control import BridgeControlMixin
+from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, printable
@@ -100,6 +100,7 @@ class OperatorApp(
         self._quit_question: ConfirmScreen | None = None
         self.bridge = None
         self._bridge_on_start, self._bridge_port = bridge, bridge_port
+        self._held_question: ConfirmScreen | None = None
 
     def notify(
         self,
@@ -259,6 +260,14 @@ class OperatorApp(
             "show a new code to pair the Operator browser extension (starts the bridge)",
             self.action_pair_browser,
         )
+        held = self.held_answers()
+        if held:
+            yield SystemCommand(
+                RUN_HELD,
+                f"{plural(len(held), 'answer')} the model wrote while Operator was not "
+                "listening: they run only when you say so",
+                self.action_run_held,
+            )
         for number, state in sorted(self.states.items()):
             yield SystemCommand(
                 f"Go to message {number}",
@@ -330,6 +339,9 @@ class OperatorApp(
         line = self.table.selected_line()
         if line is not None:
             self.message_view.scroll_to_line(line)
+
+    def on_command_table_top_wanted(self, event: CommandTable.TopWanted) -> None:
+        self.message_view.scroll_to_top()
 
     def show_message(self, number: int | None) -> None:
         if number is not None and number in self.states:

@@ -6,9 +6,13 @@ OperatorApp; aiohttp is imported only when the bridge starts."""
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from ..bridge.command import EXTENSION_DIR
-from ..bridge.service import BridgeStatus, Listener
+from ..bridge.service import BridgeStatus, HeldAnswer, Listener
+from .display import plural, printable
 from .host import AppHost
+from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
 from .widgets.bridge_badge import BridgeBadge, badge_text
 
@@ -47,6 +51,44 @@ class _Told(Listener):
             f"The bridge could not run {which}: {why}", title="Bridge", severity="error", timeout=15
         )
 
+    def held(self, answers: list[HeldAnswer]) -> None:
+        self.app.offer_held(answers)
+
+    def asked(self, number: int, count: int) -> None:
+        said = (
+            f"Message {number}: the chat page asks where to put its {plural(count, 'result')}, as its input "
+            "box holds text of yours. Answer there: after your text, replace it, or not now."
+        )
+        self.app.notify(said, title="Bridge", severity="warning", timeout=20)
+        self.app.status(said)
+
+
+RUN_HELD = "Run the answers that ended while Operator was not listening"
+
+
+def held_question(answers: list[HeldAnswer]) -> Text:
+    """ "1 answer ended while Operator was not listening — run it?" and the answers, one a line."""
+    count = len(answers)
+    headline = f"{plural(count, 'answer')} ended while Operator was not listening — run {'it' if count == 1 else 'them'}?"
+    lines = [Text(headline, style="bold")]
+    for answer in answers:
+        where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
+        lines.append(
+            Text(
+                f"  • {where} ({plural(answer.blocks, 'OPERATOR_CMD block')}, "
+                f"{plural(len(answer.lines), 'line')})"
+            )
+        )
+    lines.append(
+        Text(
+            "The model wrote it while the bridge was off, Operator was closed, or the page was not "
+            "watched yet, so it does not run by itself. Not now: the palette's \""
+            + RUN_HELD
+            + '" runs it later, while the bridge is on.'
+        )
+    )
+    return Text("\n").join(lines)
+
 
 class BridgeControlMixin(AppHost):
     def action_toggle_bridge(self) -> None:
@@ -80,6 +122,7 @@ class BridgeControlMixin(AppHost):
             self.notify(f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15)
             return
         self.bridge = server
+        self.welcome.show_bridge(True)
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
@@ -94,8 +137,11 @@ class BridgeControlMixin(AppHost):
         server, self.bridge = self.bridge, None
         if server is None:
             return
+        self.offer_held([])  # what was held goes with the bridge: the page sends it again later
         await server.stop()
         self._badge().update(badge_text("off"))
+        if self.is_running:
+            self.welcome.show_bridge(False)
         self.status(
             "Bridge off: paste the model's answers, or press b to turn the bridge on again."
         )
@@ -116,6 +162,63 @@ class BridgeControlMixin(AppHost):
         if self.bridge is not None:
             self.bridge.bridge.workspace_changed()
 
+    def held_answers(self) -> list[HeldAnswer]:
+        return list(self.bridge.bridge.held.values()) if self.bridge is not None else []
+
+    def offer_held(self, answers: list[HeldAnswer]) -> None:
+        """Ask the person whether to run the answers that ended while Operator was not listening (the
+        question is asked again, updated, when the list changes)."""
+        asking = self._held_question
+        if asking is not None:
+            self._held_question = None
+            if asking in self.screen_stack:  # (not when the app is closing)
+                asking.dismiss(None)
+        if not answers:
+            return
+        if len(self.screen_stack) > 1:
+            # The person is in another dialog: a question opened under their fingers would take
+            # the next y as its answer.
+            self.notify(
+                f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close this, then run "
+                f"{'it' if len(answers) == 1 else 'them'} from the palette (ctrl+p): {RUN_HELD}.",
+                title="Bridge",
+                severity="warning",
+                timeout=20,
+            )
+            return
+        question = ConfirmScreen(
+            "from the browser",
+            held_question(answers),
+            yes=f"run {'it' if len(answers) == 1 else 'them'}",
+            no="not now",
+        )
+
+        def answered(run: bool | None) -> None:
+            if self._held_question is question:
+                self._held_question = None
+            if run is None:
+                return  # replaced by a newer question, or the bridge stopped
+            if run:
+                self.action_run_held()
+            else:
+                self.status(
+                    f"Not run: {plural(len(answers), 'answer')} from while Operator was not listening "
+                    f'{"waits" if len(answers) == 1 else "wait"}; the palette\'s "{RUN_HELD}" runs '
+                    f"{'it' if len(answers) == 1 else 'them'}."
+                )
+
+        self._held_question = question
+        self.push_screen(question, answered)
+
+    def action_run_held(self) -> None:
+        ran = self.bridge.bridge.run_held() if self.bridge is not None else 0
+        if ran == 0:
+            self.notify(
+                "No answer from while Operator was not listening waits.", severity="warning"
+            )
+            return
+        self.status(f"Running {plural(ran, 'answer')} that ended while Operator was not listening.")
+
     def show_bridge_status(self, status: BridgeStatus) -> None:
         if self.bridge is None:
             return
@@ -126,6 +229,7 @@ class BridgeControlMixin(AppHost):
                 site=tab.site if tab else None,
                 title=tab.title if tab else None,
                 code=status.pairing_code,
+                browser=status.browser,
             )
         )
         if tab is not None and not tab.adapter_ok and tab.problem:

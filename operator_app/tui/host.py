@@ -58,6 +58,9 @@ if TYPE_CHECKING:
         _bridge_port: (
             int | None
         )  # --bridge-port (0 in tests: any free port); None: the remembered one
+        _held_question: (
+            ConfirmScreen | None
+        )  # "N answers ended while Operator was not listening — run them?"
 
         @property
         def workspace(self) -> Workspace | None: ...

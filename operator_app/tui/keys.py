@@ -109,6 +109,7 @@ MAIN_KEYS: tuple[Key, ...] = (
 OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("paste", "a bracketed paste anywhere on the main screen is a new message"),
     ("up / down", "select a command: its details, output or diff show below the table"),
+    ("home", "show the message from its first line (so do up and page up on the first command)"),
     ("tab", "move between the message, the commands and the details"),
     (
         "y / n / a",

@@ -76,16 +76,19 @@ class EngineRunner:
         observer: Observer | None = None,
         *,
         open_ended: Callable[[], bool] = lambda: False,
+        fed: Callable[[], str] | None = None,
     ) -> Engine:
         """`text`: the message as far as it is known (a streamed one grows); the dialog of a write
-        tells from it what else the message will write, and from `open_ended` whether more may
-        come."""
+        tells from it what else the message will write, and from `open_ended` whether more may come.
+        `fed`: what the engine was given of it so far, which the screen starts from (a streamed
+        message's later chunks each come as a MessageGrew; by default, all of `text`)."""
+        shown = fed or text
         block_line: list[int | None] = [None]
 
         def listener(event: EngineEvent) -> None:
             if isinstance(event, MessageOpened):
                 opened.append(event.number)
-                self._post(MessageBegan(event.number, event.source, text()))
+                self._post(MessageBegan(event.number, event.source, shown()))
             else:
                 if isinstance(event, BlockStarted):
                     block_line[0] = event.line
@@ -157,8 +160,14 @@ class StreamedMessage:
         self._lookahead = lookahead
         opened: list[int] = []
         with runner._order, runner.session.lock():
+            # The screen starts from what was fed (nothing yet), not from what the page already
+            # sent beyond it: each chunk is shown by its own MessageGrew as it is fed.
             self.run = runner._engine(
-                opened, self._known_text, observer, open_ended=self._open_ended
+                opened,
+                self._known_text,
+                observer,
+                open_ended=self._open_ended,
+                fed=lambda: self.text,
             ).open_stream(source=source)
         self.number = self.run.number
 

@@ -125,6 +125,17 @@ class Extension:
             },
         )
 
+    async def answer(self, text: str, seen: str = "", **where: Any) -> Reply:
+        """The page's answer as the extension sends one it watched being written: its start (up to
+        its first OPERATOR_CMD line after `seen`, what Operator had of it already) while the model
+        writes, then the whole text finished. (A text that would open an Operator message and comes
+        already finished ended while Operator was not listening: it is held.)"""
+        start = text.find("OPERATOR_CMD\n", len(seen))
+        await self.message(
+            text[: start + len("OPERATOR_CMD\n")] if start >= 0 else text, generating=True, **where
+        )
+        return await self.message(text, generating=False, **where)
+
     async def results(
         self, conversation: str = "chat/1", position: int = 0, wait: float = 0
     ) -> Any:

@@ -105,12 +105,17 @@ class BridgeDouble:
                     )
                     return
                 if route == "/v1/hello":
+                    # `wait`: answered after that long, or at once when the bridge stops.
+                    wait = min(25.0, float((body or {}).get("wait") or 0))
+                    with double.changed:
+                        double.changed.wait_for(lambda: double.closed, timeout=wait)
+                    bridge = "stopping" if double.closed else "connected"
                     self._answer(
                         200,
                         {
                             "workspace": double.workspace,
                             "operator_version": "0.1.0",
-                            "bridge": "connected",
+                            "bridge": bridge,
                         },
                     )
                 elif route == "/v1/message" and double.workspace is None:
@@ -120,6 +125,8 @@ class BridgeDouble:
                     )
                 elif route == "/v1/message":
                     self._answer(200, double._message(body))
+                elif route == "/v1/asked":
+                    self._answer(200, {"ok": True})
                 elif route == "/v1/delivered":
                     with double.changed:
                         page = double.pages[(body["conversation"], body["position"])]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from browser_support import require_browser
 
 require_browser()
@@ -120,3 +121,58 @@ def test_auto_send_is_off_by_default_and_its_settings_persist(
     popup.dispatch_event("#autosend-delay", "change")
     stored = extension_browser.storage()
     assert stored["autoSend"] is True and stored["autoSendDelayMs"] == 3500
+
+
+@pytest.mark.parametrize("added", ["", " and my note"])
+def test_results_operator_left_unsent_are_replaced_by_the_next_without_asking(
+    added: str, extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """The first answer's results stay in the box (the person cancelled the auto-send); the next
+    answer's results replace them: they are Operator's own, not text of the person's. What the
+    person added to them is theirs: then the page asks."""
+    enable_auto_send(extension_browser, bridge, delay_ms=1500)
+    page, first = answered(extension_browser, mock_sites, bridge, "claude.ai", conversation)
+    bridge.make_ready(first, COPY_TEXT, 2)
+    wait_panel(page, "autosend-pending")
+    click_panel(page, "cancel")
+    wait_panel(page, "autosend-cancelled")
+    if added:
+        page.click("#editor")
+        page.keyboard.press("Control+End")
+        page.keyboard.type(added)
+    stream(page, ANSWER.replace("r1", "r3").replace("r2", "r4"))
+    second = key_for(page, 1)
+    final_text(bridge, second)
+    later = COPY_TEXT.replace("r1", "r3").replace("r2", "r4")
+    bridge.make_ready(second, later, 2)
+    if added:
+        wait_panel(page, "ask")
+        assert input_value(page) == COPY_TEXT + added
+        return
+    wait_panel(page, "autosend-pending")  # the box held nothing of the person's
+    assert input_value(page) == later
+    wait_panel(page, "sent")
+    assert sent(page) == [later]
+
+
+def test_the_auto_send_notice_counts_down(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    enable_auto_send(extension_browser, bridge, delay_ms=3000)
+    page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "autosend-pending")
+    said = lambda: page.inner_text("#operator-bridge-ui .text")
+    assert "sending in 3 s" in said()
+    page.wait_for_function(
+        "() => document.querySelector('#operator-bridge-ui').shadowRoot"
+        ".querySelector('.text').textContent.includes('sending in 2 s')",
+        timeout=2500,
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#operator-bridge-ui').shadowRoot"
+        ".querySelector('.text').textContent.includes('sending in 1 s')",
+        timeout=2500,
+    )
+    wait_panel(page, "sent")
+    assert sent(page) == [COPY_TEXT]

@@ -49,6 +49,9 @@ async def test_paired_through_the_popup_reads_show_ok_while_the_answer_is_still_
         AsyncExtensionBrowser(tmp_path / "profile") as browser,
     ):
         await pair_through_popup(pilot, app, browser)
+        # No chat tab yet: the header names the browser, and what to do.
+        await wait_for(pilot, lambda: str(app.bridge_badge.render()).startswith("bridge Chromium "))
+        assert str(app.bridge_badge.render()).endswith(": open a chat tab")
         page = await open_chat(browser, mock_sites, "chatgpt.com", "/c/e2e-stream")
         await page.evaluate(
             "text => { mockChat.begin(); mockChat.grow(text); }",

@@ -15,8 +15,10 @@ from browser_support import require_browser
 
 require_browser()
 
-from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until  # noqa: E402
+from bridge_helpers import wait_for
+from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until
+
+from operator_app.tui.screens.confirm import ConfirmScreen
 
 pytestmark = pytest.mark.asyncio
 LOCAL_DOCS = "/project/docs?page=local-docs"
@@ -53,7 +55,14 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
         await popup.wait_for_selector("#tab-state[data-state='ok']")
         origin = f"http://127.0.0.1:{mock_sites.port}"
         assert origin in await popup.inner_text("#chosen-origins")
-        # Chosen: the page is read like a chat, and its results go into its text box.
+        # Chosen: the page is read like a chat. The block was on it before Operator watched it:
+        # it runs when the person says so, and its results go into the page's text box.
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "1 answer ended while Operator was not listening" in str(
+            app.screen.query_one("#confirm-question").render()
+        )
+        assert app.states == {}
+        await pilot.press("y")
         await wait_for(pilot, lambda: rows(app) == [("hidden1", "ok")])
         await until(
             pilot, lambda: local.evaluate("() => document.getElementById('feedback').value !== ''")

@@ -92,6 +92,11 @@ def test_results_never_mix_into_the_persons_text_without_asking(
     results_over_the_persons_text(page, bridge, key, "#prompt-textarea", "my own question")
     assert input_value(page) == "my own question"  # nothing put in before the answer
     assert bridge.pages[key].delivered_calls == []
+    # Operator's terminal is told the page asks (the person may be looking there).
+    asked = bridge.wait_for(lambda double: double.posts("/v1/asked"))
+    assert [(r.body["conversation"], r.body["position"], r.body["message"]) for r in asked] == [
+        (*key, 1)
+    ]
     click_panel(page, choice)
     if choice == "later":
         wait_panel(page, "later")
@@ -161,3 +166,35 @@ def test_a_reload_fills_nothing_twice(
     time.sleep(1.5)
     assert input_value(page) == ""
     assert len(bridge.pages[key].delivered_calls) == 1
+
+
+def badge_and_title(browser: Any, tab: int) -> tuple[str, str]:
+    return tuple(
+        browser.worker.evaluate(  # type: ignore[return-value]
+            "async tabId => [await chrome.action.getBadgeText({tabId}), await chrome.action.getTitle({tabId})]",
+            tab,
+        )
+    )
+
+
+def test_the_icon_counts_only_the_results_still_in_the_box_and_its_tooltip_says_so(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """DeepSeek's box is a plain textarea: clearing it changes no DOM node, and the badge kept its
+    old count. The tooltip says what the count is, then who the extension speaks to."""
+    page, key = answered(extension_browser, mock_sites, bridge, "chat.deepseek.com", conversation)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ready")
+    tab = extension_browser.tab_id("chat.deepseek.com:" + str(mock_sites.port) + conversation)
+    eventually(lambda: badge_and_title(extension_browser, tab)[0] == "2")
+    assert badge_and_title(extension_browser, tab)[1] == (
+        "Operator bridge: 2 results ready in this tab's input box (press Enter there to send)"
+    )
+    page.click("#chat-input")
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    eventually(lambda: badge_and_title(extension_browser, tab)[0] == "")
+    assert (
+        badge_and_title(extension_browser, tab)[1]
+        == "Operator bridge: connected to Operator (workspace demo)"
+    )

@@ -137,3 +137,35 @@ def test_a_restored_page_message_takes_no_news_from_the_same_text() -> None:
         Feed(3, BLOCK + "more"),
         End(3),
     ]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "x\n", BLOCK, "Again:\n" + BLOCK, "cut"]),
+            st.booleans(),
+            st.sampled_from(["grow", "rewrite", "shrink", "close"]),
+        ),
+        max_size=10,
+    )
+)
+def test_would_open_says_exactly_whether_an_update_opens_a_message(
+    steps: list[tuple[str, bool, str]],
+) -> None:
+    """The bridge asks before it takes an answer that ended while Operator was not listening: the
+    question must agree with what the update then does."""
+    pages = PageMessages()
+    text = ""
+    for part, generating, how in steps:
+        if how == "close":
+            for serial in pages.open_serials():
+                pages.close(serial)
+            continue
+        text = (
+            text + part if how == "grow" else part if how == "rewrite" else text[: len(text) // 2]
+        )
+        asked = pages.would_open(KEY, text)
+        assert asked == any(
+            isinstance(op, Open)
+            for op in pages.update(KEY, text, generating=generating, source="s")
+        )

@@ -10,7 +10,7 @@ from browser_support import require_browser
 require_browser()
 
 from contract_double import BridgeDouble
-from page_helpers import ANSWER, open_chat, stream
+from page_helpers import ANSWER, COPY_TEXT, final_text, key_for, open_chat, stream, wait_panel  # noqa: E402
 
 
 def test_the_popup_names_the_selector_that_found_nothing(
@@ -119,3 +119,70 @@ def test_the_auto_send_options_show_only_while_auto_send_is_on(
     assert popup.is_visible("#autosend-options") and popup.is_visible("#autosend-rate")
     popup.uncheck("#autosend-on")
     assert popup.is_hidden("#autosend-options")
+
+
+def test_the_pairing_code_is_taken_as_operator_shows_it_typed_or_pasted(
+    extension_browser: Any,
+) -> None:
+    """Operator shows the code as "875 562": typed so, with a dash, or pasted, it pairs."""
+    double = BridgeDouble(pairing_code="875562")
+    try:
+        extension_browser.reset()
+        popup = extension_browser.popup()
+        popup.wait_for_selector("#pairing:not([hidden])")
+        popup.fill("#pair-port", str(double.port))
+        popup.click("#pair-code")
+        popup.keyboard.type("875 562")
+        assert popup.input_value("#pair-code") == "875 562"
+        popup.fill("#pair-code", "")
+        popup.keyboard.insert_text("875-562")  # as a paste inserts it
+        assert popup.input_value("#pair-code") == "875-562"
+        popup.fill("#pair-code", "")
+        extension_browser.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        popup.evaluate("() => navigator.clipboard.writeText(' 875 562\\n')")
+        popup.click("#pair-code")
+        popup.keyboard.press("Control+V")
+        assert popup.input_value("#pair-code").strip() == "875 562"
+        popup.click("#pair-button")
+        popup.wait_for_selector("#connection-state[data-state='connected']")
+        assert double.posts("/v1/pair")[-1].body["code"] == "875562"
+        assert extension_browser.storage()["token"] == double.token
+    finally:
+        double.close()
+
+
+def test_a_pairing_code_that_is_not_six_digits_is_refused_in_the_popup(
+    extension_browser: Any,
+) -> None:
+    double = BridgeDouble(pairing_code="875562")
+    try:
+        extension_browser.reset()
+        popup = extension_browser.popup()
+        popup.wait_for_selector("#pairing:not([hidden])")
+        popup.fill("#pair-port", str(double.port))
+        popup.fill("#pair-code", "875 56")
+        popup.click("#pair-button")
+        popup.wait_for_selector("#pair-result.error")
+        assert "6 digits" in popup.inner_text("#pair-result")
+        assert double.posts("/v1/pair") == []  # not sent: it could only have used up a try
+    finally:
+        double.close()
+
+
+def test_the_popup_names_the_answer_by_the_number_operator_gives_it(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """The TUI calls the answer "Message 8" (its session has seven before it); the popup too,
+    never by its place on the page."""
+    bridge.next_message = 8
+    page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
+    stream(page, "No commands in this one.")
+    stream(page, ANSWER)
+    key = key_for(page, 1)
+    final_text(bridge, key)
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ready")
+    popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
+    popup.wait_for_selector("#tab-state[data-state='ok']")
+    said = popup.inner_text("#tab-state")
+    assert "Following message 8 (finished)." in said and "message 2" not in said

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bridge_helpers import Extension, bridged_app, paired_extension
@@ -15,6 +16,7 @@ from pilot_helpers import press_copy as copied
 from support import b64, block
 
 from operator_app.bridge import service
+from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.pairing import PairingScreen
 
@@ -44,13 +46,42 @@ async def test_reads_run_while_the_answer_is_still_streaming(workspace: Path, st
         assert app.current().source == "bridge ChatGPT"
 
 
+async def test_the_message_pane_shows_a_streamed_answer_once(workspace: Path, state: Path) -> None:
+    """The Claude page's answer of issue 20: its start, a pause, the rest. The pane holds the text
+    the session saved, line for line, and [ / ] show it the same."""
+    start = "Hello.\n\n```text\nOPERATOR_CMD\nversion: 1\n"
+    whole = start + "id: r2\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n```\n\nDone."
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(block("r1", "fs.stat", path="README.md"), position=0)
+        await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
+        await extension.message(start, generating=True, position=1)
+        await wait_for(pilot, lambda: len(app.states) == 2 and app.current().text.endswith(start))
+        await pilot.pause(0.3)
+        assert app.current().text == start
+        await extension.message(whole, generating=False, position=1)
+        await wait_for(pilot, lambda: app.current().finished and rows(app) == [("r2", "ok")])
+        number = app.current().number
+        assert app.runner.session.message_text(number) == whole
+        assert app.current().text == whole
+        shown = lambda: [line.text for line in app.message_view.lines if line.number is not None]
+        await wait_for(pilot, lambda: len(shown()) >= len(whole.split("\n")))
+        assert shown() == whole.split("\n")  # 10 lines, not 13
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: app.current().number != number)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: app.current().number == number)
+        assert shown() == whole.split("\n")
+
+
 async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c_copies(
     workspace: Path, state: Path
 ) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(WRITE + CHECK, generating=False)
+        await extension.answer(WRITE + CHECK)
         await wait_for(pilot, lambda: asks(app))
         waiting = await extension.results(wait=0.2)
         assert (waiting["state"], waiting["waiting_for"], waiting["copy_text"]) == (
@@ -86,7 +117,7 @@ async def test_a_declined_write_is_reported_back_as_rejected(workspace: Path, st
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(WRITE, generating=False)
+        await extension.answer(WRITE)
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("n")
         result = await extension.results(wait=10)
@@ -122,10 +153,10 @@ async def test_after_a_restart_an_unchanged_answer_opens_nothing_and_its_results
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(text, generating=False)
+        await extension.answer(text)
         first = await extension.results(wait=10)
         assert first["count"] == 2
-        await extension.message(text, generating=False, conversation="chat/2")
+        await extension.answer(text, conversation="chat/2")
         delivered = await extension.results(conversation="chat/2", wait=10)
         await extension.post(
             "/v1/delivered",
@@ -157,16 +188,32 @@ async def test_after_a_restart_an_unchanged_answer_opens_nothing_and_its_results
 async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_finished(
     workspace: Path, state: Path
 ) -> None:
+    """Operator stops in the middle of two answers. The one the model is still writing when it is
+    back runs on; the one that ended meanwhile ended while Operator was not listening: it waits
+    for the person's word. Either way r1 does not run twice, and every result is given back."""
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.message(READ + "Now the listing:\n", generating=True)
-        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+        await extension.message(READ + "And the stat:\n", generating=True, conversation="chat/2")
+        await wait_for(pilot, lambda: len(app.states) == 2 and rows(app) == [("r1", "duplicate")])
     again = bridged_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: again.bridge is not None)
         extension = Extension(again.bridge.port, extension.token)
+        await extension.answer(
+            READ + "And the stat:\n" + block("r3", "fs.stat", path="README.md"),
+            seen=READ + "And the stat:\n",
+            conversation="chat/2",
+        )
+        result = await extension.results(conversation="chat/2", wait=10)
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r3"
+        ]
         await extension.message(READ + "Now the listing:\n" + LIST, generating=False)
+        await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
+        assert (await extension.results())["state"] == "held"
+        await pilot.press("y")
         result = await extension.results(wait=10)
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
             "id: r1",
@@ -181,7 +228,7 @@ async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_alrea
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(READ, generating=False)
+        await extension.answer(READ)
         assert (await extension.results(wait=10))["count"] == 1
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None)
@@ -204,8 +251,9 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         first = app.current().number
         await extension.message(
-            READ + LIST, generating=False
+            READ + LIST, generating=True
         )  # regenerated: same start, another end
+        await extension.message(READ + LIST, generating=False)
         result = await extension.results(wait=10)
         assert result["message"] != first
         assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
@@ -219,8 +267,8 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(
             "/v1/delivered", {"conversation": "chat/1", "position": 0, "message": result["message"]}
         )
         assert (await extension.results())["count"] == 2  # what went back stays readable
-        await extension.message(
-            READ + LIST + block("r3", "fs.stat", path="README.md"), generating=False
+        await extension.answer(
+            READ + LIST + block("r3", "fs.stat", path="README.md"), seen=READ + LIST
         )
         result = await extension.results(wait=10)
         assert (result["count"], result["delivered"]) == (1, False)  # only what is new since then
@@ -234,7 +282,7 @@ async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(
     monkeypatch.setattr(service, "CONNECTED_FOR_S", 0.5)
     app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
     async with app.run_test(size=SIZE) as pilot:
-        badge = lambda: str(app.bridge_badge.render())  # noqa: E731
+        badge = lambda: str(app.bridge_badge.render())
         assert badge() == "bridge off" and app.bridge is None
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
@@ -286,8 +334,9 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and result["count"] == 1
         await extension.message(
-            READ + LIST, generating=False
+            READ + LIST, generating=True
         )  # grew after it ended: a new message, here
+        await extension.message(READ + LIST, generating=False)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and app.runner.workspace.root == other.resolve()
 
@@ -328,7 +377,7 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         await extension.message(READ + LIST, generating=False)  # the tab wakes up: not run again
         await pilot.pause(0.3)
         assert len(app.states) == 1
-        await extension.message("Let me redo that.\n" + LIST, generating=False)  # a rewrite is new
+        await extension.answer("Let me redo that.\n" + LIST)  # a rewrite is new
         await wait_for(pilot, lambda: len(app.states) == 2)
         result = await extension.results(wait=10)
         # r2, cut off the first time, ran whole the second: the model is told once, its latest
@@ -349,7 +398,7 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
-        await extension.message(WRITE + second + CHECK, generating=False)
+        await extension.answer(WRITE + second + CHECK)
         await wait_for(pilot, lambda: asks(app))
         outlook = app.screen.outlook
         assert (outlook.position, outlook.total, outlook.open_ended) == (1, 2, False)
@@ -378,7 +427,7 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: len(app.screen_stack) == 2)
         palette = app.screen
-        await extension.message(WRITE, generating=False)
+        await extension.answer(WRITE)
         await wait_for(pilot, lambda: any("A write waits for you" in n for n in notes(app)))
         await pilot.press("a", "y", "y", "a")
         await pilot.pause(0.3)
@@ -396,3 +445,207 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
             result["state"] == "ready"
             and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
         )
+
+
+def question(app: Any) -> str:
+    """The text of the question on screen ("N answers ended while Operator was not listening...")."""
+    return (
+        str(app.screen.query_one("#confirm-question").render())
+        if isinstance(app.screen, ConfirmScreen)
+        else ""
+    )
+
+
+async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_person_says_so(
+    workspace: Path, state: Path
+) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        await pilot.press(
+            "b"
+        )  # meanwhile the model answered on the page, which could not tell Operator
+        await wait_for(pilot, lambda: app.bridge is not None)
+        extension.port = app.bridge.port
+        reply = await extension.message(
+            "Reading.\n" + READ, generating=False, site="Claude", title="Plan review"
+        )
+        assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
+        await wait_for(pilot, lambda: "ended while Operator was not listening" in question(app))
+        assert "1 answer ended while Operator was not listening — run it?" in question(app)
+        assert "Claude: Plan review (1 OPERATOR_CMD block, 8 lines)" in question(app)
+        assert app.states == {} and (await extension.results())["state"] == "held"
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        assert "Not run" in app.status_line.text and app.states == {}
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Run the answers that ended while Operator was not listening" in titles
+        # A second one: the question comes again, with both.
+        await extension.message(
+            LIST, generating=False, conversation="chat/2", site="Claude", title="Other"
+        )
+        await wait_for(
+            pilot,
+            lambda: "2 answers ended while Operator was not listening — run them?" in question(app),
+        )
+        poll = asyncio.ensure_future(extension.results(wait=10))
+        await pilot.pause(0.2)
+        await pilot.press("y")
+        early = await asyncio.wait_for(poll, 5)  # the page hears at once that it runs
+        assert early["state"] in ("streaming", "waiting", "ready")
+        assert (await extension.results(wait=10))["count"] == 1
+        assert (await extension.results(conversation="chat/2", wait=10))["count"] == 1
+        assert sorted(state.source for state in app.states.values()) == [
+            "bridge Claude",
+            "bridge Claude",
+        ]
+        assert [app.states[n].text for n in sorted(app.states)] == [
+            "Reading.\n" + READ,
+            LIST,
+        ]  # in arrival order
+        assert "Run the answers that ended while Operator was not listening" not in [
+            command.title for command in app.get_system_commands(app.screen)
+        ]
+
+
+async def test_a_held_answer_the_page_rewrites_while_the_model_writes_runs_as_a_new_one(
+    workspace: Path, state: Path
+) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ, generating=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await extension.message(
+            "Let me redo that.\n" + LIST, generating=True
+        )  # regenerated, heard live
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1 and len(app.states) == 1)
+        await extension.message("Let me redo that.\n" + LIST, generating=False)
+        result = await extension.results(wait=10)
+        assert (result["state"], result["count"]) == ("ready", 1) and rows(app) == [("r2", "ok")]
+
+
+async def test_a_selection_sent_to_operator_is_never_held(workspace: Path, state: Path) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        where = {"conversation": "selection/127.0.0.1:8000/docs", "position": 1}
+        reply = await extension.message(READ, generating=False, **where)
+        assert reply.json()["state"] != "held"
+        assert (await extension.results(wait=10, **where))["state"] == "ready"
+        assert len(app.screen_stack) == 1
+
+
+async def test_a_waiting_hello_answers_at_once_when_the_bridge_stops(
+    workspace: Path, state: Path
+) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        assert (await extension.post("/v1/hello", {"tab": None, "wait": 0.1})).json()[
+            "bridge"
+        ] == "connected"
+        for wait in (-1, 26, "5", True):
+            reply = await extension.post("/v1/hello", {"tab": None, "wait": wait})
+            assert reply.code == "BRIDGE_BAD_REQUEST" and "wait" in reply.json()["error"]["message"]
+        hello = asyncio.ensure_future(extension.post("/v1/hello", {"tab": None, "wait": 20}))
+        await pilot.pause(0.3)
+        assert not hello.done()
+        await pilot.press("b")
+        reply = await asyncio.wait_for(hello, 5)
+        assert reply.json()["bridge"] == "stopping"
+
+
+async def test_the_welcome_panel_says_what_to_do_with_the_bridge_on(
+    workspace: Path, state: Path
+) -> None:
+    from rich.console import Console
+
+    from operator_app.tui.app import OperatorApp
+
+    app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
+    async with app.run_test(size=SIZE) as pilot:
+
+        def welcome() -> str:
+            console = Console(width=200, color_system=None)
+            with console.capture() as shown:
+                console.print(app.welcome.content)
+            return " ".join(shown.get().split())
+
+        assert (
+            "Paste its whole answer here" in welcome()
+            and "press c to copy the results" in welcome().lower()
+        )
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "bridge is on" in welcome())
+        said = welcome()
+        assert "Paste its whole answer" not in said and "press c" not in said.lower()
+        assert "its answer streams in here" in said and "press Enter there to send them" in said
+        assert "Press b to turn the bridge off" in said
+        await pilot.press("b")
+        await wait_for(pilot, lambda: "Paste its whole answer here" in welcome())
+
+
+async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(
+    workspace: Path, state: Path
+) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(READ + LIST)
+        result = await extension.results(wait=10)
+        where = {"conversation": "chat/1", "position": 0}
+        assert (
+            await extension.post("/v1/asked", {**where, "message": result["message"] + 1})
+        ).json() == {"ok": False}
+        assert (
+            await extension.post("/v1/asked", {**where, "message": None})
+        ).code == "BRIDGE_BAD_REQUEST"
+        reply = await extension.post("/v1/asked", {**where, "message": result["message"]})
+        assert reply.json() == {"ok": True}
+        said = f"Message {result['message']}: the chat page asks where to put its 2 results"
+        await wait_for(pilot, lambda: any(said in n for n in notes(app)))
+        assert said in app.status_line.text
+        assert (await extension.results())["delivered"] is False  # asking is not putting them back
+
+
+async def test_the_header_names_the_browser_until_a_chat_tab_is_open(
+    workspace: Path, state: Path
+) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        badge = lambda: str(app.bridge_badge.render())
+        extension = await paired_extension(pilot, app)
+        await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})
+        await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")
+        await extension.post(
+            "/v1/hello",
+            {"tab": {"site": "Claude", "title": "Plan review"}, "browser": "Chromium 156"},
+        )
+        await wait_for(pilot, lambda: badge() == "bridge Claude: Plan review")
+        await extension.post(
+            "/v1/hello", {"tab": None, "browser": "Chromium 156"}
+        )  # the last chat tab closed
+        await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")
+
+
+async def test_the_record_of_handled_pages_lives_in_the_state_folder_operator_state_dir_names(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from operator_app.tui.app import OperatorApp
+
+    monkeypatch.setenv("OPERATOR_STATE_DIR", str(tmp_path / "operator-state"))
+    app = OperatorApp(
+        workspace=workspace, bridge=True, bridge_port=0, poll_interval=0.05
+    )  # no --state-dir
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(READ)
+        assert (await extension.results(wait=10))["state"] == "ready"
+    [record] = (tmp_path / "operator-state" / "workspaces").glob("*/bridge-pages.json")
+    assert "chat/1" in record.read_text()
+    assert not (tmp_path / "config" / "bridge-pages.json").exists()  # not in the config folder

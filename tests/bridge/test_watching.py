@@ -68,6 +68,13 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     assert popup.get_attribute("#chosen-origins li", "data-origin") == origin
     assert "Stop watching 127.0.0.1:" in popup.inner_text("#stop-tab")
     final_text(bridge, key_for(first))  # the answer already on the page is read once chosen
+    # ... as what it is, an answer written before: finished, never as if it were being written
+    # (Operator then asks the person before running it).
+    assert [
+        r.body["generating"]
+        for r in bridge.posts("/v1/message")
+        if (r.body["conversation"], r.body["position"]) == key_for(first)
+    ] == [False]
 
     second = new_page(extension_browser, mock_sites.url("127.0.0.1", conversation + "/b"))
     stream(second, ANSWER.replace("r1", "r3"))
@@ -88,6 +95,12 @@ def test_a_chosen_origin_is_watched_on_all_its_pages_until_stopped_from_the_popu
     assert all(
         key[0].startswith("127.0.0.1:") for key in posted_keys(bridge)
     )  # localhost never was
+    # What Operator already had from its pages stays there: not its progress, not its results.
+    # (The answer on `second` is waiting in Operator, as a write waits for the person's consent;
+    # its results come after the person stopped watching.)
+    bridge.make_ready(key_for(second), COPY_TEXT.replace("r1", "r3"), 2)
+    time.sleep(2.0)
+    assert input_value(second) == ""
     assert panel_state(first) == "" and panel_state(second) == ""
 
 

@@ -486,7 +486,11 @@ def test_an_empty_message_prints_nothing_and_says_why_on_stderr(ws: Path, tmp_pa
         "-",
         stdin="Just prose, no commands.\n",
     )
-    assert done.returncode == 0 and done.stdout == "" and "no OPERATOR_CMD or <\U0001d49e=string:...> blocks" in done.stderr
+    assert (
+        done.returncode == 0
+        and done.stdout == ""
+        and "no OPERATOR_CMD or <\U0001d49e=string:...> blocks" in done.stderr
+    )
     as_json = json.loads(
         run(
             "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st2"), "--json", stdin=""

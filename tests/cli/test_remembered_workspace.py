@@ -184,3 +184,23 @@ def test_undo_and_results_help_speaks_of_their_own_exit_codes(
         assert words in text
     for words in not_theirs:
         assert words not in text
+
+
+def test_operator_state_dir_moves_every_session_beside_the_config_folder(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """$OPERATOR_STATE_DIR beside $OPERATOR_CONFIG_DIR: with the two, nothing of Operator's is
+    written anywhere else (a trial, a test)."""
+    env = dict(env, OPERATOR_STATE_DIR=str(tmp_path / "operator-state"))
+    root = tmp_path / "trial"
+    shutil.copytree(DEMO, root)
+    message = tmp_path / "m.txt"
+    message.write_text(block("w1", "fs.write", path="notes/plan.txt", content="changed"))
+    done = run(env, "exec", "--workspace", str(root), "--approve", "all", str(message))
+    assert done.returncode == 0, done.stderr
+    [session] = (tmp_path / "operator-state" / "workspaces").iterdir()
+    assert session.name.startswith("trial-") and any(session.iterdir())
+    assert not (tmp_path / "state-home").exists()  # the user's state folder was not touched
+    remember(env, root)
+    shown = run(env, "results")
+    assert shown.returncode == 0 and "id: w1\nok: true" in shown.stdout

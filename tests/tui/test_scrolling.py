@@ -74,3 +74,22 @@ async def test_line_numbers_stay_and_another_message_starts_at_its_left(
         await pilot.press("left_square_bracket")
         await wait_for(pilot, lambda: app.view_number == 1 and view.scroll_offset == (0, 0))
         assert drawn(view)[0].startswith("    1 A line of prose")
+
+
+@pytest.mark.parametrize("keys", [("home",), ("pageup", "pageup"), ("up", "up", "up")])
+async def test_the_message_pane_goes_back_to_line_1_from_the_command_table(
+    workspace: Path, state: Path, keys: tuple[str, ...]
+) -> None:
+    """The table has the focus; its first row's block starts far down the message. Home, or Up
+    and PageUp once the first row is reached, show the message from its first line."""
+    prose = "".join(f"prose line {n}\n" for n in range(1, 81))
+    async with app_pasted(workspace, state, prose + READS + prose) as (app, pilot):
+        view = app.message_view
+        await wait_for(pilot, lambda: view.scroll_y > 40 and app.focused is app.table)
+        for key in keys:
+            await pilot.press(key)
+        await wait_for(pilot, lambda: app.table.cursor_row == 0 and view.scroll_y == 0)
+        await pilot.pause(0.2)  # nothing scrolls it back to the block afterwards
+        assert view.scroll_y == 0 and drawn(view)[0].startswith("    1 prose line 1")
+        await pilot.press("down")
+        await wait_for(pilot, lambda: view.scroll_y > 40)  # the next row's block, as before

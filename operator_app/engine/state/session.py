@@ -86,15 +86,25 @@ def check_state_location(workspace_root: Path, state_dir: Path) -> None:
         )
 
 
-def default_state_dir(workspace_root: Path) -> Path:
+def state_home() -> Path:
+    """Where the sessions of every workspace live: $OPERATOR_STATE_DIR when set (beside
+    $OPERATOR_CONFIG_DIR, so a trial or a test moves all of Operator's files with two variables),
+    else the user's state folder (platformdirs)."""
+    override = os.environ.get("OPERATOR_STATE_DIR")
+    if override:
+        return Path(override)
     from platformdirs import user_state_dir
 
+    return Path(user_state_dir(STATE_APP_NAME))
+
+
+def default_state_dir(workspace_root: Path) -> Path:
     digest = hashlib.sha256(str(workspace_root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = (
         "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in workspace_root.name)[:40]
         or "root"
     )
-    return Path(user_state_dir(STATE_APP_NAME)) / "workspaces" / f"{name}-{digest}"
+    return state_home() / "workspaces" / f"{name}-{digest}"
 
 
 @dataclass(frozen=True)

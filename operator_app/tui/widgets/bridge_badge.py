@@ -1,5 +1,6 @@
 """The bridge's state at the right of the header: off, waiting for a browser (with the pairing
-code while one is on offer), or connected with the site and the title of the tab."""
+code while one is on offer), or connected with the site and the title of the tab (or, while no
+chat tab is open, the browser's name and "open a chat tab")."""
 
 from __future__ import annotations
 
@@ -13,10 +14,21 @@ MAX_TITLE = 32
 
 
 def badge_text(
-    state: str, *, site: str | None = None, title: str | None = None, code: str | None = None
+    state: str,
+    *,
+    site: str | None = None,
+    title: str | None = None,
+    code: str | None = None,
+    browser: str | None = None,
 ) -> Text:
     if state == "off":
         return Text("bridge off", style="dim")
+    if state == "connected" and site is None:
+        return Text.assemble(
+            ("bridge ", "bold"),
+            (printable(browser or "browser"), "bold green"),
+            (": open a chat tab", ""),
+        )
     if state == "connected":
         shown = printable(title or "")
         shown = shown if len(shown) <= MAX_TITLE else shown[: MAX_TITLE - 1] + "…"

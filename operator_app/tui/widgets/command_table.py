@@ -17,6 +17,7 @@ import time
 from rich.console import Console
 from rich.text import Text
 from textual import events
+from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
@@ -100,6 +101,10 @@ def summary_lines(
 class CommandTable(DataTable[object]):
     DEFAULT_CSS = "CommandTable { scrollbar-gutter: stable; }"
 
+    class TopWanted(Message):
+        """Home, or Up / PageUp on the first row: the person wants the message's first line, which
+        the first row's block (selected, it scrolls the message to itself) may be far below."""
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self._cells: dict[str, Cells] = {}  # row key -> what it shows
@@ -117,6 +122,24 @@ class CommandTable(DataTable[object]):
         """Empty, for another message: its ids and actions decide the widths afresh."""
         self.clear(columns=True)
         self._cells, self._rows, self._layout = {}, [], None
+
+    def action_scroll_home(self) -> None:
+        super().action_scroll_home()
+        if self.row_count:
+            self.move_cursor(row=0)
+        self.post_message(self.TopWanted())  # after the row's highlight, which scrolls to its block
+
+    def action_cursor_up(self) -> None:
+        at_top = not self.row_count or self.cursor_row == 0
+        super().action_cursor_up()
+        if at_top:
+            self.post_message(self.TopWanted())
+
+    def action_page_up(self) -> None:
+        at_top = not self.row_count or self.cursor_row == 0
+        super().action_page_up()
+        if at_top:
+            self.post_message(self.TopWanted())
 
     def selected_line(self) -> int | None:
         if not self.row_count:

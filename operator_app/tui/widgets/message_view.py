@@ -216,6 +216,11 @@ class MessageView(DrawnLines, can_focus=True):
             # laid out.
             self.call_after_refresh(self._scroll_to_wanted)
 
+    def scroll_to_top(self) -> None:
+        """The message's first line, and no block line to follow any more."""
+        self._wanted_line = None
+        self.scroll_to(0, 0, animate=False)
+
     def scroll_to_line(self, line: int) -> None:
         self._wanted_line = line
         self._scroll_to_wanted()

@@ -7,7 +7,9 @@
    - Page messages go to Operator and their results come back (background/page_messages.js); the
      icon's badge shows how many results are in the input box.
    - Heartbeat: POST /v1/hello on each content script's 10 s ping and when the chat tab in front
-     changes.
+     changes. While a chat tab is watched, one hello waits at Operator (`wait`), so the background
+     learns at once when the bridge stops, and while it is off it asks every second: the watched
+     pages are told at once when Operator stops and starts listening.
    - The context menu "Send selection to Operator" and the popup's "Watch this page" put the content
      scripts where the manifest does not (activeTab + scripting); "Watch this page" is remembered
      for the page's origin until the popup's "Stop watching".
@@ -26,6 +28,8 @@ const Selectors = globalThis.OperatorSelectors;
 const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/health.js", "content/teach.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
+const PRESENCE_WAIT_S = 20; // how long the waiting hello waits at Operator
+const PRESENCE_RETRY_MS = 1000; // how often, while Operator is not listening, it asks again
 
 const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, seenAt}
 const genericTabs = new Map(); // tab id -> origin, for every page where the generic fallback runs
@@ -36,7 +40,20 @@ let connection = { state: "unknown", detail: "", workspace: null, checkedAt: 0 }
 /* ---- connection state, as the popup and the page panel tell it ---- */
 
 function noteOutcome(outcome) {
+  const was = connection.state;
+  const workspace = connection.workspace;
+  setConnection(outcome);
+  if (connection.state !== was || connection.workspace !== workspace) showConnectionTitle();
+  if (connection.state !== was) announceConnection();
+}
+
+function setConnection(outcome) {
   const now = Date.now();
+  if (outcome.ok && outcome.data && outcome.data.bridge === "stopping") {
+    // The bridge answered on its way out: it is not listening from now on.
+    connection = { state: "unreachable", detail: "Operator stopped the bridge", workspace: connection.workspace, checkedAt: now };
+    return;
+  }
   if (outcome.ok) {
     connection = { state: "connected", detail: "", workspace: (outcome.data && outcome.data.workspace) || connection.workspace, checkedAt: now };
     return;
@@ -67,6 +84,12 @@ async function problemForPage(outcome = null) {
   }
 }
 
+/* The watched pages hear at once when Operator stops or starts listening (content.js shows it). */
+async function announceConnection() {
+  const message = { type: "connection", state: connection.state, problem: await problemForPage() };
+  for (const tabId of chatTabs.keys()) tellTab(tabId, message);
+}
+
 async function call(method, path, body, options) {
   const outcome = await Api.request(method, path, body, options);
   noteOutcome(outcome);
@@ -82,11 +105,51 @@ function tabForHello() {
   return reported;
 }
 
+/* "Chromium 156", "Google Chrome 156": Chromium's brand list carries a deliberately meaningless
+   "Not A Brand" entry, and a browser built on Chromium names Chromium too; both are left out. */
+function browserName() {
+  let brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
+  if (brands.length > 1) brands = brands.filter((brand) => brand.brand !== "Chromium");
+  const firefox = /Firefox\/(\d+)/.exec(navigator.userAgent);
+  const name = brands.length ? brands.map((brand) => brand.brand + " " + brand.version).join(", ")
+    : firefox ? "Firefox " + firefox[1] : navigator.userAgent;
+  return name.slice(0, 200);
+}
+
 async function hello() {
   lastHelloAt = Date.now();
-  const outcome = await call("POST", "hello", { tab: tabForHello() });
-  if (outcome.ok && outcome.data && outcome.data.workspace) pages.workspaceOpen();
+  const outcome = await call("POST", "hello", { tab: tabForHello(), browser: browserName() });
+  heardFrom(outcome);
   return outcome;
+}
+
+/* A hello's answer that names a workspace: the page messages refused for want of one go now. */
+function heardFrom(outcome) {
+  if (outcome.ok && outcome.data && outcome.data.workspace) pages.workspaceOpen();
+}
+
+let presenceRunning = false;
+
+/* While a chat tab is watched: one hello waits at Operator, answered when the bridge stops (or
+   after PRESENCE_WAIT_S); while Operator is not listening, one every PRESENCE_RETRY_MS (a refused
+   connection on loopback costs nothing). An Operator that answers at once is asked no more often. */
+async function keepPresence() {
+  if (presenceRunning) return;
+  presenceRunning = true;
+  try {
+    while (chatTabs.size > 0 && (await Api.settings()).token) {
+      const started = Date.now();
+      lastHelloAt = started;
+      const outcome = await call("POST", "hello", { tab: tabForHello(), browser: browserName(), wait: connection.state === "connected" ? PRESENCE_WAIT_S : 0 },
+        { timeoutMs: (PRESENCE_WAIT_S + 10) * 1000 });
+      if (!outcome.ok && outcome.error.code === "BRIDGE_BAD_REQUEST") break; // an Operator that knows no `wait`
+      heardFrom(outcome);
+      const waited = Date.now() - started;
+      if (waited < PRESENCE_RETRY_MS) await new Promise((resolve) => setTimeout(resolve, PRESENCE_RETRY_MS - waited));
+    }
+  } finally {
+    presenceRunning = false;
+  }
 }
 
 function rememberTab(tabId, tab) {
@@ -119,6 +182,7 @@ function forgetTab(tabId) {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   genericTabs.delete(tabId);
+  countedTabs.delete(tabId);
   forgetTab(tabId);
 });
 
@@ -157,20 +221,52 @@ async function permitAutoSend({ conversation, position, message }) {
 
 /* ---- badge ---- */
 
+/* The count of results waiting in the tab's input box, and its tooltip saying so; none: the
+   tooltip is the connection's again. */
+const countedTabs = new Set(); // tabs whose tooltip says how many results wait in their box
+
 function setBadge(tabId, text) {
   chrome.action.setBadgeBackgroundColor({ tabId, color: "#389e0d" }).catch(() => {});
   chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+  const count = Number(text);
+  if (count) countedTabs.add(tabId);
+  else countedTabs.delete(tabId);
+  // (A tab's own tooltip cannot be unset, only replaced: without a count it is the connection's.)
+  const title = count ? "Operator bridge: " + (count === 1 ? "1 result" : count + " results") + " ready in this tab's input box (press Enter there to send)"
+    : connectionTitle();
+  chrome.action.setTitle({ tabId, title }).catch(() => {});
+}
+
+function showConnectionTitle() {
+  const title = connectionTitle();
+  chrome.action.setTitle({ title }).catch(() => {});
+  for (const tabId of chatTabs.keys()) {
+    if (!countedTabs.has(tabId)) chrome.action.setTitle({ tabId, title }).catch(() => {});
+  }
+}
+
+/* The icon's tooltip: who the extension speaks to, and how that goes. */
+function connectionTitle() {
+  switch (connection.state) {
+    case "connected":
+      return "Operator bridge: connected to Operator" + (connection.workspace ? " (workspace " + connection.workspace + ")" : "");
+    case "unreachable":
+      return "Operator bridge: Operator is not listening (start the bridge in Operator with b)";
+    case "unpaired":
+      return "Operator bridge: not paired (click to pair with Operator)";
+    case "unauthorized":
+      return "Operator bridge: pairing no longer valid (click to pair again)";
+    case "error":
+      return "Operator bridge: Operator refused a request";
+    default:
+      return "Operator bridge";
+  }
 }
 
 /* ---- pairing ---- */
 
 async function pair(code, port) {
-  // Chromium's brand list carries a deliberately meaningless "Not A Brand" entry; leave it out.
-  const brands = navigator.userAgentData ? navigator.userAgentData.brands.filter((brand) => !/not.?a.?brand/i.test(brand.brand)) : [];
-  const firefox = /Firefox\/(\d+)/.exec(navigator.userAgent);
-  const browserName = brands.length ? brands.map((brand) => brand.brand + " " + brand.version).join(", ")
-    : firefox ? "Firefox " + firefox[1] : navigator.userAgent;
-  const outcome = await Api.request("POST", "pair", { code, browser: browserName.slice(0, 200) }, { token: null, port });
+  const outcome = await Api.request("POST", "pair", { code, browser: browserName() }, { token: null, port });
   if (!outcome.ok) {
     noteOutcome(outcome);
     return { ok: false, error: outcome.error };
@@ -212,6 +308,7 @@ async function stopWatching(origin) {
   for (const [tabId, tabOrigin] of genericTabs) {
     if (tabOrigin !== origin) continue;
     forgetTab(tabId);
+    pages.dropTab(tabId);
     setBadge(tabId, "");
     await tellTab(tabId, { type: "watch", on: false });
   }
@@ -306,10 +403,11 @@ async function handle(message, sender) {
       return pages.post(tabId, message.payload);
     case "ping": {
       const changed = rememberTab(tabId, { ...message.tab, url: sender.url });
-      if (changed || Date.now() - lastHelloAt > HELLO_EVERY_MS) await hello();
+      if (changed || (!presenceRunning && Date.now() - lastHelloAt > HELLO_EVERY_MS)) await hello();
+      keepPresence();
       const last = message.last;
       const resend = !!last && connection.state === "connected" && (await pages.needsResend(last));
-      return { resend };
+      return { resend, connection: connection.state };
     }
     case "delivered": {
       if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
@@ -317,6 +415,11 @@ async function handle(message, sender) {
       const outcome = await call("POST", "delivered", {
         conversation: message.conversation, position: message.position, message: message.message, sent: message.sent,
       });
+      return { ok: outcome.ok };
+    }
+    case "asked": {
+      if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
+      const outcome = await call("POST", "asked", { conversation: message.conversation, position: message.position, message: message.message });
       return { ok: outcome.ok };
     }
     case "results-gone":

@@ -74,13 +74,13 @@
       const existing = watchers.get(key);
       if (existing) {
         existing.tabId = tabId;
+        if (existing.dropped) Object.assign(existing, { dropped: false, lastProgress: null }); // watched again: tell it afresh
         return;
       }
-      const watcher = { tabId, conversation, position };
+      const watcher = { tabId, conversation, position, dropped: false, lastProgress: null };
       watchers.set(key, watcher);
       const query = "results?conversation=" + encodeURIComponent(conversation) + "&position=" + position + "&wait=";
       let failures = 0;
-      let lastProgress = null;
       let lastState = "streaming";
       try {
         while (failures < 40) {
@@ -88,6 +88,7 @@
           // second, so the page learns at once when a write starts waiting for the terminal.
           const wait = lastState === "streaming" ? 1 : POLL_WAIT_S;
           const outcome = await call("GET", query + wait, null, { timeoutMs: (wait + 10) * 1000 });
+          if (watcher.dropped) return;
           if (!outcome.ok) {
             if (outcome.error.code !== "UNREACHABLE" && outcome.error.code !== "TIMEOUT") return;
             failures += 1;
@@ -97,10 +98,13 @@
           failures = 0;
           const state = outcome.data;
           lastState = state.state;
-          const progress = state.state + "|" + (state.waiting_for || "");
-          if (progress !== lastProgress) {
-            lastProgress = progress;
-            tellTab(watcher.tabId, { type: "progress", state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null });
+          const progress = state.state + "|" + (state.waiting_for || "") + "|" + state.message;
+          if (progress !== watcher.lastProgress) {
+            watcher.lastProgress = progress;
+            tellTab(watcher.tabId, {
+              type: "progress", conversation: watcher.conversation, position: watcher.position, message: state.message,
+              state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null,
+            });
           }
           if (state.state === "failed") {
             await settle(key);
@@ -144,6 +148,17 @@
         if (answer) return answer;
       }
       return null;
+    }
+
+    /* The person stopped watching the page in `tabId` (its origin, in the popup): what Operator
+       already has of its answers stays there, but the page hears no more of them, neither their
+       progress nor their results (the TUI still shows them). Watched again, the page posts its
+       answer again and is told afresh. A selection's results still come: the person sent that
+       text themselves, watched or not. */
+    function dropTab(tabId) {
+      for (const watcher of watchers.values()) {
+        if (watcher.tabId === tabId && !watcher.conversation.startsWith("selection/")) watcher.dropped = true;
+      }
     }
 
     /* The tab the results of a page message were handed to: the only one that may say they
@@ -199,7 +214,7 @@
       for (const { tabId, payload } of waiting) post(tabId, payload);
     }
 
-    return Object.freeze({ post, needsResend, wasHandedTo, workspaceOpen, watchers, waitingForWorkspace, pageKey });
+    return Object.freeze({ post, needsResend, wasHandedTo, workspaceOpen, dropTab, watchers, waitingForWorkspace, pageKey });
   }
 
   root.OperatorPageMessages = Object.freeze({ create, pageKey });

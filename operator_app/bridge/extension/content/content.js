@@ -13,14 +13,19 @@
      being written, and its position
      among the page's assistant messages. A message is over when the site's "still generating"
      indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
-     after a quiet period. Only messages that hold OPERATOR_CMD are sent.
+     after a quiet period. Only messages that hold OPERATOR_CMD are sent. A message already on the
+     page when watching starts, that does not change and shows no indicator, was written before:
+     it is sent once, finished, never as if it were being written (Operator holds an answer that
+     ended while it was not listening, docs/bridge-protocol.md).
    - Results: when the background says a message's results are ready, content/delivery.js puts
      them into the input box.
    - Status: the popup asks which adapter runs here and, field by field, which selector found it
      (content/health.js). The same check runs by itself when an answer ends without a message the
      adapter could read, or a fill fails: the page panel then says what failed and offers "Point
      at it" (content/teach.js), which keeps a selector of the person's own for this site, tried
-     before the built-in ones (kept by the background, per site). */
+     before the built-in ones (kept by the background, per site).
+   - Operator listening or not: the background says at once when it stops or starts; the panel
+     says so, and on its return this page asks at once whether its answer must be sent again. */
 
 (function () {
   "use strict";
@@ -51,6 +56,8 @@
   let scanTimer = null;
   let scanDueAt = Infinity;
   let lastScanAt = -Infinity;
+  let firstScan = false; // the next scan is the first since watching started
+  let operatorState = null; // "connected", or why not, as the background last said
 
   Panel.anchorTo(() => inputBox());
 
@@ -149,13 +156,19 @@
       watched.position !== found.position ||
       (key !== watched.conversation && (watched.done || !text.startsWith(watched.text.slice(0, 200))));
     if (isNew) {
-      watched = { conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false };
+      watched = {
+        conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false,
+        written: firstScan && !generatingNow, // on the page already: not seen being written
+      };
     }
+    firstScan = false;
     if (text !== watched.text) {
       if (watched.text !== null && !generatingNow) changesWithoutIndicator += 1;
+      if (watched.text !== null) watched.written = false; // it changes: being written now
       watched.text = text;
       watched.changedAt = now;
     }
+    if (generatingNow) watched.written = false;
     const quietFor = now - watched.changedAt;
     // The answer's action buttons (copy, thumbs) are a second sign of its end; a page that shows
     // its last tokens after its indicator went (waitForDone) ends an answer only at that sign.
@@ -187,11 +200,17 @@
 
   function sendText(text, generating) {
     if (!Text.holdsMarker(text)) return;
+    if (generating && watched.written) return; // written before: sent once its quiet period is over
     if (watched.sent && watched.sent.text === text && watched.sent.generating === generating) return;
     watched.sent = { text, generating };
     watched.done = !generating;
     if (generating) delivery.cancelAutoSend("the model is writing again");
-    send({ type: "message", payload: pagePayload() }).then(showConnectionProblem);
+    const following = watched;
+    send({ type: "message", payload: pagePayload() }).then((reply) => {
+      // Operator's number for it, the one its terminal shows (the popup names it so).
+      if (reply && reply.reply && reply.reply.message && watched === following) watched.message = reply.reply.message;
+      showConnectionProblem(reply);
+    });
   }
 
   let shownProblemFor = null;
@@ -223,7 +242,10 @@
     return {
       site: builtIn.id, name: builtIn.name, generic: isGeneric, active, origin: location.origin, host: location.host,
       adapterOk: problems.length === 0, problems, fields, messages, teaching: Teach.pointing(),
-      watching: watched && { conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length },
+      watching: watched && {
+        conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length,
+        sent: !!watched.sent, message: watched.message || null, state: watched.operatorState || null,
+      },
     };
   }
 
@@ -312,6 +334,7 @@
       ? { conversation: watched.conversation, position: watched.position, length: watched.sent.text.length, done: watched.done }
       : null;
     send({ type: "ping", tab: { ...tabInfo(), adapter_ok: report.adapterOk, problem: problemLine(report) }, last }).then((reply) => {
+      if (reply && reply.connection && operatorState === null) operatorState = reply.connection;
       // The background has no word of this page message (its worker was restarted, or Operator
       // was and forgot it): tell it again. A finished one whose results went back is not sent.
       if (reply && reply.resend && watched && watched.sent) send({ type: "message", payload: pagePayload() });
@@ -342,11 +365,35 @@
       return true; // the answer comes once the input box has taken the text (or not)
     }
     else if (message.type === "progress") showProgress(message);
+    else if (message.type === "connection") showConnection(message);
     else if (message.type === "ping") reply({ alive: true });
     return false;
   });
 
+  /* Operator stopped or started listening (the background's word, at once). Said on a watched
+     page that knew it listening; when it is back, "not listening" goes and the page's answer is
+     sent again at once if Operator has no word of it. */
+  function showConnection(message) {
+    const was = operatorState;
+    operatorState = message.state;
+    if (!active || message.state === was) return;
+    if (message.state !== "connected") {
+      if (was === "connected" && message.problem) {
+        Panel.show({ title: "Operator bridge: " + message.problem.title, text: message.problem.text, tone: "problem", state: "not-connected" });
+      }
+      return;
+    }
+    if (Panel.currentState() === "not-connected") {
+      Panel.show({ title: "Operator bridge: listening again", tone: "done", state: "connected", hideAfterMs: 4000 });
+    }
+    ping();
+  }
+
   function showProgress(message) {
+    if (watched && watched.conversation === message.conversation && watched.position === message.position) {
+      if (message.message) watched.message = message.message;
+      watched.operatorState = message.state;
+    }
     if (message.state === "failed") {
       Panel.show({
         title: "Operator could not run this answer",
@@ -360,7 +407,13 @@
         text: message.waiting_for,
         state: "waiting",
       });
-    } else if (Panel.currentState() === "waiting") {
+    } else if (message.state === "held") {
+      Panel.show({
+        title: "Operator: this answer ended while Operator was not listening",
+        text: "It runs only when you say so in Operator's terminal.",
+        state: "held",
+      });
+    } else if (Panel.currentState() === "waiting" || Panel.currentState() === "held") {
       Panel.hide();
     }
   }
@@ -375,6 +428,7 @@
   function start() {
     if (active) return;
     active = true;
+    firstScan = true;
     observe();
     pingTimer = setInterval(ping, PING_MS);
     ping();
@@ -414,6 +468,8 @@
   }
 
   document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
+  // A textarea's text is no DOM mutation: results sent, cleared or edited there are noticed here.
+  document.addEventListener("input", () => delivery.checkDeliveredStillThere(), true);
   if (isGeneric) askToWatch();
   else loadSelectors().then(start);
 })();

@@ -21,8 +21,10 @@
 
     let delivered = null; // {id, copyText, count} of the results put into the input box
     let autoSendTimer = null;
+    let countdown = null; // the interval that counts the auto-send notice down
     let sendProblem = null;
     const handledResults = new Set(); // "conversation|position|message" filled, asked or declined
+    const filledTexts = []; // the results this page's box was given, newest last (a few)
 
     function resultsId(results) {
       return results.conversation + "|" + results.position + "|" + results.message;
@@ -52,6 +54,9 @@
       const input = inputBox();
       if (!input) return cannotFill(results, describeMissing("input"));
       if (Editor.endsWithText(input, results.copy_text)) return landed(results, input, false);
+      // Results Operator put there and nobody sent (an auto-send cancelled) are not the person's
+      // text: the new ones take their place. Anything the person added to them is theirs.
+      if (holdsOnlyFilledResults(input)) return put(results, true, true);
       if (Editor.holdsOwnText(input)) {
         ask(results);
         return { status: "asked" };
@@ -59,7 +64,14 @@
       return put(results, true, true);
     }
 
+    function holdsOnlyFilledResults(input) {
+      const held = Editor.readInput(input);
+      return held.trim() !== "" && filledTexts.some((text) => Editor.sameText(held, text));
+    }
+
     function ask(results) {
+      // Operator's terminal says so too: the person may be looking there.
+      send({ type: "asked", conversation: results.conversation, position: results.position, message: results.message, count: results.count });
       Panel.show({
         title: "Operator: " + plural(results.count) + " ready",
         text: "Your input box holds text of yours: where should they go?",
@@ -96,6 +108,8 @@
 
     function landed(results, input, boxWasEmpty) {
       delivered = { id: resultsId(results), copyText: results.copy_text, count: results.count, results };
+      filledTexts.push(results.copy_text);
+      if (filledTexts.length > 5) filledTexts.shift();
       onDelivered();
       send({ type: "delivered", conversation: results.conversation, position: results.position, message: results.message, count: results.count, sent: false });
       const autoSend = results.autoSend || {};
@@ -146,21 +160,30 @@
     }
 
     function startAutoSend(results, delayMs) {
-      const seconds = Math.round(delayMs / 100) / 10;
+      const sendAt = performance.now() + delayMs;
+      const left = () => "Auto-send: sending in " + Math.max(1, Math.ceil((sendAt - performance.now()) / 1000)) + " s.";
       Panel.show({
         title: "Operator: " + plural(results.count) + " ready",
-        text: "Auto-send: sending in " + seconds + " s.",
+        text: left(),
         state: "autosend-pending",
         tone: "done",
         buttons: [{ id: "cancel", label: "Don't send", onClick: () => cancelAutoSend("you cancelled it") }],
       });
+      stopCountdown();
+      countdown = setInterval(() => { if (Panel.currentState() === "autosend-pending") Panel.setText(left()); }, 200);
       autoSendTimer = setTimeout(() => autoSend(results), delayMs);
+    }
+
+    function stopCountdown() {
+      clearInterval(countdown);
+      countdown = null;
     }
 
     function cancelAutoSend(reason) {
       if (autoSendTimer === null) return;
       clearTimeout(autoSendTimer);
       autoSendTimer = null;
+      stopCountdown();
       Panel.show({
         title: "Operator: not sent",
         text: "Auto-send stopped: " + reason + ". The results are in the input box; press Enter to send them.",
@@ -174,6 +197,7 @@
 
     async function autoSend(results) {
       autoSendTimer = null;
+      stopCountdown();
       const refuse = (reason) => Panel.show({
         title: "Operator: not sent", state: "autosend-refused",
         text: "Auto-send did not send: " + reason + ". The results are in the input box; press Enter to send them.",

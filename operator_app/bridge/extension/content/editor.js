@@ -47,6 +47,13 @@
     return readInput(element).trim() !== "";
   }
 
+  /* True when two texts are the same, line ends, trailing blanks and blank lines aside (an editor
+     may fold the blank lines of what it was given, as ProseMirror's paste does). */
+  function sameText(one, other) {
+    const lines = (text) => normalized(text).split("\n").filter((line) => line.trim() !== "").join("\n");
+    return lines(one) === lines(other);
+  }
+
   /* True when the input box ends with `text` (line ends and trailing blanks aside). */
   function endsWithText(element, text) {
     return normalized(readInput(element)).endsWith(normalized(text));
@@ -173,5 +180,5 @@
     }
   }
 
-  root.OperatorEditor = Object.freeze({ readInput, holdsOwnText, endsWithText, fill, pressEnter, editorKind });
+  root.OperatorEditor = Object.freeze({ readInput, holdsOwnText, endsWithText, sameText, fill, pressEnter, editorKind });
 })(globalThis);

@@ -143,6 +143,12 @@
     scheduleHide(hideAfterMs);
   }
 
+  /* Change the shown message's text in place (a countdown), its buttons and state kept. */
+  function setText(text) {
+    const body = panel && panel.querySelector(".text");
+    if (body) body.textContent = text;
+  }
+
   function hide() {
     clearTimeout(hideTimer);
     hideTimer = null;
@@ -160,5 +166,5 @@
 
   window.addEventListener("resize", place);
 
-  root.OperatorPanel = Object.freeze({ show, hide, currentState, anchorTo });
+  root.OperatorPanel = Object.freeze({ show, hide, setText, currentState, anchorTo });
 })(globalThis);

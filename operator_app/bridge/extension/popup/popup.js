@@ -73,6 +73,16 @@ async function stopWatching(origin) {
   await Promise.all([showConnection(), showTab()]);
 }
 
+/* The answer the page follows, by the number Operator's terminal gives it ("Message 8"). */
+function watchingLine(watching) {
+  if (!watching) return "";
+  const how = watching.done ? " (finished)." : " (being written).";
+  if (watching.state === "held") return " Its latest answer ended while Operator was not listening: run it from Operator's terminal.";
+  if (watching.message) return " Following message " + watching.message + how;
+  if (watching.sent) return " Following the latest answer" + how;
+  return " Its latest answer holds no OPERATOR_CMD block" + (watching.done ? "." : " yet.");
+}
+
 async function showTab() {
   const tabId = await targetTabId();
   const line = $("tab-state");
@@ -101,9 +111,7 @@ async function showTab() {
     $("stop-tab").dataset.origin = report.origin;
     $("stop-tab").textContent = "Stop watching " + report.host;
   }
-  const watching = report.watching
-    ? " Following message " + (report.watching.position + 1) + (report.watching.done ? " (finished)." : " (being written).")
-    : "";
+  const watching = watchingLine(report.watching);
   showFields(list, report, tabId);
   if (report.adapterOk) {
     line.dataset.state = "ok";
@@ -274,12 +282,26 @@ $("selectors-import").addEventListener("click", async () => {
   }
 });
 
+/* The code as Operator shows it ("875 562"), typed or pasted with spaces or a dash: its digits. */
+function pairingDigits(typed) {
+  const digits = typed.replace(/[\s\-\u2010-\u2015]/g, "");
+  return /^[0-9]{6}$/.test(digits) ? digits : null;
+}
+
 $("pair-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const result = $("pair-result");
+  const code = pairingDigits($("pair-code").value);
+  if (code === null) {
+    // Not sent: a wrong code would use up one of its few tries.
+    result.className = "error";
+    result.textContent = "The code is the 6 digits Operator shows (spaces and dashes are fine).";
+    result.dataset.code = "";
+    return;
+  }
   result.className = "";
   result.textContent = "Pairing…";
-  const answer = await chrome.runtime.sendMessage({ type: "pair", code: $("pair-code").value.trim(), port: Number($("pair-port").value) });
+  const answer = await chrome.runtime.sendMessage({ type: "pair", code, port: Number($("pair-port").value) });
   if (answer && answer.ok) {
     result.textContent = "Paired with Operator (workspace " + answer.workspace + ").";
     $("pair-code").value = "";
