@@ -598,6 +598,8 @@ async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(
         extension = await paired_extension(pilot, app)
         await extension.answer(READ + LIST)
         result = await extension.results(wait=10)
+        # The page asks only once it has the results; the TUI has then said they are ready.
+        await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
         where = {"conversation": "chat/1", "position": 0}
         assert (
             await extension.post("/v1/asked", {**where, "message": result["message"] + 1})
