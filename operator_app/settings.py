@@ -5,7 +5,7 @@ the file is written with mode 0600. A leaf module: every front end may read it, 
 of Operator. A broken or missing settings file reads as "no settings"; it never stops the app.
 
 What is kept: the last workspace and the RECENT_KEPT before it, whether the terminal's own copy
-works, auto-copy (on or off) and the Textual theme chosen.
+works, auto-copy (on or off), the dialect whose prompt `p` copies, and the Textual theme chosen.
 May import: nothing else of operator_app."""
 
 from __future__ import annotations
@@ -78,6 +78,15 @@ def auto_copy() -> bool:
 
 def set_auto_copy(on: bool) -> bool:
     return save("auto_copy", on)
+
+
+def prompt_dialect() -> str:
+    """Which system prompt `p` copies: "operator" (OPERATOR_CMD, the default) or "string"."""
+    return "string" if load_settings().get("prompt_dialect") == "string" else "operator"
+
+
+def set_prompt_dialect(dialect: str) -> bool:
+    return save("prompt_dialect", dialect)
 
 
 def theme() -> str | None:

@@ -277,11 +277,12 @@ class MessageRun:
             )
             return
         from ..protocol.chanflow.commands import BY_NAME
-        from .chanflow.run import CONTENT_KEY_PREFIX, ChanFlowRunner, request_line
+        from .chanflow.run import CONTENT_KEY_PREFIX, ChanFlowRunner, request_id, request_line
 
         first = request_line(block.payload)
         name = first[1:].split(" ", 1)[0] if first.startswith("/") else ""
-        self.engine.notify(BlockStarted(line, None, first.split(" ", 1)[0] or None, None))
+        rid, _ = request_id(block.key, self.engine.session.used_ids())
+        self.engine.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
         spec = BY_NAME.get(name)
         if spec is not None and spec.writes:
             self._flush()  # what ran before a write is recorded and shown before it is asked about

@@ -255,6 +255,14 @@ class OperatorApp(
             f"now {'on' if on else 'off'})",
             self.action_toggle_auto_copy,
         )
+        string = settings.prompt_dialect() == "string"
+        yield SystemCommand(
+            f"Prompt dialect: switch p to {'OPERATOR_CMD' if string else 'String (ChanFlow)'}",
+            "which system prompt p copies: OPERATOR_CMD blocks, or String's "
+            f"<\U0001d49e=string:...> blocks (remembered; now "
+            f"{'String' if string else 'OPERATOR_CMD'}); Operator runs both",
+            self.action_toggle_prompt_dialect,
+        )
         yield SystemCommand(
             "Pair a browser",
             "show a new code to pair the Operator browser extension (starts the bridge)",
@@ -396,6 +404,18 @@ class OperatorApp(
             return
         self.status(f"Ending message {self._followed}...")
         self._end_follow.set()
+
+    def action_toggle_prompt_dialect(self) -> None:
+        dialect = "operator" if settings.prompt_dialect() == "string" else "string"
+        kept = settings.set_prompt_dialect(dialect)
+        said = (
+            "p now copies String's system prompt (<\U0001d49e=string:...> blocks)."
+            if dialect == "string"
+            else "p now copies the OPERATOR_CMD system prompt."
+        )
+        self.notify(
+            said if kept else said + " (Not remembered: the settings file cannot be written.)"
+        )
 
     def action_toggle_auto_copy(self) -> None:
         on = not settings.auto_copy()

@@ -56,8 +56,9 @@ class _Told(Listener):
 
     def asked(self, number: int, count: int) -> None:
         said = (
-            f"Message {number}: the chat page asks where to put its {plural(count, 'result')}, as its input "
-            "box holds text of yours. Answer there: after your text, replace it, or not now."
+            f"Message {number}: the chat page asks where to put its {plural(count, 'result')}, as "
+            "its input box holds text of yours. Answer there: after your text, replace it, or not "
+            "now."
         )
         self.app.notify(said, title="Bridge", severity="warning", timeout=20)
         self.app.status(said)
@@ -69,7 +70,8 @@ RUN_HELD = "Run the answers that ended while Operator was not listening"
 def held_question(answers: list[HeldAnswer]) -> Text:
     """ "1 answer ended while Operator was not listening — run it?" and the answers, one a line."""
     count = len(answers)
-    headline = f"{plural(count, 'answer')} ended while Operator was not listening — run {'it' if count == 1 else 'them'}?"
+    them = "it" if count == 1 else "them"
+    headline = f"{plural(count, 'answer')} ended while Operator was not listening — run {them}?"
     lines = [Text(headline, style="bold")]
     for answer in answers:
         where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
@@ -166,8 +168,8 @@ class BridgeControlMixin(AppHost):
         return list(self.bridge.bridge.held.values()) if self.bridge is not None else []
 
     def offer_held(self, answers: list[HeldAnswer]) -> None:
-        """Ask the person whether to run the answers that ended while Operator was not listening (the
-        question is asked again, updated, when the list changes)."""
+        """Ask the person whether to run the answers that ended while Operator was not listening
+        (the question is asked again, updated, when the list changes)."""
         asking = self._held_question
         if asking is not None:
             self._held_question = None
@@ -179,8 +181,9 @@ class BridgeControlMixin(AppHost):
             # The person is in another dialog: a question opened under their fingers would take
             # the next y as its answer.
             self.notify(
-                f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close this, then run "
-                f"{'it' if len(answers) == 1 else 'them'} from the palette (ctrl+p): {RUN_HELD}.",
+                f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close "
+                f"this, then run {'it' if len(answers) == 1 else 'them'} from the palette "
+                f"(ctrl+p): {RUN_HELD}.",
                 title="Bridge",
                 severity="warning",
                 timeout=20,
@@ -202,7 +205,8 @@ class BridgeControlMixin(AppHost):
                 self.action_run_held()
             else:
                 self.status(
-                    f"Not run: {plural(len(answers), 'answer')} from while Operator was not listening "
+                    f"Not run: {plural(len(answers), 'answer')} from while Operator was not "
+                    "listening "
                     f'{"waits" if len(answers) == 1 else "wait"}; the palette\'s "{RUN_HELD}" runs '
                     f"{'it' if len(answers) == 1 else 'them'}."
                 )

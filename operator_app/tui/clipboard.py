@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..protocol.chanflow.grammar import SIGIL
+
+STRING_TAG = f"<{SIGIL}="  # how a String block (ChanFlow) starts
+
 TIMEOUT_S = 2.0
 
 
@@ -127,8 +131,8 @@ def watch_loop(
     interval: float,
 ) -> None:
     """Poll `source` until `stopping()`; call `on_text` with each new text that holds OPERATOR_CMD
-    and is not one of Operator's own copies (the system prompt holds OPERATOR_CMD examples). What
-    the clipboard held when watching began is not new."""
+    or a String block's tag and is not one of Operator's own copies (the system prompt holds
+    examples of both). What the clipboard held when watching began is not new."""
     last = source.read()
     while not stopping():
         time.sleep(interval)
@@ -136,5 +140,5 @@ def watch_loop(
         if text is None or text == last:
             continue
         last = text
-        if "OPERATOR_CMD" in text and not is_own(text):
+        if ("OPERATOR_CMD" in text or STRING_TAG in text) and not is_own(text):
             on_text(text)

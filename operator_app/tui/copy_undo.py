@@ -66,10 +66,17 @@ class CopyUndoMixin(AppHost):
             )
 
     def action_copy_prompt(self) -> None:
-        from ..protocol.spec import system_prompt
-
+        """The system prompt of the dialect chosen in the palette (OPERATOR_CMD unless String)."""
         folder = self.runner.session.state_dir if self.runner else settings.config_dir()
-        self._copy(system_prompt(), "the system prompt", folder / "copies" / "system-prompt.txt")
+        if settings.prompt_dialect() == "string":
+            from ..protocol.chanflow.spec import string_prompt
+
+            text, what, name = string_prompt(), "the String system prompt", "string-prompt.txt"
+        else:
+            from ..protocol.spec import system_prompt
+
+            text, what, name = system_prompt(), "the system prompt", "system-prompt.txt"
+        self._copy(text, what, folder / "copies" / name)
 
     def _copy(
         self, text: str, what: str, save_to: Path, *, note: str = "", auto: bool = False

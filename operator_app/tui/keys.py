@@ -33,7 +33,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         "p",
         "copy_prompt",
         "Copy prompt",
-        "copy the system prompt (`operator-app spec`) to paste into the chat",
+        "copy the system prompt (`operator-app spec`; the palette switches it to String's) to "
+        "paste into the chat",
         "Prompt",
     ),
     Key(

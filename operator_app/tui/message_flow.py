@@ -14,6 +14,9 @@ from textual.widgets import Input, TextArea
 
 from .. import settings
 from ..engine.executor import AwaitingDecision, Progress, ResultReady
+from ..protocol.chanflow.blocks import ChanBlock
+from ..protocol.chanflow.grammar import SIGIL
+from ..protocol.message import scan_whole
 from .clipboard import SystemClipboard, watch_loop
 from .host import AppHost
 from .messages import (
@@ -29,6 +32,22 @@ from .messages import (
 from .runner import Abandoned, EngineRunner, follow_loop
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
+
+
+def nothing_to_run(text: str) -> str | None:
+    """Why a text holds nothing Operator could run, or None when it holds a block of either
+    dialect (even an invalid one: its error is an answer)."""
+    if "OPERATOR_CMD" in text:
+        return None
+    if f"<{SIGIL}=" in text:
+        blocks = [b for b in scan_whole(text).blocks if isinstance(b, ChanBlock) and b.for_operator]
+        if any(not block.is_response for block in blocks):
+            return None
+        if blocks:
+            return "Operator's own String responses: paste them into the chat, not here"
+    if "OPERATOR_RESULT" in text:
+        return "Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, not here"
+    return f"no OPERATOR_CMD or <{SIGIL}=string:...> block in it, so there is nothing to run"
 
 
 class MessageFlowMixin(AppHost):
@@ -57,14 +76,10 @@ class MessageFlowMixin(AppHost):
         if self.runner is None:
             self.notify("Choose a workspace first (w).", severity="warning")
             return
-        if "OPERATOR_CMD" not in text:
+        refused = nothing_to_run(text)
+        if refused is not None:
             # Nothing could run: don't add an empty message to the session.
-            what = (
-                "Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, "
-                "not here"
-                if "OPERATOR_RESULT" in text
-                else "no OPERATOR_CMD block in it, so there is nothing to run"
-            )
+            what = refused
             self.notify(
                 f"The {source} ({len(text):,} characters) was not taken: {what}.",
                 severity="warning",

@@ -1,17 +1,28 @@
 """What a consent dialog can say about the rest of its message: which write of the message this
 is ("write 2 of 4") and what `a` (apply the rest) would apply after it. The engine plans a write
 only when it reaches it, so this reads the message text the way the engine will: the blocks that
-validate as write commands, less those it will skip as repeats of commands already run. Pure: no
-disk, no Textual; the runner calls it on its worker thread with the session's used ids."""
+validate as write commands, of both dialects, less those it will skip as repeats of commands
+already run. Pure: no disk, no Textual; the runner calls it on its worker thread with the
+session's used ids."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..engine.chanflow.run import request_id
+from ..protocol.chanflow.blocks import ChanBlock
+from ..protocol.chanflow.commands import (
+    BY_NAME,
+    parse_location,
+    parse_topic,
+    read_payload,
+    workspace_relative,
+)
+from ..protocol.chanflow.errors import StringError
 from ..protocol.commands import validate_command
+from ..protocol.message import scan_whole
 from ..protocol.parser import parse_fields
-from ..protocol.scanner import scan_message
 
 DELETE_ACTIONS = (
     "fs.delete",
@@ -68,10 +79,43 @@ def normalised(path: str) -> str:
     return "/".join(parts) or "."
 
 
-def writes_in(text: str) -> list[PlannedWrite]:
-    """Every block of `text` that is a valid write command, in message order."""
+def string_write(
+    block: ChanBlock, used: Mapping[str, tuple[str, int, object]]
+) -> PlannedWrite | None:
+    """A String block that changes a file, as the engine will run it; None for any other. Its
+    path is the one written (a place in the topic's current document, or /undo's, is not known
+    from the text: a dialog then asks again before `a`)."""
+    if not block.for_operator or block.is_response or block.fault is not None:
+        return None
+    try:
+        parse_topic(block.topic)
+        request = read_payload(block.payload)
+        spec = BY_NAME[request.name]
+        if not spec.writes or (request.name == "edit" and request.body is None):
+            return None
+        path = (
+            parse_location(request.name, request.argument).path if request.name != "undo" else None
+        )
+    except StringError:
+        return None
+    rid = request_id(block.key, used)[0]
+    shown = (
+        normalised(workspace_relative(path)) if path else f"(/{request.name}: a place in the topic)"
+    )
+    return PlannedWrite(block.start_line, rid, f"/{request.name}", shown)
+
+
+def writes_in(
+    text: str, used: Mapping[str, tuple[str, int, object]] | None = None
+) -> list[PlannedWrite]:
+    """Every block of `text` that is a valid write command, of either dialect, in message order."""
     found = []
-    for block in scan_message(text).blocks:
+    for block in scan_whole(text).blocks:
+        if isinstance(block, ChanBlock):
+            planned = string_write(block, used or {})
+            if planned is not None:
+                found.append(planned)
+            continue
         if block.error is not None:
             continue
         try:
@@ -105,7 +149,7 @@ def write_outlook(
     of `text`. `used`: the session's used ids (id -> (content key, message, result)): a write
     whose id an earlier message used does not run (a repeat, or a duplicate id), nor does one
     repeating an id met before it in this message."""
-    writes = writes_in(text)
+    writes = writes_in(text, used)
     index = next(
         (i for i, w in enumerate(writes) if w.line == line and w.command_id == command_id), None
     )

@@ -18,6 +18,7 @@ from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, 
 from ..engine.state.session import Session
 from ..protocol.blocks import PendingBlock
 from ..protocol.chanflow.blocks import PendingChanBlock
+from ..protocol.chanflow.grammar import SIGIL
 from ..protocol.results import CommandResult
 from .follow import FileFollower
 from .messages import (
@@ -45,7 +46,7 @@ Lookahead = Callable[[], tuple[str, bool]]
 def pending_label(pending: PendingBlock | PendingChanBlock) -> str | None:
     """What names a block still arriving: an OPERATOR_CMD block's id, a String block's topic."""
     if isinstance(pending, PendingChanBlock):
-        return f"{pending.channel}:{pending.topic or 'main'}"
+        return f"<{SIGIL}={pending.channel}:{pending.topic or 'main'}>"
     return pending.id_hint
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..engine.chanflow.run import request_id
 from ..engine.executor import (
     AwaitingDecision,
     BlockStarted,
@@ -15,9 +16,12 @@ from ..engine.executor import (
     ResultReady,
 )
 from ..engine.state.session import Session
+from ..protocol.chanflow.blocks import ChanBlock
+from ..protocol.chanflow.commands import BY_NAME
+from ..protocol.chanflow.grammar import ERROR_MARK, SIGIL
 from ..protocol.commands import ACTIONS
+from ..protocol.message import scan_whole
 from ..protocol.results import CommandResult
-from ..protocol.scanner import scan_message
 
 WAITING = "waiting for you"
 NOT_RUN = "not run"
@@ -108,8 +112,19 @@ class MessageState:
         """After a restart, rows for the blocks that have no stored result: a repeat of a command an
         earlier message ran (a duplicate, as it showed live), or, in a message the app stopped in,
         a block that never ran (the model must treat it as not executed)."""
-        for block in scan_message(self.text).blocks:
+        for block in scan_whole(self.text).blocks:
             if block.start_line in self.rows:
+                continue
+            if isinstance(block, ChanBlock):
+                if block.for_operator and not block.is_response and self.interrupted:
+                    rid, _ = request_id(block.key, used)
+                    self.rows[block.start_line] = Row(
+                        block.start_line,
+                        rid,
+                        status=NOT_RUN,
+                        summary="Operator stopped before this ran; paste the message again to "
+                        "run it",
+                    )
                 continue
             earlier = used.get(block.id_hint or "")
             if earlier is not None and earlier[1] < self.number and earlier[0] == block.content_key:
@@ -174,11 +189,14 @@ class MessageState:
             del self.rows[line]
         self.pending = pending
         if pending is not None and pending[0] not in self.rows:
+            chanflow = (pending[1] or "").startswith(f"<{SIGIL}=")
             self.rows[pending[0]] = Row(
                 pending[0],
                 pending[1],
                 status="pending",
-                summary="waiting for its END_OPERATOR_CMD line",
+                summary="waiting for its close tag"
+                if chanflow
+                else "waiting for its END_OPERATOR_CMD line",
             )
 
     def finish(self, warnings: list[str] | tuple[str, ...]) -> None:
@@ -205,15 +223,19 @@ class MessageState:
 
 
 def writes(action: str | None) -> bool:
+    """Whether a row's action changes a file: a write action, or a String command that does."""
+    if action is not None and action.startswith("/"):
+        spec = BY_NAME.get(action[1:])
+        return spec is not None and spec.writes
     model = ACTIONS.get(action or "")
     return model is not None and model.WRITES
 
 
 def bare_summary(summary: str, code: str | None) -> str:
     """A summary without the leading error code that is shown beside it anyway: an invalid block's
-    "Invalid OPERATOR_CMD (<code>): " or a failure's "<code>: "."""
+    "Invalid OPERATOR_CMD (<code>): ", a failure's "<code>: ", a String error's "✗ <code>: "."""
     if code:
-        for prefix in (f"Invalid OPERATOR_CMD ({code}): ", f"{code}: "):
+        for prefix in (f"Invalid OPERATOR_CMD ({code}): ", f"{ERROR_MARK} {code}: ", f"{code}: "):
             summary = summary.removeprefix(prefix)
     return summary
 

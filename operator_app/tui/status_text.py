@@ -20,7 +20,7 @@ def finished_text(state: MessageState, to_browser: bool = False) -> str:
                 f"{earlier}); nothing ran again and there is nothing new to copy."
             )
         else:
-            text = f"Message {state.number} held no OPERATOR_CMD block: nothing ran."
+            text = f"Message {state.number} held no block for Operator: nothing ran."
     else:
         text = f"Message {state.number}: {plural(len(results), 'result')}"
         text += f" ({failed} not ok)" if failed else ""
@@ -100,7 +100,7 @@ def why_not(
                 f"Message {state.number} has no result to copy: Operator stopped before any of its "
                 "commands ran; paste the message again to run them."
             )
-        return f"Message {state.number} has no result to copy: it held no OPERATOR_CMD block."
+        return f"Message {state.number} has no result to copy: it held no block for Operator."
     if action == "undo":
         return "Nothing to undo in this workspace: no change Operator made is left to reverse."
     if action == "previous_message":

@@ -93,11 +93,19 @@ async def test_text_without_commands_is_not_a_message(workspace: Path, state: Pa
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste("Thanks, that worked!"))
         await wait_for(pilot, lambda: bool(notes(app)))
-        assert "no OPERATOR_CMD block" in notes(app)[-1]
+        assert "no OPERATOR_CMD or <\U0001d49e=string:...> block" in notes(app)[-1]
         results_back = "OPERATOR_RESULT\nid: r1\nok: true\nsummary: done\nEND_OPERATOR_RESULT\n"
         app.post_message(events.Paste(results_back))
         await wait_for(pilot, lambda: len(notes(app)) == 2)
         assert "paste them into the chat" in notes(app)[-1]
+        responses_back = (
+            '<\U0001d49e=string:file:notes time="2026-11-26T10:00:00+00:00">\n'
+            "re: [k3x9q] /open a.md\nOpened a.md\n---\nhello\n</\U0001d49e>\n"
+        )
+        app.post_message(events.Paste(responses_back))
+        await wait_for(pilot, lambda: len(notes(app)) == 3)
+        assert "Operator's own String responses" in notes(app)[-1]
+        assert app.states == {}
         assert (
             app.states == {} and app.session.last_message_number() == 0
         )  # nothing added to the session

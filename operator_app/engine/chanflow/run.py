@@ -6,9 +6,10 @@ again: it is answered with its recorded response, marked as a repeat."""
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.commands import BY_NAME, Request, parse_topic, read_payload, substitute
@@ -17,11 +18,11 @@ from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.results import CommandResult
-from ..state.used_ids import UsedIds
 from . import reading, writing
 from .context import Answer, Call, EngineLike
 from .topics import TopicStore
 
+Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
 CONTENT_KEY_PREFIX = "chanflow:"  # a String block's content key in the session's records
 
 Handler = Callable[[Call], Answer]
@@ -71,7 +72,9 @@ class ChanAnswer:
     repeat_of: int | None = None  # the message the recorded response is from
 
 
-def request_id(key: str, used: UsedIds) -> tuple[str, tuple[str, int, CommandResult] | None]:
+def request_id(
+    key: str, used: Mapping[str, tuple[str, int, Earlier]]
+) -> tuple[str, tuple[str, int, Earlier] | None]:
     """The block's id (ID_CHARS of its key in base 36, longer where that is taken by another
     block), and what it ran as before, if it did."""
     number = int(key[:26], 16)

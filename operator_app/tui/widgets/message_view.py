@@ -1,5 +1,5 @@
-"""The message as pasted, with its OPERATOR_CMD blocks highlighted: valid ones in one colour,
-invalid ones in another with their error written where they stand, a pending one marked.
+"""The message as pasted, with its blocks (OPERATOR_CMD and String's) highlighted: valid ones in
+one colour, invalid ones in another with their error written where they stand, a pending one marked.
 
 It draws with Textual's line API (only the lines on screen are rendered), so a 200,000-character
 paste shows at once and scrolling stays quick. Message lines are never wrapped (line numbers stay
@@ -20,7 +20,9 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
-from ...protocol.scanner import RawBlock, Scanner, windowed
+from ...protocol.blocks import ScanWarning
+from ...protocol.chanflow.blocks import ChanBlock
+from ...protocol.message import MessageScanner, windowed_scanner
 from .lines_view import DrawnLines
 
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
@@ -78,19 +80,20 @@ class BlockSpans:
 
     def __init__(self) -> None:
         self._text = ""
-        self._scanner = Scanner()
+        self._scanner = MessageScanner()
         self._closed: list[Span] = []
 
     def of(self, text: str) -> list[Span]:
         if not (len(text) >= len(self._text) and text.startswith(self._text)) or not self._text:
-            self._scanner, start, _ = windowed(text)
+            self._scanner, start, _ = windowed_scanner(text)
             self._closed, self._text = [], text[:start]
         new = text[len(self._text) :]
         self._text = text
         self._closed += [
             (event.start_line, event.end_line)
             for event in self._scanner.feed(new)
-            if isinstance(event, RawBlock)
+            if not isinstance(event, ScanWarning)
+            and not (isinstance(event, ChanBlock) and not event.for_operator)
         ]
         # An unfinished last line may still hold a block's END: it counts as that block's end
         # line all the same, which is the message's last line, the same as open to the end.
