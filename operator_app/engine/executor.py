@@ -416,15 +416,18 @@ class Engine:
         before_progress: Callable[[], None] | None = None,
         message: int = 0,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
+        action_label: str | None = None,
     ) -> CommandResult:
         """Run one command of message `message`; `before_commit` is called once a write is
         approved, just before it is committed (MessageRun records the intent there),
         `before_progress` before a long read reports how far it got, and `accept_plan` with a
         write's plan before anyone is asked about it (an error it returns is the result: a String
-        change refuses a plan made from other bytes than the ones it read)."""
+        change refuses a plan made from other bytes than the ones it read). `action_label`: what
+        the plan (the consent dialog, the journal) calls the action instead of its own name, as
+        "/append" for the String command a write was mapped from."""
         try:
             if command.WRITES:
-                return self._write(command, before_commit, message, accept_plan)
+                return self._write(command, before_commit, message, accept_plan, action_label)
             from .reads.context import ReadContext
             from .reads.handlers import READ_HANDLERS
 
@@ -483,10 +486,13 @@ class Engine:
         before_commit: Callable[[WritePlan], None] | None,
         message: int,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None,
+        action_label: str | None = None,
     ) -> CommandResult:
         from .changes.write import commit, plan_write
 
         plan = plan_write(command, self.workspace)
+        if action_label is not None:
+            plan = replace(plan, action=action_label)
         refused = accept_plan(plan) if accept_plan is not None else None
         if refused is not None:
             status: Status = "conflict" if refused.code is ErrorCode.ERR_CONFLICT else "failed"

@@ -33,6 +33,7 @@ class EngineLike(Protocol):
         before_progress: Callable[[], None] | None = None,
         message: int = 0,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
+        action_label: str | None = None,
     ) -> CommandResult: ...
 
     def consent(self, plan: WritePlan, message: int) -> bool: ...

@@ -86,7 +86,11 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
         call.record_intent(call.command, plan.target.rel, message(plan), {})
 
     result = call.engine.execute(
-        command, before_commit=before_commit, message=call.message, accept_plan=accept
+        command,
+        before_commit=before_commit,
+        message=call.message,
+        accept_plan=accept,
+        action_label=call.command,
     )
     if not result.ok:
         if result.status == "rejected":
