@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..protocol.chanflow.grammar import OPEN as STRING_OPEN
 from ..protocol.grammar import CMD_START
 
 PageKey = tuple[str, int]  # (conversation, position among the page's assistant messages)
 
 # A marker split across two updates must still be seen: look this far back into the old text.
-_MARKER_OVERLAP = len(CMD_START) - 1
+_MARKER_OVERLAP = len(CMD_START) - 1  # a marker cut by the last update ends in this update
+
+
+def holds_marker(text: str) -> bool:
+    """Whether `text` may hold a block for Operator: an OPERATOR_CMD line or a String tag."""
+    return CMD_START in text or STRING_OPEN in text
 
 
 @dataclass(frozen=True)
@@ -99,11 +105,11 @@ class PageMessages:
             return "none", page.has_marker
         grew = text.startswith(page.text)
         if grew:
-            has_marker = (
-                page.has_marker or CMD_START in text[max(0, len(page.text) - _MARKER_OVERLAP) :]
+            has_marker = page.has_marker or holds_marker(
+                text[max(0, len(page.text) - _MARKER_OVERLAP) :]
             )
         else:
-            has_marker = CMD_START in text
+            has_marker = holds_marker(text)
         if grew and page.open_serial is not None:
             return "feed", has_marker
         if grew and page.closed:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
+from ..protocol.chanflow.grammar import OPEN as STRING_OPEN
 from ..protocol.grammar import CMD_START
 from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
@@ -70,8 +71,9 @@ class HeldAnswer:
 
     @property
     def blocks(self) -> int:
-        """How many OPERATOR_CMD lines it holds (the blocks it would run, valid or not)."""
-        return sum(1 for line in self.lines if line.strip() == CMD_START)
+        """How many blocks it would run, valid or not: its OPERATOR_CMD lines and String tags."""
+        commands = sum(1 for line in self.lines if line.strip() == CMD_START)
+        return commands + self.text.count(STRING_OPEN)
 
 
 @dataclass(frozen=True)

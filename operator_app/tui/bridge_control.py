@@ -77,7 +77,7 @@ def held_question(answers: list[HeldAnswer]) -> Text:
         where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
         lines.append(
             Text(
-                f"  • {where} ({plural(answer.blocks, 'OPERATOR_CMD block')}, "
+                f"  • {where} ({plural(answer.blocks, 'block')}, "
                 f"{plural(len(answer.lines), 'line')})"
             )
         )

@@ -49,7 +49,7 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
         )
         await popup.wait_for_selector("#tab-state[data-state='idle']")
         said = await popup.inner_text("#tab")
-        assert "not watching this page" in said and "holds an OPERATOR_CMD block" in said
+        assert "not watching this page" in said and "holds a block for Operator" in said
         assert await popup.is_hidden("#chosen")
         await popup.click("#watch-tab")
         await popup.wait_for_selector("#tab-state[data-state='ok']")

@@ -56,7 +56,7 @@ def test_the_popup_reports_an_assistant_selector_that_misses_the_answer(
     item = popup.inner_text("#tab-fields li[data-field='assistant'][data-state='missing']")
     assert (
         '[data-message-author-role="assistant"]' in item
-        and "yet the page shows OPERATOR_CMD" in item
+        and "yet the page shows a block for Operator" in item
     )
     assert bridge.posts("/v1/message") == []  # it says so instead of guessing
 

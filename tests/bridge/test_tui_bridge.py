@@ -475,7 +475,7 @@ async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_
         assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
         await wait_for(pilot, lambda: "ended while Operator was not listening" in question(app))
         assert "1 answer ended while Operator was not listening — run it?" in question(app)
-        assert "Claude: Plan review (1 OPERATOR_CMD block, 8 lines)" in question(app)
+        assert "Claude: Plan review (1 block, 8 lines)" in question(app)
         assert app.states == {} and (await extension.results())["state"] == "held"
         await pilot.press("n")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)

@@ -63,12 +63,12 @@
   /* Text on the page outside Operator's own panel and the page's text boxes holds a marker line. */
   function pageShowsMarker(doc) {
     const walker = doc.createTreeWalker(doc.body || doc.documentElement, NodeFilter.SHOW_TEXT, {
-      acceptNode: (node) => (node.data.includes(Text.MARKER) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
+      acceptNode: (node) => (Text.mayHoldBlock(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
     });
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
-      if (Text.MARKER_LINE.test(node.data)) return true;
+      if (Text.holdsBlockStart(node.data)) return true;
     }
     return false;
   }
@@ -89,14 +89,14 @@
     if (context.isGeneric) {
       const marked = Text.lastMarkedMessage(doc.body, context.inputBox);
       fields.push(marked
-        ? entry(adapter, "assistant", "found", "the last element with an OPERATOR_CMD line", "")
-        : entry(adapter, "assistant", "idle", null, "no OPERATOR_CMD block on this page yet"));
+        ? entry(adapter, "assistant", "found", "the last element with a block for Operator", "")
+        : entry(adapter, "assistant", "idle", null, "no block for Operator on this page yet"));
     } else {
       const messages = Text.queryFirst(doc, adapter.assistant);
       if (messages.elements.length) {
         fields.push(entry(adapter, "assistant", "found", messages.selector, messages.elements.length + " on the page"));
       } else if (pageShowsMarker(doc)) {
-        fields.push(entry(adapter, "assistant", "missing", null, "found nothing, yet the page shows OPERATOR_CMD"));
+        fields.push(entry(adapter, "assistant", "missing", null, "found nothing, yet the page shows a block for Operator"));
       } else {
         fields.push(entry(adapter, "assistant", "idle", null, "no answer on the page yet"));
       }

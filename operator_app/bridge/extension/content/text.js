@@ -11,6 +11,19 @@
   // A line that holds the marker token at its start, possibly behind markdown punctuation (the
   // server decides whether it is a valid marker; the generic finder only needs to see it).
   const MARKER_LINE = /(?:^|\n)[ \t>*#`\-\d.)]*OPERATOR_CMD(?![A-Za-z0-9_])/;
+  // String's blocks (ChanFlow) open with this tag anywhere in a line: <\u{1D49E}=string:topic>.
+  const STRING_TAG = "<\u{1D49E}=";
+  const STRING_BLOCK = "<\u{1D49E}=string";
+
+  /* Whether a text node may hold a block for Operator (cheap: the tree walks ask every node). */
+  function mayHoldBlock(data) {
+    return data.includes(MARKER) || data.includes(STRING_TAG);
+  }
+
+  /* Whether a text node holds a block's start: an OPERATOR_CMD marker line or a String tag. */
+  function holdsBlockStart(data) {
+    return MARKER_LINE.test(data) || data.includes(STRING_BLOCK);
+  }
 
   // Elements that are parts of a message, never a whole message.
   const CONTENT_TAGS = new Set([
@@ -21,7 +34,7 @@
   const MESSAGE_LIKE = '[data-message-author-role], [data-message-id], article, [role="article"]';
 
   function holdsMarker(text) {
-    return text.includes(MARKER);
+    return text.includes(MARKER) || text.includes(STRING_BLOCK);
   }
 
   /* The first alternative that finds anything, as {selector, elements}; outermost matches only,
@@ -106,17 +119,18 @@
     return false;
   }
 
-  /* Generic pages: the element around the last OPERATOR_CMD marker line that looks like one
+  /* Generic pages: the element around the last block start (an OPERATOR_CMD marker line or a
+     String tag) that looks like one
      message: climbing from the marker, the first container that has a sibling of its own kind (an
      item in a list of messages), or that says it is a message, without ever taking in the input
      box. */
   function lastMarkedMessage(body, inputElement) {
     const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, {
-      acceptNode: (node) => (node.data.includes(MARKER) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
+      acceptNode: (node) => (mayHoldBlock(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
     });
     let lastMarkerNode = null;
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!MARKER_LINE.test(node.data)) continue;
+      if (!holdsBlockStart(node.data)) continue;
       const parent = node.parentElement;
       if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
       lastMarkerNode = node;
@@ -142,6 +156,6 @@
   }
 
   root.OperatorText = Object.freeze({
-    MARKER, MARKER_LINE, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
+    MARKER, MARKER_LINE, STRING_TAG, mayHoldBlock, holdsBlockStart, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
   });
 })(globalThis);

@@ -80,7 +80,7 @@ function watchingLine(watching) {
   if (watching.state === "held") return " Its latest answer ended while Operator was not listening: run it from Operator's terminal.";
   if (watching.message) return " Following message " + watching.message + how;
   if (watching.sent) return " Following the latest answer" + how;
-  return " Its latest answer holds no OPERATOR_CMD block" + (watching.done ? "." : " yet.");
+  return " Its latest answer holds no block for Operator" + (watching.done ? "." : " yet.");
 }
 
 async function showTab() {
@@ -100,7 +100,7 @@ async function showTab() {
   if (!report || (report.generic && !report.active)) {
     line.dataset.state = "idle";
     line.textContent = report
-      ? "Operator is not watching this page (" + report.host + ")." + (report.messages ? " It holds an OPERATOR_CMD block." : "")
+      ? "Operator is not watching this page (" + report.host + ")." + (report.messages ? " It holds a block for Operator." : "")
       : "Operator is not watching this tab.";
     $("watch-tab").hidden = tabId === null;
     $("watch-hint").hidden = tabId === null;
@@ -116,7 +116,7 @@ async function showTab() {
   if (report.adapterOk) {
     line.dataset.state = "ok";
     line.textContent = report.generic
-      ? "Watching this page, as you chose" + (report.messages ? ": an OPERATOR_CMD block is on it." : "; no OPERATOR_CMD block on it yet.") + watching
+      ? "Watching this page, as you chose" + (report.messages ? ": a block for Operator is on it." : "; no block for Operator on it yet.") + watching
       : report.name + ": every selector needed now found its element." + watching;
     return;
   }
