@@ -9,8 +9,8 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble
-from page_helpers import ANSWER, open_chat, stream
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import ANSWER, open_chat, stream  # noqa: E402
 
 
 def test_the_popup_names_the_selector_that_found_nothing(

@@ -12,8 +12,8 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble
-from page_helpers import (
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
     SITES,
     answered,
     click_panel,
@@ -42,7 +42,8 @@ def hundred_results() -> str:
     for n in range(100):
         blocks.append(
             f"OPERATOR_RESULT\nid: s{n:03d}\nok: true\naction: fs.readSlice\npath: notes/plan.txt\n"
-            f"details:\n    1: # Plan\n    2:   - indented item {n} \n\n\ttab-led line\nEND_OPERATOR_RESULT"
+            f"details:\n    1: # Plan\n    2:   - indented item {n} \n\n\ttab-led line\n"
+            "END_OPERATOR_RESULT"
         )
     return "\n\n".join(blocks)
 
