@@ -85,7 +85,8 @@ async def main() -> None:
             await page.goto(sites.url("chatgpt.com", "/c/plan-review"))
             await page.wait_for_function("() => window.mockChat !== undefined")
             await page.evaluate(
-                "() => document.getElementById('thread').appendChild(MockChat.userMessage('Read notes/plan.txt and tell me what is left to do.'))"
+                "() => document.getElementById('thread').appendChild(MockChat.userMessage("
+                "'Read notes/plan.txt and tell me what is left to do.'))"
             )
             await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 40})", ANSWER)
             deadline = time.monotonic() + 30
@@ -100,7 +101,8 @@ async def main() -> None:
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-chat.png"))
             tab_id = await browser.worker.evaluate(
-                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('plan-review')) return tab.id; }"
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) "
+                "if (tab.url.includes('plan-review')) return tab.id; }"
             )
             popup = await browser.context.new_page()
             await popup.set_viewport_size({"width": 364, "height": 560})
@@ -136,7 +138,8 @@ async def main() -> None:
             await broken.evaluate("text => mockChat.show(text)", ANSWER)
             await asyncio.sleep(1.0)
             broken_id = await browser.worker.evaluate(
-                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) if (tab.url.includes('changed-page')) return tab.id; }"
+                "() => { for (const tab of globalThis.operatorBridge.chatTabs.values()) "
+                "if (tab.url.includes('changed-page')) return tab.id; }"
             )
             health = await browser.context.new_page()
             await health.set_viewport_size({"width": 364, "height": 700})

@@ -133,7 +133,10 @@ class GuardedHandler(RequestHandler):
             )
             # What the parser disliked is named by kind only: its own message may quote the input.
             kind = type(exc).__name__ if exc is not None else "the request"
-            text = f"not a well-formed HTTP/1.1 request ({reason}: {kind}); send one request with one Host header"
+            text = (
+                f"not a well-formed HTTP/1.1 request ({reason}: {kind}); "
+                "send one request with one Host header"
+            )
         body = json.dumps({"error": {"code": code, "message": text}}).encode()
         response = web.Response(status=status, body=body, content_type="application/json")
         response.force_close()

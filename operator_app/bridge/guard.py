@@ -3,9 +3,9 @@ can send requests to 127.0.0.1, and a DNS-rebinding page can even read the answe
 that does not check the Host header. So a request is refused unless its Host names the bridge
 itself, its Origin is an extension's (or absent, as for a local tool), and it carries the paired
 token. (Wrong pairing codes are limited per code, pairing.py: never by a lock-out that anyone on
-this computer could trigger to keep the person's own browser from pairing.) The limits on time and connections that keep a
-local program from wearing the bridge down are here too. Pure checks and figures: the server and
-connections.py apply them.
+this computer could trigger to keep the person's own browser from pairing.) The limits on time and
+connections that keep a local program from wearing the bridge down are here too. Pure checks and
+figures: the server and connections.py apply them.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def check_host(host: str | None, port: int) -> Refusal | None:
         421,
         "BRIDGE_BAD_HOST",
         (
-            f"this is Operator's bridge on 127.0.0.1:{port}; a request addressed to {host or 'no host'} is refused "
+            f"this is Operator's bridge on 127.0.0.1:{port}; a request addressed to "
+            f"{host or 'no host'} is refused "
             f"(a web page may not reach it under another name): use http://127.0.0.1:{port}/"
         ),
     )
@@ -49,7 +50,8 @@ def check_origin(origin: str | None, paired_origin: str | None) -> Refusal | Non
             403,
             "BRIDGE_BAD_ORIGIN",
             (
-                f"requests from web pages ({origin}) are refused: only the Operator browser extension may use the bridge"
+                f"requests from web pages ({origin}) are refused: only the Operator browser "
+                "extension may use the bridge"
             ),
         )
     if paired_origin is not None and origin != paired_origin:
@@ -57,7 +59,8 @@ def check_origin(origin: str | None, paired_origin: str | None) -> Refusal | Non
             403,
             "BRIDGE_BAD_ORIGIN",
             (
-                f"this bridge is paired with another extension ({paired_origin}); pair this one again from its popup"
+                f"this bridge is paired with another extension ({paired_origin}); "
+                "pair this one again from its popup"
             ),
         )
     return None
@@ -67,28 +70,32 @@ UNAUTHORIZED = Refusal(
     401,
     "BRIDGE_UNAUTHORIZED",
     (
-        "missing or wrong bridge token: pair the extension with Operator (open its popup and type the code "
-        "Operator shows when you press b, or 'Pair a browser' in Operator's command palette)"
+        "missing or wrong bridge token: pair the extension with Operator (open its popup and "
+        "type the code Operator shows when you press b, or 'Pair a browser' in Operator's "
+        "command palette)"
     ),
 )
 TOO_LARGE = Refusal(
     413,
     "BRIDGE_TOO_LARGE",
     (
-        f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MiB; a chat message is never that large"
+        f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MiB; "
+        "a chat message is never that large"
     ),
 )
 PAIR_TOO_LARGE = Refusal(
     413,
     "BRIDGE_TOO_LARGE",
     (
-        f"a pairing request is a code and a browser's name, at most {MAX_PAIR_BODY_BYTES // 1024} KiB"
+        "a pairing request is a code and a browser's name, "
+        f"at most {MAX_PAIR_BODY_BYTES // 1024} KiB"
     ),
 )
 BODY_TOO_SLOW = Refusal(
     408,
     "BRIDGE_TIMEOUT",
     (
-        f"the request body did not arrive within {BODY_TIMEOUT_S:.0f} s of its headers; send it whole"
+        f"the request body did not arrive within {BODY_TIMEOUT_S:.0f} s of its headers; "
+        "send it whole"
     ),
 )

@@ -148,11 +148,17 @@ def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
         or not conversation
         or len(conversation) > MAX_CONVERSATION_CHARS
     ):
-        return f"conversation must be a non-empty string of at most {MAX_CONVERSATION_CHARS} characters"
+        return (
+            "conversation must be a non-empty string of at most "
+            f"{MAX_CONVERSATION_CHARS} characters"
+        )
     if isinstance(position, str) and position.isascii() and position.isdigit():
         position = int(position)  # from a query string ("²" is a digit to str.isdigit, not to int)
     if not isinstance(position, int) or isinstance(position, bool) or position < 0:
-        return "position must be a whole number >= 0 (the message's index among the page's assistant messages)"
+        return (
+            "position must be a whole number >= 0 "
+            "(the message's index among the page's assistant messages)"
+        )
     return conversation, position
 
 
@@ -242,7 +248,8 @@ async def _message(request: web.Request) -> web.Response:
                 409,
                 "BRIDGE_NO_WORKSPACE",
                 (
-                    "Operator has no workspace open: choose one in Operator (w), then the message is taken"
+                    "Operator has no workspace open: choose one in Operator (w), "
+                    "then the message is taken"
                 ),
             )
         )
@@ -349,8 +356,8 @@ class BridgeServer:
             raise BridgeUnavailable(
                 f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
                 + (
-                    " (another Operator may have its bridge on: stop it there, or start this one with "
-                    "--bridge-port N)"
+                    " (another Operator may have its bridge on: stop it there, "
+                    "or start this one with --bridge-port N)"
                     if port
                     else ""
                 )

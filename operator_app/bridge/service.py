@@ -289,7 +289,7 @@ class Bridge:
             return
         text = host.message_text(record.messages[-1]) or ""
         serials = self.pages.restore(key, text, len(record.messages), closed=record.closed)
-        for serial, number in zip(serials, record.messages):
+        for serial, number in zip(serials, record.messages, strict=True):
             self.messages[serial] = BridgeMessage(
                 serial,
                 key,

@@ -6,8 +6,9 @@ add-on, open pages and the popup, run scripts in them.
 The extension's pages live at moz-extension://<uuid>/, a uuid Firefox draws per profile; the
 profile's `extensions.webextensions.uuids` preference fixes it beforehand. WebDriver BiDi may not
 navigate a tab there, so the popup is opened as a tab from the browser's own window
-(--remote-allow-system-access lets BiDi run a script there), as the person's click would. Every host name
-resolves to 127.0.0.1 (`network.dns.forceResolve`), where the mock chat sites are served."""
+(--remote-allow-system-access lets BiDi run a script there), as the person's click would. Every
+host name resolves to 127.0.0.1 (`network.dns.forceResolve`), where the mock chat sites are
+served."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ class Firefox:
         )
         path = firefox_path()
         assert path is not None
-        self.process = subprocess.Popen(  # noqa: ASYNC220 - started once, not waited on here
+        # Popen in async code: it only starts the process, nothing is waited on here.
+        self.process = subprocess.Popen(
             [
                 path,
                 "--headless",

@@ -13,8 +13,17 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble
-from page_helpers import ANSWER, COPY_TEXT, final_text, key_for, open_chat, ping, stream, wait_panel
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
+    ANSWER,
+    COPY_TEXT,
+    final_text,
+    key_for,
+    open_chat,
+    ping,
+    stream,
+    wait_panel,
+)
 
 HALF = ANSWER[: ANSWER.index("And the folder")]
 

@@ -20,7 +20,10 @@ pytestmark = [
     pytest.mark.asyncio,
     pytest.mark.skipif(
         firefox_path() is None,
-        reason="Firefox tests skipped: no firefox-esr or firefox on PATH (Debian: apt-get install firefox-esr)",
+        reason=(
+            "Firefox tests skipped: no firefox-esr or firefox on PATH "
+            "(Debian: apt-get install firefox-esr)"
+        ),
     ),
     pytest.mark.skipif(
         why_browser_tests_cannot_run() is not None, reason=str(why_browser_tests_cannot_run())

@@ -203,8 +203,10 @@ async def test_the_paired_browser_is_served_while_hundreds_of_connections_stall(
 @pytest.mark.parametrize(
     "head",
     [
-        "POST /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\nContent-Length: 2\r\n\r\n{{}}",
-        "POST /v1/pair HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "POST /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\n"
+        "Content-Length: 2\r\n\r\n{{}}",
+        "POST /v1/pair HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 2\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
         "GET /v1/results HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Long: "
         + "A" * 128_000
         + "\r\n\r\n",

@@ -9,8 +9,16 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble
-from page_helpers import ANSWER, COPY_TEXT, final_text, key_for, open_chat, stream, wait_panel  # noqa: E402
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
+    ANSWER,
+    COPY_TEXT,
+    final_text,
+    key_for,
+    open_chat,
+    stream,
+    wait_panel,
+)
 
 
 def test_the_popup_names_the_selector_that_found_nothing(

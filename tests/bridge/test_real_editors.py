@@ -12,8 +12,8 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble
-from page_helpers import (
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
     SITES,
     answered,
     click_panel,
@@ -42,7 +42,8 @@ def hundred_results() -> str:
     for n in range(100):
         blocks.append(
             f"OPERATOR_RESULT\nid: s{n:03d}\nok: true\naction: fs.readSlice\npath: notes/plan.txt\n"
-            f"details:\n    1: # Plan\n    2:   - indented item {n} \n\n\ttab-led line\nEND_OPERATOR_RESULT"
+            f"details:\n    1: # Plan\n    2:   - indented item {n} \n\n\ttab-led line\n"
+            "END_OPERATOR_RESULT"
         )
     return "\n\n".join(blocks)
 
@@ -99,3 +100,27 @@ def test_the_persons_own_text_is_never_lost(
     wait_panel(page, "ready" if choice == "append" else "later")
     copy = bridge.pages[key].ready["copy_text"]
     assert input_value(page) == (own + "\n\n" + copy if choice == "append" else own)
+
+
+@pytest.mark.parametrize("site", sorted(EDITORS))
+def test_a_long_text_after_the_persons_own_keeps_both_line_for_line(
+    site: str,
+    extension_browser: Any,
+    mock_sites: Any,
+    bridge: BridgeDouble,
+    conversation: str,
+) -> None:
+    # 100 results are a long text: ProseMirror and Quill take it as their DOM at once, with the
+    # person's text written back before it (content/editor.js).
+    page, key = answered(extension_browser, mock_sites, bridge, SITES[site], conversation)
+    own = "my own question,  with two spaces"
+    page.click(EDITORS[site][0])
+    page.keyboard.type(own)
+    text = hundred_results()
+    bridge.make_ready(key, text, 100)
+    wait_panel(page, "ask")
+    click_panel(page, "append")
+    wait_panel(page, "ready", timeout=20)
+    assert input_value(page) == own + "\n\n" + text
+    page.click("#send")
+    assert sent(page) == [own + "\n\n" + text]

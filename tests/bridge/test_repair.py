@@ -12,8 +12,8 @@ from browser_support import require_browser
 
 require_browser()
 
-from contract_double import BridgeDouble
-from page_helpers import (
+from contract_double import BridgeDouble  # noqa: E402
+from page_helpers import (  # noqa: E402
     ANSWER,
     COPY_TEXT,
     click_panel,
@@ -164,7 +164,8 @@ def test_the_persons_selectors_are_listed_removed_exported_and_imported(
     popup.wait_for_selector("#selector-list li[data-site='chatgpt']", state="detached")
     assert overrides(extension_browser) == {"http://127.0.0.1:8080": {"input": ["#chat-box"]}}
     popup.wait_for_selector(
-        "#tab-fields li[data-field='assistant'] code.matched:text-is('[data-message-author-role=\"assistant\"]')"
+        "#tab-fields li[data-field='assistant'] "
+        "code.matched:text-is('[data-message-author-role=\"assistant\"]')"
     )
     # A bad file changes nothing and says which entry is wrong.
     for bad, said in (
