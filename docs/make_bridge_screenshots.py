@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "bridge")]
+sys.path.insert(0, str(ROOT))
 
-from browser_support import AsyncExtensionBrowser, MockSites  # noqa: E402
-from support import block  # noqa: E402
+from tests.support.blocks import block  # noqa: E402
+from tests.support.browser import AsyncExtensionBrowser, MockSites  # noqa: E402
 
 TOKEN = "screenshot-token-" + "s" * 32
 ANSWER = (

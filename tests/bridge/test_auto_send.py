@@ -7,12 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from browser_support import require_browser
-
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
     ANSWER,
     COPY_TEXT,
     answered,
@@ -26,6 +22,9 @@ from page_helpers import (  # noqa: E402
     stream,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 
 def enable_auto_send(

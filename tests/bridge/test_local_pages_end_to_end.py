@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import require_browser
+
+from tests.support.browser import require_browser
+from tests.support.end_to_end import paired_tui_and_browser, panel_state, tab_id, until
+from tests.support.pilot import rows, wait_for
 
 require_browser()
-
-from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
 LOCAL_DOCS = "/project/docs?page=local-docs"

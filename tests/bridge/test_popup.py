@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from browser_support import require_browser
+from tests.support.browser import require_browser
+from tests.support.chat_page import ANSWER, open_chat, stream
+from tests.support.contract_double import BridgeDouble
 
 require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import ANSWER, open_chat, stream  # noqa: E402
 
 
 def test_the_popup_names_the_selector_that_found_nothing(

@@ -9,14 +9,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from bridge_helpers import Extension, bridged_app, paired_extension
-from pilot_helpers import SIZE, asks, notes, rows, wait_for
-from pilot_helpers import press_copy as copied
-from support import b64, block
 
 from operator_app.bridge import service
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.pairing import PairingScreen
+from tests.support.blocks import b64, block
+from tests.support.bridge_http import Extension, bridged_app, paired_extension
+from tests.support.pilot import SIZE, asks, notes, rows, wait_for
+from tests.support.pilot import press_copy as copied
 
 pytestmark = pytest.mark.asyncio
 

@@ -21,9 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_runner import CASES, Case, check_envelope, exec_app, load_cases, make_workspace, snapshot
 
 from operator_app.protocol.errors import ErrorCode
+from tests.support.cases import (
+    CASES,
+    Case,
+    check_envelope,
+    exec_app,
+    load_cases,
+    make_workspace,
+    snapshot,
+)
 
 INVALID = load_cases("invalid")
 VALID = load_cases("valid")

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_runner import check_envelope  # seed 001's validator, shared with the protocol cases
-from support import b64, block
 
 from operator_app import __version__
+from tests.support.blocks import b64, block
+from tests.support.cases import check_envelope  # the --json envelope of docs/design.md, checked
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))

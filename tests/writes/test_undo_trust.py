@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exec_folder import Folder
-from support import b64, block
+
+from tests.support.blocks import b64, block
+from tests.support.exec_folder import Folder
 
 ROOT = Path(__file__).resolve().parents[2]
 

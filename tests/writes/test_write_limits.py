@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import b64, block
 
 from operator_app.cli.main import main as cli_main
 from operator_app.protocol.grammar import WRITE_MAX_BYTES
+from tests.support.blocks import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
 
