@@ -665,28 +665,45 @@ def test_in_place_application_at_the_edges() -> None:
     from operator_app.engine.textops.hunks import Hunk, apply_in_place
 
     text = "a\nb\nc\nd\n"
-    assert apply_in_place(text, [Hunk(1, 1, 1, ("a",), ("A", "A2"))]) == "A\nA2\nb\nc\nd\n"
     assert (
-        apply_in_place(text, [Hunk(1, 0, 1, (), ("top",))]) == "top\na\nb\nc\nd\n"
+        apply_in_place(
+            text, [Hunk(number=1, old_start=1, new_start=1, old=("a",), new=("A", "A2"))]
+        )
+        == "A\nA2\nb\nc\nd\n"
+    )
+    assert (
+        apply_in_place(text, [Hunk(number=1, old_start=0, new_start=1, old=(), new=("top",))])
+        == "top\na\nb\nc\nd\n"
     )  # insertion before line 1
     assert (
-        apply_in_place(text, [Hunk(1, 2, 2, (), ("x",)), Hunk(2, 3, 4, ("c",), ())])
+        apply_in_place(
+            text,
+            [
+                Hunk(number=1, old_start=2, new_start=2, old=(), new=("x",)),
+                Hunk(number=2, old_start=3, new_start=4, old=("c",), new=()),
+            ],
+        )
         == "a\nb\nx\nd\n"
     )
     assert (
-        apply_in_place(text, [Hunk(1, 4, 4, ("d",), ("D",))]) is None
+        apply_in_place(text, [Hunk(number=1, old_start=4, new_start=4, old=("d",), new=("D",))])
+        is None
     )  # the last line: final-newline rules
-    assert apply_in_place(text, [Hunk(1, 4, 5, (), ("e",))]) is None  # an append at the end
     assert (
-        apply_in_place(text, [Hunk(1, 2, 2, ("B",), ("x",))]) is None
+        apply_in_place(text, [Hunk(number=1, old_start=4, new_start=5, old=(), new=("e",))]) is None
+    )  # an append at the end
+    assert (
+        apply_in_place(text, [Hunk(number=1, old_start=2, new_start=2, old=("B",), new=("x",))])
+        is None
     )  # a mismatch is explained elsewhere
     assert (
-        apply_in_place("a\nb", [Hunk(1, 1, 1, ("a",), ("A",))]) == "A\nb"
+        apply_in_place("a\nb", [Hunk(number=1, old_start=1, new_start=1, old=("a",), new=("A",))])
+        == "A\nb"
     )  # no final newline, untouched
     long = "".join(f"{n}\n" for n in range(200_000))
-    assert apply_in_place(long, [Hunk(1, 150_001, 150_001, ("150000",), ("X",))]) == long.replace(
-        "\n150000\n", "\nX\n"
-    )
+    assert apply_in_place(
+        long, [Hunk(number=1, old_start=150_001, new_start=150_001, old=("150000",), new=("X",))]
+    ) == long.replace("\n150000\n", "\nX\n")
 
 
 # Applied already. The real-diff run found 26 of 2,152 release diffs that apply a second time

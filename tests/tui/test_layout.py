@@ -243,12 +243,12 @@ async def test_the_table_is_drawn_at_its_widths_at_once(workspace: Path, state: 
         table.sync(
             [
                 Row(
-                    1,
-                    "w1",
-                    "fs.write",
-                    "notes/plan.txt",
-                    "waiting for you",
-                    "write notes/plan.txt +1 -0",
+                    line=1,
+                    command_id="w1",
+                    action="fs.write",
+                    path="notes/plan.txt",
+                    status="waiting for you",
+                    summary="write notes/plan.txt +1 -0",
                 )
             ]
         )

@@ -21,7 +21,7 @@ _CONTEXT_RADIUS = 3
 _RETRY = "read the lines again with fs.readSlice and resend the patch"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hunk:
     number: int  # 1-based, for messages
     # as the header states: the first old line, or the line after which to insert when old is empty
@@ -348,7 +348,15 @@ def apply_in_place(text: str, hunks: Sequence[Hunk], index: LineIndex | None = N
 def reverse(hunks: Sequence[Hunk]) -> list[Hunk]:
     """The hunks that undo `hunks`: what a patch looks like from the patched file."""
     return [
-        Hunk(h.number, h.new_start, h.old_start, h.new, h.old, h.new_no_newline, h.old_no_newline)
+        Hunk(
+            number=h.number,
+            old_start=h.new_start,
+            new_start=h.old_start,
+            old=h.new,
+            new=h.old,
+            old_no_newline=h.new_no_newline,
+            new_no_newline=h.old_no_newline,
+        )
         for h in hunks
     ]
 

@@ -261,7 +261,13 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
             previous = kind
         hunks.append(
             Hunk(
-                number, raw.source_start, raw.target_start, tuple(old), tuple(new), old_end, new_end
+                number=number,
+                old_start=raw.source_start,
+                new_start=raw.target_start,
+                old=tuple(old),
+                new=tuple(new),
+                old_no_newline=old_end,
+                new_no_newline=new_end,
             )
         )
     return hunks, added, removed

@@ -49,16 +49,16 @@ def plan_delete(cmd: Command, ws: Workspace) -> WritePlan:
         )
         summary = f"Moved folder {target.rel}/ ({count(files, 'file')}) to the trash"
         return WritePlan(
-            cmd.action,
-            cmd.id,
-            target,
-            "delete",
-            fingerprint,
-            None,
-            diff,
-            0,
-            0,
-            summary,
+            action=cmd.action,
+            command_id=cmd.id,
+            target=target,
+            kind="delete",
+            base_hash=fingerprint,
+            new_bytes=None,
+            diff=diff,
+            added=0,
+            removed=0,
+            summary=summary,
             is_dir=True,
             file_count=files,
         )
@@ -77,15 +77,15 @@ def plan_delete(cmd: Command, ws: Workspace) -> WritePlan:
     # What left the workspace, not a line count as if the file had been edited ("-2 lines").
     summary = f"Moved {target.rel} ({what}) to the trash"
     return WritePlan(
-        cmd.action,
-        cmd.id,
-        target,
-        "delete",
-        fingerprint,
-        None,
-        diff,
-        0,
-        removed,
-        summary,
+        action=cmd.action,
+        command_id=cmd.id,
+        target=target,
+        kind="delete",
+        base_hash=fingerprint,
+        new_bytes=None,
+        diff=diff,
+        added=0,
+        removed=removed,
+        summary=summary,
         file_count=1,
     )
