@@ -81,3 +81,18 @@ FS_PREFIX = "fs."
 
 # design.md decision 13: a message's lines end at "\n", "\r\n" or a lone "\r".
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def count_breaks(text: str, start: int = 0, stop: int | None = None) -> int:
+    """The line breaks of a message in text[start:stop], "\r\n" counted once."""
+    stop = len(text) if stop is None else stop
+    return (
+        text.count("\n", start, stop)
+        + text.count("\r", start, stop)
+        - text.count("\r\n", start, stop)
+    )
+
+
+def with_lf_breaks(text: str) -> str:
+    """A message's text with each of its line breaks written "\n"."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")

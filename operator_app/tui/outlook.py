@@ -35,7 +35,8 @@ class PlannedWrite:
         return self.action in DELETE_ACTIONS
 
     @property
-    def shown(self) -> str:
+    def where(self) -> str:
+        """The path, or for a copy or move both (as WritePlan.where gives them)."""
         return self.path if self.path_to is None else f"{self.path} -> {self.path_to}"
 
 

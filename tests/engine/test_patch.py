@@ -625,15 +625,9 @@ CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-diffs"
 
 
 def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> None:
-    from operator_app.engine.textops.hunks import (
-        apply_hunks,
-        apply_in_place,
-        check_order,
-        join_lines,
-        split_lines,
-    )
+    from operator_app.engine.textops.hunks import apply_hunks, apply_in_place, check_order
     from operator_app.engine.textops.patch import _parse
-    from operator_app.engine.textops.textfile import TextDoc
+    from operator_app.engine.textops.textfile import TextDoc, join_lines, lines_and_final_newline
 
     manifest = __import__("json").loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
     fast = slow = refused = 0
@@ -650,7 +644,7 @@ def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> N
             check_order(hunks)
             in_place = apply_in_place(text, hunks)
             try:
-                lines, final = apply_hunks(*split_lines(text), hunks, label="x")
+                lines, final = apply_hunks(*lines_and_final_newline(text), hunks, label="x")
             except OperatorError:
                 assert in_place is None, entry
                 refused += 1

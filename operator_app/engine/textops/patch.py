@@ -37,12 +37,11 @@ from .hunks import (
     apply_hunks,
     apply_in_place,
     check_order,
-    join_lines,
     lines_word,
     quote,
     reverse,
-    split_lines,
 )
+from .textfile import join_lines, lines_and_final_newline, split_lines
 
 if TYPE_CHECKING:
     from unidiff.patch import PatchedFile
@@ -364,7 +363,7 @@ def apply_patch(
             ErrorCode.ERR_PATCH_MISMATCH,
             (
                 f"the patch creates {label} ({why}), but {label} already exists "
-                f"({lines_word(len(split_lines(original)[0]))}); patch it against "
+                f"({lines_word(len(split_lines(original)))}); patch it against "
                 "its current content (read it with fs.readSlice) or use fs.write"
             ),
         )
@@ -373,7 +372,9 @@ def apply_patch(
     patched = apply_in_place(original, hunks, index)
     if patched is None:
         try:
-            new_lines, ends_with_newline = apply_hunks(*split_lines(original), hunks, label=label)
+            new_lines, ends_with_newline = apply_hunks(
+                *lines_and_final_newline(original), hunks, label=label
+            )
         except OperatorError as exc:
             if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(index, hunks):
                 raise OperatorError(

@@ -20,7 +20,9 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
+from ...protocol.grammar import count_breaks, with_lf_breaks
 from ...protocol.scanner import RawBlock, Scanner, windowed
+from ..display import screen_line
 from .lines_view import DrawnLines
 
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
@@ -43,8 +45,6 @@ STYLES = {
     NOTE_DIM: Style(dim=True),
     NOTE_WARNING: Style(color="yellow"),
 }
-# Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
-_CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,6 @@ class ViewLine:
     number: int | None  # the message line shown, None for a note
     text: str
     kind: str  # a key of STYLES
-
-
-def _clean(line: str) -> str:
-    line = line.expandtabs(4).translate(_CONTROL)
-    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
 
 
 def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
@@ -126,10 +121,8 @@ def message_lines(
     if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
         cut += 1  # not between the two halves of one CRLF
     # A pasted message breaks its lines with lone CRs (terminals turn LF into CR): count those too.
-    first_line = (
-        text.count("\n", 0, cut) + text.count("\r", 0, cut) - text.count("\r\n", 0, cut) + 1
-    )
-    lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    first_line = 1 + count_breaks(text, 0, cut)
+    lines = with_lf_breaks(text[cut:]).split("\n")
     last_line = first_line + len(lines) - 1
     marked: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
     for start, end in spans if spans is not None else BlockSpans().of(text):
@@ -145,7 +138,7 @@ def message_lines(
     for offset, line in enumerate(lines):
         number = first_line + offset
         active = marked.get(number, active)
-        out.append(ViewLine(number, _clean(line), active[1] if active else ""))
+        out.append(ViewLine(number, screen_line(line, LINE_CHARS), active[1] if active else ""))
         if active and number == active[0]:
             if active[2]:
                 out += _notes(f"^ {active[2]}", NOTE_ERROR, note_width)

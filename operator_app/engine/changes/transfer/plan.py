@@ -319,7 +319,7 @@ def _destination(
             if diff
             else f"replaces {dst.rel} ({what}), which already has the same text"
         )
-        lines += diff.rstrip("\n").split("\n") if diff else []
+        lines += split_lines(diff)
         return (
             to_hash,
             added,
