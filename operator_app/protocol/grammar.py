@@ -1,5 +1,5 @@
 """The protocol's grammar as data: markers, limits, and the line rules, each beside the spec
-sentence (or design.md decision) it enforces. Nothing here does I/O."""
+sentence (or docs/design.md decision) it enforces. Nothing here does I/O."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ RESULT_START = "OPERATOR_RESULT"
 RESULT_END = "END_OPERATOR_RESULT"
 MARKERS = frozenset({CMD_START, CMD_END, RESULT_START, RESULT_END})
 
-# design.md decision 1: a marker token at the start of a line (after markdown punctuation only)
-# followed by other text is ERR_MARKER_NOT_ALONE; the word inside prose is nothing. The token
+# docs/design.md, decision 1: a marker token at the start of a line (after markdown punctuation
+# only) followed by other text is ERR_MARKER_NOT_ALONE; the word inside prose is nothing. The token
 # must not run on into an identifier ("OPERATOR_CMDS" is prose), and the longest token wins so
 # "OPERATOR_RESULT" is never read as "OPERATOR_CMD"-something.
 # Markdown punctuation includes an ordered-list number ("1. OPERATOR_CMD", "2) ..."), tag and
@@ -44,7 +44,7 @@ REQUIRED_FIELDS = ("version", "id", "action")
 SUPPORTED_VERSION = "1"
 
 # "Inside OPERATOR_CMD blocks, ONLY lines of the form "key: value" are allowed (... keys are
-# case-sensitive)". design.md decision 2: split at the first colon, the key is an identifier,
+# case-sensitive)". docs/design.md, decision 2: split at the first colon, the key is an identifier,
 # the value is trimmed.
 KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -79,7 +79,7 @@ WORKSPACE_FIELDS = frozenset(
 RESERVED_ACTIONS = frozenset({"operator.error"})
 FS_PREFIX = "fs."
 
-# design.md decision 13: a message's lines end at "\n", "\r\n" or a lone "\r".
+# docs/design.md, decision 13: a message's lines end at "\n", "\r\n" or a lone "\r".
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
 
 

@@ -581,7 +581,7 @@ def test_a_crlf_file_takes_a_patch_with_or_without_carriage_returns(
 
 
 def test_a_crlf_file_keeps_its_style_when_the_new_version_has_lf_lines(tmp_path: Path) -> None:
-    """design.md decision 10: a file's newline style is kept, so a line the patch gives a bare
+    """docs/design.md, decision 10: a file's newline style is kept, so a line the patch gives a bare
     LF gets the CRLF of the file, as in the two requests MANIFEST.in cases of the real-diff run."""
     old = b"include README.md\r\nrecursive-include tests *.py\r\n"
     new = b"include README.md LICENSE\nrecursive-include tests *.py\r\n"

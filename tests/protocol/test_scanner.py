@@ -1,5 +1,5 @@
 """The scanner on its own: marker lines, look-alikes, result blocks, limits, line endings and the
-200,000-character window, as the spec and design.md decisions 1-4 and 13 say."""
+200,000-character window, as the spec and docs/design.md decisions 1-4 and 13 say."""
 
 from __future__ import annotations
 
