@@ -461,21 +461,26 @@ def folder_closed_to_others(path: Path) -> Path | None:
     return None
 
 
-def why_another_user_cannot_run_operator(base: Path, env: dict[str, str]) -> str | None:
+def as_other_user(args: list[str], base: Path) -> subprocess.CompletedProcess[str]:
+    """`args` run by OTHER_USER (no other group), in `base`, with `base` as its home."""
+    return subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        cwd=base,
+        user=OTHER_USER,
+        group=OTHER_USER,
+        extra_groups=[],
+        env={**os.environ, "HOME": str(base)},
+    )
+
+
+def why_another_user_cannot_run_operator(base: Path) -> str | None:
     """Why OTHER_USER cannot start this checkout's Python and import Operator, or None when it
     can. A checkout (and its .venv) under a folder only its owner may enter, such as root's home
     or a `mktemp -d` folder, cannot be used by anyone else."""
     try:
-        probe = subprocess.run(
-            [sys.executable, "-c", "import operator_app.cli.main"],
-            capture_output=True,
-            text=True,
-            cwd=base,
-            user=OTHER_USER,
-            group=OTHER_USER,
-            extra_groups=[],
-            env=env,
-        )
+        probe = as_other_user([sys.executable, "-c", "import operator_app.cli.main"], base)
     except PermissionError as error:
         failure = f"{error.strerror}: {error.filename}"
     else:
@@ -506,8 +511,7 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
     base = Path(tempfile.mkdtemp(prefix="operator-suid-"))
     try:
         base.chmod(0o777)
-        env = {**os.environ, "HOME": str(base)}
-        why_not = why_another_user_cannot_run_operator(base, env)
+        why_not = why_another_user_cannot_run_operator(base)
         if why_not is not None:
             pytest.skip(why_not)
         ws = base / "ws"
@@ -519,7 +523,7 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
         target.chmod(0o6755)
         (base / "m.txt").write_text(block("w", "fs.write", path="tool.sh", content="echo new"))
         (base / "m.txt").chmod(0o644)
-        done = subprocess.run(
+        done = as_other_user(
             [
                 sys.executable,
                 "-m",
@@ -533,13 +537,7 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
                 "all",
                 str(base / "m.txt"),
             ],
-            capture_output=True,
-            text=True,
-            cwd=base,
-            user=OTHER_USER,
-            group=OTHER_USER,
-            extra_groups=[],
-            env=env,
+            base,
         )
         assert "ok: true" in done.stdout, done.stdout + done.stderr
         info = target.stat()
