@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -45,6 +46,15 @@ STYLES = {
     NOTE_DIM: Style(dim=True),
     NOTE_WARNING: Style(color="yellow"),
 }
+
+
+class Marked(NamedTuple):
+    """A block's lines as the view marks them: up to `end_line`, in the style `kind`, and the
+    error written under them."""
+
+    end_line: int
+    kind: str  # a key of STYLES
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -124,24 +134,24 @@ def message_lines(
     first_line = 1 + count_breaks(text, 0, cut)
     lines = with_lf_breaks(text[cut:]).split("\n")
     last_line = first_line + len(lines) - 1
-    marked: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
+    marked: dict[int, Marked] = {}  # by the line the block starts at
     for start, end in spans if spans is not None else BlockSpans().of(text):
         error = errors.get(start)
-        marked[start] = (end or last_line, INVALID if error else BLOCK, error)
+        marked[start] = Marked(end or last_line, INVALID if error else BLOCK, error)
     for error_line, error in errors.items():  # an invalid block the scanner did not delimit
-        marked.setdefault(error_line, (error_line, INVALID, error))
+        marked.setdefault(error_line, Marked(error_line, INVALID, error))
     if pending_line is not None:
-        marked[pending_line] = (last_line, PENDING, None)
+        marked[pending_line] = Marked(last_line, PENDING, None)
     if cut:
         out.append(ViewLine(None, f"[... {cut:,} earlier characters not shown ...]", NOTE_DIM))
-    active: tuple[int, str, str | None] | None = None
+    active: Marked | None = None
     for offset, line in enumerate(lines):
         number = first_line + offset
         active = marked.get(number, active)
-        out.append(ViewLine(number, screen_line(line, LINE_CHARS), active[1] if active else ""))
-        if active and number == active[0]:
-            if active[2]:
-                out += _notes(f"^ {active[2]}", NOTE_ERROR, note_width)
+        out.append(ViewLine(number, screen_line(line, LINE_CHARS), active.kind if active else ""))
+        if active and number == active.end_line:
+            if active.error:
+                out += _notes(f"^ {active.error}", NOTE_ERROR, note_width)
             active = None
     if pending_line is not None:
         out += _notes(
