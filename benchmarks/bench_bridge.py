@@ -35,12 +35,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "bridge")]
+sys.path.insert(0, str(ROOT))
 
-from bridge_helpers import Extension  # noqa: E402
-from browser_support import AsyncExtensionBrowser, MockSites, why_browser_tests_cannot_run  # noqa: E402
-from page_helpers import long_answer  # noqa: E402
-from support import block  # noqa: E402
+from tests.support.blocks import block  # noqa: E402
+from tests.support.bridge_http import Extension  # noqa: E402
+from tests.support.browser import AsyncExtensionBrowser, MockSites, why_browser_tests_cannot_run  # noqa: E402
+from tests.support.chat_page import long_answer  # noqa: E402
 
 TOKEN = "bench-token-" + "b" * 40
 SIZE = (160, 45)

@@ -485,7 +485,7 @@ def is_crlf(data: bytes) -> bool:
 
 def expected_bytes(case: Case) -> bytes:
     """The new version, except where the old file is all CRLF: Operator keeps a file's newline
-    style (design.md, decision 10), so lines the new version ends with a bare LF get CRLF."""
+    style (docs/design.md, decision 10), so lines the new version ends with a bare LF get CRLF."""
     if case.old is None or not is_crlf(case.old) or is_crlf(case.new):
         return case.new
     return re.sub(rb"(?<!\r)\n", b"\r\n", case.new)

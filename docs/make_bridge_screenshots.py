@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "bridge")]
+sys.path.insert(0, str(ROOT))
 
-from browser_support import AsyncExtensionBrowser, MockSites
-from support import block
+from tests.support.blocks import block  # noqa: E402
+from tests.support.browser import AsyncExtensionBrowser, MockSites  # noqa: E402
 
 TOKEN = "screenshot-token-" + "s" * 32
 ANSWER = (
@@ -125,7 +125,8 @@ async def main() -> None:
             await pilot.press("b")
             await panel_state(page, "held")
             await page.evaluate(
-                "() => { const all = document.querySelectorAll('#thread > *'); all[all.length - 1].scrollIntoView({block: 'end'}); window.scrollBy(0, 120); }"
+                "() => { const all = document.querySelectorAll('#thread > *'); "
+                "all[all.length - 1].scrollIntoView({block: 'end'}); window.scrollBy(0, 120); }"
             )
             await asyncio.sleep(0.5)
             await page.screenshot(path=str(ROOT / "docs" / "screenshot-bridge-held.png"))

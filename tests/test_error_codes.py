@@ -15,10 +15,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from support import b64, block
 
 from operator_app.cli.main import main as cli_main
 from operator_app.protocol.errors import ErrorCode
+from tests.support.blocks import b64, block
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "fixtures" / "demo-workspace"

@@ -1,4 +1,5 @@
-"""The ResponseEnvelope of `--json` output (seed 001): ok, data, error, warnings and meta are
+"""The ResponseEnvelope of `--json` output (docs/design.md, "The --json envelope"): ok, data,
+error, warnings and meta are
 always present; `ok` is derived from the exit code by `respond()`, the only constructor; command
 handlers never build an envelope themselves."""
 

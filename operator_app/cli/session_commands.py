@@ -8,12 +8,16 @@ import argparse
 import contextlib
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .envelope import EXIT_NOTHING, EXIT_OK, CommandFailed, ErrorDetail
 from .exec_command import result_json, waiting_write
 from .inputs import chosen_workspace, open_session, open_workspace
 from .parser import UsageError
+
+if TYPE_CHECKING:  # imported where used otherwise: `results` and `undo` load only what they run
+    from ..engine.state.used_ids import UsedIds
+    from ..protocol.blocks import RawBlock
 
 
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
@@ -121,11 +125,15 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     return EXIT_OK, {"message": number, "results": shown, "copy_text": text}, text
 
 
-def _repeat(block: Any, used: dict[str, Any], number: int) -> bool:
+def _repeat(block: RawBlock, used: UsedIds, number: int) -> bool:
     """Whether a block of message `number` repeats a command an earlier message ran (it has no
     result of its own)."""
     earlier = used.get(block.id_hint or "")
-    return earlier is not None and earlier[1] < number and earlier[0] == block.content_key
+    return (
+        earlier is not None
+        and earlier.message < number
+        and earlier.content_key == block.content_key
+    )
 
 
 def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..engine.textops.textfile import split_lines
+
 _PROMPT_DIFF_LINES = 60
 
 
@@ -29,7 +31,7 @@ def terminal_decider() -> Any:
     approve_rest = False
 
     def show(plan: Any, limit: int | None) -> None:
-        lines = [terminal_safe(line) for line in (plan.diff or "").rstrip("\n").split("\n")]
+        lines = [terminal_safe(line) for line in split_lines(plan.diff or "") or [""]]
         prompt.write(
             f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} "
             f"-{plan.removed}\n"
@@ -76,8 +78,9 @@ _BIDI_RE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 def terminal_safe(text: str) -> str:
     """One line of text as the terminal should draw it: control characters (tab aside) and
     bidirectional overrides written as escapes, so nothing in it can move the cursor or recolour,
-    clear or reorder what the person reads."""
-    from ..protocol.results import escape_controls
+    clear or reorder what the person reads. The controls are protocol/escapes.py's rule; the
+    overrides are this prompt's own addition."""
+    from ..protocol.escapes import escape_controls
 
     text = escape_controls(text)
     return (

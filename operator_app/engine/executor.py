@@ -196,9 +196,8 @@ class MessageRun:
         )
         used = engine.session.used_ids().get(command.id)
         if used is not None:
-            key, message_no, earlier = used
-            if key == block.content_key:
-                skipped = DuplicateSkipped(command.id, earlier, message_no, block.start_line)
+            if used.content_key == block.content_key:
+                skipped = DuplicateSkipped(command.id, used.result, used.message, block.start_line)
                 self.duplicates.append(skipped)
                 engine.notify(skipped)
                 return
@@ -206,7 +205,7 @@ class MessageRun:
                 ErrorCode.ERR_DUPLICATE_ID,
                 (
                     f"id {command.id} was already used in this session (message "
-                    f"{message_no}) for a different command; nothing was run; "
+                    f"{used.message}) for a different command; nothing was run; "
                     f"send it again with a new id such as {command.id}-2"
                 ),
             )

@@ -2,7 +2,7 @@
 OPERATOR_CMD block's inner lines as found, or the structural error that spoils it (the first
 one, which is the one worth fixing first), with the first readable id for the result of a broken
 block; the block limits of the spec are enforced as lines are added. `classify()` tells a marker
-line from any other, and whether the marker is alone on it (design.md decision 1)."""
+line from any other, and whether the marker is alone on it (docs/design.md, decision 1)."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ class ErrorCode(StrEnum):
     # The two-path actions' codes, as the original app's newer specification names them.
     ERR_MISSING_PATH_TO = "ERR_MISSING_PATH_TO"
     ERR_UNEXPECTED_PATH_TO = "ERR_UNEXPECTED_PATH_TO"
-    # Added by Operator where the spec is silent (design.md decision 14).
+    # Added by Operator where the spec is silent (docs/design.md, decision 14).
     ERR_CONTROL_CHARACTER_IN_CMD = "ERR_CONTROL_CHARACTER_IN_CMD"
     ERR_DUPLICATE_FIELD = "ERR_DUPLICATE_FIELD"
     ERR_UNKNOWN_FIELD = "ERR_UNKNOWN_FIELD"

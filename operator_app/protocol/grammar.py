@@ -1,5 +1,5 @@
 """The protocol's grammar as data: markers, limits, and the line rules, each beside the spec
-sentence (or design.md decision) it enforces. Nothing here does I/O."""
+sentence (or docs/design.md decision) it enforces. Nothing here does I/O."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ RESULT_START = "OPERATOR_RESULT"
 RESULT_END = "END_OPERATOR_RESULT"
 MARKERS = frozenset({CMD_START, CMD_END, RESULT_START, RESULT_END})
 
-# design.md decision 1: a marker token at the start of a line (after markdown punctuation only)
-# followed by other text is ERR_MARKER_NOT_ALONE; the word inside prose is nothing. The token
+# docs/design.md, decision 1: a marker token at the start of a line (after markdown punctuation
+# only) followed by other text is ERR_MARKER_NOT_ALONE; the word inside prose is nothing. The token
 # must not run on into an identifier ("OPERATOR_CMDS" is prose), and the longest token wins so
 # "OPERATOR_RESULT" is never read as "OPERATOR_CMD"-something.
 # Markdown punctuation includes an ordered-list number ("1. OPERATOR_CMD", "2) ..."), tag and
@@ -44,7 +44,7 @@ REQUIRED_FIELDS = ("version", "id", "action")
 SUPPORTED_VERSION = "1"
 
 # "Inside OPERATOR_CMD blocks, ONLY lines of the form "key: value" are allowed (... keys are
-# case-sensitive)". design.md decision 2: split at the first colon, the key is an identifier,
+# case-sensitive)". docs/design.md, decision 2: split at the first colon, the key is an identifier,
 # the value is trimmed.
 KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -79,5 +79,20 @@ WORKSPACE_FIELDS = frozenset(
 RESERVED_ACTIONS = frozenset({"operator.error"})
 FS_PREFIX = "fs."
 
-# design.md decision 13: a message's lines end at "\n", "\r\n" or a lone "\r".
+# docs/design.md, decision 13: a message's lines end at "\n", "\r\n" or a lone "\r".
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def count_breaks(text: str, start: int = 0, stop: int | None = None) -> int:
+    """The line breaks of a message in text[start:stop], "\r\n" counted once."""
+    stop = len(text) if stop is None else stop
+    return (
+        text.count("\n", start, stop)
+        + text.count("\r", start, stop)
+        - text.count("\r\n", start, stop)
+    )
+
+
+def with_lf_breaks(text: str) -> str:
+    """A message's text with each of its line breaks written "\n"."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")

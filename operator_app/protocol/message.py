@@ -23,7 +23,7 @@ from . import grammar
 from .blocks import PendingBlock, RawBlock, ScanWarning
 from .chanflow import grammar as chan
 from .chanflow.blocks import ChanBlock, Fault, PendingChanBlock, trim_payload
-from .scanner import Scanner
+from .scanner import Scanner, message_window
 
 __all__ = ["MessageEvent", "MessageScan", "MessageScanner", "scan_whole", "windowed_scanner"]
 
@@ -250,7 +250,7 @@ class MessageScanner(Scanner):
                 breaks -= 1
                 text = text[1:]
             self._cr = text[-1:] == "\r" if text else self._cr
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = grammar.with_lf_breaks(text)
         self._hash.update(text.encode("utf-8", "surrogatepass"))
         self._at_line += breaks
 
@@ -337,21 +337,13 @@ class MessageScan:
 def windowed_scanner(text: str) -> tuple[MessageScanner, int, ScanWarning | None]:
     """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
     the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
-    start = max(0, len(text) - grammar.WINDOW_CHARS)
-    if not start:
+    window = message_window(text)
+    if window is None:
         return MessageScanner(), 0, None
-    first_line = (
-        1 + text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+    scanner = MessageScanner(
+        first_line=window.first_line, skip_first_fragment=window.fragment, window_cut=True
     )
-    if text[start - 1] == "\r" and text[start] == "\n":  # the "\n" is that line's own break
-        start += 1
-    fragment = text[start - 1] not in "\r\n"
-    scanner = MessageScanner(first_line=first_line, skip_first_fragment=fragment, window_cut=True)
-    warning = ScanWarning(
-        first_line,
-        f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned",
-    )
-    return scanner, start, warning
+    return scanner, window.start, window.warning
 
 
 def scan_whole(text: str) -> MessageScan:

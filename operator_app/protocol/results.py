@@ -11,6 +11,7 @@ from typing import Any, Literal
 from .chanflow.responses import Response
 from .codec import encode_b64_text
 from .errors import OperatorError
+from .escapes import escape_controls
 from .grammar import RESULT_END, RESULT_START
 
 Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
@@ -39,25 +40,9 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-# C0 and C1 control characters (tab aside) and the two Unicode line separators. In an id or a
-# summary they could forge a result line for a tool that splits with str.splitlines() ("\f",
-# "\v", "\x1c") or reach the person's terminal as an escape sequence (ESC, CSI "\x9b").
-_UNSAFE_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def _escape_unsafe(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape_controls(text: str) -> str:
-    """`text` with control characters (tab aside) written as escapes ("\\x1b"); cheap when there
-    are none."""
-    return _UNSAFE_RE.sub(_escape_unsafe, text) if _UNSAFE_RE.search(text) else text
-
-
 def one_line(text: str) -> str:
-    """`text` as one printable line: line breaks become spaces, other control characters escapes."""
+    """`text` as one printable line: line breaks become spaces, other control characters escapes
+    (protocol/escapes.py; a tab stays)."""
     # lone surrogates from odd file names
     text = text.encode("utf-8", errors="replace").decode("utf-8")
     return escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip())

@@ -15,7 +15,6 @@ after every chunk.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from . import grammar
@@ -41,7 +40,6 @@ __all__ = [
     "windowed",
 ]
 
-_BREAK_RE = re.compile(r"\r\n?|\n")
 _END_TOKEN = "END_OPERATOR_"
 _TOKEN_HEAD = len(_END_TOKEN) - 1  # how much of the token can come before the chunk that ends it
 
@@ -218,7 +216,7 @@ class Scanner:
                 line_start = max(line_start, pos)
                 self._advance_lines(text, pos, line_start)
                 pos = line_start
-            brk = _BREAK_RE.search(text, pos, limit)
+            brk = grammar.LINE_BREAK_RE.search(text, pos, limit)
             if brk is None:
                 if not final:
                     break
@@ -239,11 +237,7 @@ class Scanner:
 
     def _advance_lines(self, text: str, start: int, stop: int) -> None:
         if stop > start:
-            self._line_no += (
-                text.count("\n", start, stop)
-                + text.count("\r", start, stop)
-                - text.count("\r\n", start, stop)
-            )
+            self._line_no += grammar.count_breaks(text, start, stop)
 
     def _line(self, line_no: int, line: str, events: list[ScanEvent]) -> None:
         marker = classify(line)
@@ -392,31 +386,42 @@ class ScanResult:
     window_start: int  # character offset where scanning began (0 unless the message was cut)
 
 
-def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
-    """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
-    the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
+@dataclass(frozen=True)
+class Window:
+    """Where the spec's window (the last WINDOW_CHARS characters) cuts a message."""
+
+    start: int  # the offset of its first character
+    first_line: int  # the message line it starts in
+    fragment: bool  # it starts inside that line, which is then skipped
+    warning: ScanWarning  # what the scan says about the cut
+
+
+def message_window(text: str) -> Window | None:
+    """The window of `text`, or None when the whole text fits in it (both scanners use this)."""
     start = max(0, len(text) - grammar.WINDOW_CHARS)
     if not start:
-        return Scanner(), 0, None
-    first_line = (
-        1 + text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
-    )
+        return None
+    first_line = 1 + grammar.count_breaks(text, 0, start)
     # When the cut falls between "\r" and "\n" the "\n" is that line's own break.
     if text[start - 1] == "\r" and text[start] == "\n":
         start += 1
-    fragment = text[start - 1] not in "\r\n"
-    scanner = Scanner(first_line=first_line, skip_first_fragment=fragment, window_cut=True)
-    return (
-        scanner,
-        start,
-        ScanWarning(
-            first_line,
-            (
-                f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were "
-                "scanned"
-            ),
-        ),
+    warning = ScanWarning(
+        first_line,
+        f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned",
     )
+    return Window(start, first_line, text[start - 1] not in "\r\n", warning)
+
+
+def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
+    """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
+    the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
+    window = message_window(text)
+    if window is None:
+        return Scanner(), 0, None
+    scanner = Scanner(
+        first_line=window.first_line, skip_first_fragment=window.fragment, window_cut=True
+    )
+    return scanner, window.start, window.warning
 
 
 def scan_message(text: str) -> ScanResult:

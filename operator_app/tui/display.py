@@ -3,21 +3,27 @@ made safe for the terminal."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-# C0 controls but tab and newline, DEL, and C1 controls (U+009B is a one-character CSI for some
-# terminals). Ids, summaries and file names reach the screen from the model and from files:
-# written raw, ESC or CSI would drive the person's terminal (clear it, set its clipboard).
-_TERMINAL_UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from ..protocol.escapes import escape_controls
+
+# What a file's line shows in place of a control character (tabs are expanded first).
+_CONTROL_AS_SPACE = {code: " " for code in (*range(32), *range(127, 160)) if code != 9}
 
 
 def printable(text: str) -> str:
-    """`text` with terminal control characters written as escapes ("\\x1b"); tabs and newlines
-    kept."""
-    if not _TERMINAL_UNSAFE_RE.search(text):
-        return text
-    return _TERMINAL_UNSAFE_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """`text` with control characters written as escapes ("\\x1b"), tabs and newlines kept: ids,
+    summaries and file names reach the screen from the model and from files, and written raw, ESC
+    or CSI would drive the person's terminal (clear it, set its clipboard). The rule is
+    protocol/escapes.py's; the TUI lays out multi-line text itself, so it keeps newlines."""
+    return escape_controls(text, keep="\t\n")
+
+
+def screen_line(line: str, limit: int) -> str:
+    """A line of a file or a message as the TUI draws it: tabs expanded, each control character a
+    space (escapes would shift the columns the text has), cut after `limit` characters."""
+    line = line.expandtabs(4).translate(_CONTROL_AS_SPACE)
+    return line if len(line) <= limit else line[:limit] + " …"
 
 
 def pretty_path(path: Path) -> str:

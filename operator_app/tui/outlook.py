@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..engine.chanflow.run import request_id
 from ..protocol.chanflow.blocks import ChanBlock
@@ -23,6 +24,9 @@ from ..protocol.chanflow.errors import StringError
 from ..protocol.commands import validate_command
 from ..protocol.message import scan_whole
 from ..protocol.parser import parse_fields
+
+if TYPE_CHECKING:
+    from ..engine.state.used_ids import UsedId
 
 DELETE_ACTIONS = (
     "fs.delete",
@@ -42,7 +46,8 @@ class PlannedWrite:
         return self.action in DELETE_ACTIONS
 
     @property
-    def shown(self) -> str:
+    def where(self) -> str:
+        """The path, or for a copy or move both (as WritePlan.where gives them)."""
         return self.path if self.path_to is None else f"{self.path} -> {self.path_to}"
 
 
@@ -141,12 +146,12 @@ def write_outlook(
     line: int | None,
     command_id: str,
     message: int,
-    used: Mapping[str, tuple[str, int, object]],
+    used: Mapping[str, UsedId],
     *,
     open_ended: bool = False,
 ) -> WriteOutlook:
     """The outlook of the write `command_id` (whose block starts at `line`) in message `message`
-    of `text`. `used`: the session's used ids (id -> (content key, message, result)): a write
+    of `text`. `used`: the session's used ids (Session.used_ids): a write
     whose id an earlier message used does not run (a repeat, or a duplicate id), nor does one
     repeating an id met before it in this message."""
     writes = writes_in(text, used)
@@ -158,7 +163,9 @@ def write_outlook(
     if index is None:  # not in the text as scanned (cut by the window): say only what is known
         return WriteOutlook(1, 1, (), open_ended)
     before = [
-        w for w in writes[:index] if not (w.command_id in used and used[w.command_id][1] < message)
+        w
+        for w in writes[:index]
+        if not (w.command_id in used and used[w.command_id].message < message)
     ]
     seen = {command_id}
     rest = []

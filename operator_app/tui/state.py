@@ -15,7 +15,7 @@ from ..engine.executor import (
     Progress,
     ResultReady,
 )
-from ..engine.state.session import Session
+from ..engine.state.session import Session, UsedId, UsedIds
 from ..protocol.chanflow.blocks import ChanBlock
 from ..protocol.chanflow.commands import BY_NAME
 from ..protocol.chanflow.grammar import ERROR_MARK, SIGIL
@@ -28,8 +28,11 @@ NOT_RUN = "not run"
 UNDONE = "undone"  # an applied write whose change was undone since (the journal says so)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Row:
+    """One command of a message as the table shows it; built by keyword only (most of its fields
+    are optional strings, which a call by position could swap unnoticed)."""
+
     line: int  # where the block starts in its message; the row's key
     command_id: str | None
     action: str | None = None
@@ -108,7 +111,7 @@ class MessageState:
             {row.earlier_message for row in self.rows.values() if row.earlier_message is not None}
         )
 
-    def fill_missing_rows(self, used: dict[str, tuple[str, int, CommandResult]]) -> None:
+    def fill_missing_rows(self, used: UsedIds) -> None:
         """After a restart, rows for the blocks that have no stored result: a repeat of a command an
         earlier message ran (a duplicate, as it showed live), or, in a message the app stopped in,
         a block that never ran (the model must treat it as not executed)."""
@@ -127,23 +130,27 @@ class MessageState:
                     )
                 continue
             earlier = used.get(block.id_hint or "")
-            if earlier is not None and earlier[1] < self.number and earlier[0] == block.content_key:
-                result = earlier[2]
+            if (
+                earlier is not None
+                and earlier.message < self.number
+                and earlier.content_key == block.content_key
+            ):
+                result = earlier.result
                 self.rows[block.start_line] = Row(
-                    block.start_line,
-                    block.id_hint,
-                    result.action,
-                    result.path,
-                    "duplicate",
-                    f"already run in message {earlier[1]}: {result.summary}",
-                    result,
-                    result.diff,
-                    earlier[1],
+                    line=block.start_line,
+                    command_id=block.id_hint,
+                    action=result.action,
+                    path=result.path,
+                    status="duplicate",
+                    summary=f"already run in message {earlier.message}: {result.summary}",
+                    result=result,
+                    diff=result.diff,
+                    earlier_message=earlier.message,
                 )
             elif self.interrupted:
                 self.rows[block.start_line] = Row(
-                    block.start_line,
-                    block.id_hint,
+                    line=block.start_line,
+                    command_id=block.id_hint,
                     status=NOT_RUN,
                     summary="Operator stopped before this ran; paste the message again to run it",
                 )
@@ -152,7 +159,11 @@ class MessageState:
         self.version += 1
         if isinstance(event, BlockStarted):
             self.rows[event.line] = Row(
-                event.line, event.command_id, event.action, event.path, "running"
+                line=event.line,
+                command_id=event.command_id,
+                action=event.action,
+                path=event.path,
+                status="running",
             )
             if self.pending is not None and self.pending[0] == event.line:
                 self.pending = None
@@ -168,15 +179,15 @@ class MessageState:
         elif isinstance(event, DuplicateSkipped):
             line = event.line if event.line is not None else self._next_line()
             self.rows[line] = Row(
-                line,
-                event.command_id,
-                event.earlier.action,
-                event.earlier.path,
-                "duplicate",
-                f"already run in message {event.earlier_message}: {event.earlier.summary}",
-                event.earlier,
-                event.earlier.diff,
-                event.earlier_message,
+                line=line,
+                command_id=event.command_id,
+                action=event.earlier.action,
+                path=event.earlier.path,
+                status="duplicate",
+                summary=f"already run in message {event.earlier_message}: {event.earlier.summary}",
+                result=event.earlier,
+                diff=event.earlier.diff,
+                earlier_message=event.earlier_message,
             )
         elif isinstance(event, Progress):
             row = self._open_row(event.command_id)
@@ -191,8 +202,8 @@ class MessageState:
         if pending is not None and pending[0] not in self.rows:
             chanflow = (pending[1] or "").startswith(f"<{SIGIL}=")
             self.rows[pending[0]] = Row(
-                pending[0],
-                pending[1],
+                line=pending[0],
+                command_id=pending[1],
                 status="pending",
                 summary="waiting for its close tag"
                 if chanflow
@@ -205,7 +216,7 @@ class MessageState:
 
     def _result(self, result: CommandResult) -> None:
         line = result.line if result.line is not None else self._next_line()
-        row = self.rows.setdefault(line, Row(line, result.id))
+        row = self.rows.setdefault(line, Row(line=line, command_id=result.id))
         row.command_id, row.action = result.id, result.action or row.action
         row.path = result.path or row.path
         row.status, row.summary, row.result = status_of(result), result.summary, result
@@ -259,12 +270,12 @@ def load_history(session: Session) -> dict[int, MessageState]:
             interrupted=not record.ended,
             warnings=record.warnings,
         )
-    used: dict[
-        str, tuple[str, int, CommandResult]
-    ] = {}  # what Session.used_ids gives, without a second read
+    used: UsedIds = {}  # what Session.used_ids gives, without a second read
     for stored in session.stored_results():
         if stored.content_key is not None and stored.result.id not in used:
-            used[stored.result.id] = (stored.content_key, stored.message, stored.result)
+            used[stored.result.id] = UsedId(
+                content_key=stored.content_key, message=stored.message, result=stored.result
+            )
         state = states.get(stored.message)
         if state is not None:
             state._result(stored.result)

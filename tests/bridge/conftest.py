@@ -1,5 +1,5 @@
-"""Set-up for the bridge's tests: a scratch copy of the demo workspace, a state folder, and no
-system clipboard (the TUI's copy must not reach the machine's).
+"""Set-up for the bridge's tests: every one runs on the app machine of tests/conftest.py (no system
+clipboard: the TUI's copy must not reach the machine's; `workspace` and `state` come from there).
 
 The browser tests load the real extension, unpacked, into the system's Chromium driven by
 Playwright (never a downloaded browser), on mock chat pages served on loopback. Without Chromium or
@@ -13,9 +13,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from app_fixtures import app_machine, state, workspace  # noqa: F401 - fixtures, taken by name
-from browser_support import MockSites, chromium_args, chromium_path
-from contract_double import BridgeDouble
+
+from tests.support.browser import MockSites, chromium_args, chromium_path
+from tests.support.contract_double import BridgeDouble
+
+
+@pytest.fixture(autouse=True)
+def _on_the_app_machine(app_machine: None) -> None:
+    """Each test here gets `app_machine` without naming it."""
 
 
 @pytest.fixture(scope="session")

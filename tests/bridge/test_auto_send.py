@@ -8,12 +8,9 @@ import time
 from typing import Any
 
 import pytest
-from browser_support import require_browser
 
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
     ANSWER,
     COPY_TEXT,
     answered,
@@ -27,6 +24,9 @@ from page_helpers import (  # noqa: E402
     stream,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 
 def enable_auto_send(
@@ -162,7 +162,10 @@ def test_the_auto_send_notice_counts_down(
     page, key = answered(extension_browser, mock_sites, bridge, "chatgpt.com", conversation)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "autosend-pending")
-    said = lambda: page.inner_text("#operator-bridge-ui .text")
+
+    def said():
+        return page.inner_text("#operator-bridge-ui .text")
+
     assert "sending in 3 s" in said()
     page.wait_for_function(
         "() => document.querySelector('#operator-bridge-ui').shadowRoot"

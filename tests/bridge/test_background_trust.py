@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from browser_support import require_browser
+from tests.support.browser import require_browser
+from tests.support.contract_double import BridgeDouble
 
 require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
 
 ASK_AS_A_CONTENT_SCRIPT = """async ([tabId, port]) => {
   const [frame] = await chrome.scripting.executeScript({

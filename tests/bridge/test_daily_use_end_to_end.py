@@ -11,25 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import AsyncExtensionBrowser, require_browser
 
-require_browser()
-
-from e2e_helpers import (
-    SIZE,
-    copied,
+from operator_app.tui.screens.confirm import ConfirmScreen
+from tests.support.blocks import block
+from tests.support.browser import AsyncExtensionBrowser, require_browser
+from tests.support.end_to_end import (
     input_value,
     open_chat,
     paired_tui_and_browser,
     panel_says,
     pre_pair,
-    rows,
     until,
-    wait_for,
 )
-from support import block
+from tests.support.pilot import SIZE, rows, wait_for
+from tests.support.pilot import press_copy as copied
 
-from operator_app.tui.screens.confirm import ConfirmScreen
+require_browser()
 
 pytestmark = pytest.mark.asyncio
 
@@ -88,7 +85,8 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
         await until(
             pilot,
             lambda: browser.worker.evaluate(
-                "() => [...globalThis.operatorBridge.chatTabs.values()].some(tab => tab.url.includes('e2e-off'))"
+                "() => [...globalThis.operatorBridge.chatTabs.values()]"
+                ".some(tab => tab.url.includes('e2e-off'))"
             ),
         )
         await wait_for(pilot, lambda: "Claude" in str(app.bridge_badge.render()))

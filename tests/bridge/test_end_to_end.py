@@ -11,26 +11,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import AsyncExtensionBrowser, require_browser
 
-require_browser()
-
-from bridge_helpers import bridged_app, wait_for  # noqa: E402
-from e2e_helpers import (  # noqa: E402
-    SIZE,
-    copied,
+from operator_app.tui.screens.consent import ConsentScreen
+from tests.support.blocks import b64, block
+from tests.support.bridge_http import bridged_app
+from tests.support.browser import AsyncExtensionBrowser, require_browser
+from tests.support.end_to_end import (
     input_value,
-    notes,
     open_chat,
     pair_through_popup,
     paired_tui_and_browser,
     panel_says,
-    rows,
     until,
 )
-from support import b64, block  # noqa: E402
+from tests.support.pilot import SIZE, notes, rows, wait_for
+from tests.support.pilot import press_copy as copied
 
-from operator_app.tui.screens.consent import ConsentScreen  # noqa: E402
+require_browser()
 
 pytestmark = pytest.mark.asyncio
 

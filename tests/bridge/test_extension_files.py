@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from browser_support import EXTENSION_DIR
+from tests.support.browser import EXTENSION_DIR
 
 MANIFEST = json.loads((EXTENSION_DIR / "manifest.json").read_text())
 

@@ -11,10 +11,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from browser_support import EXTENSION_DIR, MockSites, why_browser_tests_cannot_run
-from contract_double import BridgeDouble
 from firefox_bidi import Firefox, firefox_path
-from page_helpers import ANSWER, COPY_TEXT
+
+from tests.support.browser import EXTENSION_DIR, MockSites, why_browser_tests_cannot_run
+from tests.support.chat_page import ANSWER, COPY_TEXT
+from tests.support.contract_double import BridgeDouble
 
 pytestmark = [
     pytest.mark.asyncio,

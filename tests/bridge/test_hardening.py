@@ -13,11 +13,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from bridge_helpers import EXTENSION_ORIGIN, Extension, raw
 
 from operator_app.bridge import guard
 from operator_app.bridge.server import BridgeServer
 from operator_app.bridge.service import Listener
+from tests.support.bridge_http import EXTENSION_ORIGIN, Extension, raw
 
 pytestmark = pytest.mark.asyncio
 

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import require_browser
-
-require_browser()
-
-from bridge_helpers import wait_for
-from e2e_helpers import paired_tui_and_browser, panel_state, rows, tab_id, until
 
 from operator_app.tui.screens.confirm import ConfirmScreen
+from tests.support.browser import require_browser
+from tests.support.end_to_end import paired_tui_and_browser, panel_state, tab_id, until
+from tests.support.pilot import rows, wait_for
+
+require_browser()
 
 pytestmark = pytest.mark.asyncio
 LOCAL_DOCS = "/project/docs?page=local-docs"

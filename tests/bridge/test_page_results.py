@@ -8,12 +8,9 @@ import time
 from typing import Any
 
 import pytest
-from browser_support import require_browser
 
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
     ANSWER,
     COPY_TEXT,
     SITES,
@@ -29,6 +26,9 @@ from page_helpers import (  # noqa: E402
     stream,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 
 @pytest.mark.parametrize("site", sorted(SITES))
@@ -171,7 +171,8 @@ def test_a_reload_fills_nothing_twice(
 def badge_and_title(browser: Any, tab: int) -> tuple[str, str]:
     return tuple(
         browser.worker.evaluate(  # type: ignore[return-value]
-            "async tabId => [await chrome.action.getBadgeText({tabId}), await chrome.action.getTitle({tabId})]",
+            "async tabId => [await chrome.action.getBadgeText({tabId}), "
+            "await chrome.action.getTitle({tabId})]",
             tab,
         )
     )

@@ -1,7 +1,7 @@
 """The extension on the mock chat pages, reading: what it takes from each site's page (the line
 breaks the page shows, the answer and not the thinking), when it sends it and under which key,
 the generic fallback, "Send selection to Operator", and the heartbeat. Against a stand-in that
-answers as the bridge contract says (contract_double.py)."""
+answers as the bridge contract says (tests/support/contract_double.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,9 @@ import time
 from typing import Any
 
 import pytest
-from browser_support import require_browser
 
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
     ANSWER,
     BLOCK_LINES,
     COPY_TEXT,
@@ -29,6 +26,9 @@ from page_helpers import (  # noqa: E402
     stream,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 
 @pytest.mark.parametrize("site", sorted(SITES))

@@ -8,12 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_support import require_browser
 
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
     ANSWER,
     COPY_TEXT,
     click_panel,
@@ -26,6 +23,9 @@ from page_helpers import (  # noqa: E402
     stream,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 BOXES = """() => {
   const box = (element) => {

@@ -8,12 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_support import require_browser
 
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
     SITES,
     answered,
     click_panel,
@@ -22,6 +19,9 @@ from page_helpers import (  # noqa: E402
     sent,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 EDITORS = {  # site -> (the editor's element, what marks it as the real library's)
     "chatgpt": (

@@ -2,19 +2,25 @@
 or Operator no longer knows. After the background's service worker was stopped (it forgets the
 results it was waiting for), or after Operator restarted (it forgets the page messages it had),
 the answer on the page reaches Operator again and its results still land in the input box.
-Against a stand-in that answers as the bridge contract says (contract_double.py)."""
+Against a stand-in that answers as the bridge contract says (tests/support/contract_double.py)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from browser_support import require_browser
+from tests.support.browser import require_browser
+from tests.support.chat_page import (
+    COPY_TEXT,
+    answered,
+    input_value,
+    ping,
+    restart_service_worker,
+    wait_panel,
+)
+from tests.support.contract_double import BridgeDouble
 
 require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import COPY_TEXT, answered, input_value, ping, restart_service_worker, wait_panel  # noqa: E402
 
 
 def finished_posts(bridge: BridgeDouble, key: tuple[str, int]) -> int:

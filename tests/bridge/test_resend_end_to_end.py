@@ -10,23 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import AsyncExtensionBrowser, require_browser
 
-require_browser()
-
-from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import (  # noqa: E402
+from tests.support.blocks import block
+from tests.support.browser import AsyncExtensionBrowser, require_browser
+from tests.support.end_to_end import (
     last_heartbeat,
-    notes,
     open_chat,
     paired_tui_and_browser,
     panel_says,
     ping,
     restart_service_worker,
-    rows,
     until,
 )
-from support import block  # noqa: E402
+from tests.support.pilot import notes, rows, wait_for
+
+require_browser()
 
 pytestmark = pytest.mark.asyncio
 ANSWER = (

@@ -11,22 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import require_browser
 
-require_browser()
-
-from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import (  # noqa: E402
-    copied,
+from tests.support.blocks import block
+from tests.support.browser import require_browser
+from tests.support.end_to_end import (
     input_value,
-    notes,
     open_chat,
     paired_tui_and_browser,
     panel_says,
-    rows,
     tab_id,
 )
-from support import block  # noqa: E402
+from tests.support.pilot import notes, rows, wait_for
+from tests.support.pilot import press_copy as copied
+
+require_browser()
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,22 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import require_browser
+
+from operator_app.tui.screens.consent import ConsentScreen
+from tests.support.blocks import block
+from tests.support.browser import require_browser
+from tests.support.end_to_end import input_value, open_chat, paired_tui_and_browser, until
+from tests.support.pilot import press_copy as copied
+from tests.support.pilot import rows, wait_for
 
 require_browser()
-
-from bridge_helpers import wait_for  # noqa: E402
-from e2e_helpers import (  # noqa: E402
-    copied,
-    input_value,
-    open_chat,
-    paired_tui_and_browser,
-    rows,
-    until,
-)
-from support import block  # noqa: E402
-
-from operator_app.tui.screens.consent import ConsentScreen  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
 S = "\U0001d49e"

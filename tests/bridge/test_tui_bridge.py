@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bridge_helpers import Extension, bridged_app, paired_extension
-from pilot_helpers import SIZE, asks, notes, rows, wait_for
-from pilot_helpers import press_copy as copied
-from support import b64, block
 
 from operator_app.bridge import service
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.pairing import PairingScreen
+from tests.support.blocks import b64, block
+from tests.support.bridge_http import Extension, bridged_app, paired_extension
+from tests.support.pilot import SIZE, asks, notes, rows, wait_for
+from tests.support.pilot import press_copy as copied
 
 pytestmark = pytest.mark.asyncio
 
@@ -65,7 +65,10 @@ async def test_the_message_pane_shows_a_streamed_answer_once(workspace: Path, st
         number = app.current().number
         assert app.runner.session.message_text(number) == whole
         assert app.current().text == whole
-        shown = lambda: [line.text for line in app.message_view.lines if line.number is not None]
+
+        def shown():
+            return [line.text for line in app.message_view.lines if line.number is not None]
+
         await wait_for(pilot, lambda: len(shown()) >= len(whole.split("\n")))
         assert shown() == whole.split("\n")  # 10 lines, not 13
         await pilot.press("left_square_bracket")
@@ -282,7 +285,10 @@ async def test_the_header_shows_the_bridge_off_pairing_connected_and_waiting(
     monkeypatch.setattr(service, "CONNECTED_FOR_S", 0.5)
     app = OperatorApp(workspace=workspace, state_dir=state, bridge_port=0)
     async with app.run_test(size=SIZE) as pilot:
-        badge = lambda: str(app.bridge_badge.render())
+
+        def badge():
+            return str(app.bridge_badge.render())
+
         assert badge() == "bridge off" and app.bridge is None
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
@@ -448,7 +454,7 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
 
 
 def question(app: Any) -> str:
-    """The text of the question on screen ("N answers ended while Operator was not listening...")."""
+    """The question on screen ("N answers ended while Operator was not listening...")."""
     return (
         str(app.screen.query_one("#confirm-question").render())
         if isinstance(app.screen, ConfirmScreen)
@@ -620,7 +626,10 @@ async def test_the_header_names_the_browser_until_a_chat_tab_is_open(
 ) -> None:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
-        badge = lambda: str(app.bridge_badge.render())
+
+        def badge():
+            return str(app.bridge_badge.render())
+
         extension = await paired_extension(pilot, app)
         await extension.post("/v1/hello", {"tab": None, "browser": "Chromium 156"})
         await wait_for(pilot, lambda: badge() == "bridge Chromium 156: open a chat tab")

@@ -2,19 +2,15 @@
 once the person chose its origin (scheme, host and port) in the popup, remembered for every page
 of that origin until they stop it there. And two apps on this computer, on two ports, are two
 sites: their answers never share a conversation, nor their results a tab. Against a stand-in that
-answers as the bridge contract says (contract_double.py)."""
+answers as the bridge contract says (tests/support/contract_double.py)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from browser_support import MockSites, require_browser
-
-require_browser()
-
-from contract_double import BridgeDouble  # noqa: E402
-from page_helpers import (  # noqa: E402
+from tests.support.browser import MockSites, require_browser
+from tests.support.chat_page import (
     ANSWER,
     COPY_TEXT,
     final_text,
@@ -25,6 +21,9 @@ from page_helpers import (  # noqa: E402
     stream,
     wait_panel,
 )
+from tests.support.contract_double import BridgeDouble
+
+require_browser()
 
 QUIET_S = 4.0  # longer than the generic fallback's quiet period (2.5 s) that ends an answer
 

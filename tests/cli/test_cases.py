@@ -21,9 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_runner import CASES, Case, check_envelope, exec_app, load_cases, make_workspace, snapshot
 
 from operator_app.protocol.errors import ErrorCode
+from tests.support.cases import (
+    CASES,
+    Case,
+    check_envelope,
+    exec_app,
+    load_cases,
+    make_workspace,
+    snapshot,
+)
 
 INVALID = load_cases("invalid")
 VALID = load_cases("valid")
@@ -94,7 +102,8 @@ def check_expectations(case: Case, envelope: dict[str, Any], tmp_path: Path) -> 
                 f"Invalid OPERATOR_CMD ({result['error_code']}): "
             ), result["summary"]
         if result["action"] == "operator.error":
-            # design.md decision 5: no readable id -> a generated id and {"message", "related_id"}.
+            # docs/design.md, decision 5: no readable id -> a generated id and details
+            # {"message", "related_id"}.
             assert re.fullmatch(rf"operator-error-{data['message']}-\d+", result["id"])
             details = json.loads(result["details"])
             assert set(details) == {"message", "related_id"} and details["related_id"] is None

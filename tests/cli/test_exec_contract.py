@@ -1,11 +1,11 @@
 """The headless contract, through the installed `operator-app` command on real folders:
 `exec --workspace DIR [--approve all|none] [--state-dir DIR] [--json] [MESSAGE_FILE]`, the JSON
-ResponseEnvelope as seed 001 asks (with its "Tests to generate"), exit codes, and the
-`results` / `undo` companions.
+ResponseEnvelope of docs/design.md ("The --json envelope"), exit codes, and the `results` / `undo`
+companions.
 
-Seed 001's "Tests to generate": success path, failure path, truncation path and cache-hit path
-are below; REDIRECTED (13) does not apply, since Operator never redirects: no exit code 13 is
-documented and `check_envelope` asserts no envelope ever carries error.redirect."""
+The envelope's success path, failure path, truncation path and cache-hit path are below. Operator
+never redirects: no exit code 13 is documented and `check_envelope` asserts no envelope ever
+carries error.redirect."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_runner import check_envelope  # seed 001's validator, shared with the protocol cases
-from support import b64, block
 
 from operator_app import __version__
+from tests.support.blocks import b64, block
+from tests.support.cases import check_envelope  # the --json envelope of docs/design.md, checked
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))
@@ -415,7 +415,7 @@ RESULT_KEYS = {
 def test_json_data_has_the_declared_shape_for_every_kind_of_result(
     ws: Path, tmp_path: Path
 ) -> None:
-    """Seed 001, success path: data matches its declared schema, whatever the results were."""
+    """The success path: data matches its declared schema, whatever the results were."""
     message = (
         "Prose.\n"
         + block("ok1", "fs.stat", path="README.md")
@@ -629,7 +629,8 @@ def test_the_envelope_factory_derives_ok_and_refuses_contradictions() -> None:
 
 
 def test_no_module_but_the_factory_builds_an_envelope() -> None:
-    """Seed 001: command handlers never construct the envelope directly."""
+    """Command handlers never construct the envelope directly (docs/design.md, "The --json
+    envelope")."""
 
     def builds_one(source: str) -> bool:  # a dict literal with the envelope's keys
         return all(

@@ -10,7 +10,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from support import block
+from tests.support.blocks import block
 
 APP = str(Path(sys.executable).with_name("operator-app"))
 

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import block
+
+from tests.support.blocks import block
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_runner import CASES, DEMO, check_envelope, exec_app, make_workspace, snapshot
 
 from operator_app.protocol.chanflow.errors import CATALOG, StringCode
+from tests.support.cases import CASES, DEMO, check_envelope, exec_app, make_workspace, snapshot
 
 STRING_CASES = CASES / "string"
 

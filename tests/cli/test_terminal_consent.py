@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support import b64, block
+
+from tests.support.blocks import b64, block
 
 APP = str(Path(sys.executable).with_name("operator-app"))
 PROMPT = b"Apply this change?"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import b64, block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import (
@@ -18,6 +17,7 @@ from operator_app.engine.executor import (
 )
 from operator_app.engine.state.session import Session
 from operator_app.protocol.results import render_results
+from tests.support.blocks import b64, block
 
 
 @pytest.fixture

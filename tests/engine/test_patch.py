@@ -581,7 +581,7 @@ def test_a_crlf_file_takes_a_patch_with_or_without_carriage_returns(
 
 
 def test_a_crlf_file_keeps_its_style_when_the_new_version_has_lf_lines(tmp_path: Path) -> None:
-    """design.md decision 10: a file's newline style is kept, so a line the patch gives a bare
+    """docs/design.md, decision 10: a file's newline style is kept, so a line the patch gives a bare
     LF gets the CRLF of the file, as in the two requests MANIFEST.in cases of the real-diff run."""
     old = b"include README.md\r\nrecursive-include tests *.py\r\n"
     new = b"include README.md LICENSE\nrecursive-include tests *.py\r\n"
@@ -625,15 +625,9 @@ CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-diffs"
 
 
 def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> None:
-    from operator_app.engine.textops.hunks import (
-        apply_hunks,
-        apply_in_place,
-        check_order,
-        join_lines,
-        split_lines,
-    )
+    from operator_app.engine.textops.hunks import apply_hunks, apply_in_place, check_order
     from operator_app.engine.textops.patch import _parse
-    from operator_app.engine.textops.textfile import TextDoc
+    from operator_app.engine.textops.textfile import TextDoc, join_lines, lines_and_final_newline
 
     manifest = __import__("json").loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
     fast = slow = refused = 0
@@ -650,7 +644,7 @@ def test_in_place_application_equals_the_line_by_line_one_on_real_patches() -> N
             check_order(hunks)
             in_place = apply_in_place(text, hunks)
             try:
-                lines, final = apply_hunks(*split_lines(text), hunks, label="x")
+                lines, final = apply_hunks(*lines_and_final_newline(text), hunks, label="x")
             except OperatorError:
                 assert in_place is None, entry
                 refused += 1
@@ -665,28 +659,45 @@ def test_in_place_application_at_the_edges() -> None:
     from operator_app.engine.textops.hunks import Hunk, apply_in_place
 
     text = "a\nb\nc\nd\n"
-    assert apply_in_place(text, [Hunk(1, 1, 1, ("a",), ("A", "A2"))]) == "A\nA2\nb\nc\nd\n"
     assert (
-        apply_in_place(text, [Hunk(1, 0, 1, (), ("top",))]) == "top\na\nb\nc\nd\n"
+        apply_in_place(
+            text, [Hunk(number=1, old_start=1, new_start=1, old=("a",), new=("A", "A2"))]
+        )
+        == "A\nA2\nb\nc\nd\n"
+    )
+    assert (
+        apply_in_place(text, [Hunk(number=1, old_start=0, new_start=1, old=(), new=("top",))])
+        == "top\na\nb\nc\nd\n"
     )  # insertion before line 1
     assert (
-        apply_in_place(text, [Hunk(1, 2, 2, (), ("x",)), Hunk(2, 3, 4, ("c",), ())])
+        apply_in_place(
+            text,
+            [
+                Hunk(number=1, old_start=2, new_start=2, old=(), new=("x",)),
+                Hunk(number=2, old_start=3, new_start=4, old=("c",), new=()),
+            ],
+        )
         == "a\nb\nx\nd\n"
     )
     assert (
-        apply_in_place(text, [Hunk(1, 4, 4, ("d",), ("D",))]) is None
+        apply_in_place(text, [Hunk(number=1, old_start=4, new_start=4, old=("d",), new=("D",))])
+        is None
     )  # the last line: final-newline rules
-    assert apply_in_place(text, [Hunk(1, 4, 5, (), ("e",))]) is None  # an append at the end
     assert (
-        apply_in_place(text, [Hunk(1, 2, 2, ("B",), ("x",))]) is None
+        apply_in_place(text, [Hunk(number=1, old_start=4, new_start=5, old=(), new=("e",))]) is None
+    )  # an append at the end
+    assert (
+        apply_in_place(text, [Hunk(number=1, old_start=2, new_start=2, old=("B",), new=("x",))])
+        is None
     )  # a mismatch is explained elsewhere
     assert (
-        apply_in_place("a\nb", [Hunk(1, 1, 1, ("a",), ("A",))]) == "A\nb"
+        apply_in_place("a\nb", [Hunk(number=1, old_start=1, new_start=1, old=("a",), new=("A",))])
+        == "A\nb"
     )  # no final newline, untouched
     long = "".join(f"{n}\n" for n in range(200_000))
-    assert apply_in_place(long, [Hunk(1, 150_001, 150_001, ("150000",), ("X",))]) == long.replace(
-        "\n150000\n", "\nX\n"
-    )
+    assert apply_in_place(
+        long, [Hunk(number=1, old_start=150_001, new_start=150_001, old=("150000",), new=("X",))]
+    ) == long.replace("\n150000\n", "\nX\n")
 
 
 # Applied already. The real-diff run found 26 of 2,152 release diffs that apply a second time

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine
 from operator_app.engine.state.session import Session
+from tests.support.blocks import block
 
 
 @pytest.fixture

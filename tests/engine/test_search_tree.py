@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import block
 
 from operator_app.engine.boundary import tree_walk
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine
 from operator_app.engine.state.session import Session
 from operator_app.protocol.results import CommandResult
+from tests.support.blocks import block
 
 BACKTRACKER = "*a*a*a*a*a*a*a*a*a*a*a*b"
 

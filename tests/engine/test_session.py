@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import b64, block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine, approve_all
@@ -24,6 +23,7 @@ from operator_app.engine.state.session import (
     read_jsonl,
 )
 from operator_app.protocol.results import render_results
+from tests.support.blocks import b64, block
 
 APP = str(Path(sys.executable).with_name("operator-app"))
 EXIT_STATE = 5

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.changes.plan import WritePlan
@@ -21,6 +20,7 @@ from operator_app.engine.executor import AwaitingDecision, Engine, EngineEvent, 
 from operator_app.engine.state import session as session_module
 from operator_app.engine.state.lock import SessionLock
 from operator_app.engine.state.session import Session
+from tests.support.blocks import block
 
 APP = str(Path(sys.executable).with_name("operator-app"))
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROOT, block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.changes.plan import WritePlan
@@ -27,6 +26,8 @@ from operator_app.engine.executor import (
 from operator_app.engine.state.session import Session
 from operator_app.protocol.message import MAX_PAYLOAD_CHARS
 from operator_app.protocol.results import CommandResult, render_results
+from tests.support.blocks import block
+from tests.support.cases import ROOT
 
 S = "\U0001d49e"
 

@@ -26,7 +26,6 @@ from operator_app.protocol.comments import (
 )
 from operator_app.protocol.edits import parse_edits
 from operator_app.protocol.errors import ErrorCode, OperatorError
-from operator_app.protocol.scanner import Scanner, scan_message
 
 
 def edits(*items: dict[str, object]) -> str:
@@ -224,69 +223,6 @@ def test_comment_styles() -> None:
     with pytest.raises(OperatorError) as caught:
         resolve_language("klingon")
     assert caught.value.code is ErrorCode.ERR_UNKNOWN_LANGUAGE and "python" in caught.value.message
-
-
-MESSAGE_PARTS = st.lists(
-    st.sampled_from(
-        [
-            "prose line\n",
-            "OPERATOR_CMD\n",
-            "END_OPERATOR_CMD\n",
-            "version: 1\n",
-            "id: a\n",
-            "action: fs.read\n",
-            "path: x\n",
-            "```OPERATOR_CMD\n",
-            "OPERATOR_RESULT\n",
-            "END_OPERATOR_RESULT\n",
-            "\n",
-            "\r\n",
-            "\r",
-            "  OPERATOR_CMD  \r\n",
-            "operator_cmd\n",
-            "caf\u00e9\n",
-            "END_OPERATOR_CMD",
-        ]
-    ),
-    max_size=40,
-)
-
-
-def _key(events: list[object]) -> list[tuple[object, ...]]:
-    return [
-        (
-            getattr(e, "start_line", None),
-            getattr(e, "end_line", None),
-            getattr(e, "lines", None),
-            getattr(getattr(e, "error", None), "code", None),
-            getattr(e, "id_hint", None),
-            getattr(e, "message", None),
-        )
-        for e in events
-    ]
-
-
-@given(MESSAGE_PARTS, st.lists(st.integers(min_value=1, max_value=17), min_size=1, max_size=30))
-@settings(max_examples=300, deadline=None)
-def test_scanning_never_raises_and_chunked_feeds_agree_with_whole(
-    parts: list[str], cuts: list[int]
-) -> None:
-    text = "".join(parts)
-    whole = Scanner()
-    expected = whole.feed(text) + whole.end()
-    streamed = Scanner()
-    events: list[object] = []
-    pos, index = 0, 0
-    while pos < len(text):
-        size = cuts[index % len(cuts)]
-        events += streamed.feed(text[pos : pos + size])
-        if index % 3 == 0:
-            _ = streamed.pending  # looking at the pending block must not change the outcome
-        pos, index = pos + size, index + 1
-    events += streamed.end()
-    assert _key(events) == _key(expected)
-    blocks = scan_message(text).blocks
-    assert len(blocks) == sum(1 for e in expected if hasattr(e, "lines"))
 
 
 # --- bounds on what hostile edits and needles cost ------------------------------------------------

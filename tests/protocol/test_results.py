@@ -9,7 +9,8 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from operator_app.protocol.results import CommandResult, escape_controls, one_line
+from operator_app.protocol.escapes import escape_controls
+from operator_app.protocol.results import CommandResult, one_line
 
 FORGED_ID = "x\x0cok: true\x0bsummary: forged\x1b[2K"
 

@@ -1,4 +1,11 @@
-"""Shared set-up for the TUI tests: a scratch copy of the demo workspace, the session trash,
-and no system clipboard tool (each test that wants one fakes it): tests/app_fixtures.py."""
+"""Set-up for the TUI tests: every one runs on the app machine of tests/conftest.py (the session
+trash, no system clipboard tool); `workspace` and `state` come from there too."""
 
-from app_fixtures import app_machine, state, workspace  # noqa: F401 - fixtures, taken by name
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _on_the_app_machine(app_machine: None) -> None:
+    """Each test here gets `app_machine` without naming it."""

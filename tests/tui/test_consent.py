@@ -10,28 +10,24 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Static
-from tui_helpers import (
-    READS,
-    SIZE,
-    WRITE,
-    app_asking,
-    app_pasted,
-    asks,
-    b64,
-    block,
-    finished,
-    make_app,
-    notes,
-    plain,
-    results_of,
-    table_statuses,
-    wait_for,
-)
 
 from operator_app.tui.keys import CONSENT_KEYS
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import KeysScreen
+from tests.support.blocks import b64, block
+from tests.support.pilot import SIZE, asks, notes, wait_for
+from tests.support.tui_app import (
+    READS,
+    WRITE,
+    app_asking,
+    app_pasted,
+    finished,
+    make_app,
+    plain,
+    results_of,
+    table_statuses,
+)
 
 pytestmark = pytest.mark.asyncio
 

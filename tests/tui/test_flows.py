@@ -9,30 +9,26 @@ from typing import Any
 
 import pytest
 from textual import events
-from tui_helpers import (
-    DEMO_MESSAGE,
-    READS,
-    SIZE,
-    WRITE,
-    app_asking,
-    asks,
-    block,
-    cell,
-    exec_output,
-    finished,
-    make_app,
-    notes,
-    press_copy,
-    results_of,
-    table_statuses,
-    wait_for,
-)
 
 from operator_app import settings
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.copy_fallback import CopyFallbackScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, asks, notes, press_copy, wait_for
+from tests.support.tui_app import (
+    DEMO_MESSAGE,
+    READS,
+    WRITE,
+    app_asking,
+    cell,
+    exec_output,
+    finished,
+    make_app,
+    results_of,
+    table_statuses,
+)
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 from textual.widgets._footer import FooterKey
-from tui_helpers import asks, b64, block, make_app, wait_for
 
 from operator_app.tui.keys import MAIN_KEYS
+from tests.support.blocks import b64, block
+from tests.support.pilot import asks, wait_for
+from tests.support.tui_app import make_app
 
 pytestmark = pytest.mark.asyncio
 

@@ -8,24 +8,21 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from tui_helpers import (
-    READS,
-    SIZE,
-    WRITE,
-    app_asking,
-    app_pasted,
-    asks,
-    block,
-    finished,
-    make_app,
-    notes,
-    results_of,
-    wait_for,
-)
 
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.clipboard import SystemClipboard
 from operator_app.tui.screens.help import HelpScreen
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, asks, notes, wait_for
+from tests.support.tui_app import (
+    READS,
+    WRITE,
+    app_asking,
+    app_pasted,
+    finished,
+    make_app,
+    results_of,
+)
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,22 +10,13 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Input
-from tui_helpers import (
-    READS,
-    SIZE,
-    app_pasted,
-    block,
-    cell,
-    finished,
-    make_app,
-    press_copy,
-    results_of,
-    wait_for,
-)
 
 from operator_app.protocol.spec import system_prompt
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.picker import PickerScreen
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, press_copy, wait_for
+from tests.support.tui_app import READS, app_pasted, cell, finished, make_app, results_of
 
 pytestmark = pytest.mark.asyncio
 

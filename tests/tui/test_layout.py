@@ -10,25 +10,23 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets._footer import FooterKey
-from tui_helpers import (
-    READS,
-    WRITE,
-    app_asking,
-    app_pasted,
-    asks,
-    b64,
-    block,
-    cell,
-    finished,
-    make_app,
-    plain,
-    wait_for,
-)
 
 from operator_app.tui.keys import MAIN_KEYS
 from operator_app.tui.screens.consent import describe
 from operator_app.tui.widgets.command_table import ID_WIDTHS, SUMMARY_LINES
 from operator_app.tui.widgets.message_view import NOTE_ERROR
+from tests.support.blocks import b64, block
+from tests.support.pilot import asks, wait_for
+from tests.support.tui_app import (
+    READS,
+    WRITE,
+    app_asking,
+    app_pasted,
+    cell,
+    finished,
+    make_app,
+    plain,
+)
 
 pytestmark = pytest.mark.asyncio
 NARROW = (80, 24)
@@ -245,12 +243,12 @@ async def test_the_table_is_drawn_at_its_widths_at_once(workspace: Path, state: 
         table.sync(
             [
                 Row(
-                    1,
-                    "w1",
-                    "fs.write",
-                    "notes/plan.txt",
-                    "waiting for you",
-                    "write notes/plan.txt +1 -0",
+                    line=1,
+                    command_id="w1",
+                    action="fs.write",
+                    path="notes/plan.txt",
+                    status="waiting for you",
+                    summary="write notes/plan.txt +1 -0",
                 )
             ]
         )

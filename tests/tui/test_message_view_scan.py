@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tui_helpers import SIZE, block, make_app, wait_for
 
 from operator_app.protocol.scanner import scan_message
 from operator_app.tui.widgets.message_view import BlockSpans
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, wait_for
+from tests.support.tui_app import make_app
 
 ANSWER = (
     "Let me look first.\r\n"

@@ -8,21 +8,11 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from tui_helpers import (
-    READS,
-    SIZE,
-    WRITE,
-    asks,
-    block,
-    exec_output,
-    finished,
-    make_app,
-    notes,
-    results_of,
-    wait_for,
-)
 
 from operator_app import settings
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, asks, notes, wait_for
+from tests.support.tui_app import READS, WRITE, exec_output, finished, make_app, results_of
 
 pytestmark = pytest.mark.asyncio
 

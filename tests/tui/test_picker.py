@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Input, OptionList
-from tui_helpers import READS, SIZE, app_pasted, finished, make_app, plain, wait_for
 
 from operator_app import settings
 from operator_app.tui.screens.picker import PickerScreen
+from tests.support.pilot import SIZE, wait_for
+from tests.support.tui_app import READS, app_pasted, finished, make_app, plain
 
 pytestmark = pytest.mark.asyncio
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from tui_helpers import READS, SIZE, app_pasted, asks, block, finished, make_app, wait_for
 
 from operator_app.tui.widgets.lines_view import LinesView
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, asks, wait_for
+from tests.support.tui_app import READS, app_pasted, finished, make_app
 
 pytestmark = pytest.mark.asyncio
 

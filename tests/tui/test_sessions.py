@@ -10,29 +10,27 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from support import b64, die_during_a_write
 from textual import events
 from textual.widgets import Input
-from tui_helpers import (
-    READS,
-    SIZE,
-    WRITE,
-    app_asking,
-    app_pasted,
-    block,
-    cell,
-    finished,
-    make_app,
-    notes,
-    results_of,
-    table_statuses,
-    wait_for,
-)
 
 from operator_app.engine.state.session import Session
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.picker import FoldersOnly, PickerScreen
+from tests.support.blocks import b64, block
+from tests.support.dying_engine import die_during_a_write
+from tests.support.pilot import SIZE, notes, wait_for
+from tests.support.tui_app import (
+    READS,
+    WRITE,
+    app_asking,
+    app_pasted,
+    cell,
+    finished,
+    make_app,
+    results_of,
+    table_statuses,
+)
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tui_helpers import WRITE, app_asking, block, finished, results_of, wait_for
+
+from tests.support.blocks import block
+from tests.support.pilot import wait_for
+from tests.support.tui_app import WRITE, app_asking, finished, results_of
 
 pytestmark = pytest.mark.asyncio
 

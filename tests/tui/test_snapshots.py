@@ -13,10 +13,12 @@ import tempfile
 from pathlib import Path
 
 from textual import events
-from tui_helpers import DEMO, asks, b64, block, cell, table_statuses, wait_for
 
 from operator_app.tui.app import OperatorApp
 from operator_app.tui.screens.help import HelpScreen
+from tests.support.blocks import b64, block
+from tests.support.pilot import asks, wait_for
+from tests.support.tui_app import DEMO, cell, table_statuses
 
 SIZE = (140, 40)
 # Results whose summaries are long: each must be readable in the table at 80x24 and at 180x50.

@@ -9,22 +9,13 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Static
-from tui_helpers import (
-    SIZE,
-    app_asking,
-    asks,
-    block,
-    finished,
-    make_app,
-    plain,
-    results_of,
-    table_statuses,
-    wait_for,
-)
 
 from operator_app import settings
 from operator_app.protocol.chanflow.spec import string_prompt
 from operator_app.protocol.spec import system_prompt
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, asks, wait_for
+from tests.support.tui_app import app_asking, finished, make_app, plain, results_of, table_statuses
 
 pytestmark = pytest.mark.asyncio
 S = "\U0001d49e"

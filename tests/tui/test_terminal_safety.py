@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from tui_helpers import SIZE, block, finished, make_app, notes, wait_for
 
 from operator_app.tui.display import printable
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, notes, wait_for
+from tests.support.tui_app import finished, make_app
 
 CONTROLS = ("\x1b", "\x07", "\x9b", "\x00")
 

@@ -10,24 +10,23 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Static
-from tui_helpers import (
+
+from operator_app.protocol.commands import ACTIONS
+from operator_app.tui.keys import MAIN_KEYS
+from operator_app.tui.screens.help import HelpScreen
+from operator_app.tui.widgets.message_view import NOTE_ERROR
+from tests.support.blocks import block
+from tests.support.pilot import SIZE, wait_for
+from tests.support.tui_app import (
     READS,
-    SIZE,
     app_pasted,
-    block,
     cell,
     finished,
     make_app,
     plain,
     results_of,
     table_statuses,
-    wait_for,
 )
-
-from operator_app.protocol.commands import ACTIONS
-from operator_app.tui.keys import MAIN_KEYS
-from operator_app.tui.screens.help import HelpScreen
-from operator_app.tui.widgets.message_view import NOTE_ERROR
 
 pytestmark = pytest.mark.asyncio
 

@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import b64, block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine, approve_all
 from operator_app.engine.state.session import Session
 from operator_app.protocol.results import CommandResult
+from tests.support.blocks import b64, block
 
 NEW_TEXT = "first line\nsecond line\n"
 

@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import b64, block, die_during_a_write
+
+from tests.support.blocks import b64, block
+from tests.support.dying_engine import die_during_a_write
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exec_folder import entries, notes_tree
-from support import block, die_during_a_write
+
+from tests.support.blocks import block
+from tests.support.dying_engine import die_during_a_write
+from tests.support.exec_folder import entries, notes_tree
 
 APP = str(Path(sys.executable).with_name("operator-app"))
 ENV = dict(os.environ, OPERATOR_TRASH="session")

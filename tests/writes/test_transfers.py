@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exec_folder import cli, entries, exec_json, notes_tree
-from support import block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.changes.plan import WritePlan
 from operator_app.engine.executor import Engine
 from operator_app.engine.state.session import Session
+from tests.support.blocks import block
+from tests.support.exec_folder import cli, entries, exec_json, notes_tree
 
 
 @pytest.fixture(autouse=True)

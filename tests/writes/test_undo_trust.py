@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exec_folder import Folder
-from support import b64, block
+
+from tests.support.blocks import b64, block
+from tests.support.exec_folder import Folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -449,18 +450,70 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_new_folders(tmp_path: Path)
 # --- owner and mode -------------------------------------------------------------------------------
 
 
+OTHER_USER = 4321  # no such account is needed: the kernel takes any number
+
+
+def folder_closed_to_others(path: Path) -> Path | None:
+    """The first folder on the way to `path` that users other than its owner cannot enter."""
+    for folder in reversed(path.parents):
+        if not folder.stat().st_mode & 0o001:
+            return folder
+    return None
+
+
+def as_other_user(args: list[str], base: Path) -> subprocess.CompletedProcess[str]:
+    """`args` run by OTHER_USER (no other group), in `base`, with `base` as its home."""
+    return subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        cwd=base,
+        user=OTHER_USER,
+        group=OTHER_USER,
+        extra_groups=[],
+        env={**os.environ, "HOME": str(base)},
+    )
+
+
+def why_another_user_cannot_run_operator(base: Path) -> str | None:
+    """Why OTHER_USER cannot start this checkout's Python and import Operator, or None when it
+    can. A checkout (and its .venv) under a folder only its owner may enter, such as root's home
+    or a `mktemp -d` folder, cannot be used by anyone else."""
+    try:
+        probe = as_other_user([sys.executable, "-c", "import operator_app.cli.main"], base)
+    except PermissionError as error:
+        failure = f"{error.strerror}: {error.filename}"
+    else:
+        if probe.returncode == 0:
+            return None
+        failure = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
+    closed = folder_closed_to_others(Path(sys.executable)) or folder_closed_to_others(ROOT)
+    where = (
+        f"{closed} is closed to other users (mode 0{closed.stat().st_mode & 0o777:o})"
+        if closed is not None
+        else "the checkout is not readable by other users"
+    )
+    return (
+        f"user {OTHER_USER} cannot start this checkout's Python ({failure}); {where}: "
+        "clone the repository under a folder other users can enter to run this test"
+    )
+
+
 @pytest.mark.skipif(
     os.geteuid() != 0, reason="needs root to run Operator as another user against someone's file"
 )
 def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -> None:
     """Operator run by user 4321 rewrites a set-user-ID file of user 1234 (in a folder 4321 may
     write): the new file belongs to 4321, so it must not keep the set-user-ID or set-group-ID
-    bit."""
+    bit. Skipped, with the reason, when the checkout is where user 4321 cannot run it."""
     import tempfile
 
     base = Path(tempfile.mkdtemp(prefix="operator-suid-"))
     try:
         base.chmod(0o777)
+        why_not = why_another_user_cannot_run_operator(base)
+        if why_not is not None:
+            pytest.skip(why_not)
         ws = base / "ws"
         ws.mkdir(mode=0o777)
         ws.chmod(0o777)
@@ -470,7 +523,7 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
         target.chmod(0o6755)
         (base / "m.txt").write_text(block("w", "fs.write", path="tool.sh", content="echo new"))
         (base / "m.txt").chmod(0o644)
-        done = subprocess.run(
+        done = as_other_user(
             [
                 sys.executable,
                 "-m",
@@ -484,17 +537,11 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
                 "all",
                 str(base / "m.txt"),
             ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            user=4321,
-            group=4321,
-            extra_groups=[],
-            env={**os.environ, "HOME": str(base)},
+            base,
         )
         assert "ok: true" in done.stdout, done.stdout + done.stderr
         info = target.stat()
         assert target.read_text() == "echo new\n"
-        assert info.st_uid == 4321 and info.st_mode & 0o7777 == 0o755
+        assert info.st_uid == OTHER_USER and info.st_mode & 0o7777 == 0o755
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -18,10 +18,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from exec_folder import exec_json
-from support import b64, block
 
 from operator_app.cli.main import main as cli_main
+from tests.support.blocks import b64, block
+from tests.support.exec_folder import exec_json
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(shutil.__file__).parent  # the standard library: real, varied Python files

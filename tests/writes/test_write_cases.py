@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exec_folder import Folder, cli
-from support import b64, block
+
+from tests.support.blocks import b64, block
+from tests.support.exec_folder import Folder, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import b64, block
 
 from operator_app.cli.main import main as cli_main
 from operator_app.protocol.grammar import WRITE_MAX_BYTES
+from tests.support.blocks import b64, block
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,7 +115,8 @@ def test_a_lone_surrogate_in_the_edits_is_err_invalid_edits_json(ws: Path) -> No
 
 
 def test_an_anchor_with_a_typo_gets_the_closest_line(ws: Path) -> None:
-    """design.md's bar; line 13 of the text edit #2 applies to (edit #1 added a line above it)."""
+    """The bar of docs/design.md ("Error messages"); line 13 of the text edit #2 applies to (edit
+    #1 added a line above it)."""
     shutil.copytree(ROOT / "fixtures" / "demo-workspace" / "src", ws / "src")
     result = one(
         ws,

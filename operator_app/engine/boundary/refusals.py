@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import errno
 import os
-import unicodedata
 from pathlib import Path
 
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.escapes import escape_name
 from .fsops import StepError, open_dir_chain, resolve_steps
 from .target import Target
 
 MAX_CLOSE_NAMES = 5
 LIST_HINT = "list the folder with fs.list"
-
-
-def shown(text: str) -> str:
-    """`text` with control characters escaped: a name from disk cannot break a one-line message."""
-    return "".join(_escaped(ch) if unicodedata.category(ch) == "Cc" else ch for ch in text)
-
-
-def _escaped(ch: str) -> str:
-    """`ch` as a Python escape: \\xNN below U+0100, \\uNNNN above."""
-    if ord(ch) < 0x100:
-        return f"\\x{ord(ch):02x}"
-    return f"\\u{ord(ch):04x}"
 
 
 def outside(rel: str, link: str) -> OperatorError:
@@ -93,13 +81,13 @@ def not_found(root: Path, t: Target) -> OperatorError:
                 ErrorCode.ERR_NOT_FOUND,
                 (
                     f"{t.rel} does not exist: {shown_link} is a symlink to "
-                    f"{shown(os.readlink(lexical))}, which does not exist; {LIST_HINT}"
+                    f"{escape_name(os.readlink(lexical))}, which does not exist; {LIST_HINT}"
                 ),
             )
         if missing < len(t.parts) - 1:
             gap = f": there is no {'/'.join(t.parts[: missing + 1])}"
     names = close_names(root, t)
-    close = f"; close names: {', '.join(shown(name) for name in names)}" if names else ""
+    close = f"; close names: {', '.join(escape_name(name) for name in names)}" if names else ""
     quoted = ""
     if len(t.rel) > 2 and t.rel[0] == t.rel[-1] and t.rel[0] in "\"'`":
         quoted = "; values are taken literally: write the path without quotes"

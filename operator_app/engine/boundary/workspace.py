@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.escapes import escape_name
 from .fsops import (
     DIR_FLAGS,
     NotRegular,
@@ -33,7 +34,7 @@ from .fsops import (
     resolve_steps,
     scan_dir,
 )
-from .refusals import changed, fail, not_a_file, outside, refuse_kind, shown
+from .refusals import changed, fail, not_a_file, outside, refuse_kind
 from .refusals import close_names as names_close_to
 from .refusals import not_found as not_found_error
 from .target import DirEntry, Target
@@ -47,7 +48,6 @@ __all__ = [
     "WalkItem",
     "Workspace",
     "WorkspaceUnusable",
-    "shown",
 ]
 
 # Linux's PATH_MAX, and a depth no real tree needs: resolving a path costs a step per component,
@@ -96,7 +96,7 @@ class Workspace:
             if unicodedata.category(ch) == "Cc":
                 raise OperatorError(
                     ErrorCode.ERR_INVALID_PATH,
-                    f'the path "{shown(raw)}" has a control character ({shown(ch)}) '
+                    f'the path "{escape_name(raw)}" has a control character ({escape_name(ch)}) '
                     f"at position {position}; remove it and use / as the separator",
                 )
         if "\\" in raw:

@@ -23,13 +23,17 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WritePlan:
+    """Built by keyword only: ten of its fields are strings, numbers or None, which a call by
+    position could swap without a type error."""
+
     action: str
     command_id: str
     target: Target
     kind: PlanKind
-    # a delete: fingerprint of what goes to the trash; otherwise unused (None)
+    # a delete, copy or move: the fingerprint of the entry it takes (checked again at commit);
+    # a content write: None (its `base` bytes are checked instead)
     base_hash: str | None
     new_bytes: bytes | None  # None for a delete
     diff: str

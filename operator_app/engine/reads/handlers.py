@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.escapes import escape_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ...protocol.results import CommandResult, count
-from ..boundary.refusals import shown as shown_name
 from ..boundary.workspace import Target, Workspace
 from ..textops.textfile import TextDoc, decode_text, split_lines
 from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
@@ -134,7 +134,7 @@ def fs_list(cmd: FsList, ctx: ReadContext) -> CommandResult:
     entries = ctx.workspace.list_dir(target)
     suffix = {"dir": "/", "symlink": "@", "file": "", "other": ""}
     # Control characters are escaped: a name holding a line break would read as two entries.
-    lines = [shown_name(entry.name) + suffix[entry.kind] for entry in entries]
+    lines = [escape_name(entry.name) + suffix[entry.kind] for entry in entries]
     folders = sum(1 for e in entries if e.kind == "dir")
     shown = "the workspace root" if target.rel == "." else target.rel
     if not entries:

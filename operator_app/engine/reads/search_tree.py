@@ -11,8 +11,8 @@ from collections import Counter
 
 from ...protocol.commands.reading import FsSearchTree
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.escapes import escape_name
 from ...protocol.results import CommandResult, count
-from ..boundary.refusals import shown as shown_name
 from ..boundary.tree_walk import IgnoreRulesTooSlow
 from ..textops.textfile import decode_text
 from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
@@ -89,7 +89,7 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
                 line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
             )
             # one match per line, whatever the name
-            matches.append(f"{shown_name(item.rel)}:{line_no}: {shown}")
+            matches.append(f"{escape_name(item.rel)}:{line_no}: {shown}")
         if total > room:
             stop_reason = (
                 f"stopped at {FsSearchTree.MAX_MATCHES} "

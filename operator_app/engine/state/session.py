@@ -37,7 +37,7 @@ from typing import Any
 from ...protocol.results import CommandResult
 from ..ondisk.jsonl import append_jsonl, fsync_file, read_jsonl
 from .lock import LOCK_TIMEOUT_S, SessionLock, StateUnusable
-from .used_ids import UsedIdIndex, UsedIds, WriteIntent
+from .used_ids import UsedId, UsedIdIndex, UsedIds, WriteIntent
 
 __all__ = [
     "LOCK_TIMEOUT_S",
@@ -48,6 +48,7 @@ __all__ = [
     "Session",
     "StateUnusable",
     "StoredResult",
+    "UsedId",
     "UsedIds",
     "WriteIntent",
     "check_state_location",
@@ -114,7 +115,7 @@ class StoredResult:
     content_key: str | None  # set when the result belongs to a command that ran (or was refused)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MessageRecord:
     number: int
     started: float
@@ -200,12 +201,12 @@ class Session:
                 warnings[number] = tuple(record.get("warnings", ()))
         return [
             MessageRecord(
-                n,
-                float(r.get("time", 0)),
-                str(r.get("source", "")),
-                int(r.get("chars", 0)),
-                warnings.get(n, ()),
-                n in ended,
+                number=n,
+                started=float(r.get("time", 0)),
+                source=str(r.get("source", "")),
+                chars=int(r.get("chars", 0)),
+                warnings=warnings.get(n, ()),
+                ended=n in ended,
             )
             for n, r in sorted(started.items())
         ]

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...protocol.results import CommandResult
 from ..ondisk.jsonl import Appended, parse_line
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WriteIntent:
     """A write the person approved, recorded (durably) just before its commit: if no result
     follows it, the app died in between, and recovery works out from the journal whether the
@@ -34,17 +34,24 @@ class WriteIntent:
     extra: dict[str, Any] = field(default_factory=dict)  # a String block's: dialect, topic, ...
 
 
-# id -> (content key, message number, first result) of every command that ran
-UsedIds = dict[str, tuple[str, int, CommandResult]]
+class UsedId(NamedTuple):
+    """A command id the session has used: what its block said (the content key, which tells a
+    repeat from a duplicate id), the message that ran it first, and that first result."""
+
+    content_key: str
+    message: int
+    result: CommandResult
+
+
+UsedIds = dict[str, UsedId]  # command id -> its first use, for every command that ran
 
 
 class UsedIdIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.used: UsedIds = {}
-        self.open_intents: dict[
-            tuple[int, str], WriteIntent
-        ] = {}  # (message, id) -> intent without a result
+        # (message, id) -> intent without a result
+        self.open_intents: dict[tuple[int, str], WriteIntent] = {}
         self.offset = 0
         self.identity: tuple[int, int] | None = None
         # lines parsed from the file, for tests that prove a block costs the same late in a session
@@ -96,15 +103,15 @@ class UsedIdIndex:
                 intent = record["intent"]
                 line_no = intent.get("line")
                 self.open_intents[(message, str(intent["id"]))] = WriteIntent(
-                    message,
-                    str(intent["id"]),
-                    str(intent.get("action", "")),
-                    str(intent.get("path", "")),
-                    int(line_no) if line_no is not None else None,
-                    str(intent.get("summary", "")),
-                    float(intent.get("time", 0)),
-                    record.get("content_key"),
-                    dict(intent.get("extra") or {}),
+                    message=message,
+                    command_id=str(intent["id"]),
+                    action=str(intent.get("action", "")),
+                    path=str(intent.get("path", "")),
+                    line=int(line_no) if line_no is not None else None,
+                    summary=str(intent.get("summary", "")),
+                    time=float(intent.get("time", 0)),
+                    content_key=record.get("content_key"),
+                    extra=dict(intent.get("extra") or {}),
                 )
                 return
             result = record["result"]
@@ -114,4 +121,7 @@ class UsedIdIndex:
             return
         self.open_intents.pop((message, result.id), None)
         if record.get("content_key") is not None:
-            self.used.setdefault(result.id, (str(record["content_key"]), message, result))
+            self.used.setdefault(
+                result.id,
+                UsedId(content_key=str(record["content_key"]), message=message, result=result),
+            )

@@ -6,21 +6,12 @@ from __future__ import annotations
 import difflib
 import re
 
+from .textfile import split_keepends
+
 _DIFF_CONTEXT = 3
 # lines per side beyond which the preview falls back to remove-all/add-all
 _EXACT_DIFF_LIMIT = 20_000
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-def split_keepends(text: str) -> list[str]:
-    """Lines with their "\n" (split on "\n" only; see design.md on str.splitlines)."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...protocol.errors import ErrorCode, OperatorError
+from .textfile import lines_and_final_newline
 
 MAX_SUGGESTIONS = 3
 _QUOTE_LIMIT = 160
@@ -21,7 +22,7 @@ _CONTEXT_RADIUS = 3
 _RETRY = "read the lines again with fs.readSlice and resend the patch"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hunk:
     number: int  # 1-based, for messages
     # as the header states: the first old line, or the line after which to insert when old is empty
@@ -44,24 +45,6 @@ class Hunk:
 
 def _header(old_start: int, old_len: int, new_start: int, new_len: int) -> str:
     return f"@@ -{old_start},{old_len} +{new_start},{new_len} @@"
-
-
-def split_lines(text: str) -> tuple[list[str], bool]:
-    """Lines split on "\\n" only (str.splitlines would also break on \\x0c, \\x85, U+2028...)."""
-    if not text:
-        return [], True
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-        return lines, True
-    return lines, False
-
-
-def join_lines(lines: Sequence[str], final_newline: bool) -> str:
-    if not lines:
-        return ""
-    # A trailing "" item instead of `+ "\n"`, which would copy the whole text once more.
-    return "\n".join([*lines, ""] if final_newline else lines)
 
 
 def quote(line: str) -> str:
@@ -348,7 +331,15 @@ def apply_in_place(text: str, hunks: Sequence[Hunk], index: LineIndex | None = N
 def reverse(hunks: Sequence[Hunk]) -> list[Hunk]:
     """The hunks that undo `hunks`: what a patch looks like from the patched file."""
     return [
-        Hunk(h.number, h.new_start, h.old_start, h.new, h.old, h.new_no_newline, h.old_no_newline)
+        Hunk(
+            number=h.number,
+            old_start=h.new_start,
+            new_start=h.old_start,
+            old=h.new,
+            new=h.old,
+            old_no_newline=h.new_no_newline,
+            new_no_newline=h.old_no_newline,
+        )
         for h in hunks
     ]
 
@@ -360,7 +351,7 @@ def applies(text: str, hunks: Sequence[Hunk], index: LineIndex | None = None) ->
         quick = _in_place(index or LineIndex(text), hunks, False)
         if quick is not None:
             return quick is not _MISMATCH  # the line-by-line path would compare the same lines
-        apply_hunks(*split_lines(text), hunks, label="")
+        apply_hunks(*lines_and_final_newline(text), hunks, label="")
     except OperatorError:
         return False
     return True

@@ -37,12 +37,11 @@ from .hunks import (
     apply_hunks,
     apply_in_place,
     check_order,
-    join_lines,
     lines_word,
     quote,
     reverse,
-    split_lines,
 )
+from .textfile import join_lines, lines_and_final_newline, split_lines
 
 if TYPE_CHECKING:
     from unidiff.patch import PatchedFile
@@ -261,7 +260,13 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
             previous = kind
         hunks.append(
             Hunk(
-                number, raw.source_start, raw.target_start, tuple(old), tuple(new), old_end, new_end
+                number=number,
+                old_start=raw.source_start,
+                new_start=raw.target_start,
+                old=tuple(old),
+                new=tuple(new),
+                old_no_newline=old_end,
+                new_no_newline=new_end,
             )
         )
     return hunks, added, removed
@@ -358,7 +363,7 @@ def apply_patch(
             ErrorCode.ERR_PATCH_MISMATCH,
             (
                 f"the patch creates {label} ({why}), but {label} already exists "
-                f"({lines_word(len(split_lines(original)[0]))}); patch it against "
+                f"({lines_word(len(split_lines(original)))}); patch it against "
                 "its current content (read it with fs.readSlice) or use fs.write"
             ),
         )
@@ -367,7 +372,9 @@ def apply_patch(
     patched = apply_in_place(original, hunks, index)
     if patched is None:
         try:
-            new_lines, ends_with_newline = apply_hunks(*split_lines(original), hunks, label=label)
+            new_lines, ends_with_newline = apply_hunks(
+                *lines_and_final_newline(original), hunks, label=label
+            )
         except OperatorError as exc:
             if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(index, hunks):
                 raise OperatorError(

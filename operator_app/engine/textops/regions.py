@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ...protocol.comments import CommentStyle
 from ...protocol.errors import ErrorCode, OperatorError
 from .hints import closest_hint
+from .textfile import join_lines, split_lines
 
 
 @dataclass(frozen=True)
@@ -49,22 +50,6 @@ def _marker_re(style: CommentStyle) -> re.Pattern[str]:
         rf"^\s*{re.escape(style.block_start or '')}\s*OPERATOR_(BEGIN|END)\s+(\S+?)\s*"
         rf"{re.escape(style.block_end or '')}\s*$"
     )
-
-
-def _lines(text: str) -> list[str]:
-    """Lines without their "\n"; a final newline does not add an empty last line."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
-
-
-def _join(lines: list[str], final_newline: bool) -> str:
-    if not lines:
-        return ""
-    return "\n".join(lines) + ("\n" if final_newline else "")
 
 
 def _markers(lines: list[str], style: CommentStyle) -> list[_Marker]:
@@ -140,7 +125,7 @@ def _example(style: CommentStyle) -> str:
 
 
 def scan_regions(text: str, style: CommentStyle) -> RegionScan:
-    lines = _lines(text)
+    lines = split_lines(text)
     markers = _markers(lines, style)
     regions: list[Region] = []
     problems: list[str] = []
@@ -252,21 +237,21 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
 
 
 def locate_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> Region:
-    return _locate(_lines(text), style, marker_id, label)
+    return _locate(split_lines(text), style, marker_id, label)
 
 
 def read_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> str:
-    lines = _lines(text)
+    lines = split_lines(text)
     region = _locate(lines, style, marker_id, label)
     inner = lines[region.begin_line : region.end_line - 1]
-    return _join(inner, True)
+    return join_lines(inner, True)
 
 
 def _content_lines(content: str, style: CommentStyle, marker_id: str) -> list[str]:
     """The region's new lines. A marker line among them would break the file's regions: the
     region's own marker (a model sending the markers along with the content) would mark it twice,
     another one would nest a region in this one; both are refused before anything is written."""
-    lines = _lines(content.replace("\r\n", "\n"))
+    lines = split_lines(content.replace("\r\n", "\n"))
     for number, marker in ((m.line, m) for m in _markers(lines, style)):
         shown = json.dumps(lines[number - 1].strip())
         if marker.marker_id == marker_id:
@@ -292,14 +277,14 @@ def _content_lines(content: str, style: CommentStyle, marker_id: str) -> list[st
 def replace_region(
     text: str, style: CommentStyle, marker_id: str, content: str, *, label: str
 ) -> str:
-    lines = _lines(text)
+    lines = split_lines(text)
     region = _locate(lines, style, marker_id, label)
     new = (
         lines[: region.begin_line]
         + _content_lines(content, style, marker_id)
         + lines[region.end_line - 1 :]
     )
-    return _join(new, text.endswith("\n"))
+    return join_lines(new, text.endswith("\n"))
 
 
 def delete_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> str:
@@ -323,7 +308,7 @@ def insert_region(
     occurrence: int = 1,
     label: str,
 ) -> str:
-    lines = _lines(text)
+    lines = split_lines(text)
     existing = [m for m in _markers(lines, style) if m.marker_id == marker_id]
     if existing:
         raise OperatorError(
@@ -391,4 +376,4 @@ def insert_region(
         _marker_line(style, "END", marker_id, indent),
     ]
     new = lines[:at] + block + lines[at:]
-    return _join(new, text.endswith("\n") or not text)
+    return join_lines(new, text.endswith("\n") or not text)

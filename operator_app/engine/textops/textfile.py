@@ -2,13 +2,17 @@
 
 `TextDoc.decode` accepts UTF-8 text only (NUL bytes in the first 8 KiB mean binary) and records
 the newline style, BOM and final-newline state; `encode` puts them back, so
-`TextDoc.decode(b).encode(TextDoc.decode(b).text) == b` for every text file `b`. Lines end at
-"\n" only: "\f", "\v", U+2028 and the other characters str.splitlines() also breaks on are text.
+`TextDoc.decode(b).encode(TextDoc.decode(b).text) == b` for every text file `b`.
+
+Lines end at "\n" only: "\f", "\v", U+2028 and the other characters str.splitlines() also breaks
+on are text (docs/design.md, decision 13). `split_lines` and the helpers below it are the one way
+the engine cuts a text into lines and joins them again.
 """
 
 from __future__ import annotations
 
 import codecs
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -114,6 +118,29 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
+    return lines
+
+
+def lines_and_final_newline(text: str) -> tuple[list[str], bool]:
+    """`split_lines(text)` and whether the text ends with a line break (an empty text counts as
+    ending with one: a line added to it gets its break). `join_lines` puts them back together."""
+    return split_lines(text), not text or text.endswith("\n")
+
+
+def join_lines(lines: Sequence[str], final_newline: bool) -> str:
+    """The text of `lines`, with a final line break when `final_newline`; no lines: ""."""
+    if not lines:
+        return ""
+    # A trailing "" item instead of `+ "\n"`, which would copy the whole text once more.
+    return "\n".join([*lines, ""] if final_newline else lines)
+
+
+def split_keepends(text: str) -> list[str]:
+    """`split_lines(text)` with each line's "\n" kept (the last line has none when the text does
+    not end with one): what difflib compares."""
+    lines = [line + "\n" for line in split_lines(text)]
+    if lines and not text.endswith("\n"):
+        lines[-1] = lines[-1][:-1]
     return lines
 
 

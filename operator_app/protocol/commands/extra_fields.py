@@ -199,7 +199,7 @@ def _owned_by(actions: tuple[str, ...]) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
-def shown(key: str) -> str:
+def cut_key(key: str) -> str:
     """A key as a message or summary names it: a very long one is cut."""
     return key if len(key) <= SHOWN_KEY_CHARS else key[: SHOWN_KEY_CHARS - 3] + "..."
 
@@ -216,7 +216,7 @@ def _fields_around(accepted: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str
 def refuse_extra(action: str, key: str, accepted: dict[str, str]) -> OperatorError | None:
     """The error for a key `action` does not take (`accepted`: the keys it does take), or None when
     the key is a harmless addition to ignore."""
-    named = shown(key)
+    named = cut_key(key)
     own, owners = _fields_around(tuple(accepted))
     listed = f"fields of {action}: {', '.join(own)}"
     # exactly another action's field: say whose, before any likeness to this one's
@@ -274,5 +274,5 @@ def ignored_clause(keys: tuple[str, ...]) -> str:
     if not keys:
         return ""
     more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
-    named = ", ".join(shown(key) for key in keys[:3])
+    named = ", ".join(cut_key(key) for key in keys[:3])
     return f"; ignored field{'s' if len(keys) > 1 else ''}: {named}{more}"

@@ -110,11 +110,11 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
         if write.deletes:
             path_style = "bold red"
-        elif write.shown != shown_path:
+        elif write.where != shown_path:
             path_style = "cyan"
         else:
             path_style = ""
-        text.append(write.shown, style=path_style)
+        text.append(write.where, style=path_style)
         text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
     if len(outlook.rest) > REST_SHOWN:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
@@ -136,7 +136,7 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
         " without showing their diffs.\n",
     )
     deletes = [write for write in unseen if write.deletes]
-    others = sorted({write.shown for write in unseen if not write.deletes})
+    others = sorted({write.where for write in unseen if not write.deletes})
     if deletes:
         text.append("It moves to the trash: ", style="bold red")
         text.append(", ".join(write.path for write in deletes) + "\n", style="bold red")

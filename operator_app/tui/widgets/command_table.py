@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.text import Text
@@ -24,25 +25,32 @@ from textual.widgets.data_table import RowKey
 from ..display import printable
 from ..state import NOT_RUN, UNDONE, WAITING, Row, bare_summary
 
-# status -> (icon, word, style). All the words fit STATUS_WIDTH, so the column never moves.
-STATUS_CELLS: dict[str, tuple[str, str, str]] = {
-    "ok": ("✓", "ok", "green"),
-    "failed": ("✗", "failed", "bold red"),
-    "invalid": ("✗", "invalid", "bold red"),
-    "conflict": ("✗", "conflict", "bold red"),
-    "rejected": ("⊘", "rejected", "magenta"),
-    WAITING: ("●", "waiting", "bold yellow"),
-    "running": ("…", "running", "cyan"),
-    "pending": ("…", "pending", "yellow"),
-    "duplicate": ("=", "repeat", "dim"),
-    NOT_RUN: ("○", "not run", "yellow"),
-    UNDONE: ("↶", "undone", "bold magenta"),
+
+class StatusLook(NamedTuple):
+    """How the status column draws a status."""
+
+    icon: str
+    word: str
+    style: str
+
+
+# All the words fit STATUS_WIDTH, so the column never moves.
+STATUS_LOOKS: dict[str, StatusLook] = {
+    "ok": StatusLook("✓", "ok", "green"),
+    "failed": StatusLook("✗", "failed", "bold red"),
+    "invalid": StatusLook("✗", "invalid", "bold red"),
+    "conflict": StatusLook("✗", "conflict", "bold red"),
+    "rejected": StatusLook("⊘", "rejected", "magenta"),
+    WAITING: StatusLook("●", "waiting", "bold yellow"),
+    "running": StatusLook("…", "running", "cyan"),
+    "pending": StatusLook("…", "pending", "yellow"),
+    "duplicate": StatusLook("=", "repeat", "dim"),
+    NOT_RUN: StatusLook("○", "not run", "yellow"),
+    UNDONE: StatusLook("↶", "undone", "bold magenta"),
 }
-STATUS_WIDTH = max(len(f"{icon} {word}") for icon, word, _ in STATUS_CELLS.values())
-ID_WIDTHS = (
-    2,
-    12,
-)  # an id column between these widths; a longer id ends in "…" (the details have it)
+STATUS_WIDTH = max(len(f"{look.icon} {look.word}") for look in STATUS_LOOKS.values())
+# an id column between these widths; a longer id ends in "…" (the details have it)
+ID_WIDTHS = (2, 12)
 ACTION_WIDTHS = (6, 16)
 SUMMARY_ROOM = 48  # the action column shows only when the summary keeps at least this many columns
 SUMMARY_LINES = 4  # a longer summary ends in "…" after this many lines
@@ -53,18 +61,28 @@ PADDING = 2  # DataTable pads each cell by one column on either side
 FAILED = ("failed", "invalid", "conflict")
 _CODE_RE = re.compile(r"ERR_[A-Z0-9_]+:")
 
-Cells = tuple[
-    str, str, str, tuple[str, ...]
-]  # status word, id, action, summary lines: what a row shows
+
+class RowCells(NamedTuple):
+    """What a row shows, before it is drawn; compared with the last one to update only what
+    changed."""
+
+    status: str
+    command_id: str
+    action: str
+    summary: tuple[str, ...]  # wrapped to the summary column, one item a line
+
+
+class Layout(NamedTuple):
+    """The columns' widths, decided from the table's width and the rows shown."""
+
+    id_width: int
+    action_width: int  # 0: no action column
+    summary_width: int
 
 
 def status_cell(status: str) -> Text:
-    icon, word, style = STATUS_CELLS.get(status, ("", status, ""))
-    return Text(f"{icon} {word}".strip(), style=style, no_wrap=True)
-
-
-def status_word(status: str) -> str:
-    return STATUS_CELLS.get(status, ("", status, ""))[1]
+    look = STATUS_LOOKS.get(status, StatusLook("", status, ""))
+    return Text(f"{look.icon} {look.word}".strip(), style=look.style, no_wrap=True)
 
 
 def summary_of(row: Row) -> str:
@@ -107,11 +125,9 @@ class CommandTable(DataTable[object]):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
-        self._cells: dict[str, Cells] = {}  # row key -> what it shows
+        self._cells: dict[str, RowCells] = {}  # row key -> what it shows
         self._rows: list[Row] = []
-        self._layout: tuple[int, int, int] | None = (
-            None  # id width, action width (0: no column), summary width
-        )
+        self._layout: Layout | None = None
         self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
 
     @property
@@ -156,7 +172,7 @@ class CommandTable(DataTable[object]):
         if self._rows and self._layout_for(self._rows) != self._layout:
             self.sync(self._rows)
 
-    def _layout_for(self, rows: list[Row]) -> tuple[int, int, int]:
+    def _layout_for(self, rows: list[Row]) -> Layout:
         def clamp(values: list[int], bounds: tuple[int, int]) -> int:
             return min(max([bounds[0], *values]), bounds[1])
 
@@ -170,24 +186,24 @@ class CommandTable(DataTable[object]):
         )
         if room - (action_width + PADDING) < SUMMARY_ROOM:
             action_width = 0
-        return (
-            id_width,
-            action_width,
-            max(room - (action_width + PADDING if action_width else 0), 12),
+        return Layout(
+            id_width=id_width,
+            action_width=action_width,
+            summary_width=max(room - (action_width + PADDING if action_width else 0), 12),
         )
 
     def _add_columns(self) -> None:
         assert self._layout is not None
-        id_width, action_width, summary_width = self._layout
+        layout = self._layout
         self.add_column("status", width=STATUS_WIDTH, key="status")
-        self.add_column("id", width=id_width, key="id")
-        if action_width:
-            self.add_column("action", width=action_width, key="action")
-        self.add_column("summary", width=summary_width, key="summary")
+        self.add_column("id", width=layout.id_width, key="id")
+        if layout.action_width:
+            self.add_column("action", width=layout.action_width, key="action")
+        self.add_column("summary", width=layout.summary_width, key="summary")
 
-    def _cells_of(self, row: Row) -> Cells:
+    def _cells_of(self, row: Row) -> RowCells:
         assert self._layout is not None
-        summary, width = summary_of(row), self._layout[2]
+        summary, width = summary_of(row), self._layout.summary_width
         lines = self._wrapped.get((summary, width))
         if lines is None:  # every refresh asks again for every row: wrap each summary once
             if len(self._wrapped) > WRAPPED_KEPT:
@@ -195,24 +211,31 @@ class CommandTable(DataTable[object]):
             lines = self._wrapped[(summary, width)] = summary_lines(
                 summary, width, self.app.console
             )
-        return row.status, printable(row.command_id or "?"), printable(row.action or ""), lines
+        return RowCells(
+            status=row.status,
+            command_id=printable(row.command_id or "?"),
+            action=printable(row.action or ""),
+            summary=lines,
+        )
 
-    def _display(self, cells: Cells) -> list[Text]:
-        status, command_id, action, summary = cells
-        shown = [status_cell(status), Text(command_id, no_wrap=True, overflow="ellipsis")]
-        if self._layout and self._layout[1]:
-            shown.append(Text(action, style="dim", no_wrap=True, overflow="ellipsis"))
+    def _display(self, cells: RowCells) -> list[Text]:
+        drawn = [
+            status_cell(cells.status),
+            Text(cells.command_id, no_wrap=True, overflow="ellipsis"),
+        ]
+        if self._layout and self._layout.action_width:
+            drawn.append(Text(cells.action, style="dim", no_wrap=True, overflow="ellipsis"))
         text = Text(
-            "\n".join(summary),
-            style="dim" if status == "duplicate" else "",
+            "\n".join(cells.summary),
+            style="dim" if cells.status == "duplicate" else "",
             no_wrap=True,
             overflow="ellipsis",
         )
-        code = _CODE_RE.match(text.plain) if status in FAILED else None
+        code = _CODE_RE.match(text.plain) if cells.status in FAILED else None
         if code:
             text.stylize("bold red", 0, code.end())
-        shown.append(text)
-        return shown
+        drawn.append(text)
+        return drawn
 
     def sync(self, rows: list[Row], *, tail: bool = False) -> None:
         """Show these rows, in this order. The cursor stays on its row; with `tail` (a message still
@@ -240,7 +263,7 @@ class CommandTable(DataTable[object]):
             for key in changed:
                 self._update_row(key, wanted[key])
         for key in keys[len(self._cells) :]:
-            self.add_row(*self._display(wanted[key]), key=key, height=len(wanted[key][3]))
+            self.add_row(*self._display(wanted[key]), key=key, height=len(wanted[key].summary))
             self._cells[key] = wanted[key]
         target = None
         if tail and at_end and rows:
@@ -252,12 +275,12 @@ class CommandTable(DataTable[object]):
             if index != self.cursor_row:
                 self.move_cursor(row=index)
 
-    def _update_row(self, key: str, cells: Cells) -> None:
+    def _update_row(self, key: str, cells: RowCells) -> None:
         # A summary that now wraps to another number of lines changes the row's height: it is set
         # before the cells are updated, and an update that re-measures makes the table take it in.
         row = self.rows[RowKey(key)]
-        grown = row.height != len(cells[3])
-        row.height = len(cells[3])
+        grown = row.height != len(cells.summary)
+        row.height = len(cells.summary)
         for name, value in zip(self.column_names, self._display(cells), strict=True):
             self.update_cell(key, name, value, update_width=grown)
         self._cells[key] = cells

@@ -21,6 +21,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...engine.textops.textfile import split_lines
+from ..display import screen_line
+
 LINE_CHARS = 2_000  # longer lines are cut in the view only
 STYLES = {
     "": Style(),
@@ -34,8 +37,6 @@ STYLES = {
     "hunk": Style(color="cyan"),
     "meta": Style(bold=True),
 }
-# Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
-_CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
 
 
 # A changed line of code keeps its token colours on a tinted background (as code review tools
@@ -117,33 +118,27 @@ class StyledLine:
     text: str
     style: str = ""  # a key of STYLES
     code: CodeColours | None = None  # a diff line whose text after its first character is code
-    gutter: bool = (
-        False  # a diff line: its first character (+, -, space) stays put when scrolled sideways
-    )
-
-
-def clean(line: str) -> str:
-    line = line.expandtabs(4).translate(_CONTROL)
-    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
+    # a diff line: its first character (+, -, space) stays put when scrolled sideways
+    gutter: bool = False
 
 
 def plain_lines(text: str, style: str = "") -> list[StyledLine]:
-    # Split on "\n" only: str.splitlines would also break at \f, \x1c, U+2028... inside a line.
-    return [StyledLine(clean(line), style) for line in text.removesuffix("\n").split("\n")]
+    """`text` a line a row (split on "\n" only, as the engine splits a file); empty: one row."""
+    return [StyledLine(screen_line(line, LINE_CHARS), style) for line in split_lines(text) or [""]]
 
 
 def wrapped(text: str, style: str, width: int) -> list[StyledLine]:
     parts = textwrap.wrap(text, max(width, 20), subsequent_indent="  ", break_on_hyphens=False) or [
         ""
     ]
-    return [StyledLine(clean(part), style) for part in parts]
+    return [StyledLine(screen_line(part, LINE_CHARS), style) for part in parts]
 
 
 def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
     """A unified diff, coloured by its line prefixes; with `code`, the code in its context, added
     and removed lines is coloured as code too."""
     out = []
-    for line in diff.removesuffix("\n").split("\n"):
+    for line in split_lines(diff) or [""]:
         body = False
         if line.startswith(("---", "+++")):
             style = "meta"
@@ -159,7 +154,10 @@ def diff_lines(diff: str, code: CodeColours | None = None) -> list[StyledLine]:
             style, body = "", line.startswith(" ")
         out.append(
             StyledLine(
-                clean(line), style, code if body and len(line) <= CODE_LINE_LIMIT else None, True
+                screen_line(line, LINE_CHARS),
+                style,
+                code if body and len(line) <= CODE_LINE_LIMIT else None,
+                True,
             )
         )
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -23,6 +24,8 @@ from textual.strip import Strip
 from ...protocol.blocks import ScanWarning
 from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.message import MessageScanner, windowed_scanner
+from ...protocol.grammar import count_breaks, with_lf_breaks
+from ..display import screen_line
 from .lines_view import DrawnLines
 
 SHOWN_CHARS = 400_000  # the tail of bigger messages (the engine scans only the last 200,000 anyway)
@@ -45,8 +48,15 @@ STYLES = {
     NOTE_DIM: Style(dim=True),
     NOTE_WARNING: Style(color="yellow"),
 }
-# Control characters (tab aside, C1 included) would reach the terminal raw: show a space.
-_CONTROL = {c: " " for c in (*range(32), *range(127, 160)) if c != 9}
+
+
+class Marked(NamedTuple):
+    """A block's lines as the view marks them: up to `end_line`, in the style `kind`, and the
+    error written under them."""
+
+    end_line: int
+    kind: str  # a key of STYLES
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -54,11 +64,6 @@ class ViewLine:
     number: int | None  # the message line shown, None for a note
     text: str
     kind: str  # a key of STYLES
-
-
-def _clean(line: str) -> str:
-    line = line.expandtabs(4).translate(_CONTROL)
-    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
 
 
 def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
@@ -129,29 +134,27 @@ def message_lines(
     if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
         cut += 1  # not between the two halves of one CRLF
     # A pasted message breaks its lines with lone CRs (terminals turn LF into CR): count those too.
-    first_line = (
-        text.count("\n", 0, cut) + text.count("\r", 0, cut) - text.count("\r\n", 0, cut) + 1
-    )
-    lines = text[cut:].replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    first_line = 1 + count_breaks(text, 0, cut)
+    lines = with_lf_breaks(text[cut:]).split("\n")
     last_line = first_line + len(lines) - 1
-    marked: dict[int, tuple[int, str, str | None]] = {}  # start line -> (end line, kind, error)
+    marked: dict[int, Marked] = {}  # by the line the block starts at
     for start, end in spans if spans is not None else BlockSpans().of(text):
         error = errors.get(start)
-        marked[start] = (end or last_line, INVALID if error else BLOCK, error)
+        marked[start] = Marked(end or last_line, INVALID if error else BLOCK, error)
     for error_line, error in errors.items():  # an invalid block the scanner did not delimit
-        marked.setdefault(error_line, (error_line, INVALID, error))
+        marked.setdefault(error_line, Marked(error_line, INVALID, error))
     if pending_line is not None:
-        marked[pending_line] = (last_line, PENDING, None)
+        marked[pending_line] = Marked(last_line, PENDING, None)
     if cut:
         out.append(ViewLine(None, f"[... {cut:,} earlier characters not shown ...]", NOTE_DIM))
-    active: tuple[int, str, str | None] | None = None
+    active: Marked | None = None
     for offset, line in enumerate(lines):
         number = first_line + offset
         active = marked.get(number, active)
-        out.append(ViewLine(number, _clean(line), active[1] if active else ""))
-        if active and number == active[0]:
-            if active[2]:
-                out += _notes(f"^ {active[2]}", NOTE_ERROR, note_width)
+        out.append(ViewLine(number, screen_line(line, LINE_CHARS), active.kind if active else ""))
+        if active and number == active.end_line:
+            if active.error:
+                out += _notes(f"^ {active.error}", NOTE_ERROR, note_width)
             active = None
     if pending_line is not None:
         out += _notes(

@@ -4,11 +4,13 @@ workspace root is refused. Nothing here writes; delete/commit.py does."""
 
 from __future__ import annotations
 
+import os
 import stat as stat_module
 from typing import TYPE_CHECKING
 
 from ....protocol.errors import ErrorCode, OperatorError
 from ....protocol.results import count
+from ...boundary.target import Target
 from ...boundary.workspace import Workspace
 from ...ondisk.fingerprint import tree_fingerprint
 from ...textops.diff import unified_diff
@@ -39,29 +41,42 @@ def plan_delete(cmd: Command, ws: Workspace) -> WritePlan:
     fingerprint, files, listing = tree_fingerprint(ws, target, st)
     is_dir = stat_module.S_ISDIR(st.st_mode)
     if is_dir:
-        shown = listing[:DELETE_PREVIEW_FILES]
-        more = f"\n... and {len(listing) - len(shown)} more" if len(listing) > len(shown) else ""
-        diff = (
-            f"Folder {target.rel}/ goes to the trash with {count(files, 'file')}:\n"
-            + "\n".join(shown)
-            + more
-            + "\n"
-        )
-        summary = f"Moved folder {target.rel}/ ({count(files, 'file')}) to the trash"
-        return WritePlan(
-            cmd.action,
-            cmd.id,
-            target,
-            "delete",
-            fingerprint,
-            None,
-            diff,
-            0,
-            0,
-            summary,
-            is_dir=True,
-            file_count=files,
-        )
+        diff, summary, removed = _folder_preview(target, files, listing)
+    else:
+        diff, summary, removed = _entry_preview(ws, target, st)
+    return WritePlan(
+        action=cmd.action,
+        command_id=cmd.id,
+        target=target,
+        kind="delete",
+        base_hash=fingerprint,
+        new_bytes=None,
+        diff=diff,
+        added=0,
+        removed=removed,
+        summary=summary,
+        is_dir=is_dir,
+        file_count=files if is_dir else 1,
+    )
+
+
+def _folder_preview(target: Target, files: int, listing: list[str]) -> tuple[str, str, int]:
+    """(the preview, the summary, lines removed) of a folder going to the trash: the files in it,
+    the first DELETE_PREVIEW_FILES of them named."""
+    listed = listing[:DELETE_PREVIEW_FILES]
+    more = f"\n... and {len(listing) - len(listed)} more" if len(listing) > len(listed) else ""
+    diff = (
+        f"Folder {target.rel}/ goes to the trash with {count(files, 'file')}:\n"
+        + "\n".join(listed)
+        + more
+        + "\n"
+    )
+    return diff, f"Moved folder {target.rel}/ ({count(files, 'file')}) to the trash", 0
+
+
+def _entry_preview(ws: Workspace, target: Target, st: os.stat_result) -> tuple[str, str, int]:
+    """(the preview, the summary, lines removed) of a file or another entry going to the trash:
+    a small text file as the diff that removes its lines, anything else as what it is."""
     removed = 0
     what = entry_description(ws, target, st)
     diff = f"{target.rel} goes to the trash ({what})\n"
@@ -75,17 +90,4 @@ def plan_delete(cmd: Command, ws: Workspace) -> WritePlan:
         except OperatorError:
             pass  # binary: the one-line description above is the preview
     # What left the workspace, not a line count as if the file had been edited ("-2 lines").
-    summary = f"Moved {target.rel} ({what}) to the trash"
-    return WritePlan(
-        cmd.action,
-        cmd.id,
-        target,
-        "delete",
-        fingerprint,
-        None,
-        diff,
-        0,
-        removed,
-        summary,
-        file_count=1,
-    )
+    return diff, f"Moved {target.rel} ({what}) to the trash", removed

@@ -233,16 +233,16 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
     if across:
         summary += "; it was on another file system: copied, and the original moved to the trash"
     return WritePlan(
-        cmd.action,
-        cmd.id,
-        src,
-        kind,
-        fingerprint,
-        None,
-        "\n".join(lines) + "\n",
-        added,
-        removed,
-        summary,
+        action=cmd.action,
+        command_id=cmd.id,
+        target=src,
+        kind=kind,
+        base_hash=fingerprint,
+        new_bytes=None,
+        diff="\n".join(lines) + "\n",
+        added=added,
+        removed=removed,
+        summary=summary,
         is_dir=src_dir,
         file_count=files,
         notes=tuple(notes),
@@ -319,7 +319,7 @@ def _destination(
             if diff
             else f"replaces {dst.rel} ({what}), which already has the same text"
         )
-        lines += diff.rstrip("\n").split("\n") if diff else []
+        lines += split_lines(diff)
         return (
             to_hash,
             added,

@@ -1,4 +1,4 @@
-"""Helpers for the TUI tests (import them as `from tui_helpers import ...`)."""
+"""The TUI started on a message under Pilot, and its state read back, for the TUI tests."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, redirec
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import SIZE, asks, notes, press_copy, rows, wait_for  # noqa: F401 - re-exported for the TUI tests
-from support import b64, block
+from tests.support.blocks import b64, block
+from tests.support.pilot import SIZE, asks, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo-workspace"

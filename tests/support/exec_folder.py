@@ -1,6 +1,6 @@
 """A workspace and its state folder under a test's tmp_path, driven through the real
 `operator-app exec` and `undo` entry points (in-process, so a monkeypatch can reach the engine).
-Shared by the write tests; import it as `from exec_folder import Folder, cli` (and `exec_json`,
+Shared by the write tests: `Folder` and `cli` (and `exec_json`,
 `entries` for tests that keep their own workspace fixture)."""
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from support import block
-
 from operator_app.cli.main import main as cli_main
+from tests.support.blocks import block
 
 
 def cli(*args: str) -> tuple[int, str, str]:

@@ -1,24 +1,13 @@
-"""Helpers shared by test folders: building OPERATOR_CMD blocks the way a model writes them, and
-an engine run that dies in the middle of a write."""
+"""An engine run that dies (os._exit: no clean-up, as a SIGKILL would) in the middle of its first
+write, at a named point, for the tests of crash recovery and undo."""
 
 from __future__ import annotations
 
-import base64
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def block(cid: str, action: str, **fields: str) -> str:
-    lines = ["OPERATOR_CMD", "version: 1", f"id: {cid}", f"action: {action}"]
-    lines += [f"{key}: {value}" for key, value in fields.items()]
-    return "\n".join(lines + ["END_OPERATOR_CMD"]) + "\n"
-
-
-def b64(text: str | bytes) -> str:
-    return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # Runs the real engine on a message and dies (os._exit: no clean-up, as a SIGKILL would) at the

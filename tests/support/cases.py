@@ -120,9 +120,9 @@ def snapshot(root: Path) -> dict[str, bytes | str]:
 
 
 def check_envelope(envelope: dict[str, Any], exit_code: int) -> None:
-    """Seed 001's validator, run on every envelope: the five keys always there, `ok` derived from
-    the exit code, never data and error both null outside a cache hit, a complete error on failure,
-    and no redirect (Operator has no REDIRECTED exit code)."""
+    """The envelope of docs/design.md, checked on every one: the five keys always there, `ok`
+    derived from the exit code, never data and error both null outside a cache hit, a complete
+    error on failure, and no redirect (Operator has no REDIRECTED exit code)."""
     assert set(envelope) == {"ok", "data", "error", "warnings", "meta"}, envelope.keys()
     assert envelope["ok"] is (exit_code == 0)
     assert isinstance(envelope["warnings"], list) and all(

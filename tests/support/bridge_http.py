@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pilot_helpers import wait_for
+from tests.support.pilot import wait_for
 
 EXTENSION_ORIGIN = "chrome-extension://operatortestextensionid"
 

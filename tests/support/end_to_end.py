@@ -9,12 +9,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bridge_helpers import bridged_app
-from browser_support import AsyncExtensionBrowser
-from pilot_helpers import SIZE, notes, rows, wait_for  # noqa: F401 - re-exported for the end-to-end tests
-from pilot_helpers import press_copy as copied  # noqa: F401 - what `c` copies for the shown message
-
 from operator_app import settings
+from tests.support.bridge_http import bridged_app
+from tests.support.browser import AsyncExtensionBrowser
+from tests.support.pilot import SIZE, wait_for
 
 
 async def until(pilot: Any, check: Any, timeout: float = 15.0) -> Any:

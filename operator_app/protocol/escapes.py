@@ -1,0 +1,52 @@
+"""Text from the model or from disk made safe to show: control characters written as the escapes
+Python would print ("\\x1b", "\\u2028"), so that nothing in an id, a summary or a file name can
+forge a line of a result block or reach a terminal as an escape sequence (ESC, CSI "\\x9b").
+
+`escape_controls` is the one rule. What counts as a control: C0 (U+0000-U+001F), DEL, C1
+(U+007F-U+009F), and the line and paragraph separators U+2028 and U+2029, which many viewers
+break lines on. Each caller says which of them it keeps, because the places differ:
+
+- a result's summary or id keeps tab (`escape_controls(text)`; protocol/results.py `one_line`
+  first turns line breaks into spaces);
+- a name or path in a one-line message escapes tab too (`escape_name`): "a<TAB>b" must not read
+  as "a b", and a path holding one is refused for it (engine/boundary/workspace.py);
+- the TUI keeps tab and newline, as it lays multi-line text out itself (tui/display.py
+  `printable`);
+- the terminal prompt of `operator-app exec` also escapes bidirectional overrides
+  (cli/terminal.py `terminal_safe`).
+
+A file's own lines shown in the TUI are not escaped but drawn with each control as a space, so
+that the columns stay where the file has them (tui/display.py `screen_line`)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_CONTROLS = (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+
+
+@lru_cache(maxsize=8)
+def _controls_but(keep: str) -> re.Pattern[str]:
+    """The controls other than those in `keep`, as one character class."""
+    return re.compile(
+        "[" + "".join(re.escape(chr(code)) for code in _CONTROLS if chr(code) not in keep) + "]"
+    )
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str, *, keep: str = "\t") -> str:
+    """`text` with every control character not in `keep` written as an escape; cheap when there
+    are none."""
+    pattern = _controls_but(keep)
+    return pattern.sub(_escaped, text) if pattern.search(text) else text
+
+
+def escape_name(name: str) -> str:
+    """A name or path from disk or from the model, for a one-line message: every control character
+    escaped, tab too."""
+    return escape_controls(name, keep="")
