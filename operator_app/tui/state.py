@@ -122,8 +122,8 @@ class MessageState:
                 if block.for_operator and not block.is_response and self.interrupted:
                     rid, _ = request_id(block.key, used)
                     self.rows[block.start_line] = Row(
-                        block.start_line,
-                        rid,
+                        line=block.start_line,
+                        command_id=rid,
                         status=NOT_RUN,
                         summary="Operator stopped before this ran; paste the message again to "
                         "run it",

@@ -23,8 +23,8 @@ from textual.strip import Strip
 
 from ...protocol.blocks import ScanWarning
 from ...protocol.chanflow.blocks import ChanBlock
-from ...protocol.message import MessageScanner, windowed_scanner
 from ...protocol.grammar import count_breaks, with_lf_breaks
+from ...protocol.message import MessageScanner, windowed_scanner
 from ..display import screen_line
 from .lines_view import DrawnLines
 
