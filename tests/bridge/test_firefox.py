@@ -11,11 +11,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from firefox_bidi import Firefox, firefox_path
 
 from tests.support.browser import EXTENSION_DIR, MockSites, why_browser_tests_cannot_run
 from tests.support.chat_page import ANSWER, COPY_TEXT
 from tests.support.contract_double import BridgeDouble
+from tests.support.firefox_bidi import Firefox, firefox_path
 
 pytestmark = [
     pytest.mark.asyncio,

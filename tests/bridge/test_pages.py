@@ -161,9 +161,12 @@ def test_would_open_says_exactly_whether_an_update_opens_a_message(
             for serial in pages.open_serials():
                 pages.close(serial)
             continue
-        text = (
-            text + part if how == "grow" else part if how == "rewrite" else text[: len(text) // 2]
-        )
+        if how == "grow":
+            text += part
+        elif how == "rewrite":
+            text = part
+        else:  # shrink
+            text = text[: len(text) // 2]
         asked = pages.would_open(KEY, text)
         assert asked == any(
             isinstance(op, Open)
