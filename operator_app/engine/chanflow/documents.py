@@ -1,7 +1,7 @@
 """Reading the documents String commands name, through the workspace boundary: a file as bytes
 (their hash is what CONFLICT compares) and as text with its conventions, the place a location
 names in it (the current document when no path is given), a block by its id, and a range of
-lines, each with the error String's document gives when it is not there."""
+lines, each with the error String gives when it is not there (spec/string.txt lists them)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Between the two dialects: a String path checked by the workspace boundary exactly as an
-OPERATOR_CMD path is (`~/` is the root), and an engine error told in String's terms: the code of
-String's error document that fits, the engine's message kept, and context lines where String's
-document gives them (workspace and requested path, a file's line count)."""
+OPERATOR_CMD path is (`~/` is the root), and an engine error told in String's terms: the String
+code that fits (docs/design.md, "The String dialect"), the engine's message kept, and context
+lines that say what to do (the workspace and the path asked for, a file's line count)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def told_in_string(error: OperatorError, *, writing: bool = False) -> StringErro
 
 
 def check_path(ws: Workspace, path: str) -> Target:
-    """The checked Target of a String path, or INVALID_PATH as String's error document has it."""
+    """The checked Target of a String path, or INVALID_PATH naming the workspace and the path."""
     if path.startswith("/"):
         raise StringError(
             StringCode.INVALID_PATH,

@@ -1,5 +1,5 @@
 """String's errors as values: `StringError` carries a stable code, a message and context lines
-("✗ CODE: message" then the context, as String's error document has it). The catalog says, for
+("✗ CODE: message" then the context; docs/design.md, "The String dialect"). The catalog says, for
 the spec and the help text, when each code is given and what the model should do about it; the
 codes after LOAD_ERROR are Operator's own, where String has none for what can go wrong here."""
 

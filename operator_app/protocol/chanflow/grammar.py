@@ -1,5 +1,5 @@
-"""The ChanFlow grammar as data, each piece beside the sentence of String's transport and error
-documents it follows (spec/string.txt is Operator's account of both). Nothing here does I/O."""
+"""The ChanFlow grammar as data, each piece beside the rule it follows (docs/design.md, "The String
+dialect"; spec/string.txt says it to the model). Nothing here does I/O."""
 
 from __future__ import annotations
 

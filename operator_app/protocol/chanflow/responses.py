@@ -1,7 +1,7 @@
 """String's answers, as text (pure): one response block per command block, tagged with the
 block's topic and the time, `re: [id] /cmd` first, then the system message, then `---` and the
 content for a command that returns some; an error is `✗ CODE: message` with its context lines;
-a change is shown with line numbers, as in String's transport document."""
+a change is shown with line numbers, as docs/design.md describes."""
 
 from __future__ import annotations
 
