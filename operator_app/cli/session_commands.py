@@ -18,6 +18,7 @@ from .parser import UsageError
 if TYPE_CHECKING:  # imported where used otherwise: `results` and `undo` load only what they run
     from ..engine.state.used_ids import UsedIds
     from ..protocol.blocks import RawBlock
+    from ..protocol.chanflow.blocks import ChanBlock
 
 
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
@@ -73,10 +74,15 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     if not results:
         # An empty stdout with exit 0 would read as "nothing to copy back" when the commands in
         # fact never ran (the app stopped at the first consent): say which it is.
-        from ..protocol.scanner import scan_message
+        from ..protocol.chanflow.blocks import ChanBlock
+        from ..protocol.message import scan_whole
 
         used = session.used_ids()
-        found = scan_message(session.message_text(number) or "").blocks
+        found = [
+            block
+            for block in scan_whole(session.message_text(number) or "").blocks
+            if not isinstance(block, ChanBlock) or (block.for_operator and not block.is_response)
+        ]
         blocks = sum(1 for block in found if not _repeat(block, used, number))
         if busy:
             detail = (
@@ -94,7 +100,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
                 "commands ran"
             )
         elif not found:
-            detail = f"message {number} has no results: it held no OPERATOR_CMD block"
+            detail = f"message {number} has no results: it held no block for Operator"
         else:
             detail = (
                 f"message {number} has no results: every command in it repeated one an earlier "
@@ -125,9 +131,13 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     return EXIT_OK, {"message": number, "results": shown, "copy_text": text}, text
 
 
-def _repeat(block: RawBlock, used: UsedIds, number: int) -> bool:
+def _repeat(block: RawBlock | ChanBlock, used: UsedIds, number: int) -> bool:
     """Whether a block of message `number` repeats a command an earlier message ran (it has no
     result of its own)."""
+    from ..protocol.blocks import RawBlock
+
+    if not isinstance(block, RawBlock):  # a String block: one that ran before is answered again
+        return False
     earlier = used.get(block.id_hint or "")
     return (
         earlier is not None
