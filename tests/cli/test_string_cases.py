@@ -106,3 +106,16 @@ def test_every_string_code_a_message_can_provoke_has_a_case() -> None:
     elsewhere = {StringCode.CONFLICT, StringCode.BLOCK_TOO_LARGE, StringCode.INTERNAL}
     folders = {path.name for path in (STRING_CASES / "invalid").iterdir() if path.is_dir()}
     assert folders == {code.value for code in CATALOG} - {code.value for code in elsewhere}
+
+
+def test_every_command_has_a_case() -> None:
+    from operator_app.protocol.chanflow.commands import COMMANDS
+    from operator_app.protocol.message import scan_whole
+
+    used = set()
+    for message, _, _ in VALID + INVALID:
+        for found in scan_whole(message.read_text(encoding="utf-8")).blocks:
+            payload = getattr(found, "payload", "").lstrip()
+            if payload.startswith("/"):
+                used.add(payload[1:].split(None, 1)[0])
+    assert {spec.name for spec in COMMANDS} <= used
