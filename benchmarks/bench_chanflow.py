@@ -66,18 +66,8 @@ def chunks(text: str, size: int = 100) -> list[str]:
     return [text[at : at + size] for at in range(0, len(text), size)]
 
 
-def command_scanner(pieces: list[str], ask_pending: bool) -> int:
-    scanner = Scanner()
-    found = 0
-    for piece in pieces:
-        found += len(scanner.feed(piece))
-        if ask_pending:
-            _ = scanner.pending
-    return found + len(scanner.end())
-
-
-def message_scanner(pieces: list[str], ask_pending: bool) -> int:
-    scanner = MessageScanner()
+def scanned(kind: type[Scanner], pieces: list[str], ask_pending: bool) -> int:
+    scanner = kind()
     found = 0
     for piece in pieces:
         found += len(scanner.feed(piece))
@@ -112,12 +102,14 @@ def measure() -> dict[str, float]:
     for name, pieces_of, ask in (("whole", lambda t: [t], False), ("chunks", chunks, True)):
         cmd_pieces, chan_pieces = pieces_of(commands), pieces_of(chan)
         base, ours = best_pair(
-            partial(command_scanner, cmd_pieces, ask), partial(message_scanner, chan_pieces, ask)
+            partial(scanned, Scanner, cmd_pieces, ask),
+            partial(scanned, MessageScanner, chan_pieces, ask),
         )
         figures[f"{name}_operator_cmd_s"], figures[f"{name}_chanflow_s"] = base, ours
         figures[f"{name}_ratio"] = ours / base
         base, ours = best_pair(
-            partial(command_scanner, cmd_pieces, ask), partial(message_scanner, cmd_pieces, ask)
+            partial(scanned, Scanner, cmd_pieces, ask),
+            partial(scanned, MessageScanner, cmd_pieces, ask),
         )
         figures[f"{name}_router_overhead_ratio"] = ours / base
     return figures

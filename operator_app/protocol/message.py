@@ -23,7 +23,7 @@ from . import grammar
 from .blocks import PendingBlock, RawBlock, ScanWarning
 from .chanflow import grammar as chan
 from .chanflow.blocks import ChanBlock, Fault, PendingChanBlock, trim_payload
-from .scanner import Scanner, message_window
+from .scanner import Scanner, windowed_as
 
 __all__ = ["MessageEvent", "MessageScan", "MessageScanner", "scan_whole", "windowed_scanner"]
 
@@ -337,13 +337,7 @@ class MessageScan:
 def windowed_scanner(text: str) -> tuple[MessageScanner, int, ScanWarning | None]:
     """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
     the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
-    window = message_window(text)
-    if window is None:
-        return MessageScanner(), 0, None
-    scanner = MessageScanner(
-        first_line=window.first_line, skip_first_fragment=window.fragment, window_cut=True
-    )
-    return scanner, window.start, window.warning
+    return windowed_as(MessageScanner, text)
 
 
 def scan_whole(text: str) -> MessageScan:

@@ -16,6 +16,7 @@ after every chunk.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from . import grammar
 from .blocks import (
@@ -42,6 +43,9 @@ __all__ = [
 
 _END_TOKEN = "END_OPERATOR_"
 _TOKEN_HEAD = len(_END_TOKEN) - 1  # how much of the token can come before the chunk that ends it
+
+
+AnyScanner = TypeVar("AnyScanner", bound="Scanner")
 
 
 class Scanner:
@@ -412,16 +416,21 @@ def message_window(text: str) -> Window | None:
     return Window(start, first_line, text[start - 1] not in "\r\n", warning)
 
 
-def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
-    """A scanner for the spec's window of `text` (its last WINDOW_CHARS characters), the offset
-    the window starts at, and the warning to give when it cuts the text. Feed it text[start:]."""
+def windowed_as(kind: type[AnyScanner], text: str) -> tuple[AnyScanner, int, ScanWarning | None]:
+    """A scanner of `kind` for the spec's window of `text` (its last WINDOW_CHARS characters),
+    the offset the window starts at, and the warning to give when it cuts the text. Feed it
+    text[start:]."""
     window = message_window(text)
     if window is None:
-        return Scanner(), 0, None
-    scanner = Scanner(
+        return kind(), 0, None
+    scanner = kind(
         first_line=window.first_line, skip_first_fragment=window.fragment, window_cut=True
     )
     return scanner, window.start, window.warning
+
+
+def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
+    return windowed_as(Scanner, text)
 
 
 def scan_message(text: str) -> ScanResult:
