@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ..grammar import LINE_BREAK_RE, with_lf_breaks
 from . import grammar
 from .errors import StringCode, StringError
 
@@ -159,8 +160,6 @@ def parse_topic(raw: str | None) -> str:
 
 # --- the payload ----------------------------------------------------------------------------
 
-_FIRST_BREAK_RE = re.compile(r"\r\n|\r|\n")
-
 
 @dataclass(frozen=True)
 class Request:
@@ -173,11 +172,11 @@ class Request:
 def read_payload(payload: str) -> Request:
     """The command line and the content of a block's payload."""
     head = payload.lstrip()
-    match = _FIRST_BREAK_RE.search(head)
+    match = LINE_BREAK_RE.search(head)
     line, body = (head, None) if match is None else (head[: match.start()], head[match.end() :])
     line = line.strip()
     if body is not None:
-        body = body.replace("\r\n", "\n").replace("\r", "\n")
+        body = with_lf_breaks(body)
     command = grammar.COMMAND_RE.fullmatch(line)
     if not line.startswith("/") or command is None:
         raise StringError(
