@@ -84,6 +84,10 @@ class ErrorCode(StrEnum):
     ERR_CONFLICT = "ERR_CONFLICT"
     ERR_REJECTED = "ERR_REJECTED"
     ERR_INTERNAL = "ERR_INTERNAL"
+    ERR_MISSING_PATTERN = "ERR_MISSING_PATTERN"
+    ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
+    ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
+    ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
 
 
 @dataclass(frozen=True)
@@ -341,6 +345,16 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_INTERNAL: ErrorInfo(
         ADDED, "Operator itself failed on this command; nothing was changed; tell the person"
     ),
+    ErrorCode.ERR_MISSING_PATTERN: ErrorInfo(
+        ADDED, "fs.find without a non-empty pattern; give a glob such as *.py"
+    ),
+    ErrorCode.ERR_INVALID_PATTERN: ErrorInfo(
+        ADDED,
+        "a glob (include, exclude, fs.find's pattern) or a regex: true query cannot be used; the "
+        "message says what is wrong and where",
+    ),
+    ErrorCode.ERR_INVALID_FLAG: ErrorInfo(ADDED, "regex or ignore_case is not true or false"),
+    ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),
 }
 
 
