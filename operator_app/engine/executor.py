@@ -24,7 +24,14 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.message import MessageEvent, MessageScanner, scan_whole, windowed_scanner
 from ..protocol.parser import parse_fields
-from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
+from ..protocol.results import (
+    CommandResult,
+    Status,
+    failed,
+    invalid_summary,
+    operator_error,
+    repeated,
+)
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -124,13 +131,6 @@ class MessageRun:
     def pending(self) -> PendingBlock | PendingChanBlock | None:
         return self._scanner.pending if self._scanner is not None else None
 
-    @property
-    def not_modified(self) -> bool:
-        """Every block was an identical repeat: nothing new ran and nothing new is to be said."""
-        return (
-            self.blocks_seen > 0 and not self.results and len(self.duplicates) == self.blocks_seen
-        )
-
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
         self.engine.session.append_message_text(self.number, chunk)
@@ -201,6 +201,10 @@ class MessageRun:
                 skipped = DuplicateSkipped(command.id, earlier, message_no, block.start_line)
                 self.duplicates.append(skipped)
                 engine.notify(skipped)
+                # Not run again (the spec's rule), but answered: with no result, rule 15 tells the
+                # model it never ran, and a resend under a new id would apply it twice.
+                answer = repeated(earlier, message_no, block.start_line, current=self.number)
+                self._add(answer, content_key=None)
                 return
             error = OperatorError(
                 ErrorCode.ERR_DUPLICATE_ID,

@@ -16,7 +16,7 @@ from ..engine.executor import (
 )
 from ..engine.state.session import Session
 from ..protocol.commands import ACTIONS
-from ..protocol.results import CommandResult
+from ..protocol.results import CommandResult, repeated
 from ..protocol.scanner import scan_message
 
 WAITING = "waiting for you"
@@ -52,12 +52,9 @@ class MessageState:
 
     @property
     def results(self) -> list[CommandResult]:
-        """In message order, as the session recorded them (duplicates gave no new result)."""
-        return [
-            row.result
-            for row in self.ordered_rows()
-            if row.result is not None and row.status != "duplicate"
-        ]
+        """In message order, as the session recorded them (a repeat's is its earlier result,
+        marked as such)."""
+        return [row.result for row in self.ordered_rows() if row.result is not None]
 
     def ordered_rows(self) -> list[Row]:
         return [self.rows[line] for line in sorted(self.rows)]
@@ -113,14 +110,14 @@ class MessageState:
                 continue
             earlier = used.get(block.id_hint or "")
             if earlier is not None and earlier[1] < self.number and earlier[0] == block.content_key:
-                result = earlier[2]
+                result = repeated(earlier[2], earlier[1], block.start_line)
                 self.rows[block.start_line] = Row(
                     block.start_line,
                     block.id_hint,
                     result.action,
                     result.path,
                     "duplicate",
-                    f"already run in message {earlier[1]}: {result.summary}",
+                    result.summary,
                     result,
                     result.diff,
                     earlier[1],
@@ -151,6 +148,7 @@ class MessageState:
         elif isinstance(event, ResultReady):
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):
+            # Its result (the earlier one, marked as a repeat) follows as a ResultReady.
             line = event.line if event.line is not None else self._next_line()
             self.rows[line] = Row(
                 line,
@@ -158,8 +156,8 @@ class MessageState:
                 event.earlier.action,
                 event.earlier.path,
                 "duplicate",
-                f"already run in message {event.earlier_message}: {event.earlier.summary}",
-                event.earlier,
+                f"already ran in message {event.earlier_message}: {event.earlier.summary}",
+                None,
                 event.earlier.diff,
                 event.earlier_message,
             )
@@ -192,6 +190,9 @@ class MessageState:
         row.path = result.path or row.path
         row.status, row.summary, row.result = status_of(result), result.summary, result
         row.diff = result.diff or row.diff
+        repeat_of = result.extra.get("repeat_of")
+        if isinstance(repeat_of, int):
+            row.earlier_message = repeat_of
 
     def _open_row(self, command_id: str) -> Row | None:
         for line in sorted(self.rows, reverse=True):
@@ -220,7 +221,10 @@ def bare_summary(summary: str, code: str | None) -> str:
 
 def status_of(result: CommandResult) -> str:
     """The row status of a result: "ok", "failed", "invalid", "conflict" or "rejected" (the
-    error code is the result's own, and the table shows it with the summary)."""
+    error code is the result's own, and the table shows it with the summary), or "duplicate" for
+    the answer to a command that already ran."""
+    if result.extra.get("repeat_of") is not None:
+        return "duplicate"
     return "ok" if result.ok else result.status
 
 

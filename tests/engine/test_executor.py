@@ -101,7 +101,10 @@ def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_
     assert first.results[0].ok
     (ws / "notes" / "new.txt").write_text("changed by hand\n")
     again = engine(ws, state, decide=approve_all).run_text(message)
-    assert again.results == [] and again.not_modified and len(again.duplicates) == 1
+    (answer,) = again.results
+    assert answer.ok and len(again.duplicates) == 1
+    assert answer.summary == f"already ran in message {first.number}: {first.results[0].summary}"
+    assert answer.extra["repeat_of"] == first.number and answer.line == 1
     assert (ws / "notes" / "new.txt").read_text() == "changed by hand\n"  # not written twice
     other = engine(ws, state, decide=approve_all).run_text(
         block("w1", "fs.write", path="notes/new.txt", content="bye")
@@ -199,7 +202,9 @@ def test_a_declined_write_does_not_burn_its_id(ws: Path, tmp_path: Path) -> None
     third = engine(ws, state, decide=approve_all).run_text(
         message
     )  # applied once: now it is a repeat
-    assert third.results == [] and third.not_modified
+    assert [r.summary.split(":")[0] for r in third.results] == [
+        f"already ran in message {again.number}"
+    ]
 
 
 def test_a_streamed_message_longer_than_the_window_says_its_blocks_ran_as_they_came(
