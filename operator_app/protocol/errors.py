@@ -137,8 +137,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_BASE64: ErrorInfo(
         CORE,
-        "a *_b64 value is not strict single-line base64 of UTF-8 text; re-encode it (the message "
-        "says where it broke)",
+        "a *_b64 value is not strict single-line base64 of UTF-8 text, or runs on over the next "
+        "lines; re-encode it on one line (the message says where it broke)",
     ),
     ErrorCode.ERR_SEARCH_PATH_IS_DIR: ErrorInfo(
         CORE, "fs.search was given a folder; use fs.searchTree for folders"
