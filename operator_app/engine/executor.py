@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning
+from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning, layout_note
 from ..protocol.chanflow.blocks import ChanBlock, PendingChanBlock
 from ..protocol.chanflow.grammar import SIGIL
 from ..protocol.commands.validation import validate_fields
@@ -189,7 +189,7 @@ class MessageRun:
                     _traceback(),
                 )
             engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
-            self._add(self._invalid(block, exc), content_key=None)
+            self._add(_noted(block, self._invalid(block, exc)), content_key=None)
             return
         engine.notify(
             BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
@@ -215,14 +215,17 @@ class MessageRun:
                 ),
             )
             self._add(
-                failed(
-                    command.id,
-                    error,
-                    action=command.action,
-                    path=command.path_or_none,
-                    status="invalid",
-                    summary=invalid_summary(error),
-                    line=block.start_line,
+                _noted(
+                    block,
+                    failed(
+                        command.id,
+                        error,
+                        action=command.action,
+                        path=command.path_or_none,
+                        status="invalid",
+                        summary=invalid_summary(error),
+                        line=block.start_line,
+                    ),
                 ),
                 content_key=None,
             )
@@ -254,6 +257,7 @@ class MessageRun:
                 summary=result.summary + ignored_clause(ignored),
                 extra={**result.extra, "ignored": list(ignored)},
             )
+        result = _noted(block, result)
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
@@ -533,6 +537,12 @@ class Engine:
                 status=status,
             )
         return replace(done, summary=outcome.summary)
+
+
+def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
+    """`result` with the clause saying its block was indented or fenced, when it was."""
+    note = layout_note(block)
+    return replace(result, summary=result.summary + note) if note else result
 
 
 def _traceback() -> str:

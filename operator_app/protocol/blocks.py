@@ -24,6 +24,10 @@ class RawBlock:
     lines: tuple[tuple[int, str], ...]  # (message line number, text) between the markers
     error: OperatorError | None = None
     id_hint: str | None = None  # the first readable "id:" value, for results of broken blocks
+    # Written as markdown, which hard rule 1 asks not to do, yet scanned all the same: a line of
+    # it began with whitespace, or it stood inside a ``` or ~~~ code fence. Its result says so.
+    indented: bool = False
+    fenced: bool = False
 
     @property
     def content_key(self) -> str:
@@ -54,6 +58,8 @@ class OpenBlock:
     error: OperatorError | None = None
     id_hint: str | None = None
     suspect: bool = False  # opened by a marker that was not alone: may have been prose
+    indented: bool = False  # a line of it, markers included, begins with whitespace
+    fenced: bool = False  # it opened inside a code fence
 
     def fail(self, code: ErrorCode, message: str) -> None:
         if self.error is None:  # the first structural problem is the one worth fixing first
@@ -61,6 +67,7 @@ class OpenBlock:
 
     def add(self, line_no: int, text: str) -> None:
         self.chars += len(text) + 1
+        self.indented = self.indented or text[:1] in (" ", "\t")
         if self.id_hint is None:
             match = _ID_LINE_RE.fullmatch(text)
             if match and match.group(1).strip():
@@ -80,6 +87,25 @@ class OpenBlock:
                 f"{grammar.MAX_BLOCK_LINES} lines, {grammar.MAX_BLOCK_CHARS} characters); nothing "
                 "was run; split the payload over several commands",
             )
+
+
+def layout_note(block: RawBlock) -> str:
+    """The clause a result's summary ends with when its block was written as markdown (indented,
+    or inside a code fence): it ran, and the model learns the rule without a failed command."""
+    if block.indented and block.fenced:
+        what = "indented and inside a code fence"
+    elif block.fenced:
+        what = "inside a code fence"
+    elif block.indented:
+        what = "indented"
+    else:
+        return ""
+    return f"; note: block was {what} (it ran; send blocks as plain unindented text, no fences)"
+
+
+# A code fence line (CommonMark): up to 3 spaces, then 3 or more ` or ~; group 1 is the run, group
+# 2 what follows it (an info string opens a fence, only whitespace may follow a closing one).
+FENCE_RE = re.compile(r"(?<![^\r\n]) {0,3}(`{3,}|~{3,})([^\r\n]*)")
 
 
 def classify(line: str) -> tuple[str, bool] | None:

@@ -76,9 +76,9 @@ def parse_fields(block: RawBlock) -> Fields:
             raise OperatorError(
                 ErrorCode.ERR_INVALID_BASE64,
                 (
-                    f"{wrapped_b64} (line {lines[wrapped_b64]}) runs on over line {line_no}: base64 "
-                    f"must be on one line; send the whole value on the {wrapped_b64} line, without "
-                    "line breaks or spaces"
+                    f"{wrapped_b64} (line {lines[wrapped_b64]}) runs on over line {line_no}: "
+                    f"base64 must be on one line; send the whole value on the {wrapped_b64} line, "
+                    "without line breaks or spaces"
                 ),
             )
         if not is_pair:

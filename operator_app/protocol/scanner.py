@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from . import grammar
 from .blocks import (
+    FENCE_RE,
     OpenBlock,
     PendingBlock,
     RawBlock,
@@ -57,6 +58,7 @@ class Scanner:
         self._seen_start = False
         self._block: OpenBlock | None = None
         self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
+        self._fence: tuple[str, int] | None = None  # the open code fence: its character, length
         self._result_alone = True  # its marker was alone on its line (else: it may have been prose)
         self._ended = False
         self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
@@ -238,6 +240,11 @@ class Scanner:
         return events
 
     def _advance_lines(self, text: str, start: int, stop: int) -> None:
+        if stop > start and (
+            text.find("```", start, stop) >= 0 or text.find("~~~", start, stop) >= 0
+        ):
+            for fence in FENCE_RE.finditer(text, start, stop):
+                self._fence_line(fence.group(1), fence.group(2))
         if stop > start:
             self._line_no += (
                 text.count("\n", start, stop)
@@ -253,6 +260,19 @@ class Scanner:
             self._line_in_block(line_no, line, marker, events)
         elif marker is not None:
             self._line_outside(line_no, line, marker, events)
+        elif "``" in line or "~~" in line:
+            fence = FENCE_RE.match(line)
+            if fence is not None:
+                self._fence_line(fence.group(1), fence.group(2))
+
+    def _fence_line(self, run: str, rest: str) -> None:
+        """A code fence line outside any block (CommonMark's rules): it opens a fence, or closes
+        the open one (the same character, at least as long, nothing after it)."""
+        if self._fence is None:
+            if not (run[0] == "`" and "`" in rest):  # a backtick fence's info has no backtick
+                self._fence = (run[0], len(run))
+        elif run[0] == self._fence[0] and len(run) >= self._fence[1] and not rest.strip():
+            self._fence = None
 
     def _line_outside(
         self, line_no: int, line: str, marker: tuple[str, bool], events: list[ScanEvent]
@@ -260,7 +280,12 @@ class Scanner:
         token, alone = marker
         if token == grammar.CMD_START:
             self._seen_start = True
-            self._block = OpenBlock(line_no, suspect=not alone)
+            self._block = OpenBlock(
+                line_no,
+                suspect=not alone,
+                indented=line[:1] in (" ", "\t"),
+                fenced=self._fence is not None,
+            )
             if not alone:
                 self._block.fail(
                     ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line)
@@ -350,6 +375,7 @@ class Scanner:
         if token == grammar.CMD_END:
             if not alone:
                 block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
+            block.indented = block.indented or line[:1] in (" ", "\t")
             self._block = None
             events.append(self._emit(block, line_no))
             return
@@ -382,7 +408,15 @@ class Scanner:
         block.add(line_no, line)
 
     def _emit(self, block: OpenBlock, end_line: int | None) -> RawBlock:
-        return RawBlock(block.start_line, end_line, tuple(block.lines), block.error, block.id_hint)
+        return RawBlock(
+            block.start_line,
+            end_line,
+            tuple(block.lines),
+            block.error,
+            block.id_hint,
+            block.indented,
+            block.fenced,
+        )
 
 
 @dataclass(frozen=True)

@@ -211,6 +211,38 @@ def test_only_the_last_window_is_scanned_and_a_cut_block_warns() -> None:
     assert any("ignored" in w.message for w in scan.warnings)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_block_knows_it_was_indented_or_inside_a_code_fence(newline: str) -> None:
+    body = ["version: 1", "id: a", "action: fs.stat", "path: x"]
+    plain = ["OPERATOR_CMD", *body, "END_OPERATOR_CMD"]
+    message = [
+        "```python",
+        'print("a ``` inside a line is no fence")',
+        "```",
+        *plain,  # after a closed fence
+        "~~~",
+        *plain,  # inside a tilde fence
+        "```",  # a backtick run inside a tilde fence is text
+        *plain,
+        "~~~",
+        "````markdown",
+        *[f"  {line}" for line in plain],  # indented, inside a four-backtick fence
+        "```",  # too short to close it
+        "````",
+        *plain[:2],
+        "    id: indented-key",  # one indented line is enough
+        *plain[3:],
+    ]
+    blocks = scan_message(newline.join(message) + newline).blocks
+    assert [(b.indented, b.fenced) for b in blocks] == [
+        (False, False),
+        (False, True),
+        (False, True),
+        (True, True),
+        (True, False),
+    ]
+
+
 def test_hostile_inputs_are_handled() -> None:
     assert (
         len(scan_message("OPERATOR_CMD\n" * 100_000).blocks) == 1
@@ -245,6 +277,11 @@ PIECES = st.sampled_from(
         "\r",
         "> OPERATOR_CMD\n",
         "```\n",
+        "```python\n",
+        "~~~\n",
+        "    OPERATOR_CMD\n",
+        "  END_OPERATOR_CMD\n",
+        "\tid: b\n",
         "content: x\n",
     ]
 )
@@ -285,7 +322,15 @@ def _comparable(event: object) -> object:
     """Errors are exceptions, equal only to themselves: compare their code and message instead."""
     if isinstance(event, RawBlock):
         error = (event.error.code, event.error.message) if event.error else None
-        return (event.start_line, event.end_line, event.lines, event.id_hint, error)
+        return (
+            event.start_line,
+            event.end_line,
+            event.lines,
+            event.id_hint,
+            error,
+            event.indented,
+            event.fenced,
+        )
     return event
 
 
