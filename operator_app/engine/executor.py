@@ -32,6 +32,7 @@ from ..protocol.results import (
     operator_error,
     repeated,
 )
+from .failed_writes import FailedWrites
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -122,6 +123,7 @@ class MessageRun:
     ended: bool = False
     _scanner: MessageScanner | None = None
     _errors_emitted: int = 0
+    _failed_writes: FailedWrites | None = None  # made at the first write that did not apply
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
     # staged in the session, not announced yet
@@ -189,7 +191,9 @@ class MessageRun:
                     _traceback(),
                 )
             engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
-            self._add(_noted(block, self._invalid(block, exc)), content_key=None)
+            result = _noted(block, self._invalid(block, exc))
+            self._failures().note_block(block, result)
+            self._add(result, content_key=None)
             return
         engine.notify(
             BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
@@ -204,6 +208,8 @@ class MessageRun:
                 # Not run again (the spec's rule), but answered: with no result, rule 15 tells the
                 # model it never ran, and a resend under a new id would apply it twice.
                 answer = repeated(earlier, message_no, block.start_line, current=self.number)
+                if command.WRITES and not answer.ok:
+                    self._failures().note(command, answer)
                 self._add(answer, content_key=None)
                 return
             error = OperatorError(
@@ -214,21 +220,18 @@ class MessageRun:
                     f"send it again with a new id such as {command.id}-2"
                 ),
             )
-            self._add(
-                _noted(
-                    block,
-                    failed(
-                        command.id,
-                        error,
-                        action=command.action,
-                        path=command.path_or_none,
-                        status="invalid",
-                        summary=invalid_summary(error),
-                        line=block.start_line,
-                    ),
-                ),
-                content_key=None,
+            result = failed(
+                command.id,
+                error,
+                action=command.action,
+                path=command.path_or_none,
+                status="invalid",
+                summary=invalid_summary(error),
+                line=block.start_line,
             )
+            if command.WRITES:
+                self._failures().note(command, result)
+            self._add(_noted(block, result), content_key=None)
             return
 
         def before_commit(plan: WritePlan) -> None:
@@ -242,6 +245,12 @@ class MessageRun:
                 content_key=block.content_key,
             )
 
+        refused = self._failed_writes.refusal(command) if self._failed_writes else None
+        if command.WRITES and refused is not None:
+            # Written for the file as an earlier write of this message would have left it.
+            result = failed(command.id, refused, action=command.action, path=command.path_or_none)
+            self._add(_noted(block, result.with_line(block.start_line)), content_key=None)
+            return
         if command.WRITES:
             self._flush()  # what ran before a write is recorded and shown before it is asked about
         result = engine.execute(
@@ -258,6 +267,8 @@ class MessageRun:
                 extra={**result.extra, "ignored": list(ignored)},
             )
         result = _noted(block, result)
+        if command.WRITES and not result.ok:
+            self._failures().note(command, result)
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
@@ -315,6 +326,11 @@ class MessageRun:
             block, message=self.number, record_intent=record_intent
         )
         self._add(answer.result, content_key=answer.content_key, durable=answer.durable)
+
+    def _failures(self) -> FailedWrites:
+        if self._failed_writes is None:
+            self._failed_writes = FailedWrites(self.engine.workspace)
+        return self._failed_writes
 
     def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
         if block.id_hint:

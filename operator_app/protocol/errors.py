@@ -88,6 +88,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
     ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
+    ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
 
 
 @dataclass(frozen=True)
@@ -355,6 +356,12 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_FLAG: ErrorInfo(ADDED, "regex or ignore_case is not true or false"),
     ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),
+    ErrorCode.ERR_EARLIER_WRITE_FAILED: ErrorInfo(
+        ADDED,
+        "a write of an entry that an earlier write of the same message failed on (or the person "
+        "declined) was not run: it was written for the file as that write would have left it; the "
+        "message names the earlier command; read the file again and send the changes anew",
+    ),
 }
 
 
