@@ -34,8 +34,8 @@ class FailedWrites:
     _by_entry: dict[str, _Failure] = field(default_factory=dict)
 
     def refusal(self, command: Command) -> OperatorError | None:
-        """ERR_EARLIER_WRITE_FAILED when the write `command` touches an entry an earlier write of
-        this message failed on; None when it may run."""
+        """ERR_EARLIER_WRITE_FAILED when the write `command` changes or copies an entry an earlier
+        write of this message failed to change; None when it may run."""
         if not self._by_entry:
             return None
         for raw in _paths(command):
@@ -52,10 +52,11 @@ class FailedWrites:
         return None
 
     def note(self, command: Command, result: CommandResult) -> None:
-        """Remember the entries of a write that did not apply (its first failure stays)."""
+        """Remember the entries a write that did not apply was to change (the first failure on an
+        entry stays)."""
         if result.ok:
             return
-        for raw in _paths(command):
+        for raw in _written(command.action, _paths(command)):
             self._remember(raw, result, command.action)
 
     def note_block(self, block: RawBlock, result: CommandResult) -> None:
@@ -67,9 +68,9 @@ class FailedWrites:
         model = model_for(action)
         if model is None or not model.WRITES:
             return
-        for name in ("path", "path_to"):
-            if fields.get(name):
-                self._remember(fields[name], result, action)
+        paths = [fields[name] for name in ("path", "path_to") if fields.get(name)]
+        for raw in _written(action, paths):
+            self._remember(raw, result, action)
 
     def _remember(self, raw: str, result: CommandResult, action: str) -> None:
         if result.status == "rejected":
@@ -85,6 +86,12 @@ class FailedWrites:
             return "/".join(self.workspace.entry_parts(self.workspace.target(raw)))
         except (OperatorError, OSError):
             return raw.strip().strip("/")
+
+
+def _written(action: str, paths: list[str]) -> list[str]:
+    """The paths of a write that it changes: a copy only makes path_to (its path is only read,
+    and a later write that reads it is held back all the same, by `refusal`)."""
+    return paths[1:] if action == "fs.copy" else paths
 
 
 def _paths(command: Command) -> list[str]:

@@ -89,6 +89,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
+    ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
 
 
 @dataclass(frozen=True)
@@ -361,6 +362,12 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         "a write of an entry that an earlier write of the same message failed on (or the person "
         "declined) was not run: it was written for the file as that write would have left it; the "
         "message names the earlier command; read the file again and send the changes anew",
+    ),
+    ErrorCode.ERR_SYMLINK_WOULD_ESCAPE: ErrorInfo(
+        ADDED,
+        "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
+        "folder) where it leads outside the workspace; the message names the link; copy or move "
+        "what it points to instead, or ask the person",
     ),
 }
 
