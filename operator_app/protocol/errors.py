@@ -245,8 +245,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(
         ADDED,
-        "a key (or two aliases of one field, or content and content_b64) appears twice in one "
-        "block; keep one",
+        "a key (or two aliases of one field, or content and content_b64, or query and query_b64) "
+        "appears twice in one block; keep one",
     ),
     ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(
         ADDED,

@@ -60,6 +60,9 @@ _SHARED = (
     "An existing file at path_to is refused (ERR_TARGET_EXISTS) unless overwrite: true, and then "
     "the person sees the",
     "diff of the file it replaces; a folder or symlink at path_to is never replaced.",
+    "A relative symlink (the entry, or one inside the folder) that would lead outside the "
+    "workspace from its new place",
+    "is refused (ERR_SYMLINK_WOULD_ESCAPE); links that stay inside are carried as they are.",
 )
 
 
