@@ -372,6 +372,23 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
 }
 
 
+# The codes a model meets first, in the order it tends to: the compact system prompt lists these
+# with their meaning (the full interface text lists every code).
+FIRST_MET: tuple[ErrorCode, ...] = (
+    ErrorCode.ERR_MARKER_NOT_ALONE,
+    ErrorCode.ERR_NON_KEY_VALUE_LINE,
+    ErrorCode.ERR_CONTENT_HAS_NEWLINES,
+    ErrorCode.ERR_INVALID_BASE64,
+    ErrorCode.ERR_UNKNOWN_FIELD,
+    ErrorCode.ERR_NOT_FOUND,
+    ErrorCode.ERR_ANCHOR_NOT_FOUND,
+    ErrorCode.ERR_PATCH_MISMATCH,
+    ErrorCode.ERR_DUPLICATE_ID,
+    ErrorCode.ERR_EARLIER_WRITE_FAILED,
+    ErrorCode.ERR_REJECTED,
+)
+
+
 class OperatorError(Exception):
     """A failure the model can act on. `message` is one line; `context` may span lines.
 

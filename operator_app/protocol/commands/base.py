@@ -78,6 +78,9 @@ class Command(BaseModel):
     ACTION: ClassVar[str] = ""
     WRITES: ClassVar[bool] = False  # needs the person's consent before it changes anything
     NOTES: ClassVar[tuple[str, ...]] = ()  # spec lines after the fields: result, behaviour, limits
+    BRIEF: ClassVar[str] = ""  # what it does in a few words, for the compact prompt
+    # Optional fields of which exactly one must be given (content_b64 or content)
+    ONE_OF: ClassVar[tuple[str, ...]] = ()
 
     version: str
     id: str
@@ -107,6 +110,8 @@ def true_or_false(value: Any, *, field: str, code: ErrorCode) -> bool:
 class QueryFields(FsCommand):
     """The text to look for, as a plain value (trimmed, like every value) or base64-encoded, for a
     query whose leading or trailing spaces matter ("add ")."""
+
+    ONE_OF = ("query", "query_b64")
 
     query: str | None = spec_field(
         None,

@@ -28,6 +28,10 @@ def _globs(value: Any, field: str) -> str | None:
 
 class FsSearchTree(QueryFields):
     ACTION = "fs.searchTree"
+    BRIEF = (
+        'every file under a folder searched: "path:line: text" lines (at most 200); '
+        "include/exclude are globs (*.py, tests/)"
+    )
     MAX_MATCHES: ClassVar[int] = 200
     MAX_FILE_BYTES: ClassVar[int] = 500_000
     LINE_CHARS: ClassVar[int] = 200
@@ -110,6 +114,7 @@ def compile_query(text: str, *, ignore_case: bool) -> Any:
 
 class FsFind(FsCommand):
     ACTION = "fs.find"
+    BRIEF = "the entries under a folder whose path matches a glob (*.py at any depth, src/**/*.ts)"
     MAX_RESULTS: ClassVar[int] = 300
     NOTES = (
         'Result: details_b64 contains header lines starting with "#" plus the entries whose path '
@@ -145,6 +150,7 @@ class FsFind(FsCommand):
 
 class FsTree(FsCommand):
     ACTION = "fs.tree"
+    BRIEF = "a folder's outline to a depth, subfolders first, files with their size"
     MAX_ENTRIES: ClassVar[int] = 500
     NOTES = (
         'Result: details_b64 contains header lines starting with "#" plus one path per line, '

@@ -15,6 +15,7 @@ from .base import FsCommand, QueryFields, decode_query, spec_field, whole_number
 
 class FsList(FsCommand):
     ACTION = "fs.list"
+    BRIEF = "a folder's entries, folders ending with /"
     NOTES = (
         "Result: details_b64 contains directory entries, one per line, sorted by name;",
         'folders end with "/", symlinks with "@" (path "." lists the workspace root).',
@@ -24,6 +25,7 @@ class FsList(FsCommand):
 
 class FsRead(FsCommand):
     ACTION = "fs.read"
+    BRIEF = "a whole file, up to 200000 bytes"
     MAX_BYTES: ClassVar[int] = 200_000
     NOTES = (
         "Result: details_b64 contains full file content (base64 UTF-8)",
@@ -36,6 +38,7 @@ class FsRead(FsCommand):
 
 class FsReadSlice(FsCommand):
     ACTION = "fs.readSlice"
+    BRIEF = "numbered lines of a file (lines at most 400)"
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_LINES: ClassVar[int] = 400
     NOTES = (
@@ -71,6 +74,7 @@ class FsReadSlice(FsCommand):
 
 class FsSearch(QueryFields):
     ACTION = "fs.search"
+    BRIEF = "the lines of one file holding the text (at most 50)"
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_MATCHES: ClassVar[int] = 50
     NOTES = (
@@ -94,6 +98,7 @@ class FsSearch(QueryFields):
 
 class FsStat(FsCommand):
     ACTION = "fs.stat"
+    BRIEF = "size, kind and times of an entry, as JSON"
     NOTES = (
         "Result: details_b64 contains JSON: {path,size,isFile,isDir,mtimeMs,ctimeMs}",
         "A symlink that stays inside the workspace is followed: the keys describe what it points "

@@ -98,6 +98,7 @@ class MarkerFields(CommentStyleFields):
 
 class FsListRegions(CommentStyleFields):
     ACTION = "fs.listRegions"
+    BRIEF = "the regions of a file, as JSON"
     NOTES = (
         'Result: details_b64 contains JSON object {"regions":[...]}, one object per region in file '
         "order:",
@@ -113,6 +114,7 @@ class FsListRegions(CommentStyleFields):
 
 class FsReadRegion(MarkerFields):
     ACTION = "fs.readRegion"
+    BRIEF = "the content of a region"
     NOTES = (
         "Result: details_b64 contains the content between markers (base64 UTF-8), as it stands "
         "(empty for an empty region)",
@@ -122,6 +124,7 @@ class FsReadRegion(MarkerFields):
 
 class FsInsertRegion(MarkerFields):
     ACTION = "fs.insertRegion"
+    BRIEF = "a new region before or after the line holding anchor"
     WRITES = True
     NOTES = (
         "Behavior: inserts a new marker block before or after the line holding the occurrence-th",
@@ -171,6 +174,7 @@ class FsInsertRegion(MarkerFields):
 
 class FsReplaceRegion(MarkerFields):
     ACTION = "fs.replaceRegion"
+    BRIEF = "a region's content replaced (written as given, not re-indented)"
     WRITES = True
     NOTES = (
         "Behavior: replaces lines between markers, preserves the marker lines",
@@ -185,6 +189,7 @@ class FsReplaceRegion(MarkerFields):
 
 class FsDeleteRegion(MarkerFields):
     ACTION = "fs.deleteRegion"
+    BRIEF = "a region emptied, its markers kept"
     WRITES = True
     NOTES = ("Behavior: removes lines between markers, preserves the marker lines",)
     action: Literal["fs.deleteRegion"]

@@ -68,6 +68,7 @@ _SHARED = (
 
 class FsCopy(TwoPathCommand):
     ACTION = "fs.copy"
+    BRIEF = "a file or folder copied to path_to (the new path itself)"
     NOTES = (
         "Behavior: copies the file, or the folder with everything in it, to path_to (symlinks "
         "inside are copied as",
@@ -82,6 +83,7 @@ class FsCopy(TwoPathCommand):
 
 class FsMove(TwoPathCommand):
     ACTION = "fs.move"
+    BRIEF = "a file or folder moved to path_to, anywhere in the workspace"
     NOTES = (
         "Behavior: moves the file or folder (or symlink itself) to path_to, anywhere in the "
         "workspace; missing",
@@ -95,6 +97,7 @@ class FsMove(TwoPathCommand):
 
 class FsRename(TwoPathCommand):
     ACTION = "fs.rename"
+    BRIEF = "a file or folder renamed within its folder"
     NOTES = (
         "Behavior: gives the file or folder a new name in the same folder: path_to is the new "
         "path, in the folder",
