@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 from . import grammar
 from .blocks import (
-    FENCE_RE,
     OpenBlock,
     PendingBlock,
     RawBlock,
     ScanEvent,
     ScanWarning,
     classify,
+    fence_lines,
     not_alone_message,
 )
 from .errors import ErrorCode, OperatorError
@@ -58,7 +58,9 @@ class Scanner:
         self._seen_start = False
         self._block: OpenBlock | None = None
         self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
-        self._fence: tuple[str, int] | None = None  # the open code fence: its character, length
+        self._fences = [0, 0]  # fence lines of ``` and of ~~~ so far: an odd count is an open fence
+        self._breaks: tuple[str, ...] = ("\n", "\r")  # in the text being walked (fewer to count)
+        self._tildes = True  # the text being walked holds "~~~"
         self._result_alone = True  # its marker was alone on its line (else: it may have been prose)
         self._ended = False
         self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
@@ -200,6 +202,8 @@ class Scanner:
     def _consume(self, *, final: bool) -> list[ScanEvent]:
         text = "".join(self._pieces)
         self._pieces.clear()
+        self._breaks = ("\n", "\r") if "\r" in text else ("\n",)
+        self._tildes = "~~~" in text
         self.walked_chars += len(text)
         # A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
         hold_cr = not final and text.endswith("\r")
@@ -240,11 +244,8 @@ class Scanner:
         return events
 
     def _advance_lines(self, text: str, start: int, stop: int) -> None:
-        if stop > start and (
-            text.find("```", start, stop) >= 0 or text.find("~~~", start, stop) >= 0
-        ):
-            for fence in FENCE_RE.finditer(text, start, stop):
-                self._fence_line(fence.group(1), fence.group(2))
+        if stop > start:
+            self._count_fences(text, start, stop)
         if stop > start:
             self._line_no += (
                 text.count("\n", start, stop)
@@ -260,19 +261,15 @@ class Scanner:
             self._line_in_block(line_no, line, marker, events)
         elif marker is not None:
             self._line_outside(line_no, line, marker, events)
-        elif "``" in line or "~~" in line:
-            fence = FENCE_RE.match(line)
-            if fence is not None:
-                self._fence_line(fence.group(1), fence.group(2))
+        elif "```" in line or "~~~" in line:
+            backticks, tildes = fence_lines(line, 0, len(line))
+            self._fences[0] += backticks
+            self._fences[1] += tildes
 
-    def _fence_line(self, run: str, rest: str) -> None:
-        """A code fence line outside any block (CommonMark's rules): it opens a fence, or closes
-        the open one (the same character, at least as long, nothing after it)."""
-        if self._fence is None:
-            if not (run[0] == "`" and "`" in rest):  # a backtick fence's info has no backtick
-                self._fence = (run[0], len(run))
-        elif run[0] == self._fence[0] and len(run) >= self._fence[1] and not rest.strip():
-            self._fence = None
+    def _count_fences(self, text: str, start: int, stop: int) -> None:
+        backticks, tildes = fence_lines(text, start, stop, self._breaks, self._tildes)
+        self._fences[0] += backticks
+        self._fences[1] += tildes
 
     def _line_outside(
         self, line_no: int, line: str, marker: tuple[str, bool], events: list[ScanEvent]
@@ -283,8 +280,8 @@ class Scanner:
             self._block = OpenBlock(
                 line_no,
                 suspect=not alone,
-                indented=line[:1] in (" ", "\t"),
-                fenced=self._fence is not None,
+                markers_indented=line.startswith((" ", "\t")),
+                fenced=self._fences[0] % 2 == 1 or self._fences[1] % 2 == 1,
             )
             if not alone:
                 self._block.fail(
@@ -375,7 +372,7 @@ class Scanner:
         if token == grammar.CMD_END:
             if not alone:
                 block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
-            block.indented = block.indented or line[:1] in (" ", "\t")
+            block.markers_indented = block.markers_indented or line.startswith((" ", "\t"))
             self._block = None
             events.append(self._emit(block, line_no))
             return
@@ -414,7 +411,7 @@ class Scanner:
             tuple(block.lines),
             block.error,
             block.id_hint,
-            block.indented,
+            block.markers_indented,
             block.fenced,
         )
 

@@ -213,6 +213,8 @@ def test_only_the_last_window_is_scanned_and_a_cut_block_warns() -> None:
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 def test_a_block_knows_it_was_indented_or_inside_a_code_fence(newline: str) -> None:
+    """A line starting (after at most three spaces) with ``` or ~~~ opens or closes a fence of
+    its kind; a run inside a line is text."""
     body = ["version: 1", "id: a", "action: fs.stat", "path: x"]
     plain = ["OPERATOR_CMD", *body, "END_OPERATOR_CMD"]
     message = [
@@ -222,24 +224,25 @@ def test_a_block_knows_it_was_indented_or_inside_a_code_fence(newline: str) -> N
         *plain,  # after a closed fence
         "~~~",
         *plain,  # inside a tilde fence
-        "```",  # a backtick run inside a tilde fence is text
-        *plain,
         "~~~",
-        "````markdown",
-        *[f"  {line}" for line in plain],  # indented, inside a four-backtick fence
-        "```",  # too short to close it
-        "````",
+        "1. First:",
+        "   ```text",  # a fence of a list item
+        *[f"   {line}" for line in plain],  # indented, inside it
+        "   ```",
+        "Use ```this``` inline: no fence.",
         *plain[:2],
         "    id: indented-key",  # one indented line is enough
         *plain[3:],
+        "    ```",  # four spaces: an indented code line, no fence
+        *plain,
     ]
     blocks = scan_message(newline.join(message) + newline).blocks
     assert [(b.indented, b.fenced) for b in blocks] == [
         (False, False),
         (False, True),
-        (False, True),
         (True, True),
         (True, False),
+        (False, False),
     ]
 
 
