@@ -281,7 +281,7 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         ADDED, "the action needs a file and the path is a folder; use fs.list or fs.searchTree"
     ),
     ErrorCode.ERR_NOT_A_DIRECTORY: ErrorInfo(
-        ADDED, "fs.list was given a file, or a parent in the path is a file"
+        ADDED, "fs.list or fs.tree was given a file, or a parent in the path is a file"
     ),
     ErrorCode.ERR_SPECIAL_FILE: ErrorInfo(
         ADDED, "the path is a FIFO, socket or device; Operator never opens those"
