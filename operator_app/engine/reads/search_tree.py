@@ -110,8 +110,9 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         for event in walk:
             if isinstance(event, Skipped):
                 search.skipped[event.reason] += 1
-                continue
             if not isinstance(event, FileRun):
+                if time.monotonic() > deadline:  # a walk of folders and skipped entries only
+                    raise TimeoutError
                 continue
             for index, name in enumerate(event.names):
                 now = time.monotonic()

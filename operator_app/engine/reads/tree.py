@@ -94,9 +94,9 @@ def tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
 
 
 def _add(by_rel: dict[str, _Node], node: _Node) -> _Node:
-    parent = by_rel[node.rel.rpartition("/")[0] or "."] if "/" in node.rel else None
-    if parent is None:
-        parent = next(iter(by_rel.values()))  # the top folder, first in the dict
+    """Put `node` under its folder (the top one, first in `by_rel`, when it has no other)."""
+    folder = node.rel.rpartition("/")[0]
+    parent = by_rel.get(folder) or next(iter(by_rel.values()))
     parent.children.append(node)
     return node
 

@@ -1,6 +1,6 @@
 """fs.searchTree's include and exclude: the globs (protocol/globs.py) matched against each path
 relative to the folder searched. exclude is handed to the walk, which then does not enter an
-excluded folder; include is asked of each file."""
+excluded folder; include is asked of each file. Also the words the walks' results share."""
 
 from __future__ import annotations
 
