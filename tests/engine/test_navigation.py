@@ -326,3 +326,12 @@ def test_tree_shows_the_deepest_level_that_fits(
 def test_tree_of_a_file_is_refused(tree: Path) -> None:
     result = run(tree, "fs.tree", path="README.md")
     assert result.error_code == "ERR_NOT_A_DIRECTORY" and "fs.readSlice" in result.summary
+
+
+def test_a_large_file_is_read_whole_unless_its_first_bytes_say_binary(ws: Path) -> None:
+    write(ws / "big.txt", "x" * 100 + "\n" + "filler line\n" * 20_000 + "needle at the end\n")
+    write(ws / "blob.bin", b"\x00\x01" * 100_000 + b"needle\n")
+    result = run(ws, "fs.searchTree", path=".", query="needle")
+    assert lines(result) == ["big.txt:20002: needle at the end"]
+    assert "# matches: 1 in 1 file; 2 files scanned" in header(result)
+    assert "# skipped: 1 binary" in header(result)

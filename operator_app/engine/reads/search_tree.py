@@ -124,10 +124,11 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
                 if filters.include is not None and not filters.included(event.rel(index)):
                     search.skipped["outside include"] += 1
                     continue
-                data = read_walked(event.dir_fd, name, limit)
+                data = read_walked(event.dir_fd, name, limit, BINARY_SNIFF_BYTES)
                 if isinstance(data, str):
                     if data != "gone":
                         search.skipped[data] += 1
+                        search.scanned += data == "binary"  # opened and looked at, like a small one
                     continue
                 search.last_file = event.rel(index)
                 search.file(data, search.last_file, deadline - now)
