@@ -79,10 +79,10 @@ async def test_a_long_search_shows_progress_and_keys_keep_working(
 
     slow_read = search_tree.read_walked
 
-    def read_walked(dir_fd: int, name: str, limit: int) -> bytes | str:
+    def read_walked(dir_fd: int, name: str, limit: int, sniff: int = 0) -> bytes | str:
         # a slow disk: the search takes over three seconds, time enough on a busy machine
         time.sleep(0.03)
-        return slow_read(dir_fd, name, limit)
+        return slow_read(dir_fd, name, limit, sniff)
 
     monkeypatch.setattr(search_tree, "read_walked", read_walked)
     app = make_app(workspace, state)
