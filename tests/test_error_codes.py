@@ -283,6 +283,25 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
         block("x1", "fs.copy", path="README.md", path_to="config.json", overwrite="yes"),
         None,
     ),
+    E.ERR_MISSING_PATTERN: (block("x1", "fs.find", path="."), None),
+    E.ERR_INVALID_PATTERN: (
+        block("x1", "fs.searchTree", path=".", query="def (main", regex="true"),
+        None,
+    ),
+    E.ERR_INVALID_FLAG: (
+        block("x1", "fs.searchTree", path=".", query="main", ignore_case="yes"),
+        None,
+    ),
+    E.ERR_INVALID_DEPTH: (block("x1", "fs.tree", path=".", depth="0"), None),
+    E.ERR_SYMLINK_WOULD_ESCAPE: (
+        block("x1", "fs.move", path="notes/readme-link", path_to="readme-link"),
+        lambda ws: os.symlink("../README.md", ws / "notes" / "readme-link"),
+    ),
+    E.ERR_EARLIER_WRITE_FAILED: (
+        block("x0", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE))
+        + block("x1", "fs.write", path="src/app.py", content="x"),
+        None,
+    ),
 }
 
 # Codes that need another way in than one message on a plain workspace; tested below.

@@ -10,20 +10,54 @@ import sys
 from pathlib import Path
 
 from operator_app.protocol import commands as c
-from operator_app.protocol.errors import ERROR_CATALOG, ErrorCode
-from operator_app.protocol.spec import interface_text, render_spec, system_prompt
+from operator_app.protocol.chanflow.spec import string_prompt
+from operator_app.protocol.errors import ERROR_CATALOG, FIRST_MET, ErrorCode
+from operator_app.protocol.spec import (
+    MAX_PROMPT_CHARS,
+    PROMPT_PREAMBLE,
+    full_prompt,
+    interface_text,
+    render_prompt,
+    render_spec,
+    system_prompt,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = (ROOT / "spec" / "interface.txt").read_text(encoding="ascii")
+PROMPT = (ROOT / "spec" / "prompt.txt").read_text(encoding="ascii")
 
 
 def test_interface_file_is_what_the_models_render() -> None:
     template = (ROOT / "spec" / "template.txt").read_text(encoding="ascii")
     assert render_spec(template) == SPEC, "run: python -m operator_app.protocol.spec --write"
+    compact = (ROOT / "spec" / "prompt-template.txt").read_text(encoding="ascii")
+    assert render_prompt(compact) == PROMPT, "run: python -m operator_app.protocol.spec --write"
+
+
+def test_the_compact_prompt_fits_and_names_every_action_and_the_first_errors() -> None:
+    """Issue 19: the prompt must fit a chat app's instruction box, and a model that has only it
+    must still know every action it may send (and where the rest is)."""
+    assert len(PROMPT) <= MAX_PROMPT_CHARS == 8_000, len(PROMPT)
+    lines = PROMPT.split("\nACTIONS ", 1)[1].split("\n\n", 1)[0].split("\n")
+    for action, model in c.ACTIONS.items():
+        (line,) = [x for x in lines if x.startswith(f"{action} ") or x.startswith(f"{action}:")]
+        assert model.BRIEF and line.endswith(f": {model.BRIEF}"), action
+        assert (" *:" in line) == model.WRITES, line
+        for name in model.model_fields:
+            if name not in ("version", "id", "action") and not (
+                issubclass(model, c.CommentStyleFields) and name.startswith(("comment_", "lang"))
+            ):
+                assert name in line, f"{action}: {name} missing from {line}"
+    for code in FIRST_MET:
+        assert f"\n{code.value}: " in PROMPT
+    assert "operator.getInterfaceSpec for the full reference" in PROMPT
+    for rule in ("OPERATOR_CMD", "END_OPERATOR_CMD", "version: 1", "content_b64", "ok: true"):
+        assert rule in PROMPT
 
 
 def test_spec_is_plain_ascii() -> None:
     (ROOT / "spec" / "interface.txt").read_bytes().decode("ascii")
+    (ROOT / "spec" / "prompt.txt").read_bytes().decode("ascii")
 
 
 def test_every_code_is_in_the_catalog_and_the_spec_and_back() -> None:
@@ -55,16 +89,29 @@ def test_every_action_field_and_alias_is_in_its_section() -> None:
         assert ("Requires user confirmation" in body) == model.WRITES
 
 
+def spec_command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "operator_app", "spec", *args], capture_output=True, text=True
+    )
+
+
 def test_get_interface_spec_returns_the_file_and_spec_command_prints_a_prompt() -> None:
-    assert interface_text() == SPEC
-    done = subprocess.run(
-        [sys.executable, "-m", "operator_app", "spec"], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.rstrip("\n") == system_prompt().rstrip("\n") and SPEC.strip() in done.stdout
-    raw = subprocess.run(
-        [sys.executable, "-m", "operator_app", "spec", "--raw"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert raw.stdout.rstrip("\n") == SPEC.rstrip("\n")
+    assert interface_text() == SPEC and system_prompt() == PROMPT
+    assert spec_command().stdout.rstrip("\n") == PROMPT.rstrip("\n")
+    full = spec_command("--full").stdout
+    assert full.rstrip("\n") == full_prompt().rstrip("\n") == (PROMPT_PREAMBLE + SPEC).rstrip("\n")
+    assert spec_command("--raw").stdout.rstrip("\n") == SPEC.rstrip("\n")
+    assert spec_command("--dialect", "operator").stdout.rstrip("\n") == PROMPT.rstrip("\n")
+
+
+def test_the_spec_command_speaks_both_dialects() -> None:
+    string = spec_command("--dialect", "string")
+    assert string.returncode == 0 and string.stdout.rstrip("\n") == string_prompt().rstrip("\n")
+    for extra in ("--full", "--raw"):
+        refused = spec_command("--dialect", "string", extra)
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert "--full and --raw are for --dialect operator" in refused.stderr
+    both = spec_command("--full", "--raw")
+    assert both.returncode == 2 and "not allowed with argument --full" in both.stderr
+    unknown = spec_command("--dialect", "klingon")
+    assert unknown.returncode == 2 and "invalid choice: 'klingon'" in unknown.stderr

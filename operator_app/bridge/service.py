@@ -374,15 +374,22 @@ class Bridge:
 
     def _owed(self, key: PageKey) -> list[CommandResult]:
         """Every result the model has not been given for this page message. An answer rewritten
-        before its results went back (a regenerated or edited one) became a second Operator
-        message whose repeated blocks gave no result of their own: the first one's results are
-        still owed. A block that ran in both (cut off by the rewrite, whole afterwards) is owed
-        once, with its latest result."""
+        before its results went back (a regenerated or edited one), or grown after its message
+        ended, became a further Operator message whose blocks that already ran were answered as
+        repeats of the earlier one: those answers are the bridge's own re-reading of the page, not
+        the model's, and are never owed (the earlier results are, until they went back). A block
+        that ran in both (cut off by the rewrite, whole afterwards) is owed once, with its latest
+        result; a repeat of a command of another page message is owed like any result."""
+        page = self.pages.get(key)
+        serials = page.serials if page is not None else []
+        numbers = (self.messages[serial].number for serial in serials if serial in self.messages)
+        this_page = {number for number in numbers if number is not None}
         owed: list[CommandResult] = []
         for message in self._owed_messages(key):
             if message.ended and message.problem is None:
-                later = {result.id for result in message.results}
-                owed = [result for result in owed if result.id not in later] + message.results
+                fresh = [r for r in message.results if r.extra.get("repeat_of") not in this_page]
+                later = {result.id for result in fresh}
+                owed = [result for result in owed if result.id not in later] + fresh
         return owed
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     for dup in run.duplicates:
         warnings.append(
             f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not "
-            "run again"
+            "run again (its result says so)"
         )
     for wait in session.waits():
         warnings.append(
@@ -72,7 +72,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         ],
         "copy_text": copy_text,
     }
-    return EXIT_OK, (None if run.not_modified else data), copy_text
+    return EXIT_OK, data, copy_text
 
 
 def result_json(result: Any) -> dict[str, Any]:

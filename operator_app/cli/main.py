@@ -29,9 +29,26 @@ from .session_commands import cmd_results, cmd_undo
 
 
 def cmd_spec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..protocol.spec import interface_text, system_prompt
+    """The prompt of a dialect: for OPERATOR_CMD the compact one, or the whole specification
+    (--full with the opening paragraph, --raw without); for String its one prompt."""
+    if args.dialect == "string":
+        if args.full or args.raw:
+            raise UsageError(
+                "operator-app spec: --full and --raw are for --dialect operator; String's prompt "
+                "(--dialect string) is one text"
+            )
+        from ..protocol.chanflow.spec import string_prompt
 
-    text = interface_text() if args.raw else system_prompt()
+        text = string_prompt()
+    else:
+        from ..protocol.spec import full_prompt, interface_text, system_prompt
+
+        if args.raw:
+            text = interface_text()
+        elif args.full:
+            text = full_prompt()
+        else:
+            text = system_prompt()
     return EXIT_OK, {"text": text}, text if text.endswith("\n") else text + "\n"
 
 

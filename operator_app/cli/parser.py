@@ -96,9 +96,29 @@ def _exec_parser(sub: Any) -> None:
 
 
 def _spec_parser(sub: Any) -> None:
-    spec = sub.add_parser("spec", help="print the system prompt to paste into the chat")
+    spec = sub.add_parser(
+        "spec",
+        help="print the system prompt to paste into the chat (the compact one: under 8,000 "
+        "characters)",
+    )
+    length = spec.add_mutually_exclusive_group()
+    length.add_argument(
+        "--full",
+        action="store_true",
+        help="the whole interface specification (what operator.getInterfaceSpec returns), with "
+        "the prompt's opening paragraph",
+    )
+    length.add_argument(
+        "--raw",
+        action="store_true",
+        help="the whole interface specification alone, without the opening paragraph",
+    )
     spec.add_argument(
-        "--raw", action="store_true", help="only the interface specification, without the preamble"
+        "--dialect",
+        choices=("operator", "string"),
+        default="operator",
+        help="operator: OPERATOR_CMD blocks (the default); string: String's ChanFlow blocks (one "
+        "prompt; --full and --raw are for operator)",
     )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning
+from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning, layout_note
 from ..protocol.chanflow.blocks import ChanBlock, PendingChanBlock
 from ..protocol.chanflow.grammar import SIGIL
 from ..protocol.commands.validation import validate_fields
@@ -24,7 +24,15 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.message import MessageEvent, MessageScanner, scan_whole, windowed_scanner
 from ..protocol.parser import parse_fields
-from ..protocol.results import CommandResult, Status, failed, invalid_summary, operator_error
+from ..protocol.results import (
+    CommandResult,
+    Status,
+    failed,
+    invalid_summary,
+    operator_error,
+    repeated,
+)
+from .failed_writes import FailedWrites
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -115,6 +123,7 @@ class MessageRun:
     ended: bool = False
     _scanner: MessageScanner | None = None
     _errors_emitted: int = 0
+    _failed_writes: FailedWrites | None = None  # made at the first write that did not apply
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
     # staged in the session, not announced yet
@@ -123,13 +132,6 @@ class MessageRun:
     @property
     def pending(self) -> PendingBlock | PendingChanBlock | None:
         return self._scanner.pending if self._scanner is not None else None
-
-    @property
-    def not_modified(self) -> bool:
-        """Every block was an identical repeat: nothing new ran and nothing new is to be said."""
-        return (
-            self.blocks_seen > 0 and not self.results and len(self.duplicates) == self.blocks_seen
-        )
 
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
@@ -189,7 +191,9 @@ class MessageRun:
                     _traceback(),
                 )
             engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
-            self._add(self._invalid(block, exc), content_key=None)
+            result = _noted(block, self._invalid(block, exc))
+            self._failures().note_block(block, result)
+            self._add(result, content_key=None)
             return
         engine.notify(
             BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
@@ -200,6 +204,12 @@ class MessageRun:
                 skipped = DuplicateSkipped(command.id, used.result, used.message, block.start_line)
                 self.duplicates.append(skipped)
                 engine.notify(skipped)
+                # Not run again (the spec's rule), but answered: with no result, rule 15 tells the
+                # model it never ran, and a resend under a new id would apply it twice.
+                answer = repeated(used.result, used.message, block.start_line, current=self.number)
+                if command.WRITES and not answer.ok:
+                    self._failures().note(command, answer)
+                self._add(answer, content_key=None)
                 return
             error = OperatorError(
                 ErrorCode.ERR_DUPLICATE_ID,
@@ -209,18 +219,18 @@ class MessageRun:
                     f"send it again with a new id such as {command.id}-2"
                 ),
             )
-            self._add(
-                failed(
-                    command.id,
-                    error,
-                    action=command.action,
-                    path=command.path_or_none,
-                    status="invalid",
-                    summary=invalid_summary(error),
-                    line=block.start_line,
-                ),
-                content_key=None,
+            result = failed(
+                command.id,
+                error,
+                action=command.action,
+                path=command.path_or_none,
+                status="invalid",
+                summary=invalid_summary(error),
+                line=block.start_line,
             )
+            if command.WRITES:
+                self._failures().note(command, result)
+            self._add(_noted(block, result), content_key=None)
             return
 
         def before_commit(plan: WritePlan) -> None:
@@ -234,6 +244,12 @@ class MessageRun:
                 content_key=block.content_key,
             )
 
+        refused = self._failed_writes.refusal(command) if self._failed_writes else None
+        if command.WRITES and refused is not None:
+            # Written for the file as an earlier write of this message would have left it.
+            result = failed(command.id, refused, action=command.action, path=command.path_or_none)
+            self._add(_noted(block, result.with_line(block.start_line)), content_key=None)
+            return
         if command.WRITES:
             self._flush()  # what ran before a write is recorded and shown before it is asked about
         result = engine.execute(
@@ -249,6 +265,9 @@ class MessageRun:
                 summary=result.summary + ignored_clause(ignored),
                 extra={**result.extra, "ignored": list(ignored)},
             )
+        result = _noted(block, result)
+        if command.WRITES and not result.ok:
+            self._failures().note(command, result)
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
@@ -307,6 +326,11 @@ class MessageRun:
             block, message=self.number, record_intent=record_intent
         )
         self._add(answer.result, content_key=answer.content_key, durable=answer.durable)
+
+    def _failures(self) -> FailedWrites:
+        if self._failed_writes is None:
+            self._failed_writes = FailedWrites(self.engine.workspace)
+        return self._failed_writes
 
     def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
         if block.id_hint:
@@ -535,6 +559,12 @@ class Engine:
                 status=status,
             )
         return replace(done, summary=outcome.summary)
+
+
+def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
+    """`result` with the clause saying its block was indented or fenced, when it was."""
+    note = layout_note(block)
+    return replace(result, summary=result.summary + note) if note else result
 
 
 def _traceback() -> str:

@@ -24,6 +24,16 @@ class RawBlock:
     lines: tuple[tuple[int, str], ...]  # (message line number, text) between the markers
     error: OperatorError | None = None
     id_hint: str | None = None  # the first readable "id:" value, for results of broken blocks
+    # Written as markdown, which hard rule 1 asks not to do, yet scanned all the same: a marker
+    # line (or, see `indented`, any line) began with whitespace, or it stood inside a ``` or ~~~
+    # code fence. Its result says so.
+    markers_indented: bool = False
+    fenced: bool = False
+
+    @property
+    def indented(self) -> bool:
+        """A line of the block, its markers included, begins with a space or a tab."""
+        return self.markers_indented or any(text.startswith((" ", "\t")) for _, text in self.lines)
 
     @property
     def content_key(self) -> str:
@@ -54,6 +64,8 @@ class OpenBlock:
     error: OperatorError | None = None
     id_hint: str | None = None
     suspect: bool = False  # opened by a marker that was not alone: may have been prose
+    markers_indented: bool = False  # its OPERATOR_CMD or END_OPERATOR_CMD line begins with one
+    fenced: bool = False  # it opened inside a code fence
 
     def fail(self, code: ErrorCode, message: str) -> None:
         if self.error is None:  # the first structural problem is the one worth fixing first
@@ -80,6 +92,51 @@ class OpenBlock:
                 f"{grammar.MAX_BLOCK_LINES} lines, {grammar.MAX_BLOCK_CHARS} characters); nothing "
                 "was run; split the payload over several commands",
             )
+
+
+def layout_note(block: RawBlock) -> str:
+    """The clause a result's summary ends with when its block was written as markdown (indented,
+    or inside a code fence): it ran, and the model learns the rule without a failed command."""
+    if block.indented and block.fenced:
+        what = "indented and inside a code fence"
+    elif block.fenced:
+        what = "inside a code fence"
+    elif block.indented:
+        what = "indented"
+    else:
+        return ""
+    return f"; note: block was {what} (it ran; send blocks as plain unindented text, no fences)"
+
+
+FENCES = ("```", "~~~")
+_INDENTED = tuple(tuple(indent + run for indent in (" ", "  ", "   ")) for run in FENCES)
+
+
+def fence_lines(
+    text: str, start: int, stop: int, breaks: tuple[str, ...] = ("\n", "\r"), tildes: bool = True
+) -> tuple[int, int]:
+    """How many lines of the whole lines text[start:stop] are fence lines of ``` and of ~~~: lines
+    that start, after at most three spaces, with the run (CommonMark's fence lines, longer runs and
+    info strings included). Each such line opens or closes a fence of its kind; nesting one kind
+    inside the other is not told apart. Counted with the C string searches alone, so a message full
+    of code samples costs little more to scan. `breaks` and `tildes` narrow the search when the
+    caller knows the text has no "\r" or no "~~~"."""
+    found = [0, 0]
+    for kind in (0, 1) if tildes else (0,):
+        run = FENCES[kind]
+        total = text.count(run, start, stop)
+        if not total:
+            continue
+        at_starts = int(text.startswith(run, start, stop))
+        for line_break in breaks:
+            at_starts += text.count(line_break + run, start, stop)
+        if at_starts < total and text.find(" " + run, start, stop) >= 0:  # maybe indented ones
+            at_starts += int(text.startswith(_INDENTED[kind], start, stop))
+            for head in _INDENTED[kind]:
+                for line_break in breaks:
+                    at_starts += text.count(line_break + head, start, stop)
+        found[kind] = at_starts
+    return found[0], found[1]
 
 
 def classify(line: str) -> tuple[str, bool] | None:

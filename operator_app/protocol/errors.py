@@ -84,6 +84,12 @@ class ErrorCode(StrEnum):
     ERR_CONFLICT = "ERR_CONFLICT"
     ERR_REJECTED = "ERR_REJECTED"
     ERR_INTERNAL = "ERR_INTERNAL"
+    ERR_MISSING_PATTERN = "ERR_MISSING_PATTERN"
+    ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
+    ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
+    ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
+    ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
+    ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
 
 
 @dataclass(frozen=True)
@@ -133,8 +139,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_BASE64: ErrorInfo(
         CORE,
-        "a *_b64 value is not strict single-line base64 of UTF-8 text; re-encode it (the message "
-        "says where it broke)",
+        "a *_b64 value is not strict single-line base64 of UTF-8 text, or runs on over the next "
+        "lines; re-encode it on one line (the message says where it broke)",
     ),
     ErrorCode.ERR_SEARCH_PATH_IS_DIR: ErrorInfo(
         CORE, "fs.search was given a folder; use fs.searchTree for folders"
@@ -239,8 +245,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_DUPLICATE_FIELD: ErrorInfo(
         ADDED,
-        "a key (or two aliases of one field, or content and content_b64) appears twice in one "
-        "block; keep one",
+        "a key (or two aliases of one field, or content and content_b64, or query and query_b64) "
+        "appears twice in one block; keep one",
     ),
     ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(
         ADDED,
@@ -275,7 +281,7 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         ADDED, "the action needs a file and the path is a folder; use fs.list or fs.searchTree"
     ),
     ErrorCode.ERR_NOT_A_DIRECTORY: ErrorInfo(
-        ADDED, "fs.list was given a file, or a parent in the path is a file"
+        ADDED, "fs.list or fs.tree was given a file, or a parent in the path is a file"
     ),
     ErrorCode.ERR_SPECIAL_FILE: ErrorInfo(
         ADDED, "the path is a FIFO, socket or device; Operator never opens those"
@@ -341,7 +347,46 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_INTERNAL: ErrorInfo(
         ADDED, "Operator itself failed on this command; nothing was changed; tell the person"
     ),
+    ErrorCode.ERR_MISSING_PATTERN: ErrorInfo(
+        ADDED, "fs.find without a non-empty pattern; give a glob such as *.py"
+    ),
+    ErrorCode.ERR_INVALID_PATTERN: ErrorInfo(
+        ADDED,
+        "a glob (include, exclude, fs.find's pattern) or a regex: true query cannot be used; the "
+        "message says what is wrong and where",
+    ),
+    ErrorCode.ERR_INVALID_FLAG: ErrorInfo(ADDED, "regex or ignore_case is not true or false"),
+    ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),
+    ErrorCode.ERR_EARLIER_WRITE_FAILED: ErrorInfo(
+        ADDED,
+        "a write of an entry that an earlier write of the same message failed on (or the person "
+        "declined) was not run: it was written for the file as that write would have left it; the "
+        "message names the earlier command; read the file again and send the changes anew",
+    ),
+    ErrorCode.ERR_SYMLINK_WOULD_ESCAPE: ErrorInfo(
+        ADDED,
+        "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
+        "folder) where it leads outside the workspace; the message names the link; copy or move "
+        "what it points to instead, or ask the person",
+    ),
 }
+
+
+# The codes a model meets first, in the order it tends to: the compact system prompt lists these
+# with their meaning (the full interface text lists every code).
+FIRST_MET: tuple[ErrorCode, ...] = (
+    ErrorCode.ERR_MARKER_NOT_ALONE,
+    ErrorCode.ERR_NON_KEY_VALUE_LINE,
+    ErrorCode.ERR_CONTENT_HAS_NEWLINES,
+    ErrorCode.ERR_INVALID_BASE64,
+    ErrorCode.ERR_UNKNOWN_FIELD,
+    ErrorCode.ERR_NOT_FOUND,
+    ErrorCode.ERR_ANCHOR_NOT_FOUND,
+    ErrorCode.ERR_PATCH_MISMATCH,
+    ErrorCode.ERR_DUPLICATE_ID,
+    ErrorCode.ERR_EARLIER_WRITE_FAILED,
+    ErrorCode.ERR_REJECTED,
+)
 
 
 class OperatorError(Exception):

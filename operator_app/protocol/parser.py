@@ -1,6 +1,6 @@
 """Turns a scanned block's lines into its fields, enforcing the line rules of the spec (ASCII
-only, no control characters but tab, no blank lines, only "key: value" lines, content on one
-line, each key once)."""
+only, no control characters but tab, no blank lines, only "key: value" lines, content and base64
+values on one line, each key once)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def parse_fields(block: RawBlock) -> Fields:
     values: dict[str, str] = {}
     lines: dict[str, int] = {}
     after_content = False  # the previous line was content: or one of its stray continuations
+    wrapped_b64: str | None = None  # the previous key line was a *_b64 field
     # Almost every block is plain ASCII without control characters: one look at all its lines
     # (joined by a tab, which is allowed) spares two searches per line.
     joined = "\t".join(text for _, text in block.lines)
@@ -71,6 +72,15 @@ def parse_fields(block: RawBlock) -> Fields:
                     "OPERATOR_CMD and END_OPERATOR_CMD"
                 ),
             )
+        if not is_pair and wrapped_b64 and _BASE64_LINE_RE.fullmatch(stripped):
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_BASE64,
+                (
+                    f"{wrapped_b64} (line {lines[wrapped_b64]}) runs on over line {line_no}: "
+                    f"base64 must be on one line; send the whole value on the {wrapped_b64} line, "
+                    "without line breaks or spaces"
+                ),
+            )
         if not is_pair:
             shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
             raise OperatorError(
@@ -89,6 +99,7 @@ def parse_fields(block: RawBlock) -> Fields:
         values[key] = value.strip()
         lines[key] = line_no
         after_content = key == "content"
+        wrapped_b64 = key if key.endswith("_b64") else None
     return Fields(values, lines)
 
 
@@ -102,6 +113,9 @@ def _key_hint(key: str) -> str:
 
 
 _NOT_KEY_CHARS_RE = re.compile(r"[^A-Za-z0-9_]+")
+# A line of base64 characters only, right after a *_b64 line: the value wrapped (76-column MIME
+# style, or by the chat's own line wrap).
+_BASE64_LINE_RE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _CONTROL_NAMES = {
     "\x00": "NUL",
     "\x08": "backspace",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from .chanflow.responses import Response
@@ -134,6 +134,27 @@ def render_results(results: list[CommandResult] | tuple[CommandResult, ...]) -> 
     if not results:
         return ""
     return "\n\n".join(r.render() for r in results) + "\n"
+
+
+def repeated(
+    result: CommandResult, message: int, line: int | None, current: int | None = None
+) -> CommandResult:
+    """The answer to a block that already ran (the same id, the same content): its result from
+    then, ok or not as it was, details and all, its summary saying where it ran. `current` is the
+    number of the message being run when that is where it ran (a block given twice in one
+    message). Nothing runs again."""
+    if message != current:
+        where = f"already ran in message {message}"
+    elif result.line:
+        where = f"already ran in this message (line {result.line})"
+    else:
+        where = "already ran earlier in this message"
+    return replace(
+        result,
+        summary=f"{where}: {result.summary}",
+        line=line,
+        extra={**result.extra, "repeat_of": message},
+    )
 
 
 def invalid_summary(error: OperatorError) -> str:

@@ -26,6 +26,7 @@ from .blocks import (
     ScanEvent,
     ScanWarning,
     classify,
+    fence_lines,
     not_alone_message,
 )
 from .errors import ErrorCode, OperatorError
@@ -59,6 +60,9 @@ class Scanner:
         self._seen_start = False
         self._block: OpenBlock | None = None
         self._in_result: int | None = None  # start line of an open OPERATOR_RESULT block
+        self._fences = [0, 0]  # fence lines of ``` and of ~~~ so far: an odd count is an open fence
+        self._breaks: tuple[str, ...] = ("\n", "\r")  # in the text being walked (fewer to count)
+        self._tildes = True  # the text being walked holds "~~~"
         self._result_alone = True  # its marker was alone on its line (else: it may have been prose)
         self._ended = False
         self._armed = False  # queued text holds "OPERATOR_": a complete line of it needs work
@@ -200,6 +204,8 @@ class Scanner:
     def _consume(self, *, final: bool) -> list[ScanEvent]:
         text = "".join(self._pieces)
         self._pieces.clear()
+        self._breaks = ("\n", "\r") if "\r" in text else ("\n",)
+        self._tildes = "~~~" in text
         self.walked_chars += len(text)
         # A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
         hold_cr = not final and text.endswith("\r")
@@ -241,6 +247,7 @@ class Scanner:
 
     def _advance_lines(self, text: str, start: int, stop: int) -> None:
         if stop > start:
+            self._count_fences(text, start, stop)
             self._line_no += grammar.count_breaks(text, start, stop)
 
     def _line(self, line_no: int, line: str, events: list[ScanEvent]) -> None:
@@ -251,6 +258,15 @@ class Scanner:
             self._line_in_block(line_no, line, marker, events)
         elif marker is not None:
             self._line_outside(line_no, line, marker, events)
+        elif "```" in line or "~~~" in line:
+            backticks, tildes = fence_lines(line, 0, len(line))
+            self._fences[0] += backticks
+            self._fences[1] += tildes
+
+    def _count_fences(self, text: str, start: int, stop: int) -> None:
+        backticks, tildes = fence_lines(text, start, stop, self._breaks, self._tildes)
+        self._fences[0] += backticks
+        self._fences[1] += tildes
 
     def _line_outside(
         self, line_no: int, line: str, marker: tuple[str, bool], events: list[ScanEvent]
@@ -258,7 +274,12 @@ class Scanner:
         token, alone = marker
         if token == grammar.CMD_START:
             self._seen_start = True
-            self._block = OpenBlock(line_no, suspect=not alone)
+            self._block = OpenBlock(
+                line_no,
+                suspect=not alone,
+                markers_indented=line.startswith((" ", "\t")),
+                fenced=self._fences[0] % 2 == 1 or self._fences[1] % 2 == 1,
+            )
             if not alone:
                 self._block.fail(
                     ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line)
@@ -348,6 +369,7 @@ class Scanner:
         if token == grammar.CMD_END:
             if not alone:
                 block.fail(ErrorCode.ERR_MARKER_NOT_ALONE, not_alone_message(token, line_no, line))
+            block.markers_indented = block.markers_indented or line.startswith((" ", "\t"))
             self._block = None
             events.append(self._emit(block, line_no))
             return
@@ -380,7 +402,15 @@ class Scanner:
         block.add(line_no, line)
 
     def _emit(self, block: OpenBlock, end_line: int | None) -> RawBlock:
-        return RawBlock(block.start_line, end_line, tuple(block.lines), block.error, block.id_hint)
+        return RawBlock(
+            block.start_line,
+            end_line,
+            tuple(block.lines),
+            block.error,
+            block.id_hint,
+            block.markers_indented,
+            block.fenced,
+        )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,12 @@
-"""The interface text the model is given. `spec/template.txt` holds the prose; the ACTIONS entries
-and the ERROR CODES list are rendered from the command models and the error catalog, so the text
-cannot drift from the code. `spec/interface.txt` is the rendered result that ships with the app
-(`python -m operator_app.protocol.spec --write` regenerates it; a test checks it is current).
+"""The interface text the model is given, in two lengths from the same declarations. The full
+reference: `spec/template.txt` holds the prose, the ACTIONS entries and the ERROR CODES list are
+rendered from the command models and the error catalog, and `spec/interface.txt` is the result
+(what operator.getInterfaceSpec returns and `operator-app spec --full` prints). The compact
+system prompt: `spec/prompt-template.txt` holds its prose, each action's line is rendered from
+its model's fields and BRIEF, the first errors from the catalog (FIRST_MET), and
+`spec/prompt.txt` is the result (what `operator-app spec` prints and `p` copies), within
+MAX_PROMPT_CHARS so it fits a chat app's instruction box. `python -m operator_app.protocol.spec
+--write` regenerates both files; a test checks they are current.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from functools import cache
 from pathlib import Path
 
 from . import commands as c
-from .errors import ADDED, CORE, ERROR_CATALOG, VALIDATION
+from .errors import ADDED, CORE, ERROR_CATALOG, FIRST_MET, VALIDATION
 from .grammar import WRITE_MAX_BYTES
 
 _ACTION_RE = re.compile(r"^\{\{ACTION ([A-Za-z.]+)\}\}$", re.MULTILINE)
 _COMMENT_FIELDS = ("comment_line_prefix", "comment_block_start", "comment_block_end", "language")
 _BASE_FIELDS = ("version", "id", "action", "path")
+MAX_PROMPT_CHARS = 8_000
 
 
 def _spec_dirs() -> list[Path]:
@@ -84,6 +90,42 @@ def render_error_codes() -> str:
     return "\n".join(out).rstrip("\n")
 
 
+def render_brief(model: type[c.Command]) -> str:
+    """One action in a line or two for the compact prompt: its fields as they are written (a
+    [bracketed] one is optional, with the value that changes something; a|b means one of them),
+    whether the person is asked (*), and what it gives."""
+    words = [model.ACTION]
+    styled = issubclass(model, c.CommentStyleFields)
+    for name, info in model.model_fields.items():
+        if name in _BASE_FIELDS[:3] or (name in _COMMENT_FIELDS and styled):
+            continue
+        if name in model.ONE_OF:
+            if name == model.ONE_OF[0]:
+                words.append("|".join(model.ONE_OF))
+        elif info.is_required():
+            words.append(name)
+        elif info.default is None:
+            words.append(f"[{name}]")
+        elif isinstance(info.default, bool):
+            words.append(f"[{name}: {'false' if info.default else 'true'}]")
+        else:
+            words.append(f"[{name}: {info.default}]")
+    if styled:
+        words.append("[style]")
+    return f"{' '.join(words)}{' *' if model.WRITES else ''}: {model.BRIEF}"
+
+
+def render_first_errors() -> str:
+    return "\n".join(f"{code.value}: {ERROR_CATALOG[code].meaning}" for code in FIRST_MET)
+
+
+def render_prompt(template: str) -> str:
+    briefs = "\n".join(render_brief(model) for model in c.ACTIONS.values())
+    return template.replace("{{ACTIONS}}", briefs).replace(
+        "{{FIRST_ERRORS}}", render_first_errors()
+    )
+
+
 def render_spec(template: str) -> str:
     text = _ACTION_RE.sub(lambda m: render_action(c.ACTIONS[m.group(1)]), template)
     text = text.replace("{{WRITE_MAX_BYTES}}", str(WRITE_MAX_BYTES))
@@ -93,6 +135,11 @@ def render_spec(template: str) -> str:
 @cache
 def interface_text() -> str:
     return spec_file("interface.txt").read_text(encoding="ascii")
+
+
+@cache
+def compact_prompt() -> str:
+    return spec_file("prompt.txt").read_text(encoding="ascii")
 
 
 PROMPT_PREAMBLE = """\
@@ -106,18 +153,27 @@ with fs.readSlice, and never claim a change succeeded without an ok: true result
 
 
 def system_prompt() -> str:
+    """The compact prompt: what `operator-app spec` prints and the TUI's p copies."""
+    return compact_prompt()
+
+
+def full_prompt() -> str:
+    """The preamble and the whole interface text: `operator-app spec --full`."""
     return PROMPT_PREAMBLE + interface_text()
 
 
 def main(argv: list[str]) -> int:
-    template = spec_file("template.txt").read_text(encoding="ascii")
-    rendered = render_spec(template)
-    if "--write" in argv:
-        (Path(__file__).resolve().parent.parent.parent / "spec" / "interface.txt").write_text(
-            rendered, encoding="ascii"
-        )
-    else:
-        sys.stdout.write(rendered)
+    """Render both texts: print them, or with --write store them in the source tree's spec/."""
+    rendered = {
+        "interface.txt": render_spec(spec_file("template.txt").read_text(encoding="ascii")),
+        "prompt.txt": render_prompt(spec_file("prompt-template.txt").read_text(encoding="ascii")),
+    }
+    folder = Path(__file__).resolve().parent.parent.parent / "spec"
+    for name, text in rendered.items():
+        if "--write" in argv:
+            (folder / name).write_text(text, encoding="ascii")
+        else:
+            sys.stdout.write(text)
     return 0
 
 

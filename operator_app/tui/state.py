@@ -21,7 +21,7 @@ from ..protocol.chanflow.commands import BY_NAME
 from ..protocol.chanflow.grammar import ERROR_MARK, SIGIL
 from ..protocol.commands import ACTIONS
 from ..protocol.message import scan_whole
-from ..protocol.results import CommandResult
+from ..protocol.results import CommandResult, repeated
 
 WAITING = "waiting for you"
 NOT_RUN = "not run"
@@ -59,12 +59,9 @@ class MessageState:
 
     @property
     def results(self) -> list[CommandResult]:
-        """In message order, as the session recorded them (duplicates gave no new result)."""
-        return [
-            row.result
-            for row in self.ordered_rows()
-            if row.result is not None and row.status != "duplicate"
-        ]
+        """In message order, as the session recorded them (a repeat's is its earlier result,
+        marked as such)."""
+        return [row.result for row in self.ordered_rows() if row.result is not None]
 
     def ordered_rows(self) -> list[Row]:
         return [self.rows[line] for line in sorted(self.rows)]
@@ -135,14 +132,14 @@ class MessageState:
                 and earlier.message < self.number
                 and earlier.content_key == block.content_key
             ):
-                result = earlier.result
+                result = repeated(earlier.result, earlier.message, block.start_line)
                 self.rows[block.start_line] = Row(
                     line=block.start_line,
                     command_id=block.id_hint,
                     action=result.action,
                     path=result.path,
                     status="duplicate",
-                    summary=f"already run in message {earlier.message}: {result.summary}",
+                    summary=result.summary,
                     result=result,
                     diff=result.diff,
                     earlier_message=earlier.message,
@@ -177,6 +174,7 @@ class MessageState:
         elif isinstance(event, ResultReady):
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):
+            # Its result (the earlier one, marked as a repeat) follows as a ResultReady.
             line = event.line if event.line is not None else self._next_line()
             self.rows[line] = Row(
                 line=line,
@@ -184,8 +182,8 @@ class MessageState:
                 action=event.earlier.action,
                 path=event.earlier.path,
                 status="duplicate",
-                summary=f"already run in message {event.earlier_message}: {event.earlier.summary}",
-                result=event.earlier,
+                summary=f"already ran in message {event.earlier_message}: {event.earlier.summary}",
+                result=None,
                 diff=event.earlier.diff,
                 earlier_message=event.earlier_message,
             )
@@ -221,6 +219,9 @@ class MessageState:
         row.path = result.path or row.path
         row.status, row.summary, row.result = status_of(result), result.summary, result
         row.diff = result.diff or row.diff
+        repeat_of = result.extra.get("repeat_of")
+        if isinstance(repeat_of, int):
+            row.earlier_message = repeat_of
 
     def _open_row(self, command_id: str) -> Row | None:
         for line in sorted(self.rows, reverse=True):
@@ -253,7 +254,10 @@ def bare_summary(summary: str, code: str | None) -> str:
 
 def status_of(result: CommandResult) -> str:
     """The row status of a result: "ok", "failed", "invalid", "conflict" or "rejected" (the
-    error code is the result's own, and the table shows it with the summary)."""
+    error code is the result's own, and the table shows it with the summary), or "duplicate" for
+    the answer to a command that already ran."""
+    if result.extra.get("repeat_of") is not None:
+        return "duplicate"
     return "ok" if result.ok else result.status
 
 

@@ -13,18 +13,18 @@ def finished_text(state: MessageState, to_browser: bool = False) -> str:
     results, repeats = state.results, state.duplicates()
     failed = sum(1 for result in results if not result.ok)
     if not results:
-        if repeats:
-            earlier = ", ".join(str(number) for number in state.repeated_from())
-            text = (
-                f"Message {state.number}: every command repeated one already run (in message "
-                f"{earlier}); nothing ran again and there is nothing new to copy."
-            )
-        else:
-            text = f"Message {state.number} held no block for Operator: nothing ran."
+        text = f"Message {state.number} held no block for Operator: nothing ran."
     else:
         text = f"Message {state.number}: {plural(len(results), 'result')}"
         text += f" ({failed} not ok)" if failed else ""
-        text += f", {plural(repeats, 'repeated command')} not run again" if repeats else ""
+        if repeats == len(results):
+            earlier = ", ".join(str(number) for number in state.repeated_from())
+            text += (
+                f"; every command repeated one already run (message {earlier}): nothing ran "
+                "again, and the results say so"
+            )
+        elif repeats:
+            text += f", {plural(repeats, 'repeated command')} not run again"
         it = "it" if len(results) == 1 else "them"
         text += (
             f". The browser puts {it} into the chat's input box (c copies {it} too)."
@@ -88,11 +88,6 @@ def why_not(
     if action == "copy_results":
         if state is None:
             return "Nothing to copy yet: paste the model's answer first."
-        if state.duplicates():
-            return (
-                f"Nothing to copy from message {state.number}: every command in it repeated one "
-                "already run, so it has no new result. [ shows the earlier messages, with theirs."
-            )
         if not state.finished:
             return f"Message {state.number} has no result yet: c copies as soon as one is there."
         if state.rows:  # after a restart: the app stopped before any of them ran

@@ -216,7 +216,10 @@ def test_truncation_path_sets_meta_truncated(ws: Path, tmp_path: Path) -> None:
     assert "(truncated" in envelope["data"]["results"][0]["details"]
 
 
-def test_cache_hit_path_is_not_modified(ws: Path, tmp_path: Path) -> None:
+def test_a_message_of_repeats_is_answered_not_a_cache_hit(ws: Path, tmp_path: Path) -> None:
+    """Every block repeats one already run: nothing runs again, but the data holds their answers
+    (issue 19: with none, rule 15 tells the model they never ran). The envelope's not_modified
+    (seed 001's cache hit, data null) is for an unchanged answer, which a chat never needs."""
     (tmp_path / "m.txt").write_text(block("r1", "fs.read", path="README.md"))
     args = [
         "exec",
@@ -232,8 +235,14 @@ def test_cache_hit_path_is_not_modified(ws: Path, tmp_path: Path) -> None:
     again = run(*args)
     envelope = json.loads(again.stdout)
     check_envelope(envelope, again.returncode)
-    assert again.returncode == 0 and envelope["data"] is None and envelope["error"] is None
-    assert envelope["meta"]["not_modified"] is True
+    assert again.returncode == 0 and envelope["error"] is None
+    assert "not_modified" not in envelope["meta"]
+    (result,) = envelope["data"]["results"]
+    assert result["ok"] and result["summary"].startswith("already ran in message 1: Read README.md")
+    assert result["details"] == first["data"]["results"][0]["details"]
+    assert envelope["data"]["duplicates"] == [
+        {"id": "r1", "message": 1, "summary": first["data"]["results"][0]["summary"]}
+    ]
 
 
 def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
@@ -257,19 +266,14 @@ def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "other").exists()  # they only look: no state folder is made
 
 
-def test_results_of_a_message_of_repeats_says_why_there_is_nothing(
-    ws: Path, tmp_path: Path
-) -> None:
+def test_results_of_a_message_of_repeats_prints_their_answers(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(block("r1", "fs.read", path="README.md"))
     args = ("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
     run("exec", *args, str(tmp_path / "m.txt"))
-    run("exec", *args, str(tmp_path / "m.txt"))  # every command a repeat: no new result
+    run("exec", *args, str(tmp_path / "m.txt"))  # every command a repeat: answered, not run
     again = run("results", *args, "--last")
-    assert again.returncode == 6 and again.stdout == ""
-    assert (
-        "message 2 has no results: every command in it repeated one an earlier message ran"
-        in again.stderr
-    )
+    assert again.returncode == 0
+    assert again.stdout.startswith("OPERATOR_RESULT\nid: r1\nok: true\nsummary: already ran in ")
     assert run("results", *args, "--message", "1").stdout.startswith("OPERATOR_RESULT\nid: r1\n")
 
 
@@ -775,7 +779,8 @@ def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
     ws: Path, tmp_path: Path
 ) -> None:
     """What the rejection warning tells the person to do must work: the rejected write was never
-    run, so it is no repeat; the read before it is, and is not run again."""
+    run, so it is no repeat; the reads around it are, and are answered with their earlier results
+    instead of running again."""
     state = str(tmp_path / "st")
     (tmp_path / "m.txt").write_text(MESSAGE)
     first = run("exec", "--workspace", str(ws), "--state-dir", state, str(tmp_path / "m.txt"))
@@ -793,7 +798,11 @@ def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
         "all",
         str(tmp_path / "m.txt"),
     )
-    assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [("w1", True)]
+    blocks = parse_blocks(again.stdout)
+    assert [(b["id"], b["ok"]) for b in blocks] == [("r1", True), ("w1", True), ("r2", True)]
+    # The reads are answered with what they read then, and say so: the model reads again.
+    assert blocks[0]["summary"].startswith("already ran in message 1: Read notes/plan.txt")
+    assert blocks[2]["summary"].startswith("already ran in message 1: ")
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 

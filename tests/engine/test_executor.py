@@ -101,7 +101,10 @@ def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_
     assert first.results[0].ok
     (ws / "notes" / "new.txt").write_text("changed by hand\n")
     again = engine(ws, state, decide=approve_all).run_text(message)
-    assert again.results == [] and again.not_modified and len(again.duplicates) == 1
+    (answer,) = again.results
+    assert answer.ok and len(again.duplicates) == 1
+    assert answer.summary == f"already ran in message {first.number}: {first.results[0].summary}"
+    assert answer.extra["repeat_of"] == first.number and answer.line == 1
     assert (ws / "notes" / "new.txt").read_text() == "changed by hand\n"  # not written twice
     other = engine(ws, state, decide=approve_all).run_text(
         block("w1", "fs.write", path="notes/new.txt", content="bye")
@@ -199,7 +202,9 @@ def test_a_declined_write_does_not_burn_its_id(ws: Path, tmp_path: Path) -> None
     third = engine(ws, state, decide=approve_all).run_text(
         message
     )  # applied once: now it is a repeat
-    assert third.results == [] and third.not_modified
+    assert [r.summary.split(":")[0] for r in third.results] == [
+        f"already ran in message {again.number}"
+    ]
 
 
 def test_a_streamed_message_longer_than_the_window_says_its_blocks_ran_as_they_came(
@@ -243,3 +248,68 @@ def test_a_stream_that_opens_on_more_than_the_window_scans_only_its_last_200000_
     assert [r.id for r in run.feed(block("w3", "fs.read", path="notes/a.txt"))] == ["w3"]
     run.end()
     assert [r.id for r in run.results] == ["w2", "w3"]
+
+
+# -- a write after a failed write of the same entry -------------------------------------------
+
+MISSING_ANCHOR = b64('{"version":1,"edits":[{"op":"insertAfter","anchor":"nope","text":"x"}]}')
+
+
+def test_a_write_after_a_failed_write_of_its_file_is_not_run_and_others_are(
+    ws: Path, tmp_path: Path
+) -> None:
+    import os
+
+    os.symlink("notes", ws / "alias")  # another spelling of the same folder
+    run = engine(ws, tmp_path / "state", decide=approve_all).run_text(
+        block("e1", "fs.applyEdits", path="notes/a.txt", edits_b64=MISSING_ANCHOR)
+        + block("w1", "fs.write", path="alias/a.txt", content="second")
+        + block("m1", "fs.copy", path="notes/a.txt", path_to="notes/c.txt")
+        + block("w2", "fs.write", path="notes/b.txt", content="unrelated")
+        + block("r1", "fs.read", path="notes/a.txt")
+    )
+    assert [r.error_code for r in run.results] == [
+        "ERR_ANCHOR_NOT_FOUND",
+        "ERR_EARLIER_WRITE_FAILED",
+        "ERR_EARLIER_WRITE_FAILED",
+        None,
+        None,
+    ]
+    assert "the earlier fs.applyEdits of notes/a.txt in this message, id e1 (line 1), failed" in (
+        run.results[1].summary
+    )
+    assert (ws / "notes" / "a.txt").read_text() == "one\ntwo\n"
+    assert not (ws / "notes" / "c.txt").exists()
+    assert (ws / "notes" / "b.txt").read_text() == "unrelated"
+    # Refused without running, so their ids stay free: sent again in a new message, they run.
+    again = engine(ws, tmp_path / "state", decide=approve_all).run_text(
+        block("w1", "fs.write", path="alias/a.txt", content="second")
+    )
+    assert again.results[0].ok and (ws / "notes" / "a.txt").read_text() == "second\n"
+
+
+def test_the_refusal_holds_within_one_message_only(ws: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    engine(ws, state, decide=reject_all).run_text(
+        block("w1", "fs.write", path="notes/a.txt", content="declined")
+    )
+    later = engine(ws, state, decide=approve_all).run_text(
+        block("w2", "fs.write", path="notes/a.txt", content="applied")
+    )
+    assert later.results[0].ok and (ws / "notes" / "a.txt").read_text() == "applied\n"
+
+
+def test_a_repeat_of_a_failed_write_holds_back_the_writes_after_it(
+    ws: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    failing = block("e1", "fs.applyEdits", path="notes/a.txt", edits_b64=MISSING_ANCHOR)
+    engine(ws, state, decide=approve_all).run_text(failing)
+    run = engine(ws, state, decide=approve_all).run_text(
+        failing + block("w1", "fs.write", path="notes/a.txt", content="after")
+    )
+    assert [r.error_code for r in run.results] == [
+        "ERR_ANCHOR_NOT_FOUND",
+        "ERR_EARLIER_WRITE_FAILED",
+    ]
+    assert run.results[0].summary.startswith("already ran in message 1: ERR_ANCHOR_NOT_FOUND")

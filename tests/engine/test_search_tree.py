@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from operator_app.engine.boundary import tree_walk
+from operator_app.engine.boundary import gitignore
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine
 from operator_app.engine.state.session import Session
@@ -55,7 +55,7 @@ def test_a_backtracking_pattern_is_matched_without_backtracking(ws: Path, tmp_pa
 def test_a_walk_past_its_gitignore_budget_stops_and_says_why(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tree_walk, "GITIGNORE_BUDGET_S", 0.0)
+    monkeypatch.setattr(gitignore, "GITIGNORE_BUDGET_S", 0.0)
     result = search(ws, tmp_path / "state")
     assert result.ok and result.truncated and "(truncated)" in result.summary
     assert "# truncated: matching .gitignore patterns took over 0 s" in (result.details or "")
@@ -65,6 +65,6 @@ def test_without_a_gitignore_there_is_no_budget_to_use_up(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (ws / ".gitignore").unlink()
-    monkeypatch.setattr(tree_walk, "GITIGNORE_BUDGET_S", 0.0)
+    monkeypatch.setattr(gitignore, "GITIGNORE_BUDGET_S", 0.0)
     result = search(ws, tmp_path / "state")
     assert result.ok and not result.truncated and result.summary.startswith("4 matches")

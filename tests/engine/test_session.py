@@ -85,7 +85,8 @@ def test_a_torn_result_record_does_not_let_a_command_run_twice(ws: Path, tmp_pat
     second = exec_app(ws, state, message, "--approve", "all")
     assert first.returncode == second.returncode == 0
     assert b"id: e1\nok: true" in first.stdout
-    assert second.stdout == b"" and b"repeats a command" in second.stderr
+    assert b"id: e1\nok: true\nsummary: already ran in message 2: " in second.stdout
+    assert b"repeats a command" in second.stderr
     assert (ws / "f.txt").read_text() == "line\nadded\n"
     assert [r.id for r in Session(state).results_of(2)] == [
         "e1"

@@ -219,8 +219,10 @@ def test_a_repeated_id_in_the_same_batch_is_seen_before_its_result_is_written(
     run = Engine(Workspace(ws), Session(tmp_path / "state")).run_text(twice)
     assert [(r.id, r.ok, r.error_code) for r in run.results] == [
         ("a", True, None),
+        ("a", True, None),  # answered as a repeat, not run again
         ("a", False, "ERR_DUPLICATE_ID"),
     ]
+    assert run.results[1].summary.startswith("already ran in this message (line 1): ")
     assert [d.command_id for d in run.duplicates] == ["a"]
 
 

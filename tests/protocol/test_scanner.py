@@ -211,6 +211,41 @@ def test_only_the_last_window_is_scanned_and_a_cut_block_warns() -> None:
     assert any("ignored" in w.message for w in scan.warnings)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_block_knows_it_was_indented_or_inside_a_code_fence(newline: str) -> None:
+    """A line starting (after at most three spaces) with ``` or ~~~ opens or closes a fence of
+    its kind; a run inside a line is text."""
+    body = ["version: 1", "id: a", "action: fs.stat", "path: x"]
+    plain = ["OPERATOR_CMD", *body, "END_OPERATOR_CMD"]
+    message = [
+        "```python",
+        'print("a ``` inside a line is no fence")',
+        "```",
+        *plain,  # after a closed fence
+        "~~~",
+        *plain,  # inside a tilde fence
+        "~~~",
+        "1. First:",
+        "   ```text",  # a fence of a list item
+        *[f"   {line}" for line in plain],  # indented, inside it
+        "   ```",
+        "Use ```this``` inline: no fence.",
+        *plain[:2],
+        "    id: indented-key",  # one indented line is enough
+        *plain[3:],
+        "    ```",  # four spaces: an indented code line, no fence
+        *plain,
+    ]
+    blocks = scan_message(newline.join(message) + newline).blocks
+    assert [(b.indented, b.fenced) for b in blocks] == [
+        (False, False),
+        (False, True),
+        (True, True),
+        (True, False),
+        (False, False),
+    ]
+
+
 def test_hostile_inputs_are_handled() -> None:
     assert (
         len(scan_message("OPERATOR_CMD\n" * 100_000).blocks) == 1
@@ -248,6 +283,11 @@ PIECES = st.sampled_from(
         "```OPERATOR_CMD\n",
         "  OPERATOR_CMD  \r\n",
         "operator_cmd\n",
+        "```python\n",
+        "~~~\n",
+        "    OPERATOR_CMD\n",
+        "  END_OPERATOR_CMD\n",
+        "\tid: b\n",
         "content: x\n",
         "caf\u00e9\n",
         "END_OPERATOR_CMD",
@@ -294,7 +334,15 @@ def _comparable(event: object) -> object:
     """Errors are exceptions, equal only to themselves: compare their code and message instead."""
     if isinstance(event, RawBlock):
         error = (event.error.code, event.error.message) if event.error else None
-        return (event.start_line, event.end_line, event.lines, event.id_hint, error)
+        return (
+            event.start_line,
+            event.end_line,
+            event.lines,
+            event.id_hint,
+            error,
+            event.indented,
+            event.fenced,
+        )
     return event
 
 

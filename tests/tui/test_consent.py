@@ -54,7 +54,7 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
             + block("r1", "fs.stat", path="README.md")
             + block("w2", "fs.write", path="notes/./plan.txt", content="two")
             + block("bad", "fs.write", path="notes/x.txt")  # no content: invalid, never writes
-            + block("e1", "fs.write", path="notes/old.txt", content="x")  # a repeat: not run again
+            + block("e1", "fs.write", path="notes/old.txt", content="x")  # a repeat: answered only
             + block("w3", "fs.write", path="notes/new.txt", content="three")
             + block("d1", "fs.delete", path="config.json")
         )
@@ -92,7 +92,8 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
         assert "write 4 of 4" in text and "No other write follows in this message." in text
         assert "apply this (the last write)" in text
         await pilot.press("a")  # nothing after it: no second question
-        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 6)
+        # seven results: e1 too, answered as a repeat without running
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 7)
         assert not (workspace / "config.json").exists()
 
 

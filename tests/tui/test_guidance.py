@@ -74,15 +74,19 @@ async def test_the_palette_explains_a_step_past_the_last_message(
         await wait_for(pilot, lambda: any("latest message" in text for text in notes(app)))
 
 
-async def test_a_message_of_repeats_says_so_and_copy_explains(workspace: Path, state: Path) -> None:
+async def test_a_message_of_repeats_says_so_and_copies_their_answers(
+    workspace: Path, state: Path
+) -> None:
     async with app_pasted(workspace, state, READS) as (app, pilot):
         app.post_message(events.Paste(READS))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
-        assert "every command repeated one already run (in message 1)" in app.status_line.text
-        assert "0 results" not in app.status_line.text
+        assert (
+            "2 results; every command repeated one already run (message 1): nothing ran again, and "
+            "the results say so. Press c" in app.status_line.text
+        )
         await pilot.press("c")
-        await wait_for(pilot, lambda: bool(notes(app)))
-        assert "no new result" in notes(app)[-1] and app.clipboard == ""
+        await wait_for(pilot, lambda: "already ran in message 1" in app.clipboard)
+        assert app.clipboard.count("summary: already ran in message 1: ") == 2
 
 
 async def test_text_without_commands_is_not_a_message(workspace: Path, state: Path) -> None:

@@ -105,7 +105,7 @@ async def test_a_restart_shows_repeats_as_repeats(workspace: Path, state: Path) 
     again = make_app(workspace, state)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: again.view_number == 2 and table_statuses(again) == expected)
-        assert "already run in message 1" in cell(again, 0, "summary")
+        assert "already ran in message 1" in cell(again, 0, "summary")
 
 
 async def test_the_picker_reaches_the_neighbours_of_the_workspace(

@@ -60,9 +60,12 @@ async def test_a_repeated_command_shows_as_duplicate(workspace: Path, state: Pat
             pilot, lambda: app.view_number == 2 and finished(app) and app.table.row_count == 2
         )
         assert [cell(app, i, "status") for i in range(2)] == ["= repeat", "= repeat"]
-        assert "already run in message 1" in cell(app, 0, "summary")
-        assert results_of(app) == []  # no new result: nothing new to copy
-        assert app.check_action("copy_results", ()) is None
+        assert "already ran in message 1" in cell(app, 0, "summary")
+        # Not run again, but answered: the model is told, else it would take them as never run.
+        assert [r.summary.split(":")[0] for r in results_of(app)] == [
+            "already ran in message 1"
+        ] * 2
+        assert app.check_action("copy_results", ()) is True
 
 
 async def test_a_long_search_shows_progress_and_keys_keep_working(
@@ -71,17 +74,18 @@ async def test_a_long_search_shows_progress_and_keys_keep_working(
     for n in range(120):
         (workspace / "many" / f"d{n % 6}").mkdir(parents=True, exist_ok=True)
         (workspace / "many" / f"d{n % 6}" / f"f{n}.txt").write_text(f"line {n}\nneedle {n}\n")
-    from operator_app.engine.boundary.workspace import Workspace
+    from operator_app.engine.reads import search_tree
 
-    slow_read = Workspace.read_file
+    slow_read = search_tree.read_walked
 
-    def read_file(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        time.sleep(
-            0.03
-        )  # a slow disk: the search takes over three seconds, time enough on a busy machine
-        return slow_read(self, *args, **kwargs)
+    def read_walked(dir_fd: int, name: str, limit: int, sniff: int = 0) -> bytes | str:
+        # a slow disk: the search takes over three seconds, time enough on a busy machine
+        time.sleep(0.03)
+        return slow_read(dir_fd, name, limit, sniff)
 
-    monkeypatch.setattr(Workspace, "read_file", read_file)
+    monkeypatch.setattr(search_tree, "read_walked", read_walked)
+    # what is tested is the progress, not the time limit a busy machine could reach
+    monkeypatch.setattr(search_tree.navigation, "TIME_LIMIT_S", 60)
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(block("s1", "fs.searchTree", path="many", query="needle")))

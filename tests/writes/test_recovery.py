@@ -60,8 +60,8 @@ def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(
     results = json.loads(done.stdout)["data"]["results"]
     assert [(r["id"], r["ok"]) for r in results] == [("r1", True), ("e1", True)]
     assert results[1]["summary"] == "Applied 1 edit to notes/plan.txt: +1 -0 lines"
-    # The model resends the same message: the write is a repeat, not applied a second time;
-    # only r2, which never ran, runs now.
+    # The model resends the same message: the write is a repeat, not applied a second time (it
+    # and r1 are answered with their results from then); only r2, which never ran, runs now.
     again = cli(
         "exec",
         "--workspace",
@@ -74,7 +74,13 @@ def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(
         str(message),
     )
     assert again.returncode == 0, again.stderr
-    assert [r["id"] for r in json.loads(again.stdout)["data"]["results"]] == ["r2"]
+    answered = json.loads(again.stdout)["data"]["results"]
+    assert [r["id"] for r in answered] == ["r1", "e1", "r2"]
+    assert [r["summary"].startswith("already ran in message 1: ") for r in answered] == [
+        True,
+        True,
+        False,
+    ]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
     undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr

@@ -200,7 +200,9 @@ def test_a_copy_or_move_whose_journal_record_was_cut_short_gets_its_ok_result_an
     (result,) = last_results(ws, state)
     assert (result["id"], result["ok"]) == ("t1", True), result
     again = run(ws, state, block("t1", action, path=path, path_to=path_to))
-    assert again == []  # a repeat of a command that ran: not applied twice
+    # a repeat of a command that ran: not applied twice, answered with its recovered result
+    assert [(r["id"], r["ok"]) for r in again] == [("t1", True)]
+    assert again[0]["summary"].startswith("already ran in message 1: ")
     undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
     assert undo.returncode == 0, undo.stderr
     assert entries(ws, exact=True) == before

@@ -121,12 +121,18 @@ def test_a_move_or_rename_is_one_rename_and_undo_puts_it_back(
 
 def test_a_rename_stays_in_its_folder(ws: Path, tmp_path: Path) -> None:
     before = entries(ws)
-    results = exec_json(
-        ws,
-        tmp_path / "st",
-        block("r1", "fs.rename", path="notes/plan.txt", path_to="plan-v2.txt")
-        + block("r2", "fs.rename", path="notes/plan.txt", path_to="archive/plan.txt"),
-    )
+    results = [
+        *exec_json(
+            ws,
+            tmp_path / "st",
+            block("r1", "fs.rename", path="notes/plan.txt", path_to="plan-v2.txt"),
+        ),
+        *exec_json(
+            ws,
+            tmp_path / "st",
+            block("r2", "fs.rename", path="notes/plan.txt", path_to="archive/plan.txt"),
+        ),
+    ]
     assert [r["error_code"] for r in results] == ["ERR_INVALID_PATH_TO"] * 2
     assert (
         "fs.rename keeps notes/plan.txt in its folder (notes/), and path_to plan-v2.txt is in the "
@@ -419,3 +425,32 @@ def test_either_side_changing_between_preview_and_commit_is_a_conflict(
         )  # what the meddling left, untouched: nothing of Operator's
         if meddle == "destination created":
             (ws / "notes" / "new.txt").unlink()
+
+
+def test_links_that_stay_inside_are_carried_and_one_that_would_lead_out_is_refused(
+    ws: Path, tmp_path: Path
+) -> None:
+    """A relative link keeps meaning "from where I stand": moved deeper it still leads inside
+    (src/start -> run.sh goes along with run.sh); an absolute one points where it pointed. Moved
+    to where its ../ climbs out of the workspace, it is refused and nothing changes."""
+    os.symlink(str(ws / "README.md"), ws / "src" / "abs-readme")
+    os.symlink("../README.md", ws / "src" / "readme")
+    (result,) = exec_json(
+        ws, tmp_path / "st", block("m1", "fs.move", path="src", path_to="deep/er/src")
+    )
+    assert result["ok"], result
+    assert os.readlink(ws / "deep" / "er" / "src" / "start") == "run.sh"
+    assert (ws / "deep" / "er" / "src" / "abs-readme").read_text() == "# Demo\n"
+    refused_result = refused(
+        ws, tmp_path, block("m2", "fs.move", path="deep/er/src/readme", path_to="readme")
+    )
+    assert refused_result["error_code"] == "ERR_SYMLINK_WOULD_ESCAPE"
+    assert "the symlink deep/er/src/readme (-> ../README.md) at readme" in refused_result["summary"]
+    for action in ("fs.copy", "fs.rename"):
+        new_name = f"deep/er/src/{action[3:]}-start"
+        ok = exec_json(
+            ws,
+            tmp_path / "st",
+            block(f"x-{action}", action, path="deep/er/src/start", path_to=new_name),
+        )
+        assert ok[0]["ok"] and os.readlink(ws / new_name) == "run.sh", ok

@@ -203,3 +203,39 @@ def scan_dir(fd: int) -> list[tuple[str, str, int]]:
                 continue  # removed while we listed
             entries.append((entry.name, kind_of(info.st_mode), info.st_size))
     return entries
+
+
+# A file over this size is read in two steps when a NUL in its first bytes is to stop the read: a
+# compiled module or an image then costs one small read, not half a megabyte.
+SNIFF_FIRST_OVER = 65_536
+
+
+def read_walked(dir_fd: int, name: str, limit: int, sniff: int = 0) -> bytes | str:
+    """The bytes of the regular file `name` in the folder open at `dir_fd` (an entry a walk met),
+    or why not: "large" (over `limit` bytes, not read), "binary" (with `sniff`: a NUL byte among
+    the first `sniff` bytes of a file over SNIFF_FIRST_OVER bytes, the rest not read), "special"
+    (no regular file by now), "symlink" (one by now), "unreadable", or "gone". Opened with
+    O_NOFOLLOW and O_NONBLOCK and fstat-ed, as every read is: a tree search costs one open, fstat,
+    read and close a file."""
+    try:
+        fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return "gone"
+    except OSError as error:
+        return "symlink" if error.errno == errno.ELOOP else "unreadable"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "special"
+        if info.st_size > limit:
+            return "large"
+        if sniff and info.st_size > SNIFF_FIRST_OVER:
+            head = os.read(fd, sniff)
+            if b"\x00" in head:
+                return "binary"
+            return head + read_exactly(fd, info.st_size - len(head))
+        return read_exactly(fd, info.st_size)
+    except OSError:
+        return "unreadable"
+    finally:
+        os.close(fd)

@@ -1,212 +1,225 @@
-"""The walk of a folder tree below a descriptor, for fs.searchTree: depth first, in the plain
-string order of full paths, nothing followed and no special file opened, with git's ignore
-rules (.gitignore files, each relative to its own folder, the deepest deciding). Matching the
-patterns shares one time budget per walk, so a hostile .gitignore cannot make a search take
-minutes: past it the walk raises IgnoreRulesTooSlow."""
+"""The walk of a folder tree below a descriptor, for fs.searchTree, fs.find and fs.tree: depth
+first, in the plain string order of full paths (a folder sorts as "name/", so the order is what
+`git ls-files` gives), nothing followed and no special file opened, with git's ignore rules
+(gitignore.py) when asked.
+
+What comes out is a stream of events, not one object per file: the consecutive regular files of
+a folder come as one `FileRun` (the folder's descriptor and their names, read from the directory
+entry's type, no stat), so a walk over 20,000 files costs little more than the reads it feeds.
+A `FileRun`'s descriptor is valid until the next event is asked for.
+"""
 
 from __future__ import annotations
 
 import errno
 import os
-import time
-from collections.abc import Generator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Generator
+from typing import Literal, NamedTuple
 
-from .fsops import open_subdir, read_small_text, scan_dir
+from .fsops import open_subdir
+from .gitignore import FolderRules, GitRules
 
-if TYPE_CHECKING:
-    import pathspec
-
-MAX_GITIGNORE_BYTES = 1 << 20
+SkipReason = Literal["symlink", "special", "gitignore", "unreadable", "excluded"]
 
 
-@dataclass(frozen=True)
-class WalkItem:
+class FileRun(NamedTuple):
+    """Regular files (by their directory entry) of the folder open at `dir_fd`, in walk order."""
+
+    dir_fd: int
+    prefix: str  # the folder's path as shown ("." or "" for the workspace root)
+    names: list[str]
+    depth: int  # 1: directly in the folder walked
+    # the paths as shown, when they are not prefix/name: a file walked as itself through a symlink
+    shown: tuple[str, ...] | None = None
+
+    def rel(self, index: int) -> str:
+        """The path of names[index] as the model is shown it."""
+        if self.shown is not None:
+            return self.shown[index]
+        return join(self.prefix, self.names[index])
+
+
+class Folder(NamedTuple):
+    """A folder met on the way, before its entries; `opened` is False at the depth limit."""
+
     rel: str
-    kind: Literal["file", "skipped"]
-    size: int  # bytes for a file, 0 for skipped items
-    reason: Literal["symlink", "special", "gitignore", "unreadable"] | None
+    depth: int
+    opened: bool
 
 
-class IgnoreRulesTooSlow(Exception):
-    """Matching .gitignore patterns used up the walk's GITIGNORE_BUDGET_S; the walk stops here."""
+class Skipped(NamedTuple):
+    rel: str
+    reason: SkipReason
+    depth: int
+    is_dir: bool = False
 
 
-# Seconds a walk may spend loading and matching .gitignore patterns in all. A hostile .gitignore
-# (a pattern such as *a*a*a*...*b, or tens of thousands of lines) must not make one fs.searchTree
-# take minutes; past the budget the search stops and says why.
-GITIGNORE_BUDGET_S = 2.0
+WalkEvent = FileRun | Folder | Skipped
+# Called with an entry's path relative to the folder walked and whether it is a folder: True
+# leaves it out (a Skipped "excluded" event; a folder is not entered).
+Exclude = Callable[[str, bool], bool]
+Entry = tuple[str, str]  # (name, kind): kind is "dir", "file", "symlink" or "other"
 
 
-class _BoundedRegex:
-    """A pathspec pattern's regular expression run by the `regex` module instead of `re`: `re`
-    backtracks exponentially on *a*a*a*...*b against a long name of a's (34 took 10 s); `regex`
-    avoids that, and its `timeout` bounds whatever backtracking is left by the walk's budget."""
-
-    __slots__ = ("compiled", "rules")
-
-    def __init__(self, compiled: Any, rules: GitRules) -> None:
-        self.compiled = compiled
-        self.rules = rules
-
-    def search(self, text: str) -> Any:
-        return self.compiled.search(text, timeout=self.rules.time_left())
-
-
-class GitRules:
-    """The .gitignore files in force at one point of a walk, outermost first.
-
-    git's precedence: the deepest .gitignore with a matching pattern decides, and within one file
-    the last matching pattern wins (GitIgnoreSpec handles negation). Paths are resolved
-    components relative to the workspace root. Loading and matching share one time budget per
-    walk; past it they raise IgnoreRulesTooSlow.
-    """
-
-    def __init__(self) -> None:
-        self._stack: list[tuple[tuple[str, ...], pathspec.GitIgnoreSpec]] = []
-        self._budget = GITIGNORE_BUDGET_S
-        self._call_started = 0.0
-
-    def time_left(self) -> float:
-        return max(self._budget - (time.monotonic() - self._call_started), 1e-6)
-
-    def _spend(self) -> None:
-        self._budget -= time.monotonic() - self._call_started
-        if self._budget <= 0:
-            raise IgnoreRulesTooSlow(
-                f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s "
-                "(a pattern with many * or a very long .gitignore)"
-            )
-
-    def load(self, fd: int, parts: tuple[str, ...]) -> int:
-        """Push the .gitignore of the folder open at `fd` (at `parts`), if any; return the count."""
-        text = read_small_text(fd, ".gitignore", MAX_GITIGNORE_BYTES)
-        if not text:
-            return 0
-        self._call_started = time.monotonic()
-        # git splits on "\n" and drops a "\r" before it.
-        lines = [line.removesuffix("\r") for line in text.split("\n")]
-        import pathspec  # only tree walks need these; keeps `exec` start-up short
-        import regex
-
-        spec = pathspec.GitIgnoreSpec.from_lines(lines, backend="simple")
-        for pattern in spec.patterns:
-            compiled = getattr(pattern, "regex", None)
-            if compiled is not None:
-                try:
-                    bounded = _BoundedRegex(regex.compile(compiled.pattern), self)
-                    # duck-typed: pathspec calls match() only
-                    pattern.regex = bounded  # type: ignore[assignment]
-                except regex.error:
-                    # a pattern `regex` reads differently keeps `re`, still bounded by the budget
-                    pass
-        self._stack.append((parts, spec))
-        self._spend()
-        return 1
-
-    def pop(self, count: int) -> None:
-        del self._stack[len(self._stack) - count :]
-
-    def clear(self) -> None:
-        self._stack.clear()
-
-    def ignored(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
-        if not self._stack:
-            return False
-        self._call_started = time.monotonic()
-        try:
-            include = self._decision(parts, is_dir)
-        except TimeoutError:  # from the `regex` module: this one match used up what was left
-            self._budget = 0
-            raise IgnoreRulesTooSlow(
-                "matching .gitignore patterns took over "
-                f"{GITIGNORE_BUDGET_S:g} s (a pattern with many *)"
-            ) from None
-        self._spend()
-        return include
-
-    def _decision(self, parts: tuple[str, ...], is_dir: bool) -> bool:
-        for base, spec in reversed(self._stack):
-            if len(parts) <= len(base) or parts[: len(base)] != base:
-                continue
-            relative = "/".join(parts[len(base) :]) + ("/" if is_dir else "")
-            include = spec.check_file(relative).include
-            if include is not None:
-                return bool(include)
-        return False
+def scan_kinds(fd: int) -> list[Entry]:
+    """(name, kind) of each entry of the folder open at `fd`, from the directory entry's type:
+    no stat per entry where the file system records types (where it does not, os.scandir stats)."""
+    entries: list[Entry] = []
+    with os.scandir(fd) as scan:
+        for entry in scan:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    kind = "dir"
+                elif entry.is_file(follow_symlinks=False):
+                    kind = "file"
+                elif entry.is_symlink():
+                    kind = "symlink"
+                else:
+                    kind = "other"
+            except OSError:
+                continue  # removed while we listed
+            entries.append((entry.name, kind))
+    return entries
 
 
-def _join(prefix: str, name: str) -> str:
+def join(prefix: str, name: str) -> str:
     return name if prefix in ("", ".") else f"{prefix}/{name}"
 
 
-def _walk_order(entry: tuple[str, str, int]) -> str:
+def _walk_order(entry: Entry) -> str:
     # A folder sorts as "name/": the walk then comes out in the plain string order of full paths.
     return entry[0] + "/" if entry[1] == "dir" else entry[0]
 
 
-def walk_below(
+class _Frame:
+    __slots__ = ("depth", "fd", "inner", "parts", "pending", "prefix", "pushed", "rules")
+
+    def __init__(
+        self,
+        fd: int,
+        prefix: str,
+        inner: str,
+        parts: tuple[str, ...],
+        entries: list[Entry],
+        pushed: int,
+        depth: int,
+        rules: FolderRules,
+    ) -> None:
+        self.fd, self.prefix, self.inner, self.parts = fd, prefix, inner, parts
+        self.pending = sorted(entries, key=_walk_order, reverse=True)
+        self.pushed, self.depth, self.rules = pushed, depth, rules
+
+
+def walk_events(
     top_fd: int,
-    top_entries: list[tuple[str, str, int]],
+    top_entries: list[Entry],
     rel: str,
     parts: tuple[str, ...],
     rules: GitRules | None,
-) -> Generator[WalkItem, None, None]:
+    *,
+    exclude: Exclude | None = None,
+    max_depth: int | None = None,
+) -> Generator[WalkEvent, None, None]:
     """Depth-first walk of the folder open at `top_fd` (shown as `rel`, resolved `parts`).
 
-    `top_entries` is scan_dir(top_fd), taken by the caller so that errors about the folder itself
-    are the caller's. With `rules` (git mode), entries named .git are left out and ignored entries
-    come out as one skipped item each; without, everything is walked. Nothing is followed, no
-    special file is opened, a subfolder that cannot be opened is a skipped "unreadable" item.
+    `top_entries` is scan_kinds(top_fd), taken by the caller so that errors about the folder
+    itself are the caller's. With `rules` (git mode), entries named .git are left out and ignored
+    entries come out as one Skipped event each (an ignored folder is not entered). Nothing is
+    followed, no special file is opened, a subfolder that cannot be opened is Skipped
+    "unreadable". Folders deeper than `max_depth` are met (Folder, opened=False) but not entered.
     Subfolder descriptors opened here are closed here; `top_fd` stays the caller's.
     """
-    # One frame per open folder: (fd, display prefix, resolved parts, entries left, rules pushed).
-    frames: list[tuple[int, str, tuple[str, ...], list[tuple[str, str, int]], int]] = []
+    frames: list[_Frame] = []
     try:
         pushed = rules.load(top_fd, parts) if rules is not None else 0
-        frames.append(
-            (top_fd, rel, parts, sorted(top_entries, key=_walk_order, reverse=True), pushed)
-        )
+        folder_rules = rules.folder(parts) if rules is not None else ()
+        frames.append(_Frame(top_fd, rel, "", parts, top_entries, pushed, 1, folder_rules))
         while frames:
-            fd, prefix, dir_parts, pending, pushed = frames[-1]
-            if not pending:
-                frames.pop()
-                if rules is not None:
-                    rules.pop(pushed)
-                if fd != top_fd:
-                    os.close(fd)
-                continue
-            name, kind, size = pending.pop()
-            shown_rel, entry_parts = _join(prefix, name), (*dir_parts, name)
-            if rules is not None and name == ".git":
-                continue
-            if rules is not None and rules.ignored(entry_parts, is_dir=kind == "dir"):
-                yield WalkItem(shown_rel, "skipped", 0, "gitignore")
-            elif kind == "file":
-                yield WalkItem(shown_rel, "file", size, None)
-            elif kind == "symlink":
-                yield WalkItem(shown_rel, "skipped", 0, "symlink")
-            elif kind != "dir":
-                yield WalkItem(shown_rel, "skipped", 0, "special")
-            else:
-                child = _open_child(fd, name)
-                if not isinstance(child, int):
-                    if child is not None:
-                        yield WalkItem(shown_rel, "skipped", 0, child)
+            frame = frames[-1]
+            pending, prefix, depth = frame.pending, frame.prefix, frame.depth
+            checked = rules if frame.rules else None
+            run: list[str] = []
+            descend: _Frame | None = None
+            while pending and descend is None:
+                name, kind = pending.pop()
+                if rules is not None and name == ".git":
                     continue
-                try:
-                    entries = sorted(scan_dir(child), key=_walk_order, reverse=True)
-                    pushed = rules.load(child, entry_parts) if rules is not None else 0
-                except OSError:
-                    os.close(child)
-                    yield WalkItem(shown_rel, "skipped", 0, "unreadable")
+                if checked is not None and checked.ignored_in(
+                    frame.rules, name, is_dir=kind == "dir"
+                ):
+                    if run:
+                        yield FileRun(frame.fd, prefix, run, depth)
+                        run = []
+                    yield Skipped(join(prefix, name), "gitignore", depth, kind == "dir")
                     continue
-                frames.append((child, shown_rel, entry_parts, entries, pushed))
+                if kind == "file":
+                    if exclude is not None and exclude(frame.inner + name, False):
+                        if run:
+                            yield FileRun(frame.fd, prefix, run, depth)
+                            run = []
+                        yield Skipped(join(prefix, name), "excluded", depth)
+                        continue
+                    run.append(name)
+                    continue
+                if run:
+                    yield FileRun(frame.fd, prefix, run, depth)
+                    run = []
+                shown = join(prefix, name)
+                if exclude is not None and exclude(frame.inner + name, kind == "dir"):
+                    yield Skipped(shown, "excluded", depth, kind == "dir")
+                elif kind == "symlink":
+                    yield Skipped(shown, "symlink", depth)
+                elif kind != "dir":
+                    yield Skipped(shown, "special", depth)
+                elif max_depth is not None and depth >= max_depth:
+                    yield Folder(shown, depth, False)
+                else:
+                    descend, event = _enter(frame, name, shown, rules)
+                    if descend is not None:
+                        frames.append(descend)  # closed by the finally below from now on
+                    if event is not None:
+                        yield event
+            if run:
+                yield FileRun(frame.fd, prefix, run, depth)
+            if descend is not None:
+                continue
+            frames.pop()
+            if rules is not None:
+                rules.pop(frame.pushed)
+            if frame.fd != top_fd:
+                os.close(frame.fd)
     finally:
-        for fd, *_ in frames:
-            if fd != top_fd:
-                os.close(fd)
+        for frame in frames:
+            if frame.fd != top_fd:
+                os.close(frame.fd)
+
+
+def _enter(
+    frame: _Frame, name: str, shown: str, rules: GitRules | None
+) -> tuple[_Frame | None, WalkEvent | None]:
+    """Open subfolder `name` of `frame`: the frame to walk it with (None: it cannot be entered)
+    and the event that says so (its Folder, or why it was Skipped; None when it vanished)."""
+    depth = frame.depth
+    child = _open_child(frame.fd, name)
+    if child is None:
+        return None, None  # it vanished since the listing: nothing to say
+    if not isinstance(child, int):
+        return None, Skipped(shown, child, depth, True)
+    parts = (*frame.parts, name)
+    try:
+        entries = scan_kinds(child)
+        pushed = rules.load(child, parts) if rules is not None else 0
+    except OSError:
+        os.close(child)
+        return None, Skipped(shown, "unreadable", depth, True)
+    except BaseException:
+        os.close(child)
+        raise
+    folder_rules = rules.folder(parts) if rules is not None else ()
+    entered = _Frame(
+        child, shown, f"{frame.inner}{name}/", parts, entries, pushed, depth + 1, folder_rules
+    )
+    return entered, Folder(shown, depth, True)
 
 
 def _open_child(parent_fd: int, name: str) -> int | Literal["symlink", "unreadable"] | None:

@@ -17,6 +17,7 @@ import errno
 import os
 import unicodedata
 from collections.abc import Generator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -34,11 +35,12 @@ from .fsops import (
     resolve_steps,
     scan_dir,
 )
+from .gitignore import GitRules
 from .refusals import changed, fail, not_a_file, outside, refuse_kind
 from .refusals import close_names as names_close_to
 from .refusals import not_found as not_found_error
 from .target import DirEntry, Target
-from .tree_walk import GitRules, WalkItem, walk_below
+from .tree_walk import Exclude, FileRun, Skipped, WalkEvent, scan_kinds, walk_events
 
 __all__ = [
     "MAX_PATH_CHARS",
@@ -59,6 +61,16 @@ _ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {
     "file": "file",
     "symlink": "symlink",
 }
+
+
+@dataclass(frozen=True)
+class WalkItem:
+    """One entry of `Workspace.walk_files`: a file with its size, or an entry skipped and why."""
+
+    rel: str
+    kind: Literal["file", "skipped"]
+    size: int  # bytes for a file, 0 for skipped items
+    reason: Literal["symlink", "special", "gitignore", "unreadable", "excluded"] | None
 
 
 class WorkspaceUnusable(Exception):
@@ -294,17 +306,26 @@ class Workspace:
         ]
         return sorted(entries, key=lambda entry: entry.name)
 
-    def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
-        """Files under `t` in plain string order of their full relative path (a folder's name sorts
-        as "name/", so the output is what `git ls-files` order would be), depth first.
+    def walk(
+        self,
+        t: Target,
+        *,
+        ignore_git: bool = True,
+        exclude: Exclude | None = None,
+        max_depth: int | None = None,
+    ) -> Generator[WalkEvent, None, None]:
+        """The entries under `t` as tree_walk events, in the plain string order of their full
+        relative paths (a folder's name sorts as "name/", so the order is what `git ls-files`
+        would give), depth first; a file target is one FileRun of itself.
 
         Symlinks are never followed and FIFOs, sockets and devices never opened: both come out as
-        skipped items, as does each gitignored entry (one item for an ignored folder, which is not
-        descended) and each subfolder that cannot be opened ("unreadable"). With ignore_git,
-        entries named .git are left out silently and .gitignore files apply (the root's, those of
-        the folders above `t`, and nested ones, each relative to its own folder); a target that
-        is itself ignored is still walked, with only the .gitignore files inside it. Errors about
-        `t` itself are raised at the first next(); close the iterator if you stop early.
+        Skipped, as does each gitignored entry (one for an ignored folder, which is not entered),
+        each subfolder that cannot be opened ("unreadable") and each entry `exclude` leaves out.
+        With ignore_git, entries named .git are left out silently and .gitignore files apply (the
+        root's, those of the folders above `t`, and nested ones, each relative to its own folder);
+        a target that is itself ignored is still walked, with only the .gitignore files inside it.
+        Errors about `t` itself are raised at the first next(); close the iterator if you stop
+        early.
         """
         parts = self._resolved_parts(t)
         rules = GitRules()
@@ -333,24 +354,51 @@ class Workspace:
                         "walking",
                         parts,
                     )
-                yield (
-                    WalkItem(t.rel, "file", info.st_size, None)
-                    if kind == "file"
-                    else WalkItem(t.rel, "skipped", 0, "special")
-                )
+                if kind == "file":
+                    yield FileRun(fds[-1], "", [name], 1, (t.rel,))
+                else:
+                    yield Skipped(t.rel, "special", 1)
                 return
             if rules.ignored(parts, is_dir=True):
                 rules.clear()
             try:
-                top = scan_dir(fds[-1])
+                top = scan_kinds(fds[-1])
             except OSError as error:
                 raise fail(
                     self.root, t, error, len(parts) - 1, "walking", parts, whole=True
                 ) from error
-            yield from walk_below(fds[-1], top, t.rel, parts, rules if ignore_git else None)
+            yield from walk_events(
+                fds[-1],
+                top,
+                t.rel,
+                parts,
+                rules if ignore_git else None,
+                exclude=exclude,
+                max_depth=max_depth,
+            )
         finally:
             for fd in fds:
                 os.close(fd)
+
+    def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
+        """The files of `walk` one by one with their sizes, and the entries it skipped (folders
+        are not items). Close the iterator if you stop early."""
+        for event in self.walk(t, ignore_git=ignore_git):
+            if isinstance(event, Skipped):
+                yield WalkItem(event.rel, "skipped", 0, event.reason)
+            elif isinstance(event, FileRun):
+                for index, name in enumerate(event.names):
+                    yield self._walked_file(event, name, event.rel(index))
+
+    def _walked_file(self, run: FileRun, name: str, rel: str) -> WalkItem:
+        try:
+            info = os.stat(name, dir_fd=run.dir_fd, follow_symlinks=False)
+        except OSError:
+            return WalkItem(rel, "skipped", 0, "unreadable")
+        kind = kind_of(info.st_mode)
+        if kind == "file":
+            return WalkItem(rel, "file", info.st_size, None)
+        return WalkItem(rel, "skipped", 0, "symlink" if kind == "symlink" else "special")
 
     # -- what the model is told ------------------------------------------------------------------
 

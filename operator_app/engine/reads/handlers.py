@@ -15,17 +15,16 @@ from ...protocol.results import CommandResult, count
 from ..boundary.workspace import Target, Workspace
 from ..textops.textfile import TextDoc, decode_text, split_lines
 from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
-from .search_tree import search_tree
 
 if TYPE_CHECKING:  # each command's family is declared only when a command of it is validated
     from ...protocol.commands.base import Command
     from ...protocol.commands.info import GetCommentStyle, GetInterfaceSpec
+    from ...protocol.commands.navigation import FsFind, FsSearchTree, FsTree
     from ...protocol.commands.reading import (
         FsList,
         FsRead,
         FsReadSlice,
         FsSearch,
-        FsSearchTree,
         FsStat,
     )
     from ...protocol.commands.regions import CommentStyleFields, FsListRegions, FsReadRegion
@@ -223,14 +222,14 @@ def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
 def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path, dir_code=ErrorCode.ERR_SEARCH_PATH_IS_DIR)
     doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.search")
-    found, total = matching_lines(doc.text, cmd.query, cmd.MAX_MATCHES)
+    found, total = matching_lines(doc.text, cmd.text, cmd.MAX_MATCHES)
     truncated = total > len(found)
     # The spec: 'header includes "(truncated)" when clipped' -- those exact characters.
     count = f"{len(found)} of {total} (truncated); refine the query" if truncated else str(total)
-    header = [f"# path: {target.rel}", f"# query: {json.dumps(cmd.query)}", f"# matches: {count}"]
+    header = [f"# path: {target.rel}", f"# query: {json.dumps(cmd.text)}", f"# matches: {count}"]
     body = [f"{n}: {_clip(line, MATCH_DISPLAY_LIMIT)}" for n, line in found]
     noun = "match" if total == 1 else "matches"
-    summary = f"{total} {noun} for {json.dumps(cmd.query)} in {target.rel}" + (
+    summary = f"{total} {noun} for {json.dumps(cmd.text)} in {target.rel}" + (
         f" (showing the first {len(found)})" if truncated else ""
     )
     return _ok(cmd, summary, "\n".join(header + body), path=target.rel, truncated=truncated)
@@ -285,7 +284,21 @@ def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
 
 
 def fs_search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
+    from .search_tree import search_tree
+
     return search_tree(cmd, ctx)
+
+
+def fs_find(cmd: FsFind, ctx: ReadContext) -> CommandResult:
+    from .find import find
+
+    return find(cmd, ctx)
+
+
+def fs_tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
+    from .tree import tree
+
+    return tree(cmd, ctx)
 
 
 def _region_doc(cmd: CommentStyleFields, ctx: ReadContext) -> tuple[Target, TextDoc]:
@@ -355,6 +368,8 @@ READ_HANDLERS: dict[str, Callable[..., CommandResult]] = {  # action -> handler
     "fs.search": fs_search,
     "fs.stat": fs_stat,
     "fs.searchTree": fs_search_tree,
+    "fs.find": fs_find,
+    "fs.tree": fs_tree,
     "fs.listRegions": fs_list_regions,
     "fs.readRegion": fs_read_region,
 }

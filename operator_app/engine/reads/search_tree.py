@@ -1,21 +1,33 @@
-"""fs.searchTree: a substring search over a folder, bounded by the spec's limits (200 matches,
-300 files scanned, files over 500,000 bytes skipped) and deterministic: files are visited in the
-workspace walk's fixed order, and everything skipped is counted in the header. Matching
-.gitignore patterns has a time budget (tree_walk.GITIGNORE_BUDGET_S); a search that uses it up stops
-there and says so in its "# truncated:" header."""
+"""fs.searchTree: the query in every file under a folder that the skip rules allow. It caps what it
+returns (FsSearchTree.MAX_MATCHES matching lines, each cut to a window around its match), not
+what it reads: past the cap it still looks at every file, to say how many match in all. Files
+come in the walk's fixed order (full paths sorted), so the same search gives the same answer;
+everything skipped or filtered out is counted in the header. A search that reaches its time
+limit (navigation.TIME_LIMIT_S), or the .gitignore matching budget, stops there and says how
+far it got in its "# truncated:" header.
+
+Each file costs one open, fstat, read and close through the walk's folder descriptor, and one
+search of its bytes: reading, not Python, is most of what a search of a large tree costs."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 
-from ...protocol.commands.reading import FsSearchTree
-from ...protocol.errors import ErrorCode, OperatorError
-from ...protocol.escapes import escape_name
+from ...protocol.commands import navigation
+from ...protocol.commands.navigation import FsSearchTree
+from ...protocol.escapes import escape_name as shown_name
 from ...protocol.results import CommandResult, count
-from ..boundary.tree_walk import IgnoreRulesTooSlow
-from ..textops.textfile import decode_text
-from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
+from ..boundary.fsops import read_walked
+from ..boundary.gitignore import IgnoreRulesTooSlow
+from ..boundary.tree_walk import FileRun, Skipped
+from ..textops.textfile import BINARY_SNIFF_BYTES, UTF16_BOMS
+from .context import ReadContext
+from .matcher import Matcher, window
+from .walk_filters import Filters
+
+PROGRESS_EVERY_S = 0.25
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
@@ -33,96 +45,170 @@ def _skipped(reason: str, n: int) -> str:
     return f"{n} {_SKIP_ADJECTIVES.get(reason, reason)}"
 
 
+class _Search:
+    """What one search has found so far."""
+
+    def __init__(self, cmd: FsSearchTree) -> None:
+        self.matcher = Matcher(cmd.text, regex=cmd.regex, ignore_case=cmd.ignore_case)
+        self.matches: list[str] = []
+        self.skipped: Counter[str] = Counter()
+        self.scanned = 0
+        self.files_shown = 0  # files with a match shown
+        self.files_matching = 0  # files with a match, shown or not
+        self.capped = False  # more matching lines than shown
+        self.stop_reason = ""
+        self.last_file = ""
+
+    def file(self, data: bytes, rel: str, timeout: float) -> None:
+        """Search one file's bytes (`rel`: its path as shown)."""
+        self.scanned += 1
+        if data.find(b"\x00", 0, BINARY_SNIFF_BYTES) >= 0:
+            self.skipped["binary"] += 1
+            return
+        text = None
+        if not data.isascii():
+            if data.startswith(UTF16_BOMS):
+                self.skipped["not-utf8"] += 1
+                return
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                self.skipped["not-utf8"] += 1
+                return
+        room = FsSearchTree.MAX_MATCHES - len(self.matches)
+        if not room:
+            if self.matcher.found_in(data, text, timeout):
+                self.files_matching += 1
+                self.capped = True
+            return
+        hits, more = self.matcher.hits(data, text, room, timeout)
+        if not hits:
+            return
+        self.files_matching += 1
+        self.files_shown += 1
+        self.capped |= more
+        shown = shown_name(rel)
+        width = FsSearchTree.LINE_CHARS
+        self.matches += [
+            f"{shown}:{hit.line}: {window(hit.text, hit.column, width)}" for hit in hits
+        ]
+
+
 def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     root = ws.target(cmd.path)
     if ws.lstat(root) is None:
         raise ws.not_found(root)
-    matches: list[str] = []
-    skipped: Counter[str] = Counter()
-    files_scanned = files_matched = 0
-    stop_reason = ""
-    walk = ws.walk_files(root)
-    while True:
-        try:
-            item = next(walk, None)
-        except IgnoreRulesTooSlow as slow:
-            stop_reason = (
-                f"{slow}; the search stopped there; narrow the "
-                "path or ask the person to simplify .gitignore"
-            )
-            break
-        if item is None:
-            break
-        if item.kind == "skipped":
-            skipped[item.reason or "other"] += 1
-            continue
-        if item.size > FsSearchTree.MAX_FILE_BYTES:
-            skipped["large"] += 1
-            continue
-        if files_scanned >= FsSearchTree.MAX_FILES:
-            stop_reason = f"stopped after scanning {FsSearchTree.MAX_FILES} files; narrow the path"
-            break
-        files_scanned += 1
-        if ctx.progress is not None and files_scanned % 20 == 0:
-            ctx.progress(f"searched {files_scanned} files, {len(matches)} matches")
-        try:
-            text = decode_text(
-                ws.read_file(ws.walked(item.rel), max_bytes=FsSearchTree.MAX_FILE_BYTES),
-                label=item.rel,
-            )
-        except OperatorError as exc:
-            reason = {
-                ErrorCode.ERR_BINARY_FILE: "binary",
-                ErrorCode.ERR_NOT_UTF8: "not-utf8",
-                ErrorCode.ERR_FILE_TOO_LARGE: "large",
-            }.get(exc.code, "unreadable")
-            skipped[reason] += 1
-            continue
-        room = FsSearchTree.MAX_MATCHES - len(matches)
-        found, total = matching_lines(text, cmd.query, room)
-        if found:  # counted as shown: the file that only proves the cap was hit adds no match
-            files_matched += 1
-        for line_no, line in found:
-            line = line.removesuffix("\r")  # a CRLF file's line break is not part of the line
-            shown = (
-                line if len(line) <= MATCH_DISPLAY_LIMIT else line[:MATCH_DISPLAY_LIMIT] + " [...]"
-            )
-            # one match per line, whatever the name
-            matches.append(f"{escape_name(item.rel)}:{line_no}: {shown}")
-        if total > room:
-            stop_reason = (
-                f"stopped at {FsSearchTree.MAX_MATCHES} "
-                "matches; refine the query or narrow the path"
-            )
-            break
-    # an early stop closes the walk's folder descriptors now, not at garbage collection
-    walk.close()
-    truncated = bool(stop_reason)
-    header = [
-        f"# query: {json.dumps(cmd.query)}",
-        f"# path: {root.rel}",
-        f"# matches: {len(matches)} in {count(files_matched, 'file')}; "
-        f"{count(files_scanned, 'file')} scanned" + (" (truncated)" if truncated else ""),
+    filters = Filters.of(cmd.include, cmd.exclude, root.rel)
+    search = _Search(cmd)
+    started = time.monotonic()
+    deadline = started + navigation.TIME_LIMIT_S
+    next_progress = started + PROGRESS_EVERY_S
+    walk = ws.walk(root, exclude=filters.exclude)
+    limit = FsSearchTree.MAX_FILE_BYTES
+    try:
+        for event in walk:
+            if isinstance(event, Skipped):
+                search.skipped[event.reason] += 1
+            if not isinstance(event, FileRun):
+                if time.monotonic() > deadline:  # a walk of folders and skipped entries only
+                    raise TimeoutError
+                continue
+            for index, name in enumerate(event.names):
+                now = time.monotonic()
+                if now > deadline:
+                    raise TimeoutError
+                if now > next_progress and ctx.progress is not None:
+                    next_progress = now + PROGRESS_EVERY_S
+                    ctx.progress(f"searched {search.scanned} files, {len(search.matches)} matches")
+                if filters.include is not None and not filters.included(event.rel(index)):
+                    search.skipped["outside include"] += 1
+                    continue
+                data = read_walked(event.dir_fd, name, limit, BINARY_SNIFF_BYTES)
+                if isinstance(data, str):
+                    if data != "gone":
+                        search.skipped[data] += 1
+                        search.scanned += data == "binary"  # opened and looked at, like a small one
+                    continue
+                search.last_file = event.rel(index)
+                search.file(data, search.last_file, deadline - now)
+    except TimeoutError:
+        search.stop_reason = (
+            f"stopped at the {navigation.TIME_LIMIT_S} s time limit after "
+            f"{count(search.scanned, 'file')} scanned, the last "
+            f"{shown_name(search.last_file) or 'none'} (files go in path order); "
+            "the files after it were not searched: narrow the path, or use include or exclude"
+        )
+    except IgnoreRulesTooSlow as slow:
+        search.stop_reason = (
+            f"{slow}; the search stopped there; narrow the path or ask the person to simplify "
+            ".gitignore"
+        )
+    finally:
+        walk.close()  # an early stop closes the walk's folder descriptors now
+    return _result(cmd, root.rel, search)
+
+
+def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
+    truncated = bool(search.stop_reason) or search.capped
+    shown, files = len(search.matches), count(search.files_shown, "file")
+    scanned = f"{count(search.scanned, 'file')} scanned"
+    header = [f"# query: {json.dumps(cmd.text)}{_options(cmd)}", f"# path: {where}"]
+    header += [
+        f"# {name}: {value}"
+        for name, value in (("include", cmd.include), ("exclude", cmd.exclude))
+        if value
     ]
-    if stop_reason:
-        header.append(f"# truncated: {stop_reason}")
-    if skipped:
-        parts = [_skipped(reason, n) for reason, n in sorted(skipped.items())]
-        header.append(f"# skipped: {', '.join(parts)}")
-    noun = "match" if len(matches) == 1 else "matches"
-    summary = (
-        f"{len(matches)} {noun} for {json.dumps(cmd.query)} in {count(files_matched, 'file')} "
-        f"under {root.rel} ({count(files_scanned, 'file')} scanned)"
-    )
-    if truncated:
-        summary += " (truncated)"
+    if search.capped:
+        header.append(
+            f"# matches: {shown} shown, in {files}; {count(search.files_matching, 'file')} match "
+            f"in all; {scanned} (truncated)"
+        )
+        header.append(
+            f"# truncated: only the first {FsSearchTree.MAX_MATCHES} matching lines are shown (in "
+            "path order); refine the query, or narrow it with path, include or exclude"
+        )
+    else:
+        header.append(
+            f"# matches: {shown} in {files}; {scanned}" + (" (truncated)" if truncated else "")
+        )
+    if search.stop_reason:
+        header.append(f"# truncated: {search.stop_reason}")
+    if search.skipped:
+        filtered = {
+            reason: n for reason, n in search.skipped.items() if reason in _FILTERED_REASONS
+        }
+        skipped = sorted((r, n) for r, n in search.skipped.items() if r not in _FILTERED_REASONS)
+        if skipped:
+            header.append(f"# skipped: {', '.join(_skipped(r, n) for r, n in skipped)}")
+        if filtered:
+            parts = [f"{n} {_FILTERED_REASONS[r]}" for r, n in sorted(filtered.items())]
+            header.append(f"# not searched: {', '.join(parts)}")
+    if search.capped:
+        summary = (
+            f"{shown} of the matches for {json.dumps(cmd.text)} shown, from {search.files_shown} "
+            f"of the {count(search.files_matching, 'file')} that match under {where} ({scanned}"
+        )
+    else:
+        noun = "match" if shown == 1 else "matches"
+        summary = f"{shown} {noun} for {json.dumps(cmd.text)} in {files} under {where} ({scanned}"
+    if search.stop_reason:
+        summary += "; stopped early, see the header"
+    summary += ")" + (" (truncated)" if truncated else "")
     return CommandResult(
         id=cmd.id,
         ok=True,
         summary=summary,
-        details="\n".join(header + matches),
+        details="\n".join(header + search.matches),
         action=cmd.action,
-        path=root.rel,
+        path=where,
         truncated=truncated,
     )
+
+
+_FILTERED_REASONS = {"outside include": "outside include", "excluded": "excluded"}
+
+
+def _options(cmd: FsSearchTree) -> str:
+    options = [name for name, on in (("regex", cmd.regex), ("ignore case", cmd.ignore_case)) if on]
+    return f" ({', '.join(options)})" if options else ""

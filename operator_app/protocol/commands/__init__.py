@@ -1,6 +1,6 @@
 """One frozen pydantic model per action: fields, aliases, defaults, limits and the error code of
-each field are declared once, in the family module of the action (info, reading, regions,
-writing, transfer; catalog.py says which). `validate_command()` turns parsed fields into a
+each field are declared once, in the family module of the action (info, reading, navigation,
+regions, writing, transfer; catalog.py says which). `validate_command()` turns parsed fields into a
 command or an `OperatorError`; spec.py renders the ACTIONS section of the interface text from the
 same declarations, and the TUI's help reads them too.
 
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from .base import Command, FsCommand
     from .info import GetCommentStyle, GetInterfaceSpec
     from .keys import alias_map, field_meta
-    from .reading import FsList, FsRead, FsReadSlice, FsSearch, FsSearchTree, FsStat
+    from .navigation import FsFind, FsSearchTree, FsTree
+    from .reading import FsList, FsRead, FsReadSlice, FsSearch, FsStat
     from .regions import (
         CommentStyleFields,
         FsDeleteRegion,
@@ -59,6 +60,7 @@ __all__ = [
     "FsCopy",
     "FsDelete",
     "FsDeleteRegion",
+    "FsFind",
     "FsInsertRegion",
     "FsList",
     "FsListRegions",
@@ -72,6 +74,7 @@ __all__ = [
     "FsSearch",
     "FsSearchTree",
     "FsStat",
+    "FsTree",
     "FsWrite",
     "GetCommentStyle",
     "GetInterfaceSpec",

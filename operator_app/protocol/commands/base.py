@@ -68,11 +68,6 @@ def required(code: ErrorCode, message: str) -> Callable[[type, str], str]:
     return not_empty
 
 
-non_empty_query = required(
-    ErrorCode.ERR_MISSING_QUERY, "query is empty; give the substring to look for (query: <text>)"
-)
-
-
 def decode_content(cls: type, value: str) -> str:
     return decode_b64_text(value, field="content_b64")
 
@@ -83,6 +78,9 @@ class Command(BaseModel):
     ACTION: ClassVar[str] = ""
     WRITES: ClassVar[bool] = False  # needs the person's consent before it changes anything
     NOTES: ClassVar[tuple[str, ...]] = ()  # spec lines after the fields: result, behaviour, limits
+    BRIEF: ClassVar[str] = ""  # what it does in a few words, for the compact prompt
+    # Optional fields of which exactly one must be given (content_b64 or content)
+    ONE_OF: ClassVar[tuple[str, ...]] = ()
 
     version: str
     id: str
@@ -100,3 +98,58 @@ class FsCommand(Command):
     path: str = spec_field(
         doc="path relative to the workspace root", code=ErrorCode.ERR_ACTION_REQUIRES_PATH
     )
+
+
+def true_or_false(value: Any, *, field: str, code: ErrorCode) -> bool:
+    word = str(value).lower()
+    if word not in ("true", "false"):
+        raise OperatorError(code, f"{field} must be true or false, got {value!r}")
+    return word == "true"
+
+
+class QueryFields(FsCommand):
+    """The text to look for, as a plain value (trimmed, like every value) or base64-encoded, for a
+    query whose leading or trailing spaces matter ("add ")."""
+
+    ONE_OF = ("query", "query_b64")
+
+    query: str | None = spec_field(
+        None,
+        doc="the text to find (required, or query_b64 instead)",
+        code=ErrorCode.ERR_MISSING_QUERY,
+        aliases=("q",),
+    )
+    query_b64: str | None = spec_field(
+        None,
+        doc="the query as base64 UTF-8, when its leading or trailing spaces matter",
+        code=ErrorCode.ERR_MISSING_QUERY,
+    )
+
+    @property
+    def text(self) -> str:
+        """The query to look for, decoded."""
+        return self.query if self.query is not None else self.query_b64 or ""
+
+    def _check_query(self) -> None:
+        """For a model validator: exactly one of query and query_b64, and not empty."""
+        if self.query is not None and self.query_b64 is not None:
+            raise OperatorError(
+                ErrorCode.ERR_DUPLICATE_FIELD,
+                "give query or query_b64, not both; keep query_b64 when spaces at its ends matter",
+            )
+        if not self.text:
+            if self.query_b64 is not None:
+                given = "query_b64 decodes to nothing"
+            elif self.query is not None:
+                given = "query is empty"
+            else:
+                given = f"{self.ACTION} requires query"
+            raise OperatorError(
+                ErrorCode.ERR_MISSING_QUERY,
+                f'{given}; add the line "query: <the text to find>" (or q), or query_b64: '
+                "<base64> when spaces at its ends matter",
+            )
+
+
+def decode_query(cls: type, value: str | None) -> str | None:
+    return None if value is None else decode_b64_text(value, field="query_b64")

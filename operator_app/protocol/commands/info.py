@@ -13,12 +13,14 @@ from .base import Command, resolve_language, spec_field
 
 class GetInterfaceSpec(Command):
     ACTION = "operator.getInterfaceSpec"
+    BRIEF = "the full interface reference (every field, limit and error code)"
     NOTES = ("Result: details_b64 contains this interface specification (base64 UTF-8)",)
     action: Literal["operator.getInterfaceSpec"]
 
 
 class GetCommentStyle(Command):
     ACTION = "operator.getCommentStyle"
+    BRIEF = "the comment styles regions use, as JSON"
     NOTES = (
         "Result: details_b64 contains JSON describing comment styles.",
         "If language is provided, the payload is a single style object:",

@@ -1,19 +1,21 @@
-"""The actions that read the workspace and change nothing: fs.list, fs.read, fs.readSlice,
-fs.search, fs.stat and fs.searchTree, with the size and match limits the spec states for each."""
+"""The actions that read one file or folder and change nothing: fs.list, fs.read, fs.readSlice,
+fs.search and fs.stat, with the size and match limits the spec states for each (the walks of a
+whole tree are navigation.py's)."""
 
 # No "from __future__ import annotations": see base.py.
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from ..errors import ErrorCode
 from ..grammar import LARGE_READ_MAX_BYTES
-from .base import FsCommand, non_empty_query, spec_field, whole_number
+from .base import FsCommand, QueryFields, decode_query, spec_field, whole_number
 
 
 class FsList(FsCommand):
     ACTION = "fs.list"
+    BRIEF = "a folder's entries, folders ending with /"
     NOTES = (
         "Result: details_b64 contains directory entries, one per line, sorted by name;",
         'folders end with "/", symlinks with "@" (path "." lists the workspace root).',
@@ -23,6 +25,7 @@ class FsList(FsCommand):
 
 class FsRead(FsCommand):
     ACTION = "fs.read"
+    BRIEF = "a whole file, up to 200000 bytes"
     MAX_BYTES: ClassVar[int] = 200_000
     NOTES = (
         "Result: details_b64 contains full file content (base64 UTF-8)",
@@ -35,6 +38,7 @@ class FsRead(FsCommand):
 
 class FsReadSlice(FsCommand):
     ACTION = "fs.readSlice"
+    BRIEF = "numbered lines of a file (lines at most 400)"
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_LINES: ClassVar[int] = 400
     NOTES = (
@@ -68,28 +72,33 @@ class FsReadSlice(FsCommand):
         )
 
 
-class FsSearch(FsCommand):
+class FsSearch(QueryFields):
     ACTION = "fs.search"
+    BRIEF = "the lines of one file holding the text (at most 50)"
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_MATCHES: ClassVar[int] = 50
     NOTES = (
         'Result: details_b64 contains header lines starting with "#" plus matching lines with line '
         'numbers ("<line>: <text>")',
         f'Results are capped at {MAX_MATCHES} matches; header includes "(truncated)" when clipped.',
-        "The match is a case-sensitive substring. A folder path returns ERR_SEARCH_PATH_IS_DIR.",
+        "The match is a case-sensitive substring (query_b64 keeps spaces at its ends). A folder "
+        "path returns ERR_SEARCH_PATH_IS_DIR.",
         f"Size limit: {MAX_BYTES} bytes.",
         "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
     )
     action: Literal["fs.search"]
-    query: str = spec_field(
-        doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",)
-    )
 
-    _non_empty = field_validator("query")(non_empty_query)
+    _decode = field_validator("query_b64")(decode_query)
+
+    @model_validator(mode="after")
+    def _query(self) -> Self:
+        self._check_query()
+        return self
 
 
 class FsStat(FsCommand):
     ACTION = "fs.stat"
+    BRIEF = "size, kind and times of an entry, as JSON"
     NOTES = (
         "Result: details_b64 contains JSON: {path,size,isFile,isDir,mtimeMs,ctimeMs}",
         "A symlink that stays inside the workspace is followed: the keys describe what it points "
@@ -98,27 +107,4 @@ class FsStat(FsCommand):
     action: Literal["fs.stat"]
 
 
-class FsSearchTree(FsCommand):
-    ACTION = "fs.searchTree"
-    MAX_MATCHES: ClassVar[int] = 200
-    MAX_FILES: ClassVar[int] = 300
-    MAX_FILE_BYTES: ClassVar[int] = 500_000
-    NOTES = (
-        'Result: details_b64 contains header lines starting with "#" plus matches in the form '
-        '"<path>:<line>: <text>"',
-        f"Limits: max {MAX_MATCHES} matches, max {MAX_FILES} files scanned, skip files over "
-        f"{MAX_FILE_BYTES} bytes.",
-        "Results may be truncated. Skips .git, what .gitignore files ignore, symlinks, binary and "
-        "non-UTF-8 files;",
-        "files are visited in a fixed order (sorted by path), so the same query gives the same "
-        "result.",
-    )
-    action: Literal["fs.searchTree"]
-    query: str = spec_field(
-        doc="required substring", code=ErrorCode.ERR_MISSING_QUERY, aliases=("q",)
-    )
-
-    _non_empty = field_validator("query")(non_empty_query)
-
-
-MODELS = (FsList, FsRead, FsReadSlice, FsSearch, FsStat, FsSearchTree)
+MODELS = (FsList, FsRead, FsReadSlice, FsSearch, FsStat)

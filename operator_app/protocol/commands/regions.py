@@ -98,27 +98,40 @@ class MarkerFields(CommentStyleFields):
 
 class FsListRegions(CommentStyleFields):
     ACTION = "fs.listRegions"
+    BRIEF = "the regions of a file, as JSON"
     NOTES = (
-        'Result: details_b64 contains JSON object {"regions":[...]} with marker_id and line ranges',
-        '(start_line/end_line are the marker lines); "problems" lists unpaired or overlapping '
-        "markers when there are any.",
+        'Result: details_b64 contains JSON object {"regions":[...]}, one object per region in file '
+        "order:",
+        '{"marker_id","start_line","end_line","content_start_line","content_end_line",'
+        '"content_lines"}; start_line and end_line',
+        "are the marker lines, content_* the lines between them (an empty region has "
+        "content_lines 0 and",
+        'content_end_line = start_line). "problems" lists unpaired or overlapping markers when '
+        "there are any.",
     )
     action: Literal["fs.listRegions"]
 
 
 class FsReadRegion(MarkerFields):
     ACTION = "fs.readRegion"
-    NOTES = ("Result: details_b64 contains the content between markers (base64 UTF-8)",)
+    BRIEF = "the content of a region"
+    NOTES = (
+        "Result: details_b64 contains the content between markers (base64 UTF-8), as it stands "
+        "(empty for an empty region)",
+    )
     action: Literal["fs.readRegion"]
 
 
 class FsInsertRegion(MarkerFields):
     ACTION = "fs.insertRegion"
+    BRIEF = "a new region before or after the line holding anchor"
     WRITES = True
     NOTES = (
         "Behavior: inserts a new marker block before or after the line holding the occurrence-th",
         "occurrence of anchor and writes content between markers; the markers take that line's "
         "indentation.",
+        "The content is written as given, not re-indented: give each line the indentation it "
+        "needs.",
     )
     action: Literal["fs.insertRegion"]
     anchor: str = spec_field(
@@ -161,8 +174,13 @@ class FsInsertRegion(MarkerFields):
 
 class FsReplaceRegion(MarkerFields):
     ACTION = "fs.replaceRegion"
+    BRIEF = "a region's content replaced (written as given, not re-indented)"
     WRITES = True
-    NOTES = ("Behavior: replaces lines between markers, preserves the marker lines",)
+    NOTES = (
+        "Behavior: replaces lines between markers, preserves the marker lines",
+        "The content is written as given, not re-indented: give each line the indentation it "
+        "needs.",
+    )
     action: Literal["fs.replaceRegion"]
     content_b64: str = spec_field(doc="base64 UTF-8", code=ErrorCode.ERR_MISSING_CONTENT_B64)
 
@@ -171,6 +189,7 @@ class FsReplaceRegion(MarkerFields):
 
 class FsDeleteRegion(MarkerFields):
     ACTION = "fs.deleteRegion"
+    BRIEF = "a region emptied, its markers kept"
     WRITES = True
     NOTES = ("Behavior: removes lines between markers, preserves the marker lines",)
     action: Literal["fs.deleteRegion"]

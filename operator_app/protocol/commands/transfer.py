@@ -60,11 +60,15 @@ _SHARED = (
     "An existing file at path_to is refused (ERR_TARGET_EXISTS) unless overwrite: true, and then "
     "the person sees the",
     "diff of the file it replaces; a folder or symlink at path_to is never replaced.",
+    "A relative symlink (the entry, or one inside the folder) that would lead outside the "
+    "workspace from its new place",
+    "is refused (ERR_SYMLINK_WOULD_ESCAPE); links that stay inside are carried as they are.",
 )
 
 
 class FsCopy(TwoPathCommand):
     ACTION = "fs.copy"
+    BRIEF = "a file or folder copied to path_to (the new path itself)"
     NOTES = (
         "Behavior: copies the file, or the folder with everything in it, to path_to (symlinks "
         "inside are copied as",
@@ -79,6 +83,7 @@ class FsCopy(TwoPathCommand):
 
 class FsMove(TwoPathCommand):
     ACTION = "fs.move"
+    BRIEF = "a file or folder moved to path_to, anywhere in the workspace"
     NOTES = (
         "Behavior: moves the file or folder (or symlink itself) to path_to, anywhere in the "
         "workspace; missing",
@@ -92,6 +97,7 @@ class FsMove(TwoPathCommand):
 
 class FsRename(TwoPathCommand):
     ACTION = "fs.rename"
+    BRIEF = "a file or folder renamed within its folder"
     NOTES = (
         "Behavior: gives the file or folder a new name in the same folder: path_to is the new "
         "path, in the folder",

@@ -30,12 +30,19 @@ _ACTION_SYNONYMS = {
     "head": "fs.readSlice",
     "readlines": "fs.readSlice",
     "grep": "fs.search",
-    "find": "fs.searchTree",
+    "find": "fs.find",
+    "glob": "fs.find",
+    "locate": "fs.find",
+    "findFiles": "fs.find",
     "grepTree": "fs.searchTree",
+    "rg": "fs.searchTree",
+    "ripgrep": "fs.searchTree",
+    "searchFiles": "fs.searchTree",
     "ls": "fs.list",
     "dir": "fs.list",
     "listdir": "fs.list",
-    "tree": "fs.list",
+    "tree": "fs.tree",
+    "outline": "fs.tree",
     "edit": "fs.applyEdits",
     "replace": "fs.applyEdits",
     "writefile": "fs.write",
@@ -98,8 +105,25 @@ def _suggest_action(action: str) -> str:
 def _suggest(word: str, options: list[str]) -> str:
     import difflib  # only when a name is wrong: not on every start
 
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f"did you mean {close[0]}? " if close else ""
+    close = difflib.get_close_matches(word, options, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    # Equally similar by difflib's ratio ("fs.reed": fs.read and fs.tree), the fewest edits wins.
+    best = min(close, key=lambda option: _edits(word, option))
+    return f"did you mean {best}? "
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance: insertions, deletions and substitutions from a to b."""
+    row = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, char_b in enumerate(b, 1):
+            previous, row[j] = (
+                row[j],
+                min(row[j] + 1, row[j - 1] + 1, previous + (char_a != char_b)),
+            )
+    return row[-1]
 
 
 def validate_command(fields: Fields) -> Command:

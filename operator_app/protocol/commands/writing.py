@@ -19,6 +19,8 @@ def _b64(value: str | None, field: str) -> str | None:
 
 class FsWrite(FsCommand):
     ACTION = "fs.write"
+    ONE_OF = ("content_b64", "content")
+    BRIEF = "a file created or replaced (content_b64, or content for one short line)"
     WRITES = True
     NOTES = (
         "Payload: content_b64 (preferred, base64 UTF-8, multi-line allowed) OR content "
@@ -65,6 +67,7 @@ class FsWrite(FsCommand):
 
 class FsPatch(FsCommand):
     ACTION = "fs.patch"
+    BRIEF = "a strict unified diff applied (context must match exactly)"
     WRITES = True
     NOTES = (
         "Behavior: strict unified diff for a single file; supports @@ -a,b +c,d @@ hunks; context "
@@ -95,6 +98,7 @@ class FsPatch(FsCommand):
 
 class FsApplyEdits(FsCommand):
     ACTION = "fs.applyEdits"
+    BRIEF = "JSON edits applied in order, all or none"
     WRITES = True
     NOTES = (
         'Decoded JSON format: {"version":1,"edits":[...]}',
@@ -126,6 +130,7 @@ class FsApplyEdits(FsCommand):
 
 class FsDelete(FsCommand):
     ACTION = "fs.delete"
+    BRIEF = "a file or folder moved to the trash"
     WRITES = True
     NOTES = (
         "Behavior: moves the file or folder to the trash (never a permanent delete); the workspace "

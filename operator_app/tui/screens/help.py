@@ -1,5 +1,6 @@
 """The help screen: the keys (from keys.py, the same table the bindings come from) and every
-action the model can send (from the command models, with their fields)."""
+action the model can send (from the command models, with their fields and the words the compact
+prompt gives each)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,6 @@ from textual.widgets import Footer, Static
 from ...protocol.commands import ACTIONS
 from ..keys import MAIN_KEYS, OTHER_KEYS
 
-HIDDEN_FIELDS = ("version", "id", "action")
-
 
 def keys_table() -> Table:
     table = Table(title="Keys", title_justify="left", show_header=False, box=None, padding=(0, 2))
@@ -27,20 +26,31 @@ def keys_table() -> Table:
 
 
 def actions_table() -> Table:
+    """One row per action: the compact prompt's line for it (fields as written, [optional], a|b
+    for one of them; * when the person is asked), so the help and the prompt say the same."""
+    from ...protocol.spec import render_brief
+
     table = Table(
-        title="Actions the model can send", title_justify="left", box=None, padding=(0, 2)
+        # a Text, not a string: rich would read [optional] as markup
+        title=Text(
+            "Actions the model can send ([optional], a|b: one of them; [style]: comment style)"
+        ),
+        title_justify="left",
+        box=None,
+        padding=(0, 2),
     )
-    table.add_column("action", style="bold")
-    table.add_column("kind")
-    table.add_column("fields")
+    table.add_column("action", style="bold", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("fields: what it gives")
     for name, model in ACTIONS.items():
-        fields = [f for f in model.model_fields if f not in HIDDEN_FIELDS]
         kind = (
             Text("write: asks you", style="yellow")
             if model.WRITES
             else Text("read: runs at once", style="green")
         )
-        table.add_row(name, kind, ", ".join(fields))
+        line = render_brief(model).removeprefix(name).removesuffix(f": {model.BRIEF}")
+        fields = line.removesuffix(" *").strip() or "(no fields)"
+        table.add_row(name, kind, Text(f"{fields}: {model.BRIEF}"))
     return table
 
 

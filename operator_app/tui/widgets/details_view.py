@@ -55,8 +55,8 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
             )
         if row.status == "duplicate":
             lines += wrapped(
-                "Not run again: the model sent this exact command before. Its earlier result is "
-                "above.",
+                "Not run again: the model sent this exact command before, and is given its "
+                "earlier result again, marked as such (above).",
                 "dim",
                 width,
             )

@@ -23,6 +23,7 @@ from ...ondisk.fingerprint import tree_fingerprint
 from ...textops.diff import unified_diff
 from ...textops.textfile import TextDoc, split_lines
 from ..plan import PlanKind, WritePlan, entry_description
+from .links import check_links
 
 if TYPE_CHECKING:
     from ....protocol.commands.base import Command
@@ -189,6 +190,8 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
             ),
         )
     made = _check_destination_folder(ws, dst)
+    if src_dir or stat_module.S_ISLNK(st.st_mode):
+        check_links(cmd.action, ws, src, dst, is_link=not src_dir)
     across = cmd.action != "fs.copy" and _device_of_folder(ws, src) != _device_of_folder(ws, dst)
     fingerprint, files, listing = tree_fingerprint(ws, src, st)
     if src_dir and (cmd.action == "fs.copy" or across):

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""fs.searchTree over a large tree (issue 19), against grep in the same run.
+
+A generated tree of 20,000 source files (about 200 MB: Python, JavaScript, C, headers and
+Markdown in 2,000 folders, a .gitignore, and a .git folder both sides leave out) is searched for
+"def urlopen", which 22 of its files hold once each. What is measured, with the page cache warm:
+
+  the search itself = `operator-app exec` of the fs.searchTree - `operator-app exec` of one small
+                      fs.read (the start-up, session and output both share)
+  the baseline      = grep -rnFI --exclude-dir=.git "def urlopen" .
+
+Target: the search costs at most 1.5x grep, and finds the same (path, line) matches. The three
+commands run interleaved, best of --rounds each (a burst of load hits all alike); medians and
+CPU times are printed beside. Run: python benchmarks/bench_search.py [--rounds N] [--tree DIR]
+[--json]. --tree keeps the generated tree in DIR for the next run (it is made when missing).
+Exits 1 on a missed target or differing matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+QUERY = "def urlopen"
+FILES = 20_000
+TARGET = 1.5
+WORDS = (
+    *("def class return import from self value data config parse request response handle error",),
+    *("index buffer stream token module result items object lambda yield async await open",),
+    *("close read write path name list dict state cache timeout retry header body status",),
+)
+VOCABULARY = " ".join(WORDS).split(" ")
+EXTENSIONS = (".py", ".js", ".c", ".h", ".md")
+PLANTED = f"{QUERY}(url, data=None, timeout=10):"
+
+
+def make_tree(top: Path) -> int:
+    """Write the tree (the same bytes every time); return its size in bytes."""
+    rng = random.Random(19)
+    pool = [
+        "    " * rng.randint(0, 3) + " ".join(rng.choices(VOCABULARY, k=rng.randint(2, 12)))
+        for _ in range(5000)
+    ]
+    total = 0
+    for number in range(FILES):
+        folder = (
+            top / f"pkg{number // 500:02d}" / f"sub{number // 50 % 10}" / f"mod{number // 10 % 5}"
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = rng.choices(pool, k=rng.randint(80, 320))
+        if number % 950 == 3:  # 22 files hold the query, once each
+            lines.insert(rng.randrange(len(lines)), PLANTED)
+        data = ("\n".join(lines) + "\n").encode()
+        (folder / f"file{number:05d}{EXTENSIONS[number % 5]}").write_bytes(data)
+        total += len(data)
+    (top / ".git" / "objects").mkdir(parents=True, exist_ok=True)
+    (top / ".git" / "objects" / "pack").write_text(f"{QUERY} inside .git\n" * 1000)
+    (top / ".gitignore").write_text("*.pyc\n__pycache__/\nbuild/\n")
+    (top / "README.md").write_text("A generated tree for bench_search.py.\n")
+    return total + 52
+
+
+def tree_size(top: Path) -> int:
+    return sum(p.stat().st_size for p in top.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
+def operator_command() -> list[str]:
+    script = Path(sys.executable).with_name("operator-app")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "operator_app"]
+
+
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def block(command_id: str, action: str, **fields: str) -> str:
+    lines = ["OPERATOR_CMD", "version: 1", f"id: {command_id}", f"action: {action}"]
+    lines += [f"{key}: {value}" for key, value in fields.items()]
+    return "\n".join([*lines, "END_OPERATOR_CMD", ""])
+
+
+def grep_matches(output: str) -> set[tuple[str, int]]:
+    found = set()
+    for line in output.splitlines():
+        path, number, _ = line.split(":", 2)
+        found.add((path.removeprefix("./"), int(number)))
+    return found
+
+
+def operator_matches(details: str) -> set[tuple[str, int]]:
+    found = set()
+    for line in details.split("\n"):
+        if line and not line.startswith("#"):
+            path, number, _ = line.split(":", 2)
+            found.add((path, int(number)))
+    return found
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    used = child_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):  # grep exits 1 when nothing matches
+        raise SystemExit(f"{argv[0]} failed ({done.returncode}): {done.stderr}")
+    return elapsed, child_cpu() - used, done.stdout
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 9
+    scratch = Path(tempfile.mkdtemp(prefix="bench-search-"))
+    top = Path(args[args.index("--tree") + 1]) if "--tree" in args else scratch / "tree"
+    try:
+        if not (top / "README.md").exists():
+            started = time.perf_counter()
+            make_tree(top)
+            print(f"generated {top} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        size = tree_size(top)
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(ROOT / "operator_app")],
+            check=True,
+            capture_output=True,
+        )
+        env = dict(os.environ, XDG_STATE_HOME=str(scratch / "xdg"))
+        grep = ["grep", "-rnFI", "--exclude-dir=.git", QUERY, "."]
+        times: dict[str, list[float]] = {"grep": [], "search": [], "read": []}
+        cpu: dict[str, list[float]] = {"grep": [], "search": [], "read": []}
+        grep_out = run(grep, top, env)[2]  # the first runs warm the page cache
+        last_details = ""
+        for number in range(-1, rounds):
+            for name in ("grep", "search", "read"):
+                if name == "grep":
+                    argv = grep
+                else:
+                    message = scratch / f"{name}-{number}.txt"
+                    if name == "search":
+                        message.write_text(
+                            block(f"s{number}", "fs.searchTree", path=".", query=QUERY)
+                        )
+                    else:
+                        message.write_text(block(f"r{number}", "fs.read", path="README.md"))
+                    argv = [
+                        *operator_command(),
+                        "exec",
+                        "--workspace",
+                        str(top),
+                        "--state-dir",
+                        str(scratch / f"state-{name}-{number}"),
+                        "--json",
+                        str(message),
+                    ]
+                elapsed, used, out = run(argv, top, env)
+                if name == "search":
+                    (result,) = json.loads(out)["data"]["results"]
+                    assert result["ok"], result
+                    last_details = result["details"]
+                if number >= 0:  # the round before is the warm-up
+                    times[name].append(elapsed)
+                    cpu[name].append(used)
+        ours, theirs = operator_matches(last_details), grep_matches(grep_out)
+        same = ours == theirs and not any(
+            line.startswith("# truncated") for line in last_details.split("\n")
+        )
+        best = {name: min(values) for name, values in times.items()}
+        cost = best["search"] - best["read"]
+        ratio = cost / best["grep"]
+        paired = [s - r for s, r in zip(times["search"], times["read"], strict=True)]
+        median_ratio = statistics.median(paired) / statistics.median(times["grep"])
+        cpu_ratio = (statistics.median(cpu["search"]) - statistics.median(cpu["read"])) / (
+            statistics.median(cpu["grep"])
+        )
+        report = {
+            "benchmark": (
+                f"fs.searchTree of {QUERY!r} over {FILES} files ({size / 1e6:.0f} MB) vs "
+                "grep -rnFI --exclude-dir=.git"
+            ),
+            "grep_best_s": round(best["grep"], 3),
+            "search_exec_best_s": round(best["search"], 3),
+            "read_exec_best_s": round(best["read"], 3),
+            "search_cost_s": round(cost, 3),
+            "ratio": round(ratio, 2),
+            "median_ratio": round(median_ratio, 2),
+            "cpu_ratio": round(cpu_ratio, 2),
+            "target": TARGET,
+            "matches": len(ours),
+            "same_matches_as_grep": same,
+            "met": ratio <= TARGET and same,
+        }
+        if "--json" in args:
+            print(json.dumps(report, indent=2))
+        else:
+            print(
+                f"{'ok  ' if report['met'] else 'MISS'} {report['benchmark']}: {ratio:.2f}x "
+                f"(target <= {TARGET}x); search {cost:.3f} s (exec {best['search']:.3f} s - "
+                f"{best['read']:.3f} s of a small fs.read) vs grep {best['grep']:.3f} s, best of "
+                f"{rounds}; medians {median_ratio:.2f}x, CPU time {cpu_ratio:.2f}x; "
+                f"{len(ours)} matches, {'the same as' if same else 'NOT the same as'} grep's"
+            )
+        return 0 if report["met"] else 1
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
