@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import b64, block
 
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.executor import Engine
@@ -21,6 +20,7 @@ from operator_app.engine.reads import search_tree as search_module
 from operator_app.engine.state.session import Session
 from operator_app.protocol.commands.navigation import FsFind, FsSearchTree, FsTree
 from operator_app.protocol.results import CommandResult
+from tests.support.blocks import b64, block
 
 
 def write(path: Path, text: str | bytes) -> Path:
