@@ -193,7 +193,8 @@ async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_fini
 ) -> None:
     """Operator stops in the middle of two answers. The one the model is still writing when it is
     back runs on; the one that ended meanwhile ended while Operator was not listening: it waits
-    for the person's word. Either way r1 does not run twice, and every result is given back."""
+    for the person's word. Either way r1 does not run twice, and every result is given back
+    (the repeat in the second answer says where r1 ran)."""
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -210,9 +211,12 @@ async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_fini
             conversation="chat/2",
         )
         result = await extension.results(conversation="chat/2", wait=10)
+        # r1 repeats the first answer's command: not run again, answered with where it ran.
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
-            "id: r3"
+            "id: r1",
+            "id: r3",
         ]
+        assert "already ran in message" in result["copy_text"]
         await extension.message(READ + "Now the listing:\n" + LIST, generating=False)
         await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
         assert (await extension.results())["state"] == "held"

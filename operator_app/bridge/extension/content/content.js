@@ -145,6 +145,10 @@
     if (generatingNow) indicatorSeen = true;
     delivery.checkDeliveredStillThere();
     const found = latestMessage();
+    const pageWasSeen = !firstScan;
+    // A page seen with no answer on it: whatever answer shows up later is written while we watch,
+    // however fast it comes (a short answer can finish between two scans).
+    firstScan = false;
     if (!found) {
       noticeUnreadAnswer();
       return;
@@ -158,10 +162,9 @@
     if (isNew) {
       watched = {
         conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false,
-        written: firstScan && !generatingNow, // on the page already: not seen being written
+        written: !pageWasSeen && !generatingNow, // on the page already: not seen being written
       };
     }
-    firstScan = false;
     if (text !== watched.text) {
       if (watched.text !== null && !generatingNow) changesWithoutIndicator += 1;
       if (watched.text !== null) watched.written = false; // it changes: being written now
