@@ -2,8 +2,8 @@
 session are workspace_session.py). File work runs in thread workers that drive the same Engine as
 `operator-app exec` (runner.py); workers only post messages, and the handlers own the UI state.
 How messages come in and what the engine says about them is message_flow.py; a write waiting for
-the person is waiting_write.py; copy and undo are copy_undo.py. The state they share is
-app_state.py's objects, created here once."""
+the person is waiting_write.py; copy and undo are copy_undo.py; which keys apply now is
+key_availability.py. The state they share is app_state.py's objects, created here once."""
 
 from __future__ import annotations
 
@@ -37,12 +37,13 @@ from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, printable
+from .key_availability import KeyAvailabilityMixin
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .state import MessageState
-from .status_text import browsing_text, why_not
+from .status_text import browsing_text
 from .waiting_write import WaitingWriteMixin
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
@@ -60,6 +61,7 @@ REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw onc
 
 
 class OperatorApp(
+    KeyAvailabilityMixin,
     WorkspaceSessionMixin,
     MessageFlowMixin,
     WaitingWriteMixin,
@@ -206,69 +208,6 @@ class OperatorApp(
 
     def _theme_changed(self, theme: Theme) -> None:
         settings.remember_theme(theme.name)  # chosen in the palette: the next start uses it too
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # False hides a key from the footer; None shows it dimmed: it applies, just not now
-        # (pressed, it says why: see `_explain`).
-        state = self.book.current()
-        if action == "end_follow":
-            if state is not None and self.bridge_streams(state.number):
-                return True
-            # Hidden unless a file is followed (then dimmed while nothing streams from it): the
-            # bridge's messages show it only while one streams, or the footer overflows 80 columns.
-            if self.options.follow is None:
-                return False
-            return True if self.following.open_message is not None else None
-        if action == "copy_results":
-            return True if state is not None and state.results else None
-        if action in ("previous_message", "next_message"):
-            return (
-                True
-                if self.book.neighbour(-1 if action == "previous_message" else 1) is not None
-                else None
-            )
-        if action == "undo":
-            # Hidden while a write waits (its message holds the session), so d has the room.
-            if self.waiting.write is not None:
-                return False
-            return True if self.undo_state.can_undo_in(self.opened.runner) else None
-        if action == "decide":
-            return self.waiting.write is not None and len(self.screen_stack) == 1
-        return True
-
-    # A dimmed key's binding does not run; Textual then offers the key to these handlers, which
-    # say why nothing happens instead of leaving the person guessing.
-    def key_c(self) -> None:
-        self._explain("copy_results")
-
-    def key_u(self) -> None:
-        if len(self.screen_stack) == 1:
-            self.action_undo()  # reads the journal afresh: it says "nothing to undo" itself
-
-    def key_e(self) -> None:
-        self._explain("end_follow")
-
-    def key_d(self) -> None:
-        self._explain("decide")
-
-    def key_left_square_bracket(self) -> None:
-        self._explain("previous_message")
-
-    def key_right_square_bracket(self) -> None:
-        self._explain("next_message")
-
-    def _explain(self, action: str) -> None:
-        if len(self.screen_stack) == 1:
-            follow = self.options.follow
-            self.notify(
-                why_not(
-                    action,
-                    self.book.current(),
-                    following=follow is not None,
-                    follow_name=follow.name if follow else None,
-                ),
-                severity="warning",
-            )
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
