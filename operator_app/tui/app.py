@@ -2,14 +2,15 @@
 session are workspace_session.py). File work runs in thread workers that drive the same Engine as
 `operator-app exec` (runner.py); workers only post messages, and the handlers own the UI state.
 How messages come in and what the engine says about them is message_flow.py; a write waiting for
-the person is waiting_write.py; copy and undo are copy_undo.py."""
+the person is waiting_write.py; copy and undo are copy_undo.py; which keys apply now is
+key_availability.py. The state they share is app_state.py's objects, created here once."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -22,18 +23,27 @@ from textual.widgets import DataTable, Footer, Static
 from .. import settings
 from ..engine.boundary.workspace import Workspace
 from ..engine.state.session import Session
+from .app_state import (
+    AppOptions,
+    BridgeState,
+    Following,
+    MessageBook,
+    OpenWorkspace,
+    OwnCopies,
+    UndoState,
+    WaitingWrite,
+)
 from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, printable
+from .key_availability import KeyAvailabilityMixin
 from .keys import MAIN_KEYS, main_bindings
 from .message_flow import MessageFlowMixin
-from .messages import ConsentAsked
 from .runner import EngineRunner
-from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .state import MessageState
-from .status_text import browsing_text, why_not
+from .status_text import browsing_text
 from .waiting_write import WaitingWriteMixin
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
@@ -44,10 +54,14 @@ from .widgets.status import StatusLine
 from .widgets.welcome import WelcomePanel
 from .workspace_session import WorkspaceSessionMixin
 
+if TYPE_CHECKING:
+    from ..bridge.server import BridgeServer  # aiohttp: imported only when the bridge starts
+
 REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
 
 
 class OperatorApp(
+    KeyAvailabilityMixin,
     WorkspaceSessionMixin,
     MessageFlowMixin,
     WaitingWriteMixin,
@@ -76,31 +90,30 @@ class OperatorApp(
         bridge_port: int | None = None,
     ) -> None:
         super().__init__()
-        self._initial_workspace, self._state_override = workspace, state_dir
-        self._state_owner: Path | None = (
-            None  # the workspace --state-dir belongs to, once one is open
+        self.options = AppOptions(
+            workspace=workspace,
+            state_dir=state_dir,
+            follow=follow,
+            watch_clipboard=watch_clipboard,
+            clipboard_source=clipboard_source or SystemClipboard(),
+            poll_interval=poll_interval,
+            clipboard_interval=clipboard_interval,
+            bridge=bridge,
+            bridge_port=bridge_port,
         )
-        self._follow_path, self._watch_clipboard = follow, watch_clipboard
-        self._initial_message = initial_message
-        self._clipboard_source = clipboard_source or SystemClipboard()
-        self._poll_interval, self._clipboard_interval = poll_interval, clipboard_interval
-        self.runner: EngineRunner | None = None
-        self.states: dict[int, MessageState] = {}
-        self.view_number: int | None = None
-        self._followed: int | None = None  # the followed message still open
-        self._own_copies: set[str] = set()
-        self._can_undo = False
-        self._undone: dict[str, float] = {}
-        self._end_follow = threading.Event()
+        # One object per concern; app_state.py says which module changes each.
+        self.opened = OpenWorkspace(first_message=initial_message)
+        self.book = MessageBook()
+        self.following = Following()
+        self.copies = OwnCopies()
+        self.undo_state = UndoState()
+        self.waiting = WaitingWrite()
+        self.bridge_state = BridgeState()
+        # This module's own: closing, and the coalesced redraw.
         self._shutting_down = threading.Event()
         self._refresh_scheduled = False
         self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
-        self._waiting: ConsentAsked | None = None
-        self._quit_question: ConfirmScreen | None = None
-        self.bridge = None
-        self._bridge_on_start, self._bridge_port = bridge, bridge_port
-        self._held_question: ConfirmScreen | None = None
 
     def notify(
         self,
@@ -121,6 +134,23 @@ class OperatorApp(
             timeout=timeout,
             markup=markup,
         )
+
+    # What the app shows of its state to its readers (tests, benchmarks), read-only.
+    @property
+    def runner(self) -> EngineRunner | None:
+        return self.opened.runner
+
+    @property
+    def states(self) -> dict[int, MessageState]:
+        return self.book.states
+
+    @property
+    def view_number(self) -> int | None:
+        return self.book.view_number
+
+    @property
+    def bridge(self) -> BridgeServer | None:
+        return self.bridge_state.server
 
     @property
     def workspace(self) -> Workspace | None:
@@ -161,85 +191,23 @@ class OperatorApp(
         ):  # one removed since is simply not used
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        start = self._initial_workspace or settings.last_workspace()
+        start = self.options.workspace or settings.last_workspace()
         if start is None:
             self.status("Choose the workspace folder to begin.")
             self._pick_workspace(Path.cwd(), first_use=True)
         else:
             self.open_workspace(start)
-        if self._follow_path is not None:
-            self.follow_file(self._follow_path)
-        if self._watch_clipboard:
+        if self.options.follow is not None:
+            self.follow_file(self.options.follow)
+        if self.options.watch_clipboard:
             self.watch_clipboard()
-        if self._bridge_on_start:
+        if self.options.bridge:
             self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def _theme_changed(self, theme: Theme) -> None:
         settings.remember_theme(theme.name)  # chosen in the palette: the next start uses it too
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # False hides a key from the footer; None shows it dimmed: it applies, just not now
-        # (pressed, it says why: see `_explain`).
-        state = self.current()
-        if action == "end_follow":
-            if state is not None and self.bridge_streams(state.number):
-                return True
-            # Hidden unless a file is followed (then dimmed while nothing streams from it): the
-            # bridge's messages show it only while one streams, or the footer overflows 80 columns.
-            if self._follow_path is None:
-                return False
-            return True if self._followed is not None else None
-        if action == "copy_results":
-            return True if state is not None and state.results else None
-        if action in ("previous_message", "next_message"):
-            return (
-                True
-                if self._neighbour(-1 if action == "previous_message" else 1) is not None
-                else None
-            )
-        if action == "undo":
-            # Hidden while a write waits (its message holds the session), so d has the room.
-            if self._waiting is not None:
-                return False
-            return True if self._can_undo else None
-        if action == "decide":
-            return self._waiting is not None and len(self.screen_stack) == 1
-        return True
-
-    # A dimmed key's binding does not run; Textual then offers the key to these handlers, which
-    # say why nothing happens instead of leaving the person guessing.
-    def key_c(self) -> None:
-        self._explain("copy_results")
-
-    def key_u(self) -> None:
-        if len(self.screen_stack) == 1:
-            self.action_undo()  # reads the journal afresh: it says "nothing to undo" itself
-
-    def key_e(self) -> None:
-        self._explain("end_follow")
-
-    def key_d(self) -> None:
-        self._explain("decide")
-
-    def key_left_square_bracket(self) -> None:
-        self._explain("previous_message")
-
-    def key_right_square_bracket(self) -> None:
-        self._explain("next_message")
-
-    def _explain(self, action: str) -> None:
-        if len(self.screen_stack) == 1:
-            self.notify(
-                why_not(
-                    action,
-                    self.current(),
-                    following=self._follow_path is not None,
-                    follow_name=self._follow_path.name if self._follow_path else None,
-                ),
-                severity="warning",
-            )
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -276,7 +244,7 @@ class OperatorApp(
                 "listening: they run only when you say so",
                 self.action_run_held,
             )
-        for number, state in sorted(self.states.items()):
+        for number, state in sorted(self.book.states.items()):
             yield SystemCommand(
                 f"Go to message {number}",
                 f"{state.source}: {plural(len(state.results), 'result')}",
@@ -287,12 +255,15 @@ class OperatorApp(
     # --- the view ------------------------------------------------------------------------
 
     def current(self) -> MessageState | None:
-        return self.states.get(self.view_number) if self.view_number is not None else None
+        return self.book.current()
 
     def status(self, text: str) -> None:
         self.status_line.say(text)
 
-    def request_refresh(self) -> None:
+    def request_refresh(self, *, tail: bool = False) -> None:
+        """Redraw soon, once for all the changes until then; `tail`: the table's cursor follows
+        the last rows this redraw brings."""
+        self._tail_next_refresh = self._tail_next_refresh or tail
         if not self._refresh_scheduled:
             self._refresh_scheduled = True
             self.set_timer(REFRESH_DELAY_S, self._scheduled_refresh)
@@ -310,7 +281,7 @@ class OperatorApp(
             self.message_title.update("Message")
             self.message_view.show("", {})
         else:
-            numbers = sorted(self.states)
+            numbers = sorted(self.book.states)
             where = f"{numbers.index(state.number) + 1} of {len(numbers)}, {state.source}"
             where += ", interrupted" if state.interrupted else ""
             title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
@@ -320,7 +291,7 @@ class OperatorApp(
                 state.errors_by_line(),
                 state.pending[0] if state.pending else None,
                 state.warnings,
-                message=(self.runner, state.number),
+                message=(self.opened.runner, state.number),
             )
             tail = not state.finished or self._tail_next_refresh
             table.sync(state.ordered_rows(), tail=tail and not reset)
@@ -352,18 +323,10 @@ class OperatorApp(
         self.message_view.scroll_to_top()
 
     def show_message(self, number: int | None) -> None:
-        if number is not None and number in self.states:
-            self.view_number = number
+        if self.book.show(number):
             self.refresh_view(reset=True)
 
-    def _neighbour(self, step: int) -> int | None:
-        numbers = sorted(self.states)
-        if self.view_number not in numbers:
-            return None
-        index = numbers.index(self.view_number) + step
-        return numbers[index] if 0 <= index < len(numbers) else None
-
-    # --- actions (copy and undo are in copy_undo.py) -------------------------------------
+    # --- actions (copy and undo are in copy_undo.py, e in message_flow.py) ---------------
 
     def action_previous_message(self) -> None:
         self._step(-1, "previous_message")
@@ -372,7 +335,7 @@ class OperatorApp(
         self._step(1, "next_message")
 
     def _step(self, step: int, action: str) -> None:
-        number = self._neighbour(step)
+        number = self.book.neighbour(step)
         if number is None:  # from the command palette, where a dimmed entry still runs
             self._explain(action)
         self.browse(number)
@@ -383,27 +346,7 @@ class OperatorApp(
         self.show_message(number)
         state = self.current()
         if number is not None and state is not None and state.number == number:
-            waiting = self._waiting
-            self.status(
-                browsing_text(
-                    state, waiting.plan.command_id if waiting and waiting.number == number else None
-                )
-            )
-
-    def action_end_follow(self) -> None:
-        state = self.current()
-        if state is not None and self.bridge_streams(state.number):
-            self.status(
-                f"Ending message {state.number}: what the browser adds to it from now on "
-                "is not run."
-            )
-            self.end_bridge_message(state.number)
-            return
-        if self._followed is None:
-            self._explain("end_follow")
-            return
-        self.status(f"Ending message {self._followed}...")
-        self._end_follow.set()
+            self.status(browsing_text(state, self.waiting.command_in(number)))
 
     def action_toggle_prompt_dialect(self) -> None:
         dialect = "operator" if settings.prompt_dialect() == "string" else "string"

@@ -2,7 +2,8 @@
 browser, and what the bridge tells the person: its state in the header, pairings, results put
 into the chat's input box. The bridge runs in the app's own event loop and streams into the same
 EngineRunner as a paste, so every write still opens the consent dialog here. A mixin of
-OperatorApp; aiohttp is imported only when the bridge starts."""
+OperatorApp, and the one that changes its BridgeState (app_state.py); aiohttp is imported only
+when the bridge starts."""
 
 from __future__ import annotations
 
@@ -94,36 +95,39 @@ def held_question(answers: list[HeldAnswer]) -> Text:
 
 class BridgeControlMixin(AppHost):
     def action_toggle_bridge(self) -> None:
-        if self.bridge is None:
+        if self.bridge_state.server is None:
             self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
         else:
             self.run_worker(self.stop_bridge(), group="bridge", exclusive=True)
 
     def action_pair_browser(self) -> None:
-        if self.bridge is None:
+        server = self.bridge_state.server
+        if server is None:
             self.run_worker(self.start_bridge(pair=True), group="bridge", exclusive=True)
             return
-        self.bridge.pair_again()
+        server.pair_again()
         self._show_pairing()
 
     async def start_bridge(self, pair: bool = False) -> None:
         from ..bridge.pairing import stored_port
         from ..bridge.server import BridgeServer, BridgeUnavailable
 
-        if self.bridge is not None:
+        if self.bridge_state.server is not None:
             return
         server = BridgeServer(
-            lambda: self.runner,
+            lambda: self.opened.runner,
             _Told(self),
             lambda: self.workspace.root.name if self.workspace is not None else None,
         )
-        port = self._bridge_port if self._bridge_port is not None else stored_port()
+        port = self.options.bridge_port
+        if port is None:
+            port = stored_port()
         try:
             await server.start(port)
         except BridgeUnavailable as exc:
             self.notify(f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15)
             return
-        self.bridge = server
+        self.bridge_state.server = server
         self.welcome.show_bridge(True)
         if pair and server.pairing_code is None:
             server.pair_again()
@@ -136,7 +140,7 @@ class BridgeControlMixin(AppHost):
             self._show_pairing()
 
     async def stop_bridge(self) -> None:
-        server, self.bridge = self.bridge, None
+        server, self.bridge_state.server = self.bridge_state.server, None
         if server is None:
             return
         self.offer_held([])  # what was held goes with the bridge: the page sends it again later
@@ -150,29 +154,33 @@ class BridgeControlMixin(AppHost):
 
     @property
     def bridge_on(self) -> bool:
-        return self.bridge is not None
+        return self.bridge_state.server is not None
 
     def bridge_streams(self, number: int) -> bool:
         """Whether message `number` is still being fed by the browser."""
-        return self.bridge is not None and self.bridge.bridge.open_message(number) is not None
+        server = self.bridge_state.server
+        return server is not None and server.bridge.open_message(number) is not None
 
     def end_bridge_message(self, number: int) -> None:
-        if self.bridge is not None:
-            self.bridge.bridge.end_message(number)
+        server = self.bridge_state.server
+        if server is not None:
+            server.bridge.end_message(number)
 
     def bridge_workspace_changed(self) -> None:
-        if self.bridge is not None:
-            self.bridge.bridge.workspace_changed()
+        server = self.bridge_state.server
+        if server is not None:
+            server.bridge.workspace_changed()
 
     def held_answers(self) -> list[HeldAnswer]:
-        return list(self.bridge.bridge.held.values()) if self.bridge is not None else []
+        server = self.bridge_state.server
+        return list(server.bridge.held.values()) if server is not None else []
 
     def offer_held(self, answers: list[HeldAnswer]) -> None:
         """Ask the person whether to run the answers that ended while Operator was not listening
         (the question is asked again, updated, when the list changes)."""
-        asking = self._held_question
+        asking = self.bridge_state.held_question
         if asking is not None:
-            self._held_question = None
+            self.bridge_state.held_question = None
             if asking in self.screen_stack:  # (not when the app is closing)
                 asking.dismiss(None)
         if not answers:
@@ -197,8 +205,8 @@ class BridgeControlMixin(AppHost):
         )
 
         def answered(run: bool | None) -> None:
-            if self._held_question is question:
-                self._held_question = None
+            if self.bridge_state.held_question is question:
+                self.bridge_state.held_question = None
             if run is None:
                 return  # replaced by a newer question, or the bridge stopped
             if run:
@@ -211,11 +219,12 @@ class BridgeControlMixin(AppHost):
                     f"{'it' if len(answers) == 1 else 'them'}."
                 )
 
-        self._held_question = question
+        self.bridge_state.held_question = question
         self.push_screen(question, answered)
 
     def action_run_held(self) -> None:
-        ran = self.bridge.bridge.run_held() if self.bridge is not None else 0
+        server = self.bridge_state.server
+        ran = server.bridge.run_held() if server is not None else 0
         if ran == 0:
             self.notify(
                 "No answer from while Operator was not listening waits.", severity="warning"
@@ -224,7 +233,7 @@ class BridgeControlMixin(AppHost):
         self.status(f"Running {plural(ran, 'answer')} that ended while Operator was not listening.")
 
     def show_bridge_status(self, status: BridgeStatus) -> None:
-        if self.bridge is None:
+        if self.bridge_state.server is None:
             return
         tab = status.tab
         self._badge().update(
@@ -240,7 +249,7 @@ class BridgeControlMixin(AppHost):
             self.status(f"The browser says: {tab.problem}")
 
     def _show_pairing(self) -> None:
-        server = self.bridge
+        server = self.bridge_state.server
         if server is None or server.pairing_code is None or server.port is None:
             return
         if isinstance(self.screen, PairingScreen):

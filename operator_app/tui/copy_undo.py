@@ -1,7 +1,7 @@
 """The two actions that reach outside the message view: copy (results or the system prompt: OSC 52
 on the UI thread, then the system clipboard and a saved file from a worker) and undo (the journal
 is read and the change reversed on workers; the confirmation in between is a dialog). A mixin of
-OperatorApp, which provides `runner`, `current()`, `status()` and `_own_copies`."""
+OperatorApp, and the one that changes its OwnCopies and UndoState (app_state.py)."""
 
 from __future__ import annotations
 
@@ -28,12 +28,12 @@ class CopyUndoMixin(AppHost):
     # --- copy ------------------------------------------------------------------------------
 
     def action_copy_results(self) -> None:
-        self.copy_results_of(self.current())
+        self.copy_results_of(self.book.current())
 
     def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None:
         """Copy the result blocks of `state`'s message; `auto`: because its last result came in
         with auto-copy on (a message with no result then copies nothing, silently)."""
-        runner = self.runner
+        runner = self.opened.runner
         results = (
             runner.session.results_of(state.number)
             if state is not None and runner is not None
@@ -67,7 +67,8 @@ class CopyUndoMixin(AppHost):
 
     def action_copy_prompt(self) -> None:
         """The system prompt of the dialect chosen in the palette (OPERATOR_CMD unless String)."""
-        folder = self.runner.session.state_dir if self.runner else settings.config_dir()
+        runner = self.opened.runner
+        folder = runner.session.state_dir if runner else settings.config_dir()
         if settings.prompt_dialect() == "string":
             from ..protocol.chanflow.spec import string_prompt
 
@@ -81,7 +82,7 @@ class CopyUndoMixin(AppHost):
     def _copy(
         self, text: str, what: str, save_to: Path, *, note: str = "", auto: bool = False
     ) -> None:
-        self._own_copies.add(text.strip())
+        self.copies.texts.add(text.strip())
         self.copy_to_clipboard(text)  # the terminal's clipboard (OSC 52); also sets app.clipboard
         self.deliver_copy(text, what, save_to, note, auto)
 
@@ -117,8 +118,9 @@ class CopyUndoMixin(AppHost):
     # --- undo ------------------------------------------------------------------------------
 
     def check_undo(self, ask: bool = False) -> None:
-        if self.runner is not None:
-            self._read_journal(self.runner, ask)
+        runner = self.opened.runner
+        if runner is not None:
+            self._read_journal(runner, ask)
 
     @work(thread=True, exit_on_error=False, group="journal")
     def _read_journal(self, runner: EngineRunner, ask: bool) -> None:
@@ -139,12 +141,12 @@ class CopyUndoMixin(AppHost):
         self.post_message(checked)
 
     def on_undo_checked(self, message: UndoChecked) -> None:
-        if message.origin is not self.runner or self.runner is None:
+        runner = self.opened.runner
+        if message.origin is not runner or runner is None:
             return
-        runner, entries = self.runner, message.entries
-        self._can_undo = bool(entries)
-        self._undone = message.undone
-        if any([state.mark_undone(message.undone) for state in self.states.values()]):
+        entries, known = message.entries, self.undo_state
+        known.runner, known.can_undo, known.undone = runner, bool(entries), message.undone
+        if any([state.mark_undone(message.undone) for state in self.book.states.values()]):
             self.request_refresh()
         self._refresh_footer()
         if not message.ask:

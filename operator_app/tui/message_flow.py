@@ -1,9 +1,10 @@
 """How messages reach the engine and how what the engine says reaches the screen. Input: a paste,
 text followed in a file, or the watched clipboard, each run by a thread worker through the
 EngineRunner (a write's consent dialog is asked from that worker, which waits for the answer:
-waiting_write.py).
+waiting_write.py); e ends a message that streams in.
 Output: the handlers of the runner's messages update the MessageState of each message and the
-status line, then ask for a coalesced redraw. A mixin of OperatorApp, which owns the widgets."""
+status line, then ask for a coalesced redraw. A mixin of OperatorApp, which owns the widgets; the
+one that changes its Following (app_state.py)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ class MessageFlowMixin(AppHost):
         self.start_message(message.text, "clipboard")
 
     def start_message(self, text: str, source: str) -> None:
-        if self.runner is None:
+        runner = self.opened.runner
+        if runner is None:
             self.notify("Choose a workspace first (w).", severity="warning")
             return
         refused = nothing_to_run(text)
@@ -87,8 +89,8 @@ class MessageFlowMixin(AppHost):
             )
             return
         self.welcome.display = False
-        if self._waiting is not None:
-            waiting = self._waiting
+        waiting = self.waiting.write
+        if waiting is not None:
             self.notify(
                 f"This {source} runs once you decide on {waiting.plan.command_id} of message "
                 f"{waiting.number}, which waits for you (d).",
@@ -97,7 +99,7 @@ class MessageFlowMixin(AppHost):
             )
         else:
             self.status(f"Running a {source} of {len(text):,} characters...")
-        self.run_message(self.runner, text, source)
+        self.run_message(runner, text, source)
 
     @work(thread=True, exit_on_error=False, group="engine")
     def run_message(self, runner: EngineRunner, text: str, source: str) -> None:
@@ -110,7 +112,11 @@ class MessageFlowMixin(AppHost):
     def follow_file(self, path: Path) -> None:
         try:
             follow_loop(
-                path, lambda: self.runner, self._end_follow, self._stopping, self._poll_interval
+                path,
+                lambda: self.opened.runner,
+                self.following.end_requested,
+                self._stopping,
+                self.options.poll_interval,
             )
         except Abandoned:
             pass  # the app is quitting with a write unanswered: the message stays unended
@@ -119,7 +125,7 @@ class MessageFlowMixin(AppHost):
 
     @work(thread=True, exit_on_error=False, group="clipboard")
     def watch_clipboard(self) -> None:
-        source = self._clipboard_source
+        source = self.options.clipboard_source
         if isinstance(source, SystemClipboard) and not source.available():
             self.post_message(
                 WorkFailed(
@@ -131,27 +137,42 @@ class MessageFlowMixin(AppHost):
         watch_loop(
             source,
             lambda text: self.post_message(ClipboardText(text)),
-            lambda text: text.strip() in self._own_copies,
+            self.copies.is_own,
             self._stopping,
-            self._clipboard_interval,
+            self.options.clipboard_interval,
         )
+
+    def action_end_follow(self) -> None:
+        state = self.book.current()
+        if state is not None and self.bridge_streams(state.number):
+            self.status(
+                f"Ending message {state.number}: what the browser adds to it from now on "
+                "is not run."
+            )
+            self.end_bridge_message(state.number)
+            return
+        followed = self.following.open_message
+        if followed is None:
+            self._explain("end_follow")
+            return
+        self.status(f"Ending message {followed}...")
+        self.following.end_requested.set()
 
     # --- engine events -------------------------------------------------------------------
 
     def _state_of(self, message: FromRunner, number: int) -> MessageState | None:
-        return self.states.get(number) if message.origin is self.runner else None
+        return self.book.states.get(number) if message.origin is self.opened.runner else None
 
     def on_message_began(self, message: MessageBegan) -> None:
-        if message.origin is not self.runner:
+        if message.origin is not self.opened.runner:
             return
-        state = self.states[message.number] = MessageState(
-            message.number, message.text, message.source
-        )
+        state = MessageState(message.number, message.text, message.source)
+        self.book.began(state)
         self.welcome.display = False
         if message.source.startswith("follow"):
-            self._followed = message.number
-            if self._follow_path is not None:
-                self.status(streaming_text(state, self._follow_path.name))
+            self.following.open_message = message.number
+            if self.options.follow is not None:
+                self.status(streaming_text(state, self.options.follow.name))
         elif message.source.startswith("bridge"):
             self.status(
                 streaming_text(
@@ -186,14 +207,13 @@ class MessageFlowMixin(AppHost):
                     severity="error",
                     timeout=20,
                 )
-        if self.view_number == state.number:
+        if self.book.view_number == state.number:
             self.request_refresh()
 
     def on_message_grew(self, message: MessageGrew) -> None:
         state = self._state_of(message, message.number)
         if state is not None:
-            state.text += message.chunk
-            state.version += 1
+            state.grow(message.chunk)
             self.request_refresh()
 
     def on_pending_changed(self, message: PendingChanged) -> None:
@@ -207,8 +227,8 @@ class MessageFlowMixin(AppHost):
         if state is None:
             return
         state.finish(message.warnings)
-        if self._followed == state.number:
-            self._followed = None
+        if self.following.open_message == state.number:
+            self.following.open_message = None
         self.status(
             finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on)
         )
@@ -217,10 +237,7 @@ class MessageFlowMixin(AppHost):
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
         self.check_undo()
-        self._tail_next_refresh = (
-            True  # the last rows may land with this refresh: the cursor follows them
-        )
-        self.request_refresh()
+        self.request_refresh(tail=True)  # the last rows may land with it: the cursor follows them
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.notify(message.text, title="Operator", severity="error", timeout=15)

@@ -192,6 +192,11 @@ class MessageState:
             if row is not None:
                 row.summary = event.text
 
+    def grow(self, chunk: str) -> None:
+        """A streamed message received more text."""
+        self.text += chunk
+        self.version += 1
+
     def set_pending(self, pending: tuple[int, str | None] | None) -> None:
         self.version += 1
         for line in [line for line, row in self.rows.items() if row.status == "pending"]:

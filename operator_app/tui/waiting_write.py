@@ -1,7 +1,8 @@
 """A write that waits for the person: its consent dialog (asked from the engine's worker, which
 blocks until the answer), putting the decision off with escape and bringing the dialog back (d,
 or enter on its row), and what cannot happen meanwhile, since the waiting message is not done:
-undo, another workspace, and quitting without being asked. A mixin of OperatorApp."""
+undo, another workspace, and quitting without being asked. A mixin of OperatorApp, and the one
+that changes its WaitingWrite (app_state.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ class WaitingWriteMixin(AppHost):
         if self._stopping():
             # No answer: the waiting worker sees the app going and leaves the message unended.
             return
-        self._waiting = message
+        self.waiting.write = message
         self.refresh_view()  # the table shows the write waiting before the dialog covers it
         # Opened once the table has its new cells and the screen was redrawn with them: the
         # screen under a dialog is not redrawn until the dialog closes.
@@ -55,11 +56,11 @@ class WaitingWriteMixin(AppHost):
                 )
                 self._refresh_footer()
                 return
-            self._waiting = None
+            self.waiting.write = None
             self._refresh_footer()
             message.answer(value)
 
-        if self._waiting is not message or any(
+        if self.waiting.write is not message or any(
             isinstance(screen, ConsentScreen) for screen in self.screen_stack
         ):
             return
@@ -83,20 +84,21 @@ class WaitingWriteMixin(AppHost):
         self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
 
     def action_decide(self) -> None:
-        if self._waiting is None:
+        waiting = self.waiting.write
+        if waiting is None:
             self.notify("No write waits for you.", severity="warning")
             return
-        if self.view_number != self._waiting.number:
-            self.show_message(self._waiting.number)
-        self._show_consent(self._waiting)
+        if self.book.view_number != waiting.number:
+            self.show_message(waiting.number)
+        self._show_consent(waiting)
 
     def _busy_with_a_write(self, what: str) -> bool:
         """A write waits for the person: its message is not done until they decide (the session
         is let go of meanwhile, but this app's runner still works on that message), so `what`
         cannot happen now. Says so."""
-        if self._waiting is None:
+        waiting = self.waiting.write
+        if waiting is None:
             return False
-        waiting = self._waiting
         self.notify(
             f"{waiting.plan.command_id} of message {waiting.number} waits for you: "
             f"decide it first (d), then {what}.",
@@ -105,14 +107,14 @@ class WaitingWriteMixin(AppHost):
         return True
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        state, line = self.current(), self.table.selected_line()
+        state, line = self.book.current(), self.table.selected_line()
         row = state.rows.get(line) if state is not None and line is not None else None
-        if row is not None and row.status == WAITING and self._waiting is not None:
+        if row is not None and row.status == WAITING and self.waiting.write is not None:
             self.action_decide()
 
     async def action_quit(self) -> None:
-        waiting = self._waiting
-        if waiting is not None and self._quit_question is None:
+        waiting, asking = self.waiting.write, self.waiting.quit_question
+        if waiting is not None and asking is None:
             question = Text.assemble(
                 (f"{waiting.plan.action} on {waiting.plan.where}", "bold"),
                 f" ({waiting.plan.command_id}) waits "
@@ -120,18 +122,18 @@ class WaitingWriteMixin(AppHost):
                 f"and the rest of message {waiting.number} does not run (after a restart its "
                 "commands show as not run).",
             )
-            self._quit_question = ConfirmScreen(
+            asking = self.waiting.quit_question = ConfirmScreen(
                 "a write waits for you", question, yes="quit (ctrl+q again too)", no="stay"
             )
 
             async def answered(yes: bool | None) -> None:
-                self._quit_question = None
+                self.waiting.quit_question = None
                 if yes:
                     await self._leave()
 
-            self.push_screen(self._quit_question, answered)
+            self.push_screen(asking, answered)
             return
-        if self._quit_question is not None:  # ctrl+q again on the question: that is a yes
-            self._quit_question.dismiss(True)
+        if asking is not None:  # ctrl+q again on the question: that is a yes
+            asking.dismiss(True)
             return
         await self._leave()

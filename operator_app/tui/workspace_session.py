@@ -1,6 +1,7 @@
 """The workspace and its session: choosing one (the picker), opening it (a new EngineRunner and
 session, the bridge told), and reading the session back (recovering a write an earlier run died
-in, then every message with its results). A mixin of OperatorApp."""
+in, then every message with its results). A mixin of OperatorApp, and the one that changes its
+OpenWorkspace (app_state.py)."""
 
 from __future__ import annotations
 
@@ -28,17 +29,16 @@ class WorkspaceSessionMixin(AppHost):
             # A write put off while the picker was open holds this workspace's session.
             if not self._busy_with_a_write("choose another workspace"):
                 self.open_workspace(path)
-        elif self.runner is None:
+        elif self.opened.runner is None:
             self.status("No workspace chosen: press w to choose one.")
 
     def _state_dir_for(self, root: Path) -> Path | None:
         # --state-dir names the session of the workspace the app starts in, given or picked first;
         # another workspace chosen later gets its own default folder (a session per workspace).
-        if self._state_override is None or (
-            self._state_owner is not None and self._state_owner != root
-        ):
+        owner = self.opened.state_owner
+        if self.options.state_dir is None or (owner is not None and owner != root):
             return None
-        return self._state_override
+        return self.options.state_dir
 
     def open_workspace(self, path: Path) -> None:
         try:
@@ -49,22 +49,26 @@ class WorkspaceSessionMixin(AppHost):
             )
         except (WorkspaceUnusable, StateUnusable) as exc:
             self.notify(str(exc), severity="error", timeout=10)
-            self._pick_workspace(Path.cwd(), first_use=self.runner is None)
+            self._pick_workspace(Path.cwd(), first_use=self.opened.runner is None)
             return
+        opened = self.opened
         if state_dir is not None:
-            self._state_owner = workspace.root
-        if self.runner is not None:
+            opened.state_owner = workspace.root
+        if opened.runner is not None:
             self.bridge_workspace_changed()
-        self.runner = EngineRunner(workspace, session, self.post_message, self._ask_consent)
+        runner = opened.runner = EngineRunner(
+            workspace, session, self.post_message, self._ask_consent
+        )
         settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
-        self.states, self.view_number, self._can_undo, self._undone = {}, None, False, {}
+        # What undo knows stays with the previous runner (UndoState is per runner).
+        self.book.clear()
         self.refresh_view(reset=True)
         self.status("Reading the session...")
-        self.load_session(self.runner)
+        self.load_session(runner)
         self.check_undo()
-        if self._initial_message is not None:
-            text, self._initial_message = self._initial_message, None
+        if opened.first_message is not None:
+            text, opened.first_message = opened.first_message, None
             self.start_message(text, "message file")
 
     @work(thread=True, exit_on_error=False, group="session")
@@ -94,28 +98,26 @@ class WorkspaceSessionMixin(AppHost):
         self.post_message(loaded)
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
-        if message.origin is not self.runner:
+        runner = self.opened.runner
+        if message.origin is not runner:
             return
-        live = (
-            self.states
-        )  # a message that began while the session was read is newer than what was read
-        self.states = {**message.states, **live}
+        undone = self.undo_state.undone_in(runner)
         for state in message.states.values():
-            state.mark_undone(self._undone)
-        if live:
+            state.mark_undone(undone)
+        if self.book.read_back(message.states):
             # The shown message stays as it is: only "N of M" in its title changes.
             self.refresh_view()
             return
-        self.view_number = max(self.states, default=None)
-        self.welcome.display = not self.states
+        states = self.book.states
+        self.welcome.display = not states
         self.refresh_view(reset=True)
-        if self.states:
-            interrupted = sum(1 for state in self.states.values() if state.interrupted)
-            self.status(resumed_text(len(self.states), interrupted))
-        elif self._follow_path is not None:
+        if states:
+            interrupted = sum(1 for state in states.values() if state.interrupted)
+            self.status(resumed_text(len(states), interrupted))
+        elif self.options.follow is not None:
             self.status(
-                f"Following {self._follow_path.name}: a message starts when text is written to it. "
-                "A paste works too."
+                f"Following {self.options.follow.name}: a message starts when text is written to "
+                "it. A paste works too."
             )
         else:
             self.status("Paste the model's answer anywhere on this screen.")
