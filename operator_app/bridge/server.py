@@ -238,9 +238,15 @@ async def _message(request: web.Request) -> web.Response:
         return parsed
     bridge, data, key = parsed
     text, generating = data.get("text"), data.get("generating")
-    if not isinstance(text, str) or not isinstance(generating, bool):
+    resent = data.get("resent", False)
+    if (
+        not isinstance(text, str)
+        or not isinstance(generating, bool)
+        or not isinstance(resent, bool)
+    ):
         return _bad_request(
-            "text must be the message's whole text (a string) and generating true or false"
+            "text must be the message's whole text (a string), generating true or false, and "
+            "resent (when given) true or false"
         )
     if bridge.workspace_name() is None:
         return _refuse(
@@ -253,7 +259,7 @@ async def _message(request: web.Request) -> web.Response:
                 ),
             )
         )
-    return web.json_response(bridge.update(key, text, generating, _tab(data)))
+    return web.json_response(bridge.update(key, text, generating, _tab(data), resent=resent))
 
 
 async def _results(request: web.Request) -> web.Response:

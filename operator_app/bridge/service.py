@@ -55,15 +55,15 @@ class BridgeMessage:
 
 @dataclass
 class HeldAnswer:
-    """A page message that reached Operator already finished: the page's answer ended while
-    Operator was not listening (the bridge was off, Operator was not running, the browser could
-    not reach it). It runs only when the person says so."""
+    """A page message that reached Operator already finished, or told again by the page: the
+    page's answer was written while Operator was not listening (the bridge was off, Operator was
+    not running, the browser could not reach it). It runs only when the person says so."""
 
     key: PageKey
     site: str
     title: str
     text: str
-    generating: bool = False  # the page took it up again since (it grows)
+    generating: bool = False  # the model still writes it (told again mid-answer, or it grows)
 
     @property
     def lines(self) -> list[str]:
@@ -207,23 +207,35 @@ class Bridge:
     # --- page messages -----------------------------------------------------------------------
 
     def update(
-        self, key: PageKey, text: str, generating: bool, tab: dict[str, Any] | None
+        self,
+        key: PageKey,
+        text: str,
+        generating: bool,
+        tab: dict[str, Any] | None,
+        *,
+        resent: bool = False,
     ) -> dict[str, Any]:
+        """`resent`: the page tells again a text Operator may have missed (its heartbeat found
+        the extension's background had no word of it): Operator did not hear it from its start."""
         site = str((tab or {}).get("site") or "page")[:40]
         if self.pages.get(key) is None:
             self._restore(key, site)
-        if self._hold(key, text, generating, site, str((tab or {}).get("title") or "")[:200]):
+        title = str((tab or {}).get("title") or "")[:200]
+        if self._hold(key, text, generating, generating and not resent, site, title):
             return {"message": None, "accepted": 0, "state": "held"}
         return self._take(key, text, generating, site)
 
-    def _hold(self, key: PageKey, text: str, generating: bool, site: str, title: str) -> bool:
+    def _hold(
+        self, key: PageKey, text: str, generating: bool, heard: bool, site: str, title: str
+    ) -> bool:
         """Whether this text waits for the person instead of running. Operator runs by itself only
-        what it hears being written: a text that would open an Operator message and comes already
-        finished ended while Operator was not listening (issue 20: it ran by itself seconds after
-        the bridge came back, unannounced)."""
+        what it hears being written (`heard`: the page sends it as the model writes it). A text
+        that would open an Operator message and comes already finished, or is told again, was
+        written while Operator was not listening (issue 20: it ran by itself seconds after the
+        bridge came back, unannounced)."""
         held = self.held.get(key)
         if held is not None:
-            if generating and not text.startswith(held.text) and not held.text.startswith(text):
+            if heard and not text.startswith(held.text) and not held.text.startswith(text):
                 # Rewritten while the page watches (a regenerated answer): this one is heard.
                 del self.held[key]
                 self._tell_held()
@@ -232,13 +244,9 @@ class Bridge:
                 held.text = text
             held.generating = generating
             return True
-        if (
-            generating
-            or key[0].startswith(SELECTION_PREFIX)
-            or not self.pages.would_open(key, text)
-        ):
+        if heard or key[0].startswith(SELECTION_PREFIX) or not self.pages.would_open(key, text):
             return False
-        self.held[key] = HeldAnswer(key, site, title, text)
+        self.held[key] = HeldAnswer(key, site, title, text, generating)
         self._tell_held()
         return True
 

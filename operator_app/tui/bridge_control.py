@@ -76,10 +76,11 @@ def held_question(answers: list[HeldAnswer]) -> Text:
     lines = [Text(headline, style="bold")]
     for answer in answers:
         where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
+        writing = ", the model still writes it" if answer.generating else ""
         lines.append(
             Text(
                 f"  • {where} ({plural(answer.blocks, 'block')}, "
-                f"{plural(len(answer.lines), 'line')})"
+                f"{plural(len(answer.lines), 'line')}{writing})"
             )
         )
     lines.append(

@@ -142,10 +142,10 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
     finished_texts: list[str] = []  # what the bridge was told of finished answers
     update = service.Bridge.update
 
-    def recording(self: Any, key: Any, text: str, generating: bool, tab: Any) -> Any:
+    def recording(self: Any, key: Any, text: str, generating: bool, tab: Any, **kw: Any) -> Any:
         if not generating:
             finished_texts.append(text)
-        return update(self, key, text, generating, tab)
+        return update(self, key, text, generating, tab, **kw)
 
     monkeypatch.setattr(service.Bridge, "update", recording)
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):

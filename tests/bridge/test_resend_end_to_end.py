@@ -56,9 +56,9 @@ async def test_a_finished_answer_whose_results_went_back_is_not_posted_again(
     told: list[tuple[Any, str, bool]] = []  # every text the bridge was given
     update = service.Bridge.update
 
-    def recording(self: Any, key: Any, text: str, generating: bool, tab: Any) -> Any:
+    def recording(self: Any, key: Any, text: str, generating: bool, tab: Any, **kw: Any) -> Any:
         told.append((key, text, generating))
-        return update(self, key, text, generating, tab)
+        return update(self, key, text, generating, tab, **kw)
 
     monkeypatch.setattr(service.Bridge, "update", recording)
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):

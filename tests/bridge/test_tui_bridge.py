@@ -520,6 +520,50 @@ async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_
         ]
 
 
+async def test_a_text_told_again_mid_answer_waits_and_once_run_takes_the_rest_as_it_comes(
+    workspace: Path, state: Path
+) -> None:
+    """The page's heartbeat tells again an answer Operator never heard (it was away when the page
+    sent it), while the model still writes: held all the same, said so, and once the person says
+    run it, the message stays open for what the model writes next."""
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        reply = await extension.message(READ, generating=True, resent=True, site="Claude")
+        assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
+        await wait_for(pilot, lambda: "the model still writes it" in question(app))
+        assert "1 answer ended while Operator was not listening — run it?" in question(app)
+        assert app.states == {}
+        await extension.message(READ + "More:\n", generating=True)  # heard, but of a held one
+        assert app.states == {} and (await extension.results())["state"] == "held"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+        assert app.current().finished is False  # still open: the model writes on
+        await extension.answer(READ + "More:\n" + LIST, seen=READ + "More:\n")
+        result = await extension.results(wait=10)
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r1",
+            "id: r2",
+        ]
+        assert len(app.states) == 1
+
+
+async def test_a_text_told_again_of_a_message_operator_knows_is_taken_as_usual(
+    workspace: Path, state: Path
+) -> None:
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ, generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
+        reply = await extension.message(READ + LIST, generating=False, resent=True)
+        assert reply.json()["state"] != "held"
+        result = await extension.results(wait=10)
+        assert result["count"] == 2 and len(app.states) == 1
+        bad = await extension.message(READ, generating=False, resent="yes")  # type: ignore[arg-type]
+        assert bad.status == 400 and "resent" in bad.json()["error"]["message"]
+
+
 async def test_a_held_answer_the_page_rewrites_while_the_model_writes_runs_as_a_new_one(
     workspace: Path, state: Path
 ) -> None:

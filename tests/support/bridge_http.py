@@ -113,17 +113,18 @@ class Extension:
         position: int = 0,
         site: str = "ChatGPT",
         title: str = "Fix the tests",
+        resent: bool | None = None,
     ) -> Reply:
-        return await self.post(
-            "/v1/message",
-            {
-                "conversation": conversation,
-                "position": position,
-                "text": text,
-                "generating": generating,
-                "tab": {"id": 1, "site": site, "title": title, "url": "https://x"},
-            },
-        )
+        payload: dict[str, Any] = {
+            "conversation": conversation,
+            "position": position,
+            "text": text,
+            "generating": generating,
+            "tab": {"id": 1, "site": site, "title": title, "url": "https://x"},
+        }
+        if resent is not None:
+            payload["resent"] = resent
+        return await self.post("/v1/message", payload)
 
     async def answer(self, text: str, seen: str = "", **where: Any) -> Reply:
         """The page's answer as the extension sends one it watched being written: its start (up to

@@ -197,7 +197,7 @@
   function pagePayload() {
     return {
       conversation: watched.conversation, position: watched.position, text: watched.sent.text,
-      generating: !watched.done, tab: tabInfo(),
+      generating: !watched.done, resent: watched.resent === true, tab: tabInfo(),
     };
   }
 
@@ -340,7 +340,12 @@
       if (reply && reply.connection && operatorState === null) operatorState = reply.connection;
       // The background has no word of this page message (its worker was restarted, or Operator
       // was and forgot it): tell it again. A finished one whose results went back is not sent.
-      if (reply && reply.resend && watched && watched.sent) send({ type: "message", payload: pagePayload() });
+      // Told again, and so are its later texts: Operator did not hear it from its start, so one
+      // it does not know waits for the person even while the model still writes.
+      if (reply && reply.resend && watched && watched.sent) {
+        watched.resent = true;
+        send({ type: "message", payload: pagePayload() });
+      }
     });
   }
 
