@@ -84,7 +84,8 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
         await popup.wait_for_selector("#stop-tab:not([hidden])")
         await popup.click("#stop-tab")
         await popup.wait_for_selector("#tab-state[data-state='idle']")
-        assert await popup.is_hidden("#chosen")
+        # The list of chosen pages is redrawn beside the tab's line, not before it: wait for it.
+        await popup.wait_for_selector("#chosen", state="hidden", timeout=5000)
         # Stopped: a block the page adds now goes nowhere.
         await local.evaluate("() => addHiddenBlock('hidden2')")
         await asyncio.sleep(QUIET_S)
