@@ -209,25 +209,26 @@ class ScannerMeter:
     """Counts what Operator's scanners are fed, and the time they spend, while installed: the
     stream's scanner in the engine's worker thread (fed each update's new part), the message
     view's own scanner on the app's thread (it marks the blocks where it draws the text), and
-    any whole-text scans (scan_message)."""
+    any whole-text scans (scan_whole)."""
 
     def __init__(self) -> None:
         from operator_app.engine import executor
-        from operator_app.protocol import scanner
-        from operator_app.tui import state
-        from operator_app.tui.widgets import message_view
+        from operator_app.protocol import message
+        from operator_app.tui import message_flow, outlook, state
 
-        self.scanner: Any = scanner  # patched while installed: Any, not the module's own types
-        self.users: list[Any] = [executor, state, message_view]
+        # The message scanner both dialects share is what the stream and the view feed (its fast
+        # path queues prose without calling the OPERATOR_CMD scanner's feed: meter it, not that).
+        self.scanner: Any = message  # patched while installed: Any, not the module's own types
+        self.users: list[Any] = [executor, state, outlook, message_flow]
         self.local = threading.local()
         self.stream_characters, self.stream_seconds = 0, 0.0
         self.stream_chunks: list[str] = []
         self.whole_characters, self.whole_seconds, self.whole_scans = 0, 0.0, 0
         self.view_characters, self.view_seconds = 0, 0.0
-        self.original_feed: Any = scanner.Scanner.feed
-        self.original_end: Any = scanner.Scanner.end
-        self.original_pending: Any = scanner.Scanner.__dict__["pending"]
-        self.original_scan: Any = scanner.scan_message
+        self.original_feed: Any = message.MessageScanner.feed
+        self.original_end: Any = message.MessageScanner.end
+        self.original_pending: Any = message.MessageScanner.__dict__["pending"]
+        self.original_scan: Any = message.scan_whole
 
     def _in_whole_scan(self) -> bool:
         return getattr(self.local, "whole", False)
@@ -267,27 +268,27 @@ class ScannerMeter:
                 meter.whole_characters += len(text)
                 meter.whole_scans += 1
 
-        self.scanner.Scanner.feed = timed(self.original_feed, True)
-        self.scanner.Scanner.end = timed(self.original_end, False)
-        self.scanner.Scanner.pending = property(
+        self.scanner.MessageScanner.feed = timed(self.original_feed, True)
+        self.scanner.MessageScanner.end = timed(self.original_end, False)
+        self.scanner.MessageScanner.pending = property(
             timed(self.original_pending.fget, False)
         )  # asked after each chunk
         for module in self.users:
-            module.scan_message = whole_scan
+            module.scan_whole = whole_scan
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.scanner.Scanner.feed = self.original_feed
-        self.scanner.Scanner.end = self.original_end
-        self.scanner.Scanner.pending = self.original_pending
+        self.scanner.MessageScanner.feed = self.original_feed
+        self.scanner.MessageScanner.end = self.original_end
+        self.scanner.MessageScanner.pending = self.original_pending
         for module in self.users:
-            module.scan_message = self.original_scan
+            module.scan_whole = self.original_scan
 
 
 async def long_answer_work(
     app: Any, browser: AsyncExtensionBrowser, sites: MockSites, fed: list[Any]
 ) -> dict[str, Any]:
-    from operator_app.protocol.scanner import scan_message
+    from operator_app.protocol.message import scan_whole
 
     page = await open_chat(browser, sites, "claude.ai", "/chat/bench-long")
     await asyncio.sleep(1.0)  # earlier parts' messages are all over
@@ -314,10 +315,10 @@ async def long_answer_work(
     )
     # The scanner runs in the TUI's worker thread, whose wall time above includes the moments other
     # threads held the GIL; replay the very chunks it was fed, here, against one scan of the whole.
-    from operator_app.protocol.scanner import Scanner
+    from operator_app.protocol.message import MessageScanner
 
     def replay() -> None:
-        scanner = Scanner()
+        scanner = MessageScanner()
         for chunk in meter.stream_chunks:
             scanner.feed(chunk)
             scanner.pending  # noqa: B018 - asked after each chunk, as the stream does
@@ -326,7 +327,7 @@ async def long_answer_work(
     scans, replays = [], []
     for _ in range(15):
         started = time.perf_counter()
-        scan_message(final_text)
+        scan_whole(final_text)
         scans.append(time.perf_counter() - started)
         started = time.perf_counter()
         replay()
@@ -386,9 +387,11 @@ async def run(quick: bool) -> dict[str, Any]:
     fed: list[Any] = []
     original_update = service.Bridge.update
 
-    def counting_update(self: Any, key: Any, text: str, generating: bool, tab: Any) -> Any:
+    def counting_update(
+        self: Any, key: Any, text: str, generating: bool, tab: Any, **told: Any
+    ) -> Any:
         started = time.perf_counter()
-        reply = original_update(self, key, text, generating, tab)
+        reply = original_update(self, key, text, generating, tab, **told)
         fed.append(
             (key[0], len(text), reply["accepted"], time.perf_counter() - started, generating)
         )
