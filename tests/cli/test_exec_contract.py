@@ -56,6 +56,13 @@ def run(
     )
 
 
+def in_session(
+    command: str, ws: Path, state: Path | str, *rest: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`operator-app COMMAND --workspace WS --state-dir STATE REST...`."""
+    return run(command, "--workspace", str(ws), "--state-dir", str(state), *rest, stdin=stdin)
+
+
 def parse_blocks(stdout: str) -> list[dict[str, Any]]:
     blocks = [
         {
@@ -82,12 +89,10 @@ MESSAGE = (
 
 def test_stdout_is_exactly_the_result_blocks_in_command_order(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         "--approve",
         "all",
         str(tmp_path / "m.txt"),
@@ -104,12 +109,10 @@ def test_message_from_stdin_or_dash_and_writes_rejected_without_a_terminal(
     ws: Path, tmp_path: Path
 ) -> None:
     for source in ([], ["-"]):
-        done = run(
+        done = in_session(
             "exec",
-            "--workspace",
-            str(ws),
-            "--state-dir",
-            str(tmp_path / f"st{len(source)}"),
+            ws,
+            tmp_path / f"st{len(source)}",
             *source,
             stdin=MESSAGE,
         )
@@ -123,12 +126,10 @@ def test_message_from_stdin_or_dash_and_writes_rejected_without_a_terminal(
 
 def test_approve_none_rejects(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         "--approve",
         "none",
         str(tmp_path / "m.txt"),
@@ -162,24 +163,20 @@ def test_exit_codes_and_failure_envelopes(
 
 def test_json_success_envelope_carries_results_and_the_copy_text(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    text = run(
+    text = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "a"),
+        ws,
+        tmp_path / "a",
         "--approve",
         "all",
         str(tmp_path / "m.txt"),
     )
     shutil.rmtree(ws)
     shutil.copytree(DEMO, ws)
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "b"),
+        ws,
+        tmp_path / "b",
         "--approve",
         "all",
         "--json",
@@ -201,12 +198,10 @@ def test_truncation_path_sets_meta_truncated(ws: Path, tmp_path: Path) -> None:
     (ws / "many.txt").write_text("hit\n" * 80)
     (tmp_path / "m.txt").write_text(block("s1", "fs.search", path="many.txt", query="hit"))
     envelope = json.loads(
-        run(
+        in_session(
             "exec",
-            "--workspace",
-            str(ws),
-            "--state-dir",
-            str(tmp_path / "st"),
+            ws,
+            tmp_path / "st",
             "--json",
             str(tmp_path / "m.txt"),
         ).stdout
@@ -247,21 +242,19 @@ def test_a_message_of_repeats_is_answered_not_a_cache_hit(ws: Path, tmp_path: Pa
 
 def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         "--approve",
         "all",
         str(tmp_path / "m.txt"),
     )
-    again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
+    again = in_session("results", ws, str(tmp_path / "st"), "--last")
     assert again.returncode == 0 and again.stdout == done.stdout
-    missing = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "other"))
+    missing = in_session("results", ws, str(tmp_path / "other"))
     assert missing.returncode == 6 and "there is no Operator session in" in missing.stderr
-    nothing = run("undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "other"))
+    nothing = in_session("undo", ws, str(tmp_path / "other"))
     assert nothing.returncode == 6 and "there is no Operator session in" in nothing.stderr
     assert not (tmp_path / "other").exists()  # they only look: no state folder is made
 
@@ -283,12 +276,10 @@ def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_pa
     from operator_app.engine.state.session import Session
 
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         "--approve",
         "all",
         str(tmp_path / "m.txt"),
@@ -313,11 +304,9 @@ def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(
         block("w1", "fs.write", path="notes/plan.txt", content_b64=b64("One\nTwo\nThree\n"))
         + block("w2", "fs.write", path="notes/new/deep.txt", content="x")
     )
-    run(
+    in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
+        ws,
         state,
         "--approve",
         "all",
@@ -325,26 +314,24 @@ def test_undo_restores_exact_bytes_and_refuses_when_the_file_changed(
     )
     assert target.read_bytes() == b"\xef\xbb\xbfOne\r\nTwo\r\nThree"  # the file's conventions kept
     assert oct(target.stat().st_mode & 0o777) == "0o640"
-    done = run("undo", "--workspace", str(ws), "--state-dir", state, "--steps", "2")
+    done = in_session("undo", ws, state, "--steps", "2")
     assert done.returncode == 0, done.stderr
     assert target.read_bytes() == original and not (ws / "notes" / "new").exists()
     assert oct(target.stat().st_mode & 0o777) == "0o640"
-    assert run("undo", "--workspace", str(ws), "--state-dir", state).returncode == 6  # nothing left
+    assert in_session("undo", ws, state).returncode == 6  # nothing left
     (tmp_path / "m2.txt").write_text(
         block("w3", "fs.write", path="notes/plan.txt", content="changed")
     )
-    run(
+    in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
+        ws,
         state,
         "--approve",
         "all",
         str(tmp_path / "m2.txt"),
     )
     target.write_text("edited by hand\n")
-    refused = run("undo", "--workspace", str(ws), "--state-dir", state)
+    refused = in_session("undo", ws, state)
     assert refused.returncode == 6 and "changed since" in refused.stderr
     assert target.read_text() == "edited by hand\n"
 
@@ -358,40 +345,32 @@ def test_an_undone_change_is_marked_in_results_and_undo_list(ws: Path, tmp_path:
         + block("w2", "fs.write", path="notes/other.txt", content="two")
         + block("r1", "fs.stat", path="README.md")
     )
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
+        ws,
         state,
         "--approve",
         "all",
         str(tmp_path / "m.txt"),
     )
-    assert (
-        run("undo", "--workspace", str(ws), "--state-dir", state).returncode == 0
-    )  # w2, the newest
-    again = run("results", "--workspace", str(ws), "--state-dir", state, "--last")
+    assert in_session("undo", ws, state).returncode == 0  # w2, the newest
+    again = in_session("results", ws, state, "--last")
     assert again.returncode == 0 and again.stdout == done.stdout
     assert (
         "w2 (fs.write notes/other.txt) was undone at " in again.stderr and "tell it" in again.stderr
     )
     assert "w1 (" not in again.stderr
-    data = json.loads(
-        run("results", "--workspace", str(ws), "--state-dir", state, "--last", "--json").stdout
-    )["data"]
+    data = json.loads(in_session("results", ws, state, "--last", "--json").stdout)["data"]
     assert [(r["id"], r["undone"]) for r in data["results"]] == [
         ("w1", False),
         ("w2", True),
         ("r1", False),
     ]
-    listing = run("undo", "--workspace", str(ws), "--state-dir", state, "--list")
+    listing = in_session("undo", ws, state, "--list")
     lines = listing.stdout.splitlines()
     assert len(lines) == 2 and "w2, " in lines[0] and " undone at " in lines[0]
     assert "w1, " in lines[1] and "undone" not in lines[1]
-    listed = json.loads(
-        run("undo", "--workspace", str(ws), "--state-dir", state, "--list", "--json").stdout
-    )["data"]
+    listed = json.loads(in_session("undo", ws, state, "--list", "--json").stdout)["data"]
     assert [c["command_id"] for c in listed["changes"]] == ["w1"]
     assert [c["command_id"] for c in listed["undone"]] == ["w2"] and listed["undone"][0][
         "undone_at"
@@ -428,12 +407,10 @@ def test_json_data_has_the_declared_shape_for_every_kind_of_result(
         + block("w1", "fs.write", path="a.txt", content="x")
     )
     (tmp_path / "m.txt").write_text(message)
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         "--json",
         str(tmp_path / "m.txt"),
     )
@@ -481,12 +458,10 @@ def test_diagnostics_go_to_stderr_never_stdout(ws: Path, tmp_path: Path) -> None
 
 
 def test_an_empty_message_prints_nothing_and_says_why_on_stderr(ws: Path, tmp_path: Path) -> None:
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         "-",
         stdin="Just prose, no commands.\n",
     )
@@ -690,7 +665,7 @@ def test_output_that_cannot_be_written_loses_no_result(ws: Path, tmp_path: Path)
     assert "Traceback" not in done.stderr
     assert "OUTPUT_FAILED" in done.stderr and "results --workspace DIR --last" in done.stderr
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"  # the work was done
-    again = run("results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last")
+    again = in_session("results", ws, str(tmp_path / "st"), "--last")
     assert again.returncode == 0
     assert [(b["id"], b["ok"]) for b in parse_blocks(again.stdout)] == [
         ("r1", True),
@@ -702,12 +677,10 @@ def test_output_that_cannot_be_written_loses_no_result(ws: Path, tmp_path: Path)
 def test_get_interface_spec_returns_the_spec_file_exactly(ws: Path, tmp_path: Path) -> None:
     spec = (ROOT / "spec" / "interface.txt").read_bytes()
     spec.decode("ascii")  # plain ASCII, as the issue asks
-    done = run(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(tmp_path / "st"),
+        ws,
+        tmp_path / "st",
         stdin=(
             "OPERATOR_CMD\nversion: 1\nid: spec\naction: operator.getInterfaceSpec\n"
             "END_OPERATOR_CMD\n"
@@ -721,20 +694,16 @@ def test_a_reused_id_in_a_later_message_is_err_duplicate_id_and_runs_nothing(
     ws: Path, tmp_path: Path
 ) -> None:
     state = str(tmp_path / "st")
-    first = run(
+    first = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
+        ws,
         state,
         stdin=block("w1", "fs.stat", path="README.md"),
     )
     assert [b["ok"] for b in parse_blocks(first.stdout)] == [True]
-    again = run(
+    again = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
+        ws,
         state,
         "--approve",
         "all",
@@ -788,11 +757,9 @@ def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
         "use --approve all" in first.stderr
         and (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
     )
-    again = run(
+    again = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
+        ws,
         state,
         "--approve",
         "all",
@@ -842,7 +809,7 @@ def test_a_workspace_path_that_is_not_utf8_gives_valid_utf8_json(tmp_path: Path)
 
 
 def test_every_failure_envelope_has_a_suggestion(ws: Path, tmp_path: Path) -> None:
-    done = run("undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--json")
+    done = in_session("undo", ws, str(tmp_path / "st"), "--json")
     assert done.returncode == 6
     envelope = json.loads(done.stdout)
     check_envelope(envelope, 6)
