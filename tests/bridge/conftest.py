@@ -8,8 +8,9 @@ failure instead (.ci/run installs Chromium when it can)."""
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -49,6 +50,16 @@ class ExtensionBrowser:
         """The background's own store (background/store.js): token, port, settings, chosen
         origins."""
         return self.worker.evaluate("globalThis.operatorBridge.store.all()")
+
+    def storage_once(self, settled: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The store once `settled` holds for it: the popup hands a setting to the background,
+        which keeps it a moment later, so reading at once races with the keeping."""
+        deadline = time.monotonic() + 10
+        stored = self.storage()
+        while not settled(stored) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            stored = self.storage()
+        return stored
 
     def set_storage(self, values: dict[str, Any]) -> None:
         self.worker.evaluate("values => globalThis.operatorBridge.store.set(values)", values)

@@ -119,7 +119,7 @@ def test_auto_send_is_off_by_default_and_its_settings_persist(
     popup.check("#autosend-on")
     popup.fill("#autosend-delay", "3.5")
     popup.dispatch_event("#autosend-delay", "change")
-    stored = extension_browser.storage()
+    stored = extension_browser.storage_once(lambda s: s.get("autoSendDelayMs") == 3500)
     assert stored["autoSend"] is True and stored["autoSendDelayMs"] == 3500
 
 
