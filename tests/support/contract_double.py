@@ -6,8 +6,10 @@ asking, auto-send, pairing.)"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -46,6 +48,7 @@ class BridgeDouble:
         self.changed = threading.Condition()
         self.next_message = 1
         self.closed = False
+        self.connections: set[socket.socket] = set()  # kept alive between requests (HTTP/1.1)
         self.workspace: str | None = (
             "demo"  # None: Operator has no workspace open (409 on /v1/message)
         )
@@ -53,6 +56,16 @@ class BridgeDouble:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with double.changed:
+                    double.connections.add(self.connection)
+
+            def finish(self) -> None:
+                with double.changed:
+                    double.connections.discard(self.connection)
+                super().finish()
 
             def _body(self) -> Any:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -253,3 +266,12 @@ class BridgeDouble:
             self.changed.notify_all()
         self.server.shutdown()
         self.server.server_close()
+        # An Operator that quits drops every connection, the idle kept-alive ones too: left open,
+        # the browser would send its next requests down them to this closed double (each costing
+        # the extension a failed call and its retry pause) instead of to the Operator that comes
+        # back on the same port. Only the reading side is shut: an answer being written still goes.
+        with self.changed:
+            open_now = list(self.connections)
+        for connection in open_now:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RD)
