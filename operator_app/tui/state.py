@@ -18,7 +18,7 @@ from ..engine.executor import (
 from ..engine.state.session import Session, UsedId, UsedIds
 from ..protocol.chanflow.blocks import ChanBlock
 from ..protocol.chanflow.commands import BY_NAME
-from ..protocol.chanflow.grammar import ERROR_MARK, SIGIL
+from ..protocol.chanflow.grammar import ERROR_MARK, OK_MARK, SIGIL
 from ..protocol.commands import ACTIONS
 from ..protocol.message import scan_whole
 from ..protocol.results import CommandResult, repeated
@@ -249,8 +249,10 @@ def writes(action: str | None) -> bool:
 
 
 def bare_summary(summary: str, code: str | None) -> str:
-    """A summary without the leading error code that is shown beside it anyway: an invalid block's
-    "Invalid OPERATOR_CMD (<code>): ", a failure's "<code>: ", a String error's "✗ <code>: "."""
+    """A summary without what the status column shows beside it anyway: an invalid block's
+    "Invalid OPERATOR_CMD (<code>): ", a failure's "<code>: ", a String error's "✗ <code>: ", a
+    String confirmation's "✓ "."""
+    summary = summary.removeprefix(f"{OK_MARK} ")
     if code:
         for prefix in (f"Invalid OPERATOR_CMD ({code}): ", f"{ERROR_MARK} {code}: ", f"{code}: "):
             summary = summary.removeprefix(prefix)

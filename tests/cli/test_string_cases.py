@@ -4,7 +4,8 @@ cases are (fixtures/cases/README.md): `invalid/<CODE>/<name>.txt` must answer wi
 error code (or the sidecar's `codes`, one per result) and leave the workspace as it was;
 `valid/<name>.txt` must answer ok throughout. Sidecar keys beside those of the OPERATOR_CMD cases:
 `contains` (texts the copy-back text holds), `file_after` (files' text afterwards),
-`same_as_demo` (files back as the demo has them), `results` (how many results), `dialects`."""
+`same_as_demo` (files back as the demo has them), `results` (how many results), `dialects`,
+`actions` (each result's action: the command a refused block names, "/?" when none)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ def _check_common(envelope: dict[str, Any], spec: dict[str, Any]) -> list[dict[s
         assert len(results) == spec["results"]
     if "dialects" in spec:
         assert [r["dialect"] for r in results] == spec["dialects"]
+    if "actions" in spec:
+        assert [r["action"] for r in results] == spec["actions"]
     for result in results:
         if result["dialect"] == "string":
             assert result["topic"].startswith(("file:", "bash:", "web:")) or "." in result["topic"]

@@ -15,7 +15,15 @@ from operator_app.protocol.chanflow.spec import string_prompt
 from operator_app.protocol.spec import system_prompt
 from tests.support.blocks import block
 from tests.support.pilot import SIZE, asks, wait_for
-from tests.support.tui_app import app_asking, finished, make_app, plain, results_of, table_statuses
+from tests.support.tui_app import (
+    app_asking,
+    cell,
+    finished,
+    make_app,
+    plain,
+    results_of,
+    table_statuses,
+)
 
 pytestmark = pytest.mark.asyncio
 S = "\U0001d49e"
@@ -46,6 +54,8 @@ async def test_a_write_of_each_dialect_in_one_message(workspace: Path, state: Pa
         await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)
         assert (workspace / "notes" / "two.md").read_text() == "# Two\nsecond line\n"
         await wait_for(pilot, lambda: table_statuses(app) == ["ok", "ok"])
+        # The status column says ok; the summary does not say it again with String's mark.
+        assert cell(app, 1, "summary").startswith("Written: notes/two.md (18 bytes, 2 lines)")
         await pilot.press("c")
         await wait_for(pilot, lambda: app.clipboard != "")
         copied = app.clipboard

@@ -104,6 +104,13 @@ def request_line(payload: str) -> str:
     return line[:200] + ("\u2026" if len(line) > 200 else "")
 
 
+def command_word(line: str) -> str:
+    """The command a block's first line names ("/run" of "/run ls"), for the table's action column
+    even when the block is refused before its command is read; "/?" when it names none."""
+    word = line[1:].split(" ", 1)[0] if line.startswith("/") else ""
+    return f"/{word[:20]}" if word.isascii() and word.isalpha() else "/?"
+
+
 class ChanFlowRunner:
     def __init__(self, engine: EngineLike) -> None:
         self.engine = engine
@@ -123,7 +130,7 @@ class ChanFlowRunner:
         topic_shown = block.topic if block.topic else "file:main"
         line = request_line(block.payload)
         at = now()
-        action = "/?"
+        action = command_word(line)
         request: Request | None = None
         try:
             topic = parse_topic(block.topic)

@@ -96,7 +96,7 @@ def summary_of(row: Row) -> str:
     if result is not None and not result.ok and result.error_code and row.status != "rejected":
         return f"{result.error_code}: {bare_summary(result.summary, result.error_code)}"
     if row.summary:
-        return row.summary
+        return bare_summary(row.summary, None)
     return " ".join(part for part in (row.action, row.path) if part)
 
 
