@@ -11,7 +11,7 @@ baseline measured in the same run, alternately, so load hits both alike:
    scanner over it: what looking for the other dialect costs a message
    that has none, fed whole and in chunks                                 (reported)
 
-Run: python benchmarks/bench_chanflow.py [--json]. Exits 1 when a target is missed.
+Run: python benchmarks/bench_chanflow.py [--json] [--smoke]. Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.smoke import exit_code, times  # noqa: E402
 from operator_app.protocol.chanflow.blocks import ChanBlock  # noqa: E402
 from operator_app.protocol.message import MessageScanner  # noqa: E402
 from operator_app.protocol.scanner import Scanner  # noqa: E402
@@ -77,7 +78,7 @@ def scanned(kind: type[Scanner], pieces: list[str], ask_pending: bool) -> int:
 
 
 def best_pair(
-    a: Callable[[], object], b: Callable[[], object], rounds: int = 60
+    a: Callable[[], object], b: Callable[[], object], rounds: int = times(60)
 ) -> tuple[float, float]:
     best_a = best_b = float("inf")
     for _ in range(rounds):
@@ -145,7 +146,7 @@ def main() -> int:
     if "--json" in sys.argv:
         print(json.dumps(figures, indent=2))
     print("\n".join(lines))
-    return 0 if ok else 1
+    return exit_code(ok)
 
 
 if __name__ == "__main__":

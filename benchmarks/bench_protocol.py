@@ -18,7 +18,7 @@ in the same run, so the result does not depend on the machine:
    at as a possible misspelt field), against the same-sized message of plain
    fs.read blocks                                                      (target: within 10x)
 
-Run: python benchmarks/bench_protocol.py [--json]. Exits 1 when a target is missed.
+Run: python benchmarks/bench_protocol.py [--json] [--smoke]. Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.smoke import exit_code, times  # noqa: E402
 from operator_app.protocol.commands import validate_command  # noqa: E402
 from operator_app.protocol.message import MessageScanner, scan_whole  # noqa: E402
 from operator_app.protocol.parser import parse_fields  # noqa: E402
@@ -73,7 +74,7 @@ def build_message(blocks: int = 100, size: int = 200_000) -> str:
     return text + "x" * max(0, size - len(text))
 
 
-def best_of(fn: Callable[[], object], repeat: int = 15) -> float:
+def best_of(fn: Callable[[], object], repeat: int = times(15)) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -126,7 +127,7 @@ def fed_chunks_asking_pending(chunks: list[str]) -> int:
 
 
 def interleaved(
-    a: Callable[[], object], b: Callable[[], object], repeat: int = 40
+    a: Callable[[], object], b: Callable[[], object], repeat: int = times(40)
 ) -> tuple[float, float]:
     """Best times of a and b, measured alternately so a burst of load hits both alike."""
     times_a, times_b = [], []
@@ -143,7 +144,7 @@ def operator_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "operator_app"]
 
 
-def exec_startup(repeat: int = 15) -> dict[str, float]:
+def exec_startup(repeat: int = times(15)) -> dict[str, float]:
     """Seconds of `python -c pass` and of `operator-app exec` running one fs.read, run
     alternately: best and median of each."""
     # Measure the installed app as a person runs it: with its bytecode compiled (an environment
@@ -252,7 +253,7 @@ def child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def per_command_overhead(repeat: int = 40) -> dict[str, float]:
+def per_command_overhead(repeat: int = times(40)) -> dict[str, float]:
     """Seconds of `operator-app exec` on a 200,000-character message of one cheap command and on
     one of 100, run alternately, each on a fresh state folder: best and median of each, and the
     median of the differences of each alternate pair (what is judged: a difference of a few
@@ -320,7 +321,7 @@ def main() -> int:
         and scan_parse_validate(plain) > 0
     )
     plain_time, junk_time = interleaved(
-        lambda: scan_parse_validate(plain), lambda: scan_parse_validate(junk), repeat=10
+        lambda: scan_parse_validate(plain), lambda: scan_parse_validate(junk), repeat=times(10)
     )
     startup = exec_startup()
     overhead = per_command_overhead()
@@ -429,7 +430,7 @@ def main() -> int:
                 f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {figure}  "
                 f"[{row['detail']}]"
             )
-    return 1 if failed else 0
+    return exit_code(not failed)
 
 
 if __name__ == "__main__":

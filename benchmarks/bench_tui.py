@@ -8,7 +8,7 @@ also gives the ratio against the headless engine running the same message in the
 (Engine.run_text, no UI), which is the floor the TUI cannot beat: the difference is what the
 TUI itself costs.
 
-Run: python benchmarks/bench_tui.py [--json]. Exits 1 when the target is missed.
+Run: python benchmarks/bench_tui.py [--json] [--smoke]. Exits 1 when the target is missed.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.smoke import exit_code, times  # noqa: E402
 
 TARGET_S = 1.0
 BLOCKS = 100
@@ -91,7 +93,7 @@ def main() -> int:
     os.environ.setdefault("OPERATOR_CONFIG_DIR", tempfile.mkdtemp(prefix="operator-bench-config-"))
     message = build_message()
     scratch = Path(tempfile.mkdtemp(prefix="operator-bench-tui-"))
-    runs = 5
+    runs = times(5)
     tui_times, engine_times = [], []
     for n in range(runs):  # interleaved, so a burst of load hits both alike
         engine_times.append(headless(message, scratch, f"engine-{n}"))
@@ -119,7 +121,7 @@ def main() -> int:
             f"{TARGET_S} s), {row['ratio_to_headless_engine']}x the headless engine  "
             f"[{row['detail']}]"
         )
-    return 0 if met else 1
+    return exit_code(met)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ file, as ratios against reading plus writing the same file with plain Python in 
 
 Each Operator step goes through the real `plan_write` and `commit` (conflict check, journal with
 the pre-image, atomic replace with fsync). The baseline writes with fsync too, so both sides pay
-the disk the same. Run: python benchmarks/bench_writes.py [--json]; exits 1 on a missed target.
+the disk the same. Run: python benchmarks/bench_writes.py [--json] [--smoke]; exits 1 on a missed
+target.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.smoke import exit_code, times  # noqa: E402
 from operator_app.engine.boundary.workspace import Workspace  # noqa: E402
 from operator_app.engine.changes.write import commit, plan_write  # noqa: E402
 from operator_app.protocol.commands import ACTIONS  # noqa: E402
@@ -67,7 +69,10 @@ def baseline_unsynced(path: Path) -> None:
 
 
 def interleaved(
-    a: Callable[[], object], b: Callable[[], object], reset: Callable[[], None], repeat: int = 30
+    a: Callable[[], object],
+    b: Callable[[], object],
+    reset: Callable[[], None],
+    repeat: int = times(30),
 ) -> tuple[float, float]:
     """Best times of a and b, alternated so a burst of load hits both alike; reset before each."""
     times_a, times_b = [], []
@@ -166,7 +171,9 @@ def main() -> int:
             commit(plan, ws, case_state)
 
         base, ours = interleaved(lambda: baseline(big), operator_step, reset)
-        unsynced, _ = interleaved(lambda: baseline_unsynced(big), lambda: None, reset, repeat=6)
+        unsynced, _ = interleaved(
+            lambda: baseline_unsynced(big), lambda: None, reset, repeat=times(6)
+        )
         reset()
         operator_step()
         assert big.read_text() != original
@@ -191,7 +198,7 @@ def main() -> int:
                 f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}x "
                 f"(target <= {row['target']}x)  [{row['detail']}]"
             )
-    return 1 if failed else 0
+    return exit_code(not failed)
 
 
 if __name__ == "__main__":
