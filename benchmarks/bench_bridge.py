@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.smoke import SMOKE, exit_code  # noqa: E402
+from benchmarks.smoke import SMOKE, exit_code, times  # noqa: E402
 from tests.support.blocks import block  # noqa: E402
 from tests.support.bridge_http import Extension  # noqa: E402
 from tests.support.browser import AsyncExtensionBrowser, MockSites, why_browser_tests_cannot_run  # noqa: E402
@@ -418,7 +418,7 @@ async def run(quick: bool) -> dict[str, Any]:
         ):
             await until(lambda: app.bridge is not None and bool(app.bridge.port))
             await browser.set_storage({"token": TOKEN, "port": app.bridge.port})
-            count = 1 if SMOKE else 3 if quick else 7
+            count = times(3 if quick else 7)
             figures["end_to_result_browser_s"] = await end_to_result_in_browser(
                 app, browser, sites, count
             )
@@ -445,7 +445,9 @@ async def run(quick: bool) -> dict[str, Any]:
             await idle_page.evaluate("() => mockChat.show('Nothing to run here.')")
             settle = 0.5 if SMOKE else 3.0  # the page's first heartbeats are over
             await asyncio.sleep(settle)
-            window = 1.0 if SMOKE else 10.0 if quick else 30.0
+            window = 10.0 if quick else 30.0
+            if SMOKE:
+                window = 1.0
             figures["idle_bridge_on_cpu"], figures["idle_chromium_cpu"] = await idle_cpu(
                 window, scratch / "profile"
             )

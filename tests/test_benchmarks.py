@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def smoke(script: str, tmp_path: Path, timeout: float = 300) -> Any:
     env = dict(
         os.environ,
-        TMPDIR=str(tmp_path),  # what a script leaves behind goes with the test's folder
         OPERATOR_CONFIG_DIR=str(tmp_path / "config"),
         XDG_STATE_HOME=str(tmp_path / "state"),
     )
