@@ -23,7 +23,11 @@ import pytest
 
 from operator_app import __version__
 from tests.support.blocks import b64, block
-from tests.support.cases import check_envelope  # the --json envelope of docs/design.md, checked
+from tests.support.cases import (  # check_envelope: the --json envelope of docs/design.md
+    check_envelope,
+    in_session,
+    run_app,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(sys.executable).with_name("operator-app"))
@@ -39,28 +43,6 @@ def ws(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     shutil.copytree(DEMO, root)
     return root
-
-
-def run(
-    *args: str, stdin: str | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, OPERATOR_TRASH="session")
-    return subprocess.run(
-        [APP, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-    )
-
-
-def in_session(
-    command: str, ws: Path, state: Path | str, *rest: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """`operator-app COMMAND --workspace WS --state-dir STATE REST...`."""
-    return run(command, "--workspace", str(ws), "--state-dir", str(state), *rest, stdin=stdin)
 
 
 def parse_blocks(stdout: str) -> list[dict[str, Any]]:
@@ -152,9 +134,9 @@ def test_exit_codes_and_failure_envelopes(
 ) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
     filled = [a.format(ws=ws, tmp=tmp_path, msg=tmp_path / "m.txt") for a in args]
-    plain = run(*filled, "--state-dir", str(tmp_path / "st"))
+    plain = run_app(*filled, "--state-dir", str(tmp_path / "st"))
     assert plain.returncode == code and plain.stdout == "" and error in plain.stderr
-    as_json = run(*filled, "--state-dir", str(tmp_path / "st"), "--json")
+    as_json = run_app(*filled, "--state-dir", str(tmp_path / "st"), "--json")
     assert as_json.returncode == code
     envelope = json.loads(as_json.stdout)
     check_envelope(envelope, code)
@@ -225,9 +207,9 @@ def test_a_message_of_repeats_is_answered_not_a_cache_hit(ws: Path, tmp_path: Pa
         "--json",
         str(tmp_path / "m.txt"),
     ]
-    first = json.loads(run(*args).stdout)
+    first = json.loads(run_app(*args).stdout)
     assert first["data"]["results"][0]["ok"]
-    again = run(*args)
+    again = run_app(*args)
     envelope = json.loads(again.stdout)
     check_envelope(envelope, again.returncode)
     assert again.returncode == 0 and envelope["error"] is None
@@ -262,12 +244,14 @@ def test_results_reprints_the_last_message(ws: Path, tmp_path: Path) -> None:
 def test_results_of_a_message_of_repeats_prints_their_answers(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text(block("r1", "fs.read", path="README.md"))
     args = ("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
-    run("exec", *args, str(tmp_path / "m.txt"))
-    run("exec", *args, str(tmp_path / "m.txt"))  # every command a repeat: answered, not run
-    again = run("results", *args, "--last")
+    run_app("exec", *args, str(tmp_path / "m.txt"))
+    run_app("exec", *args, str(tmp_path / "m.txt"))  # every command a repeat: answered, not run
+    again = run_app("results", *args, "--last")
     assert again.returncode == 0
     assert again.stdout.startswith("OPERATOR_RESULT\nid: r1\nok: true\nsummary: already ran in ")
-    assert run("results", *args, "--message", "1").stdout.startswith("OPERATOR_RESULT\nid: r1\n")
+    assert run_app("results", *args, "--message", "1").stdout.startswith(
+        "OPERATOR_RESULT\nid: r1\n"
+    )
 
 
 def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_path: Path) -> None:
@@ -285,9 +269,7 @@ def test_results_prints_while_another_process_holds_the_session(ws: Path, tmp_pa
         str(tmp_path / "m.txt"),
     )
     with Session(tmp_path / "st").lock():
-        again = run(
-            "results", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), "--last"
-        )
+        again = in_session("results", ws, str(tmp_path / "st"), "--last")
     assert again.returncode == 0 and again.stdout == done.stdout
     assert "another Operator process is working in this session" in again.stderr
 
@@ -450,7 +432,7 @@ def test_diagnostics_go_to_stderr_never_stdout(ws: Path, tmp_path: Path) -> None
         + block("r1", "fs.stat", path="README.md")
         + block("w1", "fs.delete", path="README.md")
     )
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), stdin=message)
+    done = in_session("exec", ws, str(tmp_path / "st"), stdin=message)
     assert done.returncode == 0
     assert [b["id"] for b in parse_blocks(done.stdout)] == ["r1", "w1"]
     assert "has no OPERATOR_CMD before it" in done.stderr and "--approve all" in done.stderr
@@ -470,11 +452,7 @@ def test_an_empty_message_prints_nothing_and_says_why_on_stderr(ws: Path, tmp_pa
         and done.stdout == ""
         and "no OPERATOR_CMD or <\U0001d49e=string:...> blocks" in done.stderr
     )
-    as_json = json.loads(
-        run(
-            "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st2"), "--json", stdin=""
-        ).stdout
-    )
+    as_json = json.loads(in_session("exec", ws, str(tmp_path / "st2"), "--json", stdin="").stdout)
     check_envelope(as_json, 0)
     assert as_json["data"]["results"] == [] and as_json["data"]["copy_text"] == ""
 
@@ -483,9 +461,7 @@ def test_a_message_that_is_not_utf8_is_still_processed(ws: Path, tmp_path: Path)
     (tmp_path / "m.txt").write_bytes(
         block("r1", "fs.stat", path="README.md").encode() + b"caf\xe9 au lait\n"
     )
-    done = run(
-        "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt")
-    )
+    done = in_session("exec", ws, str(tmp_path / "st"), str(tmp_path / "m.txt"))
     assert done.returncode == 0 and [b["ok"] for b in parse_blocks(done.stdout)] == [True]
     assert "not valid UTF-8" in done.stderr
 
@@ -497,9 +473,7 @@ def test_a_utf16_message_with_its_byte_order_mark_is_read(
     """What PowerShell's > writes: without this every block would be lost to replaced bytes."""
     text = "Here it is.\r\n" + block("r1", "fs.stat", path="README.md").replace("\n", "\r\n")
     (tmp_path / "m.txt").write_bytes(("\ufeff" + text).encode(encoding))
-    done = run(
-        "exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), str(tmp_path / "m.txt")
-    )
+    done = in_session("exec", ws, str(tmp_path / "st"), str(tmp_path / "m.txt"))
     assert done.returncode == 0 and [(b["id"], b["ok"]) for b in parse_blocks(done.stdout)] == [
         ("r1", True)
     ]
@@ -531,7 +505,7 @@ def test_more_failures_have_their_documented_exit_code(
 ) -> None:
     (tmp_path / "m.txt").write_text(MESSAGE)
     filled = [a.format(ws=ws, tmp=tmp_path, msg=tmp_path / "m.txt") for a in args]
-    as_json = run(*filled, "--json")
+    as_json = run_app(*filled, "--json")
     assert as_json.returncode == code, as_json.stderr
     envelope = json.loads(as_json.stdout)
     check_envelope(envelope, code)
@@ -549,7 +523,9 @@ def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(
         ["--workspace", str(tmp_path / "missing"), str(tmp_path / "m.txt")],
         ["--workspace", str(ws), str(tmp_path / "missing.txt")],
     ):
-        done = run("exec", "--state-dir", str(tmp_path / "st"), "--approve", "all", "--json", *args)
+        done = run_app(
+            "exec", "--state-dir", str(tmp_path / "st"), "--approve", "all", "--json", *args
+        )
         assert (
             done.returncode in (3, 4) and json.loads(done.stdout)["error"]["phase"] == "validation"
         )
@@ -560,18 +536,18 @@ def test_refusals_before_the_message_runs_leave_no_state_and_touch_nothing(
 def test_no_sub_command_opens_the_tui_which_needs_a_terminal(ws: Path, tmp_path: Path) -> None:
     """`operator-app` alone is the TUI (the entry point routes it there, not to exec): without a
     terminal it says so and how to run headless, and touches nothing."""
-    done = run("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
+    done = run_app("--workspace", str(ws), "--state-dir", str(tmp_path / "st"))
     assert done.returncode == 2 and done.stdout == ""
     assert (
         "USAGE_ERROR: the TUI needs a terminal; for scripts use: operator-app exec" in done.stderr
     )
     assert not (tmp_path / "st").exists()
-    version = run("--version")
+    version = run_app("--version")
     assert version.returncode == 0 and version.stdout.strip() == __version__
 
 
 def test_help_documents_the_exit_codes() -> None:
-    done = run("exec", "--help")
+    done = run_app("exec", "--help")
     assert done.returncode == 0
     for text in (
         "0 the message was processed",
@@ -726,7 +702,7 @@ def test_stat_json_has_exactly_the_spec_keys_and_comment_styles_resolve_aliases(
         + block("all", "operator.getCommentStyle")
         + block("ts", "operator.getCommentStyle", language="typescript")
     )
-    done = run("exec", "--workspace", str(ws), "--state-dir", str(tmp_path / "st"), stdin=message)
+    done = in_session("exec", ws, str(tmp_path / "st"), stdin=message)
     stat_file, stat_dir, styles, ts = (json.loads(b["details"]) for b in parse_blocks(done.stdout))
     assert list(stat_file) == ["path", "size", "isFile", "isDir", "mtimeMs", "ctimeMs"]
     assert (
@@ -752,7 +728,7 @@ def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
     instead of running again."""
     state = str(tmp_path / "st")
     (tmp_path / "m.txt").write_text(MESSAGE)
-    first = run("exec", "--workspace", str(ws), "--state-dir", state, str(tmp_path / "m.txt"))
+    first = in_session("exec", ws, state, str(tmp_path / "m.txt"))
     assert (
         "use --approve all" in first.stderr
         and (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"

@@ -86,6 +86,39 @@ def make_workspace(target: Path, setup: dict[str, Any]) -> Path:
     return target
 
 
+def run_app(
+    *args: str,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`operator-app ARGS` as a person runs it, its output as text: no terminal on stdin (or
+    `stdin` piped in), deletes into the session's own trash unless `env` says otherwise."""
+    return subprocess.run(
+        [APP, *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env if env is not None else dict(os.environ, OPERATOR_TRASH="session"),
+    )
+
+
+def in_session(
+    command: str,
+    ws: Path,
+    state: Path | str,
+    *rest: str,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`operator-app COMMAND --workspace WS --state-dir STATE REST...`."""
+    return run_app(
+        command, "--workspace", str(ws), "--state-dir", str(state), *rest, stdin=stdin, env=env
+    )
+
+
 def exec_app(
     ws: Path, state: Path, message: Path | None, *args: str, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:

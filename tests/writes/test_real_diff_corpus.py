@@ -11,12 +11,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.cases import in_session
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "fixtures" / "real-diffs"
@@ -41,16 +40,6 @@ def block(cid: str, path: str, patch: bytes) -> str:
     )
 
 
-def operator(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "operator_app", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "OPERATOR_TRASH": "session"},
-    )
-
-
 def exec_messages(ws: Path, state: Path, blocks: list[str]) -> dict[str, dict[str, object]]:
     """Send the blocks in as few messages as fit the scan window; the results by id."""
     messages: list[list[str]] = [[]]
@@ -62,12 +51,10 @@ def exec_messages(ws: Path, state: Path, blocks: list[str]) -> dict[str, dict[st
     for n, texts in enumerate(messages):
         message = state.parent / f"message-{len(results)}-{n}.txt"
         message.write_text("".join(texts), encoding="ascii")
-        done = operator(
+        done = in_session(
             "exec",
-            "--workspace",
-            str(ws),
-            "--state-dir",
-            str(state),
+            ws,
+            state,
             "--approve",
             "all",
             "--json",
@@ -162,9 +149,7 @@ def test_every_real_patch_applies_byte_for_byte_once_and_undo_restores_the_old_f
             assert "looks applied already" in str(result["summary"]), (entry, result["summary"])
     assert {e["case"]: (ws / ws_path(e)).read_bytes() for e in MANIFEST} == after
 
-    undo = operator(
-        "undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", str(len(MANIFEST))
-    )
+    undo = in_session("undo", ws, state, "--steps", str(len(MANIFEST)))
     assert undo.returncode == 0, undo.stderr
     for entry in MANIFEST:
         old = case_bytes(entry, "old")

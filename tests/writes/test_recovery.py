@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.blocks import b64, block
+from tests.support.cases import in_session
 from tests.support.dying_engine import die_during_a_write
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(Path(sys.executable).with_name("operator-app"))
 DEMO = ROOT / "fixtures" / "demo-workspace"
 
 EDIT = json.dumps(
@@ -29,16 +27,6 @@ MESSAGE = (
     + block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT))
     + block("r2", "fs.readSlice", path="notes/plan.txt")
 )
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [APP, *args],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env=dict(os.environ, OPERATOR_TRASH="session"),
-    )
 
 
 @pytest.fixture
@@ -55,19 +43,17 @@ def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(
     message.write_text(MESSAGE)
     die_during_a_write(ws, state, message, "after-commit")
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"  # the change landed
-    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = in_session("results", ws, state, "--last", "--json")
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["data"]["results"]
     assert [(r["id"], r["ok"]) for r in results] == [("r1", True), ("e1", True)]
     assert results[1]["summary"] == "Applied 1 edit to notes/plan.txt: +1 -0 lines"
     # The model resends the same message: the write is a repeat, not applied a second time (it
     # and r1 are answered with their results from then); only r2, which never ran, runs now.
-    again = cli(
+    again = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(state),
+        ws,
+        state,
         "--approve",
         "all",
         "--json",
@@ -82,7 +68,7 @@ def test_a_write_committed_just_before_the_app_died_gets_its_ok_result(
         False,
     ]
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
-    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state)
     assert undo.returncode == 0, undo.stderr
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
 
@@ -99,12 +85,10 @@ def test_a_write_the_app_died_before_committing_says_nothing_changed(
     # free, so the same write sent again is applied.
     retry = tmp_path / "retry.txt"
     retry.write_text(block("e1", "fs.applyEdits", path="notes/plan.txt", edits_b64=b64(EDIT)))
-    done = cli(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(state),
+        ws,
+        state,
         "--approve",
         "all",
         "--json",
@@ -121,9 +105,7 @@ def test_a_write_the_app_died_before_committing_says_nothing_changed(
         "to copy back"
     )
     assert notice in json.loads(done.stdout)["warnings"]
-    first = cli(
-        "results", "--workspace", str(ws), "--state-dir", str(state), "--message", "1", "--json"
-    )
+    first = in_session("results", ws, state, "--message", "1", "--json")
     results = json.loads(first.stdout)["data"]["results"]
     assert [(r["id"], r["ok"], r["error_code"]) for r in results] == [
         ("r1", True, None),
@@ -147,7 +129,7 @@ def test_a_write_whose_journal_record_was_cut_short_is_not_said_unmade_when_the_
     assert plan.read_text() == "Alpha\nBeta\nGamma\n"
     if edited:
         plan.write_text("Alpha\nBeta\nGamma\nDelta\n")
-    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = in_session("results", ws, state, "--last", "--json")
     assert done.returncode == 0, done.stderr
     (_, write) = json.loads(done.stdout)["data"]["results"]
     if not edited:
@@ -164,7 +146,7 @@ def test_a_write_killed_just_before_its_replace_says_nothing_changed_and_leaves_
     message.write_text(MESSAGE)
     before = sorted(p.name for p in (ws / "notes").iterdir())
     die_during_a_write(ws, state, message, "before-replace")
-    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = in_session("results", ws, state, "--last", "--json")
     assert done.returncode == 0, done.stderr
     (_, write) = json.loads(done.stdout)["data"]["results"]
     assert (write["ok"], write["error_code"]) == (False, "ERR_INTERNAL") and "not made" in write[
@@ -179,12 +161,6 @@ def system_trash_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "OPERATOR_TRASH"}
     env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path))
     return env
-
-
-def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env
-    )
 
 
 DELETE = block("d1", "fs.delete", path="notes/plan.txt")
@@ -204,16 +180,14 @@ def test_a_delete_that_reached_the_trash_before_the_app_died_can_still_be_undone
     before = (ws / "notes" / "plan.txt").read_bytes()
     die_during_a_write(ws, state, message, "after-replace", env=env)
     assert not (ws / "notes" / "plan.txt").exists()  # in the trash; the journal never heard where
-    done = run_cli(
-        env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json"
-    )
+    done = in_session("results", ws, state, "--last", "--json", env=env)
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
     assert (result["id"], result["ok"]) == ("d1", True) and result[
         "summary"
     ] == "Moved notes/plan.txt (2 lines, 11 bytes) to the trash"
     assert not list(ws.rglob(".operator-trash-*"))
-    undo = run_cli(env, "undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state, env=env)
     assert undo.returncode == 0, undo.stderr
     assert (ws / "notes" / "plan.txt").read_bytes() == before
     if trash == "system":  # a restore by hand from a file manager would also find the way home
@@ -235,9 +209,7 @@ def test_a_delete_the_app_died_in_before_it_left_the_workspace_is_put_back(
     if place == "taken since":
         (ws / "notes" / "plan.txt").write_text("a new plan\n")
     hidden = list((ws / "notes").glob(".operator-trash-*"))
-    done = run_cli(
-        env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json"
-    )
+    done = in_session("results", ws, state, "--last", "--json", env=env)
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
     if place == "free":
@@ -271,7 +243,7 @@ def test_a_delete_the_app_died_in_before_anything_moved_says_nothing_changed(
         (ws / "link").symlink_to("README.md")
     message.write_text(block("d1", "fs.delete", path=target))
     die_during_a_write(ws, state, message, "before-trash")
-    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = in_session("results", ws, state, "--last", "--json")
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
     assert (result["id"], result["ok"], result["error_code"]) == ("d1", False, "ERR_INTERNAL")
@@ -288,7 +260,7 @@ def test_a_delete_the_app_died_in_before_anything_moved_is_not_said_unmade_once_
     message.write_text(DELETE)
     die_during_a_write(ws, state, message, "before-trash")
     (ws / "notes" / "plan.txt").write_text("a new plan\n")
-    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = in_session("results", ws, state, "--last", "--json")
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)["data"]["results"]
     assert (result["ok"], result["error_code"]) == (False, "ERR_INTERNAL")
@@ -395,14 +367,12 @@ def test_a_delete_killed_while_removing_its_moved_source_leaves_nothing_hidden_b
         env = dict(os.environ, OPERATOR_TRASH="session")
         die_during_a_write(ws, state, message, "removing-the-moved-source", env=env)
         assert list(ws.rglob(".*.operator-moving-*"))  # what the killed move left beside the place
-        done = run_cli(
-            env, "results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json"
-        )
+        done = in_session("results", ws, state, "--last", "--json", env=env)
         assert done.returncode == 0, done.stderr
         [result] = json.loads(done.stdout)["data"]["results"]
         assert (result["id"], result["ok"]) == ("d1", True), result
         assert not list(ws.rglob(".*.operator-*")) and not (ws / target).exists()
-        undo = run_cli(env, "undo", "--workspace", str(ws), "--state-dir", str(state))
+        undo = in_session("undo", ws, state, env=env)
         assert undo.returncode == 0, undo.stderr
         assert {p.relative_to(ws): p.read_bytes() for p in ws.rglob("*") if p.is_file()} == before
     finally:

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,28 +17,20 @@ from typing import Any
 import pytest
 
 from tests.support.blocks import block
+from tests.support.cases import in_session
 from tests.support.dying_engine import die_during_a_write
 from tests.support.exec_folder import entries, notes_tree
 
-APP = str(Path(sys.executable).with_name("operator-app"))
 ENV = dict(os.environ, OPERATOR_TRASH="session")
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [APP, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=ENV
-    )
 
 
 def run(ws: Path, state: Path, message: str) -> list[dict[str, Any]]:
     path = state.parent / "message.txt"
     path.write_text(message)
-    done = cli(
+    done = in_session(
         "exec",
-        "--workspace",
-        str(ws),
-        "--state-dir",
-        str(state),
+        ws,
+        state,
         "--approve",
         "all",
         "--json",
@@ -51,7 +42,7 @@ def run(ws: Path, state: Path, message: str) -> list[dict[str, Any]]:
 
 
 def last_results(ws: Path, state: Path) -> list[dict[str, Any]]:
-    done = cli("results", "--workspace", str(ws), "--state-dir", str(state), "--last", "--json")
+    done = in_session("results", ws, state, "--last", "--json")
     assert done.returncode == 0, done.stderr
     results: list[dict[str, Any]] = json.loads(done.stdout)["data"]["results"]
     return results
@@ -110,7 +101,7 @@ def test_a_move_to_another_file_system_copies_syncs_and_trashes_the_original(
     assert [p.name for p in (other_fs / "deep").iterdir()] == [
         path
     ]  # no temporary copy left beside it
-    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state)
     assert undo.returncode == 0, undo.stderr
     assert undo.stdout == f"Moved mnt/deep/{path} back to {path} (undid fs.move m1)\n"
     assert (
@@ -136,7 +127,7 @@ def test_a_move_over_a_file_on_another_file_system_and_its_undo(
     assert (other_fs / "plan.txt").read_text() == "Alpha\nBeta\n" and not (
         ws / "notes" / "plan.txt"
     ).exists()
-    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state)
     assert undo.returncode == 0, undo.stderr
     assert entries(ws, exact=True) == before
 
@@ -155,7 +146,7 @@ def test_a_move_to_another_file_system_the_app_died_in_after_the_copy_is_finishe
     (result,) = last_results(ws, state)
     assert (result["id"], result["ok"]) == ("m1", True), result
     assert not (ws / "notes").exists() and (state / "trash" / "1" / "notes" / "plan.txt").exists()
-    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state)
     assert undo.returncode == 0, undo.stderr
     assert entries(ws, exact=True) == before
 
@@ -203,7 +194,7 @@ def test_a_copy_or_move_whose_journal_record_was_cut_short_gets_its_ok_result_an
     # a repeat of a command that ran: not applied twice, answered with its recovered result
     assert [(r["id"], r["ok"]) for r in again] == [("t1", True)]
     assert again[0]["summary"].startswith("already ran in message 1: ")
-    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state)
     assert undo.returncode == 0, undo.stderr
     assert entries(ws, exact=True) == before
 
@@ -262,7 +253,7 @@ def test_undo_right_after_a_crash_completes_the_move_first_and_undoes_it_not_an_
     ]
     message.write_text(block("m1", "fs.move", path="notes/plan.txt", path_to="archive/plan.txt"))
     die_during_a_write(ws, state, message, "after-replace", env=ENV)
-    undo = cli("undo", "--workspace", str(ws), "--state-dir", str(state))
+    undo = in_session("undo", ws, state)
     assert undo.returncode == 0, undo.stderr
     assert undo.stdout == "Moved archive/plan.txt back to notes/plan.txt (undid fs.move m1)\n"
     assert (
