@@ -394,7 +394,7 @@ def test_conflict_when_the_file_changes_between_preview_and_commit(
     from operator_app.engine.executor import Engine
     from operator_app.engine.state.session import Session
 
-    def meddle(plan: object) -> bool:
+    def meddle(plan: object, outlook: object = None) -> bool:
         (ws / "README.md").write_text("someone else's edit\n")
         return True
 

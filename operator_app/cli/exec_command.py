@@ -13,8 +13,8 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.executor import Engine, approve_all, reject_all
-    from ..protocol.results import render_results
+    from ..engine import Engine, StateUnusable, approve_all, reject_all
+    from ..protocol import render_results
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)
@@ -27,8 +27,6 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     else:
         decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
     rejected_by_default = decide is reject_all and args.approve is None
-    from ..engine.state.session import StateUnusable
-
     try:
         run = Engine(workspace, session, decide=decide).run_text(text, source="exec")
     except StateUnusable as exc:
@@ -76,9 +74,10 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
 
 
 def result_json(result: Any) -> dict[str, Any]:
-    """A result for the envelope: id and summary exactly as its OPERATOR_RESULT block gives them
-    (a String result also names its topic, command line and time, as its response block does)."""
-    from ..protocol.results import one_line
+    """A result for the envelope: id and summary exactly as its block gives them, and what its
+    dialect adds (a String result names its topic, command line and time, as its response
+    block does)."""
+    from ..protocol import dialect_named, one_line
 
     return {
         "id": result.shown_id,
@@ -92,11 +91,7 @@ def result_json(result: Any) -> dict[str, Any]:
         "truncated": result.truncated,
         "line": result.line,
         "dialect": result.dialect,
-        **(
-            {"topic": result.topic, "request": result.request, "time": result.at}
-            if result.dialect == "string"
-            else {}
-        ),
+        **dialect_named(result.dialect).describe(result),
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..engine.textops.textfile import split_lines
+from ..engine import split_lines
 
 _PROMPT_DIFF_LINES = 60
 
@@ -45,10 +45,12 @@ def terminal_decider() -> Any:
                 "diff\n"
             )
 
-    def decide(plan: Any) -> bool:
+    def decide(plan: Any, outlook: Any) -> bool:
         nonlocal approve_rest
         if approve_rest:
             return True
+        if outlook.total > 1:
+            prompt.write(f"\nwrite {outlook.position} of {outlook.total} in this message")
         # A diff of thousands of lines would scroll the question (and the header) out of sight.
         show(plan, _PROMPT_DIFF_LINES)
         while True:
@@ -80,7 +82,7 @@ def terminal_safe(text: str) -> str:
     bidirectional overrides written as escapes, so nothing in it can move the cursor or recolour,
     clear or reorder what the person reads. The controls are protocol/escapes.py's rule; the
     overrides are this prompt's own addition."""
-    from ..protocol.escapes import escape_controls
+    from ..protocol import escape_controls
 
     text = escape_controls(text)
     return (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import grammar
 from .errors import ErrorCode, OperatorError
@@ -19,6 +20,7 @@ _ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
 class RawBlock:
     """One OPERATOR_CMD block as found: its inner lines, or the structural error that spoils it."""
 
+    dialect: ClassVar[str] = "operator"
     start_line: int
     end_line: int | None
     lines: tuple[tuple[int, str], ...]  # (message line number, text) between the markers
@@ -34,6 +36,11 @@ class RawBlock:
     def indented(self) -> bool:
         """A line of the block, its markers included, begins with a space or a tab."""
         return self.markers_indented or any(text.startswith((" ", "\t")) for _, text in self.lines)
+
+    @property
+    def runs(self) -> bool:
+        """Every block found is answered, an invalid one with its error."""
+        return True
 
     @property
     def content_key(self) -> str:
@@ -52,8 +59,15 @@ ScanEvent = RawBlock | ScanWarning
 
 @dataclass(frozen=True)
 class PendingBlock:
+    dialect: ClassVar[str] = "operator"
+    awaits: ClassVar[str] = f"its {grammar.CMD_END} line"
+
     start_line: int
     id_hint: str | None
+
+    @property
+    def label(self) -> str | None:
+        return self.id_hint
 
 
 @dataclass

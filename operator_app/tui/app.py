@@ -21,8 +21,8 @@ from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Static
 
 from .. import settings
-from ..engine.boundary.workspace import Workspace
-from ..engine.state.session import Session
+from ..engine import Session, Workspace
+from ..protocol import all_dialects
 from .app_state import (
     AppOptions,
     BridgeState,
@@ -35,7 +35,7 @@ from .app_state import (
 )
 from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
-from .copy_undo import CopyUndoMixin
+from .copy_undo import CopyUndoMixin, next_prompt_dialect, prompt_dialect
 from .display import plural, printable
 from .key_availability import KeyAvailabilityMixin
 from .keys import MAIN_KEYS, main_bindings
@@ -223,12 +223,12 @@ class OperatorApp(
             f"now {'on' if on else 'off'})",
             self.action_toggle_auto_copy,
         )
-        string = settings.prompt_dialect() == "string"
+        chosen, following = prompt_dialect(), next_prompt_dialect()
         yield SystemCommand(
-            f"Prompt dialect: switch p to {'OPERATOR_CMD' if string else 'String (ChanFlow)'}",
-            "which system prompt p copies: OPERATOR_CMD blocks, or String's "
-            f"<\U0001d49e=string:...> blocks (remembered; now "
-            f"{'String' if string else 'OPERATOR_CMD'}); Operator runs both",
+            f"Prompt dialect: switch p to {following.title}",
+            "which system prompt p copies: "
+            + ", or ".join(f"{d.title} ({d.block_form} blocks)" for d in all_dialects())
+            + f" (remembered; now {chosen.title}); Operator runs them all",
             self.action_toggle_prompt_dialect,
         )
         yield SystemCommand(
@@ -349,13 +349,9 @@ class OperatorApp(
             self.status(browsing_text(state, self.waiting.command_in(number)))
 
     def action_toggle_prompt_dialect(self) -> None:
-        dialect = "operator" if settings.prompt_dialect() == "string" else "string"
-        kept = settings.set_prompt_dialect(dialect)
-        said = (
-            "p now copies String's system prompt (<\U0001d49e=string:...> blocks)."
-            if dialect == "string"
-            else "p now copies the OPERATOR_CMD system prompt."
-        )
+        dialect = next_prompt_dialect()
+        kept = settings.set_prompt_dialect(dialect.name)
+        said = f"p now copies the {dialect.title} system prompt ({dialect.block_form} blocks)."
         self.notify(
             said if kept else said + " (Not remembered: the settings file cannot be written.)"
         )

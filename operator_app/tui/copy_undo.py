@@ -10,9 +10,8 @@ from pathlib import Path
 from textual import work
 
 from .. import settings
-from ..engine.safety.journal import Journal
-from ..engine.state.session import StateUnusable
-from ..protocol.results import render_results
+from ..engine import Journal, StateUnusable
+from ..protocol import Dialect, all_dialects, dialect_named, render_results
 from .clipboard import deliver
 from .display import plural
 from .host import AppHost
@@ -69,15 +68,9 @@ class CopyUndoMixin(AppHost):
         """The system prompt of the dialect chosen in the palette (OPERATOR_CMD unless String)."""
         runner = self.opened.runner
         folder = runner.session.state_dir if runner else settings.config_dir()
-        if settings.prompt_dialect() == "string":
-            from ..protocol.chanflow.spec import string_prompt
-
-            text, what, name = string_prompt(), "the String system prompt", "string-prompt.txt"
-        else:
-            from ..protocol.spec import system_prompt
-
-            text, what, name = system_prompt(), "the system prompt", "system-prompt.txt"
-        self._copy(text, what, folder / "copies" / name)
+        dialect = prompt_dialect()
+        what = f"the {dialect.title} system prompt"
+        self._copy(dialect.prompt(), what, folder / "copies" / f"{dialect.name}-prompt.txt")
 
     def _copy(
         self, text: str, what: str, save_to: Path, *, note: str = "", auto: bool = False
@@ -124,7 +117,7 @@ class CopyUndoMixin(AppHost):
 
     @work(thread=True, exit_on_error=False, group="journal")
     def _read_journal(self, runner: EngineRunner, ask: bool) -> None:
-        from ..engine.changes.undo import undoable
+        from ..engine import undoable
 
         try:
             journal = Journal(runner.session.state_dir)
@@ -169,8 +162,7 @@ class CopyUndoMixin(AppHost):
 
     @work(thread=True, exit_on_error=False, group="undo")
     def undo_last(self, runner: EngineRunner, confirmed: int) -> None:
-        from ..engine.changes.outcomes import UndoRefused
-        from ..engine.changes.undo import undo_last
+        from ..engine import UndoRefused, undo_last
 
         try:
             with (
@@ -195,3 +187,17 @@ class CopyUndoMixin(AppHost):
             + (". The model still thinks the change is there: tell it." if message.ok else "")
         )
         self.check_undo()
+
+
+def prompt_dialect() -> Dialect:
+    """The dialect whose system prompt `p` copies (the settings name it; OPERATOR_CMD unless
+    they name another that is known)."""
+    chosen = settings.prompt_dialect()
+    known = {dialect.name for dialect in all_dialects()}
+    return dialect_named(chosen if chosen in known else "operator")
+
+
+def next_prompt_dialect() -> Dialect:
+    """The dialect after the chosen one, in the table's order (the palette's switch)."""
+    dialects = all_dialects()
+    return dialects[(dialects.index(prompt_dialect()) + 1) % len(dialects)]

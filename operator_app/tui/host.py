@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.app import App
 
-    from ..engine.boundary.workspace import Workspace
-    from ..engine.changes.plan import WritePlan
+    from ..engine import Workspace, WriteOutlook, WritePlan
     from .app_state import (
         AppOptions,
         BridgeState,
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
         UndoState,
         WaitingWrite,
     )
-    from .outlook import WriteOutlook
     from .state import MessageState
     from .widgets.bridge_badge import BridgeBadge
     from .widgets.command_table import CommandTable

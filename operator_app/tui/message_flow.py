@@ -14,10 +14,8 @@ from textual import events, work
 from textual.widgets import Input, TextArea
 
 from .. import settings
-from ..engine.executor import AwaitingDecision, Progress, ResultReady
-from ..protocol.chanflow.blocks import ChanBlock
-from ..protocol.chanflow.grammar import SIGIL
-from ..protocol.message import scan_whole
+from ..engine import AwaitingDecision, Progress, ResultReady
+from ..protocol import MessageScan, nothing_to_run, scan_whole
 from .clipboard import SystemClipboard, watch_loop
 from .host import AppHost
 from .messages import (
@@ -33,22 +31,6 @@ from .messages import (
 from .runner import Abandoned, EngineRunner, follow_loop
 from .state import MessageState
 from .status_text import decided_text, finished_text, streaming_text
-
-
-def nothing_to_run(text: str) -> str | None:
-    """Why a text holds nothing Operator could run, or None when it holds a block of either
-    dialect (even an invalid one: its error is an answer)."""
-    if "OPERATOR_CMD" in text:
-        return None
-    if f"<{SIGIL}=" in text:
-        blocks = [b for b in scan_whole(text).blocks if isinstance(b, ChanBlock) and b.for_operator]
-        if any(not block.is_response for block in blocks):
-            return None
-        if blocks:
-            return "Operator's own String responses: paste them into the chat, not here"
-    if "OPERATOR_RESULT" in text:
-        return "Operator's own results (OPERATOR_RESULT blocks): paste them into the chat, not here"
-    return f"no OPERATOR_CMD or <{SIGIL}=string:...> block in it, so there is nothing to run"
 
 
 class MessageFlowMixin(AppHost):
@@ -78,7 +60,9 @@ class MessageFlowMixin(AppHost):
         if runner is None:
             self.notify("Choose a workspace first (w).", severity="warning")
             return
-        refused = nothing_to_run(text)
+        # Scanned once: the engine runs this very scan (what it finds, or why nothing is there).
+        scan = scan_whole(text)
+        refused = nothing_to_run(scan, text)
         if refused is not None:
             # Nothing could run: don't add an empty message to the session.
             what = refused
@@ -99,12 +83,12 @@ class MessageFlowMixin(AppHost):
             )
         else:
             self.status(f"Running a {source} of {len(text):,} characters...")
-        self.run_message(runner, text, source)
+        self.run_message(runner, text, source, scan)
 
     @work(thread=True, exit_on_error=False, group="engine")
-    def run_message(self, runner: EngineRunner, text: str, source: str) -> None:
+    def run_message(self, runner: EngineRunner, text: str, source: str, scan: MessageScan) -> None:
         try:
-            runner.run_text(text, source)
+            runner.run_text(text, source, scan)
         except Exception as exc:
             self.post_message(WorkFailed(f"{type(exc).__name__}: {exc}"))
 

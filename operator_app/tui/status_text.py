@@ -4,7 +4,7 @@ says what happened and what the person can do next."""
 
 from __future__ import annotations
 
-from ..protocol.results import CommandResult
+from ..protocol import CommandResult
 from .display import plural
 from .state import MessageState
 

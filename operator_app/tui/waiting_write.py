@@ -11,10 +11,9 @@ import threading
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..engine.changes.plan import WritePlan
+from ..engine import WriteOutlook, WritePlan
 from .host import AppHost
 from .messages import ConsentAsked
-from .outlook import WriteOutlook
 from .screens.confirm import ConfirmScreen
 from .screens.consent import ConsentScreen
 from .state import WAITING

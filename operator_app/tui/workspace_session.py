@@ -10,8 +10,7 @@ from pathlib import Path
 from textual import work
 
 from .. import settings
-from ..engine.boundary.workspace import Workspace, WorkspaceUnusable
-from ..engine.state.session import Session, StateUnusable, default_state_dir
+from ..engine import Session, StateUnusable, Workspace, WorkspaceUnusable, default_state_dir
 from .display import pretty_path
 from .host import AppHost
 from .messages import HistoryLoaded, WorkFailed
@@ -78,10 +77,7 @@ class WorkspaceSessionMixin(AppHost):
                 runner.session.lock()
             ):  # a write the app died in the middle of gets its result first
                 if runner.session.unresolved_intents():
-                    from ..engine.changes.recovery import (
-                        recover_interrupted_writes,
-                        recovery_notices,
-                    )
+                    from ..engine import recover_interrupted_writes, recovery_notices
 
                     recovered = recover_interrupted_writes(runner.workspace, runner.session)
                     for notice in recovery_notices(

@@ -75,7 +75,7 @@ async def test_a_streamed_string_block_waits_for_its_close_tag(
         await wait_for(
             pilot, lambda: app.current() is not None and app.current().pending is not None
         )
-        assert app.current().pending == (2, f"<{S}=string:notes>")
+        assert app.current().pending == (2, f"<{S}=string:notes>", "its close tag")
         assert "waiting for its close tag" in [r.summary for r in app.current().ordered_rows()]
         with stream.open("a") as handle:
             handle.write(f".txt</{S}>\nDone.\n")

@@ -99,6 +99,21 @@ class Workspace:
     # -- checking a path -------------------------------------------------------------------
 
     def target(self, raw: str) -> Target:
+        self._refuse_malformed(raw)
+        parts = _components(raw)
+        rel = "/".join(parts) or "."
+        resolved = str(self.root)
+        # Every prefix must resolve inside too: a link out and a link back in would otherwise
+        # make the answer depend on a folder outside the workspace.
+        for index, resolved, _exists in resolve_steps(str(self.root), parts):
+            if not self._inside(Path(resolved)):
+                raise outside(rel, "/".join(parts[: index + 1]))
+        return Target(rel, Path(resolved), tuple(parts))
+
+    def _refuse_malformed(self, raw: str) -> None:
+        """The path as written, before it is split: never empty, no control character or
+        backslash, not absolute or ~-rooted (with the relative path meant, when it is inside),
+        not longer than the limit."""
         if not raw.strip():
             raise OperatorError(
                 ErrorCode.ERR_INVALID_PATH,
@@ -141,36 +156,6 @@ class Workspace:
                     f"limit is {MAX_PATH_CHARS}; use a shorter path"
                 ),
             )
-        parts: list[str] = []
-        for name in raw.split("/"):
-            if name in ("", "."):
-                continue
-            if name == "..":
-                if not parts:
-                    raise OperatorError(
-                        ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-                        f"{raw} climbs above the workspace root with ..; paths "
-                        "are relative to the workspace root; use . for the root",
-                    )
-                parts.pop()
-            else:
-                parts.append(name)
-        if len(parts) > MAX_PATH_COMPONENTS:
-            raise OperatorError(
-                ErrorCode.ERR_INVALID_PATH,
-                (
-                    f"the path has {len(parts)} components; the limit "
-                    f"is {MAX_PATH_COMPONENTS}; use a shorter path"
-                ),
-            )
-        rel = "/".join(parts) or "."
-        resolved = str(self.root)
-        # Every prefix must resolve inside too: a link out and a link back in would otherwise
-        # make the answer depend on a folder outside the workspace.
-        for index, resolved, _exists in resolve_steps(str(self.root), parts):
-            if not self._inside(Path(resolved)):
-                raise outside(rel, "/".join(parts[: index + 1]))
-        return Target(rel, Path(resolved), tuple(parts))
 
     def walked(self, rel: str) -> Target:
         """The Target of a path that `walk_files` produced: a name read from disk, not from the
@@ -422,3 +407,31 @@ class Workspace:
     def close_names(self, t: Target) -> list[str]:
         """Names close to the missing component of `t`, in the folder where it stops existing."""
         return names_close_to(self.root, t)
+
+
+def _components(raw: str) -> list[str]:
+    """The names of a relative path, "." and empty ones dropped and ".." taken back, never above
+    the root; at most MAX_PATH_COMPONENTS of them."""
+    parts: list[str] = []
+    for name in raw.split("/"):
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if not parts:
+                raise OperatorError(
+                    ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
+                    f"{raw} climbs above the workspace root with ..; paths "
+                    "are relative to the workspace root; use . for the root",
+                )
+            parts.pop()
+        else:
+            parts.append(name)
+    if len(parts) > MAX_PATH_COMPONENTS:
+        raise OperatorError(
+            ErrorCode.ERR_INVALID_PATH,
+            (
+                f"the path has {len(parts)} components; the limit "
+                f"is {MAX_PATH_COMPONENTS}; use a shorter path"
+            ),
+        )
+    return parts

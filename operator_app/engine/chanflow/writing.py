@@ -85,10 +85,9 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
         # change landed: the same confirmation.
         call.record_intent(call.command, plan.target.rel, message(plan), {})
 
-    result = call.engine.execute(
+    result = call.context.execute(
         command,
         before_commit=before_commit,
-        message=call.message,
         accept_plan=accept,
         action_label=call.command,
     )
@@ -242,7 +241,7 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
 
 
 def cmd_undo(call: Call) -> Answer:
-    journal = Journal(call.engine.session.state_dir)
+    journal = Journal(call.context.session.state_dir)
     entry = _last_change(call, journal)
     target = call.ws.target(entry.rel)
     shown = f"~/{entry.rel}"
@@ -280,7 +279,7 @@ def cmd_undo(call: Call) -> Answer:
         removed=removed,
         summary=summary,
     )
-    if not call.engine.consent(plan, call.message):
+    if not call.context.consent(plan):
         raise StringError(
             StringCode.REJECTED,
             f"the person declined /undo of {shown}; nothing changed",

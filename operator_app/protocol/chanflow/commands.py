@@ -168,6 +168,11 @@ class Request:
     argument: str  # the rest of the command line, trimmed
     body: str | None  # the lines after the command line, with "\n" breaks; None when there are none
 
+    @property
+    def writes(self) -> bool:
+        """Whether running it changes a file (/edit without content only shows the document)."""
+        return BY_NAME[self.name].writes and (self.name != "edit" or self.body is not None)
+
 
 def read_payload(payload: str) -> Request:
     """The command line and the content of a block's payload."""

@@ -16,10 +16,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...engine.changes.plan import WritePlan
+from ...engine import WriteOutlook, WritePlan
 from ..display import plural
 from ..keys import CONSENT_KEYS
-from ..outlook import WriteOutlook
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
 from .confirm import ConfirmScreen
 from .help import KeysScreen

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...engine.safety.journal import JournalEntry
+from ...engine import JournalEntry
 
 EFFECT = {
     "create": "remove the file it created",

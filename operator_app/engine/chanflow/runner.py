@@ -1,7 +1,9 @@
-"""One String block answered: its id (from the block's key, so the same block of the same message
-gets the same id and is known again), its topic's session loaded, its command read, `{variables}`
-put in, the command run, and the result in String's form. A block that already ran is not run
-again: it is answered with its recorded response, marked as a repeat."""
+"""String's engine half (engine/messages/interface.py). One String block answered: its id (from
+the block's key, so the same block of the same message gets the same id and is known again), its
+topic's session loaded, its command read, `{variables}` put in, the command run, and the result
+in String's form. A block that already ran is not run again: it is answered with its recorded
+response, marked as a repeat. A block of another channel gets no answer, and one of Operator's
+own responses pasted back is not run; each is a warning of the message."""
 
 from __future__ import annotations
 
@@ -9,18 +11,34 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ...protocol.chanflow.blocks import ChanBlock
-from ...protocol.chanflow.commands import BY_NAME, Request, parse_topic, read_payload, substitute
+from ...protocol.chanflow.commands import (
+    Request,
+    parse_location,
+    parse_topic,
+    read_payload,
+    substitute,
+    workspace_relative,
+)
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS
+from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS, SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.results import CommandResult
+from ..messages.events import BlockStarted, ForeignBlock
+from ..messages.interface import MessageContext, Unanswered
+from ..messages.outlook import PlannedWrite, normalised
 from . import reading, writing
-from .context import Answer, Call, EngineLike
+from .context import Answer, Call
+from .recovered import recovered_result
 from .topics import TopicStore
+
+if TYPE_CHECKING:
+    from ...protocol.dialect import Block
+    from ..changes.outcomes import Landing
+    from ..state.used_ids import UsedId, WriteIntent
 
 Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
 CONTENT_KEY_PREFIX = "chanflow:"  # a String block's content key in the session's records
@@ -111,20 +129,72 @@ def command_word(line: str) -> str:
     return f"/{word[:20]}" if word.isascii() and word.isalpha() else "/?"
 
 
-class ChanFlowRunner:
-    def __init__(self, engine: EngineLike) -> None:
-        self.engine = engine
-        self.store = TopicStore(engine.session.state_dir)
+class StringRunner:
+    """Answers one message's String blocks."""
 
-    def answer(
-        self,
-        block: ChanBlock,
-        *,
-        message: int,
-        record_intent: Callable[[str, str, str, str, dict[str, object]], None],
-    ) -> ChanAnswer:
-        """`record_intent(id, action, rel, summary, extra)` is called before a change commits."""
-        rid, earlier = request_id(block.key, self.engine.session.used_ids())
+    def __init__(self, context: MessageContext) -> None:
+        self.context = context
+        self.store = TopicStore(context.session.state_dir)
+
+    def run(self, block: Block) -> None:
+        assert isinstance(block, ChanBlock)
+        context = self.context
+        line = block.start_line
+        if not block.for_operator:
+            context.warn(
+                f"line {line}: a <{SIGIL}={block.channel}:...> block is for another channel; "
+                "Operator does not answer it"
+            )
+            context.notify(ForeignBlock(line, block.channel))
+            return
+        if block.is_response:
+            attribute = block.attributes.split("=")[0]
+            context.warn(
+                f"line {line}: a String response (its tag carries {attribute}=) is Operator's "
+                "own answer, pasted back; it was not run"
+            )
+            return
+        first = request_line(block.payload)
+        rid, _ = request_id(block.key, context.session.used_ids())
+        context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
+        if _may_write(block.payload):
+            context.flush()  # what ran before a write is recorded and shown before it is asked
+        answer = self._answer(block)
+        context.add(answer.result, content_key=answer.content_key, durable=answer.durable)
+
+    def planned_write(self, block: Block, used: Mapping[str, UsedId]) -> PlannedWrite | None:
+        """A String block that changes a file, as it will run; its path is the one written (a
+        place in the topic's current document, or /undo's, is not known from the text: the dialog
+        then asks again before `a`)."""
+        assert isinstance(block, ChanBlock)
+        if not block.runs or block.fault is not None:
+            return None
+        try:
+            parse_topic(block.topic)
+            request = read_payload(block.payload)
+            if not request.writes:
+                return None
+            path = (
+                parse_location(request.name, request.argument).path
+                if request.name != "undo"
+                else None
+            )
+        except StringError:
+            return None
+        rid = request_id(block.key, used)[0]
+        shown = (
+            normalised(workspace_relative(path))
+            if path
+            else f"(/{request.name}: a place in the topic)"
+        )
+        return PlannedWrite(block.start_line, rid, f"/{request.name}", shown)
+
+    def end(self) -> None:
+        pass
+
+    def _answer(self, block: ChanBlock) -> ChanAnswer:
+        context = self.context
+        rid, earlier = request_id(block.key, context.session.used_ids())
         if earlier is not None:
             return self._repeat(earlier, block)
         topic_shown = block.topic if block.topic else "file:main"
@@ -132,6 +202,7 @@ class ChanFlowRunner:
         at = now()
         action = command_word(line)
         request: Request | None = None
+        content_key = CONTENT_KEY_PREFIX + block.key
         try:
             topic = parse_topic(block.topic)
             topic_shown = topic
@@ -153,18 +224,27 @@ class ChanFlowRunner:
                 if substituted != request.line:
                     body = "" if request.body is None else "\n" + request.body
                     request = replace(read_payload(substituted + body), line=request.line)
+
+            def record_intent(act: str, rel: str, summary: str, extra: dict[str, object]) -> None:
+                context.record_intent(
+                    rid,
+                    action=act,
+                    path=rel,
+                    line=block.start_line,
+                    summary=summary,
+                    content_key=content_key,
+                    extra={"topic": topic, "request": line, "at": at, **extra},
+                )
+
             call = Call(
-                engine=self.engine,
+                context=context,
                 store=self.store,
                 topic=state,
-                message=message,
                 line=block.start_line,
                 request_id=rid,
                 request=request,
-                content_key=CONTENT_KEY_PREFIX + block.key,
-                record_intent=lambda act, rel, summary, extra: record_intent(
-                    rid, act, rel, summary, {"topic": topic, "request": line, "at": at, **extra}
-                ),
+                content_key=content_key,
+                record_intent=record_intent,
             )
             answer = self._handler(request)(call)
             if not call.closed:
@@ -179,13 +259,9 @@ class ChanFlowRunner:
                 action=action,
                 line=block.start_line,
             )
-            durable = request is not None and _writes(request)
-            content_key = (
-                None
-                if result.status in ("rejected", "conflict")
-                else (CONTENT_KEY_PREFIX + block.key)
-            )
-            return ChanAnswer(result, content_key, durable)
+            durable = request is not None and request.writes
+            kept = None if result.status in ("rejected", "conflict") else content_key
+            return ChanAnswer(result, kept, durable)
         except Exception as exc:  # one command's bug must not lose the others' results
             failure = StringError(
                 StringCode.INTERNAL,
@@ -215,7 +291,7 @@ class ChanFlowRunner:
             line=block.start_line,
             diff=answer.diff,
         )
-        return ChanAnswer(result, CONTENT_KEY_PREFIX + block.key, _writes(request))
+        return ChanAnswer(result, content_key, request.writes)
 
     @staticmethod
     def _handler(request: Request) -> Handler:
@@ -239,6 +315,33 @@ class ChanFlowRunner:
         return ChanAnswer(repeated, None, False, repeat_of=number)
 
 
-def _writes(request: Request) -> bool:
-    spec = BY_NAME[request.name]
-    return spec.writes and (request.name != "edit" or request.body is not None)
+class StringEngine:
+    name = "string"
+
+    def runner(self, context: MessageContext) -> StringRunner:
+        return StringRunner(context)
+
+    def unanswered(
+        self, block: Block, used: Mapping[str, UsedId], number: int, interrupted: bool
+    ) -> Unanswered | None:
+        """A String block that ran before is answered again (a repeat has a result of its own),
+        so a block without one is one the app stopped before."""
+        if not block.runs or not interrupted:
+            return None
+        assert isinstance(block, ChanBlock)
+        return Unanswered(block.start_line, request_id(block.key, used)[0], None)
+
+    def recovered(self, intent: WriteIntent, landing: Landing) -> CommandResult:
+        return recovered_result(intent, landing)
+
+
+def _may_write(payload: str) -> bool:
+    """Whether the block's command is one that writes, from its first line alone (a block that
+    fails before it runs asks nothing, so a wrong guess only costs an early flush)."""
+    try:
+        return read_payload(payload).writes
+    except StringError:
+        return False
+
+
+ENGINE_HALF = StringEngine()
