@@ -47,7 +47,7 @@ def terminal_decider() -> Any:
 
     def decide(plan: Any, outlook: Any) -> bool:
         nonlocal approve_rest
-        if approve_rest:
+        if approve_rest and not plan.asked_alone:
             return True
         if outlook.total > 1:
             prompt.write(f"\nwrite {outlook.position} of {outlook.total} in this message")

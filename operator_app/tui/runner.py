@@ -80,7 +80,7 @@ class EngineRunner:
 
         def decide(plan: WritePlan, outlook: WriteOutlook) -> bool:
             number = opened[0] if opened else 0
-            if number in self._approve_rest:
+            if number in self._approve_rest and not plan.asked_alone:
                 return True
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
@@ -105,9 +105,13 @@ class EngineRunner:
         return run
 
     def open_stream(
-        self, source: str, observer: Observer | None = None, lookahead: Lookahead | None = None
+        self,
+        source: str,
+        observer: Observer | None = None,
+        lookahead: Lookahead | None = None,
+        origin: str | None = None,
     ) -> StreamedMessage:
-        return StreamedMessage(self, source, observer, lookahead)
+        return StreamedMessage(self, source, observer, lookahead, origin)
 
     def results_of(self, number: int) -> list[CommandResult]:
         """What `c` copies for message `number`: its results as the session recorded them."""
@@ -131,6 +135,7 @@ class StreamedMessage:
         source: str,
         observer: Observer | None = None,
         lookahead: Lookahead | None = None,
+        origin: str | None = None,
     ) -> None:
         self._runner = runner
         self.text = ""
@@ -140,7 +145,7 @@ class StreamedMessage:
             # sent beyond it: each chunk is shown by its own MessageGrew as it is fed. A followed
             # file may always grow; the bridge knows what it holds beyond and when it stopped.
             self.run = runner._engine(opened, lambda: self.text, observer).open_stream(
-                source=source, lookahead=lookahead
+                source=source, lookahead=lookahead, origin=origin
             )
         self.number = self.run.number
 

@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.commands import (
@@ -23,7 +23,7 @@ from ...protocol.chanflow.commands import (
     workspace_relative,
 )
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS, SIGIL
+from ...protocol.chanflow.grammar import SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.results import CommandResult
@@ -32,6 +32,7 @@ from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
 from . import reading, writing
 from .context import Answer, Call
+from .identity import Identity, content_key, identify, lookalike_note
 from .recovered import recovered_result
 from .topics import TopicStore
 
@@ -39,9 +40,6 @@ if TYPE_CHECKING:
     from ...protocol.dialect import Block
     from ..changes.outcomes import Landing
     from ..state.used_ids import UsedId, WriteIntent
-
-Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
-CONTENT_KEY_PREFIX = "chanflow:"  # a String block's content key in the session's records
 
 Handler = Callable[[Call], Answer]
 _HANDLERS: dict[str, Handler] = {
@@ -90,28 +88,6 @@ class ChanAnswer:
     repeat_of: int | None = None  # the message the recorded response is from
 
 
-def request_id(
-    key: str, used: Mapping[str, tuple[str, int, Earlier]]
-) -> tuple[str, tuple[str, int, Earlier] | None]:
-    """The block's id (ID_CHARS of its key in base 36, longer where that is taken by another
-    block), and what it ran as before, if it did."""
-    number = int(key[:26], 16)
-    digits = ""
-    while number:
-        number, rest = divmod(number, len(ID_ALPHABET))
-        digits += ID_ALPHABET[rest]
-    digits = digits or "0"
-    content_key = CONTENT_KEY_PREFIX + key
-    for size in range(ID_CHARS, len(digits) + 1):
-        candidate = digits[:size]
-        earlier = used.get(candidate)
-        if earlier is None:
-            return candidate, None
-        if earlier[0] == content_key:
-            return candidate, earlier
-    return key, used.get(key)
-
-
 def now() -> str:
     return datetime.now().astimezone().isoformat(timespec="seconds")
 
@@ -155,7 +131,7 @@ class StringRunner:
             )
             return
         first = request_line(block.payload)
-        rid, _ = request_id(block.key, context.session.used_ids())
+        rid = self._identity(block).request_id
         context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
         if _may_write(block.payload):
             context.flush()  # what ran before a write is recorded and shown before it is asked
@@ -181,7 +157,7 @@ class StringRunner:
             )
         except StringError:
             return None
-        rid = request_id(block.key, used)[0]
+        rid = identify(block.key, used, content_key(block.key, self.context.origin_key)).request_id
         shown = (
             normalised(workspace_relative(path))
             if path
@@ -192,17 +168,22 @@ class StringRunner:
     def end(self) -> None:
         pass
 
+    def _identity(self, block: ChanBlock) -> Identity[CommandResult]:
+        key = content_key(block.key, self.context.origin_key)
+        return identify(block.key, self.context.session.used_ids(), key)
+
     def _answer(self, block: ChanBlock) -> ChanAnswer:
         context = self.context
-        rid, earlier = request_id(block.key, context.session.used_ids())
-        if earlier is not None:
-            return self._repeat(earlier, block)
+        identity = self._identity(block)
+        rid = identity.request_id
+        if identity.earlier is not None:
+            return self._repeat(identity.earlier, block)
         topic_shown = block.topic if block.topic else "file:main"
         line = request_line(block.payload)
         at = now()
         action = command_word(line)
         request: Request | None = None
-        content_key = CONTENT_KEY_PREFIX + block.key
+        key = content_key(block.key, context.origin_key)
         try:
             topic = parse_topic(block.topic)
             topic_shown = topic
@@ -232,7 +213,7 @@ class StringRunner:
                     path=rel,
                     line=block.start_line,
                     summary=summary,
-                    content_key=content_key,
+                    content_key=key,
                     extra={"topic": topic, "request": line, "at": at, **extra},
                 )
 
@@ -243,9 +224,14 @@ class StringRunner:
                 line=block.start_line,
                 request_id=rid,
                 request=request,
-                content_key=content_key,
+                content_key=key,
                 record_intent=record_intent,
             )
+            if identity.lookalike is not None and request.writes:
+                _, number, earlier_result = identity.lookalike
+                call.lookalike = lookalike_note(number, earlier_result)
+                if context.unattended:
+                    raise _unasked(number, earlier_result, request.line)
             answer = self._handler(request)(call)
             if not call.closed:
                 self.store.save(state)
@@ -260,7 +246,7 @@ class StringRunner:
                 line=block.start_line,
             )
             durable = request is not None and request.writes
-            kept = None if result.status in ("rejected", "conflict") else content_key
+            kept = None if result.status in ("rejected", "conflict") else key
             return ChanAnswer(result, kept, durable)
         except Exception as exc:  # one command's bug must not lose the others' results
             failure = StringError(
@@ -291,7 +277,7 @@ class StringRunner:
             line=block.start_line,
             diff=answer.diff,
         )
-        return ChanAnswer(result, content_key, request.writes)
+        return ChanAnswer(result, key, request.writes)
 
     @staticmethod
     def _handler(request: Request) -> Handler:
@@ -329,10 +315,22 @@ class StringEngine:
         if not block.runs or not interrupted:
             return None
         assert isinstance(block, ChanBlock)
-        return Unanswered(block.start_line, request_id(block.key, used)[0], None)
+        return Unanswered(block.start_line, identify(block.key, used, None).request_id, None)
 
     def recovered(self, intent: WriteIntent, landing: Landing) -> CommandResult:
         return recovered_result(intent, landing)
+
+
+def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
+    """A change in a message that repeats an earlier one, when no one is asked (--approve all)."""
+    action = earlier.action or "command"
+    return StringError(
+        StringCode.REJECTED,
+        f"{line} was not run: this message has the same text as message {number}, whose {action} "
+        "ran then; a repeated message's change runs only once the person approves it in "
+        "Operator's dialog, and this run asked no one; nothing changed",
+        "to change the file again, say so in a new message, or ask the person to approve it",
+    )
 
 
 def _may_write(payload: str) -> bool:

@@ -90,6 +90,7 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
         before_commit=before_commit,
         accept_plan=accept,
         action_label=call.command,
+        notes=(call.lookalike,) if call.lookalike else (),
     )
     if not result.ok:
         if result.status == "rejected":
@@ -278,6 +279,8 @@ def cmd_undo(call: Call) -> Answer:
         added=added,
         removed=removed,
         summary=summary,
+        notes=(call.lookalike,) if call.lookalike else (),
+        asked_alone=call.lookalike is not None,
     )
     if not call.context.consent(plan):
         raise StringError(

@@ -43,6 +43,9 @@ class WritePlan:
     is_dir: bool = False
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
+    # Asked about on its own, whatever the person answered before ("apply the rest of this
+    # message" and --approve all do not approve it): its notes say why (a repeated message).
+    asked_alone: bool = False
     # a write: the bytes it was planned from (None: the file did not exist)
     base: bytes | None = None
     # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it

@@ -31,6 +31,17 @@ class MessageContext(Protocol):
     number: int  # the message's number in the session
 
     @property
+    def origin_key(self) -> str:
+        """What the message's blocks are known by besides their place in it: shared by every
+        delivery of one page message (the bridge), the message's own otherwise."""
+        ...
+
+    @property
+    def unattended(self) -> bool:
+        """Writes are approved without anyone being asked (exec --approve all)."""
+        ...
+
+    @property
     def workspace(self) -> Workspace: ...
 
     @property
@@ -43,9 +54,11 @@ class MessageContext(Protocol):
         before_commit: Callable[[WritePlan], None] | None = None,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> CommandResult:
         """Run one engine action (Engine.execute): a read at once, a write planned, asked about
-        and committed; never raises for the command's own failure."""
+        and committed; never raises for the command's own failure. `notes`: what the person must
+        read first in the write's dialog, which then asks about it on its own."""
         ...
 
     def consent(self, plan: WritePlan) -> bool:

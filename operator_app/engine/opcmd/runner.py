@@ -39,6 +39,8 @@ class OperatorCmdRunner:
         self._errors_emitted = 0
         # Blocks validated ahead (a waiting write's outlook) and not yet run, by identity.
         self._validated: dict[int, tuple[RawBlock, Validated]] = {}
+        # The ids of this message's valid blocks: what each said, where, and its answer.
+        self._seen: dict[str, tuple[str, int, CommandResult]] = {}
 
     # --- the interface ------------------------------------------------------------------
 
@@ -53,6 +55,10 @@ class OperatorCmdRunner:
         context.notify(
             BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
         )
+        seen = self._seen.get(command.id)
+        if seen is not None:
+            self._answer_seen(block, command, seen)
+            return
         used = context.session.used_ids().get(command.id)
         if used is not None:
             self._answer_used(block, command, used)
@@ -61,7 +67,7 @@ class OperatorCmdRunner:
         if command.WRITES and refused is not None:
             # Written for the file as an earlier write of this message would have left it.
             result = failed(command.id, refused, action=command.action, path=command.path_or_none)
-            context.add(_noted(block, result.with_line(block.start_line)), content_key=None)
+            self._add(block, command, _noted(block, result.with_line(block.start_line)), None)
             return
         if command.WRITES:
             context.flush()  # what ran before a write is recorded and shown before it is asked
@@ -83,9 +89,7 @@ class OperatorCmdRunner:
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
         burns_id = result.status not in ("rejected", "conflict")
-        context.add(
-            result, content_key=block.content_key if burns_id else None, durable=command.WRITES
-        )
+        self._add(block, command, result, block.content_key if burns_id else None, command.WRITES)
 
     def planned_write(self, block: Block, used: Mapping[str, UsedId]) -> PlannedWrite | None:
         assert isinstance(block, RawBlock)
@@ -146,10 +150,10 @@ class OperatorCmdRunner:
             context.notify(skipped)
             # Not run again (the spec's rule), but answered: with no result, rule 15 tells the
             # model it never ran, and a resend under a new id would apply it twice.
-            answer = repeated(used.result, used.message, block.start_line, current=context.number)
+            answer = repeated(used.result, used.message, block.start_line)
             if command.WRITES and not answer.ok:
                 self._failures().note(command, answer)
-            context.add(answer, content_key=None)
+            self._add(block, command, answer, None)
             return
         error = OperatorError(
             ErrorCode.ERR_DUPLICATE_ID,
@@ -170,7 +174,55 @@ class OperatorCmdRunner:
         )
         if command.WRITES:
             self._failures().note(command, result)
+        self._add(block, command, _noted(block, result), None)
+
+    def _answer_seen(
+        self, block: RawBlock, command: Command, seen: tuple[str, int, CommandResult]
+    ) -> None:
+        """A block whose id an earlier block of this message has. The same content: the
+        protocol's duplicate, ignored (that block's result is the only one); else a duplicate id."""
+        context = self.context
+        key, line, earlier = seen
+        if key == block.content_key:
+            context.notify(DuplicateSkipped(command.id, earlier, context.number, block.start_line))
+            context.warn(
+                f"line {block.start_line}: id {command.id} repeats the block at line {line} of "
+                "this message with the same content; ignored (that block's result is its one "
+                "result)"
+            )
+            return
+        error = OperatorError(
+            ErrorCode.ERR_DUPLICATE_ID,
+            (
+                f"id {command.id} is used by the block at line {line} of this message for a "
+                f"different command; nothing was run; send it again with a new id such as "
+                f"{command.id}-2"
+            ),
+        )
+        result = failed(
+            command.id,
+            error,
+            action=command.action,
+            path=command.path_or_none,
+            status="invalid",
+            summary=invalid_summary(error),
+            line=block.start_line,
+        )
+        if command.WRITES:
+            self._failures().note(command, result)
         context.add(_noted(block, result), content_key=None)
+
+    def _add(
+        self,
+        block: RawBlock,
+        command: Command,
+        result: CommandResult,
+        content_key: str | None,
+        durable: bool = False,
+    ) -> None:
+        """A valid block's answer, recorded; its id is this message's from now on."""
+        self._seen[command.id] = (block.content_key, block.start_line, result)
+        self.context.add(result, content_key=content_key, durable=durable)
 
     def _execute(self, block: RawBlock, command: Command) -> CommandResult:
         context = self.context
