@@ -33,6 +33,7 @@ from .messages.events import (
     Progress,
     ResultReady,
 )
+from .messages.lines import MessageLines
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
 from .state.session import Session, StateUnusable, check_state_location
 
@@ -94,6 +95,9 @@ class MessageRun:
     # What delivers the message's text, when more than one delivery can be one message (the
     # bridge's page message, sent again as it grows): see `origin_key`.
     origin: str | None = None
+    # What this message's writes did to each file's lines (docs/design.md, "the line-number
+    # rule"): recorded by `execute`, asked by each dialect before a line-addressed edit.
+    lines: MessageLines = field(default_factory=MessageLines)
     _scanner: MessageScanner | None = None
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
@@ -246,8 +250,9 @@ class MessageRun:
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
         notes: tuple[str, ...] = (),
+        rewrites: bool | None = None,
     ) -> CommandResult:
-        return self.engine.execute(
+        result = self.engine.execute(
             command,
             before_commit=before_commit,
             before_progress=self._flush,
@@ -256,6 +261,9 @@ class MessageRun:
             action_label=action_label,
             notes=notes,
         )
+        if command.WRITES and result.ok:
+            self.lines.committed(command.action, result, rewrites=rewrites)
+        return result
 
     def consent(self, plan: WritePlan) -> bool:
         return self.engine.consent(plan, self.number)

@@ -90,6 +90,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
     ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
+    ERR_LINES_MOVED = "ERR_LINES_MOVED"
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,13 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
         "folder) where it leads outside the workspace; the message names the link; copy or move "
         "what it points to instead, or ask the person",
+    ),
+    ErrorCode.ERR_LINES_MOVED: ErrorInfo(
+        ADDED,
+        "a replaceRange or fs.patch hunk names lines that an earlier write of the message (or an "
+        "earlier edit of the same fs.applyEdits) moved or changed; line numbers count the file as "
+        "it was when the message began; nothing was written; the message shows the lines now and "
+        "the range to send",
     ),
 }
 

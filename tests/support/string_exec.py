@@ -14,6 +14,17 @@ from tests.support.exec_folder import cli
 S = "\U0001d49e"
 
 
+def content(result: dict[str, Any]) -> str:
+    """What a String response holds after its "---" (its content)."""
+    details = result["details"] or ""
+    return details.split("---\n", 1)[1] if "---\n" in details else ""
+
+
+def context(result: dict[str, Any]) -> str:
+    """The lines a String response has before its "---" (an error's, or a read's notes)."""
+    return (result["details"] or "").split("---\n", 1)[0]
+
+
 def chan(payload: str, topic: str = "t") -> str:
     """One String block as a model writes it, on lines of its own."""
     return f"<{S}=string:{topic}>{payload}</{S}>\n"

@@ -30,7 +30,7 @@ from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
-from . import reading, writing
+from . import entries, finding, reading, undoing, writing
 from .context import Answer, Call
 from .identity import Identity, content_key, identify, lookalike_note
 from .recovered import recovered_result
@@ -57,7 +57,13 @@ _HANDLERS: dict[str, Handler] = {
     "write": writing.cmd_write,
     "append": writing.cmd_append,
     "replace": writing.cmd_replace,
-    "undo": writing.cmd_undo,
+    "undo": undoing.cmd_undo,
+    "find": finding.cmd_find,
+    "grep": finding.cmd_grep,
+    "tree": finding.cmd_tree,
+    "mv": entries.cmd_mv,
+    "cp": entries.cmd_cp,
+    "rm": entries.cmd_rm,
 }
 _FAULTS = {
     "unclosed": (

@@ -46,6 +46,9 @@ class WritePlan:
     # Asked about on its own, whatever the person answered before ("apply the rest of this
     # message" and --approve all do not approve it): its notes say why (a repeated message).
     asked_alone: bool = False
+    # How the change moved the lines after it ("lines after 286 moved +2"), for its answer; None
+    # when it moved none (docs/design.md, "the line-number rule").
+    moves: str | None = None
     # a write: the bytes it was planned from (None: the file did not exist)
     base: bytes | None = None
     # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it

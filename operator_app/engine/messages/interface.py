@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..state.session import Session, WriteIntent
     from ..state.used_ids import UsedId
     from .events import EngineEvent
+    from .lines import MessageLines
     from .outlook import PlannedWrite
 
 
@@ -42,6 +43,11 @@ class MessageContext(Protocol):
         ...
 
     @property
+    def lines(self) -> MessageLines:
+        """What this message's writes did to each file's lines (the line-number rule)."""
+        ...
+
+    @property
     def workspace(self) -> Workspace: ...
 
     @property
@@ -55,10 +61,13 @@ class MessageContext(Protocol):
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
         notes: tuple[str, ...] = (),
+        rewrites: bool | None = None,
     ) -> CommandResult:
         """Run one engine action (Engine.execute): a read at once, a write planned, asked about
         and committed; never raises for the command's own failure. `notes`: what the person must
-        read first in the write's dialog, which then asks about it on its own."""
+        read first in the write's dialog, which then asks about it on its own. `rewrites`: the
+        write gives the file's whole text, so later line numbers of the message count that text
+        (None: fs.write does, no other action)."""
         ...
 
     def consent(self, plan: WritePlan) -> bool:

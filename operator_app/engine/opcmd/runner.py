@@ -19,6 +19,7 @@ from ..messages.events import BlockStarted, DuplicateSkipped
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
 from .failed_writes import FailedWrites
+from .line_edits import lines_moved
 from .recovered import recovered_result
 
 if TYPE_CHECKING:
@@ -68,6 +69,14 @@ class OperatorCmdRunner:
             # Written for the file as an earlier write of this message would have left it.
             result = failed(command.id, refused, action=command.action, path=command.path_or_none)
             self._add(block, command, _noted(block, result.with_line(block.start_line)), None)
+            return
+        moved = lines_moved(context, command) if command.WRITES else None
+        if moved is not None:
+            # Its line numbers no longer name the lines the model read (the line-number rule).
+            result = failed(command.id, moved, action=command.action, path=command.path_or_none)
+            result = _noted(block, result.with_line(block.start_line))
+            self._failures().note(command, result)
+            self._add(block, command, result, block.content_key)
             return
         if command.WRITES:
             context.flush()  # what ran before a write is recorded and shown before it is asked

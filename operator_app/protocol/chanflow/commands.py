@@ -25,6 +25,7 @@ class CommandSpec:
     answer: str  # the system message it answers with
     body: Body = "none"  # content on the lines after the command line
     writes: bool = False  # it changes a file: the person is asked first
+    own: bool = False  # Operator's own extension of file topics (not in String's documents)
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -124,6 +125,53 @@ COMMANDS: tuple[CommandSpec, ...] = (
         usage=("/log path",),
         does="the versions /commit kept of a file",
         answer="Log: path",
+    ),
+    CommandSpec(
+        name="find",
+        usage=("/find GLOB [folder]",),
+        does="entries whose path matches (*.py at any depth, src/**/*.ts)",
+        answer="N entries match GLOB under folder",
+        own=True,
+    ),
+    CommandSpec(
+        name="grep",
+        usage=(
+            "/grep TEXT [folder] [--regex] [--ignore-case] [--include GLOBS] [--exclude GLOBS]",
+        ),
+        does='TEXT in every file under the folder: "path:line: text" lines',
+        answer="N matches for TEXT in N files under folder",
+        own=True,
+    ),
+    CommandSpec(
+        name="tree",
+        usage=("/tree [folder] [depth]",),
+        does="a folder's outline (depth 3), files with their size",
+        answer="Tree of folder to depth N",
+        own=True,
+    ),
+    CommandSpec(
+        name="mv",
+        usage=("/mv FROM TO [--overwrite]",),
+        does="move or rename a file or folder",
+        answer="Moved: FROM -> TO",
+        writes=True,
+        own=True,
+    ),
+    CommandSpec(
+        name="cp",
+        usage=("/cp FROM TO [--overwrite]",),
+        does="copy a file or folder",
+        answer="Copied: FROM -> TO",
+        writes=True,
+        own=True,
+    ),
+    CommandSpec(
+        name="rm",
+        usage=("/rm PATH",),
+        does="move a file or folder to the trash",
+        answer="Removed: PATH (to the trash)",
+        writes=True,
+        own=True,
     ),
 )
 BY_NAME = {spec.name: spec for spec in COMMANDS}
@@ -314,6 +362,8 @@ def parse_set(argument: str) -> tuple[str, str] | None:
 def help_text() -> str:
     lines = [f"Commands for file topics (<{grammar.SIGIL}=string:file:name>):"]
     for spec in COMMANDS:
+        if spec.own and not COMMANDS[COMMANDS.index(spec) - 1].own:
+            lines.append("Operator's own, for work across the workspace:")
         lines.append(f"{' | '.join(spec.usage)}")
         content = {"required": " (content on the next lines)", "optional": "", "none": ""}[
             spec.body

@@ -31,6 +31,7 @@ class StringCode(StrEnum):
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
+    LINES_MOVED = "LINES_MOVED"
     WRITE_FAILED = "WRITE_FAILED"
     INTERNAL = "INTERNAL"
 
@@ -90,6 +91,10 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     ),
     StringCode.BLOCK_TOO_LARGE: StringCodeInfo(
         "a block over 1,000,000 characters", "split it: /write, then /append"
+    ),
+    StringCode.LINES_MOVED: StringCodeInfo(
+        "an earlier change of the message moved or changed the lines a :L range names",
+        "check the lines shown; send the range given",
     ),
     StringCode.WRITE_FAILED: StringCodeInfo(
         "the change could not be made (permissions, a symlink, an I/O error)",

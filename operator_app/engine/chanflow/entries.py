@@ -1,0 +1,120 @@
+"""Operator's own String commands that move, copy and remove whole entries, each the engine's own
+change run through `MessageContext.execute`, so it is planned, shown and asked about, committed
+all at once, journalled, recovered after a crash and undone (/undo) like any other: /mv FROM TO
+is fs.move (a rename is a move in the same folder), /cp FROM TO fs.copy, /rm PATH fs.delete (to
+the trash). --overwrite replaces a file at TO, as fs.move's overwrite does. The topic's memory of
+what it read follows the entry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...protocol.chanflow.arguments import read_arguments
+from ...protocol.chanflow.commands import usage_error
+from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.results import confirmation
+from ...protocol.commands.base import Command
+from ...protocol.commands.catalog import model_for
+from ...protocol.errors import OperatorError
+from ...protocol.results import count
+from ..changes.plan import WritePlan
+from .context import Answer, Call
+from .mapping import check_path, failure_of, shown_path, told_in_string
+
+
+def _execute(
+    call: Call, action: str, fields: dict[str, str], message: Callable[[WritePlan], str]
+) -> WritePlan:
+    """Run the change; the plan that was approved and committed (its kind tells what it did).
+    `message`: the change's confirmation, from its plan (recovery tells it too)."""
+    model = model_for(action)
+    assert model is not None
+    try:
+        command: Command = model.model_validate(
+            {"version": "1", "id": call.request_id, "action": action, **fields}
+        )
+    except OperatorError as error:
+        raise told_in_string(error) from None
+    planned: list[WritePlan] = []
+
+    def accept(plan: WritePlan) -> OperatorError | None:
+        planned.append(plan)
+        return None
+
+    def before_commit(plan: WritePlan) -> None:
+        call.record_intent(call.command, plan.target.rel, message(plan), {})
+
+    result = call.context.execute(
+        command,
+        before_commit=before_commit,
+        accept_plan=accept,
+        action_label=call.command,
+        notes=(call.lookalike,) if call.lookalike else (),
+    )
+    if not result.ok:
+        if result.status == "rejected":
+            raise StringError(
+                StringCode.REJECTED,
+                f"the person declined {call.request.line}; nothing changed",
+                "ask them what they want before trying again",
+            )
+        raise failure_of(result, writing=True)
+    plan = planned[-1]
+    if plan.kind != "noop":
+        call.topic.changes.append(call.request_id)
+    return plan
+
+
+def _two_paths(call: Call) -> tuple[str, str, bool]:
+    name = call.request.name
+    args = read_arguments(name, call.request.argument, flags=("overwrite",))
+    if len(args.words) != 2:
+        raise usage_error(
+            name,
+            f"/{name} takes two paths, FROM and TO, not {len(args.words)}; write a path with "
+            'spaces in quotes: "my notes.md"',
+        )
+    return args.words[0], args.words[1], bool(args.options.get("overwrite"))
+
+
+def cmd_mv(call: Call) -> Answer:
+    raw_from, raw_to, overwrite = _two_paths(call)
+    source, dest = check_path(call.ws, raw_from), check_path(call.ws, raw_to)
+    message = confirmation(f"Moved: {shown_path(source)} -> {shown_path(dest)}")
+    fields = {"path": source.rel, "path_to": dest.rel, "overwrite": str(overwrite).lower()}
+    _execute(call, "fs.move", fields, lambda plan: message)
+    read = call.topic.read
+    for rel in [rel for rel in read if rel == source.rel or rel.startswith(source.rel + "/")]:
+        read[dest.rel + rel[len(source.rel) :]] = read.pop(rel)
+    return Answer(message, path=source.rel)
+
+
+def cmd_cp(call: Call) -> Answer:
+    raw_from, raw_to, overwrite = _two_paths(call)
+    source, dest = check_path(call.ws, raw_from), check_path(call.ws, raw_to)
+    message = confirmation(f"Copied: {shown_path(source)} -> {shown_path(dest)}")
+    fields = {"path": source.rel, "path_to": dest.rel, "overwrite": str(overwrite).lower()}
+    _execute(call, "fs.copy", fields, lambda plan: message)
+    call.topic.read.pop(dest.rel, None)  # what stood there before is gone
+    return Answer(message, path=dest.rel)
+
+
+def cmd_rm(call: Call) -> Answer:
+    args = read_arguments("rm", call.request.argument)
+    if len(args.words) != 1:
+        raise usage_error(
+            "rm", '/rm takes one path; write a path with spaces in quotes: "my notes.md"'
+        )
+    target = check_path(call.ws, args.words[0])
+
+    def message(plan: WritePlan) -> str:
+        what = f"the folder {shown_path(target)}/ ({count(plan.file_count, 'file')})"
+        return confirmation(
+            f"Removed: {what if plan.is_dir else shown_path(target)} (to the trash; /undo "
+            "brings it back)"
+        )
+
+    plan = _execute(call, "fs.delete", {"path": target.rel}, message)
+    for rel in [r for r in call.topic.read if r == target.rel or r.startswith(target.rel + "/")]:
+        del call.topic.read[rel]
+    return Answer(message(plan), path=target.rel)
