@@ -284,7 +284,7 @@ def test_an_undo_the_app_died_in_is_told_as_done(tmp_path: Path) -> None:
     folder = Folder(tmp_path, {"a.md": "old\n"})
     assert folder.run(chan("t", "/write a.md\nnew"))[0].ok
     _die_at(
-        folder, "operator_app.engine.chanflow.writing", "undo_entry", "after", chan("t", "/undo")
+        folder, "operator_app.engine.chanflow.undoing", "undo_entry", "after", chan("t", "/undo")
     )
     assert (folder.ws / "a.md").read_text() == "old\n"
     folder.run("Next.\n" + chan("t", "/info"))

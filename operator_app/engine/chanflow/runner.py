@@ -23,6 +23,7 @@ from ...protocol.chanflow.commands import (
     workspace_relative,
 )
 from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.faults import fault_error
 from ...protocol.chanflow.grammar import SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
@@ -65,25 +66,9 @@ _HANDLERS: dict[str, Handler] = {
     "cp": entries.cmd_cp,
     "rm": entries.cmd_rm,
 }
-_FAULTS = {
-    "unclosed": (
-        StringCode.UNCLOSED_BLOCK,
-        "the message ended before this block was closed; nothing in it was run",
-        "end every block with its close tag: a slash and the sigil in angle brackets",
-    ),
-    "nested": (
-        StringCode.NESTED_BLOCK,
-        "another open tag stands inside this block, so where it ends cannot be told; nothing "
-        "in it was run",
-        "send one command per block; to write text holding ChanFlow tags, use OPERATOR_CMD "
-        "fs.write with content_b64",
-    ),
-    "too_large": (
-        StringCode.BLOCK_TOO_LARGE,
-        "this block is over 1,000,000 characters; nothing in it was run",
-        "split the content over several blocks (/write, then /append)",
-    ),
-}
+
+
+_EDIT_MODE = ("edit", "replace")  # commands whose answers carry mode=edit (seed 003)
 
 
 @dataclass(frozen=True)
@@ -185,17 +170,21 @@ class StringRunner:
         if identity.earlier is not None:
             return self._repeat(identity.earlier, block)
         topic_shown = block.topic if block.topic else "file:main"
+        try:
+            topic_shown = parse_topic(block.topic)
+        except StringError:
+            pass  # told below, unless the block's fault is told first
         line = request_line(block.payload)
         at = now()
         action = command_word(line)
         request: Request | None = None
         key = content_key(block.key, context.origin_key)
         try:
+            fault = fault_error(block)
+            if fault is not None:
+                raise fault
             topic = parse_topic(block.topic)
             topic_shown = topic
-            fault = _FAULTS.get(block.fault or "")
-            if fault is not None:
-                raise StringError(*fault)
             if block.attributes:
                 raise StringError(
                     StringCode.INVALID_TARGET,
@@ -282,6 +271,7 @@ class StringRunner:
             path=answer.path,
             line=block.start_line,
             diff=answer.diff,
+            mode="edit" if request.name in _EDIT_MODE else None,
         )
         return ChanAnswer(result, key, request.writes)
 

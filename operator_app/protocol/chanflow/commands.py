@@ -13,6 +13,7 @@ from typing import Literal
 from ..grammar import LINE_BREAK_RE, with_lf_breaks
 from . import grammar
 from .errors import StringCode, StringError
+from .tag_escape import unescape_tags
 
 Body = Literal["none", "optional", "required"]
 
@@ -229,7 +230,7 @@ def read_payload(payload: str) -> Request:
     line, body = (head, None) if match is None else (head[: match.start()], head[match.end() :])
     line = line.strip()
     if body is not None:
-        body = with_lf_breaks(body)
+        body = unescape_tags(with_lf_breaks(body))
     command = grammar.COMMAND_RE.fullmatch(line)
     if not line.startswith("/") or command is None:
         raise StringError(

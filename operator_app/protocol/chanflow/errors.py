@@ -29,6 +29,7 @@ class StringCode(StrEnum):
     # Operator's own:
     REJECTED = "REJECTED"
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
+    MALFORMED_TAG = "MALFORMED_TAG"
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
     LINES_MOVED = "LINES_MOVED"
@@ -86,11 +87,17 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     StringCode.UNCLOSED_BLOCK: StringCodeInfo(
         "the message ended inside a block; nothing in it ran", "close it with </\U0001d49e>"
     ),
+    StringCode.MALFORMED_TAG: StringCodeInfo(
+        "a tag almost right (a look-alike of the sigil, full-width brackets, an invisible "
+        "character, a line break, a stray close tag); nothing in the block ran",
+        "write the exact form the error shows",
+    ),
     StringCode.NESTED_BLOCK: StringCodeInfo(
         "an open tag inside a block; nothing in it ran", "one command per block"
     ),
     StringCode.BLOCK_TOO_LARGE: StringCodeInfo(
-        "a block over 1,000,000 characters", "split it: /write, then /append"
+        "a block over 200,000 characters, or starting before the last 200,000 of the message",
+        "split it: /write, then /append; blocks near the end",
     ),
     StringCode.LINES_MOVED: StringCodeInfo(
         "an earlier change of the message moved or changed the lines a :L range names",

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from . import grammar
+from .tag_escape import escape_tags
 
 CHANGE_LINES_SHOWN = 200  # of a change's numbered lines; past that the response says how many more
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -22,17 +23,19 @@ class Response:
     request: str  # the command line, as the model wrote it
     message: str  # the system message (with its ✓ or ✗ where it has one)
     rest: str | None = None  # what follows it: an error's context lines, or "---" and the content
+    mode: str | None = None  # the session's mode, when it has one ("edit": seed 003)
 
     def render(self) -> str:
-        lines = [
-            f'<{grammar.SIGIL}={grammar.CHANNEL}:{self.topic} time="{self.time}">',
-            f"re: [{self.request_id}] {self.request}",
-            self.message,
-        ]
+        lines = [f"re: [{self.request_id}] {self.request}", self.message]
         if self.rest is not None:
             lines.append(self.rest.removesuffix("\n"))
-        lines.append(grammar.CLOSE)
-        return "\n".join(lines)
+        # No tag but the response's own: a file's </𝒞> would end it for whoever reads it.
+        inner = escape_tags("\n".join(lines))
+        return f"{self.open_tag()}\n{inner}\n{grammar.CLOSE}"
+
+    def open_tag(self) -> str:
+        mode = f" mode={self.mode}" if self.mode else ""
+        return f'<{grammar.SIGIL}={grammar.CHANNEL}:{self.topic} time="{self.time}"{mode}>'
 
 
 def after_message(*, content: str | None = None, context: tuple[str, ...] = ()) -> str | None:
