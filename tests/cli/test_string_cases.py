@@ -110,7 +110,7 @@ def test_every_string_code_a_message_can_provoke_has_a_case() -> None:
         StringCode.CONFLICT,
         StringCode.BLOCK_TOO_LARGE,
         StringCode.INTERNAL,
-        StringCode.LINES_MOVED,  # an earlier change of the message first: tests/cli/test_line_numbers.py
+        StringCode.LINES_MOVED,  # needs an earlier change: tests/cli/test_line_numbers.py
     }
     folders = {path.name for path in (STRING_CASES / "invalid").iterdir() if path.is_dir()}
     assert folders == {code.value for code in CATALOG} - {code.value for code in elsewhere}
