@@ -98,6 +98,7 @@ _ACTION_RE = re.compile(r"\bfs\.[A-Za-z]+")
 _FIELDS = (
     ("overwrite: true", "--overwrite"),
     ("regex: true", "--regex"),
+    ("send regex: false", "leave out --regex"),
     ("regex: false", "no --regex"),
     ("ignore_case", "--ignore-case"),
     ("use include or exclude", "use --include or --exclude"),

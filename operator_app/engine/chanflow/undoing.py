@@ -32,7 +32,7 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
     raise StringError(
         StringCode.NO_HISTORY,
         "no change of this topic to undo",
-        "changes made by other topics or by OPERATOR_CMD are not this topic's",
+        "changes made by other topics, or not by String commands, are not this topic's",
     )
 
 

@@ -176,8 +176,14 @@ def cmd_write(call: Call) -> Answer:
             "write", "/write names a file: /write path, the content on the next lines"
         )
     target, shown = target_of(call, location)
+    if call.request.body is None:
+        raise usage_error(
+            "write",
+            "/write needs the content on the lines after the command line (for an empty file, "
+            "one empty line)",
+        )
     doc = _current(call, target, shown)
-    text = as_lines(call.request.body or "")
+    text = as_lines(call.request.body)
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:

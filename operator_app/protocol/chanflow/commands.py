@@ -12,6 +12,7 @@ from typing import Literal
 
 from ..grammar import LINE_BREAK_RE, with_lf_breaks
 from . import grammar
+from .arguments import unquoted
 from .errors import StringCode, StringError
 from .tag_escape import unescape_tags
 
@@ -79,7 +80,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         usage=("/write path",),
         does="the content becomes the whole file (created if missing)",
         answer="Written: path (N bytes, N lines)",
-        body="optional",
+        body="required",
         writes=True,
     ),
     CommandSpec(
@@ -105,9 +106,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         name="set",
-        usage=("/set", '/set {name} = "value"'),
-        does="list the variables, or set one for later commands",
+        usage=("/set", '/set {name} = "value"', "/set {name}"),
+        does="list the variables, or set one for later commands (the value after = or below)",
         answer='Variables / {name} = "value"',
+        body="optional",
     ),
     CommandSpec(
         name="verify",
@@ -261,6 +263,7 @@ class Location:
     block: str | None = None  # "#decisions" -> "decisions"
     lines: tuple[int, int] | None = None  # first and last line, 1-based, inclusive
     version: int | None = None  # "@c3" -> 3
+    quoted: bool = False  # the path was written in quotes ("my notes.md"): spaces are its own
 
     def shown(self) -> str:
         """The location as the model wrote it, for system messages ("notes.md#decisions")."""
@@ -294,7 +297,15 @@ def parse_location(name: str, argument: str) -> Location:
     if hash_mark and grammar.BLOCK_ID_RE.fullmatch(tail) and "/" not in tail:
         block, text = tail, head
     path = text.strip() or None
-    return Location(path, block, lines, version)
+    if path is not None and path.startswith("@"):
+        raise StringError(
+            StringCode.NOT_FOUND,
+            "shortcut not found",
+            f"{path} is not defined: file topics have no shortcuts",
+            "name a path (/open ~/notes.md), or find a file by name: /find NAME",
+        )
+    quoted = path is not None and unquoted(path) != path
+    return Location(unquoted(path) if path else None, block, lines, version, quoted)
 
 
 def workspace_relative(path: str) -> str:
@@ -341,16 +352,34 @@ def substitute(line: str, variables: dict[str, str]) -> str:
     return grammar.VARIABLE_RE.sub(value, line)
 
 
-def parse_set(argument: str) -> tuple[str, str] | None:
-    """(name, value) of `{name} = "value"`; None for a bare /set (the list)."""
+def parse_set(argument: str, body: str | None = None) -> tuple[str, str] | None:
+    """(name, value) of `{name} = "value"`, or of `{name}` with the value on the next line (seed
+    003: "Commands with content (/replace, /append, /set) include the content starting from the
+    next line"); None for a bare /set (the list)."""
     if not argument:
+        if body is not None:
+            raise usage_error("set", "/set names the variable: /set {name}, the value below it")
         return None
-    match = grammar.SET_RE.fullmatch(argument)
-    if match is None:
-        raise usage_error("set", f"cannot read {argument!r} as an assignment")
-    name, value = match.group(1), match.group(2).strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        value = value[1:-1]
+    alone = grammar.VARIABLE_RE.fullmatch(argument.strip())
+    if alone is not None:
+        if body is None:
+            raise usage_error(
+                "set", f"no value for {{{alone.group(1)}}}: give it after = or on the next line"
+            )
+        name, value = alone.group(1), body.removesuffix("\n")
+    else:
+        match = grammar.SET_RE.fullmatch(argument)
+        if match is None:
+            raise usage_error("set", f"cannot read {argument!r} as an assignment")
+        name, value = match.group(1), match.group(2).strip()
+        if body is not None:
+            raise usage_error("set", "the value is given twice: after = and on the next line")
+        if not value:
+            raise usage_error(
+                "set", f'no value after =: /set {{{name}}} = "value" (an empty value is written "")'
+            )
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
     if len(value) > grammar.MAX_VALUE_CHARS:
         raise usage_error(
             "set", f"the value is {len(value)} characters; the limit is {grammar.MAX_VALUE_CHARS}"
