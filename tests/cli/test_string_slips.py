@@ -79,7 +79,7 @@ def test_open_of_a_shortcut_says_file_topics_have_none(tmp_path: Path) -> None:
 def test_a_bidirectional_control_in_a_name_is_refused_in_both_dialects(tmp_path: Path) -> None:
     trojan = "invoice\u202etxt.exe"
     w = Workspace(tmp_path, {trojan: "x\n"})
-    refused = w.exec(chan(f"/open {trojan}") + chan(f"/write new\u2066.md\nx")).results
+    refused = w.exec(chan(f"/open {trojan}") + chan("/write new\u2066.md\nx")).results
     for result in refused:
         assert result["error_code"] == "INVALID_PATH", result
         assert "invisible bidirectional control (U+" in result["summary"]
