@@ -35,28 +35,26 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="info",
         usage=("/info",),
-        does="the topic's session: current document, history, variables",
+        does="the topic's session",
         answer="Session info",
     ),
     CommandSpec(
         name="ls",
         usage=("/ls", "/ls path"),
-        does="a folder's entries (folders end with /)",
+        does="a folder's entries",
         answer="Listing path/",
     ),
     CommandSpec(
         name="open",
         usage=("/open path", "/open path#block", "/open path:L5-L10", "/open path@c2"),
-        does="a document, a block, lines (numbered), or a version kept by /commit",
+        does="a document, a block, lines (numbered), or a kept version",
         answer="Opened path",
     ),
-    CommandSpec(
-        name="back", usage=("/back",), does="the document opened before", answer="Back to path"
-    ),
+    CommandSpec(name="back", usage=("/back",), does="the document before", answer="Back to path"),
     CommandSpec(
         name="refresh",
         usage=("/refresh",),
-        does="read the current document again (after a CONFLICT)",
+        does="the current document again",
         answer="Refreshed path",
     ),
     CommandSpec(
@@ -78,7 +76,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="write",
         usage=("/write path",),
-        does="the content becomes the whole file (created if missing)",
+        does="the content becomes the whole file",
         answer="Written: path (N bytes, N lines)",
         body="required",
         writes=True,
@@ -86,7 +84,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="append",
         usage=("/append path",),
-        does="the content is added at the end of the file",
+        does="the content is added at the end",
         answer="Appended to: path (now N bytes)",
         body="required",
         writes=True,
@@ -101,32 +99,32 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="close",
         usage=("/close",),
-        does="end the topic: history, variables and versions are discarded",
+        does="end the topic, its state discarded",
         answer="Closed: path",
     ),
     CommandSpec(
         name="set",
         usage=("/set", '/set {name} = "value"', "/set {name}"),
-        does="list the variables, or set one for later commands (the value after = or below)",
+        does="list the variables, or set one (the value after = or on the next line)",
         answer='Variables / {name} = "value"',
         body="optional",
     ),
     CommandSpec(
         name="verify",
         usage=("/verify path#block",),
-        does="check that a block exists, and see its start",
+        does="check that a block exists",
         answer="Verified path#block",
     ),
     CommandSpec(
         name="commit",
         usage=("/commit path",),
-        does="keep the file as it is now as a version (c1, c2...)",
+        does="keep the file as a version (c1, c2...)",
         answer="Committed: path as cN",
     ),
     CommandSpec(
         name="log",
         usage=("/log path",),
-        does="the versions /commit kept of a file",
+        does="the versions kept of a file",
         answer="Log: path",
     ),
     CommandSpec(
@@ -141,14 +139,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         usage=(
             "/grep TEXT [folder] [--regex] [--ignore-case] [--include GLOBS] [--exclude GLOBS]",
         ),
-        does='TEXT in every file under the folder: "path:line: text" lines',
+        does='"path:line: text" lines holding TEXT, in every file under the folder',
         answer="N matches for TEXT in N files under folder",
         own=True,
     ),
     CommandSpec(
         name="tree",
         usage=("/tree [folder] [depth]",),
-        does="a folder's outline (depth 3), files with their size",
+        does="a folder's outline, files with their size",
         answer="Tree of folder to depth N",
         own=True,
     ),
