@@ -7,62 +7,20 @@ what it read follows the entry."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 
 from ...protocol.chanflow.arguments import read_arguments
 from ...protocol.chanflow.commands import usage_error
-from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.results import confirmation
-from ...protocol.commands.base import Command
-from ...protocol.commands.catalog import model_for
-from ...protocol.errors import OperatorError
 from ...protocol.results import count
 from ..changes.plan import WritePlan
+from .actions import Message, command_for, run_change
 from .context import Answer, Call
-from .mapping import check_path, failure_of, shown_path, told_in_string
+from .mapping import check_path, shown_path
 
 
-def _execute(
-    call: Call, action: str, fields: dict[str, str], message: Callable[[WritePlan], str]
-) -> WritePlan:
-    """Run the change; the plan that was approved and committed (its kind tells what it did).
-    `message`: the change's confirmation, from its plan (recovery tells it too)."""
-    model = model_for(action)
-    assert model is not None
-    try:
-        command: Command = model.model_validate(
-            {"version": "1", "id": call.request_id, "action": action, **fields}
-        )
-    except OperatorError as error:
-        raise told_in_string(error) from None
-    planned: list[WritePlan] = []
-
-    def accept(plan: WritePlan) -> OperatorError | None:
-        planned.append(plan)
-        return None
-
-    def before_commit(plan: WritePlan) -> None:
-        call.record_intent(call.command, plan.target.rel, message(plan), {})
-
-    result = call.context.execute(
-        command,
-        before_commit=before_commit,
-        accept_plan=accept,
-        action_label=call.command,
-        notes=(call.lookalike,) if call.lookalike else (),
-    )
-    if not result.ok:
-        if result.status == "rejected":
-            raise StringError(
-                StringCode.REJECTED,
-                f"the person declined {call.request.line}; nothing changed",
-                "ask them what they want before trying again",
-            )
-        raise failure_of(result, writing=True)
-    plan = planned[-1]
-    if plan.kind != "noop":
-        call.topic.changes.append(call.request_id)
-    return plan
+def _execute(call: Call, action: str, fields: Mapping[str, object], message: Message) -> WritePlan:
+    return run_change(call, command_for(call, action, fields), message)
 
 
 def _two_paths(call: Call) -> tuple[str, str, bool]:

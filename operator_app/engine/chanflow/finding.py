@@ -7,15 +7,16 @@ comes first as context lines, in String's words."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ...protocol.chanflow.arguments import read_arguments
 from ...protocol.chanflow.commands import usage_error
 from ...protocol.chanflow.errors import StringError
-from ...protocol.commands.base import Command
-from ...protocol.commands.catalog import model_for
 from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
+from .actions import command_for
 from .context import Answer, Call
-from .mapping import check_path, failure_of, in_string_terms, told_in_string
+from .mapping import check_path, failure_of, in_string_terms
 
 # Header lines of the engine's reads that say more than the system message does.
 _KEPT_HEADERS = ("# truncated:", "# skipped:", "# not searched:", "# note:")
@@ -28,16 +29,8 @@ def _folder(call: Call, raw: str | None) -> str:
     return check_path(call.ws, raw or "~").rel
 
 
-def _run(call: Call, action: str, fields: dict[str, object]) -> CommandResult:
-    model = model_for(action)
-    assert model is not None
-    try:
-        command: Command = model.model_validate(
-            {"version": "1", "id": call.request_id, "action": action, **fields}
-        )
-    except OperatorError as error:
-        raise told_in_string(error) from None
-    result = call.context.execute(command)
+def _run(call: Call, action: str, fields: Mapping[str, object]) -> CommandResult:
+    result = call.context.execute(command_for(call, action, fields))
     if not result.ok:
         raise failure_of(result)
     return result

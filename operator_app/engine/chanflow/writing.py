@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
 
 from ...protocol.chanflow.commands import Location, parse_location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.responses import numbered_change
 from ...protocol.chanflow.results import confirmation
 from ...protocol.commands.base import Command
-from ...protocol.commands.catalog import model_for
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import WRITE_MAX_BYTES
 from ...protocol.results import count
 from ..boundary.target import Target
 from ..changes.plan import WritePlan
 from ..textops.textfile import split_lines
+from .actions import Message, command_for, run_change
 from .context import Answer, Call
 from .documents import (
     Doc,
@@ -37,17 +36,10 @@ from .documents import (
     short,
     target_of,
 )
-from .mapping import failure_of
-
-Message = Callable[[WritePlan], str]  # a change's confirmation, from its plan
 
 
 def _command(call: Call, action: str, rel: str, **fields: str) -> Command:
-    model = model_for(action)
-    assert model is not None
-    return model.model_validate(
-        {"version": "1", "id": call.request_id, "action": action, "path": rel, **fields}
-    )
+    return command_for(call, action, {"path": rel, **fields})
 
 
 def _b64(text: str) -> str:
@@ -84,7 +76,6 @@ def _run(
     start from the very bytes the new text was made from. `rewrites`: see MessageContext.execute
     (None: /write and /edit of a whole file give its whole text)."""
     base = doc.data if doc is not None else None
-    accepted: list[WritePlan] = []
 
     def accept(plan: WritePlan) -> OperatorError | None:
         if plan.base != base:
@@ -92,34 +83,10 @@ def _run(
                 ErrorCode.ERR_CONFLICT,
                 f"{target.rel} changed while the change was being prepared; nothing was changed",
             )
-        accepted.append(plan)
         return None
 
-    def before_commit(plan: WritePlan) -> None:
-        # What recovery answers if the app dies before the result is recorded but after the
-        # change landed: the same confirmation.
-        call.record_intent(call.command, plan.target.rel, message(plan), {})
-
-    result = call.context.execute(
-        command,
-        before_commit=before_commit,
-        accept_plan=accept,
-        action_label=call.command,
-        notes=(call.lookalike,) if call.lookalike else (),
-        rewrites=rewrites,
-    )
-    if not result.ok:
-        if result.status == "rejected":
-            raise StringError(
-                StringCode.REJECTED,
-                f"the person declined {call.request.line}; nothing changed",
-                "ask them what they want before trying again",
-            )
-        raise failure_of(result, writing=True)
-    plan = accepted[-1]
+    plan = run_change(call, command, message, accept=accept, rewrites=rewrites)
     call.topic.read[target.rel] = digest(plan.new_bytes) or ""
-    if plan.kind != "noop":
-        call.topic.changes.append(call.request_id)
     change = numbered_change(plan.diff) if plan.diff else "(no change: the file already holds this)"
     return Answer(message(plan), content=change, path=target.rel, diff=plan.diff or None)
 

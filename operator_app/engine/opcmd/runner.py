@@ -164,26 +164,12 @@ class OperatorCmdRunner:
                 self._failures().note(command, answer)
             self._add(block, command, answer, None)
             return
-        error = OperatorError(
-            ErrorCode.ERR_DUPLICATE_ID,
-            (
-                f"id {command.id} was already used in this session (message "
-                f"{used.message}) for a different command; nothing was run; "
-                f"send it again with a new id such as {command.id}-2"
-            ),
+        self._refuse_duplicate_id(
+            block,
+            command,
+            f"id {command.id} was already used in this session (message {used.message}) for a "
+            "different command",
         )
-        result = failed(
-            command.id,
-            error,
-            action=command.action,
-            path=command.path_or_none,
-            status="invalid",
-            summary=invalid_summary(error),
-            line=block.start_line,
-        )
-        if command.WRITES:
-            self._failures().note(command, result)
-        self._add(block, command, _noted(block, result), None)
 
     def _answer_seen(
         self, block: RawBlock, command: Command, seen: tuple[str, int, CommandResult]
@@ -200,13 +186,17 @@ class OperatorCmdRunner:
                 "result)"
             )
             return
+        self._refuse_duplicate_id(
+            block,
+            command,
+            f"id {command.id} is used by the block at line {line} of this message for a "
+            "different command",
+        )
+
+    def _refuse_duplicate_id(self, block: RawBlock, command: Command, why: str) -> None:
         error = OperatorError(
             ErrorCode.ERR_DUPLICATE_ID,
-            (
-                f"id {command.id} is used by the block at line {line} of this message for a "
-                f"different command; nothing was run; send it again with a new id such as "
-                f"{command.id}-2"
-            ),
+            f"{why}; nothing was run; send it again with a new id such as {command.id}-2",
         )
         result = failed(
             command.id,
@@ -219,7 +209,10 @@ class OperatorCmdRunner:
         )
         if command.WRITES:
             self._failures().note(command, result)
-        context.add(_noted(block, result), content_key=None)
+        result = _noted(block, result)
+        # The id's first block in this message stays what a later one is compared with.
+        self._seen.setdefault(command.id, (block.content_key, block.start_line, result))
+        self.context.add(result, content_key=None)
 
     def _add(
         self,
