@@ -4,12 +4,11 @@ gives the envelope's results, its warnings and the copy-back text."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.exec_folder import cli
+from tests.support.exec_folder import exec_envelope
 
 S = "\U0001d49e"
 
@@ -68,18 +67,6 @@ class Workspace:
         self.sent += 1
         path = self.tmp / f"message-{self.sent}.txt"
         path.write_text(message, encoding="utf-8")
-        code, out, err = cli(
-            "exec",
-            "--workspace",
-            str(self.ws),
-            "--state-dir",
-            str(self.state),
-            "--approve",
-            approve,
-            "--json",
-            str(path),
-        )
-        assert code == 0, err
-        envelope = json.loads(out)
+        envelope = exec_envelope(self.ws, self.state, path, approve)
         data = envelope["data"]
         return Run(data["results"], envelope["warnings"], data["copy_text"], data["message"])
