@@ -59,7 +59,7 @@ def test_two_range_edits_top_down_refuse_the_second_with_the_range_to_send(
     assert second["error_code"] == "ERR_LINES_MOVED" and not second["ok"]
     summary = second["summary"]
     assert "edit #1 (edits[0], replaceRange) of m.py: your lines 10-11" in summary
-    assert "the earlier write e1 of this message changed lines above or inside them" in summary
+    assert "the earlier write e1 of this message moved them or changed lines inside them" in summary
     assert "they are now lines 12-13" in summary and "startLine 12, endLine 13" in summary
     assert second["details"] == (
         '# m.py: lines 12-13 of 14, as they are now\n12:     Whole, at once.\n13:     """'
@@ -92,7 +92,7 @@ def test_within_one_apply_edits_lines_count_the_file_before_the_command(tmp_path
     assert refused["error_code"] == "ERR_LINES_MOVED"
     assert refused["summary"].startswith(
         "ERR_LINES_MOVED: edit #2 (edits[1], replaceRange): lines 10-10 count the file as it was "
-        "before this command, and edit #1 changed lines above or inside them"
+        "before this command, and edit #1 moved them or changed lines inside them"
     )
     assert w.read("m.py") == MODULE
     bottom_up = edits((10, 10, "    In one go."), (4, 4, '    """Read it."""\n    # twice'))
@@ -203,3 +203,24 @@ def test_undo_in_the_message_moves_lines_too(tmp_path: Path) -> None:
     undone, refused = run.results
     assert undone["ok"] and undone["summary"].endswith("(12 lines; lines after 2 moved -1)")
     assert refused["error_code"] == "LINES_MOVED" and "is now :L3" in refused["summary"]
+
+
+def test_a_change_above_that_keeps_the_line_count_leaves_numbers_standing(
+    tmp_path: Path,
+) -> None:
+    w = Workspace(tmp_path, {"m.py": MODULE})
+    operator = block(
+        "e1", "fs.applyEdits", path="m.py", edits_b64=edits((1, 1, "import sys"))
+    ) + block("e2", "fs.applyEdits", path="m.py", edits_b64=edits((12, 12, "    pass")))
+    assert [r["ok"] for r in w.exec(operator).results] == [True, True]
+    string = chan("/replace m.py:L3\ndef load(p):") + chan("/replace m.py:L7\ndef save(p, t):")
+    run = w.exec(string)
+    assert [r["ok"] for r in run.results] == [True, True], run.results
+    assert run.results[0]["summary"].endswith("Added 1 line, removed 1 line")
+    lines = w.read("m.py").split("\n")
+    assert (lines[0], lines[2], lines[6], lines[11]) == (
+        "import sys",
+        "def load(p):",
+        "def save(p, t):",
+        "    pass",
+    )

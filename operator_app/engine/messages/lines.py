@@ -3,8 +3,8 @@ writes a whole message before anything in it runs, so every line number in it co
 as it was when the message began. This remembers what each write of the message did to each
 file's lines (recorded by the message run for every change it commits, of either dialect), so
 that a line-addressed edit is applied only while its numbers still name the lines they named:
-when an earlier write changed lines above or inside its range, the dialect refuses it, with the
-range those lines have now and the lines themselves.
+when an earlier write moved its range (changed how many lines stand above it) or changed lines
+inside it, the dialect refuses it, with the range those lines have now and the lines themselves.
 
 A write that gives a file's whole text (fs.write, String's /write) starts the count again: the
 model numbers what follows from the text it wrote. A file deleted forgets its count; one moved

@@ -161,8 +161,8 @@ def apply_edits(
 
 
 def _check_lines_held(edit: Edit, steps: list[Step], where: str) -> None:
-    """ERR_LINES_MOVED when an earlier edit of the command changed lines above or inside the
-    range this one names (its numbers count the file as it was before the command)."""
+    """ERR_LINES_MOVED when an earlier edit of the command moved the lines this one names, or
+    changed lines inside them (its numbers count the file as it was before the command)."""
     assert edit.start_line is not None and edit.end_line is not None
     carried = carry(edit.start_line, edit.end_line, steps)
     if not carried.touched_by:
@@ -172,7 +172,7 @@ def _check_lines_held(edit: Edit, steps: list[Step], where: str) -> None:
         ErrorCode.ERR_LINES_MOVED,
         (
             f"{where}: lines {edit.start_line}-{edit.end_line} count the file as it was before "
-            f"this command, and edit #{earlier} changed lines above or inside them, so they no "
+            f"this command, and edit #{earlier} moved them or changed lines inside them, so they no "
             "longer name the lines you read; nothing was written; give line edits of one file "
             "bottom-up (highest lines first) or as one edit, and send the command again with a "
             "new id"

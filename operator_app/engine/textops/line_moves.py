@@ -92,22 +92,30 @@ def change_of_span(
 class Carried:
     first: int  # 1-based, inclusive, in the numbering after every step
     last: int
-    touched_by: tuple[int, ...]  # the steps that changed lines above or inside the range
+    touched_by: tuple[int, ...]  # the steps that moved the range or changed lines inside it
 
 
 def carry(first: int, last: int, steps: Sequence[Step]) -> Carried:
     """Lines first..last (1-based, inclusive), written for the text before `steps`: where they are
-    after them, and which steps changed lines above them or inside them (a change that only
-    touched lines below the range leaves its numbers meaning the same lines)."""
+    after them, and which steps moved them or changed lines inside them. A step that changed only
+    lines below the range, or lines above it without changing how many there are, leaves its
+    numbers naming the same lines."""
     low, high = first - 1, last  # 0-based, half-open
     touched: list[int] = []
     for index, step in enumerate(steps):
-        if any(change.start < high for change in step):
-            touched.append(index)
         new_low = _new_line(low, step, last=False)
+        if new_low != low or any(_inside(change, low, high) for change in step):
+            touched.append(index)
         high = max(_new_line(high - 1, step, last=True) + 1, new_low + 1)
         low = new_low
     return Carried(low + 1, high, tuple(touched))
+
+
+def _inside(change: Change, low: int, high: int) -> bool:
+    """Whether `change` replaced a line of [low, high) or inserted lines between two of them."""
+    if change.start == change.end:
+        return low < change.start < high
+    return change.start < high and change.end > low
 
 
 def _new_line(line: int, step: Step, *, last: bool) -> int:
