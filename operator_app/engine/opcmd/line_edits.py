@@ -67,9 +67,9 @@ def _refusal(command: Command, where: str, moved: LinesMoved) -> OperatorError:
     message = (
         f"{where} of {moved.rel}: your lines {first}-{last} count the file as it was when your "
         f"message began, and the earlier {writes} {ids} of this message moved them or changed "
-        f"lines inside them; they are now lines {now_first}-{now_last} (shown in details); nothing was "
-        f"written; if those are the lines you meant, send {again} and a new id (several line "
-        "edits of one file in one message go bottom-up, highest lines first)"
+        f"lines inside them; they are now lines {now_first}-{now_last} (shown in details); "
+        f"nothing was written; if those are the lines you meant, send {again} and a new id "
+        "(several line edits of one file in one message go bottom-up, highest lines first)"
     )
     header = f"# {moved.rel}: lines {now_first}-{now_last} of {moved.total}, as they are now"
     rows, previous = [header], None

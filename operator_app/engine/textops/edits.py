@@ -172,8 +172,8 @@ def _check_lines_held(edit: Edit, steps: list[Step], where: str) -> None:
         ErrorCode.ERR_LINES_MOVED,
         (
             f"{where}: lines {edit.start_line}-{edit.end_line} count the file as it was before "
-            f"this command, and edit #{earlier} moved them or changed lines inside them, so they no "
-            "longer name the lines you read; nothing was written; give line edits of one file "
+            f"this command, and edit #{earlier} moved them or changed lines inside them, so they "
+            "no longer name the lines you read; nothing was written; give line edits of one file "
             "bottom-up (highest lines first) or as one edit, and send the command again with a "
             "new id"
         ),
