@@ -17,13 +17,13 @@ for the close tag, and each character is counted and hashed once.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from . import grammar
 from .blocks import PendingBlock, RawBlock, ScanWarning
 from .chanflow import grammar as chan
 from .chanflow.blocks import ChanBlock, Fault, PendingChanBlock, trim_payload
-from .chanflow.near_miss import TRIGGER, TagMiss, close_miss, open_miss
+from .chanflow.near_miss import TRIGGER, TagMiss, close_miss, open_miss, plausible
 from .scanner import Scanner, windowed_as
 
 __all__ = ["MessageEvent", "MessageScan", "MessageScanner", "scan_whole", "windowed_scanner"]
@@ -39,6 +39,7 @@ _TRIGGER_STARTS = frozenset(TRIGGER[1:])  # what a chunk may start with that end
 MAX_PAYLOAD_CHARS = grammar.WINDOW_CHARS
 _ACCOUNT_EVERY = 1 << 16  # pieces taken before they are counted and hashed anyway (a bound)
 _TAIL = 12  # characters of the text taken kept at hand for what the next chunk starts with
+MAX_STRAY_ANSWERS = 100  # close tags without a block answered in one message; more are counted
 _LOOK_BACK = 4  # characters before a sigil or "=string" where a near-miss tag may begin
 _STRING_HEADS = (chan.CHANNEL + ":", chan.CHANNEL + " ", chan.CHANNEL + "\t")
 
@@ -93,6 +94,7 @@ class MessageScanner(Scanner):
         # The window cut the message inside a block: its open tag as it stood before the window
         # (header, line), for the answer the block gets (set by windowed_scanner).
         self.cut_open: tuple[str, int] | None = None
+        self._strays = 0  # close tags that closed no block, so far
 
     # --- what is open ---------------------------------------------------------------------
 
@@ -215,6 +217,9 @@ class MessageScanner(Scanner):
                 if self.pending is None:  # inside an OPERATOR_CMD block it is a value's text
                     self._stray_close(events, closing[1])
                 return closing[0]
+        ahead = text[at + 1 : at + 4]
+        if len(ahead) == 3 and "=" not in ahead and "\uff1d" not in ahead:
+            return self._prose(text, pos, at, events)  # the sigil in prose: no "=" follows it
         return self._near_miss(text, pos, at, events) or self._prose(text, pos, at, events)
 
     def _at_trigger(self, text: str, pos: int, at: int, events: list[MessageEvent]) -> int:
@@ -239,13 +244,18 @@ class MessageScanner(Scanner):
         # may: "=string" cut by the chunk's start).
         lead_size = _LOOK_BACK - at if at < _LOOK_BACK else 0
         lead = self._tail(lead_size + pos)[: -pos or None] if lead_size else ""
-        found = open_miss(lead + text, at + len(lead), ended=self._message_ended)
+        if lead:
+            near, here = lead + text[: max(0, at) + 4], len(lead) + at
+            before, after = near[max(0, here - _LOOK_BACK) : here], near[here : here + 4]
+        else:
+            before, after = text[max(0, at - _LOOK_BACK) : at], text[at : at + 4]
+        if not plausible(before, after):
+            return None
+        found = open_miss(text, at, ended=self._message_ended, lead=lead)
         if found is None:
             return None
         if isinstance(found, str):  # "more": the text ends before the tag could
             return self._hold(text, pos, max(pos, at - _LOOK_BACK), events)
-        if lead:
-            found = replace(found, start=found.start - len(lead), end=found.end - len(lead))
         return self._open_miss(text, pos, found, events)
 
     def _open_miss(self, text: str, pos: int, miss: TagMiss, events: list[MessageEvent]) -> int:
@@ -433,6 +443,17 @@ class MessageScanner(Scanner):
             events.append(
                 ChanBlock(start, line, channel, topic, "", "", key, fault="cut", problem=None)
             )
+            return
+        self._strays += 1
+        if self._strays > MAX_STRAY_ANSWERS:  # a flood of them: counted, not answered each
+            if self._strays == MAX_STRAY_ANSWERS + 1:
+                events.append(
+                    ScanWarning(
+                        line,
+                        f"more than {MAX_STRAY_ANSWERS} close tags from line {line} on close no "
+                        "block; only the first were answered",
+                    )
+                )
             return
         odd = f" (it has {problem})" if problem else ""
         events.append(

@@ -56,18 +56,33 @@ def _normal(text: str, start: int, stop: int) -> tuple[str, list[int], list[tupl
     return "".join(kept), places, changes
 
 
-def open_miss(text: str, at: int, *, ended: bool) -> TagMiss | str | None:
+def plausible(before: str, after: str) -> bool:
+    """A cheap first look: a near-miss tag has "<" just before its sigil (or look-alike) and "="
+    just after; only then is the place read (open_miss), so prose that uses the sigil, or
+    "=string", costs a few slices."""
+    return ("<" in before or "\uff1c" in before) and ("=" in after or "\uff1d" in after)
+
+
+def open_miss(text: str, at: int, *, ended: bool, lead: str = "") -> TagMiss | str | None:
     """The near-miss open tag around `at` (the sigil, or the "=" of "=string"), None when there is
-    none, or "more" when the text ends before it can be told (feed more, or end the message)."""
-    start = max(0, at - _LOOK_BACK)
-    line_end = _line_end(text, at)
-    # A tag split over two lines: its ">" is on the next line.
-    stop = min(len(text), at + grammar.MAX_TAG_CHARS)
-    if line_end >= 0:
-        next_end = _line_end(text, line_end + 1)
-        stop = min(stop, next_end if next_end >= 0 else len(text))
-    normal, places, changes = _normal(text, start, stop)
-    lt = _last_open_bracket(normal, places, at)
+    none, or "more" when the text ends before it can be told (feed more, or end the message).
+    `lead`: the text taken just before `text` (a tag may begin there; `at` may be negative, the
+    trigger itself begun there). Only a window of MAX_TAG_CHARS around `at` is read."""
+    base = max(0, at - _LOOK_BACK)
+    window = lead + text[base : at + grammar.MAX_TAG_CHARS]
+    offset = base - len(lead)  # a window position plus this is a position in `text`
+    pos = at - offset
+    open_ended = not ended and at + grammar.MAX_TAG_CHARS >= len(text)
+    ends = [found for found in (window.find(">", pos), window.find("\uff1e", pos)) if found >= 0]
+    breaks = window.count("\n", pos, min(ends) if ends else len(window))
+    breaks += window.count("\r", pos, min(ends) if ends else len(window))
+    if breaks > 2 or not ends:  # a tag is one line; a near miss may spill onto the next
+        return "more" if open_ended and breaks <= 2 else None
+    close_at = min(ends)
+    if "<" in window[pos + 1 : close_at] or "\uff1c" in window[pos + 1 : close_at]:
+        return None  # another tag begins before this one would end
+    normal, places, changes = _normal(window, 0, close_at + 1)
+    lt = _last_open_bracket(normal, places, pos)
     if lt < 0:
         return None
     rest = normal[lt + 1 :]
@@ -81,8 +96,7 @@ def open_miss(text: str, at: int, *, ended: bool) -> TagMiss | str | None:
     body = rest[1:]
     gt = body.find(">")
     if gt < 0:
-        settled = ended or stop < len(text) or len(text) - at >= grammar.MAX_TAG_CHARS
-        return None if settled else "more"
+        return None
     head = body[:gt]
     split = "\n" in head or "\r" in head
     match = _HEAD_RE.fullmatch(re.sub(r"\s+", "", head))
@@ -106,7 +120,7 @@ def open_miss(text: str, at: int, *, ended: bool) -> TagMiss | str | None:
         return None  # the exact form: the scanner's own
     header = f"{grammar.CHANNEL}:{topic}" if topic is not None else grammar.CHANNEL
     close = f"</{sigil}>" if sigil != grammar.SIGIL else grammar.CLOSE
-    return TagMiss(begin, end, header, close, "; ".join(problems))
+    return TagMiss(begin + offset, end + offset, header, close, "; ".join(problems))
 
 
 def _line_end(text: str, start: int) -> int:
@@ -118,12 +132,13 @@ def _line_end(text: str, start: int) -> int:
 
 def _last_open_bracket(normal: str, places: list[int], at: int) -> int:
     """The "<" a tag at `at` begins with: the last one before it, at most a few characters back."""
-    for index in range(len(normal) - 1, -1, -1):
-        if places[index] < at and normal[index] == "<":
-            return index
-        if places[index] < at - _LOOK_BACK:
+    found = -1
+    for index, place in enumerate(places):
+        if place >= at:
             break
-    return -1
+        if normal[index] == "<" and place >= at - _LOOK_BACK:
+            found = index
+    return found
 
 
 def close_miss(text: str, at: int) -> tuple[int, str] | str | None:
