@@ -33,6 +33,7 @@ _SIGIL = chan.SIGIL
 _CLOSE = chan.CLOSE
 _CLOSE_HEAD = _CLOSE[:-1]  # "</𝒞": a close tag, exact or with a space before its ">"
 _TRIGGER_STARTS = frozenset(TRIGGER[1:])  # what a chunk may start with that ends a cut TRIGGER
+_TRIGGER_ENDS = tuple(TRIGGER[cut:] for cut in range(1, len(TRIGGER)))  # "string", ..., "g"
 # A block's payload beyond this is refused, not kept growing: a whole message is only read in its
 # last WINDOW_CHARS characters, so a larger block could never run pasted; streamed, it does not
 # either (decision 4).
@@ -108,15 +109,24 @@ class MessageScanner(Scanner):
     # --- feeding --------------------------------------------------------------------------
 
     def feed(  # type: ignore[override]
-        self, chunk: str, _sigil: str = _SIGIL, _every: int = _ACCOUNT_EVERY
+        self,
+        chunk: str,
+        _sigil: str = _SIGIL,
+        _every: int = _ACCOUNT_EVERY,
+        _trigger: str = TRIGGER,
+        _cut: tuple[str, ...] = _TRIGGER_ENDS,
     ) -> list[MessageEvent]:
-        # (_sigil and _every: constants as locals, read for every chunk of a stream)
+        # (_sigil, _every, _trigger, _cut: constants as locals, read for every chunk of a stream)
         if (
             self._plain
             and _sigil not in chunk
             and len(chunk) > 1
-            and TRIGGER not in chunk
-            and (chunk[0] not in _TRIGGER_STARTS or TRIGGER not in self._tail(6) + chunk[:6])
+            and ("=" not in chunk or _trigger not in chunk)
+            and (
+                chunk[0] not in "string"
+                or not chunk.startswith(_cut)
+                or _trigger not in self._tail(6) + chunk[:6]
+            )
         ):
             # Prose or OPERATOR_CMD text outside a block, holding neither the sigil nor what a tag
             # with a look-alike of it holds. (Two characters or more: what a sigil in the next
@@ -360,6 +370,8 @@ class MessageScanner(Scanner):
         """The last `size` characters taken (what a sigil or a trigger at the start of a chunk
         follows); at most _TAIL."""
         pieces = self._unaccounted
+        if pieces and len(pieces[-1]) >= size:  # the usual case: the last piece holds it
+            return pieces[-1][-size:]
         tail = "".join(pieces[-size:]) if pieces else ""
         return (self._accounted_tail + tail)[-size:]
 
