@@ -34,6 +34,7 @@ from .messages.events import (
     ResultReady,
 )
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
+from .shell.policy import Answer, ShellPolicy
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -61,8 +62,10 @@ __all__ = [
 ]
 
 # Asked about each write: the plan (what the person approves) and the write's outlook (which
-# write of its message it is, and what else the message writes); True applies it.
-Decider = Callable[["WritePlan", WriteOutlook], bool]
+# write of its message it is, and what else the message writes); True applies it. A command to
+# run (a plan of kind "run") may be answered with a RunGrant (engine/shell/policy.py): a yes that
+# also lets it use the network.
+Decider = Callable[["WritePlan", WriteOutlook], Answer]
 # What a streamed message's source already holds beyond what was fed: (text still to come,
 # whether more may follow). The bridge knows; a followed file does not say.
 Lookahead = Callable[[], tuple[str, bool]]
@@ -308,6 +311,7 @@ class Engine:
         *,
         decide: Decider = reject_all,
         listener: Listener | None = None,
+        shell: ShellPolicy | None = None,
     ) -> None:
         # Whatever built the session: a state folder the model can reach is never used.
         check_state_location(workspace.root, session.state_dir)
@@ -315,6 +319,7 @@ class Engine:
         self.session = session
         self.decide = decide
         self.listener = listener
+        self.shell = shell or ShellPolicy()  # what the person decided about commands ahead
         self.running: MessageRun | None = None  # the message whose block is being run
 
     def notify(self, event: EngineEvent) -> None:
@@ -378,6 +383,16 @@ class Engine:
         the plan (the consent dialog, the journal) calls the action instead of its own name, as
         "/append" for the String command a write was mapped from."""
         try:
+            if command.RUNS:
+                from .shell.run import run_command
+
+                return run_command(
+                    self,
+                    command,  # type: ignore[arg-type]
+                    message=message,
+                    before_commit=before_commit,
+                    action_label=action_label,
+                )
             if command.WRITES:
                 return self._write(command, before_commit, message, accept_plan, action_label)
             from .reads.context import ReadContext
@@ -424,6 +439,10 @@ class Engine:
     def consent(self, plan: WritePlan, message: int) -> bool:
         """Ask the person about `plan` (AwaitingDecision first, with what else its message
         writes); the session is let go of while they think."""
+        return self.ask(plan, message) is not False
+
+    def ask(self, plan: WritePlan, message: int) -> Answer:
+        """`consent`, with the answer as the person gave it (a RunGrant for a command)."""
         outlook = self.running.outlook(plan) if self.running is not None else ALONE
         self.notify(AwaitingDecision(plan, outlook))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for

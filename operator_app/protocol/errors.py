@@ -90,6 +90,13 @@ class ErrorCode(StrEnum):
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
     ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
+    # shell.run, an Operator extension (engine/shell).
+    ERR_MISSING_COMMAND = "ERR_MISSING_COMMAND"
+    ERR_INVALID_TIMEOUT = "ERR_INVALID_TIMEOUT"
+    ERR_COMMAND_TIMEOUT = "ERR_COMMAND_TIMEOUT"
+    ERR_COMMAND_KILLED = "ERR_COMMAND_KILLED"
+    ERR_NOT_SANDBOXED = "ERR_NOT_SANDBOXED"
+    ERR_SANDBOX_FAILED = "ERR_SANDBOX_FAILED"
 
 
 @dataclass(frozen=True)
@@ -368,6 +375,33 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
         "folder) where it leads outside the workspace; the message names the link; copy or move "
         "what it points to instead, or ask the person",
+    ),
+    ErrorCode.ERR_MISSING_COMMAND: ErrorInfo(
+        ADDED, "shell.run without a script; send command (one line) or command_b64 (a script)"
+    ),
+    ErrorCode.ERR_INVALID_TIMEOUT: ErrorInfo(
+        ADDED, "shell.run's timeout_s is not a whole number from 1 to 600"
+    ),
+    ErrorCode.ERR_COMMAND_TIMEOUT: ErrorInfo(
+        ADDED,
+        "the command ran past its timeout_s and was stopped, children and all; the details hold "
+        "its output so far; its file changes were discarded; send a quicker command or a larger "
+        "timeout_s",
+    ),
+    ErrorCode.ERR_COMMAND_KILLED: ErrorInfo(
+        ADDED,
+        "the command was stopped by the person or ended by a signal; its file changes were "
+        "discarded; ask the person before running it again",
+    ),
+    ErrorCode.ERR_NOT_SANDBOXED: ErrorInfo(
+        ADDED,
+        "no sandbox can be had on this machine and unsandboxed commands are not allowed here; "
+        "nothing ran; ask the person to run it themselves",
+    ),
+    ErrorCode.ERR_SANDBOX_FAILED: ErrorInfo(
+        ADDED,
+        "the sandbox could not be set up for this command (the message gives the reason); "
+        "nothing ran; tell the person",
     ),
 }
 

@@ -8,8 +8,12 @@ it, so that a temporary file left by an app killed mid-commit is found and remov
 "swept" record closes it); without it, the killed commit would leave a hidden file of partial
 new content in the person's tree for good.
 
-    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept / across records
+    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept / across / run records
     journal/pre/<seq>.bin   the bytes a file had before change <seq>
+    journal/sets/<seq>/     a command's change-set: its manifest and the pre-images of its files
+
+A "run" record (no seq) says a command ran: its script, folder, exit, output file, and the
+change-set it made, if any (the seq of its "begin").
 
 A copy or move (kind "copy" or "move") names its destination too (`rel_to`) and what the entry
 was when it left (`identity`: device, inode, fingerprint); the "commit" record adds what stands
@@ -246,7 +250,11 @@ class Journal:
                 seqs = [int(m) for line in handle for m in _SEQ_RE.findall(line)]
         seq = max(seqs, default=0) + 1
         trash = self.state_dir / "trash"
-        while os.path.lexists(self.pre / f"{seq}.bin") or os.path.lexists(trash / str(seq)):
+        while (
+            os.path.lexists(self.pre / f"{seq}.bin")
+            or os.path.lexists(trash / str(seq))
+            or os.path.lexists(self.set_dir(seq))
+        ):
             seq += 1
         return seq
 
@@ -294,6 +302,18 @@ class Journal:
 
     def mark_swept(self, seq: int) -> None:
         append_jsonl(self._entries, {"event": "swept", "seq": seq}, sync=False)
+
+    def set_dir(self, seq: int) -> Path:
+        """Where change-set <seq> keeps its manifest and pre-images (changes/changeset)."""
+        return self.dir / "sets" / str(seq)
+
+    def note_run(self, record: dict[str, Any]) -> None:
+        """A command ran (engine/shell): what, where, its exit, its output file, its change-set."""
+        append_jsonl(self._entries, {"event": "run", "time": time.time(), **record})
+
+    def runs(self) -> list[dict[str, Any]]:
+        """The "run" records, oldest first."""
+        return [record for record in read_jsonl(self._entries) if record.get("event") == "run"]
 
     def _pre_path(self, entry: JournalEntry) -> Path:
         return self.pre / f"{entry.seq}.bin"
@@ -380,6 +400,7 @@ class Journal:
         *,
         trash: dict[str, Any] | None = None,
         to_identity: dict[str, Any] | None = None,
+        sync: bool = False,
     ) -> None:
         record: dict[str, Any] = {"event": "commit", "seq": entry.seq, "time": time.time()}
         if trash is not None:
@@ -394,7 +415,9 @@ class Journal:
         # No fsync needed: a "begin" whose file holds the new bytes already counts as committed
         # (see undo.undoable), except for deletes, copies and moves, which only recovery can tell
         # from their records (and a trash location must not be lost).
-        append_jsonl(self._entries, record, sync=trash is not None or entry.rel_to is not None)
+        append_jsonl(
+            self._entries, record, sync=sync or trash is not None or entry.rel_to is not None
+        )
 
     def note_across(self, entry: JournalEntry) -> None:
         """The move of `entry` met another file system: it copies and trashes from here on."""

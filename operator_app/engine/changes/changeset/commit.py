@@ -1,0 +1,72 @@
+"""The commit of a change-set: every entry checked to be as planned (else a conflict, nothing
+touched), the pre-image of every file it replaces or removes kept in the journal with a manifest
+of the set, then the steps taken in order; a failure half-way takes the steps done back, so the
+set lands whole or not at all. The command's upper layer holds the new bytes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ...boundary.workspace import Workspace
+from ...safety.journal import Journal, JournalEntry
+from ..outcomes import CommitOutcome
+from ..plan import WritePlan
+from .items import Item
+from .manifest import Manifest
+from .steps import backward, check_before, forward, in_order, keep_pre_image, sync_folders
+
+
+def commit_changeset(
+    plan: WritePlan, ws: Workspace, state_dir: Path, journal: Journal
+) -> CommitOutcome:
+    changes = plan.changes
+    assert changes is not None
+    items = changes.items
+    check_before(ws, items)
+    seq = journal.next_seq()
+    folder = journal.set_dir(seq)
+    folder.mkdir(parents=True)
+    pre = {}
+    for index, item in enumerate(items):
+        if (
+            item.before is not None
+            and item.before.kind == "file"
+            and item.op in ("write", "delete")
+        ):
+            pre[index] = keep_pre_image(ws, item, folder, index)
+    Manifest(items, pre).write(folder)
+    entry = JournalEntry(
+        seq=seq,
+        time=time.time(),
+        command_id=plan.command_id,
+        action=plan.action,
+        rel=plan.target.rel,
+        kind="changeset",
+        old_sha=None,
+        new_sha=None,
+        summary=plan.summary,
+        root=str(ws.root),
+    )
+    journal.begin(entry, None)
+    done: list[tuple[int, Item]] = []
+    notes = []
+    try:
+        for index, item in in_order(items):
+            note = forward(ws, journal, seq, changes.upper, index, item)
+            done.append((index, item))
+            if note:
+                notes.append(note)
+    except BaseException:
+        for index, item in reversed(done):
+            try:
+                backward(ws, journal, seq, folder, index, item)
+            except OSError:
+                pass
+        journal.mark_swept(seq)
+        raise
+    journal.mark_swept(seq)
+    synced = sync_folders(ws, items)
+    journal.commit(entry, sync=True)
+    extra = "; ".join(notes + ([synced] if synced else []))
+    return CommitOutcome(plan.summary + (f" ({extra})" if extra else ""), seq)

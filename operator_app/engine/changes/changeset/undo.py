@@ -1,0 +1,46 @@
+"""The undo of a change-set: refused whole, nothing touched, unless every entry it changed is
+still exactly as it left it; then every step is taken back, newest first (files it created
+removed, files it replaced or deleted restored from their pre-images, folders made again or
+removed)."""
+
+from __future__ import annotations
+
+from ...boundary.workspace import Workspace
+from ...safety.journal import Journal, JournalEntry
+from ..outcomes import UndoOutcome, UndoRefused
+from .manifest import read_manifest
+from .steps import backward, in_order, state_of, sync_folders
+
+
+def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
+    folder = journal.set_dir(entry.seq)
+    manifest = read_manifest(folder)
+    what = f"cannot undo {entry.action} {entry.command_id}"
+    if manifest is None:
+        raise UndoRefused(f"{what}: its manifest in the journal is missing; nothing was touched")
+    steps = in_order(manifest.items)
+    changed = [
+        item.rel
+        for index, item in steps
+        if state_of(ws, item, manifest.pre.get(index)) != "after"
+        and not (item.op == "rmdir" and state_of(ws, item, None) == "before")
+    ]
+    if changed:
+        shown = ", ".join(changed[:5]) + (
+            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        )
+        raise UndoRefused(
+            f"{what}: {shown} changed since the command's changes were applied; nothing was touched"
+        )
+    for index, item in reversed(steps):
+        backward(ws, journal, entry.seq, folder, index, item)
+    journal.mark_swept(entry.seq)
+    note = sync_folders(ws, manifest.items)
+    journal.mark_undone(entry)
+    files = sum(1 for item in manifest.items if item.op in ("write", "delete"))
+    return UndoOutcome(
+        entry,
+        f"Took back the changes of {entry.command_id} ({entry.action}): "
+        f"{files} file{'s' if files != 1 else ''} as they were before"
+        + (f" ({note})" if note else ""),
+    )
