@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, TypeVar
 from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.commands import (
     Request,
+    is_bash,
     parse_location,
     parse_topic,
     read_payload,
+    read_request,
     substitute,
     workspace_relative,
 )
@@ -30,7 +32,7 @@ from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
-from . import reading, writing
+from . import bash, reading, writing
 from .context import Answer, Call
 from .recovered import recovered_result
 from .topics import TopicStore
@@ -60,6 +62,13 @@ _HANDLERS: dict[str, Handler] = {
     "append": writing.cmd_append,
     "replace": writing.cmd_replace,
     "undo": writing.cmd_undo,
+}
+# A bash topic's: its script, and its // commands (protocol/chanflow/bash.py).
+_BASH_HANDLERS: dict[str, Handler] = {
+    "bash": bash.cmd_script,
+    "info": bash.cmd_info,
+    "close": bash.cmd_close,
+    "help": bash.cmd_help,
 }
 _FAULTS = {
     "unclosed": (
@@ -157,7 +166,7 @@ class StringRunner:
         first = request_line(block.payload)
         rid, _ = request_id(block.key, context.session.used_ids())
         context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
-        if _may_write(block.payload):
+        if _may_write(block):
             context.flush()  # what ran before a write is recorded and shown before it is asked
         answer = self._answer(block)
         context.add(answer.result, content_key=answer.content_key, durable=answer.durable)
@@ -170,10 +179,16 @@ class StringRunner:
         if not block.runs or block.fault is not None:
             return None
         try:
-            parse_topic(block.topic)
-            request = read_payload(block.payload)
+            topic = parse_topic(block.topic)
+            request = read_request(topic, block.payload)
             if not request.writes:
                 return None
+            if is_bash(topic):
+                rid = request_id(block.key, used)[0]
+                folder = normalised(self.store.load(topic).cwd)
+                return PlannedWrite(
+                    block.start_line, rid, request.name, folder, command=request.line
+                )
             path = (
                 parse_location(request.name, request.argument).path
                 if request.name != "undo"
@@ -216,10 +231,10 @@ class StringRunner:
                     f"tag the block string:{topic} and nothing more; time= and mode= are for "
                     "Operator's answers",
                 )
-            request = read_payload(block.payload)
-            action = f"/{request.name}"
+            request = read_request(topic, block.payload)
+            action = f"/{request.name}" if not is_bash(topic) else request.name
             state = self.store.load(topic)
-            if request.name != "set":
+            if request.name != "set" and not is_bash(topic):
                 substituted = substitute(request.line, state.variables)
                 if substituted != request.line:
                     body = "" if request.body is None else "\n" + request.body
@@ -246,7 +261,7 @@ class StringRunner:
                 content_key=content_key,
                 record_intent=record_intent,
             )
-            answer = self._handler(request)(call)
+            answer = self._handler(topic, request)(call)
             if not call.closed:
                 self.store.save(state)
         except StringError as error:
@@ -294,7 +309,9 @@ class StringRunner:
         return ChanAnswer(result, content_key, request.writes)
 
     @staticmethod
-    def _handler(request: Request) -> Handler:
+    def _handler(topic: str, request: Request) -> Handler:
+        if is_bash(topic):
+            return _BASH_HANDLERS[request.name]
         if request.name == "edit":
             return writing.cmd_edit if request.body is not None else reading.cmd_edit_view
         return _HANDLERS[request.name]
@@ -335,11 +352,11 @@ class StringEngine:
         return recovered_result(intent, landing)
 
 
-def _may_write(payload: str) -> bool:
+def _may_write(block: ChanBlock) -> bool:
     """Whether the block's command is one that writes, from its first line alone (a block that
     fails before it runs asks nothing, so a wrong guess only costs an early flush)."""
     try:
-        return read_payload(payload).writes
+        return read_request(parse_topic(block.topic), block.payload).writes
     except StringError:
         return False
 

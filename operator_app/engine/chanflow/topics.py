@@ -46,6 +46,13 @@ class TopicState:
     read: dict[str, str] = field(default_factory=dict)  # rel -> sha256 of the bytes last read
     changes: list[str] = field(default_factory=list)  # command ids of its changes, oldest first
     versions: dict[str, list[Version]] = field(default_factory=dict)  # rel -> its versions
+    # A bash topic's session (engine/chanflow/bash.py): the folder its next script starts in,
+    # the last exit status and when, and the script running now (with the pid of the Operator
+    # that runs it), if any. Nothing else of a shell persists: each script is a new bash.
+    cwd: str = "."
+    last_exit: int | None = None
+    last_at: str = ""
+    running: dict[str, Any] | None = None
 
     def go_to(self, place: Place) -> None:
         if self.current is not None and self.current != place:
@@ -82,6 +89,10 @@ class TopicState:
             read={str(k): str(v) for k, v in dict(data.get("read", {})).items()},
             changes=[str(c) for c in data.get("changes", [])],
             versions=versions,
+            cwd=str(data.get("cwd") or "."),
+            last_exit=data["last_exit"] if isinstance(data.get("last_exit"), int) else None,
+            last_at=str(data.get("last_at") or ""),
+            running=data["running"] if isinstance(data.get("running"), dict) else None,
         )
 
 
@@ -91,11 +102,16 @@ class TopicStore:
     def __init__(self, state_dir: Path) -> None:
         self.dir = state_dir / "topics"
 
+    def _stem(self, topic: str) -> str:
+        """file:notes is "notes" (as it always was), bash:dev "bash.dev": a name has no dots."""
+        kind, _, name = topic.partition(":")
+        return name if kind == "file" else f"{kind}.{name}"
+
     def _file(self, topic: str) -> Path:
-        return self.dir / f"{topic.partition(':')[2]}.json"
+        return self.dir / f"{self._stem(topic)}.json"
 
     def versions_dir(self, topic: str) -> Path:
-        return self.dir / f"{topic.partition(':')[2]}.versions"
+        return self.dir / f"{self._stem(topic)}.versions"
 
     def load(self, topic: str) -> TopicState:
         try:

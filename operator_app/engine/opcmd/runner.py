@@ -94,6 +94,18 @@ class OperatorCmdRunner:
             return None
         command = checked[0]
         to = command.__dict__.get("path_to")
+        if command.RUNS:  # shell.run: where it starts, and what it runs
+            script = str(getattr(command, "script", ""))
+            lines = [line.strip() for line in script.split("\n") if line.strip()]
+            first = (lines[0] if lines else "") + (" ..." if len(lines) > 1 else "")
+            cwd = command.__dict__.get("cwd")
+            return PlannedWrite(
+                block.start_line,
+                command.id,
+                command.action,
+                normalised(cwd if isinstance(cwd, str) else "."),
+                command=first,
+            )
         return PlannedWrite(
             block.start_line,
             command.id,

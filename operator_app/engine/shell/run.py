@@ -307,11 +307,11 @@ def _answer(
             host, command, where, folder, message, before_commit, action
         )
         header += lines
-    header.append(
-        f"# output: {count(log.line_count, 'line')}"
-        + (f", {cut} cut from the middle" if cut else "")
-        + f"; all of it: {log.path}"
-    )
+    if cut:
+        header.append(
+            f"# output: {count(log.line_count, 'line')}, {cut} cut from the middle; all of it: "
+            f"{log.path}"
+        )
     record.update(exit=finished.exit, changes=changes_state, changeset=seq)
     journal.note_run(record)
     details = "\n".join(header) + "\n" + output

@@ -133,7 +133,7 @@ SERVED = ", ".join(f"/{spec.name}" for spec in COMMANDS)
 # --- topics ---------------------------------------------------------------------------------
 
 _TOPIC_FORMAT = (
-    "format: type:name (e.g. file:main, file:notes)",
+    "format: type:name (e.g. file:main, file:notes, bash:dev)",
     "names: [a-zA-Z0-9_-]+ only \u2014 no dots, no paths",
 )
 
@@ -146,14 +146,14 @@ def parse_topic(raw: str | None) -> str:
     kind, colon, name = raw.partition(":")
     if not colon:
         kind, name = grammar.SERVED_TOPIC_TYPE, raw
-    if kind in grammar.TOPIC_TYPES and kind != grammar.SERVED_TOPIC_TYPE:
-        extra = " (never a shell)" if kind == "bash" else ""
+    if kind in grammar.TOPIC_TYPES and kind not in grammar.SERVED_TOPIC_TYPES:
         raise StringError(
             StringCode.INVALID_TARGET,
-            f'topic "{raw}" is a {kind}: topic; Operator serves file topics only{extra}',
-            "use a file topic: string:file:main, string:file:notes",
+            f'topic "{raw}" is a {kind}: topic; Operator serves file and bash topics only',
+            "use a file topic (string:file:notes) for files, a bash topic (string:bash:dev) to "
+            "run commands",
         )
-    if kind != grammar.SERVED_TOPIC_TYPE or not grammar.NAME_RE.fullmatch(name):
+    if kind not in grammar.SERVED_TOPIC_TYPES or not grammar.NAME_RE.fullmatch(name):
         raise StringError(StringCode.INVALID_TARGET, f'invalid topic "{raw}"', *_TOPIC_FORMAT)
     return f"{kind}:{name}"
 
@@ -164,14 +164,25 @@ def parse_topic(raw: str | None) -> str:
 @dataclass(frozen=True)
 class Request:
     line: str  # the command line as written, trimmed
-    name: str  # "open"
+    name: str  # "open" (a bash topic's script: "bash", protocol/chanflow/bash.py)
     argument: str  # the rest of the command line, trimmed
     body: str | None  # the lines after the command line, with "\n" breaks; None when there are none
+    # Whether running it may change a file: the person is asked (/edit without content only shows
+    # the document; a bash topic's script is asked about and its changes reviewed).
+    writes: bool = False
 
-    @property
-    def writes(self) -> bool:
-        """Whether running it changes a file (/edit without content only shows the document)."""
-        return BY_NAME[self.name].writes and (self.name != "edit" or self.body is not None)
+
+def is_bash(topic: str) -> bool:
+    return topic.partition(":")[0] == grammar.BASH_TOPIC_TYPE
+
+
+def read_request(topic: str, payload: str) -> Request:
+    """A block's request, read as its topic's type reads payloads."""
+    if is_bash(topic):
+        from .bash import read_bash_payload
+
+        return read_bash_payload(payload)
+    return read_payload(payload)
 
 
 def read_payload(payload: str) -> Request:
@@ -195,7 +206,8 @@ def read_payload(payload: str) -> Request:
             f"served: {SERVED}",
             "/help lists what each one does",
         )
-    return Request(line, name, command.group(2).strip(), body)
+    writes = BY_NAME[name].writes and (name != "edit" or body is not None)
+    return Request(line, name, command.group(2).strip(), body, writes)
 
 
 def usage_error(name: str, problem: str) -> StringError:

@@ -32,6 +32,9 @@ class StringCode(StrEnum):
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
     WRITE_FAILED = "WRITE_FAILED"
+    TIMEOUT = "TIMEOUT"
+    KILLED = "KILLED"
+    NO_SANDBOX = "NO_SANDBOX"
     INTERNAL = "INTERNAL"
 
 
@@ -66,7 +69,7 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "a {variable} with no value here", '/set {name} = "value" first'
     ),
     StringCode.INVALID_TARGET: StringCodeInfo(
-        "a malformed topic, or a web:, app: or bash: one", "use file:name"
+        "a malformed topic, or a web: or app: one", "use file:name or bash:name"
     ),
     StringCode.NO_HISTORY: StringCodeInfo(
         "/back or /undo with nothing to go back to", "open a document, or change one, first"
@@ -94,6 +97,17 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     StringCode.WRITE_FAILED: StringCodeInfo(
         "the change could not be made (permissions, a symlink, an I/O error)",
         "the message says why and what changed",
+    ),
+    StringCode.TIMEOUT: StringCodeInfo(
+        "a script ran past its time limit and was stopped; its changes were discarded",
+        "run less at once",
+    ),
+    StringCode.KILLED: StringCodeInfo(
+        "the person stopped the script (or a signal ended it); its changes were discarded",
+        "ask the person",
+    ),
+    StringCode.NO_SANDBOX: StringCodeInfo(
+        "no sandbox can be had here, and the script did not run", "ask the person to run it"
     ),
     StringCode.INTERNAL: StringCodeInfo("Operator itself failed", "tell the person"),
 }
