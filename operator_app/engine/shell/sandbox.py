@@ -165,10 +165,13 @@ def _probe(program: str) -> str:
     return ""
 
 
-@cache
 def find_sandbox() -> Sandbox:
-    """The sandbox of this machine, probed once per process."""
-    forced = os.environ.get(FORCE_VARIABLE, "").strip().lower()
+    """The sandbox of this machine, probed once per process (and per OPERATOR_SANDBOX value)."""
+    return _find(os.environ.get(FORCE_VARIABLE, "").strip().lower())
+
+
+@cache
+def _find(forced: str) -> Sandbox:
     if forced in ("none", "off", "0", "no"):
         return Sandbox(None, f"sandboxing is turned off ({FORCE_VARIABLE}={forced})")
     if not sys.platform.startswith("linux"):
