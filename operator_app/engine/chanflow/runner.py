@@ -14,13 +14,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from ...protocol.chanflow.blocks import ChanBlock
+from ...protocol.chanflow.bash import is_bash, read_request
 from ...protocol.chanflow.commands import (
     Request,
-    is_bash,
     parse_location,
     parse_topic,
     read_payload,
-    read_request,
     substitute,
     workspace_relative,
 )

@@ -6,9 +6,9 @@ text and the system prompt read this table. What a script or a command does is t
 
 from __future__ import annotations
 
-from .commands import CommandSpec, Request
+from .commands import CommandSpec, Request, read_payload
 from .errors import StringCode, StringError
-from .grammar import SIGIL
+from .grammar import BASH_TOPIC_TYPE, SIGIL
 
 SCRIPT = "bash"  # the action a script runs as (the table's action column)
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -28,6 +28,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 BY_NAME = {spec.name: spec for spec in COMMANDS}
 SERVED = ", ".join(f"//{spec.name}" for spec in COMMANDS)
+
+
+def is_bash(topic: str) -> bool:
+    return topic.partition(":")[0] == BASH_TOPIC_TYPE
+
+
+def read_request(topic: str, payload: str) -> Request:
+    """A block's request, read as its topic's type reads payloads."""
+    return read_bash_payload(payload) if is_bash(topic) else read_payload(payload)
 
 
 def read_bash_payload(payload: str) -> Request:

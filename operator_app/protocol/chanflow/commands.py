@@ -172,19 +172,6 @@ class Request:
     writes: bool = False
 
 
-def is_bash(topic: str) -> bool:
-    return topic.partition(":")[0] == grammar.BASH_TOPIC_TYPE
-
-
-def read_request(topic: str, payload: str) -> Request:
-    """A block's request, read as its topic's type reads payloads."""
-    if is_bash(topic):
-        from .bash import read_bash_payload
-
-        return read_bash_payload(payload)
-    return read_payload(payload)
-
-
 def read_payload(payload: str) -> Request:
     """The command line and the content of a block's payload."""
     head = payload.lstrip()
