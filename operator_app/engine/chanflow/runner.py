@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.bash import is_bash, read_request
+from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.commands import (
     Request,
     parse_location,
