@@ -16,6 +16,7 @@ from datetime import datetime
 from ...protocol.chanflow.bash import SCRIPT, help_text
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.commands.catalog import model_for
+from ...protocol.commands.shell import DEFAULT_TIMEOUT_S
 from ...protocol.errors import ErrorCode, OperatorError
 from ..changes.plan import WritePlan
 from ..shell.sandbox import find_sandbox
@@ -23,6 +24,7 @@ from .context import Answer, Call
 from .mapping import told_in_string
 
 OUTPUT_IN_AN_ERROR = 40  # lines of a stopped script's output its error response shows
+TIMEOUT_S = DEFAULT_TIMEOUT_S  # a bash topic's script has no field for it: the default limit
 
 
 def _home(rel: str | None) -> str:
@@ -64,6 +66,7 @@ def cmd_script(call: Call) -> Answer:
             "action": "shell.run",
             "command_b64": base64.b64encode(script.encode("utf-8", "surrogatepass")).decode(),
             "cwd": cwd,
+            "timeout_s": str(TIMEOUT_S),
         }
     )
 

@@ -99,13 +99,12 @@ def run_process(
     log: OutputLog,
     pass_fds: tuple[int, ...],
     cwd_fd: int,
-    status_fd: int | None,
     control: Control,
     tick: Callable[[float], None],
 ) -> Finished:
-    """Run `argv`, its output into `log`; `cwd_fd` is the read end the command writes its final
-    folder to, `status_fd` bwrap's JSON status (None outside the sandbox). `tick` is called with
-    the seconds so far while it runs."""
+    """Run `argv`, its output into `log`; `cwd_fd` is the read end the command writes "+" to as
+    it starts and its final folder to as it ends. `tick` is called with the seconds so far while
+    it runs."""
     started_at = time.monotonic()
     process = subprocess.Popen(
         argv,
@@ -158,11 +157,9 @@ def run_process(
     reader.join(5)
     out.close()
     code = process.returncode
-    cwd_said = _read_all(cwd_fd).decode("utf-8", "surrogateescape").strip() or None
-    started = True
-    if status_fd is not None:
-        status = _read_all(status_fd).decode("utf-8", "replace")
-        started = '"child-pid"' in status
+    said = _read_all(cwd_fd).decode("utf-8", "surrogateescape")
+    started = said.startswith("+")
+    cwd_said = said[1:].strip() if started else ""
     return Finished(
         exit=code if code is not None and code >= 0 else None,
         signal=-code if code is not None and code < 0 else None,
@@ -170,5 +167,5 @@ def run_process(
         timed_out=timed_out,
         stopped=stopped,
         started=started,
-        cwd=cwd_said,
+        cwd=cwd_said or None,
     )

@@ -54,9 +54,14 @@ class ShellHost(Protocol):
     def notify(self, event: EngineEvent) -> None: ...
 
 
-# The script is read by bash from an inherited descriptor (any size, no argument limit), and its
-# EXIT trap says where it ended, on another: the next command of a bash topic starts there.
-_WRAPPER = 'trap \'builtin printf "%s" "$(builtin pwd -P)" >&{cwd}\' EXIT\n. /dev/fd/{script}\n'
+# The script is read by bash from an inherited descriptor (any size, no argument limit). On
+# another, bash says it has started (so a sandbox that could not be built is told from a script
+# that failed) and its EXIT trap says where it ended: the next command of a bash topic starts there.
+_WRAPPER = (
+    "builtin printf '+' >&{cwd}\n"
+    "trap 'builtin printf \"%s\" \"$(builtin pwd -P)\" >&{cwd}' EXIT\n"
+    ". /dev/fd/{script}\n"
+)
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,6 @@ def _launch(
         script_file.flush()
         script_file.seek(0)
         cwd_r, cwd_w = os.pipe()
-        status_r, status_w = os.pipe() if sandbox.usable else (-1, -1)
         bash = shutil.which("bash") or "/bin/bash"
         inner = [
             bash,
@@ -178,10 +182,9 @@ def _launch(
                 work=folder.work,
                 cwd=folder_path,
                 network=network,
-                status_fd=status_w,
                 command=inner,
             )
-            fds: tuple[int, ...] = (script_file.fileno(), cwd_w, status_w)
+            fds: tuple[int, ...] = (script_file.fileno(), cwd_w)
             start_in = str(folder.base)
         else:
             argv, fds, start_in = inner, (script_file.fileno(), cwd_w), str(folder_path)
@@ -202,18 +205,13 @@ def _launch(
                     log=log,
                     pass_fds=fds,
                     cwd_fd=cwd_r,
-                    status_fd=status_r if sandbox.usable else None,
                     control=control,
                     tick=tick,
                 )
             finally:
-                for fd in (cwd_w, status_w):
-                    if fd >= 0:
-                        os.close(fd)
+                os.close(cwd_w)
         finally:
-            for fd in (cwd_r, status_r):
-                if fd >= 0:
-                    os.close(fd)
+            os.close(cwd_r)
             log.close()
     host.notify(
         CommandOutput(

@@ -48,7 +48,6 @@ class Sandbox:
         work: Path,
         cwd: Path,
         network: bool,
-        status_fd: int,
         command: list[str],
     ) -> list[str]:
         """The bwrap command line that runs `command` in `cwd` with the workspace overlaid."""
@@ -81,8 +80,6 @@ class Sandbox:
             str(workspace),
             "--chdir",
             str(cwd),
-            "--json-status-fd",
-            str(status_fd),
             "--",
             *command,
         ]

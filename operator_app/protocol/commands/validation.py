@@ -172,7 +172,8 @@ def validate_fields(fields: Fields) -> Validated:
                 f"{', '.join(ACTION_NAMES)}"
             ),
         )
-    workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values))
+    # A field an action declares is its own, even with a workspace-like name (shell.run's cwd).
+    workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values) - set(model.model_fields))
     if workspace_keys:
         raise OperatorError(
             ErrorCode.ERR_WORKSPACE_FIELD,
