@@ -297,6 +297,12 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
         block("x1", "fs.move", path="notes/readme-link", path_to="readme-link"),
         lambda ws: os.symlink("../README.md", ws / "notes" / "readme-link"),
     ),
+    E.ERR_MISSING_COMMAND: (block("x1", "shell.run", cwd="."), None),
+    E.ERR_INVALID_TIMEOUT: (block("x1", "shell.run", command="true", timeout_s="0"), None),
+    E.ERR_COMMAND_TIMEOUT: (
+        block("x1", "shell.run", command="echo x > README.md; sleep 30", timeout_s="1"),
+        None,
+    ),
     E.ERR_EARLIER_WRITE_FAILED: (
         block("x0", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE))
         + block("x1", "fs.write", path="src/app.py", content="x"),
@@ -312,6 +318,11 @@ SPECIAL = {
     E.ERR_INTERNAL,
     E.ERR_IO,
     E.ERR_DELETE_INCOMPLETE,
+    # a person stopping a command, a machine without a sandbox, a sandbox that fails to build:
+    # tests/cli/test_shell.py
+    E.ERR_COMMAND_KILLED,
+    E.ERR_NOT_SANDBOXED,
+    E.ERR_SANDBOX_FAILED,
 }
 
 

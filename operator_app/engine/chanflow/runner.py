@@ -231,7 +231,9 @@ class StringRunner:
                     "Operator's answers",
                 )
             request = read_request(topic, block.payload)
-            action = f"/{request.name}" if not is_bash(topic) else request.name
+            action = f"/{request.name}"
+            if is_bash(topic):  # its script is "bash"; its own commands are written //info
+                action = request.name if request.writes else f"//{request.name}"
             state = self.store.load(topic)
             if request.name != "set" and not is_bash(topic):
                 substituted = substitute(request.line, state.variables)
