@@ -98,17 +98,9 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "the change could not be made (permissions, a symlink, an I/O error)",
         "the message says why and what changed",
     ),
-    StringCode.TIMEOUT: StringCodeInfo(
-        "a script ran past its time limit and was stopped; its changes were discarded",
-        "run less at once",
-    ),
-    StringCode.KILLED: StringCodeInfo(
-        "the person stopped the script (or a signal ended it); its changes were discarded",
-        "ask the person",
-    ),
-    StringCode.NO_SANDBOX: StringCodeInfo(
-        "no sandbox can be had here, and the script did not run", "ask the person to run it"
-    ),
+    StringCode.TIMEOUT: StringCodeInfo("a script ran over 120 s; stopped", "run less at once"),
+    StringCode.KILLED: StringCodeInfo("a script was stopped", "ask the person"),
+    StringCode.NO_SANDBOX: StringCodeInfo("no sandbox here; nothing ran", "ask the person"),
     StringCode.INTERNAL: StringCodeInfo("Operator itself failed", "tell the person"),
 }
 
