@@ -61,6 +61,19 @@ def test_bench_chanflow_reports_both_feeds(tmp_path: Path) -> None:
         assert report[f"{feed}_ratio"] > 0 and report[f"{feed}_router_overhead_ratio"] > 0
 
 
+def test_bench_shell_reports_the_sandbox_overhead_and_the_change_set(tmp_path: Path) -> None:
+    from operator_app.engine import find_sandbox
+
+    sandbox = find_sandbox()
+    if not sandbox.usable:
+        if os.environ.get("CI") == "true" and sys.platform.startswith("linux"):
+            pytest.fail(f"no sandbox on CI's Linux: {sandbox.why}", pytrace=False)
+        pytest.skip(f"no sandbox on this machine: {sandbox.why}")
+    overhead, change_set = smoke("bench_shell.py", tmp_path)
+    assert overhead["overhead_ms"] > 0 and isinstance(overhead["met"], bool)
+    assert "touching 100 files" in change_set["benchmark"] and change_set["seconds"] > 0
+
+
 def test_bench_search_finds_what_grep_finds(tmp_path: Path) -> None:
     report = smoke("bench_search.py", tmp_path)
     assert report["same_matches_as_grep"] is True and report["matches"] == 2

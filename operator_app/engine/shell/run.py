@@ -59,7 +59,7 @@ class ShellHost(Protocol):
 # that failed) and its EXIT trap says where it ended: the next command of a bash topic starts there.
 _WRAPPER = (
     "builtin printf '+' >&{cwd}\n"
-    "trap 'builtin printf \"%s\" \"$(builtin pwd -P)\" >&{cwd}' EXIT\n"
+    'trap \'builtin printf "%s" "$(builtin pwd -P)" >&{cwd}\' EXIT\n'
     ". /dev/fd/{script}\n"
 )
 

@@ -6,6 +6,7 @@ set lands whole or not at all. The command's upper layer holds the new bytes."""
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ...boundary.workspace import Workspace
@@ -14,7 +15,18 @@ from ..outcomes import CommitOutcome
 from ..plan import WritePlan
 from .items import Item
 from .manifest import Manifest
-from .steps import backward, check_before, forward, in_order, keep_pre_image, sync_folders
+from .steps import (
+    WORKERS,
+    backward,
+    check_before,
+    forward,
+    in_order,
+    keep_pre_image,
+    new_job,
+    prepare,
+    sweep,
+    sync_folders,
+)
 
 
 def commit_changeset(
@@ -27,14 +39,15 @@ def commit_changeset(
     seq = journal.next_seq()
     folder = journal.set_dir(seq)
     folder.mkdir(parents=True)
-    pre = {}
-    for index, item in enumerate(items):
-        if (
-            item.before is not None
-            and item.before.kind == "file"
-            and item.op in ("write", "delete")
-        ):
-            pre[index] = keep_pre_image(ws, item, folder, index)
+    kept = [
+        index
+        for index, item in enumerate(items)
+        if item.before is not None and item.before.kind == "file" and item.op in ("write", "delete")
+    ]
+    # fsyncs made in parallel share the file system's journal commits
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        shas = list(pool.map(lambda i: keep_pre_image(ws, items[i], folder, i), kept))
+    pre = dict(zip(kept, shas, strict=True))
     Manifest(items, pre).write(folder)
     entry = JournalEntry(
         seq=seq,
@@ -49,15 +62,23 @@ def commit_changeset(
         root=str(ws.root),
     )
     journal.begin(entry, None)
+    steps = in_order(items)
     done: list[tuple[int, Item]] = []
     notes = []
+    ready: dict[str, str] | None = None
     try:
-        for index, item in in_order(items):
-            note = forward(ws, journal, seq, changes.upper, index, item)
+        for index, item in steps:
+            if item.op == "write" and ready is None:
+                # The new folders are made by now: every new file's bytes are written beside it
+                # at once, then each is renamed into place.
+                writes = [new_job(changes.upper, it) for _, it in steps if it.op == "write"]
+                ready = prepare(ws, folder, writes)
+            note = forward(ws, journal, seq, changes.upper, index, item, ready)
             done.append((index, item))
             if note:
                 notes.append(note)
     except BaseException:
+        sweep(ws, folder)
         for index, item in reversed(done):
             try:
                 backward(ws, journal, seq, folder, index, item)
@@ -65,6 +86,7 @@ def commit_changeset(
                 pass
         journal.mark_swept(seq)
         raise
+    sweep(ws, folder)
     journal.mark_swept(seq)
     synced = sync_folders(ws, items)
     journal.commit(entry, sync=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...boundary.workspace import Workspace
 from ...safety.journal import Journal, JournalEntry
 from .manifest import read_manifest
-from .steps import backward, in_order, state_of
+from .steps import backward, in_order, state_of, sweep
 
 
 def changeset_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | None:
@@ -16,6 +16,7 @@ def changeset_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> b
     manifest = read_manifest(folder)
     if manifest is None:
         return None  # the manifest was never made durable: no step was taken
+    sweep(ws, folder)  # temporary files of the commit it died in
     known = True
     for index, item in reversed(in_order(manifest.items)):
         state = state_of(ws, item, manifest.pre.get(index))

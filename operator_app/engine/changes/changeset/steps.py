@@ -6,15 +6,26 @@ states an entry is in now: as the set found it, as the set leaves it, or neither
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat as stat_module
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
 from ....protocol.errors import ErrorCode, OperatorError
 from ...boundary.fsops import read_exactly
 from ...boundary.workspace import Workspace
-from ...ondisk.atomic import NEW_FILE_MODE, discard_temp, temp_name, write_all, write_temp
+from ...ondisk.atomic import (
+    NEW_FILE_MODE,
+    TEMP_NAME_RE,
+    discard_temp,
+    temp_name,
+    write_all,
+    write_temp,
+)
+from ...ondisk.jsonl import fsync_dir
 from ...safety.journal import Journal
 from .items import Entry, Item
 
@@ -196,16 +207,80 @@ def _read_new(upper: Path, rel: str) -> bytes:
         os.close(fd)
 
 
-def _put(ws: Workspace, journal: Journal, seq: int, rel: str, data: bytes, mode: int) -> None:
-    """`rel` holds `data` (created or replaced), atomically: a fsynced temporary file renamed."""
+Job = tuple[str, Callable[[], bytes], int]  # (rel, its bytes, its mode)
+WORKERS = 32  # fsyncs of many small files, in parallel, share the file system's journal commits
+
+
+def temps_file(folder: Path, undo: bool) -> Path:
+    return folder / ("undo-temps.json" if undo else "temps.json")
+
+
+def prepare(ws: Workspace, folder: Path, jobs: list[Job], *, undo: bool = False) -> dict[str, str]:
+    """Write every file's new bytes to a temporary file beside it, fsynced, in parallel; rel ->
+    its temporary name. The names are written to the set's folder first, so a run killed
+    meanwhile leaves nothing that `sweep` does not find."""
+    names = {rel: temp_name(rel.rsplit("/", 1)[-1]) for rel, _, _ in jobs}
+    listing = temps_file(folder, undo)
+    listing.write_text(json.dumps(names))
+    fsync_dir(folder)
+
+    def one(job: Job) -> None:
+        rel, data, mode = job
+        found = _parent(ws, rel)
+        if found is None:
+            raise OSError(errno.ENOENT, f"the folder of {rel} is gone")
+        dir_fd, name = found
+        try:
+            write_temp(dir_fd, name, data(), mode, None, names[rel])
+        finally:
+            os.close(dir_fd)
+
+    if jobs:
+        with ThreadPoolExecutor(max_workers=min(WORKERS, len(jobs))) as pool:
+            for done in [pool.submit(one, job) for job in jobs]:
+                done.result()
+    return names
+
+
+def sweep(ws: Workspace, folder: Path) -> None:
+    """Remove the temporary files a commit or undo of this set prepared and did not install."""
+    for undo in (False, True):
+        listing = temps_file(folder, undo)
+        try:
+            names = json.loads(listing.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(names, dict):
+            for rel, temp in names.items():
+                if isinstance(rel, str) and isinstance(temp, str) and TEMP_NAME_RE.fullmatch(temp):
+                    found = _parent(ws, rel)
+                    if found is not None:
+                        discard_temp(found[0], temp)
+                        os.close(found[0])
+        listing.unlink(missing_ok=True)
+
+
+def _put(
+    ws: Workspace,
+    journal: Journal,
+    seq: int,
+    rel: str,
+    data: Callable[[], bytes],
+    mode: int,
+    ready: dict[str, str] | None = None,
+) -> None:
+    """`rel` holds the new bytes (created or replaced), atomically: a fsynced temporary file
+    renamed over it (the one `prepare` made, when there is one)."""
     found = _parent(ws, rel)
     if found is None:
         raise OSError(errno.ENOENT, f"the folder of {rel} is gone")
     dir_fd, name = found
     try:
-        temp = temp_name(name)
-        journal.note_temp(seq, rel, temp)
-        write_temp(dir_fd, name, data, mode, None, temp)
+        temp = (ready or {}).get(rel)
+        if temp is None:
+            temp = temp_name(name)
+            journal.note_temp(seq, rel, temp)
+            write_temp(dir_fd, name, data(), mode, None, temp)
         try:
             os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
@@ -245,7 +320,13 @@ def _mkdir(ws: Workspace, rel: str, mode: int) -> None:
 
 
 def forward(
-    ws: Workspace, journal: Journal, seq: int, upper: Path, index: int, item: Item
+    ws: Workspace,
+    journal: Journal,
+    seq: int,
+    upper: Path,
+    index: int,
+    item: Item,
+    ready: dict[str, str] | None = None,
 ) -> str | None:
     """Take one step of the set; a note when a folder is kept (it still holds ignored files)."""
     if item.op == "delete":
@@ -260,20 +341,41 @@ def forward(
     elif item.op == "mkdir":
         _mkdir(ws, item.rel, item.new_mode if item.new_mode is not None else 0o755)
     else:
-        data = _read_new(upper, item.rel)
         _put(
             ws,
             journal,
             seq,
             item.rel,
-            data,
+            lambda: _read_new(upper, item.rel),
             item.new_mode if item.new_mode is not None else NEW_FILE_MODE,
+            ready,
         )
     return None
 
 
+def new_job(upper: Path, item: Item) -> Job:
+    mode = item.new_mode if item.new_mode is not None else NEW_FILE_MODE
+    return item.rel, lambda: _read_new(upper, item.rel), mode
+
+
+def old_job(folder: Path, index: int, item: Item) -> Job:
+    assert item.before is not None
+    return item.rel, lambda: _read_pre(folder, index), item.before.mode
+
+
+def restores(item: Item) -> bool:
+    """Whether taking `item` back writes a file's old bytes (from its pre-image)."""
+    return item.op in ("write", "delete") and item.before is not None and item.before.kind == "file"
+
+
 def backward(
-    ws: Workspace, journal: Journal, seq: int, folder: Path, index: int, item: Item
+    ws: Workspace,
+    journal: Journal,
+    seq: int,
+    folder: Path,
+    index: int,
+    item: Item,
+    ready: dict[str, str] | None = None,
 ) -> None:
     """Take one step of the set back: the entry as the set found it."""
     before = item.before
@@ -298,7 +400,7 @@ def backward(
                 finally:
                     os.close(dir_fd)
         elif before.kind == "file":
-            _put(ws, journal, seq, item.rel, _read_pre(folder, index), before.mode)
+            _put(ws, journal, seq, item.rel, lambda: _read_pre(folder, index), before.mode, ready)
     else:  # a file the set created
         _remove(ws, item.rel, folder=False)
 

@@ -9,7 +9,7 @@ from ...boundary.workspace import Workspace
 from ...safety.journal import Journal, JournalEntry
 from ..outcomes import UndoOutcome, UndoRefused
 from .manifest import read_manifest
-from .steps import backward, in_order, state_of, sync_folders
+from .steps import backward, in_order, old_job, prepare, restores, state_of, sweep, sync_folders
 
 
 def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOutcome:
@@ -32,8 +32,28 @@ def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> Undo
         raise UndoRefused(
             f"{what}: {shown} changed since the command's changes were applied; nothing was touched"
         )
+    sweep(ws, folder)
+    # The files it replaced get their old bytes back in parallel first; those it deleted, once
+    # their folders are made again.
+    ready = prepare(
+        ws,
+        folder,
+        [old_job(folder, i, item) for i, item in steps if item.op == "write" and restores(item)],
+        undo=True,
+    )
+    later: dict[str, str] | None = None
     for index, item in reversed(steps):
-        backward(ws, journal, entry.seq, folder, index, item)
+        if item.op == "delete" and restores(item) and later is None:
+            later = prepare(
+                ws,
+                folder,
+                [old_job(folder, i, it) for i, it in steps if it.op == "delete" and restores(it)],
+                undo=True,
+            )
+        backward(
+            ws, journal, entry.seq, folder, index, item, ready if item.op == "write" else later
+        )
+    sweep(ws, folder)
     journal.mark_swept(entry.seq)
     note = sync_folders(ws, manifest.items)
     journal.mark_undone(entry)
