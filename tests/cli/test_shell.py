@@ -546,3 +546,44 @@ def test_a_bash_topics_failures_in_strings_codes(
     assert result.error_code == code and result.summary.startswith(f"\u2717 {code}: ")
     if setup in ("timeout", "stop"):
         assert "output so far:" in (result.details or "") and "begun" in (result.details or "")
+
+
+def test_a_change_set_the_app_died_in_is_taken_back_on_the_next_run(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every step of the set was taken, then the app died before the journal's "commit" record:
+    the next run's recovery puts every entry back as the set found it, and the model is told the
+    change was not made."""
+    sandbox_or_skip()
+    from operator_app.engine import Engine, Journal, Session, Workspace, approve_all
+
+    before = tree(ws)
+
+    def die(self: Any, entry: Any, **kwargs: Any) -> None:
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(Journal, "commit", die)
+    script = "echo more >> notes.txt; rm old.txt; mkdir -p d; echo n > d/new.txt"
+    engine = Engine(Workspace(ws), Session(tmp_path / "st"), decide=approve_all)
+    with pytest.raises(SystemExit):
+        engine.run_text(block("c1", "shell.run", command=script))
+    assert (ws / "d" / "new.txt").exists() and not (ws / "old.txt").exists()  # all applied
+    monkeypatch.undo()
+    again = Engine(Workspace(ws), Session(tmp_path / "st"), decide=approve_all)
+    run_ = again.run_text(block("c2", "fs.read", path="notes.txt"))
+    assert any("Operator stopped during a write of message 1" in w for w in run_.warnings)
+    assert tree(ws) == before and not (ws / "d").exists()
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        cli_main(
+            [
+                "results",
+                "--workspace",
+                str(ws),
+                "--state-dir",
+                str(tmp_path / "st"),
+                "--message",
+                "1",
+            ]
+        )
+    assert "id: c1\nok: false" in out.getvalue()
