@@ -99,13 +99,11 @@ class ShellRun(Command):
                 "lines",
             )
         if not (self.script or "").strip():
-            given = (
-                "command_b64 decodes to nothing"
-                if self.command_b64 is not None
-                else "command is empty"
-                if self.command is not None
-                else "shell.run requires command or command_b64"
-            )
+            given = "shell.run requires command or command_b64"
+            if self.command_b64 is not None:
+                given = "command_b64 decodes to nothing"
+            elif self.command is not None:
+                given = "command is empty"
             raise OperatorError(
                 ErrorCode.ERR_MISSING_COMMAND,
                 f'{given}; add "command: <one line of bash>" or "command_b64: <the script, base64 '

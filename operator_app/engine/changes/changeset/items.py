@@ -29,15 +29,13 @@ class Entry:
     @classmethod
     def of(cls, info: os.stat_result) -> Entry:
         mode = info.st_mode
-        kind: EntryKind = (
-            "file"
-            if stat_module.S_ISREG(mode)
-            else "dir"
-            if stat_module.S_ISDIR(mode)
-            else "symlink"
-            if stat_module.S_ISLNK(mode)
-            else "other"
-        )
+        kind: EntryKind = "other"
+        if stat_module.S_ISREG(mode):
+            kind = "file"
+        elif stat_module.S_ISDIR(mode):
+            kind = "dir"
+        elif stat_module.S_ISLNK(mode):
+            kind = "symlink"
         return cls(
             kind,
             stat_module.S_IMODE(mode),

@@ -100,16 +100,13 @@ def state_of(ws: Workspace, item: Item, pre_sha: str | None) -> State:
     """Whether the entry of `item` is as the set found it, as it leaves it, or neither. `pre_sha`:
     the hash of the pre-image kept of a file the set replaced or removed."""
     now = entry_now(ws, item.rel)
-    if item.op == "mkdir":
-        return (
-            "after"
-            if now is not None and now.kind == "dir"
-            else "before"
-            if now is None
-            else "other"
-        )
-    if item.op == "rmdir":
-        return "after" if now is None else "before" if now.kind == "dir" else "other"
+    if item.op in ("mkdir", "rmdir"):
+        # a folder made: there is one "after"; a folder removed: there is one "before"
+        present: State = "after" if item.op == "mkdir" else "before"
+        absent: State = "before" if item.op == "mkdir" else "after"
+        if now is None:
+            return absent
+        return present if now.kind == "dir" else "other"
     if item.op == "delete":
         if now is None:
             return "after"
