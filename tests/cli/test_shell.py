@@ -587,3 +587,66 @@ def test_a_change_set_the_app_died_in_is_taken_back_on_the_next_run(
             ]
         )
     assert "id: c1\nok: false" in out.getvalue()
+
+
+def test_a_folder_emptied_and_refilled_a_file_become_a_folder_and_back(
+    ws: Path, tmp_path: Path
+) -> None:
+    """The overlay's harder marks: an opaque folder (rm -rf then mkdir: the tree's entries in it
+    are deleted), a file replaced by a folder and a folder by a file; applied, then undone."""
+    sandbox_or_skip()
+    (ws / "pkg").mkdir()
+    (ws / "pkg" / "old1.py").write_text("1\n")
+    (ws / "pkg" / "old2.py").write_text("2\n")
+    (ws / "data").mkdir()
+    (ws / "data" / "x.csv").write_text("x\n")
+    before = tree(ws)
+    script = (
+        "rm -rf pkg && mkdir pkg && echo new > pkg/new.py\n"
+        "rm notes.txt && mkdir notes.txt && echo inner > notes.txt/inner\n"
+        "rm -rf data && echo flat > data\n"
+    )
+    result = run(ws, tmp_path / "st", script, "--approve", "all")
+    assert result["ok"], result
+    assert sorted(p.name for p in (ws / "pkg").iterdir()) == ["new.py"]
+    assert (ws / "notes.txt" / "inner").read_text() == "inner\n"
+    assert (ws / "data").read_text() == "flat\n"
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert cli_main(["undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")]) == 0
+    assert tree(ws) == before
+
+
+def test_undo_is_refused_whole_when_a_file_of_the_set_changed_since(
+    ws: Path, tmp_path: Path
+) -> None:
+    sandbox_or_skip()
+    run(ws, tmp_path / "st", "echo a > a.txt; echo b > b.txt", "--approve", "all")
+    (ws / "b.txt").write_text("edited by the person\n")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main(["undo", "--workspace", str(ws), "--state-dir", str(tmp_path / "st")])
+    assert code == 6 and "b.txt changed since the command's changes were applied" in err.getvalue()
+    assert (ws / "a.txt").read_text() == "a\n"  # nothing touched
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "secret"),
+    [
+        ("GITHUB_TOKEN", "x", True),
+        ("AWS_SECRET_ACCESS_KEY", "x", True),
+        ("NPMTOKEN", "x", True),
+        ("DB_PASSWORD", "x", True),
+        ("SSH_AUTH_SOCK", "/tmp/agent", True),
+        ("DATABASE_URL", "postgres://u:pw@h/db", True),
+        ("DATABASE_URL", "postgres://h/db", False),
+        ("PATH", "/usr/bin", False),
+        ("PWD", "/x", False),
+        ("KEYBOARD_LAYOUT", "us", False),
+        ("SSL_CERT_FILE", "/etc/ssl/certs/ca.pem", False),
+    ],
+)
+def test_which_variables_look_secret(name: str, value: str, secret: bool) -> None:
+    from operator_app.engine.shell.environment import looks_secret
+
+    assert looks_secret(name, value) is secret

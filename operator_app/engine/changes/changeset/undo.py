@@ -19,12 +19,17 @@ def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> Undo
     if manifest is None:
         raise UndoRefused(f"{what}: its manifest in the journal is missing; nothing was touched")
     steps = in_order(manifest.items)
-    changed = [
-        item.rel
-        for index, item in steps
-        if state_of(ws, item, manifest.pre.get(index)) != "after"
-        and not (item.op == "rmdir" and state_of(ws, item, None) == "before")
-    ]
+    # An entry the set removed and then put something else at (a file become a folder) is looked
+    # at through what took its place.
+    replaced = {item.rel for item in manifest.items if item.op in ("write", "mkdir")}
+    changed = []
+    for index, item in steps:
+        if item.op in ("delete", "rmdir") and item.rel in replaced:
+            continue
+        state = state_of(ws, item, manifest.pre.get(index))
+        # a folder left because it still held what the set does not take is as the set left it
+        if state != "after" and not (item.op == "rmdir" and state == "before"):
+            changed.append(item.rel)
     if changed:
         shown = ", ".join(changed[:5]) + (
             f" and {len(changed) - 5} more" if len(changed) > 5 else ""
