@@ -132,10 +132,6 @@ class CommandConsentScreen(ModalScreen[str]):
             event.stop()  # typed before this dialog was on screen: not an answer to it
             event.prevent_default()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Without a sandbox, a and r are not offered (pressed anyway, they say why).
-        return self._sandboxed() or action not in ("run_rest", "always")
-
     def _sandboxed(self) -> bool:
         return self.plan.run is not None and self.plan.run.sandboxed
 
