@@ -2,13 +2,15 @@
 session are workspace_session.py). File work runs in thread workers that drive the same Engine as
 `operator-app exec` (runner.py); workers only post messages, and the handlers own the UI state.
 How messages come in and what the engine says about them is message_flow.py; a write waiting for
-the person is waiting_write.py; copy and undo are copy_undo.py; which keys apply now is
-key_availability.py. The state they share is app_state.py's objects, created here once."""
+the person is waiting_write.py; copy and undo are copy_undo.py; which keys apply now, and why not,
+is keys.py's table, which check_action reads. The state they share is app_state.py's objects,
+created here once."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +39,7 @@ from .bridge_control import RUN_HELD, BridgeControlMixin
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin, next_prompt_dialect, prompt_dialect
 from .display import plural, printable
-from .key_availability import KeyAvailabilityMixin
-from .keys import MAIN_KEYS, main_bindings
+from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
 from .message_flow import MessageFlowMixin
 from .runner import EngineRunner
 from .screens.help import HelpScreen
@@ -61,7 +62,6 @@ REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw onc
 
 
 class OperatorApp(
-    KeyAvailabilityMixin,
     WorkspaceSessionMixin,
     MessageFlowMixin,
     WaitingWriteMixin,
@@ -114,6 +114,10 @@ class OperatorApp(
         self._refresh_scheduled = False
         self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
+        for key in MAIN_KEYS:
+            # Textual offers a key its binding did not take (it does not apply now) to the app's
+            # `key_<name>`: each key of the table gets one, which says why (keys.py).
+            setattr(self, f"key_{key.key}", partial(self._key_refused, key))
 
     def notify(
         self,
@@ -252,6 +256,39 @@ class OperatorApp(
                 discover=False,
             )
 
+    # --- which keys apply now (keys.py's table) -------------------------------------------
+
+    def now(self) -> Now:
+        """What the keys' availability reads: the state objects, and whether no dialog is open."""
+        return Now(
+            options=self.options,
+            opened=self.opened,
+            book=self.book,
+            following=self.following,
+            undo=self.undo_state,
+            waiting=self.waiting,
+            bridge=self.bridge_state,
+            alone=len(self.screen_stack) == 1,
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        key = KEY_OF_ACTION.get(action)
+        return True if key is None else key.applies(self.now())
+
+    def _key_refused(self, key: Key) -> None:
+        """`key` was pressed and its binding did not run, as it does not apply now: say why (not
+        under a dialog, whose keys these are not), or run it anyway when it says so itself."""
+        if len(self.screen_stack) != 1:
+            return
+        if key.runs_anyway:
+            getattr(self, f"action_{key.action}")()
+        else:
+            self.explain(key.action)
+
+    def explain(self, action: str) -> None:
+        """Say why the key of `action` does nothing now (its entry in keys.py says it)."""
+        self.notify(KEY_OF_ACTION[action].why_not(self.now()), severity="warning")
+
     # --- the view ------------------------------------------------------------------------
 
     def current(self) -> MessageState | None:
@@ -337,7 +374,7 @@ class OperatorApp(
     def _step(self, step: int, action: str) -> None:
         number = self.book.neighbour(step)
         if number is None:  # from the command palette, where a dimmed entry still runs
-            self._explain(action)
+            self.explain(action)
         self.browse(number)
 
     def browse(self, number: int | None) -> None:

@@ -145,3 +145,8 @@ class BridgeState:
     server: BridgeServer | None = None
     # "N answers ended while Operator was not listening — run them?"
     held_question: ConfirmScreen | None = None
+
+    def streams(self, number: int) -> bool:
+        """Whether message `number` is still being fed by the browser."""
+        server = self.server
+        return server is not None and server.bridge.open_message(number) is not None

@@ -157,11 +157,6 @@ class BridgeControlMixin(AppHost):
     def bridge_on(self) -> bool:
         return self.bridge_state.server is not None
 
-    def bridge_streams(self, number: int) -> bool:
-        """Whether message `number` is still being fed by the browser."""
-        server = self.bridge_state.server
-        return server is not None and server.bridge.open_message(number) is not None
-
     def end_bridge_message(self, number: int) -> None:
         server = self.bridge_state.server
         if server is not None:

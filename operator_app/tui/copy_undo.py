@@ -20,7 +20,6 @@ from .runner import EngineRunner
 from .screens.copy_fallback import CopyFallbackScreen
 from .screens.undo_confirm import UndoConfirmScreen
 from .state import UNDONE, MessageState
-from .status_text import why_not
 
 
 class CopyUndoMixin(AppHost):
@@ -40,10 +39,7 @@ class CopyUndoMixin(AppHost):
         )
         if state is None or runner is None or not results:
             if not auto:
-                self.notify(
-                    why_not("copy_results", state, following=False, follow_name=None),
-                    severity="warning",
-                )
+                self.explain("copy_results")
             return
         what = f"{plural(len(results), 'result block')} of message {state.number}" + (
             "" if state.finished else " so far"
@@ -145,9 +141,7 @@ class CopyUndoMixin(AppHost):
         if not message.ask:
             return
         if not entries:
-            self.notify(
-                why_not("undo", None, following=False, follow_name=None), severity="warning"
-            )
+            self.explain("undo")
         elif len(self.screen_stack) == 1:  # a consent dialog came up meanwhile: it goes first
 
             def answered(yes: bool | None) -> None:

@@ -128,7 +128,7 @@ class MessageFlowMixin(AppHost):
 
     def action_end_follow(self) -> None:
         state = self.book.current()
-        if state is not None and self.bridge_streams(state.number):
+        if state is not None and self.bridge_state.streams(state.number):
             self.status(
                 f"Ending message {state.number}: what the browser adds to it from now on "
                 "is not run."
@@ -137,7 +137,7 @@ class MessageFlowMixin(AppHost):
             return
         followed = self.following.open_message
         if followed is None:
-            self._explain("end_follow")
+            self.explain("end_follow")
             return
         self.status(f"Ending message {followed}...")
         self.following.end_requested.set()
