@@ -9,16 +9,16 @@ created here once."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import Screen, ScreenResultCallbackType
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Static
 
@@ -41,10 +41,10 @@ from .copy_undo import CopyUndoMixin, next_prompt_dialect, prompt_dialect
 from .display import plural, printable
 from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
 from .message_flow import MessageFlowMixin
+from .panes import Panes
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .state import MessageState
-from .status_text import browsing_text
 from .waiting_write import WaitingWriteMixin
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
@@ -58,7 +58,7 @@ from .workspace_session import WorkspaceSessionMixin
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer  # aiohttp: imported only when the bridge starts
 
-REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
+Answer = TypeVar("Answer")
 
 
 class OperatorApp(
@@ -111,13 +111,10 @@ class OperatorApp(
         self.bridge_state = BridgeState()
         # This module's own: closing, and the coalesced redraw.
         self._shutting_down = threading.Event()
-        self._refresh_scheduled = False
-        self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
-        for key in MAIN_KEYS:
-            # Textual offers a key its binding did not take (it does not apply now) to the app's
-            # `key_<name>`: each key of the table gets one, which says why (keys.py).
-            setattr(self, f"key_{key.key}", partial(self._key_refused, key))
+        # The controllers, each changing only its own state object.
+        self.panes = Panes(self, self.book, self.opened, self.waiting)
+        self._route_keys((self.panes,))
 
     def notify(
         self,
@@ -188,6 +185,15 @@ class OperatorApp(
             self.query_one("#message-title", Static),
         )
         self.bridge_badge = self.query_one(BridgeBadge)
+        self.panes.attach(
+            message_view=self.message_view,
+            message_title=self.message_title,
+            table=self.table,
+            details=self.details,
+            status_line=self.status_line,
+            welcome=self.welcome,
+            bridge_badge=self.bridge_badge,
+        )
         self.table.focus()
         theme = settings.theme()
         if (
@@ -248,13 +254,7 @@ class OperatorApp(
                 "listening: they run only when you say so",
                 self.action_run_held,
             )
-        for number, state in sorted(self.book.states.items()):
-            yield SystemCommand(
-                f"Go to message {number}",
-                f"{state.source}: {plural(len(state.results), 'result')}",
-                lambda number=number: self.browse(number),
-                discover=False,
-            )
+        yield from self.panes.palette()
 
     # --- which keys apply now (keys.py's table) -------------------------------------------
 
@@ -270,6 +270,19 @@ class OperatorApp(
             bridge=self.bridge_state,
             alone=len(self.screen_stack) == 1,
         )
+
+    def _route_keys(self, controllers: tuple[object, ...]) -> None:
+        """Each key of the table to the controller with its action (`action_<name>`: Textual
+        looks the action up on the app), and to `_key_refused` when its binding did not run:
+        Textual then offers the key to the app's `key_<name>`."""
+        for key in MAIN_KEYS:
+            name = f"action_{key.action}"
+            owners = [controller for controller in controllers if hasattr(controller, name)]
+            if len(owners) > 1 or not (owners or hasattr(type(self), name)):
+                raise TypeError(f"{key.display}: {name} on one controller, not {len(owners)}")
+            if owners:
+                setattr(self, name, getattr(owners[0], name))
+            setattr(self, f"key_{key.key}", partial(self._key_refused, key))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         key = KEY_OF_ACTION.get(action)
@@ -289,54 +302,24 @@ class OperatorApp(
         """Say why the key of `action` does nothing now (its entry in keys.py says it)."""
         self.notify(KEY_OF_ACTION[action].why_not(self.now()), severity="warning")
 
-    # --- the view ------------------------------------------------------------------------
+    # --- what the mixins still ask of the app, now the panes' (panes.py) ----------------------
 
     def current(self) -> MessageState | None:
         return self.book.current()
 
     def status(self, text: str) -> None:
-        self.status_line.say(text)
+        self.panes.status(text)
 
     def request_refresh(self, *, tail: bool = False) -> None:
-        """Redraw soon, once for all the changes until then; `tail`: the table's cursor follows
-        the last rows this redraw brings."""
-        self._tail_next_refresh = self._tail_next_refresh or tail
-        if not self._refresh_scheduled:
-            self._refresh_scheduled = True
-            self.set_timer(REFRESH_DELAY_S, self._scheduled_refresh)
-
-    def _scheduled_refresh(self) -> None:
-        self._refresh_scheduled = False
-        if not self._stopping():
-            self.refresh_view()
+        self.panes.request_refresh(tail=tail)
 
     def refresh_view(self, reset: bool = False) -> None:
-        state, table = self.current(), self.table
-        if reset:
-            table.reset()
-        if state is None:
-            self.message_title.update("Message")
-            self.message_view.show("", {})
-        else:
-            numbers = sorted(self.book.states)
-            where = f"{numbers.index(state.number) + 1} of {len(numbers)}, {state.source}"
-            where += ", interrupted" if state.interrupted else ""
-            title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
-            self.message_title.update(title)
-            self.message_view.show(
-                state.text,
-                state.errors_by_line(),
-                state.pending[0] if state.pending else None,
-                state.warnings,
-                message=(self.opened.runner, state.number),
-            )
-            tail = not state.finished or self._tail_next_refresh
-            table.sync(state.ordered_rows(), tail=tail and not reset)
-        self._tail_next_refresh = False
-        self.show_selected()
-        self._refresh_footer()
+        self.panes.refresh_view(reset)
 
-    def _refresh_footer(self) -> None:
+    def show_message(self, number: int | None) -> None:
+        self.panes.show_message(number)
+
+    def refresh_keys(self) -> None:
         if not self.screen_stack:
             return  # the app is closing: a worker's late message has no footer to update
         # Redrawing the footer restyles it: only when a key's state changed, not on every event.
@@ -345,45 +328,37 @@ class OperatorApp(
             self._footer_keys = keys
             self.refresh_bindings()
 
-    def show_selected(self) -> None:
-        state, line = self.current(), self.table.selected_line()
-        row = state.rows.get(line) if state is not None and line is not None else None
-        self.details.show(row)
+    # --- what the controllers ask of the app (app_link.py) ---------------------------------
+
+    def dialog(
+        self, screen: Screen[Answer], answered: ScreenResultCallbackType[Answer] | None = None
+    ) -> None:
+        self.push_screen(screen, answered)
+
+    def in_thread(self, work: Callable[[], object], *, group: str) -> None:
+        self.run_worker(work, thread=True, group=group, exit_on_error=False)
+
+    def in_loop(self, work: Coroutine[Any, Any, None], *, group: str) -> None:
+        self.run_worker(work, group=group, exclusive=True)
+
+    def on_ui_thread(self, work: Callable[[], object]) -> None:
+        self.call_from_thread(work)
+
+    def after_redraw(self, work: Callable[[], object]) -> None:
+        self.call_after_refresh(work)
+
+    def later(self, delay: float, work: Callable[[], object]) -> None:
+        self.set_timer(delay, work)
+
+    # --- routing: Textual's messages to the controller they concern --------------------------
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_selected()
-        line = self.table.selected_line()
-        if line is not None:
-            self.message_view.scroll_to_line(line)
+        self.panes.row_highlighted()
 
     def on_command_table_top_wanted(self, event: CommandTable.TopWanted) -> None:
-        self.message_view.scroll_to_top()
-
-    def show_message(self, number: int | None) -> None:
-        if self.book.show(number):
-            self.refresh_view(reset=True)
+        self.panes.top_wanted()
 
     # --- actions (copy and undo are in copy_undo.py, e in message_flow.py) ---------------
-
-    def action_previous_message(self) -> None:
-        self._step(-1, "previous_message")
-
-    def action_next_message(self) -> None:
-        self._step(1, "next_message")
-
-    def _step(self, step: int, action: str) -> None:
-        number = self.book.neighbour(step)
-        if number is None:  # from the command palette, where a dimmed entry still runs
-            self.explain(action)
-        self.browse(number)
-
-    def browse(self, number: int | None) -> None:
-        """Show message `number` at the person's request, and say on the status line where they
-        are."""
-        self.show_message(number)
-        state = self.current()
-        if number is not None and state is not None and state.number == number:
-            self.status(browsing_text(state, self.waiting.command_in(number)))
 
     def action_toggle_prompt_dialect(self) -> None:
         dialect = next_prompt_dialect()
@@ -411,7 +386,7 @@ class OperatorApp(
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    async def _leave(self) -> None:
+    async def leave(self) -> None:
         self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
         await self.stop_bridge()
         self.exit()
@@ -420,5 +395,5 @@ class OperatorApp(
         self._shutting_down.set()
         await self.stop_bridge()
 
-    def _stopping(self) -> bool:
+    def stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

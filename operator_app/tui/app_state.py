@@ -46,7 +46,7 @@ class OpenWorkspace:
 class MessageBook:
     """Every message of the open session as the TUI knows it, and the one shown. Changed by: its
     own methods (a session opened or read back: workspace_session.py; a message began:
-    message_flow.py; a message shown: app.py)."""
+    message_flow.py; a message shown: panes.py)."""
 
     def __init__(self) -> None:
         self.states: dict[int, MessageState] = {}

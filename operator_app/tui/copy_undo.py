@@ -137,7 +137,7 @@ class CopyUndoMixin(AppHost):
         known.runner, known.can_undo, known.undone = runner, bool(entries), message.undone
         if any([state.mark_undone(message.undone) for state in self.book.states.values()]):
             self.request_refresh()
-        self._refresh_footer()
+        self.refresh_keys()
         if not message.ask:
             return
         if not entries:

@@ -99,7 +99,7 @@ class MessageFlowMixin(AppHost):
                 path,
                 lambda: self.opened.runner,
                 self.following.end_requested,
-                self._stopping,
+                self.stopping,
                 self.options.poll_interval,
             )
         except Abandoned:
@@ -122,7 +122,7 @@ class MessageFlowMixin(AppHost):
             source,
             lambda text: self.post_message(ClipboardText(text)),
             self.copies.is_own,
-            self._stopping,
+            self.stopping,
             self.options.clipboard_interval,
         )
 

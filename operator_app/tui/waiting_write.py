@@ -31,12 +31,12 @@ class WaitingWriteMixin(AppHost):
         if not self.post_message(ConsentAsked(plan, number, outlook, done)):
             return "quit"  # the app is gone
         while not answered.wait(0.1):
-            if self._stopping():
+            if self.stopping():
                 return "quit"  # not "no": the person did not decline, they left
         return answer[0]
 
     def on_consent_asked(self, message: ConsentAsked) -> None:
-        if self._stopping():
+        if self.stopping():
             # No answer: the waiting worker sees the app going and leaves the message unended.
             return
         self.waiting.write = message
@@ -53,10 +53,10 @@ class WaitingWriteMixin(AppHost):
                     "still waits for you: d (or enter on its row) shows it again; the rest of the "
                     "message waits with it."
                 )
-                self._refresh_footer()
+                self.refresh_keys()
                 return
             self.waiting.write = None
-            self._refresh_footer()
+            self.refresh_keys()
             message.answer(value)
 
         if self.waiting.write is not message or any(
@@ -78,7 +78,7 @@ class WaitingWriteMixin(AppHost):
                 f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: "
                 "d shows it."
             )
-            self._refresh_footer()
+            self.refresh_keys()
             return
         self.push_screen(ConsentScreen(message.plan, message.number, message.outlook), answered)
 
@@ -128,11 +128,11 @@ class WaitingWriteMixin(AppHost):
             async def answered(yes: bool | None) -> None:
                 self.waiting.quit_question = None
                 if yes:
-                    await self._leave()
+                    await self.leave()
 
             self.push_screen(asking, answered)
             return
         if asking is not None:  # ctrl+q again on the question: that is a yes
             asking.dismiss(True)
             return
-        await self._leave()
+        await self.leave()
