@@ -35,10 +35,10 @@ from .app_state import (
     UndoState,
     WaitingWrite,
 )
-from .bridge_control import RUN_HELD, BridgeControlMixin
+from .bridge_control import BridgeControl
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin, next_prompt_dialect, prompt_dialect
-from .display import plural, printable
+from .display import printable
 from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
 from .message_flow import MessageFlowMixin
 from .panes import Panes
@@ -66,7 +66,6 @@ class OperatorApp(
     MessageFlowMixin,
     WaitingWriteMixin,
     CopyUndoMixin,
-    BridgeControlMixin,
     App[None],
 ):
     CSS_PATH = "app.tcss"
@@ -114,7 +113,10 @@ class OperatorApp(
         self._footer_keys: tuple[bool | None, ...] = ()
         # The controllers, each changing only its own state object.
         self.panes = Panes(self, self.book, self.opened, self.waiting)
-        self._route_keys((self.panes,))
+        self.bridge_control = BridgeControl(
+            self, self.panes, self.options, self.opened, self.bridge_state
+        )
+        self._route_keys((self.panes, self.bridge_control))
 
     def notify(
         self,
@@ -148,6 +150,10 @@ class OperatorApp(
     @property
     def view_number(self) -> int | None:
         return self.book.view_number
+
+    @property
+    def bridge_on(self) -> bool:
+        return self.bridge_control.on
 
     @property
     def bridge(self) -> BridgeServer | None:
@@ -212,7 +218,7 @@ class OperatorApp(
         if self.options.watch_clipboard:
             self.watch_clipboard()
         if self.options.bridge:
-            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
+            self.in_loop(self.bridge_control.start_bridge(), group="bridge")
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
 
@@ -241,19 +247,7 @@ class OperatorApp(
             + f" (remembered; now {chosen.title}); Operator runs them all",
             self.action_toggle_prompt_dialect,
         )
-        yield SystemCommand(
-            "Pair a browser",
-            "show a new code to pair the Operator browser extension (starts the bridge)",
-            self.action_pair_browser,
-        )
-        held = self.held_answers()
-        if held:
-            yield SystemCommand(
-                RUN_HELD,
-                f"{plural(len(held), 'answer')} the model wrote while Operator was not "
-                "listening: they run only when you say so",
-                self.action_run_held,
-            )
+        yield from self.bridge_control.palette()
         yield from self.panes.palette()
 
     # --- which keys apply now (keys.py's table) -------------------------------------------
@@ -388,12 +382,12 @@ class OperatorApp(
 
     async def leave(self) -> None:
         self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
-        await self.stop_bridge()
+        await self.bridge_control.stop_bridge()
         self.exit()
 
     async def on_unmount(self) -> None:
         self._shutting_down.set()
-        await self.stop_bridge()
+        await self.bridge_control.stop_bridge()
 
     def stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

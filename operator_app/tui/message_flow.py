@@ -133,7 +133,7 @@ class MessageFlowMixin(AppHost):
                 f"Ending message {state.number}: what the browser adds to it from now on "
                 "is not run."
             )
-            self.end_bridge_message(state.number)
+            self.bridge_control.end_message(state.number)
             return
         followed = self.following.open_message
         if followed is None:

@@ -54,7 +54,7 @@ class WorkspaceSessionMixin(AppHost):
         if state_dir is not None:
             opened.state_owner = workspace.root
         if opened.runner is not None:
-            self.bridge_workspace_changed()
+            self.bridge_control.workspace_changed()
         runner = opened.runner = EngineRunner(
             workspace, session, self.post_message, self._ask_consent
         )

@@ -321,7 +321,7 @@ async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         first = await paired_extension(pilot, app)
-        app.action_pair_browser()
+        app.bridge_control.pair_browser()
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
         second = Extension(app.bridge.port)
         await second.pair(app.bridge.pairing_code)
