@@ -41,11 +41,12 @@ from .copy_undo import CopyUndoMixin, next_prompt_dialect, prompt_dialect
 from .display import printable
 from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
 from .message_flow import MessageFlowMixin
+from .messages import ConsentAsked
 from .panes import Panes
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .state import MessageState
-from .waiting_write import WaitingWriteMixin
+from .waiting_write import WaitingWriteControl
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
@@ -64,7 +65,6 @@ Answer = TypeVar("Answer")
 class OperatorApp(
     WorkspaceSessionMixin,
     MessageFlowMixin,
-    WaitingWriteMixin,
     CopyUndoMixin,
     App[None],
 ):
@@ -116,7 +116,8 @@ class OperatorApp(
         self.bridge_control = BridgeControl(
             self, self.panes, self.options, self.opened, self.bridge_state
         )
-        self._route_keys((self.panes, self.bridge_control))
+        self.waiting_write = WaitingWriteControl(self, self.panes, self.book, self.waiting)
+        self._route_keys((self.panes, self.bridge_control, self.waiting_write))
 
     def notify(
         self,
@@ -351,6 +352,15 @@ class OperatorApp(
 
     def on_command_table_top_wanted(self, event: CommandTable.TopWanted) -> None:
         self.panes.top_wanted()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.waiting_write.row_chosen()
+
+    def on_consent_asked(self, message: ConsentAsked) -> None:
+        self.waiting_write.consent_asked(message)
+
+    async def action_quit(self) -> None:
+        await self.waiting_write.quit()
 
     # --- actions (copy and undo are in copy_undo.py, e in message_flow.py) ---------------
 

@@ -151,7 +151,7 @@ class CopyUndoMixin(AppHost):
             self.push_screen(UndoConfirmScreen(entries[0], len(entries) - 1), answered)
 
     def action_undo(self) -> None:
-        if not self._busy_with_a_write("undo"):
+        if not self.waiting_write.busy("undo"):
             self.check_undo(ask=True)
 
     @work(thread=True, exit_on_error=False, group="undo")

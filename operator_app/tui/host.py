@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.app import App
 
-    from ..engine import Workspace, WriteOutlook, WritePlan
+    from ..engine import Workspace
     from .app_state import (
         AppOptions,
         BridgeState,
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     )
     from .bridge_control import BridgeControl
     from .state import MessageState
+    from .waiting_write import WaitingWriteControl
     from .widgets.bridge_badge import BridgeBadge
     from .widgets.command_table import CommandTable
     from .widgets.welcome import WelcomePanel
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         bridge_badge: BridgeBadge
         # The controllers the mixins call.
         bridge_control: BridgeControl
+        waiting_write: WaitingWriteControl
 
         @property
         def workspace(self) -> Workspace | None: ...
@@ -56,8 +58,6 @@ if TYPE_CHECKING:
         def check_undo(self, ask: bool = False) -> None: ...
         def start_message(self, text: str, source: str) -> None: ...
         def copy_results_of(self, state: MessageState | None, *, auto: bool = False) -> None: ...
-        def _ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str: ...
-        def _busy_with_a_write(self, what: str) -> bool: ...
         def action_undo(self) -> None: ...
         def explain(self, action: str) -> None: ...
         def refresh_keys(self) -> None: ...

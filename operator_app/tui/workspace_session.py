@@ -26,7 +26,7 @@ class WorkspaceSessionMixin(AppHost):
     def _workspace_chosen(self, path: Path | None) -> None:
         if path is not None and (self.workspace is None or path != self.workspace.root):
             # A write put off while the picker was open holds this workspace's session.
-            if not self._busy_with_a_write("choose another workspace"):
+            if not self.waiting_write.busy("choose another workspace"):
                 self.open_workspace(path)
         elif self.opened.runner is None:
             self.status("No workspace chosen: press w to choose one.")
@@ -56,7 +56,7 @@ class WorkspaceSessionMixin(AppHost):
         if opened.runner is not None:
             self.bridge_control.workspace_changed()
         runner = opened.runner = EngineRunner(
-            workspace, session, self.post_message, self._ask_consent
+            workspace, session, self.post_message, self.waiting_write.ask_consent
         )
         settings.remember_workspace(workspace.root)
         self.sub_title = pretty_path(workspace.root)
@@ -119,7 +119,7 @@ class WorkspaceSessionMixin(AppHost):
             self.status("Paste the model's answer anywhere on this screen.")
 
     def action_pick_workspace(self) -> None:
-        if self._busy_with_a_write("choose another workspace"):
+        if self.waiting_write.busy("choose another workspace"):
             return
         start = self.workspace.root if self.workspace else Path.cwd()
         self._pick_workspace(start)
