@@ -24,7 +24,6 @@ from textual.widgets import DataTable, Footer, Static
 
 from .. import settings
 from ..engine import Session, Workspace
-from ..protocol import all_dialects
 from .app_state import (
     AppOptions,
     BridgeState,
@@ -37,15 +36,16 @@ from .app_state import (
 )
 from .bridge_control import BridgeControl
 from .clipboard import ClipboardSource, SystemClipboard
-from .copy_undo import CopyUndoMixin, next_prompt_dialect, prompt_dialect
+from .copies import CopyControl
 from .display import printable
 from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
 from .message_flow import MessageFlowMixin
-from .messages import ConsentAsked
+from .messages import ConsentAsked, CopyDone, UndoChecked, UndoDone
 from .panes import Panes
 from .runner import EngineRunner
 from .screens.help import HelpScreen
 from .state import MessageState
+from .undo import UndoControl
 from .waiting_write import WaitingWriteControl
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
@@ -65,7 +65,6 @@ Answer = TypeVar("Answer")
 class OperatorApp(
     WorkspaceSessionMixin,
     MessageFlowMixin,
-    CopyUndoMixin,
     App[None],
 ):
     CSS_PATH = "app.tcss"
@@ -117,7 +116,19 @@ class OperatorApp(
             self, self.panes, self.options, self.opened, self.bridge_state
         )
         self.waiting_write = WaitingWriteControl(self, self.panes, self.book, self.waiting)
-        self._route_keys((self.panes, self.bridge_control, self.waiting_write))
+        self.copy_control = CopyControl(self, self.panes, self.opened, self.book, self.copies)
+        self.undo_control = UndoControl(
+            self, self.panes, self.opened, self.book, self.undo_state, self.waiting_write
+        )
+        self._route_keys(
+            (
+                self.panes,
+                self.bridge_control,
+                self.waiting_write,
+                self.copy_control,
+                self.undo_control,
+            )
+        )
 
     def notify(
         self,
@@ -233,21 +244,7 @@ class OperatorApp(
                 yield SystemCommand(
                     key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}")
                 )
-        on = settings.auto_copy()
-        yield SystemCommand(
-            f"Auto-copy results: turn {'off' if on else 'on'}",
-            "copy a message's result blocks as soon as its last result is in (remembered; "
-            f"now {'on' if on else 'off'})",
-            self.action_toggle_auto_copy,
-        )
-        chosen, following = prompt_dialect(), next_prompt_dialect()
-        yield SystemCommand(
-            f"Prompt dialect: switch p to {following.title}",
-            "which system prompt p copies: "
-            + ", or ".join(f"{d.title} ({d.block_form} blocks)" for d in all_dialects())
-            + f" (remembered; now {chosen.title}); Operator runs them all",
-            self.action_toggle_prompt_dialect,
-        )
+        yield from self.copy_control.palette()
         yield from self.bridge_control.palette()
         yield from self.panes.palette()
 
@@ -359,33 +356,19 @@ class OperatorApp(
     def on_consent_asked(self, message: ConsentAsked) -> None:
         self.waiting_write.consent_asked(message)
 
+    def on_copy_done(self, message: CopyDone) -> None:
+        self.copy_control.copy_done(message)
+
+    def on_undo_checked(self, message: UndoChecked) -> None:
+        self.undo_control.checked(message)
+
+    def on_undo_done(self, message: UndoDone) -> None:
+        self.undo_control.done(message)
+
     async def action_quit(self) -> None:
         await self.waiting_write.quit()
 
     # --- actions (copy and undo are in copy_undo.py, e in message_flow.py) ---------------
-
-    def action_toggle_prompt_dialect(self) -> None:
-        dialect = next_prompt_dialect()
-        kept = settings.set_prompt_dialect(dialect.name)
-        said = f"p now copies the {dialect.title} system prompt ({dialect.block_form} blocks)."
-        self.notify(
-            said if kept else said + " (Not remembered: the settings file cannot be written.)"
-        )
-
-    def action_toggle_auto_copy(self) -> None:
-        on = not settings.auto_copy()
-        kept = settings.set_auto_copy(on)
-        said = (
-            "Auto-copy is on: each message's result blocks are copied as soon as its last result "
-            "is in."
-            if on
-            else "Auto-copy is off: press c to copy a message's results."
-        )
-        self.notify(
-            said
-            + ("" if kept else f" (Not remembered: {settings.settings_file()} cannot be written.)"),
-            severity="information" if kept else "warning",
-        )
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -99,7 +99,7 @@ class Following:
 @dataclass
 class OwnCopies:
     """The texts Operator put on the clipboard itself: the clipboard watcher does not take them
-    for the model's answers. Changed by: copy_undo.py."""
+    for the model's answers. Changed by: copies.py."""
 
     texts: set[str] = field(default_factory=set)
 
@@ -110,7 +110,7 @@ class OwnCopies:
 @dataclass
 class UndoState:
     """What the undo journal said when last read, and for which runner: what another runner's
-    journal said (the workspace before) is not this workspace's. Changed by: copy_undo.py."""
+    journal said (the workspace before) is not this workspace's. Changed by: undo.py."""
 
     runner: EngineRunner | None = None
     can_undo: bool = False

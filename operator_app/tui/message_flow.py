@@ -217,10 +217,10 @@ class MessageFlowMixin(AppHost):
             finished_text(state, to_browser=state.source.startswith("bridge") and self.bridge_on)
         )
         if settings.auto_copy() and state.results:
-            self.copy_results_of(state, auto=True)
+            self.copy_control.copy_results_of(state, auto=True)
         for warning in state.warnings:
             self.notify(warning, title=f"Message {state.number}", severity="warning", timeout=15)
-        self.check_undo()
+        self.undo_control.check()
         self.request_refresh(tail=True)  # the last rows may land with it: the cursor follows them
 
     def on_work_failed(self, message: WorkFailed) -> None:

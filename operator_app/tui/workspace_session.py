@@ -65,7 +65,7 @@ class WorkspaceSessionMixin(AppHost):
         self.refresh_view(reset=True)
         self.status("Reading the session...")
         self.load_session(runner)
-        self.check_undo()
+        self.undo_control.check()
         if opened.first_message is not None:
             text, opened.first_message = opened.first_message, None
             self.start_message(text, "message file")
