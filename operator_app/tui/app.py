@@ -1,10 +1,20 @@
-"""The Operator TUI: compose, bindings, and the view of the shown message (the workspace and its
-session are workspace_session.py). File work runs in thread workers that drive the same Engine as
-`operator-app exec` (runner.py); workers only post messages, and the handlers own the UI state.
-How messages come in and what the engine says about them is message_flow.py; a write waiting for
-the person is waiting_write.py; copy and undo are copy_undo.py; which keys apply now, and why not,
-is keys.py's table, which check_action reads. The state they share is app_state.py's objects,
-created here once."""
+"""The Operator TUI, composed: this module lays out the screen, creates the state objects
+(app_state.py) and the controllers that own them, and routes to those controllers what Textual
+delivers to the app: its messages (from widgets, and from workers, which only post) and the
+actions of the keys. Each controller holds one concern and sees the app only through AppLink
+(app_link.py), which this class provides:
+
+- panes.py: what the panes show, the coalesced redraw, browsing [ and ];
+- workspace_session.py: the workspace and its session (w, the picker, reading a session back);
+- message_flow.py: messages in (paste, --follow, the clipboard), the engine's events out to rows;
+- waiting_write.py: the write that waits and its consent dialog (d, enter, ctrl+q);
+- copies.py: copies of results and of the system prompt (c, p, auto-copy);
+- undo.py: undo (u) and what the journal says;
+- bridge_control.py: the browser bridge (b, pairing, answers held).
+
+Which keys apply now, and why not, is keys.py's table: the bindings, check_action, a refused key's
+explanation, the help screen and the palette read it. File work runs in thread workers that drive
+the same Engine as `operator-app exec` (runner.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -39,8 +50,21 @@ from .clipboard import ClipboardSource, SystemClipboard
 from .copies import CopyControl
 from .display import printable
 from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
-from .message_flow import MessageFlowMixin
-from .messages import ConsentAsked, CopyDone, UndoChecked, UndoDone
+from .message_flow import MessageFlow
+from .messages import (
+    ClipboardText,
+    ConsentAsked,
+    CopyDone,
+    EngineEventPosted,
+    HistoryLoaded,
+    MessageBegan,
+    MessageFinished,
+    MessageGrew,
+    PendingChanged,
+    UndoChecked,
+    UndoDone,
+    WorkFailed,
+)
 from .panes import Panes
 from .runner import EngineRunner
 from .screens.help import HelpScreen
@@ -54,7 +78,7 @@ from .widgets.lines_view import CodeColours
 from .widgets.message_view import MessageView
 from .widgets.status import StatusLine
 from .widgets.welcome import WelcomePanel
-from .workspace_session import WorkspaceSessionMixin
+from .workspace_session import WorkspaceSession
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer  # aiohttp: imported only when the bridge starts
@@ -62,11 +86,7 @@ if TYPE_CHECKING:
 Answer = TypeVar("Answer")
 
 
-class OperatorApp(
-    WorkspaceSessionMixin,
-    MessageFlowMixin,
-    App[None],
-):
+class OperatorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -99,7 +119,8 @@ class OperatorApp(
             bridge=bridge,
             bridge_port=bridge_port,
         )
-        # One object per concern; app_state.py says which module changes each.
+        # One object per concern; app_state.py says which controller changes each (the others
+        # only read it), and tests/tui/test_state_owners.py holds the code to that.
         self.opened = OpenWorkspace(first_message=initial_message)
         self.book = MessageBook()
         self.following = Following()
@@ -107,10 +128,11 @@ class OperatorApp(
         self.undo_state = UndoState()
         self.waiting = WaitingWrite()
         self.bridge_state = BridgeState()
-        # This module's own: closing, and the coalesced redraw.
+        # This module's own: closing, and the keys' states the footer shows.
         self._shutting_down = threading.Event()
         self._footer_keys: tuple[bool | None, ...] = ()
-        # The controllers, each changing only its own state object.
+        # The controllers: each given the state it changes, the state it reads, and the others
+        # it calls (no circle: each only calls those made before it).
         self.panes = Panes(self, self.book, self.opened, self.waiting)
         self.bridge_control = BridgeControl(
             self, self.panes, self.options, self.opened, self.bridge_state
@@ -120,13 +142,40 @@ class OperatorApp(
         self.undo_control = UndoControl(
             self, self.panes, self.opened, self.book, self.undo_state, self.waiting_write
         )
+        self.message_flow = MessageFlow(
+            self,
+            self.panes,
+            self.options,
+            self.book,
+            self.opened,
+            self.following,
+            self.waiting,
+            self.copies,
+            bridge_control=self.bridge_control,
+            copy_control=self.copy_control,
+            undo_control=self.undo_control,
+        )
+        self.workspace_session = WorkspaceSession(
+            self,
+            self.panes,
+            self.options,
+            self.book,
+            self.opened,
+            self.undo_state,
+            waiting_write=self.waiting_write,
+            bridge_control=self.bridge_control,
+            undo_control=self.undo_control,
+            message_flow=self.message_flow,
+        )
         self._route_keys(
             (
                 self.panes,
-                self.bridge_control,
+                self.workspace_session,
+                self.message_flow,
                 self.waiting_write,
                 self.copy_control,
                 self.undo_control,
+                self.bridge_control,
             )
         )
 
@@ -164,10 +213,6 @@ class OperatorApp(
         return self.book.view_number
 
     @property
-    def bridge_on(self) -> bool:
-        return self.bridge_control.on
-
-    @property
     def bridge(self) -> BridgeServer | None:
         return self.bridge_state.server
 
@@ -178,6 +223,9 @@ class OperatorApp(
     @property
     def session(self) -> Session | None:
         return self.runner.session if self.runner else None
+
+    def current(self) -> MessageState | None:
+        return self.book.current()
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
@@ -219,16 +267,11 @@ class OperatorApp(
         ):  # one removed since is simply not used
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        start = self.options.workspace or settings.last_workspace()
-        if start is None:
-            self.status("Choose the workspace folder to begin.")
-            self._pick_workspace(Path.cwd(), first_use=True)
-        else:
-            self.open_workspace(start)
+        self.workspace_session.begin()
         if self.options.follow is not None:
-            self.follow_file(self.options.follow)
+            self.message_flow.follow_file(self.options.follow)
         if self.options.watch_clipboard:
-            self.watch_clipboard()
+            self.message_flow.watch_clipboard()
         if self.options.bridge:
             self.in_loop(self.bridge_control.start_bridge(), group="bridge")
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
@@ -294,23 +337,6 @@ class OperatorApp(
         """Say why the key of `action` does nothing now (its entry in keys.py says it)."""
         self.notify(KEY_OF_ACTION[action].why_not(self.now()), severity="warning")
 
-    # --- what the mixins still ask of the app, now the panes' (panes.py) ----------------------
-
-    def current(self) -> MessageState | None:
-        return self.book.current()
-
-    def status(self, text: str) -> None:
-        self.panes.status(text)
-
-    def request_refresh(self, *, tail: bool = False) -> None:
-        self.panes.request_refresh(tail=tail)
-
-    def refresh_view(self, reset: bool = False) -> None:
-        self.panes.refresh_view(reset)
-
-    def show_message(self, number: int | None) -> None:
-        self.panes.show_message(number)
-
     def refresh_keys(self) -> None:
         if not self.screen_stack:
             return  # the app is closing: a worker's late message has no footer to update
@@ -342,7 +368,34 @@ class OperatorApp(
     def later(self, delay: float, work: Callable[[], object]) -> None:
         self.set_timer(delay, work)
 
-    # --- routing: Textual's messages to the controller they concern --------------------------
+    # --- routing: what Textual delivers to the app, to the controller it concerns ----------
+
+    def on_paste(self, event: events.Paste) -> None:
+        self.message_flow.paste(event)
+
+    def on_clipboard_text(self, message: ClipboardText) -> None:
+        self.message_flow.start_message(message.text, "clipboard")
+
+    def on_message_began(self, message: MessageBegan) -> None:
+        self.message_flow.message_began(message)
+
+    def on_engine_event_posted(self, message: EngineEventPosted) -> None:
+        self.message_flow.engine_event(message)
+
+    def on_message_grew(self, message: MessageGrew) -> None:
+        self.message_flow.message_grew(message)
+
+    def on_pending_changed(self, message: PendingChanged) -> None:
+        self.message_flow.pending_changed(message)
+
+    def on_message_finished(self, message: MessageFinished) -> None:
+        self.message_flow.message_finished(message)
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        self.message_flow.work_failed(message)
+
+    def on_history_loaded(self, message: HistoryLoaded) -> None:
+        self.workspace_session.history_loaded(message)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.panes.row_highlighted()
@@ -368,7 +421,7 @@ class OperatorApp(
     async def action_quit(self) -> None:
         await self.waiting_write.quit()
 
-    # --- actions (copy and undo are in copy_undo.py, e in message_flow.py) ---------------
+    # --- the app's own: help, and closing ---------------------------------------------------
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -3,8 +3,9 @@ message_flow.py, waiting_write.py, copies.py, undo.py, bridge_control.py, panes.
 objects the app creates and routes to (app.py); this is their whole view of it. OperatorApp
 provides it (the type checker holds it to that where the app hands itself to a controller).
 
-Threads: a controller's worker (`in_thread`) may only call `post_message` and `call_from_thread`
-here; everything else, and every widget, belongs to the UI thread."""
+Threads: a controller's worker (a method whose docstring begins "On a worker", run by `in_thread`
+or by the engine) calls only `post_message`, `on_ui_thread` and `stopping` here; everything else,
+the panes and every widget belong to the UI thread (tests/tui/test_state_owners.py checks it)."""
 
 from __future__ import annotations
 

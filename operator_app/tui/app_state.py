@@ -1,7 +1,7 @@
 """The TUI app's state, one small object per concern, each declared here once. The app creates
-them (app.py), host.py gives the mixins their types, and each object is changed by one module
-only: its docstring's "Changed by:" line names it, and tests/tui/test_state_owners.py holds the
-code to that. Other modules read them. No Textual here."""
+them (app.py) and hands each to the controller that owns it and to those that read it; each object
+is changed by its owner only: its docstring's "Changed by:" line names the module, and
+tests/tui/test_state_owners.py holds the code to that. No Textual here."""
 
 from __future__ import annotations
 

@@ -194,6 +194,10 @@ class BridgeControl:
     def on(self) -> bool:
         return self.bridge_state.server is not None
 
+    def streams(self, number: int) -> bool:
+        """Whether message `number` is still being fed by the browser."""
+        return self.bridge_state.streams(number)
+
     def end_message(self, number: int) -> None:
         server = self.bridge_state.server
         if server is not None:

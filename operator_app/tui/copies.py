@@ -7,6 +7,7 @@ not take for the model's answers."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,13 +87,11 @@ class CopyControl:
     ) -> None:
         self.copies.texts.add(text.strip())
         self.app.copy_to_clipboard(text)  # the terminal's (OSC 52); also sets app.clipboard
+        self.app.in_thread(partial(self._deliver, text, what, save_to, note, auto), group="copy")
 
-        def delivered() -> None:  # on a worker: the system clipboard and the saved file
-            self.app.post_message(
-                CopyDone(what, text, deliver(text, save_to), note=note, auto=auto)
-            )
-
-        self.app.in_thread(delivered, group="copy")
+    def _deliver(self, text: str, what: str, save_to: Path, note: str, auto: bool) -> None:
+        """On a worker: the system clipboard and the saved file."""
+        self.app.post_message(CopyDone(what, text, deliver(text, save_to), note=note, auto=auto))
 
     def copy_done(self, message: CopyDone) -> None:
         outcome = message.outcome

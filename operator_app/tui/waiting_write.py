@@ -30,7 +30,7 @@ class WaitingWriteControl:
         self.app, self.panes, self.book, self.waiting = app, panes, book, waiting
 
     def ask_consent(self, plan: WritePlan, number: int, outlook: WriteOutlook) -> str:
-        """Called on the engine's worker thread: show the dialog, wait for the answer."""
+        """On a worker (the engine's, which this blocks): show the dialog, wait for the answer."""
         answered, answer = threading.Event(), []
 
         def done(value: str | None) -> None:

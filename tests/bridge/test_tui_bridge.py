@@ -340,7 +340,7 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         extension = await paired_extension(pilot, app)
         await extension.message(READ, generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
-        app.open_workspace(other)
+        app.workspace_session.open_workspace(other)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and result["count"] == 1
         await extension.message(

@@ -242,6 +242,24 @@ def test_only_the_app_creates_the_state_objects_and_each_has_an_owner() -> None:
         assert modules <= tui, f"{state} names an owner that is not a module of the TUI"
 
 
+def test_the_controllers_are_plain_objects_routed_by_the_app() -> None:
+    """No mixins: the app's one base is App, and each controller's is none (it is composed)."""
+    sources = tui_sources()
+    app = next(
+        node
+        for node in ast.walk(ast.parse(sources["app.py"]))
+        if isinstance(node, ast.ClassDef) and node.name == "OperatorApp"
+    )
+    assert [ast.unparse(base) for base in app.bases] == ["App[None]"]
+    controllers = controllers_in(sources)
+    assert len(controllers) >= 7
+    for source in sources.values():
+        for cls in ast.walk(ast.parse(source)):
+            if isinstance(cls, ast.ClassDef) and cls.name in controllers:
+                assert cls.bases == [], f"{cls.name} is composed, not inherited"
+    assert not (TUI / "host.py").exists()
+
+
 # As a controller of undo.py: what it may change (its UndoState, even through a local name,
 # Textual's own title, the book through the book's methods) and what it may not.
 CONTROLLER = """
@@ -292,3 +310,103 @@ def test_the_check_sees_a_change_made_by_another_module() -> None:
     ]
     made = creations("undo.py", "def f():\n    return UndoState(), Row()\n", owners)
     assert made == ["undo.py:2: UndoState"]
+
+
+# What a worker may ask of the app: everything else runs on the UI thread (app_link.py).
+THREAD_SAFE = frozenset({"post_message", "on_ui_thread", "stopping"})
+
+
+def worker_methods(cls: ast.ClassDef) -> set[str]:
+    """The methods whose docstring says they run on a worker."""
+    return {
+        node.name
+        for node in cls.body
+        if isinstance(node, ast.FunctionDef)
+        and (ast.get_docstring(node) or "").startswith("On a worker")
+    }
+
+
+def run_in_thread(call: ast.Call) -> list[str]:
+    """The methods of `self` an `in_thread(...)` call runs: `self.m`, `lambda: self.m(...)` or
+    `partial(self.m, ...)`; "?" when it runs something else."""
+    work = call.args[0] if call.args else None
+    if isinstance(work, ast.Lambda) and isinstance(work.body, ast.Call):
+        work = work.body.func
+    elif isinstance(work, ast.Call) and chain(work.func) == ["partial"] and work.args:
+        work = work.args[0]
+    names = chain(work) if work is not None else []
+    return [names[1]] if len(names) == 2 and names[0] == "self" else ["?"]
+
+
+def ui_side(names: list[str]) -> bool:
+    """Whether `self.panes.x` or `self.app.x` (`names`) is the UI thread's to use."""
+    if len(names) < 3 or names[0] != "self":
+        return False
+    return names[1] == "panes" or (names[1] == "app" and names[2] not in THREAD_SAFE)
+
+
+def thread_problems(module: str, source: str) -> list[str]:
+    """Where a worker of `module` touches what belongs to the UI thread, and where `in_thread`
+    runs what does not say it runs on a worker."""
+    found = []
+    for cls in ast.walk(ast.parse(source)):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        workers = worker_methods(cls)
+        for function in cls.body:
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and chain(node.func)[-1:] == ["in_thread"]:
+                    for name in run_in_thread(node):
+                        if name not in workers:
+                            found.append(f"{module}:{node.lineno}: in_thread runs {name}")
+                if function.name not in workers:
+                    continue
+                names = chain(node) if isinstance(node, ast.Attribute) else []
+                if ui_side(names):
+                    found.append(f"{module}:{node.lineno}: a worker uses {'.'.join(names[:3])}")
+                called = chain(node.func) if isinstance(node, ast.Call) else []
+                if called[:1] == ["self"] and len(called) == 2 and called[1] not in workers:
+                    # (a method handed to on_ui_thread is not called here: it runs on the UI)
+                    found.append(f"{module}:{node.lineno}: a worker calls self.{called[1]}")
+    return sorted(found, key=lambda problem: int(problem.split(":")[1]))
+
+
+def test_workers_post_messages_and_touch_no_widget() -> None:
+    sources = tui_sources()
+    assert [p for module, s in sources.items() for p in thread_problems(module, s)] == []
+    workers = sum(
+        len(worker_methods(cls))
+        for source in sources.values()
+        for cls in ast.walk(ast.parse(source))
+        if isinstance(cls, ast.ClassDef)
+    )
+    assert workers >= 8  # the check sees them: each controller's workers say so
+
+
+WORKERS = """
+class CopyControl:
+    def copy(self) -> None:
+        self.app.in_thread(partial(self._deliver, 1), group="copy")
+        self.app.in_thread(lambda: self.show(2), group="copy")
+
+    def _deliver(self, n: int) -> None:
+        \"\"\"On a worker.\"\"\"
+        self.app.post_message(n)
+        self.panes.status("copied")
+        self.app.notify("copied")
+        self.show(n)
+
+    def show(self, n: int) -> None:
+        self.panes.status(str(n))
+"""
+
+
+def test_the_thread_check_sees_a_worker_on_the_ui_side() -> None:
+    assert thread_problems("copies.py", WORKERS) == [
+        "copies.py:5: in_thread runs show",
+        "copies.py:10: a worker uses self.panes.status",
+        "copies.py:11: a worker uses self.app.notify",
+        "copies.py:12: a worker calls self.show",
+    ]
