@@ -42,6 +42,7 @@ from .app_state import (
     MessageBook,
     OpenWorkspace,
     OwnCopies,
+    RunningCommand,
     UndoState,
     WaitingWrite,
 )
@@ -67,6 +68,7 @@ from .messages import (
 )
 from .panes import Panes
 from .runner import EngineRunner
+from .running_command import RunningCommandControl
 from .screens.help import HelpScreen
 from .state import MessageState
 from .undo import UndoControl
@@ -128,6 +130,7 @@ class OperatorApp(App[None]):
         self.undo_state = UndoState()
         self.waiting = WaitingWrite()
         self.bridge_state = BridgeState()
+        self.running = RunningCommand()
         # This module's own: closing, and the keys' states the footer shows.
         self._shutting_down = threading.Event()
         self._footer_keys: tuple[bool | None, ...] = ()
@@ -138,6 +141,7 @@ class OperatorApp(App[None]):
             self, self.panes, self.options, self.opened, self.bridge_state
         )
         self.waiting_write = WaitingWriteControl(self, self.panes, self.book, self.waiting)
+        self.running_command = RunningCommandControl(self, self.panes, self.opened, self.running)
         self.copy_control = CopyControl(self, self.panes, self.opened, self.book, self.copies)
         self.undo_control = UndoControl(
             self, self.panes, self.opened, self.book, self.undo_state, self.waiting_write
@@ -154,6 +158,7 @@ class OperatorApp(App[None]):
             bridge_control=self.bridge_control,
             copy_control=self.copy_control,
             undo_control=self.undo_control,
+            running_command=self.running_command,
         )
         self.workspace_session = WorkspaceSession(
             self,
@@ -173,6 +178,7 @@ class OperatorApp(App[None]):
                 self.workspace_session,
                 self.message_flow,
                 self.waiting_write,
+                self.running_command,
                 self.copy_control,
                 self.undo_control,
                 self.bridge_control,
@@ -290,6 +296,7 @@ class OperatorApp(App[None]):
         yield from self.copy_control.palette()
         yield from self.bridge_control.palette()
         yield from self.panes.palette()
+        yield from self.running_command.palette()
 
     # --- which keys apply now (keys.py's table) -------------------------------------------
 
@@ -303,6 +310,7 @@ class OperatorApp(App[None]):
             undo=self.undo_state,
             waiting=self.waiting,
             bridge=self.bridge_state,
+            running=self.running,
             alone=len(self.screen_stack) == 1,
         )
 
@@ -419,7 +427,8 @@ class OperatorApp(App[None]):
         self.undo_control.done(message)
 
     async def action_quit(self) -> None:
-        await self.waiting_write.quit()
+        if not await self.running_command.quit_first():
+            await self.waiting_write.quit()
 
     # --- the app's own: help, and closing ---------------------------------------------------
 

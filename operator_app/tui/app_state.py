@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer
+    from ..engine import CommandOutput
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
     from .runner import EngineRunner
@@ -135,6 +136,16 @@ class WaitingWrite:
         """The id of the write that waits, when it is one of message `number`'s."""
         write = self.write
         return write.plan.command_id if write is not None and write.number == number else None
+
+
+@dataclass
+class RunningCommand:
+    """The command the model's message runs now, as its last output event told (with the way to
+    stop it), and the question asked before quitting on it. Changed by: running_command.py."""
+
+    output: CommandOutput | None = None
+    number: int | None = None  # its message
+    quit_question: ConfirmScreen | None = None
 
 
 @dataclass

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         Following,
         MessageBook,
         OpenWorkspace,
+        RunningCommand,
         UndoState,
         WaitingWrite,
     )
@@ -43,6 +44,7 @@ class Now:
     undo: UndoState
     waiting: WaitingWrite
     bridge: BridgeState
+    running: RunningCommand
     alone: bool
 
     @property
@@ -226,6 +228,18 @@ MAIN_KEYS: tuple[Key, ...] = (
         why_not=lambda now: (
             "No write waits for you: d brings back a consent dialog that escape put off."
         ),
+    ),
+    Key(
+        key="x",
+        display="x",
+        action="stop_command",
+        label="Stop command",
+        help="stop the command the model's message runs now (its whole process group; its "
+        "changes are discarded)",
+        short="Stop",
+        # Shown only while a command runs.
+        applies=lambda now: now.running.output is not None,
+        why_not=lambda now: "No command runs now: x stops one while its output streams in.",
     ),
     Key(
         key="question_mark",

@@ -15,7 +15,7 @@ from textual import events
 from textual.widgets import Input, TextArea
 
 from .. import settings
-from ..engine import AwaitingDecision, Progress, ResultReady
+from ..engine import AwaitingDecision, CommandOutput, Progress, ResultReady
 from ..protocol import MessageScan, nothing_to_run, scan_whole
 from .clipboard import SystemClipboard, watch_loop
 from .messages import (
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .bridge_control import BridgeControl
     from .copies import CopyControl
     from .panes import Panes
+    from .running_command import RunningCommandControl
     from .undo import UndoControl
 
 
@@ -63,11 +64,12 @@ class MessageFlow:
         bridge_control: BridgeControl,
         copy_control: CopyControl,
         undo_control: UndoControl,
+        running_command: RunningCommandControl,
     ) -> None:
         self.app, self.panes, self.options, self.book = app, panes, options, book
         self.opened, self.following, self.waiting, self.copies = opened, following, waiting, copies
         self.bridge_control, self.copy_control = bridge_control, copy_control
-        self.undo_control = undo_control
+        self.undo_control, self.running_command = undo_control, running_command
 
     # --- input and workers ---------------------------------------------------------------
 
@@ -218,9 +220,14 @@ class MessageFlow:
             self.panes.status(
                 f"Message {state.number}: {plan.action} on {plan.where} waits for you "
                 "(y apply, n reject, a apply the rest, esc decide later)."
+                if plan.run is None
+                else f"Message {state.number}: {plan.action} wants to run "
+                f"{plan.run.first_line} (y run, n decline, esc decide later)."
             )
         elif isinstance(event, Progress):
             self.panes.status(f"{event.command_id}: {event.text}")
+        elif isinstance(event, CommandOutput):
+            self.running_command.heard(state.number, event)
         elif isinstance(event, ResultReady):
             result = event.result
             if was_waiting and not state.writes_waiting():

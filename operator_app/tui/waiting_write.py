@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ..engine import WriteOutlook, WritePlan
 from .messages import ConsentAsked
+from .screens.command_consent import CommandConsentScreen, consent_screen
 from .screens.confirm import ConfirmScreen
 from .screens.consent import ConsentScreen
 from .state import WAITING
@@ -70,7 +71,7 @@ class WaitingWriteControl:
 
         screens = self.app.screen_stack
         if self.waiting.write is not message or any(
-            isinstance(screen, ConsentScreen) for screen in screens
+            isinstance(screen, (ConsentScreen, CommandConsentScreen)) for screen in screens
         ):
             return
         if len(screens) > 1:
@@ -90,7 +91,7 @@ class WaitingWriteControl:
             )
             self.app.refresh_keys()
             return
-        self.app.dialog(ConsentScreen(message.plan, message.number, message.outlook), answered)
+        self.app.dialog(consent_screen(message.plan, message.number, message.outlook), answered)
 
     def action_decide(self) -> None:
         waiting = self.waiting.write

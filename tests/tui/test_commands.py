@@ -67,12 +67,12 @@ async def test_a_command_is_asked_about_run_and_its_changes_reviewed_then_undone
         text = shown(app)
         assert "shell.run wants to run this in ~/" in text and "time limit 120 s" in text
         assert "network off" in text and "sandboxed" in text and "NOT SANDBOXED" not in text
-        script = app.screen.query_one("#consent-diff").plain()
+        script = app.screen.query_one("#consent-diff").plain
         assert "echo more >> README.md" in script and "touch made.txt" in script
         assert (workspace / "README.md").read_bytes() == before  # nothing ran yet
         await pilot.press("y")
         await wait_for(pilot, lambda: asks_to_apply(app))
-        diff = app.screen.query_one("#consent-diff").plain()
+        diff = app.screen.query_one("#consent-diff").plain
         assert "+more" in diff and "made.txt" in diff
         assert "2 files: 1 changed, 1 created" in shown(app)
         assert (workspace / "README.md").read_bytes() == before  # not before the second yes
@@ -135,10 +135,18 @@ async def test_r_always_allows_the_exact_command_listed_and_revoked_in_the_palet
         (result,) = results_of(app)  # ran without a dialog
         assert result.ok and "tests pass" in (result.details or "")
         app.push_screen(AllowedCommandsScreen(workspace.resolve()))
-        await wait_for(pilot, lambda: isinstance(app.screen, AllowedCommandsScreen))
-        assert "echo tests pass" in app.screen.query_one("#allowed-list").get_option_at_index(
-            0
-        ).prompt.plain
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, AllowedCommandsScreen)
+                and bool(app.screen.query("#allowed-list"))
+            ),
+        )
+        await pilot.pause(0.1)
+        assert (
+            "echo tests pass"
+            in app.screen.query_one("#allowed-list").get_option_at_index(0).prompt.plain
+        )
         await pilot.press("enter")
         await wait_for(pilot, lambda: settings.allowed_commands(workspace.resolve()) == [])
         await pilot.press("escape")
@@ -189,3 +197,52 @@ async def test_without_a_sandbox_the_dialog_says_so_in_red_and_only_y_runs_it(
         assert (workspace / "direct.txt").exists()
         (result,) = results_of(app)
         assert "changes made directly (not sandboxed)" in result.summary
+
+
+def details_text(app: Any) -> str:
+    return str(app.query_one("#details").plain)
+
+
+async def test_a_running_command_streams_its_output_and_x_stops_it(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        script = "for i in 1 2 3; do echo tick $i; done\ntouch made.txt\nsleep 60"
+        app.post_message(events.Paste(run_block("c1", script)))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("y")
+        # Its output shows while it runs, with the time so far; x is offered then.
+        await wait_for(pilot, lambda: "tick 3" in details_text(app))
+        await wait_for(pilot, lambda: "running " in details_text(app))
+        assert app.check_action("stop_command", ()) is True
+        await pilot.press("x")
+        await wait_for(pilot, lambda: finished(app), timeout=30)
+        (result,) = results_of(app)
+        assert result.error_code == "ERR_COMMAND_KILLED" and "by the person" in result.summary
+        assert not (workspace / "made.txt").exists()  # its changes were discarded
+        assert app.check_action("stop_command", ()) is False
+
+
+async def test_quitting_while_a_command_runs_asks_then_stops_it(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "echo started; sleep 60")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "started" in details_text(app))
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = plain(app.screen.question, width=160)
+        assert "is still running. Quit anyway?" in question
+        await pilot.press("n")  # stay: it keeps running
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert app.running.output is not None
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, timeout=30)

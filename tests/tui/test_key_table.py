@@ -23,6 +23,7 @@ OWNERS = {
     "toggle_bridge": "bridge_control",
     "end_follow": "message_flow",
     "decide": "waiting_write",
+    "stop_command": "running_command",
 }
 
 

@@ -55,6 +55,7 @@ class AllowedCommandsScreen(ModalScreen[None]):
             return
         for number, script in enumerate(rules):
             found.add_option(Option(Text(script.replace("\n", " ⏎ ")), id=str(number)))
+        found.highlighted = 0
 
     def action_revoke(self) -> None:
         found = self.query_one(OptionList)
