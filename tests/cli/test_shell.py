@@ -650,3 +650,21 @@ def test_which_variables_look_secret(name: str, value: str, secret: bool) -> Non
     from operator_app.engine.shell.environment import looks_secret
 
     assert looks_secret(name, value) is secret
+
+
+def test_a_folder_the_command_made_that_ignores_itself_is_left_out(
+    ws: Path, tmp_path: Path
+) -> None:
+    """pytest's cache folder holds a .gitignore of "*": git shows nothing of it, nor does the
+    change-set (the folder is not made either)."""
+    sandbox_or_skip()
+    script = (
+        "mkdir -p .cache_dir/v && printf '*\\n' > .cache_dir/.gitignore\n"
+        "echo 1 > .cache_dir/v/data && echo kept > kept.txt\n"
+    )
+    result = run(ws, tmp_path / "st", script, "--approve", "all")
+    assert "changes applied: 1 file: 1 created" in result["summary"]
+    assert "not applied (ignored paths): .cache_dir/ (1), .cache_dir/v/ (1)" in str(
+        result["details"]
+    )
+    assert (ws / "kept.txt").exists() and not (ws / ".cache_dir").exists()

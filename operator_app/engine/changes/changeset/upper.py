@@ -240,8 +240,11 @@ class _Reader:
                     sub_tree = _open_dir(tree_fd, name)
                 pushed = 0
                 try:
-                    if sub_tree is not None and not self.rules_slow:
-                        pushed = self.rules.load(sub_tree, (*parts, name))
+                    # A folder the command made has only its own .gitignore (pytest's cache
+                    # folder ignores itself with "*", as git would see it).
+                    if not self.rules_slow:
+                        own = sub_tree if sub_tree is not None else fd
+                        pushed = self.rules.load(own, (*parts, name))
                     self.folder(fd, sub_tree, (*parts, name), opaque)
                 finally:
                     self.rules.pop(pushed)
@@ -284,6 +287,21 @@ class _Reader:
         self.found.files["changed" if before is not None else "created"] += 1
 
 
+def _drop_hollow_folders(found: Found) -> None:
+    """A folder the command made that holds nothing the set takes, only ignored entries (a cache
+    folder ignoring itself), is left out with them: git would not show it either."""
+    ignored = [folder for (why, folder) in found.left_out if why == "ignored"]
+    taken = [item.rel for item in found.items]
+    hollow = {
+        item.rel
+        for item in found.items
+        if item.op == "mkdir"
+        and any(folder == item.rel or folder.startswith(item.rel + "/") for folder in ignored)
+        and not any(rel.startswith(item.rel + "/") for rel in taken)
+    }
+    found.items = [item for item in found.items if item.rel not in hollow]
+
+
 def read_upper(root: str, upper: str) -> Found:
     """The changes the upper layer at `upper` makes to the workspace tree at `root`."""
     rules = GitRules()
@@ -305,4 +323,5 @@ def read_upper(root: str, upper: str) -> Found:
         raise
     finally:
         os.close(up_fd)
+    _drop_hollow_folders(reader.found)
     return reader.found
