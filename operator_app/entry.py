@@ -11,6 +11,8 @@ May import: any package of operator_app."""
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -92,7 +94,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
-    raise SystemExit(main())
+    # Pydantic looks for plugins of its own (the "pydantic" entry points of every installed
+    # distribution) the first time a command model is built: a scan that grows with the
+    # environment, for plugins that would watch Operator's own command validation, which it never
+    # wants watched. PYDANTIC_DISABLE_PLUGINS is pydantic's documented switch for that ("Disabling
+    # Plugins" in its plugin docs); a value the person set is kept. Children inherit it (the
+    # clipboard tools the TUI runs use no pydantic); a program of the person's that Operator runs
+    # one day must get an environment without it.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    code = main()
+    # The process ends now: its objects need no last collection (docs/design.md, "Start-up").
+    gc.freeze()
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

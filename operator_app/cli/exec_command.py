@@ -5,6 +5,7 @@ script needs: writes rejected for want of a terminal, no blocks found, repeats n
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any
 
@@ -13,8 +14,19 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.executor import Engine, approve_all, reject_all
-    from ..protocol.results import render_results
+    # Importing the engine (pydantic above all) makes some hundred thousand objects that live
+    # until the process ends: collecting while they are made finds nothing to free, and freezing
+    # them keeps the collections of the run itself from walking them again (docs/design.md,
+    # "Start-up").
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from ..engine.executor import Engine, approve_all, reject_all
+        from ..protocol.results import render_results
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)
