@@ -26,7 +26,8 @@ PATTERNS = ["*.log", "!keep.log", "build/", "/site", "docs/_build/", "**/foo/bar
 PATTERNS += ["[!a]b", "a[!x]b", "x[+-0]y", "*.py[cod]", "?b", "a*", "foo", "!foo", "b/", "*.so"]
 PATTERNS += [".env", "\\!x", "x\\ b", "ab/", "[ab]", "**/ab", "a/b", "!a/b", "bar/**", "abc**def"]
 PATTERNS += ["*", "a\\]", "x?y", "[a-c]b", "*b", "!*b", "#comment", "", "xy/", "*/b", "a*/"]
-PATTERNS += ["!build/", "!build", "docs", "!docs/", "x", "!x/", "bu*/", "!b*"]
+PATTERNS += ["!build/", "!build", "docs", "!docs/", "x", "!x/", "bu*/", "!b*", "[ab]*", "*[ab]"]
+PATTERNS += ["a[bx]y*", "[ax][by]", "/x b/y", "/a?/b", "/a*/b", "a\\*b/c", "/x+y", "!/x+y"]
 
 paths = st.lists(
     st.tuples(st.lists(st.sampled_from(FOLDERS), max_size=2), st.sampled_from(FILES)),
