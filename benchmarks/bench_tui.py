@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_protocol import operator_command  # noqa: E402
 from benchmarks.smoke import exit_code, times  # noqa: E402
 
 TARGET_S = 1.0
@@ -106,11 +107,6 @@ async def tui(message: str, scratch: Path, name: str) -> float:
             if time.perf_counter() - started > 30:
                 raise RuntimeError("the paste did not finish within 30 s")
         return time.perf_counter() - started
-
-
-def operator_command() -> list[str]:
-    script = Path(sys.executable).with_name("operator-app")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "operator_app"]
 
 
 def first_screen(workspace: Path, state: Path) -> float:
