@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             sub_commands={name: command.declare for name, command in SUB_COMMANDS.items()},
         )
         args = parser.parse_args(argv)
+        if args.command != "exec":
+            gc.enable()  # paused by entry() for the start-up; exec resumes it once it has it all
         if args.command is None and not args.version:
             return _open_tui(args)
     except UsageError as exc:
@@ -102,8 +104,12 @@ def entry() -> None:
     # clipboard tools the TUI runs use no pydantic); a program of the person's that Operator runs
     # one day must get an environment without it.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # Starting is importing: objects made to last until the process ends, which the collector
+    # would walk over and over while they are made, to free nothing. It is paused until the front
+    # end chosen has what it needs (main(), and exec once the engine is imported), and everything
+    # is frozen at the end, which spares the last collection (docs/design.md, "Start-up").
+    gc.disable()
     code = main()
-    # The process ends now: its objects need no last collection (docs/design.md, "Start-up").
     gc.freeze()
     raise SystemExit(code)
 

@@ -14,19 +14,15 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    # Importing the engine (pydantic above all) makes some hundred thousand objects that live
-    # until the process ends: collecting while they are made finds nothing to free, and freezing
-    # them keeps the collections of the run itself from walking them again (docs/design.md,
-    # "Start-up").
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        from ..engine.executor import Engine, approve_all, reject_all
-        from ..protocol.results import render_results
-    finally:
+    from ..engine.executor import Engine, approve_all, reject_all
+    from ..protocol.results import render_results
+
+    if not gc.isenabled():
+        # The `operator-app` command pauses the collector for its start-up (entry.py): what the
+        # engine's import made (pydantic above all, some hundred thousand objects) lives until
+        # the process ends, so it is frozen, and the collections of the run do not walk it again.
         gc.freeze()
-        if collecting:
-            gc.enable()
+        gc.enable()
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)
