@@ -215,7 +215,13 @@ def _enter(
     except BaseException:
         os.close(child)
         raise
-    folder_rules = rules.folder(parts) if rules is not None else ()
+    folder_rules: FolderRules = ()
+    if rules is not None:
+        try:
+            folder_rules = rules.folder(parts)
+        except BaseException:  # IgnoreRulesTooSlow: the walk stops here
+            os.close(child)
+            raise
     entered = _Frame(
         child, shown, f"{frame.inner}{name}/", parts, entries, pushed, depth + 1, folder_rules
     )
