@@ -110,7 +110,7 @@ class _Frame:
         self.pushed, self.depth, self.rules = pushed, depth, rules
 
 
-def walk_events(
+def walk_events(  # noqa: C901 - every tree walk's hot loop (docs/design.md, "Complexity")
     top_fd: int,
     top_entries: list[Entry],
     rel: str,
