@@ -5,6 +5,7 @@ script needs: writes rejected for want of a terminal, no blocks found, repeats n
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any
 
@@ -15,6 +16,13 @@ from .inputs import open_session, open_workspace, read_message
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..engine import Engine, StateUnusable, approve_all, reject_all
     from ..protocol import render_results
+
+    if not gc.isenabled():
+        # The `operator-app` command pauses the collector for its start-up (entry.py): what the
+        # engine's import made (pydantic above all, some hundred thousand objects) lives until
+        # the process ends, so it is frozen, and the collections of the run do not walk it again.
+        gc.freeze()
+        gc.enable()
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)

@@ -75,16 +75,8 @@ def terminal_decider() -> Any:
             if answer in ("d", "diff"):
                 show(plan, None)
                 continue
-            if answer in ("a", "all") and any(write.runs for write in outlook.rest):
-                commands = [write.command for write in outlook.rest if write.runs]
-                prompt.write(
-                    f"The rest of this message also runs {len(commands)} command(s), unseen: "
-                    + "; ".join(terminal_safe(c or "") for c in commands[:5])
-                    + "\nRun and apply them all? [y]es / [n]o: "
-                )
-                prompt.flush()
-                if answers.readline().strip().lower() not in ("y", "yes"):
-                    continue
+            if answer in ("a", "all") and not _commands_confirmed(prompt, answers, outlook):
+                continue
             if answer in ("y", "yes", "a", "all", "n", "no"):
                 approve_rest = answer in ("a", "all")
                 return answer in ("y", "yes") or approve_rest
@@ -92,6 +84,20 @@ def terminal_decider() -> Any:
             prompt.write(f"Please answer y, n, a or d (got {terminal_safe(answer)!r}).\n")
 
     return decide
+
+
+def _commands_confirmed(prompt: Any, answers: Any, outlook: Any) -> bool:
+    """`a` would also run commands of the message unseen: asked once more (y goes on)."""
+    commands = [write.command for write in outlook.rest if write.runs]
+    if not commands:
+        return True
+    prompt.write(
+        f"The rest of this message also runs {len(commands)} command(s), unseen: "
+        + "; ".join(terminal_safe(command or "") for command in commands[:5])
+        + "\nRun and apply them all? [y]es / [n]o: "
+    )
+    prompt.flush()
+    return answers.readline().strip().lower() in ("y", "yes")
 
 
 # Bidirectional overrides and isolates: invisible, they reorder how a line is drawn ("Trojan

@@ -2,19 +2,21 @@
 its own folder, the deepest deciding (GitRules). Matching shares one time budget per walk, so a
 hostile .gitignore cannot make a walk take minutes: past it a check raises IgnoreRulesTooSlow.
 
-Most entries of a tree match no pattern at all, so each .gitignore is first asked as one combined
-expression whether any of its patterns matches (one search per entry); only an entry some pattern
-matches goes through pathspec's exact rules (negation, directory patterns, the last pattern
-winning). Patterns with many wildcards, the ones that can backtrack, are searched with a timeout.
+Most entries of a tree match no pattern at all, so each .gitignore is first asked whether any of
+its patterns can match the entry (ignore_screen.py, most of it without a regular expression);
+only an entry some pattern matches goes through pathspec's exact rules (negation, directory
+patterns, the last pattern winning). Patterns with many wildcards, the ones that can backtrack,
+are matched with a timeout.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .fsops import read_small_text
+from .ignore_screen import Screen
 
 if TYPE_CHECKING:
     import pathspec
@@ -54,10 +56,11 @@ class _BoundedRegex:
 
 
 class _Layer:
-    """One .gitignore: the folder it stands in (resolved parts), its exact rules, and the one
-    expression any of its patterns matches (None when `regex` cannot compile them together)."""
+    """One .gitignore: the folder it stands in (resolved parts), its exact rules, and the screen
+    that says whether any of its patterns can match an entry (None when `regex` cannot compile
+    its expressions: then every entry goes through the exact rules)."""
 
-    __slots__ = ("any_pattern", "base", "bounded", "spec")
+    __slots__ = ("base", "bounded", "screen", "spec")
 
     def __init__(
         self, base: tuple[str, ...], spec: pathspec.GitIgnoreSpec, rules: GitRules
@@ -72,7 +75,7 @@ class _Layer:
             compiled = getattr(pattern, "regex", None)
             if compiled is None:
                 continue
-            sources.append(f"(?:{_GROUP_NAME_RE.sub('(?:', compiled.pattern)})")
+            sources.append(_GROUP_NAME_RE.sub("(?:", compiled.pattern))
             self.bounded |= len(_REPEAT_RE.findall(compiled.pattern)) > _SAFE_REPEATS
             try:
                 # duck-typed: pathspec calls match()/search() only
@@ -80,15 +83,17 @@ class _Layer:
             except regex.error:
                 pass  # a pattern `regex` reads differently keeps `re`, still bounded by the budget
         try:
-            self.any_pattern: Any = regex.compile("|".join(sources)) if sources else None
+            self.screen: Screen | None = Screen(sources, regex.compile)
         except regex.error:
-            self.any_pattern = None
+            self.screen = None
             self.bounded = True
 
 
 # What a folder's entries are checked against: (the folder's path relative to the .gitignore's
-# folder, with a trailing "/" unless it is that folder, the layer), deepest .gitignore first.
-FolderRules = tuple[tuple[str, _Layer], ...]
+# folder, with a trailing "/" unless it is that folder, the layer, the screen its entries are
+# asked first, or None when every entry goes through the layer's exact rules), deepest
+# .gitignore first.
+FolderRules = tuple[tuple[str, _Layer, Screen | None], ...]
 
 
 class GitRules:
@@ -139,12 +144,25 @@ class GitRules:
 
     def folder(self, parts: tuple[str, ...]) -> FolderRules:
         """The rules the entries of the folder at `parts` are checked against."""
+        if not self._stack:
+            return ()
         found = []
-        for layer in reversed(self._stack):
-            base = layer.base
-            if len(parts) >= len(base) and parts[: len(base)] == base:
-                inner = "/".join(parts[len(base) :])
-                found.append((inner + "/" if inner else "", layer))
+        self._call_started = time.monotonic()
+        try:
+            for layer in reversed(self._stack):
+                base = layer.base
+                if len(parts) >= len(base) and parts[: len(base)] == base:
+                    folders = list(parts[len(base) :])
+                    screen = layer.screen
+                    if screen is not None and screen.names_a_folder_of(
+                        folders, self.time_left() if layer.bounded else None
+                    ):
+                        screen = None
+                    inner = "/".join(folders)
+                    found.append((inner + "/" if inner else "", layer, screen))
+        except TimeoutError:  # from the `regex` module: this one match used up what was left
+            self._too_slow()
+        self._spend()
         return tuple(found)
 
     def ignored(self, parts: tuple[str, ...], *, is_dir: bool) -> bool:
@@ -159,26 +177,24 @@ class GitRules:
         try:
             decided = self._decision(rules, name + "/" if is_dir else name)
         except TimeoutError:  # from the `regex` module: this one match used up what was left
-            self._budget = 0
-            raise IgnoreRulesTooSlow(
-                "matching .gitignore patterns took over "
-                f"{GITIGNORE_BUDGET_S:g} s (a pattern with many *)"
-            ) from None
+            self._too_slow()
         self._spend()
         return decided
 
+    def _too_slow(self) -> NoReturn:
+        self._budget = 0
+        raise IgnoreRulesTooSlow(
+            f"matching .gitignore patterns took over {GITIGNORE_BUDGET_S:g} s "
+            "(a pattern with many *)"
+        ) from None
+
     def _decision(self, rules: FolderRules, name: str) -> bool:
-        for prefix, layer in rules:
+        for prefix, layer, screen in rules:
             relative = prefix + name
-            quick = layer.any_pattern
-            if quick is not None:
-                found = (
-                    quick.search(relative, timeout=self.time_left())
-                    if layer.bounded
-                    else quick.search(relative)
-                )
-                if found is None:
-                    continue  # no pattern of this file matches: it has no say
+            if screen is not None and not screen.may_match(
+                name, relative, self.time_left() if layer.bounded else None
+            ):
+                continue  # no pattern of this file matches: it has no say
             include = layer.spec.check_file(relative).include
             if include is not None:
                 return bool(include)

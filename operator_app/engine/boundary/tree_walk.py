@@ -110,7 +110,7 @@ class _Frame:
         self.pushed, self.depth, self.rules = pushed, depth, rules
 
 
-def walk_events(
+def walk_events(  # noqa: C901 - every tree walk's hot loop (docs/design.md, "Complexity")
     top_fd: int,
     top_entries: list[Entry],
     rel: str,
@@ -215,7 +215,13 @@ def _enter(
     except BaseException:
         os.close(child)
         raise
-    folder_rules = rules.folder(parts) if rules is not None else ()
+    folder_rules: FolderRules = ()
+    if rules is not None:
+        try:
+            folder_rules = rules.folder(parts)
+        except BaseException:  # IgnoreRulesTooSlow: the walk stops here
+            os.close(child)
+            raise
     entered = _Frame(
         child, shown, f"{frame.inner}{name}/", parts, entries, pushed, depth + 1, folder_rules
     )
