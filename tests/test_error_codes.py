@@ -288,6 +288,10 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
         block("x1", "fs.searchTree", path=".", query="def (main", regex="true"),
         None,
     ),
+    E.ERR_PATTERN_TOO_COSTLY: (
+        block("x1", "fs.searchTree", path=".", query="(?:a{3000}){3000}", regex="true"),
+        None,
+    ),
     E.ERR_INVALID_FLAG: (
         block("x1", "fs.searchTree", path=".", query="main", ignore_case="yes"),
         None,

@@ -18,6 +18,7 @@ from collections import Counter
 from ...protocol.commands import navigation
 from ...protocol.commands.navigation import FsSearchTree
 from ...protocol.escapes import escape_name as shown_name
+from ...protocol.regex_cost import MATCH_TIME_LIMIT_S, too_costly
 from ...protocol.results import CommandResult, count
 from ..boundary.fsops import read_walked
 from ..boundary.gitignore import IgnoreRulesTooSlow
@@ -94,6 +95,23 @@ class _Search:
         ]
 
 
+def search_one(search: _Search, data: bytes, time_left: float) -> None:
+    """Search one file within what is left of the walk's time and the query's own limit per
+    file: a query that alone takes longer on one file is ERR_PATTERN_TOO_COSTLY (backtracking,
+    not the size of the tree); running out of the walk's time stops the walk (TimeoutError)."""
+    timeout = min(MATCH_TIME_LIMIT_S, time_left)
+    try:
+        search.file(data, search.last_file, timeout)
+    except TimeoutError:
+        if timeout < MATCH_TIME_LIMIT_S:
+            raise
+        raise too_costly(
+            f"took over its {MATCH_TIME_LIMIT_S:g} s limit on one file alone "
+            f"({shown_name(search.last_file)}, {count(len(data), 'byte')})",
+            done="the search stopped there and its matches are not shown",
+        ) from None
+
+
 def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     root = ws.target(cmd.path)
@@ -131,7 +149,7 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
                         search.scanned += data == "binary"  # opened and looked at, like a small one
                     continue
                 search.last_file = event.rel(index)
-                search.file(data, search.last_file, deadline - now)
+                search_one(search, data, deadline - now)
     except TimeoutError:
         search.stop_reason = (
             f"stopped at the {navigation.TIME_LIMIT_S} s time limit after "
