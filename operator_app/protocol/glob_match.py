@@ -33,8 +33,8 @@ class GlobError(ValueError):
 
 
 class GlobTooLong(GlobError):
-    def __init__(self, length: int) -> None:
-        super().__init__(f"is {length} characters long, over the limit of {MAX_GLOB_CHARS}")
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(f"is {length} characters long, over the limit of {limit}")
         self.length = length
 
 
@@ -219,11 +219,11 @@ class Glob:
         return Match(True, folder_itself)
 
 
-def compile_glob(line: str) -> Glob | None:
+def compile_glob(line: str, limit: int = MAX_GLOB_CHARS) -> Glob | None:
     """The glob of one .gitignore-style line, None for a line that is no pattern (blank, a
-    comment, "/"), or GlobError saying why it cannot mean anything."""
-    if len(line) > MAX_GLOB_CHARS:
-        raise GlobTooLong(len(line))
+    comment, "/"), or GlobError saying why it cannot mean anything (GlobTooLong past `limit`)."""
+    if len(line) > limit:
+        raise GlobTooLong(len(line), limit)
     text = line if line.endswith("\\ ") else line.rstrip()
     if not text or text.startswith("#") or text == "/":
         return None

@@ -54,6 +54,11 @@ class GlobList:
 
     def match_file(self, path: str) -> bool:
         """Whether `path` (a folder's with a trailing "/") is in the list."""
+        return bool(self.decide(path))
+
+    def decide(self, path: str) -> bool | None:
+        """What the list says of `path`: True in it, False taken back out by a ! glob, None when
+        no glob matches (a .gitignore then leaves the decision to the one above it)."""
         decided: bool | None = None
         for glob in reversed(self.globs):
             found = glob.match(path)
@@ -63,7 +68,7 @@ class GlobList:
                 return glob.include
             if decided is None:
                 decided = glob.include
-        return bool(decided)
+        return decided
 
 
 @lru_cache(maxsize=32)

@@ -105,3 +105,57 @@ def test_a_backtracking_regex_stops_at_its_limit_on_one_file(ws: Path, tmp_path:
     assert run.seconds < MATCH_TIME_LIMIT_S + SLACK_S, run.seconds
     again = measured_exec(ws, tmp_path / "state", block("r3", "fs.list", path="."))
     assert again.returncode == 0 and "ok: true" in again.stdout
+
+
+def details(stdout: str) -> list[str]:
+    import base64
+
+    return [
+        base64.b64decode(line.split(": ", 1)[1]).decode()
+        for line in stdout.splitlines()
+        if line.startswith("details_b64: ")
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "build{i}/**/*.tmp{i}",  # tens of thousands of ordinary lines
+        "*a*b*c*d*e*f{i}*",  # lines with many stars
+        "*a" * 200 + "{i}",  # long lines of stars
+    ],
+)
+def test_a_huge_gitignore_is_cut_while_it_is_read(ws: Path, tmp_path: Path, line: str) -> None:
+    """A 975 KB .gitignore (the model can write one) made one fs.find take 102 s and 2.0 GB and
+    look at nothing."""
+    text = "".join(line.format(i=i) + "\n" for i in range(60_000))[:975_000]
+    (ws / ".gitignore").write_text(text)
+    for n in range(20):
+        (ws / f"f{n}.txt").write_text("needle\n")
+    message = block("g1", "fs.find", path=".", pattern="*.txt") + block(
+        "g2", "fs.searchTree", path=".", query="needle"
+    )
+    run = measured_exec(ws, tmp_path / "state", message, memory_limit_mb=MEMORY_MB)
+    find, search = summaries(run.stdout)
+    assert find.startswith("20 entries match") and "(a .gitignore was cut, see the header)" in find
+    assert search.startswith("20 matches for") and "a .gitignore was cut" in search
+    for text_shown in details(run.stdout):
+        (note,) = [x for x in text_shown.split("\n") if x.startswith("# note: ")]
+        assert note.startswith("# note: .gitignore was cut: only its first 256 KB of 975,000")
+    # Each walk reads it again: both answered within the walk's own time limit.
+    assert run.seconds < 2 * TIME_LIMIT_S + SLACK_S and run.peak_mb < 300, (
+        run.seconds,
+        run.peak_mb,
+    )
+
+
+def test_an_ordinary_gitignore_is_read_whole_and_says_nothing(ws: Path, tmp_path: Path) -> None:
+    (ws / ".gitignore").write_text("".join(f"/build{i}/\n*.tmp{i}\n" for i in range(300)))
+    (ws / "a.tmp7").write_text("needle\n")
+    (ws / "b.txt").write_text("needle\n")
+    run = measured_exec(ws, tmp_path / "state", block("g", "fs.find", path=".", pattern="*"))
+    (summary,) = summaries(run.stdout)
+    assert summary.startswith("2 entries match") and "cut" not in summary  # .gitignore, b.txt
+    assert (
+        "# note" not in details(run.stdout)[0] and "# skipped: 1 ignored" in details(run.stdout)[0]
+    )

@@ -22,7 +22,7 @@ from ...protocol.regex_cost import MATCH_TIME_LIMIT_S, too_costly
 from ...protocol.results import CommandResult, count
 from ..boundary.fsops import read_walked
 from ..boundary.gitignore import IgnoreRulesTooSlow
-from ..boundary.tree_walk import FileRun, Skipped
+from ..boundary.tree_walk import FileRun, Notice, Skipped
 from ..textops.textfile import BINARY_SNIFF_BYTES, UTF16_BOMS
 from .context import ReadContext
 from .matcher import Matcher, window
@@ -59,6 +59,7 @@ class _Search:
         self.capped = False  # more matching lines than shown
         self.stop_reason = ""
         self.last_file = ""
+        self.notes: list[str] = []  # .gitignore files not read whole
 
     def file(self, data: bytes, rel: str, timeout: float) -> None:
         """Search one file's bytes (`rel`: its path as shown)."""
@@ -128,6 +129,8 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         for event in walk:
             if isinstance(event, Skipped):
                 search.skipped[event.reason] += 1
+            elif isinstance(event, Notice):
+                search.notes.append(event.text)
             if not isinstance(event, FileRun):
                 if time.monotonic() > deadline:  # a walk of folders and skipped entries only
                     raise TimeoutError
@@ -192,6 +195,7 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         )
     if search.stop_reason:
         header.append(f"# truncated: {search.stop_reason}")
+    header += [f"# note: {shown_name(note)}" for note in search.notes]
     if search.skipped:
         filtered = {
             reason: n for reason, n in search.skipped.items() if reason in _FILTERED_REASONS
@@ -212,6 +216,8 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         summary = f"{shown} {noun} for {json.dumps(cmd.text)} in {files} under {where} ({scanned}"
     if search.stop_reason:
         summary += "; stopped early, see the header"
+    if search.notes:
+        summary += "; a .gitignore was cut, see the header"
     summary += ")" + (" (truncated)" if truncated else "")
     return CommandResult(
         id=cmd.id,
