@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning, layout_note
@@ -33,6 +34,7 @@ from ..protocol.results import (
     repeated,
 )
 from .failed_writes import FailedWrites
+from .internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -156,6 +158,7 @@ class MessageRun:
                 f"last {WINDOW_CHARS} a whole message is scanned in; its blocks ran as they arrived"
             )
         self._flush()
+        self.engine.settle_topics()
         if not self.ended:
             self.ended = True
             self.engine.session.end_message(self.number, self.warnings)
@@ -171,6 +174,7 @@ class MessageRun:
             else:
                 self._block(event)
         self._flush()
+        self.engine.settle_topics()  # the caller lets go of the session after a chunk
         return self.results[start:]
 
     # --- one block -------------------------------------------------------------------------
@@ -184,11 +188,8 @@ class MessageRun:
             if not isinstance(exc, OperatorError):
                 exc = OperatorError(
                     ErrorCode.ERR_INTERNAL,
-                    (
-                        "Operator failed while validating this block "
-                        f"({type(exc).__name__}: {exc}); tell the person"
-                    ),
-                    _traceback(),
+                    internal_message(exc, engine.session.state_dir, "while validating this block")
+                    + "; tell the person",
                 )
             engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
             result = _noted(block, self._invalid(block, exc))
@@ -351,6 +352,7 @@ class MessageRun:
         self, result: CommandResult, *, content_key: str | None, durable: bool = False
     ) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
+        result = self.engine.told_to_model(result)
         if not durable:
             self.engine.session.stage_result(self.number, result, content_key)
             self._unshown.append(result)
@@ -388,6 +390,21 @@ class Engine:
         self.decide = decide
         self.listener = listener
         self.chanflow: ChanFlowRunner | None = None  # made when a String block first comes
+
+    def told_to_model(self, result: CommandResult) -> CommandResult:
+        """A failed result without the absolute paths of this machine (internal_failure.py)."""
+        if result.ok:
+            return result
+        clean = partial(
+            without_machine_paths, workspace=self.workspace.root, state_dir=self.session.state_dir
+        )
+        details = clean(result.details) if result.details else result.details
+        return replace(result, summary=clean(result.summary), details=details)
+
+    def settle_topics(self) -> None:
+        """Write back the String topics this message changed (chanflow/topics.py)."""
+        if self.chanflow is not None:
+            self.chanflow.store.flush()
 
     def notify(self, event: EngineEvent) -> None:
         if self.listener is not None:
@@ -478,17 +495,15 @@ class Engine:
             else:
                 error = OperatorError(
                     ErrorCode.ERR_IO,
-                    f"{command.action} failed: {exc.strerror or exc}; nothing was changed",
+                    f"{command.action} failed: {exc.strerror or type(exc).__name__}; nothing "
+                    "was changed",
                 )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
         except Exception as exc:
             error = OperatorError(
                 ErrorCode.ERR_INTERNAL,
-                (
-                    f"Operator failed on this command ({type(exc).__name__}: "
-                    f"{exc}); nothing was changed; tell the person"
-                ),
-                _traceback(),
+                internal_message(exc, self.session.state_dir, f"on {command.action}")
+                + "; nothing was changed; tell the person",
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
@@ -498,6 +513,7 @@ class Engine:
         self.notify(AwaitingDecision(plan))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
             return self.decide(plan)
+        self.settle_topics()  # the session is let go of while the person thinks
         with self.session.waiting_for_person(
             message, plan.command_id, plan.action, plan.target.rel
         ):
@@ -565,9 +581,3 @@ def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
     """`result` with the clause saying its block was indented or fenced, when it was."""
     note = layout_note(block)
     return replace(result, summary=result.summary + note) if note else result
-
-
-def _traceback() -> str:
-    import traceback  # only on an internal failure: not on every start
-
-    return traceback.format_exc(limit=5)

@@ -5,7 +5,6 @@ again: it is answered with its recorded response, marked as a repeat."""
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -17,9 +16,12 @@ from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
+from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
+from ..internal_failure import internal_message
 from . import reading, writing
 from .context import Answer, Call, EngineLike
+from .mapping import told_in_string
 from .topics import TopicStore
 
 Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
@@ -187,11 +189,14 @@ class ChanFlowRunner:
             )
             return ChanAnswer(result, content_key, durable)
         except Exception as exc:  # one command's bug must not lose the others' results
-            failure = StringError(
-                StringCode.INTERNAL,
-                f"Operator failed on this command ({type(exc).__name__}: {exc}); tell the person",
-                *traceback.format_exc(limit=3).strip().split("\n")[-3:],
-            )
+            if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
+                failure = told_in_string(exc, writing=request is not None and _writes(request))
+            else:
+                failure = StringError(
+                    StringCode.INTERNAL,
+                    internal_message(exc, self.engine.session.state_dir, f"on {action}")
+                    + "; tell the person",
+                )
             result = string_failed(
                 rid,
                 failure,
