@@ -267,6 +267,8 @@ class MessageRun:
                 extra={**result.extra, "ignored": list(ignored)},
             )
         result = _noted(block, result)
+        if "undo_cut" in result.extra:
+            self.warnings.append(f"line {block.start_line}: {result.extra['undo_cut']}")
         if command.WRITES and not result.ok:
             self._failures().note(command, result)
         # A write the person declined, or one refused because the file changed under it, changed
@@ -528,6 +530,7 @@ class Engine:
         action_label: str | None = None,
     ) -> CommandResult:
         from .changes.write import commit, plan_write
+        from .safety.journal_budget import keep_within_budget
 
         plan = plan_write(command, self.workspace)
         if action_label is not None:
@@ -564,6 +567,7 @@ class Engine:
             before_commit(plan)
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
+            cut = keep_within_budget(self.session.state_dir, outcome.seq, message)
         except OperatorError as exc:
             status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
             return replace(
@@ -573,6 +577,10 @@ class Engine:
                 details=exc.context,
                 error_code=exc.code.value,
                 status=status,
+            )
+        if cut is not None:  # said to the model, and shown to the person as a warning
+            return replace(
+                done, summary=f"{outcome.summary}; {cut}", extra={**done.extra, "undo_cut": cut}
             )
         return replace(done, summary=outcome.summary)
 
