@@ -12,6 +12,7 @@ the pattern, unlike compiling. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .errors import ErrorCode, OperatorError
@@ -41,15 +42,38 @@ def check_regex_cost(text: str, flags: int) -> None:
         raise too_costly(f"is {len(text)} characters long, over the limit of {MAX_REGEX_CHARS}")
     if _nesting(text) > MAX_NESTING:
         raise too_costly(f"nests groups over {MAX_NESTING} deep")
-    parsed = _parse(text, flags)
-    if parsed is None:
-        return
-    unrolled = _unrolled(parsed)
+    try:
+        parsed = _parse(text, flags)
+    except (ImportError, AttributeError, TypeError):
+        # The module's parser is not where this version of it was: measure from the text, all
+        # counts taken as nested (never less than the truth).
+        parsed, unrolled = None, _unrolled_from_text(text)
+    else:
+        if parsed is None:
+            return
+        unrolled = _unrolled(parsed)
     if unrolled > MAX_UNROLLED:
         raise too_costly(
             f"would unroll to about {unrolled:,} items when compiled (its counted repeats "
             f"multiply), over the limit of {MAX_UNROLLED:,}"
         )
+
+
+_COUNT_RE = re.compile(r"\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")
+_CALL_RE = re.compile(r"\(\?(?:R|[+-]?\d|&|P>)")
+
+
+def _unrolled_from_text(text: str) -> int:
+    """An upper bound of what the text unrolls to, without a parse: its length times every
+    counted repeat in it, as if each were inside all the others; a group call is refused."""
+    if _CALL_RE.search(text):
+        raise too_costly("calls a group from inside itself ((?R), (?1), (?&name) recurse)")
+    total = len(text)
+    for low, high in _COUNT_RE.findall(text):
+        total *= max(int(low or 0), int(high or 0), 1)
+        if total > MAX_UNROLLED:
+            break
+    return total
 
 
 def _nesting(text: str) -> int:

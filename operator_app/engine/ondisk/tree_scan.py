@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..boundary.fsops import DIR_FLAGS
+from .atomic import write_all
 
 # What setuid and setgid mean belongs to the owner who set them: a copy (made by whoever runs
 # Operator) never carries them, as cp without -p does not.
@@ -186,9 +187,7 @@ def _copy_one(node: Node, dst_fd: int, dst: str) -> None:
         )
         try:
             while chunk := os.read(reader, 1 << 20):
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(writer, view) :]
+                write_all(writer, chunk)
             os.fchmod(writer, copied_mode(info))
             os.utime(writer, ns=(info.st_atime_ns, info.st_mtime_ns))
             os.fsync(writer)
