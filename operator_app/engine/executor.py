@@ -34,7 +34,7 @@ from ..protocol.results import (
     repeated,
 )
 from .failed_writes import FailedWrites
-from .internal_failure import internal_message, without_machine_paths
+from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:

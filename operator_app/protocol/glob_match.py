@@ -88,14 +88,19 @@ class _Name:
         return True
 
 
+def _source(kind: str, value: str) -> str:
+    """An item of a piece as `re` reads it: a literal escaped, "?" any one character (a name holds
+    no "/"), a bracket expression as pathspec translates it."""
+    if kind == "lit":
+        return re.escape(value)
+    return "(?s:.)" if kind == "any" else value
+
+
 def _piece(items: list[tuple[str, str]]) -> _Piece:
     if all(kind == "lit" for kind, _ in items):
         text = "".join(value for _, value in items)
         return _Piece(len(text), text, None)
-    source = "".join(
-        re.escape(value) if kind == "lit" else "(?s:.)" if kind == "any" else value
-        for kind, value in items
-    )
+    source = "".join(_source(kind, value) for kind, value in items)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "possible nested set" in [[:alpha:]]: still a set

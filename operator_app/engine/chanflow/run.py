@@ -18,7 +18,7 @@ from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
-from ..internal_failure import internal_message
+from ..state.internal_failure import internal_message
 from . import reading, writing
 from .context import Answer, Call, EngineLike
 from .mapping import told_in_string

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import os
 import time
-import traceback
 from pathlib import Path
 
 LOG_NAME = "internal-errors.log"
 LOG_MAX_BYTES = 1_000_000
-_PACKAGE = Path(__file__).resolve().parents[1]  # operator_app/
+_PACKAGE = Path(__file__).resolve().parents[2]  # operator_app/
 
 
 def where_in_operator(exc: BaseException) -> str:
     """The innermost frame of Operator's own code the exception passed: "path/in/package.py,
     function" (relative to the package), or "" when none did."""
+    import traceback  # only on a failure: not on every start
+
     found = ""
     for frame in traceback.extract_tb(exc.__traceback__):
         try:
@@ -37,6 +38,8 @@ def log_failure(exc: BaseException, state_dir: Path | None, doing: str) -> bool:
     """Append the traceback to the state folder's log, for the person; whether it was written."""
     if state_dir is None:
         return False
+    import traceback
+
     path = state_dir / LOG_NAME
     text = f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} while {doing}\n" + "".join(
         traceback.format_exception(exc)
