@@ -236,3 +236,11 @@ def test_a_topic_is_written_once_per_message(
     assert writes == ["file:t"]  # once, not 200 times
     saved = json.loads((state / "topics" / "t.json").read_text())
     assert len(saved["read"]) == 200 and len(saved["changes"]) == 200
+
+
+def test_a_region_over_a_whole_read_is_refused_with_its_lines(ws: Path, tmp_path: Path) -> None:
+    body = "".join(f"x = {n}  # {'y' * 40}\n" for n in range(6_000))  # about 330 KB
+    (ws / "r.py").write_text(f"# OPERATOR_BEGIN big\n{body}# OPERATOR_END big\n")
+    out = run(ws, tmp_path / "state", block("g", "fs.readRegion", path="r.py", marker_id="big"))
+    assert "ERR_FILE_TOO_LARGE: region big of r.py holds" in out
+    assert "read its lines with fs.readSlice, start: 2 (lines 2-6001)" in out

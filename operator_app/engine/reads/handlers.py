@@ -365,6 +365,14 @@ def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
     region = locate_region(doc.text, style, cmd.marker_id, label=target.rel)
     content = read_region(doc.text, style, cmd.marker_id, label=target.rel)
     inner = region.end_line - region.begin_line - 1
+    size = len(content.encode("utf-8"))
+    if size > SHOWN_MAX_BYTES:  # capped as a whole read is
+        raise OperatorError(
+            ErrorCode.ERR_FILE_TOO_LARGE,
+            f"region {cmd.marker_id} of {target.rel} holds {size:,} bytes, over the "
+            f"{SHOWN_MAX_BYTES:,} a read returns; read its lines with fs.readSlice, start: "
+            f"{region.begin_line + 1} (lines {region.begin_line + 1}-{region.end_line - 1})",
+        )
     summary = (
         f"Read region {cmd.marker_id} of {target.rel} (lines "
         f"{region.begin_line}-{region.end_line}, {count(inner, 'content line')})"
