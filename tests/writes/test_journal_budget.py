@@ -99,3 +99,24 @@ def test_past_its_budget_the_journal_lets_go_of_the_oldest_changes(
     _, out, err = cli("undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", "9")
     assert out.count("Restored f.txt") == 2, out + err  # w5 and w4; w3 and before were let go
     assert (ws / "f.txt").read_bytes() == versions[3]
+
+
+def test_a_delta_gives_back_exactly_the_bytes_before() -> None:
+    """pre_delta on its own: whatever run a change replaced (at the start, the end, growing or
+    shrinking the file, in repeated text where the shared ends are ambiguous), the bytes before
+    come back exactly from the bytes after."""
+    import os
+    import random
+
+    from operator_app.engine.safety.pre_delta import small_delta
+
+    rng = random.Random(28)
+    for _ in range(300):
+        unit = bytes(rng.getrandbits(8) for _ in range(rng.choice((1, 7, 64))))
+        before = unit * (rng.randint(33_000, 200_000) // len(unit))
+        after = bytearray(before)
+        start = rng.randrange(len(after))
+        stop = min(len(after), start + rng.randint(0, 300))
+        after[start:stop] = os.urandom(rng.randint(0, 300))
+        delta = small_delta(before, bytes(after))
+        assert delta is not None and delta.before(bytes(after)) == before

@@ -49,24 +49,26 @@ class Delta:
         return after[: self.prefix] + self.middle + after[len(after) - self.suffix :]
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """How many leading bytes `a` and `b` share: a binary search of slice compares (memcmp),
-    so a 2 MB file costs a few milliseconds, not a Python loop over its bytes."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+_STEP = 64 * 1024
 
 
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    low, high = 0, limit
-    while low < high:
+def _first_difference(a: bytes, b: bytes, limit: int, *, from_end: bool) -> int:
+    """How many bytes `a` and `b` share at their start (or end), up to `limit`: whole 64 KB
+    steps compared first (a C compare each), then a binary search inside the step that
+    differs, so a 2 MB file costs well under a millisecond, not a Python loop over its bytes."""
+
+    def same(start: int, stop: int) -> bool:
+        if from_end:
+            return a[len(a) - stop : len(a) - start] == b[len(b) - stop : len(b) - start]
+        return a[start:stop] == b[start:stop]
+
+    done = 0
+    while done < limit and same(done, min(done + _STEP, limit)):
+        done = min(done + _STEP, limit)
+    low, high = done, min(done + _STEP, limit)
+    while low < high:  # the shared run ends inside [low, high]
         mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
+        if same(low, mid):
             low = mid
         else:
             high = mid - 1
@@ -78,9 +80,10 @@ def small_delta(before: bytes, after: bytes) -> Delta | None:
     small enough to keep inline; None otherwise."""
     if len(before) < DELTA_MIN_FILE:
         return None
-    prefix = _common_prefix(before, after)
+    shortest = min(len(before), len(after))
+    prefix = _first_difference(before, after, shortest, from_end=False)
     # The suffix may not overlap the prefix in either: both are cut from the same two strings.
-    suffix = _common_suffix(before, after, min(len(before), len(after)) - prefix)
+    suffix = _first_difference(before, after, shortest - prefix, from_end=True)
     middle = before[prefix : len(before) - suffix]
     if len(middle) > INLINE_DELTA_MAX:
         return None
