@@ -43,7 +43,7 @@ def smoke(script: str, tmp_path: Path, timeout: float = 300) -> Any:
 
 @pytest.mark.parametrize(
     ("script", "rows"),
-    [("bench_protocol.py", 7), ("bench_writes.py", 3), ("bench_tui.py", 2)],
+    [("bench_protocol.py", 7), ("bench_writes.py", 4), ("bench_tui.py", 2)],
 )
 def test_a_benchmark_of_judged_rows_reports_every_row(
     script: str, rows: int, tmp_path: Path

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.blocks import ScanWarning
@@ -35,6 +36,7 @@ from .messages.events import (
 )
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
 from .shell.policy import Answer, ShellPolicy
+from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -136,6 +138,7 @@ class MessageRun:
                 f"last {WINDOW_CHARS} a whole message is scanned in; its blocks ran as they arrived"
             )
         self._flush()
+        self.settle()
         if not self.ended:
             self.ended = True
             for runner in self._runners.values():
@@ -161,6 +164,7 @@ class MessageRun:
         for index in range(first, len(self._blocks)):
             self._run_block(index)
         self._flush()
+        self.settle()  # the caller lets go of the session after a chunk
         return self.results[start:]
 
     def _run_block(self, index: int) -> None:
@@ -172,6 +176,12 @@ class MessageRun:
             self._runner(block.dialect).run(block)
         finally:
             self.engine.running = None
+
+    def settle(self) -> None:
+        """Whatever the runners keep while the message runs is saved: the session is about to be
+        let go of (a chunk is done, a write waits for the person, the message ends)."""
+        for runner in self._runners.values():
+            runner.pause()
 
     def _runner(self, dialect: str) -> BlockRunner:
         runner = self._runners.get(dialect)
@@ -279,6 +289,9 @@ class MessageRun:
 
     def add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
+        result = self.engine.told_to_model(result)
+        if "undo_cut" in result.extra:  # the person hears it too (journal_budget.py)
+            self.warnings.append(f"line {result.line}: {result.extra['undo_cut']}")
         if not durable:
             self.engine.session.stage_result(self.number, result, content_key)
             self._unshown.append(result)
@@ -321,6 +334,16 @@ class Engine:
         self.listener = listener
         self.shell = shell or ShellPolicy()  # what the person decided about commands ahead
         self.running: MessageRun | None = None  # the message whose block is being run
+
+    def told_to_model(self, result: CommandResult) -> CommandResult:
+        """A failed result without the absolute paths of this machine (internal_failure.py)."""
+        if result.ok:
+            return result
+        clean = partial(
+            without_machine_paths, workspace=self.workspace.root, state_dir=self.session.state_dir
+        )
+        details = clean(result.details) if result.details else result.details
+        return replace(result, summary=clean(result.summary), details=details)
 
     def notify(self, event: EngineEvent) -> None:
         if self.listener is not None:
@@ -422,17 +445,15 @@ class Engine:
             else:
                 error = OperatorError(
                     ErrorCode.ERR_IO,
-                    f"{command.action} failed: {exc.strerror or exc}; nothing was changed",
+                    f"{command.action} failed: {exc.strerror or type(exc).__name__}; nothing "
+                    "was changed",
                 )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
         except Exception as exc:
             error = OperatorError(
                 ErrorCode.ERR_INTERNAL,
-                (
-                    f"Operator failed on this command ({type(exc).__name__}: "
-                    f"{exc}); nothing was changed; tell the person"
-                ),
-                _traceback(),
+                internal_message(exc, self.session.state_dir, f"on {command.action}")
+                + "; nothing was changed; tell the person",
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
@@ -447,6 +468,8 @@ class Engine:
         self.notify(AwaitingDecision(plan, outlook))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
             return self.decide(plan, outlook)
+        if self.running is not None:
+            self.running.settle()  # the session is let go of while the person thinks
         with self.session.waiting_for_person(
             message, plan.command_id, plan.action, plan.target.rel
         ):
@@ -461,6 +484,7 @@ class Engine:
         action_label: str | None = None,
     ) -> CommandResult:
         from .changes.write import commit, plan_write
+        from .safety.journal_budget import keep_within_budget
 
         plan = plan_write(command, self.workspace)
         if action_label is not None:
@@ -497,6 +521,7 @@ class Engine:
             before_commit(plan)
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
+            cut = keep_within_budget(self.session.state_dir, outcome.seq, message)
         except OperatorError as exc:
             status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
             return replace(
@@ -507,10 +532,8 @@ class Engine:
                 error_code=exc.code.value,
                 status=status,
             )
+        if cut is not None:  # said to the model, and shown to the person as a warning
+            return replace(
+                done, summary=f"{outcome.summary}; {cut}", extra={**done.extra, "undo_cut": cut}
+            )
         return replace(done, summary=outcome.summary)
-
-
-def _traceback() -> str:
-    import traceback  # only on an internal failure: not on every start
-
-    return traceback.format_exc(limit=5)

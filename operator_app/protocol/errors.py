@@ -86,6 +86,7 @@ class ErrorCode(StrEnum):
     ERR_INTERNAL = "ERR_INTERNAL"
     ERR_MISSING_PATTERN = "ERR_MISSING_PATTERN"
     ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
+    ERR_PATTERN_TOO_COSTLY = "ERR_PATTERN_TOO_COSTLY"
     ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
@@ -361,6 +362,13 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         ADDED,
         "a glob (include, exclude, fs.find's pattern) or a regex: true query cannot be used; the "
         "message says what is wrong and where",
+    ),
+    ErrorCode.ERR_PATTERN_TOO_COSTLY: ErrorInfo(
+        ADDED,
+        "a glob or a regex: true query is over the size limits (a glob 256 characters, 50 in a "
+        "list; a regex 1000 characters, repeats that expand past 100000, no recursion) or a regex "
+        "took over its 1 s time limit on one file; the message says which; nothing was searched: "
+        "send a simpler pattern (no nested repeats such as (a+)+), or narrow path or include",
     ),
     ErrorCode.ERR_INVALID_FLAG: ErrorInfo(ADDED, "regex or ignore_case is not true or false"),
     ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),

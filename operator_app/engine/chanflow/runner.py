@@ -7,7 +7,6 @@ own responses pasted back is not run; each is a warning of the message."""
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -27,12 +26,15 @@ from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS, SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
+from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
+from ..state.internal_failure import internal_message
 from . import bash, reading, writing
 from .context import Answer, Call
+from .mapping import told_in_string
 from .recovered import recovered_result
 from .topics import TopicStore
 
@@ -203,6 +205,9 @@ class StringRunner:
         )
         return PlannedWrite(block.start_line, rid, f"/{request.name}", shown)
 
+    def pause(self) -> None:
+        self.store.flush()  # the topics this message changed, written back once (topics.py)
+
     def end(self) -> None:
         pass
 
@@ -279,11 +284,14 @@ class StringRunner:
             kept = None if result.status in ("rejected", "conflict") else content_key
             return ChanAnswer(result, kept, durable)
         except Exception as exc:  # one command's bug must not lose the others' results
-            failure = StringError(
-                StringCode.INTERNAL,
-                f"Operator failed on this command ({type(exc).__name__}: {exc}); tell the person",
-                *traceback.format_exc(limit=3).strip().split("\n")[-3:],
-            )
+            if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
+                failure = told_in_string(exc, writing=request is not None and request.writes)
+            else:
+                failure = StringError(
+                    StringCode.INTERNAL,
+                    internal_message(exc, context.session.state_dir, f"on {action}")
+                    + "; tell the person",
+                )
             result = string_failed(
                 rid,
                 failure,

@@ -19,7 +19,7 @@ from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name as shown_name
 from ...protocol.results import CommandResult, count
 from ..boundary.gitignore import IgnoreRulesTooSlow
-from ..boundary.tree_walk import FileRun, Folder
+from ..boundary.tree_walk import FileRun, Folder, Notice
 from .context import ReadContext
 from .walk_filters import entries
 
@@ -54,6 +54,7 @@ def tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
     skipped: Counter[str] = Counter()
     walked = 0
     stop_reason = ""
+    notes: list[str] = []
     deadline = time.monotonic() + navigation.TIME_LIMIT_S
     walk = ws.walk(root, max_depth=cmd.depth + 1)
     try:
@@ -77,6 +78,8 @@ def tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
             elif isinstance(event, Folder):
                 walked += 1
                 by_rel[event.rel] = _add(by_rel, _Node(event.rel, "dir", event.depth))
+            elif isinstance(event, Notice):
+                notes.append(event.text)
             elif event.reason == "gitignore":
                 if event.depth > cmd.depth:
                     continue
@@ -90,7 +93,7 @@ def tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
         stop_reason = f"{slow}; the walk stopped there"
     finally:
         walk.close()
-    return _result(cmd, top, ignored, skipped, stop_reason)
+    return _result(cmd, top, ignored, skipped, stop_reason, notes)
 
 
 def _add(by_rel: dict[str, _Node], node: _Node) -> _Node:
@@ -142,7 +145,12 @@ def _lines(node: _Node, shown_depth: int, out: list[str], kinds: Counter[str], l
 
 
 def _result(
-    cmd: FsTree, top: _Node, ignored: list[str], skipped: Counter[str], stop_reason: str
+    cmd: FsTree,
+    top: _Node,
+    ignored: list[str],
+    skipped: Counter[str],
+    stop_reason: str,
+    gitignore_notes: list[str],
 ) -> CommandResult:
     cumulated = _levels(top, cmd.depth)
     fitting = [level for level, n in enumerate(cumulated, 1) if n <= FsTree.MAX_ENTRIES]
@@ -177,6 +185,7 @@ def _result(
         header.append(
             f"# skipped: {skipped['gitignore']} ignored by .gitignore ({', '.join(ignored)}{more})"
         )
+    header += [f"# note: {shown_name(note)}" for note in gitignore_notes]
     parts = [count(kinds["folder"], "folder"), count(kinds["file"], "file")]
     parts += [
         count(kinds[k], noun)
@@ -187,6 +196,8 @@ def _result(
         f"Tree of {shown_name(top.rel)} to depth {shown_depth}: {entries(len(lines))} "
         f"({', '.join(parts)})"
     )
+    if gitignore_notes:
+        summary += " (a .gitignore was cut, see the header)"
     return CommandResult(
         id=cmd.id,
         ok=True,

@@ -225,6 +225,15 @@ class Location:
         return text
 
 
+def _number(name: str, digits: str, what: str) -> int:
+    """A line or version number as written, or INVALID_PARAMS past grammar.MAX_NUMBER (Python
+    refuses to read over 4,300 digits at all; no file has a billion lines)."""
+    if len(digits.lstrip("0")) > len(str(grammar.MAX_NUMBER)) or int(digits) > grammar.MAX_NUMBER:
+        shown = digits if len(digits) <= 20 else f"{digits[:12]}... ({len(digits)} digits)"
+        raise usage_error(name, f"{shown} is too large for {what} (at most {grammar.MAX_NUMBER:,})")
+    return int(digits)
+
+
 def parse_location(name: str, argument: str) -> Location:
     """`path`, `path#block`, `path@c3`, `path:L5`, `path:L5-L10`, or `#block` / `:L5-L10` alone
     for the topic's current document."""
@@ -232,11 +241,11 @@ def parse_location(name: str, argument: str) -> Location:
     version = lines = block = None
     match = grammar.VERSION_RE.search(text)
     if match:
-        version, text = int(match.group(1)), text[: match.start()]
+        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
     match = grammar.LINES_RE.search(text)
     if match:
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) else first
+        first = _number(name, match.group(1), "a line number")
+        last = _number(name, match.group(2), "a line number") if match.group(2) else first
         if first < 1 or last < first:
             raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
         lines, text = (first, last), text[: match.start()]

@@ -35,6 +35,7 @@ HOME = "~"
 # the topic's current document, "#block" alone a block of it.
 LINES_RE = re.compile(r":L([0-9]+)(?:-L?([0-9]+))?$")
 VERSION_RE = re.compile(r"@c([0-9]+)$")
+MAX_NUMBER = 999_999_999  # a line or version number; past it INVALID_PARAMS
 BLOCK_ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 # Variables: "/set {var} = "value"", "{var}" substituted in later commands; "$variables are only
