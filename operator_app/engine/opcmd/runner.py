@@ -18,6 +18,7 @@ from ...protocol.results import CommandResult, failed, repeated
 from ..messages.events import BlockStarted, DuplicateSkipped
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
+from ..state.internal_failure import internal_message
 from .failed_writes import FailedWrites
 from .recovered import recovered_result
 
@@ -114,6 +115,9 @@ class OperatorCmdRunner:
             normalised(to) if isinstance(to, str) else None,
         )
 
+    def pause(self) -> None:
+        pass
+
     def end(self) -> None:
         self._validated.clear()
 
@@ -133,11 +137,10 @@ class OperatorCmdRunner:
             except Exception as exc:
                 checked = OperatorError(
                     ErrorCode.ERR_INTERNAL,
-                    (
-                        "Operator failed while validating this block "
-                        f"({type(exc).__name__}: {exc}); tell the person"
-                    ),
-                    _traceback(),
+                    internal_message(
+                        exc, self.context.session.state_dir, "while validating this block"
+                    )
+                    + "; tell the person",
                 )
         if keep:
             self._validated[id(block)] = (block, checked)
@@ -250,12 +253,6 @@ def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
     """`result` with the clause saying its block was indented or fenced, when it was."""
     note = layout_note(block)
     return replace(result, summary=result.summary + note) if note else result
-
-
-def _traceback() -> str:
-    import traceback  # only on an internal failure: not on every start
-
-    return traceback.format_exc(limit=5)
 
 
 ENGINE_HALF = OperatorCmdEngine()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_module
+from dataclasses import dataclass
 from pathlib import Path
 
 from ....protocol.errors import ErrorCode, OperatorError
@@ -86,53 +87,70 @@ def resolve(view: _Disk | _After, root: Path, folder: Parts, target: str) -> Pla
     """Where a link in `folder` (parts below `root`) holding `target` leads in `view`: names
     that do not exist are taken as they are written, as realpath does, which can only make a
     link look like it leads outside sooner."""
-    pending = [part for part in reversed(target.split("/")) if part not in ("", ".")]
-    inside: list[str] | None = list(folder)
-    outside = Path("/")
-    if target.startswith("/"):
-        inside = None
-    hops = 0
+    walk = _Walk(None if target.startswith("/") else list(folder))
+    pending = _names(target)
     while pending:
         name = pending.pop()
-        if name == ".":
+        link = (
+            walk.outside_step(name, root)
+            if walk.inside is None
+            else walk.inside_step(name, view, root)
+        )
+        if link is None:
             continue
-        if inside is None:  # outside the workspace: the real file system, never shown to anyone
-            if name == "..":
-                outside = outside.parent
-                continue
-            candidate = outside / name
-            if candidate == root:
-                inside = []
-            elif candidate.is_symlink():
-                hops += 1
-                if hops > MAX_HOPS:
-                    return "loop", ()
-                link = os.readlink(candidate)
-                pending += [p for p in reversed(link.split("/")) if p not in ("", ".")]
-                if link.startswith("/"):
-                    outside = Path("/")
-            else:
-                outside = candidate
-            continue
-        if name == "..":
-            if inside:
-                inside.pop()
-            else:
-                inside, outside = None, root.parent
-            continue
-        kind, link = view.look((*inside, name))
-        if kind != "link":
-            inside.append(name)
-            continue
-        hops += 1
-        if hops > MAX_HOPS:
+        walk.hops += 1
+        if walk.hops > MAX_HOPS:
             return "loop", ()
-        pending += [p for p in reversed(link.split("/")) if p not in ("", ".")]
+        pending += _names(link)
         if link.startswith("/"):
-            inside, outside = None, Path("/")
-    if inside is None:
-        return "out", str(outside)
-    return "in", tuple(inside)
+            walk.inside, walk.outside = None, Path("/")
+    if walk.inside is None:
+        return "out", str(walk.outside)
+    return "in", tuple(walk.inside)
+
+
+def _names(target: str) -> list[str]:
+    """A link target's names, last first (what `resolve` pops), without empty ones and "."."""
+    return [part for part in reversed(target.split("/")) if part not in ("", ".")]
+
+
+@dataclass
+class _Walk:
+    """Where `resolve` stands: inside the workspace (names below the root), or outside it (a real
+    path of the file system, never shown to anyone); and how many links it followed."""
+
+    inside: list[str] | None
+    outside: Path = Path("/")
+    hops: int = 0
+
+    def outside_step(self, name: str, root: Path) -> str | None:
+        """One name outside the workspace; the target of a link met there, to follow."""
+        if name == "..":
+            self.outside = self.outside.parent
+            return None
+        candidate = self.outside / name
+        if candidate == root:
+            self.inside = []
+        elif candidate.is_symlink():
+            return os.readlink(candidate)
+        else:
+            self.outside = candidate
+        return None
+
+    def inside_step(self, name: str, view: _Disk | _After, root: Path) -> str | None:
+        """One name inside it, in `view`; the target of a link met there, to follow."""
+        assert self.inside is not None
+        if name == "..":
+            if self.inside:
+                self.inside.pop()
+            else:
+                self.inside, self.outside = None, root.parent
+            return None
+        kind, link = view.look((*self.inside, name))
+        if kind != "link":
+            self.inside.append(name)
+            return None
+        return link
 
 
 def check_links(action: str, ws: Workspace, src: Target, dst: Target) -> None:
