@@ -5,6 +5,7 @@ script needs: writes rejected for want of a terminal, no blocks found, repeats n
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any
 
@@ -15,6 +16,13 @@ from .inputs import open_session, open_workspace, read_message
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..engine import Engine, StateUnusable, approve_all, reject_all
     from ..protocol import render_results
+
+    if not gc.isenabled():
+        # The `operator-app` command pauses the collector for its start-up (entry.py): what the
+        # engine's import made (pydantic above all, some hundred thousand objects) lives until
+        # the process ends, so it is frozen, and the collections of the run do not walk it again.
+        gc.freeze()
+        gc.enable()
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)
@@ -28,7 +36,9 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
     rejected_by_default = decide is reject_all and args.approve is None
     try:
-        run = Engine(workspace, session, decide=decide).run_text(text, source="exec")
+        run = Engine(
+            workspace, session, decide=decide, shell=shell_policy(workspace.root, args)
+        ).run_text(text, source="exec")
     except StateUnusable as exc:
         raise CommandFailed(
             EXIT_STATE,
@@ -73,6 +83,23 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         "copy_text": copy_text,
     }
     return EXIT_OK, data, copy_text
+
+
+def shell_policy(root: Any, args: argparse.Namespace) -> Any:
+    """What the person decided about commands: their always-allow rules for this workspace (none
+    with --approve none: nothing runs), the network, and whether a command may run unsandboxed."""
+    from .. import settings
+    from ..engine import ShellPolicy
+
+    def always_allowed(script: str) -> bool:
+        return args.approve != "none" and script in settings.allowed_commands(root)
+
+    return ShellPolicy(
+        always_allowed=always_allowed,
+        network=bool(args.network) or settings.network_allowed(root),
+        env_allow=tuple(settings.env_allowed()),
+        unsandboxed="ask" if args.allow_unsandboxed else "refuse",
+    )
 
 
 def result_json(result: Any) -> dict[str, Any]:

@@ -63,6 +63,9 @@ if TYPE_CHECKING:
         BlockStarted as BlockStarted,
     )
     from .messages.events import (
+        CommandOutput as CommandOutput,
+    )
+    from .messages.events import (
         DuplicateSkipped as DuplicateSkipped,
     )
     from .messages.events import (
@@ -94,6 +97,15 @@ if TYPE_CHECKING:
     )
     from .safety.journal import (
         JournalEntry as JournalEntry,
+    )
+    from .shell.policy import (
+        RunGrant as RunGrant,
+    )
+    from .shell.policy import (
+        ShellPolicy as ShellPolicy,
+    )
+    from .shell.sandbox import (
+        find_sandbox as find_sandbox,
     )
     from .state.session import (
         Session as Session,
@@ -138,6 +150,7 @@ _FACE = {
     "approve_all": "executor",
     "reject_all": "executor",
     "AwaitingDecision": "messages.events",
+    "CommandOutput": "messages.events",
     "BlockStarted": "messages.events",
     "DuplicateSkipped": "messages.events",
     "EngineEvent": "messages.events",
@@ -150,6 +163,9 @@ _FACE = {
     "WriteOutlook": "messages.outlook",
     "Journal": "safety.journal",
     "JournalEntry": "safety.journal",
+    "RunGrant": "shell.policy",
+    "ShellPolicy": "shell.policy",
+    "find_sandbox": "shell.sandbox",
     "Session": "state.session",
     "StateUnusable": "state.session",
     "check_state_location": "state.session",

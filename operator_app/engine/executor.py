@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.blocks import ScanWarning
@@ -35,6 +36,8 @@ from .messages.events import (
 )
 from .messages.lines import MessageLines
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
+from .shell.policy import Answer, ShellPolicy
+from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
@@ -62,8 +65,10 @@ __all__ = [
 ]
 
 # Asked about each write: the plan (what the person approves) and the write's outlook (which
-# write of its message it is, and what else the message writes); True applies it.
-Decider = Callable[["WritePlan", WriteOutlook], bool]
+# write of its message it is, and what else the message writes); True applies it. A command to
+# run (a plan of kind "run") may be answered with a RunGrant (engine/shell/policy.py): a yes that
+# also lets it use the network.
+Decider = Callable[["WritePlan", WriteOutlook], Answer]
 # What a streamed message's source already holds beyond what was fed: (text still to come,
 # whether more may follow). The bridge knows; a followed file does not say.
 Lookahead = Callable[[], tuple[str, bool]]
@@ -152,6 +157,7 @@ class MessageRun:
                 f"last {WINDOW_CHARS} a whole message is scanned in; its blocks ran as they arrived"
             )
         self._flush()
+        self.settle()
         if not self.ended:
             self.ended = True
             for runner in self._runners.values():
@@ -177,6 +183,7 @@ class MessageRun:
         for index in range(first, len(self._blocks)):
             self._run_block(index)
         self._flush()
+        self.settle()  # the caller lets go of the session after a chunk
         return self.results[start:]
 
     def _run_block(self, index: int) -> None:
@@ -188,6 +195,12 @@ class MessageRun:
             self._runner(block.dialect).run(block)
         finally:
             self.engine.running = None
+
+    def settle(self) -> None:
+        """Whatever the runners keep while the message runs is saved: the session is about to be
+        let go of (a chunk is done, a write waits for the person, the message ends)."""
+        for runner in self._runners.values():
+            runner.pause()
 
     def _runner(self, dialect: str) -> BlockRunner:
         runner = self._runners.get(dialect)
@@ -301,6 +314,9 @@ class MessageRun:
 
     def add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
+        result = self.engine.told_to_model(result)
+        if "undo_cut" in result.extra:  # the person hears it too (journal_budget.py)
+            self.warnings.append(f"line {result.line}: {result.extra['undo_cut']}")
         if not durable:
             self.engine.session.stage_result(self.number, result, content_key)
             self._unshown.append(result)
@@ -333,6 +349,7 @@ class Engine:
         *,
         decide: Decider = reject_all,
         listener: Listener | None = None,
+        shell: ShellPolicy | None = None,
     ) -> None:
         # Whatever built the session: a state folder the model can reach is never used.
         check_state_location(workspace.root, session.state_dir)
@@ -340,7 +357,18 @@ class Engine:
         self.session = session
         self.decide = decide
         self.listener = listener
+        self.shell = shell or ShellPolicy()  # what the person decided about commands ahead
         self.running: MessageRun | None = None  # the message whose block is being run
+
+    def told_to_model(self, result: CommandResult) -> CommandResult:
+        """A failed result without the absolute paths of this machine (internal_failure.py)."""
+        if result.ok:
+            return result
+        clean = partial(
+            without_machine_paths, workspace=self.workspace.root, state_dir=self.session.state_dir
+        )
+        details = clean(result.details) if result.details else result.details
+        return replace(result, summary=clean(result.summary), details=details)
 
     def notify(self, event: EngineEvent) -> None:
         if self.listener is not None:
@@ -418,6 +446,17 @@ class Engine:
         read in the write's dialog before anything else (its plan is then asked about on its own:
         "apply the rest" does not approve it)."""
         try:
+            if command.RUNS:
+                from .shell.run import run_command
+
+                return run_command(
+                    self,
+                    command,  # type: ignore[arg-type]
+                    message=message,
+                    before_commit=before_commit,
+                    action_label=action_label,
+                    notes=notes,
+                )
             if command.WRITES:
                 return self._write(
                     command, before_commit, message, accept_plan, action_label, notes
@@ -449,27 +488,31 @@ class Engine:
             else:
                 error = OperatorError(
                     ErrorCode.ERR_IO,
-                    f"{command.action} failed: {exc.strerror or exc}; nothing was changed",
+                    f"{command.action} failed: {exc.strerror or type(exc).__name__}; nothing "
+                    "was changed",
                 )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
         except Exception as exc:
             error = OperatorError(
                 ErrorCode.ERR_INTERNAL,
-                (
-                    f"Operator failed on this command ({type(exc).__name__}: "
-                    f"{exc}); nothing was changed; tell the person"
-                ),
-                _traceback(),
+                internal_message(exc, self.session.state_dir, f"on {command.action}")
+                + "; nothing was changed; tell the person",
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
     def consent(self, plan: WritePlan, message: int) -> bool:
         """Ask the person about `plan` (AwaitingDecision first, with what else its message
         writes); the session is let go of while they think."""
+        return self.ask(plan, message) is not False
+
+    def ask(self, plan: WritePlan, message: int) -> Answer:
+        """`consent`, with the answer as the person gave it (a RunGrant for a command)."""
         outlook = self.running.outlook(plan) if self.running is not None else ALONE
         self.notify(AwaitingDecision(plan, outlook))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
             return self.decide(plan, outlook)
+        if self.running is not None:
+            self.running.settle()  # the session is let go of while the person thinks
         with self.session.waiting_for_person(
             message, plan.command_id, plan.action, plan.target.rel
         ):
@@ -485,6 +528,7 @@ class Engine:
         notes: tuple[str, ...] = (),
     ) -> CommandResult:
         from .changes.write import commit, plan_write
+        from .safety.journal_budget import keep_within_budget
 
         plan = plan_write(command, self.workspace)
         if action_label is not None:
@@ -523,6 +567,7 @@ class Engine:
             before_commit(plan)
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
+            cut = keep_within_budget(self.session.state_dir, outcome.seq, message)
         except OperatorError as exc:
             status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
             return replace(
@@ -533,10 +578,8 @@ class Engine:
                 error_code=exc.code.value,
                 status=status,
             )
+        if cut is not None:  # said to the model, and shown to the person as a warning
+            return replace(
+                done, summary=f"{outcome.summary}; {cut}", extra={**done.extra, "undo_cut": cut}
+            )
         return replace(done, summary=outcome.summary)
-
-
-def _traceback() -> str:
-    import traceback  # only on an internal failure: not on every start
-
-    return traceback.format_exc(limit=5)

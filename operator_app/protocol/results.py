@@ -34,8 +34,16 @@ def encodable(text: str) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """ "1 line", "3 lines": summaries are read by a model that copies what it sees."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    """ "1 line", "3 lines", "2 unreadable entries": summaries are read by a model that copies
+    what it sees."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural(noun)}"
+
+
+def plural(noun: str) -> str:
+    """English plural of the nouns Operator counts: "entry" -> "entries", "file" -> "files"."""
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"
 
 
 def one_line(text: str) -> str:

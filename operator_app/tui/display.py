@@ -34,4 +34,6 @@ def pretty_path(path: Path) -> str:
 
 
 def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    from ..protocol.results import count
+
+    return count(n, noun)

@@ -24,6 +24,7 @@ from ..engine import (
     WritePlan,
 )
 from ..protocol import CommandResult, MessageScan
+from .command_answers import Answer, command_answer, command_policy
 from .follow import FileFollower
 from .messages import (
     EngineEventPosted,
@@ -78,18 +79,26 @@ class EngineRunner:
             if observer is not None:
                 observer(event)
 
-        def decide(plan: WritePlan, outlook: WriteOutlook) -> bool:
+        def decide(plan: WritePlan, outlook: WriteOutlook) -> Answer:
             number = opened[0] if opened else 0
-            if number in self._approve_rest and not plan.asked_alone:
+            # A repeated message's change, or a command without a sandbox, runs only on its own
+            # explicit yes, never on an earlier `a`.
+            if number in self._approve_rest and not plan.needs_own_yes:
                 return True
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
             if answer == "all":
                 self._approve_rest.add(number)
-            return answer in ("yes", "all")
+            return command_answer(answer, plan, self.workspace.root)
 
-        return Engine(self.workspace, self.session, decide=decide, listener=listener)
+        return Engine(
+            self.workspace,
+            self.session,
+            decide=decide,
+            listener=listener,
+            shell=command_policy(self.workspace.root),
+        )
 
     def run_text(
         self, text: str, source: str, scan: MessageScan | None = None

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..engine import (
     AwaitingDecision,
     BlockStarted,
+    CommandOutput,
     DuplicateSkipped,
     EngineEvent,
     Progress,
@@ -40,6 +41,7 @@ class Row:
     diff: str | None = None
     earlier_message: int | None = None  # a duplicate: the message whose result it repeats
     undone_at: float | None = None  # when the change this row made was undone
+    live: str | None = None  # a command running: its last lines of output so far
 
 
 @dataclass
@@ -155,6 +157,10 @@ class MessageState:
                 row.status, row.diff = WAITING, plan.diff
                 row.path = plan.target.rel
                 row.summary = f"{plan.kind} {plan.where} +{plan.added} -{plan.removed}"
+                if plan.run is not None:
+                    row.summary = f"run {plan.run.first_line} (in {plan.where})?"
+                elif plan.changes is not None:
+                    row.summary = f"apply its changes? {plan.changes.describe()}"
         elif isinstance(event, ResultReady):
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):
@@ -175,6 +181,17 @@ class MessageState:
             row = self._open_row(event.command_id)
             if row is not None:
                 row.summary = event.text
+        elif isinstance(event, CommandOutput):
+            row = self._open_row(event.command_id)
+            if row is not None:
+                row.status = "running"
+                row.live = event.text
+                lines = f"{event.lines} line{'s' if event.lines != 1 else ''}"
+                row.summary = (
+                    f"ran {event.seconds:.1f} s, {lines} of output"
+                    if event.done
+                    else f"running {event.seconds:.1f} s, {lines} of output (x stops it)"
+                )
 
     def grow(self, chunk: str) -> None:
         """A streamed message received more text."""

@@ -9,13 +9,16 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 from operator_app.protocol.chanflow.errors import StringCode
 from tests.support.string_exec import S, Workspace, chan
 
 # What only OPERATOR_CMD says: its actions, its marker, its fields.
 OPERATOR_CMD_WORDS = re.compile(
     r"\bfs\.[A-Za-z]|OPERATOR_CMD|content_b64|edits_b64|query_b64|patch_b64|path_to|startLine"
-    r"|endLine|overwrite: true|regex: true|ignore_case|readSlice|details_b64"
+    r"|endLine|overwrite: true|regex: true|ignore_case|readSlice|details_b64|timeout_s"
+    r"|command_b64|shell\.run"
 )
 
 
@@ -31,7 +34,9 @@ def _check(results: list[dict[str, object]], seen: set[str]) -> None:
         seen.add(str(result["error_code"]))
 
 
-def test_every_string_error_names_string_commands_only(tmp_path: Path) -> None:
+def test_every_string_error_names_string_commands_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     w = Workspace(
         tmp_path,
         {
@@ -118,5 +123,29 @@ def test_every_string_error_names_string_commands_only(tmp_path: Path) -> None:
     _check(w.exec(moved).results, seen)
     cut = f"<{S}=string:main>/write cut.txt\n" + "z" * 200_000 + f"\n</{S}>\n"
     _check(w.exec(cut).results, seen)
+    # A bash topic's script: over its time limit, ended by a signal, and with no sandbox.
+    from operator_app.engine.chanflow import bash as bash_topic
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    monkeypatch.setattr(bash_topic, "TIMEOUT_S", 1)
+    _check(w.exec(chan("echo begun; sleep 30", "bash:dev")).results, seen)
+    _check([_stopped_by_the_person(w)], seen)  # (exec has no one to press x)
+    monkeypatch.setenv("OPERATOR_SANDBOX", "none")
+    _check(w.exec(chan("echo hi", "bash:dev")).results, seen)
     provoked = {code.value for code in StringCode} - {"INTERNAL"}  # (an Operator bug's)
     assert provoked - seen == set(), f"not provoked: {provoked - seen}"
+
+
+def _stopped_by_the_person(w: Workspace) -> dict[str, object]:
+    """A bash topic's script the person stops (x in the TUI), run through the engine."""
+    from operator_app.engine import CommandOutput, Engine, Session, approve_all
+    from operator_app.engine import Workspace as Folder
+
+    def stop(event: object) -> None:
+        if isinstance(event, CommandOutput):
+            event.stop()
+
+    engine = Engine(Folder(w.ws), Session(w.state), decide=approve_all, listener=stop)
+    (result,) = engine.run_text(chan("echo begun; sleep 29", "bash:dev")).results
+    return result.to_json()

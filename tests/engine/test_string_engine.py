@@ -172,7 +172,9 @@ def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     monkeypatch.setitem(chanflow_run._HANDLERS, "ls", broken)
     folder = Folder(tmp_path, {"a.md": "x\n"})
     failed, read = folder.run(chan("t", "/ls") + chan("t", "/open a.md"))
-    assert failed.error_code == "INTERNAL" and "RuntimeError: boom" in failed.summary
+    assert failed.error_code == "INTERNAL" and "(RuntimeError in engine/" in failed.summary
+    assert "boom" not in failed.summary + (failed.details or "")  # the text stays in the log
+    assert "boom" in (folder.state / "internal-errors.log").read_text()
     assert read.ok
 
 

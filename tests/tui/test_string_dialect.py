@@ -98,7 +98,7 @@ async def test_p_copies_the_prompt_of_the_chosen_dialect(
         await pilot.press("p")
         await wait_for(pilot, lambda: len(copied) == 1)
         assert copied[0] == system_prompt()
-        app.action_toggle_prompt_dialect()
+        app.copy_control.toggle_prompt_dialect()
         assert settings.prompt_dialect() == "string"
         await pilot.press("p")
         await wait_for(pilot, lambda: len(copied) == 2)

@@ -408,10 +408,11 @@ class Workspace:
 
     def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
         """The files of `walk` one by one with their sizes, and the entries it skipped (folders
-        are not items). Close the iterator if you stop early."""
+        and notices are not items). Close the iterator if you stop early."""
         for event in self.walk(t, ignore_git=ignore_git):
             if isinstance(event, Skipped):
                 yield WalkItem(event.rel, "skipped", 0, event.reason)
+
             elif isinstance(event, FileRun):
                 for index, name in enumerate(event.names):
                     yield self._walked_file(event, name, event.rel(index))

@@ -7,6 +7,7 @@ failure told in String's terms, and the change remembered as the topic's, for /u
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.commands.base import Command
@@ -32,6 +33,14 @@ def command_for(call: Call, action: str, fields: Mapping[str, object]) -> Comman
         raise told_in_string(error) from None
 
 
+@dataclass(frozen=True)
+class Changed:
+    plan: WritePlan  # the plan that was approved and committed
+    # What the answer says after its confirmation: that the oldest undo history was let go of to
+    # keep the journal within its budget (engine/safety/journal_budget.py), when this change did.
+    context: tuple[str, ...] = ()
+
+
 def run_change(
     call: Call,
     command: Command,
@@ -39,8 +48,8 @@ def run_change(
     *,
     accept: Accept | None = None,
     rewrites: bool | None = None,
-) -> WritePlan:
-    """Run a change; the plan that was approved and committed. `message`: its confirmation
+) -> Changed:
+    """Run a change: the plan that was approved and committed. `message`: its confirmation
     (recorded before the commit, so recovery tells it too); `accept`: a check of the plan
     before anyone is asked; `rewrites`: see MessageContext.execute."""
     planned: list[WritePlan] = []
@@ -75,4 +84,5 @@ def run_change(
     plan = planned[-1]
     if plan.kind != "noop":
         call.topic.changes.append(call.request_id)
-    return plan
+    cut = result.extra.get("undo_cut")
+    return Changed(plan, (str(cut),) if cut else ())

@@ -14,12 +14,12 @@ from ...protocol.chanflow.commands import usage_error
 from ...protocol.chanflow.results import confirmation
 from ...protocol.results import count
 from ..changes.plan import WritePlan
-from .actions import Message, command_for, run_change
+from .actions import Changed, Message, command_for, run_change
 from .context import Answer, Call
 from .mapping import check_path, shown_path
 
 
-def _execute(call: Call, action: str, fields: Mapping[str, object], message: Message) -> WritePlan:
+def _execute(call: Call, action: str, fields: Mapping[str, object], message: Message) -> Changed:
     return run_change(call, command_for(call, action, fields), message)
 
 
@@ -40,11 +40,11 @@ def cmd_mv(call: Call) -> Answer:
     source, dest = check_path(call.ws, raw_from), check_path(call.ws, raw_to)
     message = confirmation(f"Moved: {shown_path(source)} -> {shown_path(dest)}")
     fields = {"path": source.rel, "path_to": dest.rel, "overwrite": str(overwrite).lower()}
-    _execute(call, "fs.move", fields, lambda plan: message)
+    changed = _execute(call, "fs.move", fields, lambda plan: message)
     read = call.topic.read
     for rel in [rel for rel in read if rel == source.rel or rel.startswith(source.rel + "/")]:
         read[dest.rel + rel[len(source.rel) :]] = read.pop(rel)
-    return Answer(message, path=source.rel)
+    return Answer(message, path=source.rel, context=changed.context)
 
 
 def cmd_cp(call: Call) -> Answer:
@@ -52,9 +52,9 @@ def cmd_cp(call: Call) -> Answer:
     source, dest = check_path(call.ws, raw_from), check_path(call.ws, raw_to)
     message = confirmation(f"Copied: {shown_path(source)} -> {shown_path(dest)}")
     fields = {"path": source.rel, "path_to": dest.rel, "overwrite": str(overwrite).lower()}
-    _execute(call, "fs.copy", fields, lambda plan: message)
+    changed = _execute(call, "fs.copy", fields, lambda plan: message)
     call.topic.read.pop(dest.rel, None)  # what stood there before is gone
-    return Answer(message, path=dest.rel)
+    return Answer(message, path=dest.rel, context=changed.context)
 
 
 def cmd_rm(call: Call) -> Answer:
@@ -72,7 +72,7 @@ def cmd_rm(call: Call) -> Answer:
             "brings it back)"
         )
 
-    plan = _execute(call, "fs.delete", {"path": target.rel}, message)
+    changed = _execute(call, "fs.delete", {"path": target.rel}, message)
     for rel in [r for r in call.topic.read if r == target.rel or r.startswith(target.rel + "/")]:
         del call.topic.read[rel]
-    return Answer(message(plan), path=target.rel)
+    return Answer(message(changed.plan), path=target.rel, context=changed.context)

@@ -36,12 +36,20 @@ _CODES: dict[ErrorCode, StringCode] = {
     ErrorCode.ERR_INVALID_DEPTH: StringCode.INVALID_PARAMS,
     ErrorCode.ERR_MISSING_PATTERN: StringCode.INVALID_PARAMS,
     ErrorCode.ERR_MISSING_QUERY: StringCode.INVALID_PARAMS,
+    ErrorCode.ERR_PATTERN_TOO_COSTLY: StringCode.INVALID_PARAMS,
     ErrorCode.ERR_TARGET_EXISTS: StringCode.INVALID_PATH,
     ErrorCode.ERR_INVALID_PATH_TO: StringCode.INVALID_PATH,
     ErrorCode.ERR_DELETE_ROOT: StringCode.INVALID_PATH,
     ErrorCode.ERR_SYMLINK_WOULD_ESCAPE: StringCode.INVALID_PATH,
     ErrorCode.ERR_LINES_MOVED: StringCode.LINES_MOVED,
     ErrorCode.ERR_INTERNAL: StringCode.INTERNAL,
+    # what a bash: topic's script can be told
+    ErrorCode.ERR_MISSING_COMMAND: StringCode.INVALID_PARAMS,
+    ErrorCode.ERR_INVALID_TIMEOUT: StringCode.INVALID_PARAMS,
+    ErrorCode.ERR_COMMAND_TIMEOUT: StringCode.TIMEOUT,
+    ErrorCode.ERR_COMMAND_KILLED: StringCode.KILLED,
+    ErrorCode.ERR_NOT_SANDBOXED: StringCode.NO_SANDBOX,
+    ErrorCode.ERR_SANDBOX_FAILED: StringCode.NO_SANDBOX,
 }
 
 
@@ -105,6 +113,7 @@ _FIELDS = (
     ("path, include or exclude", "the folder, --include or --exclude"),
     ("path_to", "TO"),
     ("content_b64", "the content"),
+    ("send a quicker command or a larger timeout_s (at most 600)", "send a quicker script"),
     ("OPERATOR_CMD ", ""),
 )
 

@@ -7,12 +7,12 @@ own responses pasted back is not run; each is a warning of the message."""
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ...protocol.chanflow.bash import is_bash, read_request
 from ...protocol.chanflow.blocks import ChanBlock
 from ...protocol.chanflow.commands import (
     Request,
@@ -27,13 +27,16 @@ from ...protocol.chanflow.faults import fault_error
 from ...protocol.chanflow.grammar import SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
+from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
-from . import entries, finding, reading, undoing, writing
+from ..state.internal_failure import internal_message
+from . import bash, entries, finding, reading, undoing, writing
 from .context import Answer, Call
 from .identity import Identity, content_key, identify, lookalike_note
+from .mapping import told_in_string
 from .recovered import recovered_result
 from .topics import TopicStore
 
@@ -65,6 +68,13 @@ _HANDLERS: dict[str, Handler] = {
     "mv": entries.cmd_mv,
     "cp": entries.cmd_cp,
     "rm": entries.cmd_rm,
+}
+# A bash topic's: its script, and its // commands (protocol/chanflow/bash.py).
+_BASH_HANDLERS: dict[str, Handler] = {
+    "bash": bash.cmd_script,
+    "info": bash.cmd_info,
+    "close": bash.cmd_close,
+    "help": bash.cmd_help,
 }
 
 
@@ -124,7 +134,7 @@ class StringRunner:
         first = request_line(block.payload)
         rid = self._identity(block).request_id
         context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
-        if _may_write(block.payload):
+        if _may_write(block):
             context.flush()  # what ran before a write is recorded and shown before it is asked
         answer = self._answer(block)
         context.add(answer.result, content_key=answer.content_key, durable=answer.durable)
@@ -136,11 +146,17 @@ class StringRunner:
         assert isinstance(block, ChanBlock)
         if not block.runs or block.fault is not None:
             return None
+        rid = identify(block.key, used, content_key(block.key, self.context.origin_key)).request_id
         try:
-            parse_topic(block.topic)
-            request = read_payload(block.payload)
+            topic = parse_topic(block.topic)
+            request = read_request(topic, block.payload)
             if not request.writes:
                 return None
+            if is_bash(topic):
+                folder = normalised(self.store.load(topic).cwd)
+                return PlannedWrite(
+                    block.start_line, rid, request.name, folder, command=request.line
+                )
             path = (
                 parse_location(request.name, request.argument).path
                 if request.name != "undo"
@@ -148,13 +164,15 @@ class StringRunner:
             )
         except StringError:
             return None
-        rid = identify(block.key, used, content_key(block.key, self.context.origin_key)).request_id
         shown = (
             normalised(workspace_relative(path))
             if path
             else f"(/{request.name}: a place in the topic)"
         )
         return PlannedWrite(block.start_line, rid, f"/{request.name}", shown)
+
+    def pause(self) -> None:
+        self.store.flush()  # the topics this message changed, written back once (topics.py)
 
     def end(self) -> None:
         pass
@@ -192,10 +210,12 @@ class StringRunner:
                     f"tag the block string:{topic} and nothing more; time= and mode= are for "
                     "Operator's answers",
                 )
-            request = read_payload(block.payload)
+            request = read_request(topic, block.payload)
             action = f"/{request.name}"
+            if is_bash(topic):  # its script is "bash"; its own commands are written //info
+                action = request.name if request.writes else f"//{request.name}"
             state = self.store.load(topic)
-            if request.name != "set":
+            if request.name != "set" and not is_bash(topic):
                 substituted = substitute(request.line, state.variables)
                 if substituted != request.line:
                     body = "" if request.body is None else "\n" + request.body
@@ -227,7 +247,7 @@ class StringRunner:
                 call.lookalike = lookalike_note(number, earlier_result)
                 if context.unattended:
                     raise _unasked(number, earlier_result, request.line)
-            answer = self._handler(request)(call)
+            answer = self._handler(topic, request)(call)
             if not call.closed:
                 self.store.save(state)
         except StringError as error:
@@ -244,11 +264,14 @@ class StringRunner:
             kept = None if result.status in ("rejected", "conflict") else key
             return ChanAnswer(result, kept, durable)
         except Exception as exc:  # one command's bug must not lose the others' results
-            failure = StringError(
-                StringCode.INTERNAL,
-                f"Operator failed on this command ({type(exc).__name__}: {exc}); tell the person",
-                *traceback.format_exc(limit=3).strip().split("\n")[-3:],
-            )
+            if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
+                failure = told_in_string(exc, writing=request is not None and request.writes)
+            else:
+                failure = StringError(
+                    StringCode.INTERNAL,
+                    internal_message(exc, context.session.state_dir, f"on {action}")
+                    + "; tell the person",
+                )
             result = string_failed(
                 rid,
                 failure,
@@ -276,7 +299,9 @@ class StringRunner:
         return ChanAnswer(result, key, request.writes)
 
     @staticmethod
-    def _handler(request: Request) -> Handler:
+    def _handler(topic: str, request: Request) -> Handler:
+        if is_bash(topic):
+            return _BASH_HANDLERS[request.name]
         if request.name == "edit":
             return writing.cmd_edit if request.body is not None else reading.cmd_edit_view
         return _HANDLERS[request.name]
@@ -329,11 +354,11 @@ def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
     )
 
 
-def _may_write(payload: str) -> bool:
+def _may_write(block: ChanBlock) -> bool:
     """Whether the block's command is one that writes, from its first line alone (a block that
     fails before it runs asks nothing, so a wrong guess only costs an early flush)."""
     try:
-        return read_payload(payload).writes
+        return read_request(parse_topic(block.topic), block.payload).writes
     except StringError:
         return False
 

@@ -29,6 +29,13 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
     for entry in undoable(call.ws, journal):
         if entry.command_id in mine:
             return entry
+    if any(entry.cut and entry.command_id in mine for entry in journal.entries()):
+        raise StringError(
+            StringCode.NO_HISTORY,
+            "this topic's remaining changes can no longer be undone: they were let go of to keep "
+            "the undo journal within its budget",
+            "/open the file and write back what you want",
+        )
     raise StringError(
         StringCode.NO_HISTORY,
         "no change of this topic to undo",
@@ -55,7 +62,7 @@ def cmd_undo(call: Call) -> Answer:
     before: bytes | None = None
     if entry.kind != "create":
         try:
-            before = journal.pre_image(entry)
+            before = journal.pre_image(entry, data)
         except (OSError, PreImageMismatch):
             raise StringError(
                 StringCode.WRITE_FAILED,

@@ -85,10 +85,17 @@ def _run(
             )
         return None
 
-    plan = run_change(call, command, message, accept=accept, rewrites=rewrites)
+    changed = run_change(call, command, message, accept=accept, rewrites=rewrites)
+    plan = changed.plan
     call.topic.read[target.rel] = digest(plan.new_bytes) or ""
     change = numbered_change(plan.diff) if plan.diff else "(no change: the file already holds this)"
-    return Answer(message(plan), content=change, path=target.rel, diff=plan.diff or None)
+    return Answer(
+        message(plan),
+        content=change,
+        path=target.rel,
+        diff=plan.diff or None,
+        context=changed.context,
+    )
 
 
 def _moves(plan: WritePlan) -> str:

@@ -61,6 +61,19 @@ class Progress:
     text: str
 
 
+@dataclass(frozen=True)
+class CommandOutput:
+    """A command running (engine/shell): its last lines of output so far, how long it has run, and
+    how to stop it; sent a few times a second, and once more with `done` when it has ended."""
+
+    command_id: str
+    text: str
+    seconds: float
+    lines: int
+    stop: Callable[[], None]
+    done: bool = False
+
+
 EngineEvent = (
     ForeignBlock
     | MessageOpened
@@ -69,5 +82,6 @@ EngineEvent = (
     | ResultReady
     | DuplicateSkipped
     | Progress
+    | CommandOutput
 )
 Listener = Callable[[EngineEvent], None]

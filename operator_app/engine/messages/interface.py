@@ -118,8 +118,13 @@ class BlockRunner(Protocol):
         for a read, an invalid block, or one that will not run."""
         ...
 
+    def pause(self) -> None:
+        """The session is about to be let go of (a chunk is done, a write waits for the person):
+        save what the runner keeps while the message runs (String's topics)."""
+        ...
+
     def end(self) -> None:
-        """The message is over (whatever the runner keeps per message is saved now)."""
+        """The message is over (pause() was called just before)."""
         ...
 
 

@@ -25,10 +25,15 @@ class PlannedWrite:
     action: str
     path: str
     path_to: str | None = None  # a copy or move: where the entry goes
+    command: str | None = None  # a command to run (engine/shell): its script's first line
 
     @property
     def deletes(self) -> bool:
         return self.action in DELETE_ACTIONS
+
+    @property
+    def runs(self) -> bool:
+        return self.command is not None
 
     @property
     def where(self) -> str:
@@ -44,12 +49,13 @@ class WriteOutlook:
     open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
 
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
-        """Writes among the rest that deserve a second look before `a`: a delete, a copy or move
-        (it reaches a second path), or a file other than the one whose diff the dialog shows."""
+        """Writes among the rest that deserve a second look before `a`: a command to run, a
+        delete, a copy or move (it reaches a second path), or a file other than the one whose
+        diff the dialog shows."""
         return tuple(
             write
             for write in self.rest
-            if write.deletes or write.path_to is not None or write.path != shown_path
+            if write.runs or write.deletes or write.path_to is not None or write.path != shown_path
         )
 
     def asks_again(self, shown_path: str) -> bool:

@@ -18,6 +18,7 @@ from ...protocol.results import CommandResult, failed, repeated
 from ..messages.events import BlockStarted, DuplicateSkipped
 from ..messages.interface import MessageContext, Unanswered
 from ..messages.outlook import PlannedWrite, normalised
+from ..state.internal_failure import internal_message
 from .failed_writes import FailedWrites
 from .line_edits import lines_moved
 from .recovered import recovered_result
@@ -107,6 +108,18 @@ class OperatorCmdRunner:
             return None
         command = checked[0]
         to = command.__dict__.get("path_to")
+        if command.RUNS:  # shell.run: where it starts, and what it runs
+            script = str(getattr(command, "script", ""))
+            lines = [line.strip() for line in script.split("\n") if line.strip()]
+            first = (lines[0] if lines else "") + (" ..." if len(lines) > 1 else "")
+            cwd = command.__dict__.get("cwd")
+            return PlannedWrite(
+                block.start_line,
+                command.id,
+                command.action,
+                normalised(cwd if isinstance(cwd, str) else "."),
+                command=first,
+            )
         return PlannedWrite(
             block.start_line,
             command.id,
@@ -114,6 +127,9 @@ class OperatorCmdRunner:
             normalised(command.path_or_none or "."),
             normalised(to) if isinstance(to, str) else None,
         )
+
+    def pause(self) -> None:
+        pass
 
     def end(self) -> None:
         self._validated.clear()
@@ -134,11 +150,10 @@ class OperatorCmdRunner:
             except Exception as exc:
                 checked = OperatorError(
                     ErrorCode.ERR_INTERNAL,
-                    (
-                        "Operator failed while validating this block "
-                        f"({type(exc).__name__}: {exc}); tell the person"
-                    ),
-                    _traceback(),
+                    internal_message(
+                        exc, self.context.session.state_dir, "while validating this block"
+                    )
+                    + "; tell the person",
                 )
         if keep:
             self._validated[id(block)] = (block, checked)
@@ -292,12 +307,6 @@ def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
     """`result` with the clause saying its block was indented or fenced, when it was."""
     note = layout_note(block)
     return replace(result, summary=result.summary + note) if note else result
-
-
-def _traceback() -> str:
-    import traceback  # only on an internal failure: not on every start
-
-    return traceback.format_exc(limit=5)
 
 
 ENGINE_HALF = OperatorCmdEngine()

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..results import CommandResult
 from . import grammar
+from .bash import SCRIPT
 from .blocks import ChanBlock
 from .commands import BY_NAME
 from .responses import Response
@@ -46,6 +47,8 @@ class StringDialect:
         return {"topic": frame.get(TOPIC), "request": frame.get(REQUEST), "time": frame.get(TIME)}
 
     def writes(self, action: str | None) -> bool | None:
+        if action == SCRIPT:  # a bash topic's script: asked about, its changes reviewed
+            return True
         if action is None or not action.startswith("/"):
             return None
         spec = BY_NAME.get(action[1:])

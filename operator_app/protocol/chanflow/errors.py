@@ -34,6 +34,9 @@ class StringCode(StrEnum):
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
     LINES_MOVED = "LINES_MOVED"
     WRITE_FAILED = "WRITE_FAILED"
+    TIMEOUT = "TIMEOUT"
+    KILLED = "KILLED"
+    NO_SANDBOX = "NO_SANDBOX"
     INTERNAL = "INTERNAL"
 
 
@@ -49,19 +52,19 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     StringCode.INVALID_PATH: StringCodeInfo(
         "outside the workspace, malformed, or a folder for a file", "~/ is the root"
     ),
-    StringCode.LINE_OUT_OF_RANGE: StringCodeInfo(
-        "past the end of the file", "the error gives its line count"
-    ),
+    StringCode.LINE_OUT_OF_RANGE: StringCodeInfo("past the end of the file", "see its line count"),
     StringCode.CONFLICT: StringCodeInfo(
         "the file changed since this topic read it", "/refresh, then retry"
     ),
     StringCode.COMMAND_UNSUPPORTED: StringCodeInfo("not a command Operator serves", "/help"),
     StringCode.INVALID_PARAMS: StringCodeInfo(
-        "an argument or the content missing or malformed", "follow the usage given"
+        "an argument or content missing or malformed", "follow the usage given"
     ),
     StringCode.INVALID_VARIABLE: StringCodeInfo("a $variable", "use {name}"),
     StringCode.UNDEFINED_VARIABLE: StringCodeInfo("a {name} with no value", "/set it first"),
-    StringCode.INVALID_TARGET: StringCodeInfo("a malformed topic, or not file:", "use file:name"),
+    StringCode.INVALID_TARGET: StringCodeInfo(
+        "a malformed or unserved topic", "file:name or bash:name"
+    ),
     StringCode.NO_HISTORY: StringCodeInfo("/back or /undo with nothing to go back to", ""),
     StringCode.NO_COMMITS: StringCodeInfo("a file never committed", "/commit it first"),
     StringCode.VERSION_NOT_FOUND: StringCodeInfo("no such version", "/log path"),
@@ -71,17 +74,20 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     StringCode.REJECTED: StringCodeInfo("the person said no; nothing changed", "ask them"),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo("no close tag before the message ended", ""),
     StringCode.MALFORMED_TAG: StringCodeInfo(
-        "a tag almost right, or a close tag with no open one", "write the form shown"
+        "a tag almost right, or a stray close tag", "write the form shown"
     ),
     StringCode.NESTED_BLOCK: StringCodeInfo("an open tag inside a block", "one command per block"),
     StringCode.BLOCK_TOO_LARGE: StringCodeInfo(
-        "a block over 200,000 characters, or starting before a message's last 200,000",
+        "a block over 200,000 characters or before a message's last 200,000",
         "/write, then /append",
     ),
     StringCode.LINES_MOVED: StringCodeInfo(
-        "an earlier change of the message moved the lines a :L range names", "send the range given"
+        "an earlier change moved a :L range's lines", "send the range given"
     ),
     StringCode.WRITE_FAILED: StringCodeInfo("the change could not be made", "the error says why"),
+    StringCode.TIMEOUT: StringCodeInfo("a script ran over 120 s; stopped", "run less at once"),
+    StringCode.KILLED: StringCodeInfo("a script was stopped", "ask the person"),
+    StringCode.NO_SANDBOX: StringCodeInfo("no sandbox here; nothing ran", "ask the person"),
     StringCode.INTERNAL: StringCodeInfo("Operator failed", "tell the person"),
 }
 

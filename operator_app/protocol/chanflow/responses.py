@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..escapes import escape_controls, escape_name, escape_text
 from . import grammar
 from .tag_escape import escape_tags
 
@@ -26,10 +27,18 @@ class Response:
     mode: str | None = None  # the session's mode, when it has one ("edit": seed 003)
 
     def render(self) -> str:
-        lines = [f"re: [{self.request_id}] {self.request}", self.message]
+        """The response block, safe both ways (docs/design.md, "The String dialect", Escapes):
+        the command line and the message are one line each with every control character escaped,
+        what follows keeps tab and line feed (protocol/escapes.py, the one rule for controls); and
+        no tag is in it but its own, each tag start in its text given one more backslash
+        (tag_escape.py, the one rule for tags), so a file's `</𝒞>` shown in it ends nothing and
+        a response pasted back runs nothing."""
+        lines = [
+            f"re: [{self.request_id}] {escape_name(self.request)}",
+            escape_controls(self.message),
+        ]
         if self.rest is not None:
-            lines.append(self.rest.removesuffix("\n"))
-        # No tag but the response's own: a file's </𝒞> would end it for whoever reads it.
+            lines.append(escape_text(self.rest.removesuffix("\n")))
         inner = escape_tags("\n".join(lines))
         return f"{self.open_tag()}\n{inner}\n{grammar.CLOSE}"
 

@@ -18,6 +18,7 @@ EFFECT = {
     "delete": "bring it back from the trash",
     "move": "move it back (and put back a file it replaced)",
     "copy": "remove the copy (or restore the file it replaced)",
+    "changeset": "take back every file the command changed, created or deleted",
 }
 
 
