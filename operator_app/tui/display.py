@@ -34,6 +34,6 @@ def pretty_path(path: Path) -> str:
 
 
 def plural(n: int, noun: str) -> str:
-    from ..protocol.results import count
+    from ..protocol import count
 
     return count(n, noun)
