@@ -119,12 +119,14 @@ def test_the_spec_command_speaks_both_dialects() -> None:
 
 def test_the_prompts_say_what_a_round_trip_had_to_guess() -> None:
     """What models had to find out by trying (issue 25): each said in the compact prompt, and
-    the line-number rule in both prompts (tests/cli/test_prompt_facts.py holds them true)."""
+    the line-number rule in both prompts, a command's changes included (tests/cli/
+    test_prompt_facts.py and tests/cli/test_line_numbers.py hold them true)."""
     from operator_app.protocol.chanflow.spec import MAX_PROMPT_CHARS, string_prompt
 
     for fact in (
         "Line numbers (replaceRange, patch hunks) count the file as it was when your message "
-        "began: give several line edits of one file bottom-up, or as one edit.",
+        "began: give several line edits of one file bottom-up, or as one edit, and none after a "
+        "shell.run that changed it.",
         "fs.rename path path_to [overwrite: true] *: a file or folder renamed in its folder "
         "(path_to: the new path, src/b.py)",
         "insertAfter puts text right after the anchor text",
@@ -140,5 +142,6 @@ def test_the_prompts_say_what_a_round_trip_had_to_guess() -> None:
     assert len(string) <= MAX_PROMPT_CHARS
     assert (
         "Line numbers count each file as it was when your message began: several line edits of "
-        "one\n   file in one message go bottom-up, or in one block." in string
+        "one\n   file in one message go bottom-up, or in one block; none after a script changed "
+        "the file." in string
     )

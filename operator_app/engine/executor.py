@@ -265,16 +265,25 @@ class MessageRun:
         notes: tuple[str, ...] = (),
         rewrites: bool | None = None,
     ) -> CommandResult:
+        committed: list[WritePlan] = []  # a command's change-set, as it is committed
+
+        def committing(plan: WritePlan) -> None:
+            committed.append(plan)
+            if before_commit is not None:
+                before_commit(plan)
+
         result = self.engine.execute(
             command,
-            before_commit=before_commit,
+            before_commit=committing if command.RUNS else before_commit,
             before_progress=self._flush,
             message=self.number,
             accept_plan=accept_plan,
             action_label=action_label,
             notes=notes,
         )
-        if command.WRITES and result.ok:
+        if command.RUNS:
+            self.lines.ran(result, committed[-1].changes if committed else None)
+        elif command.WRITES and result.ok:
             self.lines.committed(command.action, result, rewrites=rewrites)
         return result
 

@@ -2,13 +2,16 @@
 in one message every line-addressed edit counts lines in the file as it was when the message
 began (within one fs.applyEdits, as it was before that command). An edit whose lines an earlier
 write of the message moved or changed is refused, nothing written, with those lines as they are
-now and the range to send again; one below every earlier change applies; and every write that
-moves lines says how."""
+now and the range to send again; one below every earlier change applies; every write that
+moves lines says how; and a command's change-set (shell.run, a bash topic's script) is a write
+whose moves are not known, so a line edit of a file it changed is refused."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 from tests.support.blocks import b64, block
 from tests.support.string_exec import Workspace, chan
@@ -224,3 +227,76 @@ def test_a_change_above_that_keeps_the_line_count_leaves_numbers_standing(
         "def save(p, t):",
         "    pass",
     )
+
+
+# -- a command's change-set is a write whose line moves are not known ---------------------------
+
+
+def test_a_line_edit_after_a_command_changed_the_file_is_refused_in_both_dialects(
+    tmp_path: Path,
+) -> None:
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    w = Workspace(tmp_path, {"m.py": MODULE, "other.py": MODULE})
+    # A formatter-like command inserts a line at the top of m.py; other.py it leaves alone.
+    script = "sed -i '1i # formatted' m.py"
+    operator = (
+        block("e0", "fs.applyEdits", path="m.py", edits_b64=edits((12, 12, "    pass")))
+        + block("c1", "shell.run", command_b64=b64(script))
+        + block("e1", "fs.applyEdits", path="m.py", edits_b64=edits((4, 4, "    # read")))
+        + block("e2", "fs.applyEdits", path="other.py", edits_b64=edits((4, 4, "    # read")))
+    )
+    before, ran, refused, elsewhere = w.exec(operator).results
+    assert before["ok"] and ran["ok"] and "1 file: 1 changed" in ran["summary"], ran
+    assert refused["error_code"] == "ERR_LINES_MOVED", refused
+    assert (
+        "edit #1 (edits[0], replaceRange) of m.py: your lines 4-4 count the file as it was when "
+        "your message began, and the command c1 of this message (shell.run) changed the file "
+        "since, so where those lines are now is not known; nothing was written"
+    ) in refused["summary"]
+    assert refused["details"] == "# m.py: lines 4-4 of 13, as they are now\n4: def load(path):"
+    assert elsewhere["ok"], elsewhere  # a file the command did not change keeps its numbers
+    text = w.read("m.py")
+    assert text.startswith("# formatted\nimport os\n") and "# read" not in text
+    assert text.endswith("    pass\n")
+
+    # String: a bash topic's script, then a :L edit of the file it changed.
+    w.put("s.md", "one\ntwo\nthree\n")
+    string = chan("sed -i '1i zero' s.md", "bash:dev") + chan("/replace s.md:L2\nTWO")
+    script_result, edit = w.exec(string).results
+    assert script_result["ok"] and edit["error_code"] == "LINES_MOVED", edit
+    assert edit["summary"] == (
+        f"\u2717 LINES_MOVED: your :L2 may have moved: the script [{script_result['id']}] of this "
+        "message changed ~/s.md, so where those lines are now is not known; nothing was written"
+    )
+    assert edit["details"].split("\n")[:2] == ["~/s.md:L2 as it is now:", "2 \u2502 one"]
+    assert w.read("s.md") == "zero\none\ntwo\nthree\n"
+
+
+def test_after_a_command_a_whole_file_write_starts_the_count_again(tmp_path: Path) -> None:
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    w = Workspace(tmp_path, {"n.txt": "old\n"})
+    message = (
+        block("c1", "shell.run", command="echo more >> n.txt")
+        + block("w1", "fs.write", path="n.txt", content_b64=b64("a\nb\nc\n"))
+        + block("e1", "fs.applyEdits", path="n.txt", edits_b64=edits((2, 2, "B")))
+    )
+    assert [r["ok"] for r in w.exec(message).results] == [True, True, True]
+    assert w.read("n.txt") == "a\nB\nc\n"
+
+
+def test_after_a_command_without_a_sandbox_every_files_line_edits_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPERATOR_SANDBOX", "none")
+    w = Workspace(tmp_path, {"m.py": MODULE})
+    message = block("c1", "shell.run", command="true") + block(
+        "e1", "fs.applyEdits", path="m.py", edits_b64=edits((4, 4, "    # read"))
+    )
+    run, edit = w.exec(message, extra=("--allow-unsandboxed",)).results
+    assert run["ok"] and "changes made directly" in run["summary"], run
+    assert edit["error_code"] == "ERR_LINES_MOVED" and "the command c1" in edit["summary"]
+    assert w.read("m.py") == MODULE

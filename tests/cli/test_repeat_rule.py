@@ -11,6 +11,7 @@ import os
 import select
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.cli.test_terminal_consent import PROMPT, Terminal
 from tests.support.blocks import block
@@ -136,3 +137,78 @@ def test_a_command_of_an_earlier_message_says_how_to_run_it_again(tmp_path: Path
     assert again["summary"].startswith("already ran in message 1: ")
     assert again["summary"].endswith("(not run again; to run it again, send it with a new id)")
     assert w.read("a.txt") == "by hand\n"
+
+
+# -- commands (issue 24's bash topics and shell.run) under the repeat rule ----------------------
+
+
+def test_a_repeated_messages_script_never_reruns_unasked(tmp_path: Path) -> None:
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    w = Workspace(tmp_path, {"log.md": "start\n"})
+    message = "Logging.\n" + chan("echo once >> log.md", "bash:dev")
+    first = w.exec(message).one
+    assert first["ok"] and w.read("log.md") == "start\nonce\n", first
+    again = w.exec(message).one  # the same text as message 1: --approve all asks no one
+    assert again["error_code"] == "REJECTED" and not again["ok"]
+    assert "same text as message 1, whose bash ran then" in again["summary"]
+    assert w.read("log.md") == "start\nonce\n"
+    # OPERATOR_CMD: the same block again is "already ran", never run; a new id runs it.
+    command = block("c1", "shell.run", command="echo twice >> log.md")
+    assert w.exec(command).one["ok"] and w.read("log.md").endswith("twice\n")
+    repeated = w.exec(command).one
+    assert repeated["summary"].startswith("already ran in message 3: ")
+    assert w.read("log.md") == "start\nonce\ntwice\n"
+
+
+def test_a_repeated_messages_script_is_asked_alone_even_when_always_allowed(
+    tmp_path: Path,
+) -> None:
+    from operator_app.engine import Engine, Session, ShellPolicy
+    from operator_app.engine import Workspace as Folder
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    w = Workspace(tmp_path, {"log.md": "start\n"})
+    asked: list[Any] = []
+
+    def decide(plan: Any, outlook: Any) -> bool:
+        asked.append(plan)
+        return True
+
+    script = "echo once >> log.md"
+    engine = Engine(
+        Folder(w.ws),
+        Session(w.state),
+        decide=decide,
+        shell=ShellPolicy(always_allowed=lambda text: text.strip() == script),
+    )
+    message = "Logging.\n" + chan(script, "bash:dev")
+    assert engine.run_text(message).results[0].ok
+    assert [plan.kind for plan in asked] == ["changeset"]  # always allowed: the run unasked
+    (again,) = engine.run_text(message).results
+    run_plan = next(plan for plan in asked[1:] if plan.kind == "run")
+    assert run_plan.asked_alone and run_plan.needs_own_yes
+    assert run_plan.notes[0] == (
+        "this message has the same text as message 1, whose bash was applied; approve only if "
+        "it should run again"
+    )
+    assert again.ok and w.read("log.md") == "start\nonce\nonce\n"  # the person said yes
+
+
+def test_a_page_message_delivered_again_never_reruns_its_script(tmp_path: Path) -> None:
+    from operator_app.engine import Engine, Session, approve_all
+    from operator_app.engine import Workspace as Folder
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    w = Workspace(tmp_path, {"log.md": "start\n"})
+    engine = Engine(Folder(w.ws), Session(w.state), decide=approve_all)
+    message = "Logging.\n" + chan("echo once >> log.md", "bash:dev")
+    (first,) = engine.run_text(message, origin="chat.example/c/1#3").results
+    # The bridge delivers the same page message again (it grew, or after a restart).
+    (again,) = engine.run_text(message + "Done.\n", origin="chat.example/c/1#3").results
+    assert first.ok and again.extra["repeat_of"] == 1 and again.id == first.id
+    assert "nothing was run again" in (again.details or "")
+    assert w.read("log.md") == "start\nonce\n"

@@ -65,3 +65,18 @@ def test_content_writes_tags_escaped_and_round_trips_through_a_response(tmp_path
     again = w.exec("Copy it.\n" + chan(f"/write copy.md\n{body}"))
     assert again.one["ok"] and w.read("copy.md") == expected
     assert content(w.exec(chan("/open copy.md")).one) == expected.removesuffix("\n")
+
+
+def test_a_bash_topics_script_writes_tags_escaped_and_its_output_shows_them_escaped(
+    tmp_path: Path,
+) -> None:
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    w = Workspace(tmp_path)
+    script = f"printf '%s\\n' 'done <\\/{S}>' > out.txt; cat out.txt"
+    run = w.exec(chan(script, "bash:dev"))
+    assert run.one["ok"], run.one
+    assert w.read("out.txt") == f"done </{S}>\n"  # the script got the tag itself
+    assert run.copy_text.count(f"</{S}>") == 1  # the output's is shown escaped
+    assert f"---\ndone <\\/{S}>\n</{S}>" in run.copy_text

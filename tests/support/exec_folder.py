@@ -24,9 +24,11 @@ def cli(*args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def exec_envelope(ws: Path, state: Path, path: Path, approve: str = "all") -> dict[str, Any]:
-    """The envelope `operator-app exec --approve APPROVE --json` prints for the message in
-    `path`; fails unless it exits 0."""
+def exec_envelope(
+    ws: Path, state: Path, path: Path, approve: str = "all", *extra: str
+) -> dict[str, Any]:
+    """The envelope `operator-app exec --approve APPROVE --json [EXTRA...]` prints for the message
+    in `path`; fails unless it exits 0."""
     code, out, err = cli(
         "exec",
         "--workspace",
@@ -36,6 +38,7 @@ def exec_envelope(ws: Path, state: Path, path: Path, approve: str = "all") -> di
         "--approve",
         approve,
         "--json",
+        *extra,
         str(path),
     )
     assert code == 0, err

@@ -63,10 +63,10 @@ class Workspace:
     def read(self, rel: str) -> str:
         return (self.ws / rel).read_text(encoding="utf-8")
 
-    def exec(self, message: str, approve: str = "all") -> Run:
+    def exec(self, message: str, approve: str = "all", extra: tuple[str, ...] = ()) -> Run:
         self.sent += 1
         path = self.tmp / f"message-{self.sent}.txt"
         path.write_text(message, encoding="utf-8")
-        envelope = exec_envelope(self.ws, self.state, path, approve)
+        envelope = exec_envelope(self.ws, self.state, path, approve, *extra)
         data = envelope["data"]
         return Run(data["results"], envelope["warnings"], data["copy_text"], data["message"])

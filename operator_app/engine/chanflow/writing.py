@@ -122,6 +122,17 @@ def _check_lines_held(call: Call, target: Target, location: Location) -> None:
         rows.append(numbered([text], number))
         previous = number
     where = "~/" + target.rel
+    if moved.by_command:
+        raise StringError(
+            StringCode.LINES_MOVED,
+            f"your {asked} may have moved: the script {by} of this message changed {where}, so "
+            "where those lines are now is not known; nothing was written",
+            f"{where}{asked} as it is now:",
+            *rows,
+            f"line numbers count the file as it was when your message began; /open {where} "
+            "again and send the change with the lines you see (send line edits of a file before "
+            "a script that changes it)",
+        )
     raise StringError(
         StringCode.LINES_MOVED,
         f"your {asked} is now {now} after {by} of this message; nothing was written",

@@ -8,7 +8,14 @@ inside it, the dialect refuses it, with the range those lines have now and the l
 
 A write that gives a file's whole text (fs.write, String's /write) starts the count again: the
 model numbers what follows from the text it wrote. A file deleted forgets its count; one moved
-or copied takes it along."""
+or copied takes it along.
+
+A command the message ran (shell.run, a bash topic's script) is a write too, but not one whose
+lines can be followed: its change-set says which files it changed, not what the model meant by
+them (a formatter moves every line). So a line-addressed edit of a file a command of the message
+changed is refused, the lines now at the numbers given shown, until a whole-file write gives
+the file a text the model numbered itself; after a command that ran without a sandbox, which
+may have changed any file unseen, every file's is."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ from ..textops.line_moves import Step, carry, changes_of_diff
 if TYPE_CHECKING:
     from ...protocol.results import CommandResult
     from ..boundary.workspace import Workspace
+    from ..changes.changeset.items import ChangeSet
 
 SHOWN_LINES = 40  # of the lines a refusal shows as they are now; more are cut in the middle
 _TRANSFERS = ("fs.move", "fs.rename", "fs.copy")
@@ -35,11 +43,18 @@ class LinesMoved:
     by: tuple[str, ...]  # the ids of the writes of this message that moved or changed them
     lines: tuple[tuple[int, str], ...]  # (number, text) of the lines now[0]..now[1] (maybe cut)
     total: int  # the file's line count now
+    # A command of the message (its id is `by`) changed the file: where the lines went is not
+    # known, and `now` is the range asked, as the file is now.
+    by_command: bool = False
 
 
 @dataclass
 class MessageLines:
     _steps: dict[str, list[tuple[str, Step]]] = field(default_factory=dict)  # rel -> (id, step)
+    _by_command: dict[str, str] = field(default_factory=dict)  # rel -> the command that changed it
+    # A command that ran without a sandbox (its id), and the files written whole since.
+    _anywhere: str | None = None
+    _rewritten: set[str] = field(default_factory=set)
 
     def committed(self, action: str, result: CommandResult, *, rewrites: bool | None) -> None:
         """A write of this message was made (`result` is its ok result: path, diff, path_to).
@@ -55,8 +70,26 @@ class MessageLines:
                 self._carry(rel, to, keep=action == "fs.copy")
         elif rewrites or (rewrites is None and action == "fs.write"):
             self._steps.pop(rel, None)
+            self._by_command.pop(rel, None)
+            self._rewritten.add(rel)
         elif result.diff:
             self.changed(rel, result.diff, result.id)
+
+    def ran(self, result: CommandResult, changes: ChangeSet | None) -> None:
+        """A command of this message ran: `changes` is its change-set as committed (None: none
+        was); a command without a sandbox changed the tree directly, so any file."""
+        state = result.extra.get("changes")
+        if state == "direct":
+            self._anywhere, self._rewritten = result.id, set()
+            return
+        if state != "applied" or changes is None:
+            return
+        for item in changes.items:
+            if item.op == "write":
+                self._steps.pop(item.rel, None)
+                self._by_command[item.rel] = result.id
+            elif item.op == "delete":
+                self._forget(item.rel)
 
     def changed(self, rel: str, diff: str, by: str) -> None:
         """A change of `rel` made with this preview diff (String's /undo records its own)."""
@@ -67,6 +100,12 @@ class MessageLines:
     def moved(self, ws: Workspace, rel: str, first: int, last: int) -> LinesMoved | None:
         """None while lines first..last (as the message began) are still where they were and
         unchanged by this message's writes; else where they are now, and what they hold."""
+        command = self._by_command.get(rel)
+        if command is None and self._anywhere is not None and rel not in self._rewritten:
+            command = self._anywhere
+        if command is not None:
+            lines, total = _lines_now(ws, rel, first, last)
+            return LinesMoved(rel, (first, last), (first, last), (command,), lines, total, True)
         steps = self._steps.get(rel)
         if not steps:
             return None
@@ -78,14 +117,18 @@ class MessageLines:
         return LinesMoved(rel, (first, last), (carried.first, carried.last), by, lines, total)
 
     def _forget(self, rel: str) -> None:
-        for key in [k for k in self._steps if k == rel or k.startswith(rel + "/")]:
-            del self._steps[key]
+        for kept in (self._steps, self._by_command):
+            for key in [k for k in kept if k == rel or k.startswith(rel + "/")]:
+                del kept[key]
 
     def _carry(self, rel: str, to: str, *, keep: bool) -> None:
         self._forget(to)
         for key in [k for k in self._steps if k == rel or k.startswith(rel + "/")]:
             steps = self._steps[key] if keep else self._steps.pop(key)
             self._steps[to + key[len(rel) :]] = list(steps)
+        for key in [k for k in self._by_command if k == rel or k.startswith(rel + "/")]:
+            command = self._by_command[key] if keep else self._by_command.pop(key)
+            self._by_command[to + key[len(rel) :]] = command
 
 
 def _lines_now(

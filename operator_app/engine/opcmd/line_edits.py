@@ -57,6 +57,8 @@ def lines_moved(context: MessageContext, command: Command) -> OperatorError | No
 
 
 def _refusal(command: Command, where: str, moved: LinesMoved) -> OperatorError:
+    if moved.by_command:
+        return _after_command(where, moved)
     (first, last), (now_first, now_last) = moved.asked, moved.now
     ids = ", ".join(moved.by)
     writes = "write" if len(moved.by) == 1 else "writes"
@@ -71,6 +73,26 @@ def _refusal(command: Command, where: str, moved: LinesMoved) -> OperatorError:
         f"nothing was written; if those are the lines you meant, send {again} and a new id "
         "(several line edits of one file in one message go bottom-up, highest lines first)"
     )
+    return OperatorError(ErrorCode.ERR_LINES_MOVED, message, _shown(moved))
+
+
+def _after_command(where: str, moved: LinesMoved) -> OperatorError:
+    """A command of the message changed the file: where the lines went is not known."""
+    first, last = moved.asked
+    message = (
+        f"{where} of {moved.rel}: your lines {first}-{last} count the file as it was when your "
+        f"message began, and the command {moved.by[0]} of this message (shell.run) changed the "
+        "file since, so where those lines are now is not known; nothing was written; lines "
+        f"{first}-{last} as they are now are in details; read the file again with fs.readSlice "
+        "and send the edit with a new id (give line edits of a file before a command that "
+        "changes it)"
+    )
+    return OperatorError(ErrorCode.ERR_LINES_MOVED, message, _shown(moved))
+
+
+def _shown(moved: LinesMoved) -> str:
+    """The lines the refusal shows, as they are now, numbered."""
+    now_first, now_last = moved.now
     header = f"# {moved.rel}: lines {now_first}-{now_last} of {moved.total}, as they are now"
     rows, previous = [header], None
     for number, text in moved.lines:
@@ -78,4 +100,4 @@ def _refusal(command: Command, where: str, moved: LinesMoved) -> OperatorError:
             rows.append("# ...")
         rows.append(f"{number}: {text}")
         previous = number
-    return OperatorError(ErrorCode.ERR_LINES_MOVED, message, "\n".join(rows))
+    return "\n".join(rows)
