@@ -21,6 +21,15 @@ Message = Callable[[WritePlan], str]  # a change's confirmation, from its plan
 Accept = Callable[[WritePlan], OperatorError | None]
 
 
+def declined(what: str, outcome: str = "nothing changed") -> StringError:
+    """REJECTED: the person said no to `what` ("/append notes.md", "to run pytest")."""
+    return StringError(
+        StringCode.REJECTED,
+        f"the person declined {what}; {outcome}",
+        "ask them what they want before trying again",
+    )
+
+
 def command_for(call: Call, action: str, fields: Mapping[str, object]) -> Command:
     """The engine's command for the block, or the String error of fields it refuses."""
     model = model_for(action)
@@ -75,11 +84,7 @@ def run_change(
     )
     if not result.ok:
         if result.status == "rejected":
-            raise StringError(
-                StringCode.REJECTED,
-                f"the person declined {call.request.line}; nothing changed",
-                "ask them what they want before trying again",
-            )
+            raise declined(call.request.line)
         raise failure_of(result, writing=True)
     plan = planned[-1]
     if plan.kind != "noop":

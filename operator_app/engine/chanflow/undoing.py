@@ -19,6 +19,7 @@ from ..safety.journal import Journal, JournalEntry, PreImageMismatch
 from ..textops.diff import unified_diff
 from ..textops.line_moves import changes_of_diff, moves_clause
 from ..textops.textfile import TextDoc, split_lines
+from .actions import declined
 from .context import Answer, Call
 from .documents import digest, read_bytes, short
 
@@ -110,11 +111,7 @@ def cmd_undo(call: Call) -> Answer:
 
 def _ask(call: Call, plan: WritePlan, shown: str) -> None:
     if not call.context.consent(plan):
-        raise StringError(
-            StringCode.REJECTED,
-            f"the person declined /undo of {shown}; nothing changed",
-            "ask them what they want before trying again",
-        )
+        raise declined(f"/undo of {shown}")
 
 
 def _take_back(call: Call, journal: Journal, entry: JournalEntry, message: str) -> None:
