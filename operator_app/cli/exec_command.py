@@ -55,6 +55,8 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
     for dup in run.duplicates:
+        if dup.earlier_message == run.number:
+            continue  # a duplicate within the message: its own warning says so
         warnings.append(
             f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not "
             "run again (its result says so)"

@@ -93,7 +93,11 @@ def run_command(
     message: int,
     before_commit: Callable[[WritePlan], None] | None,
     action_label: str | None,
+    notes: tuple[str, ...] = (),
 ) -> CommandResult:
+    """Ask, run, and apply what the command changed. `notes`: what the person must read before
+    anything else (a repeated message's command: MessageContext.execute); such a command is
+    asked about on its own, even when an always-allow rule covers its script."""
     ws, policy = host.workspace, host.shell
     action = action_label or command.action
     where = _folder(ws, command.cwd)
@@ -124,12 +128,13 @@ def run_command(
         added=0,
         removed=0,
         summary=f"run {run.first_line}",
-        notes=() if sandbox.usable else (f"NOT sandboxed: {sandbox.why}",),
+        notes=notes + (() if sandbox.usable else (f"NOT sandboxed: {sandbox.why}",)),
+        asked_alone=bool(notes),
         run=run,
     )
     answer: Answer = (
         RunGrant(network=policy.network)
-        if sandbox.usable and policy.always_allowed(script)
+        if sandbox.usable and policy.always_allowed(script) and not notes
         else host.ask(ask, message)
     )
     if answer is False:
