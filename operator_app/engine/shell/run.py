@@ -311,8 +311,13 @@ def _answer(
         )
         header += lines
     if cut:
+        saved = (
+            "all of it"
+            if log.saved == log.bytes
+            else f"its first {log.saved // 2**20} MB (of {log.bytes // 2**20} MB)"
+        )
         header.append(
-            f"# output: {count(log.line_count, 'line')}, {cut} cut from the middle; all of it: "
+            f"# output: {count(log.line_count, 'line')}, {cut} cut from the middle; {saved}: "
             f"{log.path}"
         )
     record.update(exit=finished.exit, changes=changes_state, changeset=seq)
