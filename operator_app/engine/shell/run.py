@@ -29,6 +29,7 @@ from ..changes.plan import CommandRun, WritePlan
 from ..changes.write import commit
 from ..messages.events import CommandOutput
 from ..safety.journal import Journal
+from ..safety.journal_budget import keep_within_budget
 from .environment import command_environment
 from .output import OutputLog
 from .policy import Answer, RunGrant, ShellPolicy
@@ -336,6 +337,9 @@ def _answer(
         "changes": changes_state,
         "header_lines": len(header),
     }
+    undo_cut = next((line[2:] for line in header if line.startswith("# undo depth cut")), None)
+    if undo_cut:  # the person hears it too, as for any write (executor.py)
+        extra["undo_cut"] = undo_cut
     if failure is not None:
         result = failed(command.id, failure, action=command.action, path=where.rel)
         return replace(result, details=details, extra=extra, diff=diff)
@@ -347,6 +351,8 @@ def _answer(
     summary = f"exit {finished.exit} in {_seconds(finished.seconds)} (cwd {shown_cwd}); " + (
         change_words or "changes " + changes_line.removeprefix("# changes: ")
     )
+    if undo_cut:
+        summary += f"; {undo_cut}"
     return CommandResult(
         id=command.id,
         ok=True,
@@ -403,9 +409,15 @@ def _changes(
     except OperatorError as exc:
         state = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
         return state, [f"# changes: not applied ({exc})", *left], plan.diff, None
+    # What a set keeps to be undone counts in the journal's budget like any write's.
+    cut = keep_within_budget(host.session.state_dir, outcome.seq, message)
     return (
         "applied",
-        [f"# changes: {outcome.summary.removeprefix('changes ')}", *left],
+        [
+            f"# changes: {outcome.summary.removeprefix('changes ')}",
+            *left,
+            *([f"# {cut}"] if cut else []),
+        ],
         plan.diff,
         outcome.seq,
     )
