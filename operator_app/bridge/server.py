@@ -26,6 +26,7 @@ from .service import Bridge, BridgeStatus, Listener
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_CONVERSATION_CHARS = 2_000
+MAX_POSITION = 1_000_000  # a page's assistant messages; a number past it is no page's
 BRIDGE_KEY = web.AppKey("bridge", Bridge)
 PORT_KEY = web.AppKey(
     "port", list
@@ -138,7 +139,35 @@ async def _json_object(
         data = json.loads(body.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _bad_request("the body must be a JSON object (UTF-8)")
-    return data if isinstance(data, dict) else _bad_request("the body must be a JSON object")
+    if not isinstance(data, dict):
+        return _bad_request("the body must be a JSON object")
+    if _holds_lone_surrogate(data):
+        # JSON's \ud800 escapes decode to text no file, log or screen can take (issue 26: it
+        # passed the door and failed later, in the middle of a message).
+        return _bad_request(
+            "the body holds a lone surrogate (a \\ud800-\\udfff escape without its pair): "
+            "send text that is valid Unicode"
+        )
+    return data
+
+
+def _holds_lone_surrogate(data: Any) -> bool:
+    """Whether any string of a parsed JSON value (keys included) is not valid Unicode. Iterative:
+    the value may be as deep as the parser allows."""
+    waiting = [data]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            waiting.extend(item)
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+    return False
 
 
 def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
@@ -152,14 +181,30 @@ def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
             "conversation must be a non-empty string of at most "
             f"{MAX_CONVERSATION_CHARS} characters"
         )
-    if isinstance(position, str) and position.isascii() and position.isdigit():
-        position = int(position)  # from a query string ("²" is a digit to str.isdigit, not to int)
-    if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+    if (
+        isinstance(position, str)
+        and position.isascii()
+        and position.isdigit()
+        and len(position) <= len(str(MAX_POSITION))
+    ):
+        # From a query string ("²" is a digit to str.isdigit, not to int; and int() refuses a
+        # string of more than 4,300 digits with an error of its own: the length is checked first).
+        position = int(position)
+    if (
+        not isinstance(position, int)
+        or isinstance(position, bool)
+        or not 0 <= position <= MAX_POSITION
+    ):
         return (
-            "position must be a whole number >= 0 "
+            f"position must be a whole number from 0 to {MAX_POSITION} "
             "(the message's index among the page's assistant messages)"
         )
     return conversation, position
+
+
+def _looks_like_a_code(code: str) -> bool:
+    digits = code.replace(" ", "").replace("-", "")
+    return 0 < len(digits) <= 32 and digits.isascii() and digits.isdigit()
 
 
 def _tab(data: dict[str, Any]) -> dict[str, Any] | None:
@@ -173,7 +218,8 @@ async def _pair(request: web.Request) -> web.Response:
     if isinstance(data, web.Response):
         return data
     code, browser = data.get("code"), data.get("browser")
-    if not isinstance(code, str):
+    if not isinstance(code, str) or not _looks_like_a_code(code):
+        # Not a try of the code: only digits (with the spaces or dashes Operator shows) can be.
         return _bad_request('send {"code": "<the 6 digits Operator shows>"}')
     try:
         paired = bridge.pair(
