@@ -21,7 +21,8 @@ from .. import __version__
 from . import guard
 from .connections import ConnectionBook, GuardedHandler, protocol_factory
 from .feeder import StreamHost
-from .pairing import PairingRefused, remember_port
+from .pairing import Client, PairingRefused, remember_port
+from .peers import peer_uid
 from .service import Bridge, BridgeStatus, Listener
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -52,12 +53,10 @@ def _bad_request(message: str) -> web.Response:
 @web.middleware
 async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     bridge, port = request.app[BRIDGE_KEY], request.app[PORT_KEY][0]
+    origin = request.headers.get("Origin")
     refusal = guard.check_host(request.headers.get("Host"), port)
     if refusal is None:
-        paired = bridge.pairing.paired
-        refusal = guard.check_origin(
-            request.headers.get("Origin"), paired.origin if paired else None
-        )
+        refusal = guard.check_origin(origin, None)
     if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
         refusal = guard.TOO_LARGE
     if refusal is not None:
@@ -68,8 +67,13 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         token = header[7:].strip() if header[:7].lower() == "bearer " else None
         # A wrong token is refused and nothing more: it is not counted toward a lock-out, which
         # anyone on this computer could then trigger to lock the person's own pairing.
-        if not bridge.pairing.token_matches(token):
+        paired = bridge.pairing.match(token)
+        if paired is None:
             return _refuse(guard.UNAUTHORIZED)
+        # A token is good only from the extension that paired with it (when that one said).
+        refusal = guard.check_origin(origin, paired.origin)
+        if refusal is not None:
+            return _refuse(refusal)
         if connection is not None:
             connection.trust()
     try:
@@ -202,6 +206,17 @@ def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
     return conversation, position
 
 
+def _peer_uid(request: web.Request) -> int | None:
+    """The user owning the other end of the connection, when the system says (peers.py)."""
+    transport = request.transport
+    if transport is None:
+        return None
+    peer, own = transport.get_extra_info("peername"), transport.get_extra_info("sockname")
+    if not isinstance(peer, tuple) or not isinstance(own, tuple):
+        return None
+    return peer_uid(int(peer[1]), int(own[1]))
+
+
 def _looks_like_a_code(code: str) -> bool:
     digits = code.replace(" ", "").replace("-", "")
     return 0 < len(digits) <= 32 and digits.isascii() and digits.isdigit()
@@ -221,12 +236,10 @@ async def _pair(request: web.Request) -> web.Response:
     if not isinstance(code, str) or not _looks_like_a_code(code):
         # Not a try of the code: only digits (with the spaces or dashes Operator shows) can be.
         return _bad_request('send {"code": "<the 6 digits Operator shows>"}')
+    origin = request.headers.get("Origin")
+    client = Client(_peer_uid(request), origin)
     try:
-        paired = bridge.pair(
-            code,
-            request.headers.get("Origin"),
-            browser if isinstance(browser, str) else "a browser",
-        )
+        paired = bridge.pair(code, client, browser if isinstance(browser, str) else "a browser")
     except PairingRefused as exc:
         return _refuse(guard.Refusal(403, exc.code, str(exc)))
     return web.json_response(
@@ -367,8 +380,14 @@ class BridgeServer:
     def pairing_code(self) -> str | None:
         return self.bridge.pairing.code
 
-    def pair_again(self) -> str:
-        return self.bridge.offer_code()
+    def pair_again(self, keep_paired: bool = False) -> str:
+        return self.bridge.offer_code(keep_paired)
+
+    def keep_paired(self, on: bool) -> bool:
+        """The code on offer pairs a browser beside the paired ones (on) or in their place."""
+        kept = self.bridge.pairing.keep_paired(on)
+        self.bridge.status_now()
+        return kept
 
     def status(self) -> BridgeStatus:
         return self.bridge.status()
@@ -419,7 +438,7 @@ class BridgeServer:
         app[PORT_KEY][0] = self.bridge.port = bound
         if port:
             remember_port(bound)
-        if self.bridge.pairing.paired is None:
+        if not self.bridge.pairing.pairings:
             self.bridge.offer_code()
 
     async def stop(self) -> None:

@@ -19,9 +19,10 @@ from ..protocol.results import CommandResult, render_results
 from .feeder import Feeder, StreamHost
 from .ledger import Ledger
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
-from .pairing import CODE_LIFETIME_S, Paired, Pairing
+from .pairing import CODE_LIFETIME_S, Client, Paired, Pairing, PairingRefused
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
+PAIRINGS_LOOKED_AT_S = 2.0  # how often the settings file is looked at for a forgotten pairing
 # A "Send selection to Operator" is a page message of its own, sent by the person's own act
 # (docs/bridge-protocol.md): it is never held.
 SELECTION_PREFIX = "selection/"
@@ -83,6 +84,7 @@ class Tab:
     url: str
     adapter_ok: bool = True
     problem: str | None = None
+    repaired: str | None = None  # a selector the person taught is what finds the answers
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ class BridgeStatus:
     pairing_code: str | None
     port: int | None
     browser: str | None = None  # "Chromium 156", as the extension's hello says
+    keeps_paired: bool = False  # the code on offer pairs a browser beside the paired ones
+    paired: tuple[str, ...] = ()  # the names of the browsers paired now
 
 
 class Listener:
@@ -100,6 +104,13 @@ class Listener:
     def status_changed(self, status: BridgeStatus) -> None: ...
 
     def paired(self, browser: str) -> None: ...
+
+    def code_voided(self, why: str) -> None:
+        """The code on offer no longer works (`why`: "5 wrong codes came from the browser")."""
+
+    def forgotten(self) -> None:
+        """The paired browsers were forgotten from outside (operator-app bridge --forget): a new
+        code is on offer."""
 
     def delivered(self, number: int, count: int, sent: bool) -> None: ...
 
@@ -137,6 +148,8 @@ class Bridge:
         self._last_seen: float | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._code_expiry: asyncio.TimerHandle | None = None
+        self._paired_tokens = {paired.token for paired in self.pairing.pairings}
+        self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
         self._changed = asyncio.Event()
         self.stopping = False
         self.feeder = Feeder(current_host, _ThreadSafeEvents(self))
@@ -154,7 +167,13 @@ class Bridge:
             self.pairing.code,
             self.port,
             self.browser if connected else None,
+            self.pairing.keeps_paired,
+            tuple(paired.browser for paired in self.pairing.pairings),
         )
+
+    def status_now(self) -> None:
+        """Tell the front end the status as it is now (something it asked for changed it)."""
+        self._tell_status()
 
     def _tell_status(self) -> None:
         if (
@@ -180,6 +199,7 @@ class Bridge:
                 str(tab.get("url") or "")[:2000],
                 tab.get("adapter_ok") is not False,
                 str(tab["problem"])[:300] if tab.get("problem") else None,
+                str(tab["repaired"])[:300] if tab.get("repaired") else None,
             )
         if self._expiry is not None:
             self._expiry.cancel()
@@ -187,8 +207,8 @@ class Bridge:
         if self.status() != was:
             self._tell_status()
 
-    def offer_code(self) -> str:
-        code = self.pairing.offer_code()
+    def offer_code(self, keep_paired: bool = False) -> str:
+        code = self.pairing.offer_code(keep_paired)
         self._tell_status()
         if self._code_expiry is not None:
             self._code_expiry.cancel()
@@ -197,12 +217,36 @@ class Bridge:
         )  # the header drops it
         return code
 
-    def pair(self, code: str, origin: str | None, browser: str) -> Paired:
-        paired = self.pairing.pair(code, origin)
+    def pair(self, code: str, client: Client, browser: str) -> Paired:
+        try:
+            paired = self.pairing.pair(code, client, browser)
+        except PairingRefused:
+            if self.pairing.voided is not None and self.pairing.code is None:
+                # Said at once: the TUI shows no code that no longer works (issue 26, item 16).
+                self._tell_status()
+                self.listener.code_voided(self.pairing.voided)
+            raise
+        self._paired_tokens = {p.token for p in self.pairing.pairings}
         self.seen()
         self._tell_status()
         self.listener.paired(browser)
         return paired
+
+    def _look_at_pairings(self) -> None:
+        """`operator-app bridge --forget` changes the settings file under a running bridge: its
+        tokens stop working at the next request (Pairing reads the file again), and here the
+        TUI hears of it and a new code is offered."""
+        self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
+        tokens = {paired.token for paired in self.pairing.pairings}
+        if tokens == self._paired_tokens:
+            return
+        gone = not tokens and bool(self._paired_tokens)
+        self._paired_tokens = tokens
+        if gone and not self.stopping:
+            if self.pairing.code is None:
+                self.offer_code()
+            self.listener.forgotten()
+        self._tell_status()
 
     # --- page messages -----------------------------------------------------------------------
 
@@ -492,7 +536,7 @@ class Bridge:
         self.stopping = True
         self.feeder.put(self.pages.end_all())
         self.feeder.stop()
-        for timer in (self._expiry, self._code_expiry):
+        for timer in (self._expiry, self._code_expiry, self._pairings_watch):
             if timer is not None:
                 timer.cancel()
         self._bump()

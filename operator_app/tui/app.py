@@ -33,7 +33,8 @@ from .app_state import (
     UndoState,
     WaitingWrite,
 )
-from .bridge_control import RUN_HELD, BridgeControlMixin
+from .bridge_control import BridgeControlMixin
+from .bridge_words import RUN_HELD
 from .clipboard import ClipboardSource, SystemClipboard
 from .copy_undo import CopyUndoMixin
 from .display import plural, printable
@@ -233,9 +234,16 @@ class OperatorApp(
         )
         yield SystemCommand(
             "Pair a browser",
-            "show a new code to pair the Operator browser extension (starts the bridge)",
+            "show a new code to pair the Operator browser extension, in place of a paired one "
+            "(starts the bridge)",
             self.action_pair_browser,
         )
+        if self.bridge is not None and self.bridge.status().paired:
+            yield SystemCommand(
+                "Pair another browser",
+                "show a code that pairs a second browser while the paired one stays paired",
+                self.action_pair_another_browser,
+            )
         held = self.held_answers()
         if held:
             yield SystemCommand(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer
+    from ..bridge.service import Tab
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
     from .runner import EngineRunner
@@ -145,3 +146,4 @@ class BridgeState:
     server: BridgeServer | None = None
     # "N answers ended while Operator was not listening — run them?"
     held_question: ConfirmScreen | None = None
+    tab: Tab | None = None  # the chat tab last reported, for what changed in its health

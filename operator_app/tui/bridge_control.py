@@ -7,11 +7,10 @@ when the bridge starts."""
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from ..bridge.command import EXTENSION_DIR
 from ..bridge.service import BridgeStatus, HeldAnswer, Listener
-from .display import plural, printable
+from .bridge_words import RUN_HELD, delivered_note, health_note, held_question
+from .display import plural
 from .host import AppHost
 from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
@@ -34,17 +33,30 @@ class _Told(Listener):
             title="Bridge",
         )
 
+    def code_voided(self, why: str) -> None:
+        app = self.app
+        if isinstance(app.screen, PairingScreen):
+            app.screen.voided(why)
+        app.notify(
+            f"The pairing code no longer works: {why}. 'Pair a browser' (palette) shows a new one.",
+            title="Bridge",
+            severity="warning",
+            timeout=15,
+        )
+
+    def forgotten(self) -> None:
+        server = self.app.bridge_state.server
+        code = server.pairing_code if server is not None else None
+        self.app.notify(
+            "The paired browser was forgotten (operator-app bridge --forget): its token no longer "
+            "works." + (f" Pair again with the code {code[:3]} {code[3:]}." if code else ""),
+            title="Bridge",
+            severity="warning",
+            timeout=20,
+        )
+
     def delivered(self, number: int, count: int, sent: bool) -> None:
-        what = "result" if count == 1 else "results"
-        if sent:
-            self.app.notify(
-                f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge"
-            )
-        else:
-            self.app.notify(
-                f"Message {number}: {count} {what} are in the chat's input box; send them there.",
-                title="Bridge",
-            )
+        self.app.notify(delivered_note(number, count, sent), title="Bridge")
 
     def failed(self, number: int | None, why: str) -> None:
         which = f"message {number}" if number is not None else "a message from the browser"
@@ -65,35 +77,6 @@ class _Told(Listener):
         self.app.status(said)
 
 
-RUN_HELD = "Run the answers that ended while Operator was not listening"
-
-
-def held_question(answers: list[HeldAnswer]) -> Text:
-    """ "1 answer ended while Operator was not listening — run it?" and the answers, one a line."""
-    count = len(answers)
-    them = "it" if count == 1 else "them"
-    headline = f"{plural(count, 'answer')} ended while Operator was not listening — run {them}?"
-    lines = [Text(headline, style="bold")]
-    for answer in answers:
-        where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
-        writing = ", the model still writes it" if answer.generating else ""
-        lines.append(
-            Text(
-                f"  • {where} ({plural(answer.blocks, 'block')}, "
-                f"{plural(len(answer.lines), 'line')}{writing})"
-            )
-        )
-    lines.append(
-        Text(
-            "The model wrote it while the bridge was off, Operator was closed, or the page was not "
-            "watched yet, so it does not run by itself. Not now: the palette's \""
-            + RUN_HELD
-            + '" runs it later, while the bridge is on.'
-        )
-    )
-    return Text("\n").join(lines)
-
-
 class BridgeControlMixin(AppHost):
     def action_toggle_bridge(self) -> None:
         if self.bridge_state.server is None:
@@ -109,7 +92,18 @@ class BridgeControlMixin(AppHost):
         server.pair_again()
         self._show_pairing()
 
-    async def start_bridge(self, pair: bool = False) -> None:
+    def action_pair_another_browser(self) -> None:
+        """A code that pairs a browser beside the paired ones (the person says so here)."""
+        server = self.bridge_state.server
+        if server is None:
+            self.run_worker(
+                self.start_bridge(pair=True, keep_paired=True), group="bridge", exclusive=True
+            )
+            return
+        server.pair_again(keep_paired=True)
+        self._show_pairing()
+
+    async def start_bridge(self, pair: bool = False, keep_paired: bool = False) -> None:
         from ..bridge.pairing import stored_port
         from ..bridge.server import BridgeServer, BridgeUnavailable
 
@@ -130,8 +124,8 @@ class BridgeControlMixin(AppHost):
             return
         self.bridge_state.server = server
         self.welcome.show_bridge(True)
-        if pair and server.pairing_code is None:
-            server.pair_again()
+        if pair and (server.pairing_code is None or keep_paired):
+            server.pair_again(keep_paired)
         self.show_bridge_status(server.status())
         self.status(
             f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; "
@@ -236,7 +230,9 @@ class BridgeControlMixin(AppHost):
     def show_bridge_status(self, status: BridgeStatus) -> None:
         if self.bridge_state.server is None:
             return
-        tab = status.tab
+        tab, before = status.tab, self.bridge_state.tab
+        if tab is not None:
+            self.bridge_state.tab = tab
         self._badge().update(
             badge_text(
                 status.state,
@@ -246,8 +242,9 @@ class BridgeControlMixin(AppHost):
                 browser=status.browser,
             )
         )
-        if tab is not None and not tab.adapter_ok and tab.problem:
-            self.status(f"The browser says: {tab.problem}")
+        said = health_note(before, tab) if tab is not None else None
+        if said is not None:
+            self.status(said)
 
     def _show_pairing(self) -> None:
         server = self.bridge_state.server
@@ -255,7 +252,27 @@ class BridgeControlMixin(AppHost):
             return
         if isinstance(self.screen, PairingScreen):
             self.screen.dismiss(None)
-        self.push_screen(PairingScreen(server.pairing_code, server.port, str(EXTENSION_DIR)))
+        status = server.status()
+
+        def new_code(keep_paired: bool) -> str | None:
+            live = self.bridge_state.server
+            return live.pair_again(keep_paired) if live is not None else None
+
+        def keep_paired(on: bool) -> bool:
+            live = self.bridge_state.server
+            return live.keep_paired(on) if live is not None else False
+
+        self.push_screen(
+            PairingScreen(
+                server.pairing_code,
+                server.port,
+                str(EXTENSION_DIR),
+                paired=status.paired,
+                keeps_paired=status.keeps_paired,
+                new_code=new_code,
+                keep_paired=keep_paired,
+            )
+        )
 
     def _badge(self) -> BridgeBadge:
         return self.bridge_badge

@@ -532,7 +532,9 @@ async def test_a_text_told_again_mid_answer_waits_and_once_run_takes_the_rest_as
         reply = await extension.message(READ, generating=True, resent=True, site="Claude")
         assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
         await wait_for(pilot, lambda: "the model still writes it" in question(app))
-        assert "1 answer ended while Operator was not listening — run it?" in question(app)
+        # Not "ended" beside "the model still writes it" (issue 26, item 8).
+        assert "1 answer began while Operator was not listening — run it?" in question(app)
+        assert "ended" not in question(app).split("\n")[0]
         assert app.states == {}
         await extension.message(READ + "More:\n", generating=True)  # heard, but of a held one
         assert app.states == {} and (await extension.results())["state"] == "held"
