@@ -65,8 +65,8 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
     )
     print(f"Port: 127.0.0.1:{pairing.stored_port()}")
     print(
-        f"Paired: yes, {', '.join(p.browser for p in paired)} (operator-app bridge --forget forgets "
-        f"{'it' if len(paired) == 1 else 'them'})"
+        f"Paired: yes, {', '.join(p.browser for p in paired)} "
+        f"(operator-app bridge --forget forgets {'it' if len(paired) == 1 else 'them'})"
         if paired
         else (
             "Paired: no; start the bridge in the TUI (b, or operator-app --bridge) and type its "

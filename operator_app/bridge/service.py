@@ -243,6 +243,7 @@ class Bridge:
         gone = not tokens and bool(self._paired_tokens)
         self._paired_tokens = tokens
         if gone and not self.stopping:
+            self._last_seen, self.tab, self.browser = None, None, None  # no longer connected
             if self.pairing.code is None:
                 self.offer_code()
             self.listener.forgotten()
