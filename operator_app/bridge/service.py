@@ -447,16 +447,18 @@ class Bridge:
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
         deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
-        first: str | None = None
+        first: tuple[Any, ...] | None = None
         while True:
             reply = self.results_state(key)
-            first = first or reply["state"]
+            news = (reply["state"], reply["waiting_for"], reply["message"])
+            first = first or news
             left = deadline - self._clock()
-            # A change of state is news too (a held answer the person ran, a write that now
-            # waits): the page hears it at once, not at the end of the wait.
+            # A change is news too (a held answer the person ran, a write that now waits, the
+            # next write waiting after the first was answered): the page hears it at once, not at
+            # the end of the wait (issue 26: it named the first write while the second waited).
             if (
                 reply["state"] in ("ready", "failed", "none")
-                or reply["state"] != first
+                or news != first
                 or left <= 0
                 or self.stopping
             ):

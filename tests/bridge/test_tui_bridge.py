@@ -710,3 +710,26 @@ async def test_the_record_of_handled_pages_lives_in_the_state_folder_operator_st
     [record] = (tmp_path / "operator-state" / "workspaces").glob("*/bridge-pages.json")
     assert "chat/1" in record.read_text()
     assert not (tmp_path / "config" / "bridge-pages.json").exists()  # not in the config folder
+
+
+async def test_the_page_hears_at_once_which_write_waits_when_the_next_one_does(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 26, item 6: the long poll answered only when the state changed, so the page kept
+    naming the first write while the second waited (until its 20 s wait ran out)."""
+    second = block("w2", "fs.write", path="notes/other.txt", content_b64=b64("Other\n"))
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(WRITE + second)
+        await wait_for(pilot, lambda: asks(app))
+        first = await extension.results(wait=0.2)
+        assert (first["state"], first["waiting_for"]) == ("waiting", "fs.write notes/plan.txt")
+        poll = asyncio.ensure_future(extension.results(wait=20))
+        await pilot.pause(0.3)
+        await pilot.press("y")
+        news = await asyncio.wait_for(poll, 5)
+        assert (news["state"], news["waiting_for"]) == ("waiting", "fs.write notes/other.txt")
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        assert (await extension.results(wait=10))["state"] == "ready"
