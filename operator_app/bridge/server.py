@@ -366,8 +366,14 @@ class BridgeServer:
         current_host: Callable[[], StreamHost | None],
         listener: Listener,
         workspace_name: Callable[[], str | None],
+        paused: Bridge | None = None,
     ) -> None:
-        self.bridge = Bridge(current_host, listener, workspace_name)
+        """`paused`: the bridge of a server stopped with `stop(pause=True)`, whose messages being
+        written go on here."""
+        if paused is not None:
+            paused.resume()
+        self._resumed = paused is not None
+        self.bridge = paused or Bridge(current_host, listener, workspace_name)
         self._runner: web.AppRunner | None = None
         self._listening: asyncio.Server | None = None
         self.connections = ConnectionBook()
@@ -423,7 +429,10 @@ class BridgeServer:
             )
         except OSError as exc:
             await runner.cleanup()
-            self.bridge.stop()
+            if self._resumed:
+                self.bridge.pause()  # its messages still wait for a bridge that starts
+            else:
+                self.bridge.stop()
             raise BridgeUnavailable(
                 f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
                 + (
@@ -441,8 +450,13 @@ class BridgeServer:
         if not self.bridge.pairing.pairings:
             self.bridge.offer_code()
 
-    async def stop(self) -> None:
-        self.bridge.stop()  # long polls answer at once; open messages end
+    async def stop(self, pause: bool = False) -> None:
+        """Stop listening. Long polls answer at once; the messages being written end, or with
+        `pause` wait for the rest of their text from the next server given this one's bridge."""
+        if pause:
+            self.bridge.pause()
+        else:
+            self.bridge.stop()
         if self._listening is not None:
             self._listening.close()
             self._listening = None

@@ -450,7 +450,7 @@ class Bridge:
         first: tuple[Any, ...] | None = None
         while True:
             reply = self.results_state(key)
-            news = (reply["state"], reply["waiting_for"], reply["message"])
+            news = (reply["state"], reply["waiting_for"])
             first = first or news
             left = deadline - self._clock()
             # A change is news too (a held answer the person ran, a write that now waits, the
@@ -539,10 +539,44 @@ class Bridge:
         self.stopping = True
         self.feeder.put(self.pages.end_all())
         self.feeder.stop()
+        self._cancel_timers()
+        self._bump()
+
+    def pause(self) -> None:
+        """The bridge goes off but the answers being written stay open (issue 26: the person
+        turned it off in the middle of an answer, and the answer became two messages and a
+        question). Long polls and waiting hellos answer at once ("stopping"); what was held goes
+        (the page tells it again later); the messages being fed wait for the rest of their text,
+        which the page sends once the bridge is back (`resume`), or end when the person ends them
+        (e), the workspace changes or Operator quits."""
+        self.stopping = True
+        had_held, self.held = bool(self.held), {}
+        self._cancel_timers()
+        self._last_seen, self.tab = None, None
+        self._bump()
+        if had_held:
+            self.listener.held([])
+
+    def resume(self) -> None:
+        """The bridge is on again: the paused messages take their page's text again."""
+        self.stopping = False
+        self._paired_tokens = {paired.token for paired in self.pairing.pairings}
+        self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
+        self._bump()
+
+    def writing(self) -> list[int]:
+        """The Operator messages being fed now (their session numbers, once known)."""
+        numbers = []
+        for serial in self.pages.open_serials():
+            message = self.messages.get(serial)
+            if message is not None and message.number is not None:
+                numbers.append(message.number)
+        return numbers
+
+    def _cancel_timers(self) -> None:
         for timer in (self._expiry, self._code_expiry, self._pairings_watch):
             if timer is not None:
                 timer.cancel()
-        self._bump()
 
     def _bump(self) -> None:
         # Every long poll waiting on the old event wakes and looks again.

@@ -388,12 +388,12 @@ class OperatorApp(
 
     async def _leave(self) -> None:
         self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
-        await self.stop_bridge()
+        await self.stop_bridge(final=True)
         self.exit()
 
     async def on_unmount(self) -> None:
         self._shutting_down.set()
-        await self.stop_bridge()
+        await self.stop_bridge(final=True)
 
     def _stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer
-    from ..bridge.service import Tab
+    from ..bridge.service import Bridge, Tab
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
     from .runner import EngineRunner
@@ -147,3 +147,5 @@ class BridgeState:
     # "N answers ended while Operator was not listening — run them?"
     held_question: ConfirmScreen | None = None
     tab: Tab | None = None  # the chat tab last reported, for what changed in its health
+    # The bridge turned off in the middle of answers: they stay open for the next one (b).
+    paused: Bridge | None = None

@@ -8,8 +8,15 @@ when the bridge starts."""
 from __future__ import annotations
 
 from ..bridge.command import EXTENSION_DIR
-from ..bridge.service import BridgeStatus, HeldAnswer, Listener
-from .bridge_words import RUN_HELD, delivered_note, health_note, held_question
+from ..bridge.service import Bridge, BridgeStatus, HeldAnswer, Listener
+from .bridge_words import (
+    BRIDGE_OFF,
+    RUN_HELD,
+    delivered_note,
+    health_note,
+    held_question,
+    paused_note,
+)
 from .display import plural
 from .host import AppHost
 from .screens.confirm import ConfirmScreen
@@ -113,6 +120,7 @@ class BridgeControlMixin(AppHost):
             lambda: self.opened.runner,
             _Told(self),
             lambda: self.workspace.root.name if self.workspace is not None else None,
+            paused=self.bridge_state.paused,
         )
         port = self.options.bridge_port
         if port is None:
@@ -122,7 +130,7 @@ class BridgeControlMixin(AppHost):
         except BridgeUnavailable as exc:
             self.notify(f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15)
             return
-        self.bridge_state.server = server
+        self.bridge_state.server, self.bridge_state.paused = server, None
         self.welcome.show_bridge(True)
         if pair and (server.pairing_code is None or keep_paired):
             server.pair_again(keep_paired)
@@ -134,37 +142,49 @@ class BridgeControlMixin(AppHost):
         if server.pairing_code is not None:
             self._show_pairing()
 
-    async def stop_bridge(self) -> None:
+    async def stop_bridge(self, final: bool = False) -> None:
+        """Turn the bridge off. Answers being written wait for it to come back (their page sends
+        the rest then); `final` (Operator quits) ends them."""
         server, self.bridge_state.server = self.bridge_state.server, None
         if server is None:
+            paused, self.bridge_state.paused = self.bridge_state.paused, None
+            if final and paused is not None:
+                paused.stop()
             return
         self.offer_held([])  # what was held goes with the bridge: the page sends it again later
-        await server.stop()
+        writing = server.bridge.writing()
+        keep = not final and bool(server.bridge.pages.open_serials())
+        await server.stop(pause=keep)
+        if keep:
+            self.bridge_state.paused = server.bridge
         self._badge().update(badge_text("off"))
         if self.is_running:
             self.welcome.show_bridge(False)
-        self.status(
-            "Bridge off: paste the model's answers, or press b to turn the bridge on again."
-        )
+        self.status(paused_note(writing) if keep else BRIDGE_OFF)
 
     @property
     def bridge_on(self) -> bool:
         return self.bridge_state.server is not None
 
+    def _fed_by(self) -> Bridge | None:
+        """The bridge that feeds messages now: the running one, or one turned off mid-answer."""
+        server = self.bridge_state.server
+        return server.bridge if server is not None else self.bridge_state.paused
+
     def bridge_streams(self, number: int) -> bool:
         """Whether message `number` is still being fed by the browser."""
-        server = self.bridge_state.server
-        return server is not None and server.bridge.open_message(number) is not None
+        bridge = self._fed_by()
+        return bridge is not None and bridge.open_message(number) is not None
 
     def end_bridge_message(self, number: int) -> None:
-        server = self.bridge_state.server
-        if server is not None:
-            server.bridge.end_message(number)
+        bridge = self._fed_by()
+        if bridge is not None:
+            bridge.end_message(number)
 
     def bridge_workspace_changed(self) -> None:
-        server = self.bridge_state.server
-        if server is not None:
-            server.bridge.workspace_changed()
+        bridge = self._fed_by()
+        if bridge is not None:
+            bridge.workspace_changed()
 
     def held_answers(self) -> list[HeldAnswer]:
         server = self.bridge_state.server

@@ -10,6 +10,7 @@ from ..bridge.service import HeldAnswer, Tab
 from .display import plural, printable
 
 RUN_HELD = "Run the answers that ended while Operator was not listening"
+BRIDGE_OFF = "Bridge off: paste the model's answers, or press b to turn the bridge on again."
 
 
 def _it(count: int) -> str:
@@ -72,3 +73,15 @@ def health_note(before: Tab | None, now: Tab) -> str | None:
     if now.repaired and (before is None or before.repaired != now.repaired):
         return f"The browser says: {printable(now.repaired)}."
     return None
+
+
+def paused_note(writing: list[int]) -> str:
+    """The bridge went off in the middle of answers: they wait for the rest of their text."""
+    which = ", ".join(str(number) for number in writing)
+    what = f"message {which} waits" if len(writing) == 1 else f"messages {which} wait"
+    if not writing:
+        what = "the answer being written waits"
+    return (
+        f"Bridge off: {what} for the rest of the answer, which runs on when the bridge is back "
+        "(b); e ends it now."
+    )

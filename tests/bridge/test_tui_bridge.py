@@ -733,3 +733,51 @@ async def test_the_page_hears_at_once_which_write_waits_when_the_next_one_does(
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
         assert (await extension.results(wait=10))["state"] == "ready"
+
+
+async def test_the_bridge_turned_off_mid_answer_lets_it_run_on_as_one_message(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 26, item 5: turned off in the middle of an answer, the bridge ended it (its open
+    block failed, "press c to copy"); back on, the rest was held and asked about, and became a
+    second message. It runs on now, as one message, without a question."""
+    start = "Reading first.\n" + READ + LIST[:31]
+    whole = "Reading first.\n" + READ + LIST + "Done."
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(start, generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        number = app.current().number
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        assert f"message {number} waits for the rest of the answer" in app.status_line.text
+        await pilot.pause(0.3)
+        assert not app.current().finished and rows(app)[-1] == ("r2", "pending")
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
+        extension.port = app.bridge.port
+        # The page tells the rest again (its posts failed while the bridge was off).
+        reply = await extension.message(whole, generating=False, resent=True)
+        assert reply.json()["state"] != "held"
+        result = await extension.results(wait=10)
+        assert (result["state"], result["message"], result["count"]) == ("ready", number, 2)
+        assert rows(app) == [("r1", "ok"), ("r2", "ok")] and len(app.states) == 1
+        assert len(app.screen_stack) == 1  # nothing was asked
+        assert app.runner.session.message_text(number) == whole
+
+
+async def test_an_answer_paused_by_the_bridge_ends_when_the_person_says_or_operator_quits(
+    workspace: Path, state: Path
+) -> None:
+    """The paused answer is not left open for good: e ends it while the bridge is off."""
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ + LIST[:31], generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.current().finished)
+        assert rows(app)[-1][1] != "pending"
