@@ -7,8 +7,8 @@ session's used ids."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..engine.chanflow.run import request_id
@@ -57,6 +57,9 @@ class WriteOutlook:
     total: int
     rest: tuple[PlannedWrite, ...]  # what `a` applies after this one, in message order
     open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
+    # While it arrives: the outlook as it is now (more writes came, or it ended), for a dialog
+    # that stays open (issue 26: "still arriving" 20 s after the answer had ended).
+    now: Callable[[], WriteOutlook] | None = field(default=None, compare=False, repr=False)
 
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
         """Writes among the rest that deserve a second look before `a`: a delete, a copy or move

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from textual.message import Message
@@ -101,14 +102,16 @@ class EngineRunner:
             number = opened[0] if opened else 0
             if number in self._approve_rest:
                 return True
-            outlook = write_outlook(
-                text(),
-                block_line[0],
-                plan.command_id,
-                number,
-                self.session.used_ids(),
-                open_ended=open_ended(),
-            )
+            line, used = block_line[0], self.session.used_ids()
+
+            def outlook_now() -> WriteOutlook:
+                # Asked again by the dialog while the message arrives (the engine's thread waits
+                # for the answer meanwhile, so the used ids do not change under it).
+                still = open_ended()
+                seen = write_outlook(text(), line, plan.command_id, number, used, open_ended=still)
+                return replace(seen, now=outlook_now) if still else seen
+
+            outlook = outlook_now()
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned

@@ -100,6 +100,9 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
         poll = asyncio.ensure_future(extension.results(wait=10))
         await pilot.press("y")
         result = await poll
+        if result["state"] == "waiting":  # news: no write waits any more (the read still runs)
+            assert result["waiting_for"] is None
+            result = await extension.results(wait=10)
         assert (result["state"], result["count"], result["waiting_for"]) == ("ready", 2, None)
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
         await wait_for(pilot, lambda: app.current().finished)
@@ -425,6 +428,18 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(
         )
         await wait_for(pilot, lambda: asks(app))
         assert app.screen.outlook.open_ended is True
+        # The page says the answer ended while the dialog is open: the dialog says so too, and
+        # names the write that came after (issue 26, item 7: "still arriving" 20 s after the end).
+        third = block("w3", "fs.write", path="notes/third.txt", content="y")
+        fourth = block("w4", "fs.write", path="notes/fourth.txt", content="z")
+        await extension.message("Next:\n" + third + fourth + "Done.", generating=False, position=1)
+
+        def said() -> str:
+            return str(app.screen.query_one("#consent-rest").render())
+
+        await wait_for(pilot, lambda: "notes/fourth.txt" in said())
+        assert "still arriving" not in said() and app.screen.outlook.open_ended is False
+        assert app.screen.outlook.total == 2
 
 
 async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(

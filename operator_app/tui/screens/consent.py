@@ -157,6 +157,24 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     return text
 
 
+LOOK_AGAIN_S = 1.0  # how often a dialog opened while its message arrives looks at it again
+
+
+def box_title(outlook: WriteOutlook, message_number: int | None) -> str:
+    where = f"message {message_number}: " if message_number else ""
+    which = f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
+    return f"{where}{which} in this message waits for you"
+
+
+def keys_text(outlook: WriteOutlook) -> Text:
+    rest = "this and the rest" if outlook.rest or outlook.open_ended else "this (the last write)"
+    return Text.from_markup(
+        f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   "
+        "[b]esc[/b] decide later   [b]?[/b] keys"
+        "   (nothing is written before you answer)"
+    )
+
+
 class ConsentScreen(ModalScreen[str]):
     """Answers "yes", "no", "all", or "later" (escape: the write keeps waiting; the app can show
     this dialog again)."""
@@ -189,34 +207,32 @@ class ConsentScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         plan, outlook = self.plan, self.outlook
         with Vertical(id="consent-box") as box:
-            where = f"message {self.message_number}: " if self.message_number else ""
-            which = (
-                f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
-            )
-            box.border_title = f"{where}{which} in this message waits for you"
+            box.border_title = box_title(outlook, self.message_number)
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
             yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
             yield LinesView(diff_view(plan), id="consent-diff")
-            rest = (
-                "this and the rest"
-                if outlook.rest or outlook.open_ended
-                else "this (the last write)"
-            )
-            yield Static(
-                Text.from_markup(
-                    f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   "
-                    "[b]esc[/b] decide later   [b]?[/b] keys"
-                    "   (nothing is written before you answer)"
-                ),
-                id="consent-keys",
-            )
+            yield Static(keys_text(outlook), id="consent-keys")
         yield Footer()
 
     def on_mount(self, event: events.Mount) -> None:
         self._opened_at = event.time  # the clock key events are stamped with when they are read
         self.query_one("#consent-diff").focus()  # arrows and page keys scroll the diff
+        if self.outlook.now is not None:
+            self._looking = self.set_interval(LOOK_AGAIN_S, self._look_again)
+
+    def _look_again(self) -> None:
+        """The message was still arriving when the dialog opened: what it says of the rest
+        follows it (more writes came, or it ended), so `a` answers what is shown."""
+        now = self.outlook.now() if self.outlook.now is not None else self.outlook
+        if now != self.outlook:
+            self.outlook = now
+            self.query_one("#consent-box").border_title = box_title(now, self.message_number)
+            self.query_one("#consent-rest", Static).update(rest_text(now, self.plan.target.rel))
+            self.query_one("#consent-keys", Static).update(keys_text(now))
+        if now.now is None:
+            self._looking.stop()
 
     def on_key(self, event: events.Key) -> None:
         if event.time < self._opened_at:

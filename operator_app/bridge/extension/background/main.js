@@ -25,13 +25,13 @@ const Api = globalThis.OperatorBridgeApi;
 const Store = globalThis.OperatorStore;
 const Trust = globalThis.OperatorTrust;
 const Selectors = globalThis.OperatorSelectors;
-const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/health.js", "content/teach.js", "content/panel.js", "content/delivery.js", "content/content.js"];
+const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/person.js", "content/health.js", "content/teach.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
 const PRESENCE_WAIT_S = 20; // how long the waiting hello waits at Operator
 const PRESENCE_RETRY_MS = 1000; // how often, while Operator is not listening, it asks again
 
-const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, seenAt}
+const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, repaired, seenAt}
 const genericTabs = new Map(); // tab id -> origin, for every page where the generic fallback runs
 let frontChatTab = null;
 let lastHelloAt = 0;
@@ -43,6 +43,7 @@ function noteOutcome(outcome) {
   const was = connection.state;
   const workspace = connection.workspace;
   setConnection(outcome);
+  if (was === "connected" && connection.state !== "connected") pages.connectionLost();
   if (connection.state !== was || connection.workspace !== workspace) showConnectionTitle();
   if (connection.state !== was) announceConnection();
 }
@@ -154,8 +155,12 @@ async function keepPresence() {
 
 function rememberTab(tabId, tab) {
   const before = chatTabs.get(tabId);
-  chatTabs.set(tabId, { id: tabId, title: tab.title, url: tab.url, site: tab.site, adapter_ok: tab.adapter_ok !== false, problem: tab.problem || null, seenAt: Date.now() });
-  let changed = !before || before.title !== tab.title || before.url !== tab.url || before.problem !== (tab.problem || null);
+  chatTabs.set(tabId, {
+    id: tabId, title: tab.title, url: tab.url, site: tab.site, adapter_ok: tab.adapter_ok !== false, problem: tab.problem || null,
+    repaired: tab.repaired || null, seenAt: Date.now(),
+  });
+  let changed = !before || before.title !== tab.title || before.url !== tab.url || before.problem !== (tab.problem || null)
+    || before.repaired !== (tab.repaired || null);
   // A tab the person switched to before its page had reported is the one in front now.
   if (frontChatTab === null || (tabId === activeTabId && frontChatTab !== tabId)) {
     frontChatTab = tabId;
@@ -364,7 +369,7 @@ async function sendSelection(info, tab) {
 /* ---- messages from content scripts and the popup ---- */
 
 const FROM_EXTENSION_PAGES = new Set(["state", "pair", "settings", "watch-tab", "stop-watching", "selectors-all", "selectors-remove", "selectors-import"]);
-const FROM_WATCHED_PAGES = new Set(["message", "ping", "selectors", "teach-selector"]);
+const FROM_WATCHED_PAGES = new Set(["message", "ping", "selectors", "teach-selector", "prove-selector", "restore-results"]);
 
 /* The tabs showing a site whose selectors changed get them at once. */
 async function tellSelectors(site) {
@@ -375,7 +380,7 @@ async function tellSelectors(site) {
     } catch (error) {
       continue;
     }
-    if (site === null || key === site) await tellTab(tabId, { type: "selectors", selectors: await Selectors.forUrl(tab.url) });
+    if (site === null || key === site) await tellTab(tabId, { type: "selectors", ...(await Selectors.forUrl(tab.url)) });
   }
 }
 
@@ -412,6 +417,7 @@ async function handle(message, sender) {
     case "delivered": {
       if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
       setBadge(tabId, message.sent ? "" : String(message.count));
+      await pages.landedIn(tabId, pages.pageKey(message.conversation, message.position), message.sent === true);
       const outcome = await call("POST", "delivered", {
         conversation: message.conversation, position: message.position, message: message.message, sent: message.sent,
       });
@@ -424,12 +430,18 @@ async function handle(message, sender) {
     }
     case "results-gone":
       setBadge(tabId, "");
+      await pages.goneFrom(tabId, typeof message.conversation === "string" ? pages.pageKey(message.conversation, message.position) : null);
       return { ok: true };
+    case "restore-results":
+      return { results: await pages.inBoxOf(tabId, message.conversation) };
     case "selectors":
-      return { selectors: await Selectors.forUrl(sender.url) };
-    case "teach-selector": {
-      // For the sender's own site only: the browser names its address, the message does not.
-      const answer = await Selectors.teach(sender.url, String(message.field), message.selector);
+      return Selectors.forUrl(sender.url);
+    case "teach-selector":
+      // On trial on the sender's own page only: the browser names its address, the message does
+      // not. Other tabs hear of it once it has proven itself.
+      return Selectors.teach(sender.url, String(message.field), message.selector);
+    case "prove-selector": {
+      const answer = await Selectors.prove(sender.url, String(message.field), String(message.selector));
       if (answer.ok) await tellSelectors(answer.site);
       return answer;
     }
@@ -467,7 +479,7 @@ async function handleExtensionPage(message) {
     case "stop-watching":
       return stopWatching(String(message.origin));
     case "selectors-all":
-      return { sites: await Selectors.all(), exported: await Selectors.exported() };
+      return { sites: await Selectors.all(), trials: await Selectors.allTrials(), exported: await Selectors.exported() };
     case "selectors-remove": {
       const answer = await Selectors.remove(String(message.site), String(message.field), String(message.selector));
       if (answer.ok) await tellSelectors(String(message.site));
@@ -489,4 +501,4 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 });
 
 // For a person debugging the extension from its service worker console (and for the tests).
-globalThis.operatorBridge = { chatTabs, watchers: pages.watchers, connectionState: () => connection, hello, sendSelection, store: Store };
+globalThis.operatorBridge = { chatTabs, watchers: pages.watchers, missed: pages.missed, connectionState: () => connection, hello, sendSelection, store: Store };
