@@ -112,7 +112,7 @@ def test_an_answer_the_adapter_cannot_read_is_reported_on_the_page_and_repaired_
     said = page.inner_text("#operator-bridge-ui .text")
     assert (
         '[data-message-author-role="assistant"]' in said
-        and "yet the page shows a block for Operator" in said
+        and "The page shows a block for Operator, but no selector" in said
     )
     assert bridge.posts("/v1/message") == []
     click_panel(page, "point")

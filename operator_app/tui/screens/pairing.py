@@ -28,7 +28,7 @@ def names(browsers: tuple[str, ...]) -> str:
 
 class PairingScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape", "close", "Close (the code stays valid)"),
+        Binding("escape", "close", "Close"),
         Binding("n", "new_code", "New code"),
         Binding("k", "keep", "Keep the paired browser too"),
     ]

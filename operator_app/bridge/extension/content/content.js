@@ -336,9 +336,10 @@
   function showRepair(field, title, pointLabel, extraButtons = []) {
     Panel.show({
       title: "Operator: " + title.replace(/^Operator /, ""),
-      text: field.name + ": " + field.note + (field.tried.length ? " (tried: " + field.tried.join("  |  ") + ")" : "")
-        + ". Point at the answer on the page: Operator tries a selector of yours here, and once an answer it finds has run, on every "
-        + (isGeneric ? location.host : builtIn.name) + " page.",
+      text: "The page shows a block for Operator, but no selector for " + field.name + " finds the answer"
+        + (field.tried.length ? " (tried " + field.tried.join("  |  ") + ")" : "") + ".\n"
+        + "Point at it: your selector is used on this page, and on every " + (isGeneric ? location.host : builtIn.name)
+        + " page once an answer it finds has run.",
       tone: "problem",
       state: "repair-" + field.field,
       buttons: [{ id: "point", label: pointLabel, primary: true, onClick: () => teach(field.field) }, ...extraButtons],

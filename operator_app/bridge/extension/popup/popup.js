@@ -302,14 +302,23 @@ $("selectors-import").addEventListener("click", async () => {
    The whole line of Operator's dialog pasted ("546 719   port 47941") is taken too: the port
    goes to its own box (issue 26: it was refused). */
 function pairingDigits(typed) {
-  const withPort = /^(.*?)\s*port\s*:?\s*([0-9]{1,5})\s*$/i.exec(typed);
-  if (withPort) {
-    $("pair-port").value = withPort[2];
-    typed = withPort[1];
-  }
-  const digits = typed.replace(/[\s\-\u2010-\u2015]/g, "");
+  const digits = splitPort(typed).replace(/[\s\-\u2010-\u2015]/g, "");
   return /^[0-9]{6}$/.test(digits) ? digits : null;
 }
+
+/* "546 719   port 47941": the port goes to its own box, the code stays. */
+function splitPort(typed) {
+  const withPort = /^(.*?)\s*port\s*:?\s*([0-9]{1,5})\s*$/i.exec(typed);
+  if (!withPort) return typed;
+  $("pair-port").value = withPort[2];
+  return withPort[1];
+}
+
+$("pair-code").addEventListener("input", () => {
+  const box = $("pair-code");
+  const code = splitPort(box.value);
+  if (code !== box.value) box.value = code.trim();
+});
 
 $("pair-form").addEventListener("submit", async (event) => {
   event.preventDefault();
