@@ -308,6 +308,7 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
 SPECIAL = {
     E.ERR_CONFLICT,
     E.ERR_REJECTED,
+    E.ERR_SECRET_DECLINED,  # refused unless --approve all: tests/engine/test_secret_reads.py
     E.ERR_PERMISSION_DENIED,
     E.ERR_INTERNAL,
     E.ERR_IO,
@@ -385,6 +386,18 @@ def test_rejected_write_changes_nothing(ws: Path, tmp_path: Path) -> None:
     )
     assert result["error_code"] == "ERR_REJECTED" and result["status"] == "rejected"
     assert snapshot(ws) == before
+
+
+def test_a_read_of_a_secret_looking_file_is_declined_without_approval(
+    ws: Path, tmp_path: Path
+) -> None:
+    (ws / ".env").write_text("API_TOKEN=s3cr3t\n")
+    (result,) = run_exec(
+        ws, tmp_path / "state", block("r1", "fs.read", path=".env"), "--approve", "none"
+    )
+    assert result["error_code"] == "ERR_SECRET_DECLINED" and result["status"] == "rejected"
+    assert str(result["summary"]).startswith("ERR_SECRET_DECLINED: ")
+    assert "s3cr3t" not in json.dumps(result)
 
 
 def test_conflict_when_the_file_changes_between_preview_and_commit(

@@ -13,6 +13,8 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
+    from .. import settings
+    from ..engine.boundary.secrets import SecretPaths
     from ..engine.executor import Engine, approve_all, reject_all
     from ..protocol.results import render_results
 
@@ -30,7 +32,9 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     from ..engine.state.session import StateUnusable
 
     try:
-        run = Engine(workspace, session, decide=decide).run_text(text, source="exec")
+        secrets = SecretPaths.configured(*settings.secret_paths(workspace.root))
+        engine = Engine(workspace, session, decide=decide, secrets=secrets)
+        run = engine.run_text(text, source="exec")
     except StateUnusable as exc:
         raise CommandFailed(
             EXIT_STATE,
@@ -39,10 +43,19 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             ),
         ) from None
     warnings += run.warnings
-    if rejected_by_default and any(r.status == "rejected" for r in run.results):
+    if rejected_by_default and any(
+        r.status == "rejected" and r.error_code == "ERR_REJECTED" for r in run.results
+    ):
         warnings.append(
             "writes were rejected: stdin is not a terminal and no --approve was given (use "
             "--approve all to apply them)"
+        )
+    declined = [r.path for r in run.results if r.error_code == "ERR_SECRET_DECLINED"]
+    if declined and args.approve != "all":
+        warnings.append(
+            f"reads of files that look like secrets were refused ({', '.join(map(str, declined))}):"
+            " exec reads one only with --approve all, or when you say yes on its terminal "
+            "(secret_paths in the settings names them)"
         )
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")

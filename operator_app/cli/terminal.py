@@ -32,10 +32,8 @@ def terminal_decider() -> Any:
 
     def show(plan: Any, limit: int | None) -> None:
         lines = [terminal_safe(line) for line in split_lines(plan.diff or "") or [""]]
-        prompt.write(
-            f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} "
-            f"-{plan.removed}\n"
-        )
+        counts = "" if plan.kind == "read" else f"  +{plan.added} -{plan.removed}"
+        prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}{counts}\n")
         for note in plan.notes:
             prompt.write(f"note: {terminal_safe(note)}\n")
         prompt.write("\n".join(lines[:limit]) + "\n")
@@ -47,11 +45,19 @@ def terminal_decider() -> Any:
 
     def decide(plan: Any) -> bool:
         nonlocal approve_rest
-        if approve_rest:
+        if approve_rest and plan.kind != "read":  # "all the rest" is writes, never a secret read
             return True
         # A diff of thousands of lines would scroll the question (and the header) out of sight.
         show(plan, _PROMPT_DIFF_LINES)
         while True:
+            if plan.kind == "read":  # a read of a secret-looking file: the plan says why it asks
+                prompt.write("Let the model read it? [y]es / [n]o: ")
+                prompt.flush()
+                line = answers.readline().strip().lower()
+                if line in ("y", "yes", "n", "no", ""):
+                    return line in ("y", "yes")
+                prompt.write(f"Please answer y or n (got {terminal_safe(line)!r}).\n")
+                continue
             prompt.write("Apply this change? [y]es / [n]o / [a]ll the rest / [d]iff in full: ")
             prompt.flush()
             line = answers.readline()

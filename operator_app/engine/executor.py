@@ -32,6 +32,7 @@ from ..protocol.results import (
     operator_error,
     repeated,
 )
+from .boundary.secrets import OPERATORS_OWN, SecretPaths
 from .failed_writes import FailedWrites
 from .state.session import Session, StateUnusable, check_state_location
 
@@ -128,6 +129,10 @@ class MessageRun:
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
     # staged in the session, not announced yet
     _unshown: list[CommandResult] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # A question (a write, a secret read) waits for the person: what ran before is shown.
+        self.engine.before_asking = self._flush
 
     @property
     def pending(self) -> PendingBlock | PendingChanBlock | None:
@@ -380,13 +385,17 @@ class Engine:
         *,
         decide: Decider = reject_all,
         listener: Listener | None = None,
+        secrets: SecretPaths = OPERATORS_OWN,
     ) -> None:
+        """`secrets`: the paths whose content a read hands over only after the person's yes."""
         # Whatever built the session: a state folder the model can reach is never used.
         check_state_location(workspace.root, session.state_dir)
         self.workspace = workspace
         self.session = session
         self.decide = decide
         self.listener = listener
+        self.secrets = secrets
+        self.before_asking: Callable[[], None] | None = None  # the message being run: its flush
         self.chanflow: ChanFlowRunner | None = None  # made when a String block first comes
 
     def notify(self, event: EngineEvent) -> None:
@@ -451,6 +460,7 @@ class Engine:
         try:
             if command.WRITES:
                 return self._write(command, before_commit, message, accept_plan, action_label)
+            from .changes.secret_read import ask_before_reading
             from .reads.context import ReadContext
             from .reads.handlers import READ_HANDLERS
 
@@ -459,7 +469,13 @@ class Engine:
                     before_progress()
                 self.notify(Progress(command.id, text))
 
-            return READ_HANDLERS[command.action](command, ReadContext(self.workspace, progress))
+            # Secrets ask first: the person says yes before the model gets such a file's content.
+            asked = ask_before_reading(self.workspace, self.secrets, self.consent, command, message)
+            if asked is not None and not asked.allowed:
+                return asked.declined(command)
+            context = ReadContext(self.workspace, progress, self.secrets)
+            result = READ_HANDLERS[command.action](command, context)
+            return asked.told(result) if asked is not None else result
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
         except StateUnusable:
@@ -494,7 +510,9 @@ class Engine:
 
     def consent(self, plan: WritePlan, message: int) -> bool:
         """Ask the person about `plan` (AwaitingDecision first); the session is let go of while
-        they think."""
+        they think, and what ran before is recorded and shown first."""
+        if self.before_asking is not None:
+            self.before_asking()
         self.notify(AwaitingDecision(plan))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
             return self.decide(plan)
@@ -511,9 +529,10 @@ class Engine:
         accept_plan: Callable[[WritePlan], OperatorError | None] | None,
         action_label: str | None = None,
     ) -> CommandResult:
+        from .changes.secret_read import note_on_transfer
         from .changes.write import commit, plan_write
 
-        plan = plan_write(command, self.workspace)
+        plan = note_on_transfer(plan_write(command, self.workspace), self.secrets)
         if action_label is not None:
             plan = replace(plan, action=action_label)
         refused = accept_plan(plan) if accept_plan is not None else None

@@ -90,6 +90,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
     ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
+    ERR_SECRET_DECLINED = "ERR_SECRET_DECLINED"
 
 
 @dataclass(frozen=True)
@@ -343,6 +344,11 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_REJECTED: ErrorInfo(
         ADDED, "the person declined this write; nothing changed; ask them before trying again"
+    ),
+    ErrorCode.ERR_SECRET_DECLINED: ErrorInfo(
+        ADDED,
+        "a read of a file that looks like a secret (.env*, *.pem, *.key, id_rsa*, .aws/, ...) "
+        "waits for the person's yes, and they did not give it; nothing was read; do without it",
     ),
     ErrorCode.ERR_INTERNAL: ErrorInfo(
         ADDED, "Operator itself failed on this command; nothing was changed; tell the person"

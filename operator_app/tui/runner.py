@@ -13,6 +13,8 @@ from pathlib import Path
 
 from textual.message import Message
 
+from .. import settings
+from ..engine.boundary.secrets import SecretPaths
 from ..engine.boundary.workspace import Workspace
 from ..engine.changes.plan import WritePlan
 from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
@@ -100,7 +102,7 @@ class EngineRunner:
 
         def decide(plan: WritePlan) -> bool:
             number = opened[0] if opened else 0
-            if number in self._approve_rest:
+            if number in self._approve_rest and plan.kind != "read":  # a secret read: always asked
                 return True
             line, used = block_line[0], self.session.used_ids()
 
@@ -115,11 +117,14 @@ class EngineRunner:
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
-            if answer == "all":
+            if answer == "all" and plan.kind != "read":
                 self._approve_rest.add(number)
             return answer in ("yes", "all")
 
-        return Engine(self.workspace, self.session, decide=decide, listener=listener)
+        secrets = SecretPaths.configured(*settings.secret_paths(self.workspace.root))
+        return Engine(
+            self.workspace, self.session, decide=decide, listener=listener, secrets=secrets
+        )
 
     def run_text(self, text: str, source: str) -> MessageRun | None:
         """None when the person quit in the middle (the app is going away: nothing to tell it)."""

@@ -6,6 +6,7 @@ the same answer is sent (a reload, a second tab, a restart of Operator)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -796,3 +797,27 @@ async def test_an_answer_paused_by_the_bridge_ends_when_the_person_says_or_opera
         await pilot.press("e")
         await wait_for(pilot, lambda: app.current().finished)
         assert rows(app)[-1][1] != "pending"
+
+
+async def test_a_secret_read_from_the_browser_waits_for_the_terminal_like_a_write(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 26, secrets ask first: a page's answer asking for .env is not read at once; the page
+    hears that a question waits in the terminal, and only y there hands the content over."""
+    (workspace / ".env").write_text("API_TOKEN=s3cr3t\n")
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(block("r1", "fs.read", path=".env") + READ)
+        await wait_for(pilot, lambda: asks(app) and app.screen.plan.kind == "read")
+        waiting = await extension.results(wait=0.2)
+        assert (waiting["state"], waiting["waiting_for"]) == ("waiting", "fs.read .env")
+        content = b64("API_TOKEN=s3cr3t\n")
+        assert content not in json.dumps(waiting)
+        poll = asyncio.ensure_future(extension.results(wait=10))
+        await pilot.press("y")
+        result = await poll
+        if result["state"] != "ready":
+            result = await extension.results(wait=10)
+        assert result["state"] == "ready" and content in result["copy_text"]
+        assert "looks like a secret" in result["copy_text"]

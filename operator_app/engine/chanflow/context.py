@@ -6,7 +6,7 @@ handler's success; a failure is a StringError raised."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from ...protocol.chanflow.commands import Request
@@ -18,12 +18,14 @@ if TYPE_CHECKING:
     from ...protocol.commands.base import Command
     from ...protocol.errors import OperatorError
     from ...protocol.results import CommandResult
+    from ..boundary.secrets import SecretPaths
     from ..changes.plan import WritePlan
 
 
 class EngineLike(Protocol):
     workspace: Workspace
     session: Session
+    secrets: SecretPaths  # the paths whose content a read hands over only after the person's yes
 
     def execute(
         self,
@@ -53,6 +55,8 @@ class Call:
         [str, str, str, dict[str, object]], None
     ]  # (action, rel, summary, extra)
     closed: bool = False  # /close discarded the topic: nothing to save after the command
+    # Said after the answer's message (why a secret read waited).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ws(self) -> Workspace:

@@ -14,6 +14,7 @@ from ...protocol.comments import LANGUAGES, language_for_path
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ..boundary.target import Target
+from ..changes.secret_read import read_plan, secret_pattern
 from ..textops.doc_blocks import DocBlock, find_blocks
 from ..textops.textfile import TextDoc, split_lines
 from .context import Call
@@ -61,12 +62,20 @@ def target_of(call: Call, location: Location) -> tuple[Target, str]:
 
 
 def read_bytes(
-    call: Call, target: Target, *, limit: int = LARGE_READ_MAX_BYTES, writing: bool = False
+    call: Call,
+    target: Target,
+    *,
+    limit: int = LARGE_READ_MAX_BYTES,
+    writing: bool = False,
+    shown: bool = True,
 ) -> bytes | None:
     """The file's bytes, None when it does not exist; String's error for anything else (for a
-    change, WRITE_FAILED: the file cannot be rewritten)."""
+    change, WRITE_FAILED: the file cannot be rewritten). Read to be `shown` to the model (not for
+    a change), a file that looks like a secret is read only once the person says yes."""
     if call.ws.lstat(target) is None:
         return None
+    if shown and not writing:
+        ask_first(call, target)
     try:
         return call.ws.read_file(target, max_bytes=limit)
     except OperatorError as error:
@@ -84,6 +93,27 @@ def read_bytes(
                 "open a block (#id) or some lines (:L1-L400) of it, or ask the person",
             ) from None
         raise told_in_string(error, writing=writing) from None
+
+
+def ask_first(call: Call, target: Target) -> None:
+    """Secrets ask first (changes/secret_read.py), in String's words: SECRET_DECLINED when the
+    person says no; once they say yes, the response says why it waited."""
+    pattern = secret_pattern(call.engine.secrets, call.ws, target)
+    if pattern is None:
+        return
+    shown = f"~/{target.rel}"
+    plan = read_plan(call.command, call.request_id, target, pattern)
+    if not call.engine.consent(plan, call.message):
+        raise StringError(
+            StringCode.SECRET_DECLINED,
+            f"{call.command} of {shown} was not approved: it looks like a secret ({pattern})",
+            "Operator asked the person first; nothing was read",
+            "do without it, or ask the person to share what you need",
+        )
+    call.notes.append(
+        f"note: {shown} looks like a secret ({pattern}): read only once approved in Operator, "
+        "which asked first"
+    )
 
 
 def load(call: Call, target: Target, shown: str, *, limit: int = LARGE_READ_MAX_BYTES) -> Doc:

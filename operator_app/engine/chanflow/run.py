@@ -167,6 +167,8 @@ class ChanFlowRunner:
                 ),
             )
             answer = self._handler(request)(call)
+            if call.notes:  # why it waited (a secret read)
+                answer = replace(answer, context=(*answer.context, *call.notes))
             if not call.closed:
                 self.store.save(state)
         except StringError as error:

@@ -16,7 +16,9 @@ from ..boundary.fsops import kind_of
 from ..boundary.target import Target
 from ..boundary.workspace import Workspace
 
-PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move"]
+# "read": not a write, the question before a read of a file that looks like a secret
+# (secret_read.py); it is asked about like a write and never committed.
+PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move", "read"]
 
 
 def sha256(data: bytes | None) -> str | None:

@@ -4,7 +4,9 @@ what it reads: past the cap it still looks at every file, to say how many match 
 come in the walk's fixed order (full paths sorted), so the same search gives the same answer;
 everything skipped or filtered out is counted in the header. A search that reaches its time
 limit (navigation.TIME_LIMIT_S), or the .gitignore matching budget, stops there and says how
-far it got in its "# truncated:" header.
+far it got in its "# truncated:" header. Files that look like secrets (boundary/secrets.py) are
+never searched, and the header names them: a search must not hand over a secret's lines unasked
+(an fs.read of one asks the person first, changes/secret_read.py).
 
 Each file costs one open, fstat, read and close through the walk's folder descriptor, and one
 search of its bytes: reading, not Python, is most of what a search of a large tree costs."""
@@ -28,6 +30,7 @@ from .matcher import Matcher, window
 from .walk_filters import Filters
 
 PROGRESS_EVERY_S = 0.25
+SECRETS_NAMED = 10  # files left out as secrets that the header names; the rest are counted
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
@@ -58,6 +61,7 @@ class _Search:
         self.capped = False  # more matching lines than shown
         self.stop_reason = ""
         self.last_file = ""
+        self.secrets: list[str] = []  # files left out: they look like secrets
 
     def file(self, data: bytes, rel: str, timeout: float) -> None:
         """Search one file's bytes (`rel`: its path as shown)."""
@@ -124,6 +128,10 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
                 if filters.include is not None and not filters.included(event.rel(index)):
                     search.skipped["outside include"] += 1
                     continue
+                if ctx.secrets.matches(event.rel(index)) is not None:
+                    # Never searched: its matching lines would hand the model a secret unasked.
+                    search.secrets.append(event.rel(index))
+                    continue
                 data = read_walked(event.dir_fd, name, limit, BINARY_SNIFF_BYTES)
                 if isinstance(data, str):
                     if data != "gone":
@@ -174,6 +182,14 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         )
     if search.stop_reason:
         header.append(f"# truncated: {search.stop_reason}")
+    if search.secrets:
+        named = ", ".join(shown_name(rel) for rel in search.secrets[:SECRETS_NAMED])
+        more = len(search.secrets) - SECRETS_NAMED
+        header.append(
+            f"# not searched, as they look like secrets: {named}"
+            + (f" and {more} more" if more > 0 else "")
+            + " (fs.read of one asks the person first)"
+        )
     if search.skipped:
         filtered = {
             reason: n for reason, n in search.skipped.items() if reason in _FILTERED_REASONS

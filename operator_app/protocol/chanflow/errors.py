@@ -28,6 +28,7 @@ class StringCode(StrEnum):
     LOAD_ERROR = "LOAD_ERROR"
     # Operator's own:
     REJECTED = "REJECTED"
+    SECRET_DECLINED = "SECRET_DECLINED"
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
@@ -81,6 +82,11 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     ),
     StringCode.REJECTED: StringCodeInfo(
         "the person declined the change; nothing changed", "ask them what they want"
+    ),
+    StringCode.SECRET_DECLINED: StringCodeInfo(
+        "a read of a file that looks like a secret (.env*, *.pem, *.key, id_rsa*, .aws/, ...) "
+        "waits for the person's yes, and they did not give it; nothing was read",
+        "do without it, or ask the person to share what you need",
     ),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo(
         "the message ended inside a block; nothing in it ran", "close it with </\U0001d49e>"

@@ -34,6 +34,14 @@ WHAT = {
 
 
 def describe(plan: WritePlan) -> Text:
+    if plan.kind == "read":  # a read of a secret-looking file (engine/changes/secret_read.py)
+        return Text.assemble(
+            (f"{plan.action} ", "bold"),
+            "wants to read ",
+            (plan.target.rel, "bold cyan"),
+            ", which looks like a secret",
+            (f"   id {plan.command_id}", "dim"),
+        )
     what = "renames" if plan.action == "fs.rename" else WHAT.get(plan.kind, plan.kind)
     if plan.target_to is not None:
         slash = "/" if plan.is_dir else ""
@@ -160,10 +168,23 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
 LOOK_AGAIN_S = 1.0  # how often a dialog opened while its message arrives looks at it again
 
 
-def box_title(outlook: WriteOutlook, message_number: int | None) -> str:
+def box_title(outlook: WriteOutlook, message_number: int | None, reads: bool = False) -> str:
     where = f"message {message_number}: " if message_number else ""
+    if reads:
+        return f"{where}a read of a secret-looking file waits for you"
     which = f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
     return f"{where}{which} in this message waits for you"
+
+
+READ_KEYS = Text.from_markup(
+    "[b]y[/b] let it read   [b]n[/b] decline   [b]esc[/b] decide later   [b]?[/b] keys"
+    "   (nothing is read before you answer)"
+)
+READ_REST = Text(
+    "y: the model gets the file's content, and the chat's provider with it. n: the model is "
+    "told you declined, and nothing is read.",
+    style="yellow",
+)
 
 
 def keys_text(outlook: WriteOutlook) -> Text:
@@ -206,20 +227,23 @@ class ConsentScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         plan, outlook = self.plan, self.outlook
+        reads = plan.kind == "read"
         with Vertical(id="consent-box") as box:
-            box.border_title = box_title(outlook, self.message_number)
+            box.border_title = box_title(outlook, self.message_number, reads)
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
-            yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
+            yield Static(
+                READ_REST if reads else rest_text(outlook, plan.target.rel), id="consent-rest"
+            )
             yield LinesView(diff_view(plan), id="consent-diff")
-            yield Static(keys_text(outlook), id="consent-keys")
+            yield Static(READ_KEYS if reads else keys_text(outlook), id="consent-keys")
         yield Footer()
 
     def on_mount(self, event: events.Mount) -> None:
         self._opened_at = event.time  # the clock key events are stamped with when they are read
         self.query_one("#consent-diff").focus()  # arrows and page keys scroll the diff
-        if self.outlook.now is not None:
+        if self.outlook.now is not None and self.plan.kind != "read":
             self._looking = self.set_interval(LOOK_AGAIN_S, self._look_again)
 
     def _look_again(self) -> None:
@@ -245,6 +269,8 @@ class ConsentScreen(ModalScreen[str]):
         self.dismiss(answer)
 
     def action_apply_rest(self) -> None:
+        if self.plan.kind == "read":
+            return  # "the rest" is writes: a secret read is answered y or n
         if not self.outlook.asks_again(self.plan.target.rel):
             self.dismiss("all")
             return
