@@ -456,7 +456,7 @@ class BridgeServer:
         if pause:
             self.bridge.pause()
         else:
-            self.bridge.stop()
+            await self.bridge.finish()
         if self._listening is not None:
             self._listening.close()
             self._listening = None

@@ -23,6 +23,7 @@ from .pairing import CODE_LIFETIME_S, Client, Paired, Pairing, PairingRefused
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
 PAIRINGS_LOOKED_AT_S = 2.0  # how often the settings file is looked at for a forgotten pairing
+FEEDER_JOIN_S = 2.0  # how long stopping waits for the feeder to end the open messages
 # A "Send selection to Operator" is a page message of its own, sent by the person's own act
 # (docs/bridge-protocol.md): it is never held.
 SELECTION_PREFIX = "selection/"
@@ -541,6 +542,12 @@ class Bridge:
         self.feeder.stop()
         self._cancel_timers()
         self._bump()
+
+    async def finish(self) -> None:
+        """Stop, and let the feeder end the messages being written (a moment at most: a write
+        waiting for the person gives up when the app goes), so the session records their end."""
+        self.stop()
+        await asyncio.to_thread(self.feeder.join, FEEDER_JOIN_S)
 
     def pause(self) -> None:
         """The bridge goes off but the answers being written stay open (issue 26: the person

@@ -149,7 +149,7 @@ class BridgeControlMixin(AppHost):
         if server is None:
             paused, self.bridge_state.paused = self.bridge_state.paused, None
             if final and paused is not None:
-                paused.stop()
+                await paused.finish()
             return
         self.offer_held([])  # what was held goes with the bridge: the page sends it again later
         writing = server.bridge.writing()

@@ -783,10 +783,13 @@ async def test_the_bridge_turned_off_mid_answer_lets_it_run_on_as_one_message(
         assert app.runner.session.message_text(number) == whole
 
 
-async def test_an_answer_paused_by_the_bridge_ends_when_the_person_says_or_operator_quits(
+async def test_an_answer_paused_by_the_bridge_ends_with_e_or_when_operator_quits(
     workspace: Path, state: Path
 ) -> None:
-    """The paused answer is not left open for good: e ends it while the bridge is off."""
+    """The paused answer is not left open for good: e ends it while the bridge is off, and so does
+    quitting Operator."""
+    from operator_app.engine.state.session import Session
+
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
@@ -797,6 +800,14 @@ async def test_an_answer_paused_by_the_bridge_ends_when_the_person_says_or_opera
         await pilot.press("e")
         await wait_for(pilot, lambda: app.current().finished)
         assert rows(app)[-1][1] != "pending"
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
+        extension.port = app.bridge.port
+        await extension.message(READ + LIST[:31], generating=True, position=1)
+        await wait_for(pilot, lambda: len(app.states) == 2)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+    assert [record.ended for record in Session(state).messages()] == [True, True]
 
 
 async def test_a_secret_read_from_the_browser_waits_for_the_terminal_like_a_write(
