@@ -43,6 +43,20 @@ async def open_chat(browser: AsyncExtensionBrowser, sites: Any, host: str, path:
     return page
 
 
+async def person_asks(page: Any, text: str = "Please go on with the plan.") -> None:
+    """The person types a message into the chat's input box and sends it with Enter: the answer
+    the page shows next is the model's reply, heard being written however fast it comes (an
+    answer nobody asked for, drawn whole, is taken for one from the page's history)."""
+    await page.evaluate(
+        "() => { const box = mockChat.editorElement;"
+        " (box.querySelector('[contenteditable]') || box).focus(); }"
+    )
+    sent = await page.evaluate("() => mockChat.sent.length")
+    await page.keyboard.type(text)
+    await page.keyboard.press("Enter")
+    await page.wait_for_function("n => mockChat.sent.length > n", arg=sent)
+
+
 async def _watching(browser: AsyncExtensionBrowser, url: str) -> bool:
     return bool(
         await browser.worker.evaluate(

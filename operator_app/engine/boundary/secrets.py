@@ -13,6 +13,7 @@ person's settings may replace it and add patterns per workspace (settings.py, `s
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,20 @@ class SecretPaths:
         return cls([*(DEFAULT_PATTERNS if everywhere is None else everywhere), *here])
 
     @cached_property
+    def _last_parts(self) -> tuple[str, ...]:
+        """Each pattern's last path segment ("id_rsa*", ".aws", "config.json"), lower-cased."""
+        return tuple(
+            {p.lstrip("!").rstrip("/").rsplit("/", 1)[-1].lower() for p in self.patterns} - {""}
+        )
+
+    def _may_match(self, path: str) -> bool:
+        """A cheap first look, with the standard library only: a path can match only if one of
+        its components matches some pattern's last segment. Most paths go no further, and a read
+        of an ordinary file never loads pathspec (the headless path stays light)."""
+        parts = path.split("/")
+        return any(fnmatchcase(part, last) for part in parts for last in self._last_parts)
+
+    @cached_property
     def _spec(self) -> pathspec.GitIgnoreSpec:
         import pathspec  # only when a path is first checked
 
@@ -67,7 +82,9 @@ class SecretPaths:
         """The pattern that makes `rel` (a workspace-relative path, "/"-separated) look like a
         secret, or None when it does not."""
         path = rel.strip("/").lower()
-        if not path or path == "." or not self._spec.match_file(path):
+        if not path or path == "." or not self._may_match(path):
+            return None
+        if not self._spec.match_file(path):
             return None
         import pathspec
 

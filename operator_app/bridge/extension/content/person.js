@@ -32,14 +32,15 @@
     let lastSentAt = 0;
 
     function remember(raw) {
-      if (raw && raw.trim()) onSend(raw);
-      const text = squeeze(raw || "");
-      if (text.length < SHORTEST) return;
+      if (!raw || !raw.trim()) return;
+      lastSentAt = Date.now(); // the next answer is a reply, however short the message was
+      onSend(raw);
+      const text = squeeze(raw);
+      if (text.length < SHORTEST) return; // too short to tell the person's text by
       const known = sent.findIndex((item) => item.text === text);
       if (known >= 0) sent.splice(known, 1);
-      sent.push({ text, at: Date.now() });
+      sent.push({ text, at: lastSentAt });
       if (sent.length > KEPT) sent.shift();
-      lastSentAt = Date.now();
     }
 
     function boxText() {
