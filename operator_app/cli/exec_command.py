@@ -5,6 +5,7 @@ script needs: writes rejected for want of a terminal, no blocks found, repeats n
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any
 
@@ -13,10 +14,15 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from .. import settings
-    from ..engine.boundary.secrets import SecretPaths
-    from ..engine.executor import Engine, approve_all, reject_all
-    from ..protocol.results import render_results
+    from ..engine import Engine, StateUnusable, approve_all, reject_all
+    from ..protocol import render_results
+
+    if not gc.isenabled():
+        # The `operator-app` command pauses the collector for its start-up (entry.py): what the
+        # engine's import made (pydantic above all, some hundred thousand objects) lives until
+        # the process ends, so it is frozen, and the collections of the run do not walk it again.
+        gc.freeze()
+        gc.enable()
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)
@@ -29,12 +35,14 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     else:
         decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
     rejected_by_default = decide is reject_all and args.approve is None
-    from ..engine.state.session import StateUnusable
-
     try:
-        secrets = SecretPaths.configured(*settings.secret_paths(workspace.root))
-        engine = Engine(workspace, session, decide=decide, secrets=secrets)
-        run = engine.run_text(text, source="exec")
+        run = Engine(
+            workspace,
+            session,
+            decide=decide,
+            shell=shell_policy(workspace.root, args),
+            secrets=secret_paths(workspace.root),
+        ).run_text(text, source="exec")
     except StateUnusable as exc:
         raise CommandFailed(
             EXIT_STATE,
@@ -50,13 +58,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             "writes were rejected: stdin is not a terminal and no --approve was given (use "
             "--approve all to apply them)"
         )
-    declined = [r.path for r in run.results if r.error_code == "ERR_SECRET_DECLINED"]
-    if declined and args.approve != "all":
-        warnings.append(
-            f"reads of files that look like secrets were refused ({', '.join(map(str, declined))}):"
-            " exec reads one only with --approve all, or when you say yes on its terminal "
-            "(secret_paths in the settings names them)"
-        )
+    warnings += secrets_declined(run.results, args)
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
     for dup in run.duplicates:
@@ -88,10 +90,51 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     return EXIT_OK, data, copy_text
 
 
+def shell_policy(root: Any, args: argparse.Namespace) -> Any:
+    """What the person decided about commands: their always-allow rules for this workspace (none
+    with --approve none: nothing runs), the network, and whether a command may run unsandboxed."""
+    from .. import settings
+    from ..engine import ShellPolicy
+
+    def always_allowed(script: str) -> bool:
+        return args.approve != "none" and script in settings.allowed_commands(root)
+
+    return ShellPolicy(
+        always_allowed=always_allowed,
+        network=bool(args.network) or settings.network_allowed(root),
+        env_allow=tuple(settings.env_allowed()),
+        unsandboxed="ask" if args.allow_unsandboxed else "refuse",
+    )
+
+
+def secret_paths(root: Any) -> Any:
+    """The paths that look like secrets in this workspace, as the settings name them."""
+    from .. import settings
+    from ..engine import SecretPaths
+
+    return SecretPaths.configured(*settings.secret_paths(root))
+
+
+SECRET_DECLINED_CODES = ("ERR_SECRET_DECLINED", "SECRET_DECLINED")  # OPERATOR_CMD, String
+
+
+def secrets_declined(results: list[Any], args: argparse.Namespace) -> list[str]:
+    """The warning when reads of secret-looking files were refused for want of a yes."""
+    declined = [str(r.path) for r in results if r.error_code in SECRET_DECLINED_CODES]
+    if not declined or args.approve == "all":
+        return []
+    return [
+        f"reads of files that look like secrets were refused ({', '.join(declined)}): exec "
+        "reads one only with --approve all, or when you say yes on its terminal (secret_paths "
+        "in the settings names them)"
+    ]
+
+
 def result_json(result: Any) -> dict[str, Any]:
-    """A result for the envelope: id and summary exactly as its OPERATOR_RESULT block gives them
-    (a String result also names its topic, command line and time, as its response block does)."""
-    from ..protocol.results import one_line
+    """A result for the envelope: id and summary exactly as its block gives them, and what its
+    dialect adds (a String result names its topic, command line and time, as its response
+    block does)."""
+    from ..protocol import dialect_named, one_line
 
     return {
         "id": result.shown_id,
@@ -105,11 +148,7 @@ def result_json(result: Any) -> dict[str, Any]:
         "truncated": result.truncated,
         "line": result.line,
         "dialect": result.dialect,
-        **(
-            {"topic": result.topic, "request": result.request, "time": result.at}
-            if result.dialect == "string"
-            else {}
-        ),
+        **dialect_named(result.dialect).describe(result),
     }
 
 

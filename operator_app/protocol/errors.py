@@ -86,10 +86,18 @@ class ErrorCode(StrEnum):
     ERR_INTERNAL = "ERR_INTERNAL"
     ERR_MISSING_PATTERN = "ERR_MISSING_PATTERN"
     ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
+    ERR_PATTERN_TOO_COSTLY = "ERR_PATTERN_TOO_COSTLY"
     ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
     ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
+    # shell.run, an Operator extension (engine/shell).
+    ERR_MISSING_COMMAND = "ERR_MISSING_COMMAND"
+    ERR_INVALID_TIMEOUT = "ERR_INVALID_TIMEOUT"
+    ERR_COMMAND_TIMEOUT = "ERR_COMMAND_TIMEOUT"
+    ERR_COMMAND_KILLED = "ERR_COMMAND_KILLED"
+    ERR_NOT_SANDBOXED = "ERR_NOT_SANDBOXED"
+    ERR_SANDBOX_FAILED = "ERR_SANDBOX_FAILED"
     ERR_SECRET_DECLINED = "ERR_SECRET_DECLINED"
 
 
@@ -361,6 +369,13 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         "a glob (include, exclude, fs.find's pattern) or a regex: true query cannot be used; the "
         "message says what is wrong and where",
     ),
+    ErrorCode.ERR_PATTERN_TOO_COSTLY: ErrorInfo(
+        ADDED,
+        "a glob or a regex: true query is over the size limits (a glob 256 characters, 50 in a "
+        "list; a regex 1000 characters, repeats that expand past 100000, no recursion) or a regex "
+        "took over its 1 s time limit on one file; the message says which; nothing was searched: "
+        "send a simpler pattern (no nested repeats such as (a+)+), or narrow path or include",
+    ),
     ErrorCode.ERR_INVALID_FLAG: ErrorInfo(ADDED, "regex or ignore_case is not true or false"),
     ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),
     ErrorCode.ERR_EARLIER_WRITE_FAILED: ErrorInfo(
@@ -374,6 +389,33 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
         "folder) where it leads outside the workspace; the message names the link; copy or move "
         "what it points to instead, or ask the person",
+    ),
+    ErrorCode.ERR_MISSING_COMMAND: ErrorInfo(
+        ADDED, "shell.run without a script; send command (one line) or command_b64 (a script)"
+    ),
+    ErrorCode.ERR_INVALID_TIMEOUT: ErrorInfo(
+        ADDED, "shell.run's timeout_s is not a whole number from 1 to 600"
+    ),
+    ErrorCode.ERR_COMMAND_TIMEOUT: ErrorInfo(
+        ADDED,
+        "the command ran past its timeout_s and was stopped, children and all; the details hold "
+        "its output so far; its file changes were discarded; send a quicker command or a larger "
+        "timeout_s",
+    ),
+    ErrorCode.ERR_COMMAND_KILLED: ErrorInfo(
+        ADDED,
+        "the command was stopped by the person or ended by a signal; its file changes were "
+        "discarded; ask the person before running it again",
+    ),
+    ErrorCode.ERR_NOT_SANDBOXED: ErrorInfo(
+        ADDED,
+        "no sandbox can be had on this machine and unsandboxed commands are not allowed here; "
+        "nothing ran; ask the person to run it themselves",
+    ),
+    ErrorCode.ERR_SANDBOX_FAILED: ErrorInfo(
+        ADDED,
+        "the sandbox could not be set up for this command (the message gives the reason); "
+        "nothing ran; tell the person",
     ),
 }
 

@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..engine.ondisk.private import private_folder, write_private
-from ..protocol.chanflow.grammar import SIGIL
-
-STRING_TAG = f"<{SIGIL}="  # how a String block (ChanFlow) starts
+from ..engine import private_folder, write_private
+from ..protocol import may_hold_blocks
 
 TIMEOUT_S = 2.0
 
@@ -142,5 +140,5 @@ def watch_loop(
         if text is None or text == last:
             continue
         last = text
-        if ("OPERATOR_CMD" in text or STRING_TAG in text) and not is_own(text):
+        if may_hold_blocks(text) and not is_own(text):
             on_text(text)

@@ -8,21 +8,25 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from textual.message import Message
 
 from .. import settings
-from ..engine.boundary.secrets import SecretPaths
-from ..engine.boundary.workspace import Workspace
-from ..engine.changes.plan import WritePlan
-from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
-from ..engine.state.session import Session
-from ..protocol.blocks import PendingBlock
-from ..protocol.chanflow.blocks import PendingChanBlock
-from ..protocol.chanflow.grammar import SIGIL
-from ..protocol.results import CommandResult
+from ..engine import (
+    Engine,
+    EngineEvent,
+    Lookahead,
+    MessageOpened,
+    MessageRun,
+    SecretPaths,
+    Session,
+    Workspace,
+    WriteOutlook,
+    WritePlan,
+)
+from ..protocol import CommandResult, MessageScan
+from .command_answers import Answer, command_answer, command_policy
 from .follow import FileFollower
 from .messages import (
     EngineEventPosted,
@@ -32,7 +36,6 @@ from .messages import (
     MessageGrew,
     PendingChanged,
 )
-from .outlook import WriteOutlook, write_outlook
 
 Post = Callable[[Message], object]
 Ask = Callable[
@@ -41,16 +44,6 @@ Ask = Callable[
 Observer = Callable[
     [EngineEvent], None
 ]  # hears a streamed message's engine events too (the bridge)
-# What a streamed message's source already holds beyond what was fed: (text still to come,
-# whether more may follow). The bridge knows; a followed file does not say.
-Lookahead = Callable[[], tuple[str, bool]]
-
-
-def pending_label(pending: PendingBlock | PendingChanBlock) -> str | None:
-    """What names a block still arriving: an OPERATOR_CMD block's id, a String block's topic."""
-    if isinstance(pending, PendingChanBlock):
-        return f"<{SIGIL}={pending.channel}:{pending.topic or 'main'}>"
-    return pending.id_hint
 
 
 class Abandoned(BaseException):
@@ -74,63 +67,51 @@ class EngineRunner:
         self._post_raw(message)
 
     def _engine(
-        self,
-        opened: list[int],
-        text: Callable[[], str],
-        observer: Observer | None = None,
-        *,
-        open_ended: Callable[[], bool] = lambda: False,
-        fed: Callable[[], str] | None = None,
+        self, opened: list[int], shown: Callable[[], str], observer: Observer | None = None
     ) -> Engine:
-        """`text`: the message as far as it is known (a streamed one grows); the dialog of a write
-        tells from it what else the message will write, and from `open_ended` whether more may come.
-        `fed`: what the engine was given of it so far, which the screen starts from (a streamed
-        message's later chunks each come as a MessageGrew; by default, all of `text`)."""
-        shown = fed or text
-        block_line: list[int | None] = [None]
+        """`shown`: what the screen starts the message from (all of a pasted message; nothing yet
+        of a streamed one, whose chunks each come as a MessageGrew)."""
 
         def listener(event: EngineEvent) -> None:
             if isinstance(event, MessageOpened):
                 opened.append(event.number)
                 self._post(MessageBegan(event.number, event.source, shown()))
             else:
-                if isinstance(event, BlockStarted):
-                    block_line[0] = event.line
                 self._post(EngineEventPosted(opened[0] if opened else 0, event))
             if observer is not None:
                 observer(event)
 
-        def decide(plan: WritePlan) -> bool:
+        def decide(plan: WritePlan, outlook: WriteOutlook) -> Answer:
             number = opened[0] if opened else 0
-            if number in self._approve_rest and plan.kind != "read":  # a secret read: always asked
+            # A command without a sandbox runs only on its own explicit yes, never on `a`; nor
+            # does a read of a secret-looking file (a plan of kind "read").
+            unsandboxed = plan.run is not None and not plan.run.sandboxed
+            if number in self._approve_rest and not unsandboxed and plan.kind != "read":
                 return True
-            line, used = block_line[0], self.session.used_ids()
-
-            def outlook_now() -> WriteOutlook:
-                # Asked again by the dialog while the message arrives (the engine's thread waits
-                # for the answer meanwhile, so the used ids do not change under it).
-                still = open_ended()
-                seen = write_outlook(text(), line, plan.command_id, number, used, open_ended=still)
-                return replace(seen, now=outlook_now) if still else seen
-
-            outlook = outlook_now()
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
             if answer == "all" and plan.kind != "read":
                 self._approve_rest.add(number)
-            return answer in ("yes", "all")
+            return command_answer(answer, plan, self.workspace.root)
 
-        secrets = SecretPaths.configured(*settings.secret_paths(self.workspace.root))
         return Engine(
-            self.workspace, self.session, decide=decide, listener=listener, secrets=secrets
+            self.workspace,
+            self.session,
+            decide=decide,
+            listener=listener,
+            shell=command_policy(self.workspace.root),
+            secrets=SecretPaths.configured(*settings.secret_paths(self.workspace.root)),
         )
 
-    def run_text(self, text: str, source: str) -> MessageRun | None:
-        """None when the person quit in the middle (the app is going away: nothing to tell it)."""
+    def run_text(
+        self, text: str, source: str, scan: MessageScan | None = None
+    ) -> MessageRun | None:
+        """None when the person quit in the middle (the app is going away: nothing to tell it).
+        `scan`: the message's scan, when the caller made it already (it is not made twice)."""
         with self._order:
             try:
-                run = self._engine([], lambda: text).run_text(text, source=source)
+                run = self._engine([], lambda: text).run_text(text, source=source, scan=scan)
             except Abandoned:
                 return None
         self._post(MessageFinished(run.number, run.warnings))
@@ -166,26 +147,15 @@ class StreamedMessage:
     ) -> None:
         self._runner = runner
         self.text = ""
-        self._lookahead = lookahead
         opened: list[int] = []
         with runner._order, runner.session.lock():
             # The screen starts from what was fed (nothing yet), not from what the page already
-            # sent beyond it: each chunk is shown by its own MessageGrew as it is fed.
-            self.run = runner._engine(
-                opened,
-                self._known_text,
-                observer,
-                open_ended=self._open_ended,
-                fed=lambda: self.text,
-            ).open_stream(source=source)
+            # sent beyond it: each chunk is shown by its own MessageGrew as it is fed. A followed
+            # file may always grow; the bridge knows what it holds beyond and when it stopped.
+            self.run = runner._engine(opened, lambda: self.text, observer).open_stream(
+                source=source, lookahead=lookahead
+            )
         self.number = self.run.number
-
-    def _known_text(self) -> str:
-        return self.text + (self._lookahead()[0] if self._lookahead is not None else "")
-
-    def _open_ended(self) -> bool:
-        # A followed file may always grow; the bridge knows when the page said it stopped.
-        return self._lookahead()[1] if self._lookahead is not None else True
 
     def feed(self, chunk: str) -> None:
         runner = self._runner
@@ -196,7 +166,8 @@ class StreamedMessage:
         pending = self.run.pending
         runner._post(
             PendingChanged(
-                self.number, (pending.start_line, pending_label(pending)) if pending else None
+                self.number,
+                (pending.start_line, pending.label, pending.awaits) if pending else None,
             )
         )
 

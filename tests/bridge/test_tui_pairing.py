@@ -67,11 +67,11 @@ async def test_k_pairs_a_second_browser_beside_the_first(workspace: Path, state:
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         first = await paired_extension(pilot, app)
-        app.action_pair_browser()
+        app.bridge_control.pair_browser()  # the palette's "Pair a browser": in place of it...
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
         await wait_for(pilot, lambda: "in place of Chromium (test)" in shown(app, "#pairing-note"))
         code = app.bridge.pairing_code
-        await pilot.press("k")
+        await pilot.press("k")  # ...unless the person keeps it paired
         await wait_for(pilot, lambda: "stays paired" in shown(app, "#pairing-note"))
         assert app.bridge.pairing_code == code  # the same code, now keeping the first browser
         second = Extension(app.bridge.port, origin="moz-extension://a-firefox-temporary-add-on")
@@ -83,6 +83,32 @@ async def test_k_pairs_a_second_browser_beside_the_first(workspace: Path, state:
         # The palette offers it directly too, once a browser is paired.
         commands = [command.title for command in app.get_system_commands(app.screen)]
         assert "Pair another browser" in commands
+
+
+async def test_k_on_the_main_screen_offers_a_code_that_keeps_the_paired_browser(
+    workspace: Path, state: Path
+) -> None:
+    """Item 12 from the main screen: k (keys.py's table) shows a code that pairs a browser
+    beside the paired one; without a paired browser it says why it does nothing."""
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("k")  # nothing paired yet: refused, with the reason
+        await wait_for(pilot, lambda: any("k pairs a browser beside" in n for n in notes(app)))
+        assert len(app.screen_stack) == 1
+        first = await paired_extension(pilot, app)
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
+        await wait_for(pilot, lambda: "stays paired" in shown(app, "#pairing-note"))
+        code = app.bridge.pairing_code
+        assert code is not None and app.bridge.status().keeps_paired
+        second = Extension(app.bridge.port, origin="chrome-extension://another-chromium-profile")
+        assert (await second.pair(code, browser="Chromium 2")).status == 200
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        assert (await first.post("/v1/hello", {})).status == 200
+        assert app.bridge.status().paired == ("Chromium (test)", "Chromium 2")
 
 
 async def test_a_pairing_forgotten_from_the_command_line_shows_a_new_code(

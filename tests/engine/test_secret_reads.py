@@ -85,6 +85,35 @@ def test_a_string_open_of_a_secret_waits_too(ws: Path, tmp_path: Path) -> None:
     assert "note: ~/.env looks like a secret (.env*)" in results[0]["details"]
 
 
+def test_every_string_read_of_a_secret_waits(ws: Path, tmp_path: Path) -> None:
+    """String's other ways to a file's content ask too: /edit's view, /verify, /refresh and /back
+    of a place a topic holds, a kept version (/open path@cN); and OPERATOR_CMD's fs.readRegion.
+    What was approved once is asked again the next time."""
+    state = tmp_path / "state"
+    (ws / "deploy" / "app.key").write_text("# @region secret\nkey\n# @endregion secret\n")
+    approved = (
+        chan("keys", "/open .env")
+        + chan("kept", "/commit .env")
+        + chan("back", "/open .env")
+        + chan("back", "/open notes/plan.txt")
+    )
+    results, _ = run(ws, state, approved, "--approve", "all")
+    assert all(r["ok"] for r in results), results
+    message = (
+        chan("edit", "/edit .env")
+        + chan("verify", "/verify .env#none")
+        + chan("keys", "/refresh")
+        + chan("back", "/back")
+        + chan("kept", "/open .env@c1")
+        + block("g1", "fs.readRegion", path="deploy/app.key", marker_id="secret")
+    )
+    results, warnings = run(ws, state, message)
+    codes = [r["error_code"] for r in results]
+    assert codes == ["SECRET_DECLINED"] * 5 + ["ERR_SECRET_DECLINED"], results
+    assert "s3cr3t" not in json.dumps(results)
+    assert any("look like secrets were refused" in w for w in warnings)
+
+
 def test_a_symlink_to_a_secret_is_one_too(ws: Path, tmp_path: Path) -> None:
     os.symlink("../.env", ws / "notes" / "settings.txt")
     results, _ = run(ws, tmp_path / "state", block("r1", "fs.read", path="notes/settings.txt"))

@@ -113,3 +113,105 @@ async def test_the_copies_of_results_the_tui_saves_are_the_owners_only(shared: P
     if AS_ROOT:
         denied = read_as_nobody(saved)
         assert denied.returncode != 0 and "Permission denied" in denied.stderr
+
+
+SIGIL = "\U0001d49e"
+
+
+def test_what_commands_and_string_topics_leave_in_the_state_folder_is_the_owners_only(
+    shared: Path,
+) -> None:
+    """Issues 24 and 28 write there too: a command's output log and run folders, its change-set
+    in the journal (journal/sets/N), String's topics; all of it the owner's only."""
+    from operator_app.engine import find_sandbox
+
+    if not find_sandbox().usable:
+        pytest.skip("no sandbox on this machine: shell.run would not run")
+    workspace = shared / "ws"
+    shutil.copytree(DEMO, workspace)
+    state = shared / "state"
+    message = shared / "message.txt"
+    message.write_text(
+        block("c1", "shell.run", command_b64=b64("echo built > notes/built.txt; echo printed"))
+        + f"<{SIGIL}=string:file:notes>/open notes/plan.txt</{SIGIL}>\n"
+    )
+    done = exec_app(workspace, state, message, "--approve", "all")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "notes" / "built.txt").read_text() == "built\n"
+    assert list((state / "journal" / "sets").iterdir()), "the change-set's journal folder"
+    assert list((state / "shell" / "output").glob("*.log")) and (state / "shell" / "runs").is_dir()
+    assert list((state / "topics").iterdir()), "String's topic"
+    assert owner_only(state) == []
+    if AS_ROOT:
+        for log in (state / "shell" / "output").glob("*.log"):
+            denied = read_as_nobody(log)
+            assert denied.returncode != 0 and "Permission denied" in denied.stderr, log
+
+
+def test_a_commands_upper_layer_is_out_of_other_users_reach_while_it_waits(shared: Path) -> None:
+    """What a command wrote waits in its overlay's upper layer, with the command's own modes,
+    until the person answers: the run folder around it is 0700."""
+    from operator_app.engine import Engine, Session, Workspace, find_sandbox
+
+    if not find_sandbox().usable:
+        pytest.skip("no sandbox on this machine: shell.run would not run")
+    workspace = shared / "ws"
+    shutil.copytree(DEMO, workspace)
+    state = shared / "state"
+    seen: dict[str, object] = {}
+
+    def decide(plan: object, outlook: object) -> bool:
+        if getattr(plan, "kind", None) == "changeset":
+            (run,) = (state / "shell" / "runs").iterdir()
+            written = run / "upper" / "notes" / "built.txt"
+            seen["written"] = written.read_text()
+            seen["file mode"] = stat.S_IMODE(written.stat().st_mode)
+            seen["run folder"] = stat.S_IMODE(run.stat().st_mode)
+            if AS_ROOT:
+                seen["other user"] = read_as_nobody(written).returncode
+        return True
+
+    session = Session(state)
+    engine = Engine(Workspace(workspace), session, decide=decide)
+    script = "umask 022; echo built > notes/built.txt"
+    run = engine.run_text(block("c1", "shell.run", command_b64=b64(script)))
+    assert run.results[0].ok, run.results[0].summary
+    assert seen["written"] == "built\n" and seen["file mode"] == 0o644  # the command's own
+    assert seen["run folder"] == 0o700
+    if AS_ROOT:
+        assert seen["other user"] != 0
+    assert owner_only(state) == []
+
+
+def test_the_internal_errors_log_is_the_owners_only(
+    shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28's log of Operator's own failures names the person's files: 0600, even when a log
+    an older Operator made was readable."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from operator_app.cli.main import main as cli_main
+    from operator_app.engine.reads import handlers as reads
+
+    def broken(cmd: object, ctx: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(reads.READ_HANDLERS, "fs.stat", broken)
+    workspace = shared / "ws"
+    shutil.copytree(DEMO, workspace)
+    state = shared / "state"
+    message = shared / "message.txt"
+    message.write_text(block("s1", "fs.stat", path="notes/plan.txt"))
+    args = ["exec", "--workspace", str(workspace), "--state-dir", str(state), str(message)]
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert cli_main(args) == 0
+    log = state / "internal-errors.log"
+    assert "RuntimeError: boom" in log.read_text()
+    assert owner_only(state) == []
+    log.chmod(0o644)  # as an older Operator left it
+    message.write_text(block("s2", "fs.stat", path="notes/plan.txt"))
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert cli_main(args) == 0
+    assert log.read_text().count("RuntimeError: boom") == 2
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600

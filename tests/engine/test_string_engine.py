@@ -24,8 +24,8 @@ from operator_app.engine.executor import (
     reject_all,
 )
 from operator_app.engine.state.session import Session
+from operator_app.protocol import CommandResult, render_results
 from operator_app.protocol.message import MAX_PAYLOAD_CHARS
-from operator_app.protocol.results import CommandResult, render_results
 from tests.support.blocks import block
 from tests.support.cases import ROOT
 
@@ -129,7 +129,7 @@ def test_undo_is_asked_about_and_takes_back_only_the_topics_change(tmp_path: Pat
     )
     asked: list[WritePlan] = []
 
-    def decide(plan: WritePlan) -> bool:
+    def decide(plan: WritePlan, outlook: object = None) -> bool:
         asked.append(plan)
         return False
 
@@ -162,7 +162,7 @@ def test_a_topic_outlives_its_process_until_close(tmp_path: Path) -> None:
 def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from operator_app.engine.chanflow import run as chanflow_run
+    from operator_app.engine.chanflow import runner as chanflow_run
 
     def broken(call: object) -> object:
         raise RuntimeError("boom")
@@ -170,7 +170,9 @@ def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     monkeypatch.setitem(chanflow_run._HANDLERS, "ls", broken)
     folder = Folder(tmp_path, {"a.md": "x\n"})
     failed, read = folder.run(chan("t", "/ls") + chan("t", "/open a.md"))
-    assert failed.error_code == "INTERNAL" and "RuntimeError: boom" in failed.summary
+    assert failed.error_code == "INTERNAL" and "(RuntimeError in engine/" in failed.summary
+    assert "boom" not in failed.summary + (failed.details or "")  # the text stays in the log
+    assert "boom" in (folder.state / "internal-errors.log").read_text()
     assert read.ok
 
 
@@ -230,7 +232,9 @@ def test_a_string_change_the_app_died_in_is_told_in_strings_form(
     recovered = Session(folder.state).results_of(1)
     (result,) = recovered
     assert (
-        result.dialect == "string" and result.topic == "file:t" and result.request == "/write a.md"
+        result.dialect == "string"
+        and result.frame["topic"] == "file:t"
+        and result.frame["request"] == "/write a.md"
     )
     if landed:
         assert result.ok and result.summary.startswith("\u2713 Written: a.md")

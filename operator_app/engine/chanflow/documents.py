@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ...protocol.chanflow.commands import Location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.responses import shown_name
 from ...protocol.comments import LANGUAGES, language_for_path
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
@@ -98,12 +99,12 @@ def read_bytes(
 def ask_first(call: Call, target: Target) -> None:
     """Secrets ask first (changes/secret_read.py), in String's words: SECRET_DECLINED when the
     person says no; once they say yes, the response says why it waited."""
-    pattern = secret_pattern(call.engine.secrets, call.ws, target)
+    pattern = secret_pattern(call.context.secrets, call.ws, target)
     if pattern is None:
         return
     shown = f"~/{target.rel}"
     plan = read_plan(call.command, call.request_id, target, pattern)
-    if not call.engine.consent(plan, call.message):
+    if not call.context.consent(plan):
         raise StringError(
             StringCode.SECRET_DECLINED,
             f"{call.command} of {shown} was not approved: it looks like a secret ({pattern})",
@@ -132,7 +133,9 @@ def decode(target: Target, data: bytes) -> TextDoc:
 
 def missing(call: Call, target: Target, shown: str) -> StringError:
     close = call.ws.close_names(target)
-    hint = (f"close names: {', '.join('~/' + name for name in close)}",) if close else ()
+    hint = (
+        (f"close names: {', '.join('~/' + shown_name(name) for name in close)}",) if close else ()
+    )
     return StringError(StringCode.NOT_FOUND, "file not found", f"path: {shown}", *hint)
 
 

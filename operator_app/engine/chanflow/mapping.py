@@ -28,6 +28,10 @@ _CODES: dict[ErrorCode, StringCode] = {
     ErrorCode.ERR_FILE_TOO_LARGE: StringCode.LOAD_ERROR,
     ErrorCode.ERR_IO: StringCode.LOAD_ERROR,
     ErrorCode.ERR_PERMISSION_DENIED: StringCode.LOAD_ERROR,
+    ErrorCode.ERR_COMMAND_TIMEOUT: StringCode.TIMEOUT,
+    ErrorCode.ERR_COMMAND_KILLED: StringCode.KILLED,
+    ErrorCode.ERR_NOT_SANDBOXED: StringCode.NO_SANDBOX,
+    ErrorCode.ERR_SANDBOX_FAILED: StringCode.NO_SANDBOX,
 }
 
 

@@ -85,10 +85,9 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
         # change landed: the same confirmation.
         call.record_intent(call.command, plan.target.rel, message(plan), {})
 
-    result = call.engine.execute(
+    result = call.context.execute(
         command,
         before_commit=before_commit,
-        message=call.message,
         accept_plan=accept,
         action_label=call.command,
     )
@@ -107,7 +106,14 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
     if plan.kind != "noop":
         call.topic.changes.append(call.request_id)
     change = numbered_change(plan.diff) if plan.diff else "(no change: the file already holds this)"
-    return Answer(message(plan), content=change, path=target.rel, diff=plan.diff or None)
+    cut = result.extra.get("undo_cut")
+    return Answer(
+        message(plan),
+        content=change,
+        path=target.rel,
+        diff=plan.diff or None,
+        context=(str(cut),) if cut else (),
+    )
 
 
 def as_lines(body: str) -> str:
@@ -234,6 +240,13 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
     for entry in undoable(call.ws, journal):
         if entry.command_id in mine:
             return entry
+    if any(entry.cut and entry.command_id in mine for entry in journal.entries()):
+        raise StringError(
+            StringCode.NO_HISTORY,
+            "this topic's remaining changes can no longer be undone: they were let go of to keep "
+            "the undo journal within its budget",
+            "/open the file and write back what you want",
+        )
     raise StringError(
         StringCode.NO_HISTORY,
         "no change of this topic to undo",
@@ -242,7 +255,7 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
 
 
 def cmd_undo(call: Call) -> Answer:
-    journal = Journal(call.engine.session.state_dir)
+    journal = Journal(call.context.session.state_dir)
     entry = _last_change(call, journal)
     target = call.ws.target(entry.rel)
     shown = f"~/{entry.rel}"
@@ -258,7 +271,7 @@ def cmd_undo(call: Call) -> Answer:
     before: bytes | None = None
     if entry.kind != "create":
         try:
-            before = journal.pre_image(entry)
+            before = journal.pre_image(entry, data)
         except (OSError, PreImageMismatch):
             raise StringError(
                 StringCode.WRITE_FAILED,
@@ -280,7 +293,7 @@ def cmd_undo(call: Call) -> Answer:
         removed=removed,
         summary=summary,
     )
-    if not call.engine.consent(plan, call.message):
+    if not call.context.consent(plan):
         raise StringError(
             StringCode.REJECTED,
             f"the person declined /undo of {shown}; nothing changed",

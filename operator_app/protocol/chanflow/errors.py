@@ -33,6 +33,9 @@ class StringCode(StrEnum):
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
     WRITE_FAILED = "WRITE_FAILED"
+    TIMEOUT = "TIMEOUT"
+    KILLED = "KILLED"
+    NO_SANDBOX = "NO_SANDBOX"
     INTERNAL = "INTERNAL"
 
 
@@ -67,7 +70,7 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "a {variable} with no value here", '/set {name} = "value" first'
     ),
     StringCode.INVALID_TARGET: StringCodeInfo(
-        "a malformed topic, or a web:, app: or bash: one", "use file:name"
+        "a malformed topic, or a web: or app: one", "use file:name or bash:name"
     ),
     StringCode.NO_HISTORY: StringCodeInfo(
         "/back or /undo with nothing to go back to", "open a document, or change one, first"
@@ -77,16 +80,15 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "no such version", "the error gives the latest; /log path"
     ),
     StringCode.LOAD_ERROR: StringCodeInfo(
-        "not readable as text: binary, not UTF-8, too large, or an I/O error",
+        "binary, not UTF-8, too large, or unreadable",
         "read a part of it, or ask the person",
     ),
     StringCode.REJECTED: StringCodeInfo(
         "the person declined the change; nothing changed", "ask them what they want"
     ),
     StringCode.SECRET_DECLINED: StringCodeInfo(
-        "a read of a file that looks like a secret (.env*, *.pem, *.key, id_rsa*, .aws/, ...) "
-        "waits for the person's yes, and they did not give it; nothing was read",
-        "do without it, or ask the person to share what you need",
+        "the person said no to reading a secret-looking file (.env*, *.pem, .ssh/...)",
+        "do without it",
     ),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo(
         "the message ended inside a block; nothing in it ran", "close it with </\U0001d49e>"
@@ -101,6 +103,9 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "the change could not be made (permissions, a symlink, an I/O error)",
         "the message says why and what changed",
     ),
+    StringCode.TIMEOUT: StringCodeInfo("a script ran over 120 s; stopped", "run less at once"),
+    StringCode.KILLED: StringCodeInfo("a script was stopped", "ask the person"),
+    StringCode.NO_SANDBOX: StringCodeInfo("no sandbox here; nothing ran", "ask the person"),
     StringCode.INTERNAL: StringCodeInfo("Operator itself failed", "tell the person"),
 }
 
