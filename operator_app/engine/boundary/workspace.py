@@ -35,7 +35,6 @@ from .fsops import (
     resolve_steps,
     scan_dir,
 )
-from .gitignore import GitRules
 from .refusals import changed, fail, not_a_file, outside, refuse_kind
 from .refusals import close_names as names_close_to
 from .refusals import not_found as not_found_error
@@ -312,6 +311,8 @@ class Workspace:
         Errors about `t` itself are raised at the first next(); close the iterator if you stop
         early.
         """
+        from .gitignore import GitRules  # only a walk reads .gitignore files: not a plain read
+
         parts = self._resolved_parts(t)
         rules = GitRules()
         fds: list[int] = []
