@@ -309,6 +309,16 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The keys of the question before a read of a file that looks like a secret.
+SECRET_READ_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "let the model read the file: its content goes to the model, and the chat's provider"),
+    ("n", "decline: nothing is read, and the model is told you declined"),
+    ("escape", "decide later: the read keeps waiting (the rest of its message with it)"),
+    ("up / down / page up / page down", "scroll what the question says"),
+    ("?", "these keys"),
+)
+
+
 KEY_OF_ACTION: dict[str, Key] = {key.action: key for key in MAIN_KEYS}
 
 

@@ -13,6 +13,7 @@ search quietly hands over a secret file's lines (reads/search_tree.py).
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -46,11 +47,15 @@ def secret_pattern(secrets: SecretPaths, ws: Workspace, target: Target) -> str |
 
 def read_plan(action: str, command_id: str, target: Target, pattern: str) -> WritePlan:
     """The question the person is asked: the read, the file, why it asks."""
-    why = (
+    said = [
+        f"The model asks to read {target.rel}.",
         f"{target.rel} looks like a secret: it matches {pattern} in the paths Operator asks "
-        "about (secret_paths in the settings)."
-    )
-    # What the dialog shows in place of a diff (the front ends show a plan's `diff` as it is).
+        "about (secret_paths in the settings).",
+        "What it reads goes to the model, and through it to the chat's provider. Nothing is "
+        "read before you answer.",
+    ]
+    # What the dialog shows in place of a diff (the front ends show a plan's `diff` as it is,
+    # without wrapping it: it is wrapped here).
     return WritePlan(
         action=action,
         command_id=command_id,
@@ -58,10 +63,7 @@ def read_plan(action: str, command_id: str, target: Target, pattern: str) -> Wri
         kind="read",
         base_hash=None,
         new_bytes=None,
-        diff=(
-            f"The model asks to read {target.rel}.\n{why}\nWhat it reads goes to the model, and "
-            "through it to the chat's provider. Nothing is read before you answer."
-        ),
+        diff="\n".join(textwrap.fill(line, 72, break_on_hyphens=False) for line in said),
         added=0,
         removed=0,
         summary="",

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from ...engine import WriteOutlook, WritePlan
 from ..display import plural
-from ..keys import CONSENT_KEYS
+from ..keys import CONSENT_KEYS, SECRET_READ_KEYS
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
 from .confirm import ConfirmScreen
 from .help import KeysScreen
@@ -291,8 +291,6 @@ class ConsentScreen(ModalScreen[str]):
         self.dismiss(answer)
 
     def action_apply_rest(self) -> None:
-        if self.plan.kind == "read":
-            return  # "the rest" is writes: a secret read is answered y or n
         if not self.outlook.asks_again(self.plan.target.rel):
             self.dismiss("all")
             return
@@ -313,3 +311,18 @@ class ConsentScreen(ModalScreen[str]):
 
     def action_keys(self) -> None:
         self.app.push_screen(KeysScreen("keys of the consent dialog", CONSENT_KEYS))
+
+
+class SecretReadScreen(ConsentScreen, inherit_bindings=False):
+    """A read of a file that looks like a secret (a plan of kind "read"): y lets the model read
+    it, n declines; never one of "the rest", which are writes."""
+
+    BINDINGS = [
+        Binding("y", "answer('yes')", "Let it read"),
+        Binding("n", "answer('no')", "Decline"),
+        Binding("escape", "answer('later')", "Decide later"),
+        Binding("question_mark", "keys", "Keys"),
+    ]
+
+    def action_keys(self) -> None:
+        self.app.push_screen(KeysScreen("keys of the question before a read", SECRET_READ_KEYS))
