@@ -5,9 +5,10 @@ the file is written with mode 0600. A leaf module: every front end may read it, 
 of Operator. A broken or missing settings file reads as "no settings"; it never stops the app.
 
 What is kept: the last workspace and the RECENT_KEPT before it, whether the terminal's own copy
-works, auto-copy (on or off), the dialect whose prompt `p` copies, the Textual theme chosen, and
-for the commands a model runs: the exact commands always allowed per workspace, the workspaces
-whose commands may use the network, and the variables kept although their names look secret.
+works, auto-copy (on or off), the dialect whose prompt `p` copies, the Textual theme chosen, the
+paths that look like secrets (`secret_paths`: reading one waits for the person's yes), and for the
+commands a model runs: the exact commands always allowed per workspace, the workspaces whose
+commands may use the network, and the variables kept although their names look secret.
 May import: nothing else of operator_app."""
 
 from __future__ import annotations
@@ -99,6 +100,28 @@ def theme() -> str | None:
 
 def remember_theme(name: str) -> bool:
     return save("theme", name)
+
+
+def secret_paths(workspace: Path) -> tuple[list[str] | None, list[str]]:
+    """The paths that look like secrets, as the person set them (engine/boundary/secrets.py
+    reads them): the patterns for every workspace (None: Operator's own list) and those added for
+    `workspace`. In the settings file:
+
+        "secret_paths": {"default": [".env*", "*.pem", ...], "/home/me/shop": ["config/prod.yml"]}
+
+    Each pattern is gitignore's: `!` exempts what an earlier one caught ("!.env.example")."""
+    raw = load_settings().get("secret_paths")
+    if not isinstance(raw, dict):
+        return None, []
+
+    def patterns(value: object) -> list[str] | None:
+        if not isinstance(value, list):
+            return None
+        return [item for item in value if isinstance(item, str)]
+
+    everywhere = patterns(raw.get("default"))
+    here = patterns(raw.get(str(workspace))) or patterns(raw.get(os.path.realpath(workspace)))
+    return everywhere, here or []
 
 
 # --- commands the model runs (engine/shell) --------------------------------------------------

@@ -330,6 +330,7 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
 SPECIAL = {
     E.ERR_CONFLICT,
     E.ERR_REJECTED,
+    E.ERR_SECRET_DECLINED,  # refused unless --approve all: tests/engine/test_secret_reads.py
     E.ERR_PERMISSION_DENIED,
     E.ERR_INTERNAL,
     E.ERR_IO,
@@ -414,6 +415,18 @@ def test_rejected_write_changes_nothing(ws: Path, tmp_path: Path) -> None:
     assert snapshot(ws) == before
 
 
+def test_a_read_of_a_secret_looking_file_is_declined_without_approval(
+    ws: Path, tmp_path: Path
+) -> None:
+    (ws / ".env").write_text("API_TOKEN=s3cr3t\n")
+    (result,) = run_exec(
+        ws, tmp_path / "state", block("r1", "fs.read", path=".env"), "--approve", "none"
+    )
+    assert result["error_code"] == "ERR_SECRET_DECLINED" and result["status"] == "rejected"
+    assert str(result["summary"]).startswith("ERR_SECRET_DECLINED: ")
+    assert "s3cr3t" not in json.dumps(result)
+
+
 def test_conflict_when_the_file_changes_between_preview_and_commit(
     ws: Path, tmp_path: Path
 ) -> None:
@@ -449,7 +462,7 @@ def test_internal_failure_of_one_command_keeps_the_others(
     )
     assert [r["error_code"] for r in results] == ["ERR_INTERNAL", None]
     summary = str(results[0]["summary"])
-    assert "(RuntimeError in engine/executor.py, execute)" in summary and "boom" not in summary
+    assert "(RuntimeError in engine/executor.py, _read)" in summary and "boom" not in summary
     assert "boom" in (tmp_path / "state" / "internal-errors.log").read_text()
 
 

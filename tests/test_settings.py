@@ -37,3 +37,19 @@ def test_an_unwritable_config_folder_is_not_an_error(tmp_path: Path, monkeypatch
     blocker.write_text("")
     monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(blocker / "config"))
     assert settings.save("x", 1) is False
+
+
+def test_secret_paths_are_operators_own_unless_the_settings_name_them(
+    private_settings: Path, tmp_path: Path
+) -> None:
+    """Issue 26: the paths that look like secrets are in the settings, per workspace."""
+    shop, blog = tmp_path / "shop", tmp_path / "blog"
+    assert settings.secret_paths(shop) == (None, [])
+    settings.save(
+        "secret_paths",
+        {"default": [".env*", "*.key"], str(shop): ["config/prod.yml", "!.env.example", 3]},
+    )
+    assert settings.secret_paths(shop) == ([".env*", "*.key"], ["config/prod.yml", "!.env.example"])
+    assert settings.secret_paths(blog) == ([".env*", "*.key"], [])
+    settings.save("secret_paths", "not a table")
+    assert settings.secret_paths(shop) == (None, [])

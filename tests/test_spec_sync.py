@@ -50,7 +50,7 @@ def test_the_compact_prompt_fits_and_names_every_action_and_the_first_errors() -
                 assert name in line, f"{action}: {name} missing from {line}"
     for code in FIRST_MET:
         assert f"\n{code.value}: " in PROMPT
-    assert "operator.getInterfaceSpec gives the full reference" in PROMPT
+    assert "operator.getInterfaceSpec: the full interface reference" in PROMPT
     for rule in ("OPERATOR_CMD", "END_OPERATOR_CMD", "version: 1", "content_b64", "ok: true"):
         assert rule in PROMPT
 

@@ -32,7 +32,8 @@ def declare(sub: Any) -> None:
     what.add_argument(
         "--forget",
         action="store_true",
-        help="forget the paired browser: its token stops working, pair again from the TUI",
+        help="forget the paired browsers: their tokens stop working at once (also in a running "
+        "Operator); pair again from the TUI",
     )
 
 
@@ -41,26 +42,31 @@ def run(args: argparse.Namespace, argv: list[str], started: float) -> int:
         print(EXTENSION_DIR)
         return 0
     if args.forget:
-        had = pairing.stored_pairing() is not None
-        if not pairing.forget_pairing():
+        had = pairing.stored_pairings()
+        if not pairing.forget_pairings():
             print(
                 "operator-app: cannot write the settings file; the pairing is kept", file=sys.stderr
             )
             return 1
         print(
-            "The paired browser is forgotten: pair again from the TUI (b)."
+            (
+                f"The paired browsers are forgotten ({', '.join(p.browser for p in had)}): their "
+                "tokens stop working at once, also in an Operator running now; pair again from "
+                "the TUI (b)."
+            )
             if had
             else "No browser was paired."
         )
         return 0
-    paired = pairing.stored_pairing()
+    paired = pairing.stored_pairings()
     print(
         'Extension folder (load it with "Load unpacked" on the browser\'s extensions page):\n  '
         f"{EXTENSION_DIR}"
     )
     print(f"Port: 127.0.0.1:{pairing.stored_port()}")
     print(
-        "Paired: yes (operator-app bridge --forget forgets it)"
+        f"Paired: yes, {', '.join(p.browser for p in paired)} "
+        f"(operator-app bridge --forget forgets {'it' if len(paired) == 1 else 'them'})"
         if paired
         else (
             "Paired: no; start the bridge in the TUI (b, or operator-app --bridge) and type its "

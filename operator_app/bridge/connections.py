@@ -3,7 +3,9 @@
 - A request's head (request line and headers) must arrive within `guard.HEAD_TIMEOUT_S` of its
   first byte (or of the connection's opening), and the next one within `guard.IDLE_TIMEOUT_S` of
   the answer before it: a client that sends a few bytes now and then no longer holds a socket
-  for good. (Bodies are bounded where they are read, in server.py.)
+  for good. Empty lines before a request line (which HTTP lets a server skip) are no head: a
+  head ends at the first blank line after a request line, never at `\r\n\r\n` alone (issue 26:
+  that switched the deadline off). (Bodies are bounded where they are read, in server.py.)
 - Connections that have not shown the paired token are capped at
   `guard.MAX_UNTRUSTED_CONNECTIONS`; a new one beyond the cap closes the oldest of them, never a
   connection of the paired browser, so hundreds of idle sockets cannot starve the browser of
@@ -57,6 +59,7 @@ class GuardedHandler(RequestHandler):
         self._book = book
         self._awaiting_head = True
         self._head_started = False
+        self._head_begun = False  # a byte other than CR and LF came: the request line began
         self._head_tail = b""
         self._head_deadline: asyncio.TimerHandle | None = None
 
@@ -84,8 +87,11 @@ class GuardedHandler(RequestHandler):
                 self._head_started = True
                 self._set_deadline(guard.HEAD_TIMEOUT_S)
             seen = self._head_tail + data
+            if not self._head_begun:
+                seen = seen.lstrip(b"\r\n")
+                self._head_begun = bool(seen)
             if _HEAD_END in seen:
-                self._awaiting_head = False
+                self._awaiting_head, self._head_begun = False, False
                 self._head_tail = b""
                 if self._head_deadline is not None:
                     self._head_deadline.cancel()
@@ -97,6 +103,7 @@ class GuardedHandler(RequestHandler):
     def request_finished(self) -> None:
         """The app answered a request on this connection: the next head has its own deadline."""
         self._awaiting_head, self._head_started, self._head_tail = True, False, b""
+        self._head_begun = False
         self._set_deadline(guard.IDLE_TIMEOUT_S)
 
     def trust(self) -> None:

@@ -21,11 +21,13 @@ from .. import __version__
 from . import guard
 from .connections import ConnectionBook, GuardedHandler, protocol_factory
 from .feeder import StreamHost
-from .pairing import PairingRefused, remember_port
+from .pairing import Client, PairingRefused, remember_port
+from .peers import peer_uid
 from .service import Bridge, BridgeStatus, Listener
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_CONVERSATION_CHARS = 2_000
+MAX_POSITION = 1_000_000  # a page's assistant messages; a number past it is no page's
 BRIDGE_KEY = web.AppKey("bridge", Bridge)
 PORT_KEY = web.AppKey(
     "port", list
@@ -51,12 +53,10 @@ def _bad_request(message: str) -> web.Response:
 @web.middleware
 async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     bridge, port = request.app[BRIDGE_KEY], request.app[PORT_KEY][0]
+    origin = request.headers.get("Origin")
     refusal = guard.check_host(request.headers.get("Host"), port)
     if refusal is None:
-        paired = bridge.pairing.paired
-        refusal = guard.check_origin(
-            request.headers.get("Origin"), paired.origin if paired else None
-        )
+        refusal = guard.check_origin(origin, None)
     if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
         refusal = guard.TOO_LARGE
     if refusal is not None:
@@ -67,8 +67,13 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         token = header[7:].strip() if header[:7].lower() == "bearer " else None
         # A wrong token is refused and nothing more: it is not counted toward a lock-out, which
         # anyone on this computer could then trigger to lock the person's own pairing.
-        if not bridge.pairing.token_matches(token):
+        paired = bridge.pairing.match(token)
+        if paired is None:
             return _refuse(guard.UNAUTHORIZED)
+        # A token is good only from the extension that paired with it (when that one said).
+        refusal = guard.check_origin(origin, paired.origin)
+        if refusal is not None:
+            return _refuse(refusal)
         if connection is not None:
             connection.trust()
     try:
@@ -138,7 +143,35 @@ async def _json_object(
         data = json.loads(body.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _bad_request("the body must be a JSON object (UTF-8)")
-    return data if isinstance(data, dict) else _bad_request("the body must be a JSON object")
+    if not isinstance(data, dict):
+        return _bad_request("the body must be a JSON object")
+    if _holds_lone_surrogate(data):
+        # JSON's \ud800 escapes decode to text no file, log or screen can take (issue 26: it
+        # passed the door and failed later, in the middle of a message).
+        return _bad_request(
+            "the body holds a lone surrogate (a \\ud800-\\udfff escape without its pair): "
+            "send text that is valid Unicode"
+        )
+    return data
+
+
+def _holds_lone_surrogate(data: Any) -> bool:
+    """Whether any string of a parsed JSON value (keys included) is not valid Unicode. Iterative:
+    the value may be as deep as the parser allows."""
+    waiting = [data]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            waiting.extend(item)
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+    return False
 
 
 def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
@@ -152,14 +185,41 @@ def _page_key(data: dict[str, Any] | Any) -> tuple[str, int] | str:
             "conversation must be a non-empty string of at most "
             f"{MAX_CONVERSATION_CHARS} characters"
         )
-    if isinstance(position, str) and position.isascii() and position.isdigit():
-        position = int(position)  # from a query string ("²" is a digit to str.isdigit, not to int)
-    if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+    if (
+        isinstance(position, str)
+        and position.isascii()
+        and position.isdigit()
+        and len(position) <= len(str(MAX_POSITION))
+    ):
+        # From a query string ("²" is a digit to str.isdigit, not to int; and int() refuses a
+        # string of more than 4,300 digits with an error of its own: the length is checked first).
+        position = int(position)
+    if (
+        not isinstance(position, int)
+        or isinstance(position, bool)
+        or not 0 <= position <= MAX_POSITION
+    ):
         return (
-            "position must be a whole number >= 0 "
+            f"position must be a whole number from 0 to {MAX_POSITION} "
             "(the message's index among the page's assistant messages)"
         )
     return conversation, position
+
+
+def _peer_uid(request: web.Request) -> int | None:
+    """The user owning the other end of the connection, when the system says (peers.py)."""
+    transport = request.transport
+    if transport is None:
+        return None
+    peer, own = transport.get_extra_info("peername"), transport.get_extra_info("sockname")
+    if not isinstance(peer, tuple) or not isinstance(own, tuple):
+        return None
+    return peer_uid(int(peer[1]), int(own[1]))
+
+
+def _looks_like_a_code(code: str) -> bool:
+    digits = code.replace(" ", "").replace("-", "")
+    return 0 < len(digits) <= 32 and digits.isascii() and digits.isdigit()
 
 
 def _tab(data: dict[str, Any]) -> dict[str, Any] | None:
@@ -173,14 +233,13 @@ async def _pair(request: web.Request) -> web.Response:
     if isinstance(data, web.Response):
         return data
     code, browser = data.get("code"), data.get("browser")
-    if not isinstance(code, str):
+    if not isinstance(code, str) or not _looks_like_a_code(code):
+        # Not a try of the code: only digits (with the spaces or dashes Operator shows) can be.
         return _bad_request('send {"code": "<the 6 digits Operator shows>"}')
+    origin = request.headers.get("Origin")
+    client = Client(_peer_uid(request), origin)
     try:
-        paired = bridge.pair(
-            code,
-            request.headers.get("Origin"),
-            browser if isinstance(browser, str) else "a browser",
-        )
+        paired = bridge.pair(code, client, browser if isinstance(browser, str) else "a browser")
     except PairingRefused as exc:
         return _refuse(guard.Refusal(403, exc.code, str(exc)))
     return web.json_response(
@@ -307,8 +366,14 @@ class BridgeServer:
         current_host: Callable[[], StreamHost | None],
         listener: Listener,
         workspace_name: Callable[[], str | None],
+        paused: Bridge | None = None,
     ) -> None:
-        self.bridge = Bridge(current_host, listener, workspace_name)
+        """`paused`: the bridge of a server stopped with `stop(pause=True)`, whose messages being
+        written go on here."""
+        if paused is not None:
+            paused.resume()
+        self._resumed = paused is not None
+        self.bridge = paused or Bridge(current_host, listener, workspace_name)
         self._runner: web.AppRunner | None = None
         self._listening: asyncio.Server | None = None
         self.connections = ConnectionBook()
@@ -321,8 +386,14 @@ class BridgeServer:
     def pairing_code(self) -> str | None:
         return self.bridge.pairing.code
 
-    def pair_again(self) -> str:
-        return self.bridge.offer_code()
+    def pair_again(self, keep_paired: bool = False) -> str:
+        return self.bridge.offer_code(keep_paired)
+
+    def keep_paired(self, on: bool) -> bool:
+        """The code on offer pairs a browser beside the paired ones (on) or in their place."""
+        kept = self.bridge.pairing.keep_paired(on)
+        self.bridge.status_now()
+        return kept
 
     def status(self) -> BridgeStatus:
         return self.bridge.status()
@@ -358,7 +429,10 @@ class BridgeServer:
             )
         except OSError as exc:
             await runner.cleanup()
-            self.bridge.stop()
+            if self._resumed:
+                self.bridge.pause()  # its messages still wait for a bridge that starts
+            else:
+                self.bridge.stop()
             raise BridgeUnavailable(
                 f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
                 + (
@@ -373,11 +447,16 @@ class BridgeServer:
         app[PORT_KEY][0] = self.bridge.port = bound
         if port:
             remember_port(bound)
-        if self.bridge.pairing.paired is None:
+        if not self.bridge.pairing.pairings:
             self.bridge.offer_code()
 
-    async def stop(self) -> None:
-        self.bridge.stop()  # long polls answer at once; open messages end
+    async def stop(self, pause: bool = False) -> None:
+        """Stop listening. Long polls answer at once; the messages being written end, or with
+        `pause` wait for the rest of their text from the next server given this one's bridge."""
+        if pause:
+            self.bridge.pause()
+        else:
+            await self.bridge.finish()
         if self._listening is not None:
             self._listening.close()
             self._listening = None

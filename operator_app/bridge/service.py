@@ -17,9 +17,11 @@ from ..protocol import CommandResult, render_results, scan_whole
 from .feeder import Feeder, StreamHost
 from .ledger import Ledger
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
-from .pairing import CODE_LIFETIME_S, Paired, Pairing
+from .pairing import CODE_LIFETIME_S, Client, Paired, Pairing, PairingRefused
 
 CONNECTED_FOR_S = 30.0  # a browser is "connected" this long after its last request
+PAIRINGS_LOOKED_AT_S = 2.0  # how often the settings file is looked at for a forgotten pairing
+FEEDER_JOIN_S = 2.0  # how long stopping waits for the feeder to end the open messages
 # A "Send selection to Operator" is a page message of its own, sent by the person's own act
 # (docs/bridge-protocol.md): it is never held.
 SELECTION_PREFIX = "selection/"
@@ -80,6 +82,7 @@ class Tab:
     url: str
     adapter_ok: bool = True
     problem: str | None = None
+    repaired: str | None = None  # a selector the person taught is what finds the answers
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,8 @@ class BridgeStatus:
     pairing_code: str | None
     port: int | None
     browser: str | None = None  # "Chromium 156", as the extension's hello says
+    keeps_paired: bool = False  # the code on offer pairs a browser beside the paired ones
+    paired: tuple[str, ...] = ()  # the names of the browsers paired now
 
 
 class Listener:
@@ -97,6 +102,13 @@ class Listener:
     def status_changed(self, status: BridgeStatus) -> None: ...
 
     def paired(self, browser: str) -> None: ...
+
+    def code_voided(self, why: str) -> None:
+        """The code on offer no longer works (`why`: "5 wrong codes came from the browser")."""
+
+    def forgotten(self) -> None:
+        """The paired browsers were forgotten from outside (operator-app bridge --forget): a new
+        code is on offer."""
 
     def delivered(self, number: int, count: int, sent: bool) -> None: ...
 
@@ -134,6 +146,8 @@ class Bridge:
         self._last_seen: float | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._code_expiry: asyncio.TimerHandle | None = None
+        self._paired_tokens = {paired.token for paired in self.pairing.pairings}
+        self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
         self._changed = asyncio.Event()
         self.stopping = False
         self.feeder = Feeder(current_host, _ThreadSafeEvents(self))
@@ -151,7 +165,13 @@ class Bridge:
             self.pairing.code,
             self.port,
             self.browser if connected else None,
+            self.pairing.keeps_paired,
+            tuple(paired.browser for paired in self.pairing.pairings),
         )
+
+    def status_now(self) -> None:
+        """Tell the front end the status as it is now (something it asked for changed it)."""
+        self._tell_status()
 
     def _tell_status(self) -> None:
         if (
@@ -177,6 +197,7 @@ class Bridge:
                 str(tab.get("url") or "")[:2000],
                 tab.get("adapter_ok") is not False,
                 str(tab["problem"])[:300] if tab.get("problem") else None,
+                str(tab["repaired"])[:300] if tab.get("repaired") else None,
             )
         if self._expiry is not None:
             self._expiry.cancel()
@@ -184,8 +205,8 @@ class Bridge:
         if self.status() != was:
             self._tell_status()
 
-    def offer_code(self) -> str:
-        code = self.pairing.offer_code()
+    def offer_code(self, keep_paired: bool = False) -> str:
+        code = self.pairing.offer_code(keep_paired)
         self._tell_status()
         if self._code_expiry is not None:
             self._code_expiry.cancel()
@@ -194,12 +215,37 @@ class Bridge:
         )  # the header drops it
         return code
 
-    def pair(self, code: str, origin: str | None, browser: str) -> Paired:
-        paired = self.pairing.pair(code, origin)
+    def pair(self, code: str, client: Client, browser: str) -> Paired:
+        try:
+            paired = self.pairing.pair(code, client, browser)
+        except PairingRefused:
+            if self.pairing.voided is not None and self.pairing.code is None:
+                # Said at once: the TUI shows no code that no longer works (issue 26, item 16).
+                self._tell_status()
+                self.listener.code_voided(self.pairing.voided)
+            raise
+        self._paired_tokens = {p.token for p in self.pairing.pairings}
         self.seen()
         self._tell_status()
         self.listener.paired(browser)
         return paired
+
+    def _look_at_pairings(self) -> None:
+        """`operator-app bridge --forget` changes the settings file under a running bridge: its
+        tokens stop working at the next request (Pairing reads the file again), and here the
+        TUI hears of it and a new code is offered."""
+        self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
+        tokens = {paired.token for paired in self.pairing.pairings}
+        if tokens == self._paired_tokens:
+            return
+        gone = not tokens and bool(self._paired_tokens)
+        self._paired_tokens = tokens
+        if gone and not self.stopping:
+            self._last_seen, self.tab, self.browser = None, None, None  # no longer connected
+            if self.pairing.code is None:
+                self.offer_code()
+            self.listener.forgotten()
+        self._tell_status()
 
     # --- page messages -----------------------------------------------------------------------
 
@@ -399,16 +445,18 @@ class Bridge:
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
         deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
-        first: str | None = None
+        first: tuple[Any, ...] | None = None
         while True:
             reply = self.results_state(key)
-            first = first or reply["state"]
+            news = (reply["state"], reply["waiting_for"])
+            first = first or news
             left = deadline - self._clock()
-            # A change of state is news too (a held answer the person ran, a write that now
-            # waits): the page hears it at once, not at the end of the wait.
+            # A change is news too (a held answer the person ran, a write that now waits, the
+            # next write waiting after the first was answered): the page hears it at once, not at
+            # the end of the wait (issue 26: it named the first write while the second waited).
             if (
                 reply["state"] in ("ready", "failed", "none")
-                or reply["state"] != first
+                or news != first
                 or left <= 0
                 or self.stopping
             ):
@@ -489,10 +537,50 @@ class Bridge:
         self.stopping = True
         self.feeder.put(self.pages.end_all())
         self.feeder.stop()
-        for timer in (self._expiry, self._code_expiry):
+        self._cancel_timers()
+        self._bump()
+
+    async def finish(self) -> None:
+        """Stop, and let the feeder end the messages being written (a moment at most: a write
+        waiting for the person gives up when the app goes), so the session records their end."""
+        self.stop()
+        await asyncio.to_thread(self.feeder.join, FEEDER_JOIN_S)
+
+    def pause(self) -> None:
+        """The bridge goes off but the answers being written stay open (issue 26: the person
+        turned it off in the middle of an answer, and the answer became two messages and a
+        question). Long polls and waiting hellos answer at once ("stopping"); what was held goes
+        (the page tells it again later); the messages being fed wait for the rest of their text,
+        which the page sends once the bridge is back (`resume`), or end when the person ends them
+        (e), the workspace changes or Operator quits."""
+        self.stopping = True
+        had_held, self.held = bool(self.held), {}
+        self._cancel_timers()
+        self._last_seen, self.tab = None, None
+        self._bump()
+        if had_held:
+            self.listener.held([])
+
+    def resume(self) -> None:
+        """The bridge is on again: the paused messages take their page's text again."""
+        self.stopping = False
+        self._paired_tokens = {paired.token for paired in self.pairing.pairings}
+        self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
+        self._bump()
+
+    def writing(self) -> list[int]:
+        """The Operator messages being fed now (their session numbers, once known)."""
+        numbers = []
+        for serial in self.pages.open_serials():
+            message = self.messages.get(serial)
+            if message is not None and message.number is not None:
+                numbers.append(message.number)
+        return numbers
+
+    def _cancel_timers(self) -> None:
+        for timer in (self._expiry, self._code_expiry, self._pairings_watch):
             if timer is not None:
                 timer.cancel()
-        self._bump()
 
     def _bump(self) -> None:
         # Every long poll waiting on the old event wakes and looks again.

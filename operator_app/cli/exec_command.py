@@ -37,7 +37,11 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     rejected_by_default = decide is reject_all and args.approve is None
     try:
         run = Engine(
-            workspace, session, decide=decide, shell=shell_policy(workspace.root, args)
+            workspace,
+            session,
+            decide=decide,
+            shell=shell_policy(workspace.root, args),
+            secrets=secret_paths(workspace.root),
         ).run_text(text, source="exec")
     except StateUnusable as exc:
         raise CommandFailed(
@@ -47,11 +51,14 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             ),
         ) from None
     warnings += run.warnings
-    if rejected_by_default and any(r.status == "rejected" for r in run.results):
+    if rejected_by_default and any(
+        r.status == "rejected" and r.error_code == "ERR_REJECTED" for r in run.results
+    ):
         warnings.append(
             "writes were rejected: stdin is not a terminal and no --approve was given (use "
             "--approve all to apply them)"
         )
+    warnings += secrets_declined(run.results, args)
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
     for dup in run.duplicates:
@@ -100,6 +107,29 @@ def shell_policy(root: Any, args: argparse.Namespace) -> Any:
         env_allow=tuple(settings.env_allowed()),
         unsandboxed="ask" if args.allow_unsandboxed else "refuse",
     )
+
+
+def secret_paths(root: Any) -> Any:
+    """The paths that look like secrets in this workspace, as the settings name them."""
+    from .. import settings
+    from ..engine import SecretPaths
+
+    return SecretPaths.configured(*settings.secret_paths(root))
+
+
+SECRET_DECLINED_CODES = ("ERR_SECRET_DECLINED", "SECRET_DECLINED")  # OPERATOR_CMD, String
+
+
+def secrets_declined(results: list[Any], args: argparse.Namespace) -> list[str]:
+    """The warning when reads of secret-looking files were refused for want of a yes."""
+    declined = [str(r.path) for r in results if r.error_code in SECRET_DECLINED_CODES]
+    if not declined or args.approve == "all":
+        return []
+    return [
+        f"reads of files that look like secrets were refused ({', '.join(declined)}): exec "
+        "reads one only with --approve all, or when you say yes on its terminal (secret_paths "
+        "in the settings names them)"
+    ]
 
 
 def result_json(result: Any) -> dict[str, Any]:

@@ -31,32 +31,13 @@ def terminal_decider() -> Any:
     approve_rest = False
 
     def show(plan: Any, limit: int | None) -> None:
-        lines = [terminal_safe(line) for line in split_lines(plan.diff or "") or [""]]
-        if plan.run is not None:
-            run = plan.run
-            prompt.write(
-                f"\n{terminal_safe(plan.action)} wants to run, in {terminal_safe(run.cwd)} "
-                f"(time limit {run.timeout_s} s, network {'on' if run.network else 'off'}, "
-                f"{'sandboxed' if run.sandboxed else 'NOT SANDBOXED: it changes the tree directly'}"
-                "):\n"
-            )
-            lines = ["  $ " + line for line in lines]
-        else:
-            prompt.write(
-                f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} "
-                f"-{plan.removed}\n"
-            )
-        for note in plan.notes:
-            prompt.write(f"note: {terminal_safe(note)}\n")
-        prompt.write("\n".join(lines[:limit]) + "\n")
-        if limit is not None and len(lines) > limit:
-            prompt.write(
-                f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole "
-                "diff\n"
-            )
+        _show(prompt, plan, limit)
 
     def decide(plan: Any, outlook: Any) -> bool:
         nonlocal approve_rest
+        if plan.kind == "read":  # a read of a secret-looking file: never one of "all the rest"
+            show(plan, None)
+            return _read_allowed(prompt, answers)
         if approve_rest and not plan.needs_own_yes:
             return True
         if outlook.total > 1:
@@ -83,6 +64,43 @@ def terminal_decider() -> Any:
             prompt.write(f"Please answer y, n, a or d (got {terminal_safe(answer)!r}).\n")
 
     return decide
+
+
+def _show(prompt: Any, plan: Any, limit: int | None) -> None:
+    """What is asked about: the command to run, the write's diff, or why a read asks."""
+    lines = [terminal_safe(line) for line in split_lines(plan.diff or "") or [""]]
+    if plan.run is not None:
+        run = plan.run
+        prompt.write(
+            f"\n{terminal_safe(plan.action)} wants to run, in {terminal_safe(run.cwd)} "
+            f"(time limit {run.timeout_s} s, network {'on' if run.network else 'off'}, "
+            f"{'sandboxed' if run.sandboxed else 'NOT SANDBOXED: it changes the tree directly'}"
+            "):\n"
+        )
+        lines = ["  $ " + line for line in lines]
+    else:
+        counts = "" if plan.kind == "read" else f"  +{plan.added} -{plan.removed}"
+        prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}{counts}\n")
+    for note in plan.notes:
+        prompt.write(f"note: {terminal_safe(note)}\n")
+    prompt.write("\n".join(lines[:limit]) + "\n")
+    if limit is not None and len(lines) > limit:
+        prompt.write(
+            f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole diff\n"
+        )
+
+
+def _read_allowed(prompt: Any, answers: Any) -> bool:
+    """A read of a file that looks like a secret (its plan says why it asks): y or n, nothing
+    else; the terminal gone is a no."""
+    while True:
+        prompt.write("Let the model read it? [y]es / [n]o: ")
+        prompt.flush()
+        line = answers.readline()
+        answer = line.strip().lower()
+        if not line or answer in ("y", "yes", "n", "no", ""):
+            return answer in ("y", "yes")
+        prompt.write(f"Please answer y or n (got {terminal_safe(answer)!r}).\n")
 
 
 def _commands_confirmed(prompt: Any, answers: Any, outlook: Any) -> bool:

@@ -11,6 +11,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .boundary.secrets import (
+        SecretPaths as SecretPaths,
+    )
     from .boundary.workspace import (
         Workspace as Workspace,
     )
@@ -92,6 +95,12 @@ if TYPE_CHECKING:
     from .messages.outlook import (
         WriteOutlook as WriteOutlook,
     )
+    from .ondisk.private import (
+        private_folder as private_folder,
+    )
+    from .ondisk.private import (
+        write_private as write_private,
+    )
     from .safety.journal import (
         Journal as Journal,
     )
@@ -134,6 +143,7 @@ if TYPE_CHECKING:
 
 # name -> the module (below this package) that holds it
 _FACE = {
+    "SecretPaths": "boundary.secrets",
     "Workspace": "boundary.workspace",
     "WorkspaceUnusable": "boundary.workspace",
     "UndoRefused": "changes.outcomes",
@@ -161,6 +171,8 @@ _FACE = {
     "Unanswered": "messages.interface",
     "PlannedWrite": "messages.outlook",
     "WriteOutlook": "messages.outlook",
+    "private_folder": "ondisk.private",
+    "write_private": "ondisk.private",
     "Journal": "safety.journal",
     "JournalEntry": "safety.journal",
     "RunGrant": "shell.policy",

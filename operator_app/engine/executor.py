@@ -22,6 +22,7 @@ from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.message import MessageScan, MessageScanner, scan_whole, windowed_scanner
 from ..protocol.results import CommandResult, Status, failed
+from .boundary.secrets import OPERATORS_OWN, SecretPaths
 from .dialects import engine_half
 from .messages.events import (
     AwaitingDecision,
@@ -222,9 +223,12 @@ class MessageRun:
         open_ended = self._scanner is not None and not self.ended
         if open_ended and self.lookahead is not None:
             open_ended = self.lookahead()[1]
-        return outlook_of(
+        seen = outlook_of(
             plan.command_id, before, after, message=self.number, used=used, open_ended=open_ended
         )
+        # A dialog open while the message arrives asks again (the engine's thread waits for its
+        # answer meanwhile, so nothing but the source's lookahead changes under it).
+        return replace(seen, now=partial(self.outlook, plan)) if open_ended else seen
 
     def _known_blocks(self) -> tuple[list[Block], int]:
         """The message's blocks as far as they are known, and where the running one stands: those
@@ -254,6 +258,10 @@ class MessageRun:
     @property
     def session(self) -> Session:
         return self.engine.session
+
+    @property
+    def secrets(self) -> SecretPaths:
+        return self.engine.secrets
 
     def execute(
         self,
@@ -359,7 +367,9 @@ class Engine:
         decide: Decider = reject_all,
         listener: Listener | None = None,
         shell: ShellPolicy | None = None,
+        secrets: SecretPaths = OPERATORS_OWN,
     ) -> None:
+        """`secrets`: the paths whose content a read hands over only after the person's yes."""
         # Whatever built the session: a state folder the model can reach is never used.
         check_state_location(workspace.root, session.state_dir)
         self.workspace = workspace
@@ -367,6 +377,7 @@ class Engine:
         self.decide = decide
         self.listener = listener
         self.shell = shell or ShellPolicy()  # what the person decided about commands ahead
+        self.secrets = secrets
         self.running: MessageRun | None = None  # the message whose block is being run
 
     def told_to_model(self, result: CommandResult) -> CommandResult:
@@ -470,15 +481,7 @@ class Engine:
                 return self._write(
                     command, before_commit, message, accept_plan, action_label, notes
                 )
-            from .reads.context import ReadContext
-            from .reads.handlers import READ_HANDLERS
-
-            def progress(text: str) -> None:
-                if before_progress is not None:
-                    before_progress()
-                self.notify(Progress(command.id, text))
-
-            return READ_HANDLERS[command.action](command, ReadContext(self.workspace, progress))
+            return self._read(command, before_progress, message)
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
         except StateUnusable:
@@ -509,6 +512,27 @@ class Engine:
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
+    def _read(
+        self, command: Command, before_progress: Callable[[], None] | None, message: int
+    ) -> CommandResult:
+        from .changes.secret_read import ask_before_reading
+        from .reads.context import ReadContext
+        from .reads.handlers import READ_HANDLERS
+
+        def progress(text: str) -> None:
+            if before_progress is not None:
+                before_progress()
+            self.notify(Progress(command.id, text))
+
+        # Secrets ask first: the person says yes before the model gets such a file's content.
+        asked = ask_before_reading(self.workspace, self.secrets, self.consent, command, message)
+        if asked is not None and not asked.allowed:
+            return asked.declined(command)
+        result = READ_HANDLERS[command.action](
+            command, ReadContext(self.workspace, progress, self.secrets)
+        )
+        return asked.told(result) if asked is not None else result
+
     def consent(self, plan: WritePlan, message: int) -> bool:
         """Ask the person about `plan` (AwaitingDecision first, with what else its message
         writes); the session is let go of while they think."""
@@ -516,6 +540,8 @@ class Engine:
 
     def ask(self, plan: WritePlan, message: int) -> Answer:
         """`consent`, with the answer as the person gave it (a RunGrant for a command)."""
+        if self.running is not None:
+            self.running.flush()  # what ran before (reads before a secret read) is shown first
         outlook = self.running.outlook(plan) if self.running is not None else ALONE
         self.notify(AwaitingDecision(plan, outlook))
         if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
@@ -536,10 +562,11 @@ class Engine:
         action_label: str | None = None,
         notes: tuple[str, ...] = (),
     ) -> CommandResult:
+        from .changes.secret_read import note_on_transfer
         from .changes.write import commit, plan_write
         from .safety.journal_budget import keep_within_budget
 
-        plan = plan_write(command, self.workspace)
+        plan = note_on_transfer(plan_write(command, self.workspace), self.secrets)
         if action_label is not None:
             plan = replace(plan, action=action_label)
         if notes:

@@ -99,6 +99,7 @@ class ErrorCode(StrEnum):
     ERR_COMMAND_KILLED = "ERR_COMMAND_KILLED"
     ERR_NOT_SANDBOXED = "ERR_NOT_SANDBOXED"
     ERR_SANDBOX_FAILED = "ERR_SANDBOX_FAILED"
+    ERR_SECRET_DECLINED = "ERR_SECRET_DECLINED"
 
 
 @dataclass(frozen=True)
@@ -353,6 +354,11 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_REJECTED: ErrorInfo(
         ADDED, "the person declined this write; nothing changed; ask them before trying again"
+    ),
+    ErrorCode.ERR_SECRET_DECLINED: ErrorInfo(
+        ADDED,
+        "a read of a file that looks like a secret (.env*, *.pem, *.key, id_rsa*, .aws/, ...) "
+        "waits for the person's yes, and they did not give it; nothing was read; do without it",
     ),
     ErrorCode.ERR_INTERNAL: ErrorInfo(
         ADDED, "Operator itself failed on this command; nothing was changed; tell the person"

@@ -437,12 +437,12 @@ class OperatorApp(App[None]):
 
     async def leave(self) -> None:
         self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
-        await self.bridge_control.stop_bridge()
+        await self.bridge_control.stop_bridge(final=True)
         self.exit()
 
     async def on_unmount(self) -> None:
         self._shutting_down.set()
-        await self.bridge_control.stop_bridge()
+        await self.bridge_control.stop_bridge(final=True)
 
     def stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer
+    from ..bridge.service import Bridge, Tab
     from ..engine import CommandOutput
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
@@ -156,8 +157,22 @@ class BridgeState:
     server: BridgeServer | None = None
     # "N answers ended while Operator was not listening — run them?"
     held_question: ConfirmScreen | None = None
+    tab: Tab | None = None  # the chat tab last reported, for what changed in its health
+    # The bridge turned off in the middle of answers: they stay open for the next one (b).
+    paused: Bridge | None = None
+
+    def paired(self) -> bool:
+        """Whether the bridge runs with a browser paired."""
+        server = self.server
+        return server is not None and bool(server.bridge.pairing.pairings)
+
+    def fed_by(self) -> Bridge | None:
+        """The bridge that feeds messages now: the running one, or one turned off mid-answer."""
+        server = self.server
+        return server.bridge if server is not None else self.paused
 
     def streams(self, number: int) -> bool:
-        """Whether message `number` is still being fed by the browser."""
-        server = self.server
-        return server is not None and server.bridge.open_message(number) is not None
+        """Whether message `number` is still being fed by the browser (a bridge turned off in
+        the middle of it still counts: the rest comes when it is back)."""
+        bridge = self.fed_by()
+        return bridge is not None and bridge.open_message(number) is not None

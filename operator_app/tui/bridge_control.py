@@ -10,12 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual.app import SystemCommand
 
 from ..bridge.command import EXTENSION_DIR
 from ..bridge.service import BridgeStatus, HeldAnswer, Listener
-from .display import plural, printable
+from .bridge_words import (
+    BRIDGE_OFF,
+    RUN_HELD,
+    delivered_note,
+    health_note,
+    held_question,
+    paused_note,
+)
+from .display import plural
 from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
 from .widgets.bridge_badge import badge_text
@@ -42,17 +49,30 @@ class _Told(Listener):
             title="Bridge",
         )
 
+    def code_voided(self, why: str) -> None:
+        app = self.app
+        if isinstance(app.screen, PairingScreen):
+            app.screen.voided(why)
+        app.notify(
+            f"The pairing code no longer works: {why}. 'Pair a browser' (palette) shows a new one.",
+            title="Bridge",
+            severity="warning",
+            timeout=15,
+        )
+
+    def forgotten(self) -> None:
+        server = self.control.bridge_state.server
+        code = server.pairing_code if server is not None else None
+        self.app.notify(
+            "The paired browser was forgotten (operator-app bridge --forget): its token no longer "
+            "works." + (f" Pair again with the code {code[:3]} {code[3:]}." if code else ""),
+            title="Bridge",
+            severity="warning",
+            timeout=20,
+        )
+
     def delivered(self, number: int, count: int, sent: bool) -> None:
-        what = "result" if count == 1 else "results"
-        if sent:
-            self.app.notify(
-                f"Message {number}: the browser sent {count} {what} to the chat.", title="Bridge"
-            )
-        else:
-            self.app.notify(
-                f"Message {number}: {count} {what} are in the chat's input box; send them there.",
-                title="Bridge",
-            )
+        self.app.notify(delivered_note(number, count, sent), title="Bridge")
 
     def failed(self, number: int | None, why: str) -> None:
         which = f"message {number}" if number is not None else "a message from the browser"
@@ -71,35 +91,6 @@ class _Told(Listener):
         )
         self.app.notify(said, title="Bridge", severity="warning", timeout=20)
         self.control.panes.status(said)
-
-
-RUN_HELD = "Run the answers that ended while Operator was not listening"
-
-
-def held_question(answers: list[HeldAnswer]) -> Text:
-    """ "1 answer ended while Operator was not listening — run it?" and the answers, one a line."""
-    count = len(answers)
-    them = "it" if count == 1 else "them"
-    headline = f"{plural(count, 'answer')} ended while Operator was not listening — run {them}?"
-    lines = [Text(headline, style="bold")]
-    for answer in answers:
-        where = printable(answer.site) + (f": {printable(answer.title)}" if answer.title else "")
-        writing = ", the model still writes it" if answer.generating else ""
-        lines.append(
-            Text(
-                f"  • {where} ({plural(answer.blocks, 'block')}, "
-                f"{plural(len(answer.lines), 'line')}{writing})"
-            )
-        )
-    lines.append(
-        Text(
-            "The model wrote it while the bridge was off, Operator was closed, or the page was not "
-            "watched yet, so it does not run by itself. Not now: the palette's \""
-            + RUN_HELD
-            + '" runs it later, while the bridge is on.'
-        )
-    )
-    return Text("\n").join(lines)
 
 
 class BridgeControl:
@@ -128,10 +119,20 @@ class BridgeControl:
         server.pair_again()
         self._show_pairing()
 
+    def action_pair_another_browser(self) -> None:
+        """A code that pairs a browser beside the paired ones (the person says so here: k)."""
+        server = self.bridge_state.server
+        if server is None:
+            self.app.in_loop(self.start_bridge(pair=True, keep_paired=True), group="bridge")
+            return
+        server.pair_again(keep_paired=True)
+        self._show_pairing()
+
     def palette(self) -> Iterable[SystemCommand]:
         yield SystemCommand(
             "Pair a browser",
-            "show a new code to pair the Operator browser extension (starts the bridge)",
+            "show a new code to pair the Operator browser extension, in place of a paired one "
+            "(starts the bridge; k pairs another beside it)",
             self.pair_browser,
         )
         held = self.held_answers()
@@ -143,7 +144,7 @@ class BridgeControl:
                 self.run_held,
             )
 
-    async def start_bridge(self, pair: bool = False) -> None:
+    async def start_bridge(self, pair: bool = False, keep_paired: bool = False) -> None:
         from ..bridge.pairing import stored_port
         from ..bridge.server import BridgeServer, BridgeUnavailable
 
@@ -154,6 +155,7 @@ class BridgeControl:
             lambda: opened.runner,
             _Told(self),
             lambda: opened.runner.workspace.root.name if opened.runner is not None else None,
+            paused=self.bridge_state.paused,
         )
         port = self.options.bridge_port
         if port is None:
@@ -165,10 +167,10 @@ class BridgeControl:
                 f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15
             )
             return
-        self.bridge_state.server = server
+        self.bridge_state.server, self.bridge_state.paused = server, None
         self.panes.show_bridge_tip(True)
-        if pair and server.pairing_code is None:
-            server.pair_again()
+        if pair and (server.pairing_code is None or keep_paired):
+            server.pair_again(keep_paired)
         self.show_bridge_status(server.status())
         self.panes.status(
             f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; "
@@ -177,18 +179,25 @@ class BridgeControl:
         if server.pairing_code is not None:
             self._show_pairing()
 
-    async def stop_bridge(self) -> None:
+    async def stop_bridge(self, final: bool = False) -> None:
+        """Turn the bridge off. Answers being written wait for it to come back (their page sends
+        the rest then); `final` (Operator quits) ends them."""
         server, self.bridge_state.server = self.bridge_state.server, None
         if server is None:
+            paused, self.bridge_state.paused = self.bridge_state.paused, None
+            if final and paused is not None:
+                await paused.finish()
             return
         self.offer_held([])  # what was held goes with the bridge: the page sends it again later
-        await server.stop()
+        writing = server.bridge.writing()
+        keep = not final and bool(server.bridge.pages.open_serials())
+        await server.stop(pause=keep)
+        if keep:
+            self.bridge_state.paused = server.bridge
         self.panes.show_badge(badge_text("off"))
         if self.app.is_running:
             self.panes.show_bridge_tip(False)
-        self.panes.status(
-            "Bridge off: paste the model's answers, or press b to turn the bridge on again."
-        )
+        self.panes.status(paused_note(writing) if keep else BRIDGE_OFF)
 
     @property
     def on(self) -> bool:
@@ -199,14 +208,14 @@ class BridgeControl:
         return self.bridge_state.streams(number)
 
     def end_message(self, number: int) -> None:
-        server = self.bridge_state.server
-        if server is not None:
-            server.bridge.end_message(number)
+        bridge = self.bridge_state.fed_by()
+        if bridge is not None:
+            bridge.end_message(number)
 
     def workspace_changed(self) -> None:
-        server = self.bridge_state.server
-        if server is not None:
-            server.bridge.workspace_changed()
+        bridge = self.bridge_state.fed_by()
+        if bridge is not None:
+            bridge.workspace_changed()
 
     def held_answers(self) -> list[HeldAnswer]:
         server = self.bridge_state.server
@@ -274,7 +283,9 @@ class BridgeControl:
     def show_bridge_status(self, status: BridgeStatus) -> None:
         if self.bridge_state.server is None:
             return
-        tab = status.tab
+        tab, before = status.tab, self.bridge_state.tab
+        if tab is not None:
+            self.bridge_state.tab = tab
         self.panes.show_badge(
             badge_text(
                 status.state,
@@ -284,8 +295,9 @@ class BridgeControl:
                 browser=status.browser,
             )
         )
-        if tab is not None and not tab.adapter_ok and tab.problem:
-            self.panes.status(f"The browser says: {tab.problem}")
+        said = health_note(before, tab) if tab is not None else None
+        if said is not None:
+            self.panes.status(said)
 
     def _show_pairing(self) -> None:
         server = self.bridge_state.server
@@ -293,4 +305,24 @@ class BridgeControl:
             return
         if isinstance(self.app.screen, PairingScreen):
             self.app.screen.dismiss(None)
-        self.app.dialog(PairingScreen(server.pairing_code, server.port, str(EXTENSION_DIR)))
+        status = server.status()
+
+        def new_code(keep_paired: bool) -> str | None:
+            live = self.bridge_state.server
+            return live.pair_again(keep_paired) if live is not None else None
+
+        def keep_paired(on: bool) -> bool:
+            live = self.bridge_state.server
+            return live.keep_paired(on) if live is not None else False
+
+        self.app.dialog(
+            PairingScreen(
+                server.pairing_code,
+                server.port,
+                str(EXTENSION_DIR),
+                paired=status.paired,
+                keeps_paired=status.keeps_paired,
+                new_code=new_code,
+                keep_paired=keep_paired,
+            )
+        )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..engine import private_folder, write_private
 from ..protocol import may_hold_blocks
 
 TIMEOUT_S = 2.0
@@ -78,8 +79,9 @@ def deliver(text: str, save_to: Path) -> CopyOutcome:
     terminal's OSC 52 copy is the caller's, on the UI thread). Blocking: call it from a worker."""
     saved: Path | None = save_to
     try:
-        save_to.parent.mkdir(parents=True, exist_ok=True)
-        save_to.write_text(text, encoding="utf-8")
+        # The copies hold what the model is told: the person's alone, as the state folder is.
+        private_folder(save_to.parent, top=save_to.parent.parent)
+        write_private(save_to, text.encode("utf-8", "surrogateescape"))
     except OSError:
         saved = None
     return CopyOutcome(copy_to_system(text), saved, len(text))

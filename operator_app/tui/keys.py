@@ -79,6 +79,8 @@ class Key:
     # Pressed while it does not apply, its action runs anyway and says itself what it found:
     # its availability was read on a worker and may be stale (u reads the journal afresh).
     runs_anyway: bool = False
+    # In the footer while it applies (a key seldom needed stays out, for the 80 columns).
+    footer: bool = True
 
 
 def _copy_why_not(now: Now) -> str:
@@ -207,6 +209,21 @@ MAIN_KEYS: tuple[Key, ...] = (
         short="Bridge",
     ),
     Key(
+        key="k",
+        display="k",
+        action="pair_another_browser",
+        label="Pair another browser",
+        help="show a code that pairs a second browser while the paired one stays paired",
+        short="Pair+",
+        # Only with a browser paired (b pairs the first); not in the footer.
+        applies=lambda now: APPLIES if now.bridge.paired() else HIDDEN,
+        why_not=lambda now: (
+            "k pairs a browser beside the paired one: turn the bridge on (b) with a browser "
+            "paired first; the palette's 'Pair a browser' pairs the first one."
+        ),
+        footer=False,
+    ),
+    Key(
         key="e",
         display="e",
         action="end_follow",
@@ -292,6 +309,16 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The keys of the question before a read of a file that looks like a secret.
+SECRET_READ_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "let the model read the file: its content goes to the model, and the chat's provider"),
+    ("n", "decline: nothing is read, and the model is told you declined"),
+    ("escape", "decide later: the read keeps waiting (the rest of its message with it)"),
+    ("up / down / page up / page down", "scroll what the question says"),
+    ("?", "these keys"),
+)
+
+
 KEY_OF_ACTION: dict[str, Key] = {key.action: key for key in MAIN_KEYS}
 
 
@@ -305,6 +332,7 @@ def main_bindings() -> list[Binding]:
             key_display=k.display,
             tooltip=k.help,
             group=groups[k.group] if k.group else None,
+            show=k.footer,
         )
         for k in MAIN_KEYS
     ]

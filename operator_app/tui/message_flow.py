@@ -30,7 +30,7 @@ from .messages import (
 )
 from .runner import Abandoned, EngineRunner, follow_loop
 from .state import MessageState
-from .status_text import decided_text, finished_text, streaming_text
+from .status_text import decided_text, finished_text, streaming_text, waits_text
 
 if TYPE_CHECKING:
     from .app_link import AppLink
@@ -216,14 +216,7 @@ class MessageFlow:
         was_waiting = state.writes_waiting()
         state.apply(event)
         if isinstance(event, AwaitingDecision):
-            plan = event.plan
-            self.panes.status(
-                f"Message {state.number}: {plan.action} on {plan.where} waits for you "
-                "(y apply, n reject, a apply the rest, esc decide later)."
-                if plan.run is None
-                else f"Message {state.number}: {plan.action} wants to run "
-                f"{plan.run.first_line} (y run, n decline, esc decide later)."
-            )
+            self.panes.status(waits_text(state.number, event.plan))
         elif isinstance(event, Progress):
             self.panes.status(f"{event.command_id}: {event.text}")
         elif isinstance(event, CommandOutput):

@@ -12,12 +12,14 @@ from pathlib import Path
 
 from textual.message import Message
 
+from .. import settings
 from ..engine import (
     Engine,
     EngineEvent,
     Lookahead,
     MessageOpened,
     MessageRun,
+    SecretPaths,
     Session,
     Workspace,
     WriteOutlook,
@@ -81,14 +83,14 @@ class EngineRunner:
 
         def decide(plan: WritePlan, outlook: WriteOutlook) -> Answer:
             number = opened[0] if opened else 0
-            # A repeated message's change, or a command without a sandbox, runs only on its own
-            # explicit yes, never on an earlier `a`.
+            # A repeated message's change, a command without a sandbox or a read of a
+            # secret-looking file runs only on its own explicit yes, never on an earlier `a`.
             if number in self._approve_rest and not plan.needs_own_yes:
                 return True
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
-            if answer == "all":
+            if answer == "all" and plan.kind != "read":
                 self._approve_rest.add(number)
             return command_answer(answer, plan, self.workspace.root)
 
@@ -98,6 +100,7 @@ class EngineRunner:
             decide=decide,
             listener=listener,
             shell=command_policy(self.workspace.root),
+            secrets=SecretPaths.configured(*settings.secret_paths(self.workspace.root)),
         )
 
     def run_text(

@@ -4,6 +4,7 @@ tested without an app; every text says what happened and what the person can do 
 
 from __future__ import annotations
 
+from ..engine import WritePlan
 from ..protocol import CommandResult
 from .display import plural
 from .state import MessageState
@@ -79,3 +80,21 @@ def resumed_text(count: int, interrupted: int) -> str:
             "ran."
         )
     return text + " Paste the model's next answer anywhere."
+
+
+def waits_text(number: int, plan: WritePlan) -> str:
+    """The status line while a question waits for the person: a write, a command, a read."""
+    if plan.run is not None:
+        return (
+            f"Message {number}: {plan.action} wants to run {plan.run.first_line} "
+            "(y run, n decline, esc decide later)."
+        )
+    if plan.kind == "read":
+        return (
+            f"Message {number}: {plan.action} wants to read {plan.where}, which looks like a "
+            "secret (y let it read, n decline, esc decide later)."
+        )
+    return (
+        f"Message {number}: {plan.action} on {plan.where} waits for you "
+        "(y apply, n reject, a apply the rest, esc decide later)."
+    )

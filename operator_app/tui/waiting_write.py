@@ -79,8 +79,9 @@ class WaitingWriteControl:
             # dialog opened under their fingers would take the next y or a as its answer. A write
             # streamed in from the browser can arrive at any moment, so it waits to be called up.
             plan = message.plan
+            what = "A secret-looking file's read" if plan.kind == "read" else "A write"
             self.app.notify(
-                f"A write waits for you: {plan.action} on {plan.target.rel} "
+                f"{what} waits for you: {plan.action} on {plan.target.rel} "
                 f"(message {message.number}). Close this, then press d to see it.",
                 severity="warning",
                 timeout=20,

@@ -22,6 +22,7 @@ from tests.support.end_to_end import (
     pair_through_popup,
     paired_tui_and_browser,
     panel_says,
+    person_asks,
     until,
 )
 from tests.support.pilot import SIZE, notes, rows, wait_for
@@ -81,6 +82,7 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
 ) -> None:
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "claude.ai", "/chat/e2e-write")
+        await person_asks(page)
         await page.evaluate(
             "text => mockChat.answer(text, {chunk: 50, every: 30})",
             "I'll write the plan.\n\n" + WRITE + "\n" + CHECK,
@@ -101,9 +103,10 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
             pilot, lambda: any("2 results are in the chat's input box" in n for n in notes(app))
         )
         await asyncio.sleep(2.5)  # auto-send is off by default: the 2 s pass and nothing is sent
-        assert await page.evaluate("() => mockChat.sent") == []
+        asked = ["Please go on with the plan."]  # what the person sent before the answer
+        assert await page.evaluate("() => mockChat.sent") == asked
         await page.click("#send")
-        assert await page.evaluate("() => mockChat.sent") == [filled]
+        assert await page.evaluate("() => mockChat.sent") == [*asked, filled]
 
 
 async def test_auto_send_sends_once_only_after_the_generating_indicator_is_gone(
@@ -160,6 +163,7 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice_and_fills_nothing_aga
 
         app.notify = recording_notify
         page = await open_chat(browser, mock_sites, "chat.deepseek.com", "/a/chat/s/e2e-reload")
+        await person_asks(page)
         await page.evaluate("text => mockChat.answer(text, {chunk: 40, every: 20})", READ + LIST)
         await until(pilot, lambda: page.evaluate("() => mockChat.inputValue() !== ''"))
         await wait_for(pilot, lambda: any("results are in the chat's input box" in n for n in told))
@@ -191,6 +195,7 @@ async def test_without_a_workspace_the_page_says_so_and_runs_nothing(
 ) -> None:
     async with paired_tui_and_browser(None, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "grok.com", "/c/e2e-nows")
+        await person_asks(page)
         await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 20})", READ)
         await panel_says(pilot, page, "not-connected")
         text = await page.inner_text("#operator-bridge-ui .panel")

@@ -234,7 +234,9 @@ async def test_pairing_needs_the_code_on_offer_and_gives_a_token_kept_private(
     assert reply.status == 200 and no_cors(reply.headers)
     assert len(extension.token) >= 43  # 256 bits, URL-safe base64
     stored = json.loads((private_settings / "settings.json").read_text())["bridge"]
-    assert stored["token"] == extension.token and stored["origin"] == EXTENSION_ORIGIN
+    assert stored["pairings"] == [
+        {"token": extension.token, "origin": EXTENSION_ORIGIN, "browser": "Chromium (test)"}
+    ]
     assert stat.S_IMODE((private_settings / "settings.json").stat().st_mode) == 0o600
     # The code worked once.
     assert (await Extension(server.port).pair(code)).code == "BRIDGE_NOT_PAIRING"

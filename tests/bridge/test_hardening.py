@@ -243,3 +243,80 @@ async def test_a_request_the_bridge_fails_on_is_its_json_too(
     reply = await extension.post("/v1/hello", {})
     assert (reply.status, reply.code) == (500, "BRIDGE_INTERNAL_ERROR")
     assert "a bug" not in reply.body.decode()
+
+
+async def test_empty_lines_before_a_request_head_do_not_end_its_deadline(
+    server: BridgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26, item 13: a blank line before the request line (which HTTP lets a server skip)
+    used to count as the head's end, and the connection then had no deadline at all."""
+    monkeypatch.setattr(guard, "HEAD_TIMEOUT_S", 0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"\r\n\r\n\r\n\r\nPOST /v1/hello HTTP/1.1\r\n")
+    await writer.drain()
+    assert await closed_by_server(reader, 3) == b""
+    writer.close()
+    # A request after such blank lines is still served.
+    extension = Extension(server.port)
+    await extension.pair(server.pairing_code or "")
+    body = b"{}"
+    head = (
+        f"\r\n\r\nPOST /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Authorization: Bearer {extension.token}\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(head.encode() + body)
+    await writer.drain()
+    answer = await closed_by_server(reader, 5)
+    writer.close()
+    assert answer.split(b" ")[1] == b"200", answer[:200]
+
+
+async def test_huge_numbers_and_lone_surrogates_are_bad_requests_not_failures(
+    server: BridgeServer,
+) -> None:
+    """Issue 26, item 13: a 5,000-digit position and a lone surrogate in a pairing code were 500s,
+    and a lone surrogate in a message's text passed the door and failed later."""
+    code = server.pairing_code or ""
+    reply = await raw(
+        server.port,
+        "POST",
+        "/v1/pair",
+        headers={"Origin": EXTENSION_ORIGIN},
+        body=b'{"code": "12\\ud800345"}',
+    )
+    assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), reply.body
+    extension = Extension(server.port)
+    assert (await extension.pair(code)).status == 200  # no try of the code was spent on it
+    digits = "7" * 5000
+    reply = await extension.get(f"/v1/results?conversation=c&position={digits}")
+    assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), reply.body
+    for position in (digits, "10" + "0" * 10):
+        body = (
+            '{"conversation": "c", "position": ' + position + ', "text": "OPERATOR_CMD\\n", '
+            '"generating": true}'
+        ).encode()
+        reply = await raw(
+            server.port, "POST", "/v1/message", headers=extension.headers(), body=body
+        )
+        assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), reply.body
+    for body in (
+        b'{"conversation": "c", "position": 0, "text": "OPERATOR_CMD\\n\\udc80", '
+        b'"generating": true}',
+        b'{"tab": {"site": "\\ud83d", "title": "t"}}',
+    ):
+        path = "/v1/message" if b"text" in body else "/v1/hello"
+        reply = await raw(server.port, "POST", path, headers=extension.headers(), body=body)
+        assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), reply.body
+        assert "surrogate" in reply.json()["error"]["message"]
+    # A surrogate pair (one emoji) is text like any other.
+    reply = await raw(
+        server.port,
+        "POST",
+        "/v1/hello",
+        headers=extension.headers(),
+        body=b'{"tab": {"site": "Claude", "title": "\\ud83d\\ude00"}}',
+    )
+    assert reply.status == 200 and server.bridge.tab is not None
+    assert server.bridge.tab.title == "\U0001f600"

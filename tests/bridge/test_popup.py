@@ -192,4 +192,39 @@ def test_the_popup_names_the_answer_by_the_number_operator_gives_it(
     popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
     popup.wait_for_selector("#tab-state[data-state='ok']")
     said = popup.inner_text("#tab-state")
-    assert "Following message 8 (finished)." in said and "message 2" not in said
+    assert "Following message 8: its results are ready." in said and "message 2" not in said
+
+
+def test_the_whole_line_of_operators_pairing_dialog_pasted_pairs(extension_browser: Any) -> None:
+    """Issue 26, item 8: "546 719   port 47941", the code's line as the TUI shows it, pasted
+    whole into the code box, was refused."""
+    double = BridgeDouble(pairing_code="546719")
+    try:
+        extension_browser.reset()
+        popup = extension_browser.popup()
+        popup.wait_for_selector("#pairing:not([hidden])")
+        assert popup.input_value("#pair-port") == "47821"
+        popup.click("#pair-code")
+        popup.keyboard.insert_text(f"546 719   port {double.port}")
+        popup.click("#pair-button")
+        popup.wait_for_selector("#connection-state[data-state='connected']")
+        assert double.posts("/v1/pair")[-1].body["code"] == "546719"
+        assert extension_browser.storage()["port"] == double.port
+    finally:
+        double.close()
+
+
+def test_the_popup_says_a_write_waits_in_the_terminal_not_finished(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """Issue 26, item 6: the answer had ended on the page, and the popup said "(finished)" while
+    its second write waited for the person in the terminal."""
+    page = open_chat(extension_browser, mock_sites, "claude.ai", conversation)
+    stream(page, ANSWER)
+    final_text(bridge, key_for(page))  # finished on the page; no results yet: a write waits
+    wait_panel(page, "waiting")
+    popup = extension_browser.popup(extension_browser.tab_id("claude.ai"))
+    popup.wait_for_selector("#tab-state[data-state='ok']")
+    said = popup.inner_text("#tab-state")
+    assert "a write waits for your answer in Operator's terminal (fs.write notes.txt)" in said
+    assert "(finished)" not in said

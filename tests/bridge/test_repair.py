@@ -30,6 +30,15 @@ def overrides(browser: Any) -> dict[str, Any]:
     return browser.storage().get("selectorOverrides", {})
 
 
+def trials(browser: Any) -> dict[str, Any]:
+    """The selectors on trial, {site: {field: [selector]}} (their pages aside)."""
+    kept = browser.storage().get("selectorTrials", {})
+    return {
+        site: {field: [entry["selector"] for entry in entries] for field, entries in fields.items()}
+        for site, fields in kept.items()
+    }
+
+
 def test_pointing_at_the_input_box_from_the_popup_keeps_a_selector_tried_first(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
@@ -44,19 +53,29 @@ def test_pointing_at_the_input_box_from_the_popup_keeps_a_selector_tried_first(
     page.bring_to_front()
     page.click("#composer-input")
     wait_panel(page, "taught")
-    assert overrides(extension_browser) == {"chatgpt": {"input": ["#composer-input"]}}
+    # On trial on this page until it has proven itself (issue 26).
+    assert overrides(extension_browser) == {}
+    assert trials(extension_browser) == {"chatgpt": {"input": ["#composer-input"]}}
     popup.reload()
     popup.wait_for_selector("#tab-fields li[data-field='input'][data-state='found']")
     assert popup.inner_text("#tab-fields li[data-field='input'] code.matched") == "#composer-input"
-    assert "(yours)" in popup.inner_text("#tab-fields li[data-field='input']")
+    said = popup.inner_text("#tab-fields li[data-field='input']")
+    assert "(yours, on trial on this page)" in said
     assert popup.inner_text("#selector-list li[data-field='input'] code") == "#composer-input"
-    # From now on results go there.
+    assert "on trial on chatgpt.com" in popup.inner_text("#selector-list li[data-field='input']")
+    assert "input box found by your selector #composer-input (on trial" in popup.inner_text(
+        "#tab-state"
+    )
+    # From now on results go there; once they did, the selector is ChatGPT's for every page.
     stream(page, ANSWER)
     key = key_for(page)
     final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "ready")
     assert input_value(page) == COPY_TEXT
+    stored = extension_browser.storage_once(lambda kept: kept.get("selectorOverrides"))
+    assert stored["selectorOverrides"] == {"chatgpt": {"input": ["#composer-input"]}}
+    assert stored.get("selectorTrials") == {}
 
 
 def test_a_failed_fill_says_what_failed_and_the_repair_puts_the_results_in(
@@ -93,20 +112,30 @@ def test_an_answer_the_adapter_cannot_read_is_reported_on_the_page_and_repaired_
     said = page.inner_text("#operator-bridge-ui .text")
     assert (
         '[data-message-author-role="assistant"]' in said
-        and "yet the page shows a block for Operator" in said
+        and "The page shows a block for Operator, but no selector" in said
     )
     assert bridge.posts("/v1/message") == []
     click_panel(page, "point")
     wait_panel(page, "teaching")
     page.click("div[data-author='assistant'] p >> nth=0")
     wait_panel(page, "taught")
-    taught = overrides(extension_browser)["chatgpt"]["assistant"][0]
+    taught = trials(extension_browser)["chatgpt"]["assistant"][0]
     assert page.evaluate("s => document.querySelectorAll(s).length", taught) == 1
     assert page.evaluate(
         "s => document.querySelector(s).innerText.includes('OPERATOR_CMD')", taught
     )
-    text = final_text(bridge, key_for(page))
+    key = key_for(page)
+    text = final_text(bridge, key)
     assert "id: r1" in text and "id: r2" in text
+    # Found by a selector just taught, it was not heard being written: sent once, finished, so
+    # that Operator asks before it runs it (issue 26: it ran at once).
+    assert [post.body["generating"] for post in bridge.posts("/v1/message")] == [False]
+    # It proves itself once the answer it found ran: then it is ChatGPT's, on every page.
+    assert overrides(extension_browser) == {}
+    bridge.make_ready(key, COPY_TEXT, 2)
+    wait_panel(page, "ready")
+    stored = extension_browser.storage_once(lambda kept: kept.get("selectorOverrides"))
+    assert stored["selectorOverrides"] == {"chatgpt": {"assistant": [taught]}}
 
 
 def test_only_the_persons_own_click_teaches(
@@ -195,4 +224,4 @@ def test_a_selector_taught_from_a_page_is_kept_under_that_pages_site(
         tab,
     )
     assert answer["site"] == "claude"
-    assert list(overrides(extension_browser)) == ["claude"]
+    assert list(trials(extension_browser)) == ["claude"] and overrides(extension_browser) == {}

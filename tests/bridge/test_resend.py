@@ -14,6 +14,8 @@ from tests.support.chat_page import (
     COPY_TEXT,
     answered,
     input_value,
+    key_for,
+    open_chat,
     ping,
     restart_service_worker,
     wait_panel,
@@ -73,3 +75,41 @@ def test_after_operator_restarts_the_answer_reaches_it_again(
         assert input_value(page) == COPY_TEXT
     finally:
         restarted.close()
+
+
+def test_an_answer_whose_texts_did_not_reach_operator_is_told_as_resent(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """Issue 26, item 7: Operator was away while the model wrote part of an answer; back, it got
+    the rest as if it had heard it all being written, and ran it without asking. The page
+    message's texts are marked resent from the first that did not reach it."""
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
+    key = key_for(page)
+    page.evaluate("() => { mockChat.begin(); mockChat.grow('Reading first:\\n\\n'); }")
+    page.evaluate("() => mockChat.grow('OPERATOR_CMD\\nversion: 1\\nid: r1\\n')")
+    bridge.wait_for(
+        lambda double: any("version: 1\n" in r.body["text"] for r in double.posts("/v1/message"))
+    )
+    assert all(r.body.get("resent") is False for r in bridge.posts("/v1/message"))
+    bridge.close()  # Operator goes away in the middle of the answer
+    page.evaluate("() => mockChat.grow('action: fs.read\\npath: notes/plan.txt\\n')")
+    extension_browser.worker.evaluate(
+        """() => new Promise(resolve => { const look = () =>
+             globalThis.operatorBridge.connectionState().state === 'unreachable'
+               ? resolve() : setTimeout(look, 50); look(); })"""
+    )
+    back = BridgeDouble(token="test-token", port=bridge.port)
+    try:
+        page.evaluate("() => mockChat.grow('END_OPERATOR_CMD\\nThat is all.\\n')")
+        page.evaluate("() => mockChat.end()")
+        back.wait_for(
+            lambda double: any(r.body["generating"] is False for r in double.posts("/v1/message"))
+        )
+        told = [
+            r.body
+            for r in back.posts("/v1/message")
+            if (r.body["conversation"], r.body["position"]) == key
+        ]
+        assert told and all(body["resent"] is True for body in told), told
+    finally:
+        back.close()

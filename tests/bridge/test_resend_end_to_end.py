@@ -18,6 +18,7 @@ from tests.support.end_to_end import (
     open_chat,
     paired_tui_and_browser,
     panel_says,
+    person_asks,
     ping,
     restart_service_worker,
     until,
@@ -63,6 +64,7 @@ async def test_a_finished_answer_whose_results_went_back_is_not_posted_again(
     monkeypatch.setattr(service.Bridge, "update", recording)
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "chat.mistral.ai", "/chat/e2e-settled")
+        await person_asks(page)
         await page.evaluate("text => mockChat.answer(text, {chunk: 50, every: 20})", ANSWER)
         await wait_for(pilot, lambda: rows(app) == [("k1", "ok"), ("k2", "ok")])
         await panel_says(pilot, page, "ready")

@@ -6,6 +6,7 @@ the same answer is sent (a reload, a second tab, a restart of Operator)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,9 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
         poll = asyncio.ensure_future(extension.results(wait=10))
         await pilot.press("y")
         result = await poll
+        if result["state"] == "waiting":  # news: no write waits any more (the read still runs)
+            assert result["waiting_for"] is None
+            result = await extension.results(wait=10)
         assert (result["state"], result["count"], result["waiting_for"]) == ("ready", 2, None)
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
         await wait_for(pilot, lambda: app.current().finished)
@@ -425,6 +429,18 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(
         )
         await wait_for(pilot, lambda: asks(app))
         assert app.screen.outlook.open_ended is True
+        # The page says the answer ended while the dialog is open: the dialog says so too, and
+        # names the write that came after (issue 26, item 7: "still arriving" 20 s after the end).
+        third = block("w3", "fs.write", path="notes/third.txt", content="y")
+        fourth = block("w4", "fs.write", path="notes/fourth.txt", content="z")
+        await extension.message("Next:\n" + third + fourth + "Done.", generating=False, position=1)
+
+        def said() -> str:
+            return str(app.screen.query_one("#consent-rest").render())
+
+        await wait_for(pilot, lambda: "notes/fourth.txt" in said())
+        assert "still arriving" not in said() and app.screen.outlook.open_ended is False
+        assert app.screen.outlook.total == 2
 
 
 async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(
@@ -532,7 +548,9 @@ async def test_a_text_told_again_mid_answer_waits_and_once_run_takes_the_rest_as
         reply = await extension.message(READ, generating=True, resent=True, site="Claude")
         assert reply.json() == {"message": None, "accepted": 0, "state": "held"}
         await wait_for(pilot, lambda: "the model still writes it" in question(app))
-        assert "1 answer ended while Operator was not listening — run it?" in question(app)
+        # Not "ended" beside "the model still writes it" (issue 26, item 8).
+        assert "1 answer began while Operator was not listening — run it?" in question(app)
+        assert "ended" not in question(app).split("\n")[0]
         assert app.states == {}
         await extension.message(READ + "More:\n", generating=True)  # heard, but of a held one
         assert app.states == {} and (await extension.results())["state"] == "held"
@@ -708,3 +726,113 @@ async def test_the_record_of_handled_pages_lives_in_the_state_folder_operator_st
     [record] = (tmp_path / "operator-state" / "workspaces").glob("*/bridge-pages.json")
     assert "chat/1" in record.read_text()
     assert not (tmp_path / "config" / "bridge-pages.json").exists()  # not in the config folder
+
+
+async def test_the_page_hears_at_once_which_write_waits_when_the_next_one_does(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 26, item 6: the long poll answered only when the state changed, so the page kept
+    naming the first write while the second waited (until its 20 s wait ran out)."""
+    second = block("w2", "fs.write", path="notes/other.txt", content_b64=b64("Other\n"))
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(WRITE + second)
+        await wait_for(pilot, lambda: asks(app))
+        first = await extension.results(wait=0.2)
+        assert (first["state"], first["waiting_for"]) == ("waiting", "fs.write notes/plan.txt")
+        poll = asyncio.ensure_future(extension.results(wait=20))
+        await pilot.pause(0.3)
+        await pilot.press("y")
+        started = asyncio.get_running_loop().time()
+        news = await asyncio.wait_for(poll, 5)
+        while news["waiting_for"] is None:  # news too: no write waits for a moment, between them
+            news = await asyncio.wait_for(extension.results(wait=20), 5)
+        assert (news["state"], news["waiting_for"]) == ("waiting", "fs.write notes/other.txt")
+        assert asyncio.get_running_loop().time() - started < 5  # not at the end of a 20 s wait
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("y")
+        assert (await extension.results(wait=10))["state"] == "ready"
+
+
+async def test_the_bridge_turned_off_mid_answer_lets_it_run_on_as_one_message(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 26, item 5: turned off in the middle of an answer, the bridge ended it (its open
+    block failed, "press c to copy"); back on, the rest was held and asked about, and became a
+    second message. It runs on now, as one message, without a question."""
+    start = "Reading first.\n" + READ + LIST[:31]
+    whole = "Reading first.\n" + READ + LIST + "Done."
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(start, generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        number = app.current().number
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        assert f"message {number} waits for the rest of the answer" in app.status_line.text
+        await pilot.pause(0.3)
+        assert not app.current().finished and rows(app)[-1] == ("r2", "pending")
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
+        extension.port = app.bridge.port
+        # The page tells the rest again (its posts failed while the bridge was off).
+        reply = await extension.message(whole, generating=False, resent=True)
+        assert reply.json()["state"] != "held"
+        result = await extension.results(wait=10)
+        assert (result["state"], result["message"], result["count"]) == ("ready", number, 2)
+        assert rows(app) == [("r1", "ok"), ("r2", "ok")] and len(app.states) == 1
+        assert len(app.screen_stack) == 1  # nothing was asked
+        assert app.runner.session.message_text(number) == whole
+
+
+async def test_an_answer_paused_by_the_bridge_ends_with_e_or_when_operator_quits(
+    workspace: Path, state: Path
+) -> None:
+    """The paused answer is not left open for good: e ends it while the bridge is off, and so does
+    quitting Operator."""
+    from operator_app.engine.state.session import Session
+
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message(READ + LIST[:31], generating=True)
+        await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.current().finished)
+        assert rows(app)[-1][1] != "pending"
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
+        extension.port = app.bridge.port
+        await extension.message(READ + LIST[:31], generating=True, position=1)
+        await wait_for(pilot, lambda: len(app.states) == 2)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+    assert [record.ended for record in Session(state).messages()] == [True, True]
+
+
+async def test_a_secret_read_from_the_browser_waits_for_the_terminal_like_a_write(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 26, secrets ask first: a page's answer asking for .env is not read at once; the page
+    hears that a question waits in the terminal, and only y there hands the content over."""
+    (workspace / ".env").write_text("API_TOKEN=s3cr3t\n")
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(block("r1", "fs.read", path=".env") + READ)
+        await wait_for(pilot, lambda: asks(app) and app.screen.plan.kind == "read")
+        waiting = await extension.results(wait=0.2)
+        assert (waiting["state"], waiting["waiting_for"]) == ("waiting", "fs.read .env")
+        content = b64("API_TOKEN=s3cr3t\n")
+        assert content not in json.dumps(waiting)
+        poll = asyncio.ensure_future(extension.results(wait=10))
+        await pilot.press("y")
+        result = await poll
+        if result["state"] != "ready":
+            result = await extension.results(wait=10)
+        assert result["state"] == "ready" and content in result["copy_text"]
+        assert "looks like a secret" in result["copy_text"]

@@ -104,7 +104,9 @@ def test_every_string_error_names_string_commands_only(
         "/rm ~",
         "/rm missing.md",
         "/mv only-one",
+        "/open .env",  # a secret-looking file: asked first, and no one says yes here
     ]
+    w.put(".env", "TOKEN=not-for-the-model\n")
     _check(w.exec("".join(chan(write) for write in writes), approve="none").results, seen)
     faults = (
         f"<{S}=web:docs>/open x</{S}>\n<{S}=bash:dev>ls</{S}>\n"

@@ -221,3 +221,28 @@ def test_a_command_shows_its_script_and_a_asks_once_more_before_running_commands
     code, out, err = term.finish()
     assert code == 0, err
     assert (ws / "ran.txt").read_text() == "ran\n" and "changes applied" in out
+
+
+@pytest.mark.parametrize(("reply", "read"), [("y", True), ("n", False)])
+def test_a_secret_read_asks_on_the_terminal_and_a_for_the_writes_does_not_cover_it(
+    ws: Path, tmp_path: Path, reply: str, read: bool
+) -> None:
+    """Secrets ask first (issue 26) on exec's terminal too: y or n, never one of "all the rest"."""
+    (ws / ".env").write_text("API_TOKEN=s3cr3t\n")
+    message = (
+        block("w1", "fs.write", path="a.txt", content="one")
+        + block("r1", "fs.read", path=".env")
+        + block("w2", "fs.write", path="b.txt", content="two")
+    )
+    term = ask(ws, tmp_path, message)
+    term.read_until(PROMPT)
+    term.answer("a")  # the writes of the message, not the read between them
+    shown = term.read_until(b"Let the model read it? [y]es / [n]o: ")
+    assert b"fs.read .env" in shown and b"looks like a secret: it matches .env*" in shown
+    term.answer(reply)
+    code, out, err = term.finish()
+    assert code == 0, err
+    assert term.seen.count(PROMPT) == 1
+    assert (ws / "a.txt").read_text() == "one" and (ws / "b.txt").read_text() == "two"
+    assert out.count("ok: true") == (3 if read else 2)
+    assert ("ERR_SECRET_DECLINED" in out) is not read

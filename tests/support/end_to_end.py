@@ -3,6 +3,7 @@ Chromium (Playwright's async API in the TUI's own event loop)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,7 +12,7 @@ from typing import Any
 
 from operator_app import settings
 from tests.support.bridge_http import bridged_app
-from tests.support.browser import AsyncExtensionBrowser
+from tests.support.browser import SECURE_HOSTS, AsyncExtensionBrowser
 from tests.support.pilot import SIZE, wait_for
 
 
@@ -27,10 +28,46 @@ async def until(pilot: Any, check: Any, timeout: float = 15.0) -> Any:
 
 
 async def open_chat(browser: AsyncExtensionBrowser, sites: Any, host: str, path: str) -> Any:
+    """A mock chat page, once the extension's content script watches it (on the chat sites it
+    watches by itself): an answer the page shows before then was on it already, and Operator
+    asks before it runs one (on a loaded machine the script can start a second after the
+    page)."""
     page = await browser.context.new_page()
-    await page.goto(sites.url(host, path))
+    url = sites.url(host, path)
+    await page.goto(url)
     await page.wait_for_function("() => window.mockChat !== undefined")
+    deadline = time.monotonic() + 15
+    while host in SECURE_HOSTS and not await _watching(browser, url):
+        assert time.monotonic() < deadline, f"the extension does not watch {url}"
+        await asyncio.sleep(0.05)
     return page
+
+
+async def person_asks(page: Any, text: str = "Please go on with the plan.") -> None:
+    """The person types a message into the chat's input box and sends it with Enter: the answer
+    the page shows next is the model's reply, heard being written however fast it comes (an
+    answer nobody asked for, drawn whole, is taken for one from the page's history)."""
+    await page.evaluate(
+        "() => { const box = mockChat.editorElement;"
+        " (box.querySelector('[contenteditable]') || box).focus(); }"
+    )
+    sent = await page.evaluate("() => mockChat.sent.length")
+    await page.keyboard.type(text)
+    await page.keyboard.press("Enter")
+    await page.wait_for_function("n => mockChat.sent.length > n", arg=sent)
+
+
+async def _watching(browser: AsyncExtensionBrowser, url: str) -> bool:
+    return bool(
+        await browser.worker.evaluate(
+            """async url => { const tab = [...globalThis.operatorBridge.chatTabs.values()]
+                 .find(tab => (tab.url || '').startsWith(url));
+               if (!tab) return false;
+               try { const report = await chrome.tabs.sendMessage(tab.id, {type: 'status'});
+                     return !!report && report.active; } catch (error) { return false; } }""",
+            url,
+        )
+    )
 
 
 async def pair_through_popup(pilot: Any, app: Any, browser: AsyncExtensionBrowser) -> None:

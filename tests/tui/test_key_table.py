@@ -21,6 +21,7 @@ OWNERS = {
     "previous_message": "panes",
     "next_message": "panes",
     "toggle_bridge": "bridge_control",
+    "pair_another_browser": "bridge_control",
     "end_follow": "message_flow",
     "decide": "waiting_write",
     "stop_command": "running_command",

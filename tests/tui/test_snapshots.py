@@ -195,3 +195,23 @@ def test_command_consent_dialog(snap_compare, tmp_path: Path, sandboxed: bool) -
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
+
+
+def test_secret_read_question(snap_compare, tmp_path: Path) -> None:
+    """The question before a read of a file that looks like a secret (issue 26): y or n, no a."""
+    from operator_app.tui.screens.consent import SecretReadScreen
+
+    app = fixed_workspace("secret-read", tmp_path / "state")
+    (Path(tempfile.gettempdir()) / "operator-snapshot-secret-read" / "ws" / ".env").write_text(
+        "API_TOKEN=s3cr3t\n"
+    )
+    message = block("r1", "fs.read", path="notes/plan.txt") + block("r2", "fs.read", path=".env")
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await session_read(pilot)
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: isinstance(app.screen, SecretReadScreen))
+        await wait_for(pilot, lambda: app.screen.ready)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)

@@ -138,8 +138,8 @@ async def test_every_action_is_in_the_command_palette(workspace: Path, state: Pa
         wanted = {
             key.label
             for key in MAIN_KEYS
-            if key.action not in ("end_follow", "decide", "stop_command")
-        }  # no --follow, no wait, no command running
+            if key.action not in ("end_follow", "decide", "stop_command", "pair_another_browser")
+        }  # no --follow, no wait, no command running, no bridge
         assert wanted <= titles and "End message" not in titles
         assert "Go to message 1" in titles
 

@@ -6,7 +6,7 @@ handler's success; a failure is a StringError raised."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...protocol.chanflow.commands import Request
 from ..boundary.workspace import Workspace
@@ -30,6 +30,8 @@ class Call:
     # A change in a message with the same text as an earlier one: what its dialog must say first
     # (engine/chanflow/identity.py). None for any other block.
     lookalike: str | None = None
+    # Said after the answer's message (why a secret read waited).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ws(self) -> Workspace:

@@ -15,6 +15,7 @@ from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name as shown_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ..boundary.target import Target
+from ..changes.secret_read import read_plan, secret_pattern
 from ..textops.doc_blocks import DocBlock, find_blocks
 from ..textops.textfile import TextDoc, split_lines
 from .context import Call
@@ -83,12 +84,20 @@ def _refuse_words_after_path(call: Call, target: Target, path: str) -> None:
 
 
 def read_bytes(
-    call: Call, target: Target, *, limit: int = LARGE_READ_MAX_BYTES, writing: bool = False
+    call: Call,
+    target: Target,
+    *,
+    limit: int = LARGE_READ_MAX_BYTES,
+    writing: bool = False,
+    shown: bool = True,
 ) -> bytes | None:
     """The file's bytes, None when it does not exist; String's error for anything else (for a
-    change, WRITE_FAILED: the file cannot be rewritten)."""
+    change, WRITE_FAILED: the file cannot be rewritten). Read to be `shown` to the model (not for
+    a change), a file that looks like a secret is read only once the person says yes."""
     if call.ws.lstat(target) is None:
         return None
+    if shown and not writing:
+        ask_first(call, target)
     try:
         return call.ws.read_file(target, max_bytes=limit)
     except OperatorError as error:
@@ -128,6 +137,27 @@ def too_large(call: Call, target: Target, limit: int) -> StringError:
         StringCode.LOAD_ERROR,
         facts,
         f"open some lines of it: /open {where}:L1-L400{counted}",
+    )
+
+
+def ask_first(call: Call, target: Target) -> None:
+    """Secrets ask first (changes/secret_read.py), in String's words: SECRET_DECLINED when the
+    person says no; once they say yes, the response says why it waited."""
+    pattern = secret_pattern(call.context.secrets, call.ws, target)
+    if pattern is None:
+        return
+    shown = f"~/{target.rel}"
+    plan = read_plan(call.command, call.request_id, target, pattern)
+    if not call.context.consent(plan):
+        raise StringError(
+            StringCode.SECRET_DECLINED,
+            f"{call.command} of {shown} was not approved: it looks like a secret ({pattern})",
+            "Operator asked the person first; nothing was read",
+            "do without it, or ask the person to share what you need",
+        )
+    call.notes.append(
+        f"note: {shown} looks like a secret ({pattern}): read only once approved in Operator, "
+        "which asked first"
     )
 
 

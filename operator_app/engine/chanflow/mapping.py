@@ -17,6 +17,7 @@ from ..boundary.workspace import Workspace
 # Engine codes -> String's. What is not here is a write that could not be made: WRITE_FAILED.
 _CODES: dict[ErrorCode, StringCode] = {
     ErrorCode.ERR_NOT_FOUND: StringCode.NOT_FOUND,
+    ErrorCode.ERR_SECRET_DECLINED: StringCode.SECRET_DECLINED,
     ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE: StringCode.INVALID_PATH,
     ErrorCode.ERR_INVALID_PATH: StringCode.INVALID_PATH,
     ErrorCode.ERR_NOT_A_FILE: StringCode.INVALID_PATH,

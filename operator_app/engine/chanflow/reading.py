@@ -28,6 +28,7 @@ from .documents import (
     LINES_READ_MAX_BYTES,
     SHOW_MAX_BYTES,
     Doc,
+    ask_first,
     block_of,
     check_lines,
     decode,
@@ -247,7 +248,7 @@ def cmd_commit(call: Call) -> Answer:
     if location.block or location.lines or location.version:
         raise usage_error("commit", "/commit keeps a whole file: name only its path")
     target, shown = target_of(call, location)
-    data = read_bytes(call, target)
+    data = read_bytes(call, target, shown=False)  # kept, not shown: no question
     if data is None:
         raise StringError(StringCode.NOT_FOUND, "file not found", f"path: {shown}")
     decode(target, data)  # a version is of a text document
@@ -309,6 +310,7 @@ def _open_version(call: Call, location: Location) -> Answer:
             StringCode.LOAD_ERROR, f"version c{wanted.number} cannot be read ({exc.strerror})"
         ) from None
     target = check_path(call.ws, rel)
+    ask_first(call, target)  # a kept version of a secret is one too
     doc = Doc(target, shown, data, decode(target, data))
     content, note = _show(call, doc, Location(None, location.block, location.lines))
     call.topic.go_to(Place(rel, _base_shown(shown)))

@@ -203,23 +203,10 @@ class StringRunner:
                 raise fault
             topic = parse_topic(block.topic)
             topic_shown = topic
-            if block.attributes:
-                raise StringError(
-                    StringCode.INVALID_TARGET,
-                    "a command's tag carries no attributes",
-                    f"tag the block string:{topic} and nothing more; time= and mode= are for "
-                    "Operator's answers",
-                )
-            request = read_request(topic, block.payload)
-            action = f"/{request.name}"
-            if is_bash(topic):  # its script is "bash"; its own commands are written //info
-                action = request.name if request.writes else f"//{request.name}"
+            request = _request_of(block, topic)
+            action = _action_of(topic, request)
             state = self.store.load(topic)
-            if request.name != "set" and not is_bash(topic):
-                substituted = substitute(request.line, state.variables)
-                if substituted != request.line:
-                    body = "" if request.body is None else "\n" + request.body
-                    request = replace(read_payload(substituted + body), line=request.line)
+            request = _substituted(topic, request, state.variables)
 
             def record_intent(act: str, rel: str, summary: str, extra: dict[str, object]) -> None:
                 context.record_intent(
@@ -248,6 +235,8 @@ class StringRunner:
                 if context.unattended:
                     raise _unasked(number, earlier_result, request.line)
             answer = self._handler(topic, request)(call)
+            if call.notes:  # why it waited (a secret read)
+                answer = replace(answer, context=(*answer.context, *call.notes))
             if not call.closed:
                 self.store.save(state)
         except StringError as error:
@@ -361,6 +350,37 @@ def _may_write(block: ChanBlock) -> bool:
         return read_request(parse_topic(block.topic), block.payload).writes
     except StringError:
         return False
+
+
+def _request_of(block: ChanBlock, topic: str) -> Request:
+    """The block's command, read from its payload; its tag carries nothing but the topic."""
+    if block.attributes:
+        raise StringError(
+            StringCode.INVALID_TARGET,
+            "a command's tag carries no attributes",
+            f"tag the block string:{topic} and nothing more; time= and mode= are for "
+            "Operator's answers",
+        )
+    return read_request(topic, block.payload)
+
+
+def _action_of(topic: str, request: Request) -> str:
+    """How the block's command is named in results: /open; a bash topic's script is "bash" and
+    its own commands are written //info."""
+    if is_bash(topic):
+        return request.name if request.writes else f"//{request.name}"
+    return f"/{request.name}"
+
+
+def _substituted(topic: str, request: Request, variables: dict[str, str]) -> Request:
+    """The command line with the topic's {variables} put in (not /set's own, nor a script's)."""
+    if request.name == "set" or is_bash(topic):
+        return request
+    substituted = substitute(request.line, variables)
+    if substituted == request.line:
+        return request
+    body = "" if request.body is None else "\n" + request.body
+    return replace(read_payload(substituted + body), line=request.line)
 
 
 ENGINE_HALF = StringEngine()

@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..ondisk.private import private_folder
+
 HISTORY_KEPT = 50
 CHANGES_KEPT = 200
 
@@ -154,7 +156,7 @@ class TopicStore:
             self._open.clear()
 
     def _write(self, state: TopicState) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.dir, top=self.dir.parent)
         del state.changes[:-CHANGES_KEPT]
         fd, temp = tempfile.mkstemp(dir=self.dir, prefix=".topic-", suffix=".tmp")
         try:
@@ -175,7 +177,7 @@ class TopicStore:
 
     def keep_version(self, topic: str, sha: str, data: bytes) -> None:
         folder = self.versions_dir(topic)
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder(folder, top=self.dir.parent)
         path = folder / f"{sha}.bin"
         if not path.exists():
             fd, temp = tempfile.mkstemp(dir=folder, prefix=".version-", suffix=".tmp")

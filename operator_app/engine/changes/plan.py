@@ -17,7 +17,10 @@ from ..boundary.target import Target
 from ..boundary.workspace import Workspace
 from .changeset.items import ChangeSet
 
-PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move", "run", "changeset"]
+# "run" and "changeset": a command to run and the files it changed (engine/shell); "read": not a
+# write, the question before a read of a file that looks like a secret (secret_read.py), asked
+# about like a write and never committed.
+PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move", "run", "changeset", "read"]
 
 
 def sha256(data: bytes | None) -> str | None:
@@ -85,8 +88,13 @@ class WritePlan:
     @property
     def needs_own_yes(self) -> bool:
         """Never covered by an answer given to another plan ("apply the rest of this message"):
-        a plan asked about alone, or a command that would run without a sandbox."""
-        return self.asked_alone or (self.run is not None and not self.run.sandboxed)
+        a plan asked about alone, a command that would run without a sandbox, or a read of a
+        secret-looking file."""
+        return (
+            self.asked_alone
+            or self.kind == "read"
+            or (self.run is not None and not self.run.sandboxed)
+        )
 
     @property
     def where(self) -> str:

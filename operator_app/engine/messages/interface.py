@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ...protocol.dialect import Block
     from ...protocol.errors import OperatorError
     from ...protocol.results import CommandResult
+    from ..boundary.secrets import SecretPaths
     from ..boundary.workspace import Workspace
     from ..changes.outcomes import Landing
     from ..changes.plan import WritePlan
@@ -53,6 +54,12 @@ class MessageContext(Protocol):
     @property
     def session(self) -> Session: ...
 
+    @property
+    def secrets(self) -> SecretPaths:
+        """The paths that look like secrets: a read that would show the model one's content asks
+        the person first, through `consent` (engine/changes/secret_read.py), in either dialect."""
+        ...
+
     def execute(
         self,
         command: Command,
@@ -71,7 +78,8 @@ class MessageContext(Protocol):
         ...
 
     def consent(self, plan: WritePlan) -> bool:
-        """Ask the person about a change the runner makes itself (String's /undo)."""
+        """Ask the person about something the runner does itself: a change (String's /undo), or
+        a read of a file that looks like a secret (a plan of kind "read")."""
         ...
 
     def notify(self, event: EngineEvent) -> None: ...

@@ -6,8 +6,8 @@ less those that will not run as repeats of commands already run."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 DELETE_ACTIONS = ("fs.delete",)  # moves a whole file or folder to the trash (a region delete edits)
@@ -47,6 +47,9 @@ class WriteOutlook:
     total: int
     rest: tuple[PlannedWrite, ...]  # what `a` applies after this one, in message order
     open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
+    # While it arrives: the outlook as it is now (more writes came, or it ended), for a dialog
+    # that stays open (issue 26: "still arriving" 20 s after the answer had ended).
+    now: Callable[[], WriteOutlook] | None = field(default=None, compare=False, repr=False)
 
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
         """Writes among the rest that deserve a second look before `a`: a command to run, a

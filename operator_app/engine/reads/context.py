@@ -1,11 +1,12 @@
-"""What every read action is handed (the workspace, and where a long read reports how far it got)
-and the line matching fs.search and fs.searchTree share."""
+"""What every read action is handed (the workspace, where a long read reports how far it got, and
+the paths that look like secrets) and the line matching fs.search and fs.searchTree share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..boundary.secrets import OPERATORS_OWN, SecretPaths
 from ..boundary.workspace import Workspace
 
 MATCH_DISPLAY_LIMIT = 500  # characters of a matching line shown
@@ -17,6 +18,7 @@ Progress = Callable[[str], None]
 class ReadContext:
     workspace: Workspace
     progress: Progress | None = None
+    secrets: SecretPaths = OPERATORS_OWN  # files a tree search leaves out (they look like secrets)
 
 
 def matching_lines(text: str, query: str, limit: int) -> tuple[list[tuple[int, str]], int]:

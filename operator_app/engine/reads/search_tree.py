@@ -4,7 +4,9 @@ what it reads: past the cap it still looks at every file, to say how many match 
 come in the walk's fixed order (full paths sorted), so the same search gives the same answer;
 everything skipped or filtered out is counted in the header. A search that reaches its time
 limit (navigation.TIME_LIMIT_S), or the .gitignore matching budget, stops there and says how
-far it got in its "# truncated:" header.
+far it got in its "# truncated:" header. Files that look like secrets (boundary/secrets.py) are
+never searched, and the header names them: a search must not hand over a secret's lines unasked
+(an fs.read of one asks the person first, changes/secret_read.py).
 
 Each file costs one open, fstat, read and close through the walk's folder descriptor, and one
 search of its bytes: reading, not Python, is most of what a search of a large tree costs."""
@@ -22,6 +24,7 @@ from ...protocol.regex_cost import MATCH_TIME_LIMIT_S, too_costly
 from ...protocol.results import CommandResult, count
 from ..boundary.fsops import read_walked
 from ..boundary.gitignore import IgnoreRulesTooSlow
+from ..boundary.secrets import SecretPaths
 from ..boundary.tree_walk import FileRun, Notice, Skipped
 from ..textops.textfile import BINARY_SNIFF_BYTES, UTF16_BOMS
 from .context import ReadContext
@@ -29,6 +32,7 @@ from .matcher import Matcher, window
 from .walk_filters import Filters
 
 PROGRESS_EVERY_S = 0.25
+SECRETS_NAMED = 10  # files left out as secrets that the header names; the rest are counted
 
 # reason -> how the header names it after a count; a noun is counted with count() ("1 symlink").
 _SKIP_NOUNS = {"symlink": "symlink", "special": "special file", "unreadable": "unreadable entry"}
@@ -59,7 +63,19 @@ class _Search:
         self.capped = False  # more matching lines than shown
         self.stop_reason = ""
         self.last_file = ""
+        self.secrets: list[str] = []  # files left out: they look like secrets
         self.notes: list[str] = []  # .gitignore files not read whole
+
+    def leaves_out(self, rel: str, filters: Filters, secrets: SecretPaths) -> bool:
+        """Whether the file `rel` is not searched (outside include, or it looks like a secret:
+        its matching lines would hand the model a secret unasked); counted or named if so."""
+        if filters.include is not None and not filters.included(rel):
+            self.skipped["outside include"] += 1
+            return True
+        if secrets.matches(rel) is not None:
+            self.secrets.append(rel)
+            return True
+        return False
 
     def file(self, data: bytes, rel: str, timeout: float) -> None:
         """Search one file's bytes (`rel`: its path as shown)."""
@@ -142,8 +158,7 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
                 if now > next_progress and ctx.progress is not None:
                     next_progress = now + PROGRESS_EVERY_S
                     ctx.progress(f"searched {search.scanned} files, {len(search.matches)} matches")
-                if filters.include is not None and not filters.included(event.rel(index)):
-                    search.skipped["outside include"] += 1
+                if search.leaves_out(event.rel(index), filters, ctx.secrets):
                     continue
                 data = read_walked(event.dir_fd, name, limit, BINARY_SNIFF_BYTES)
                 if isinstance(data, str):
@@ -195,6 +210,14 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         )
     if search.stop_reason:
         header.append(f"# truncated: {search.stop_reason}")
+    if search.secrets:
+        named = ", ".join(shown_name(rel) for rel in search.secrets[:SECRETS_NAMED])
+        more = len(search.secrets) - SECRETS_NAMED
+        header.append(
+            f"# not searched, as they look like secrets: {named}"
+            + (f" and {more} more" if more > 0 else "")
+            + " (fs.read of one asks the person first)"
+        )
     header += [f"# note: {shown_name(note)}" for note in search.notes]
     if search.skipped:
         filtered = {

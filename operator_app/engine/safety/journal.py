@@ -51,6 +51,7 @@ from typing import Any
 from ..boundary.fsops import read_exactly
 from ..ondisk.atomic import write_all
 from ..ondisk.jsonl import append_jsonl, fsync_dir, read_jsonl
+from ..ondisk.private import private_folder
 from .pre_delta import Delta
 
 TAIL_BYTES = 8192
@@ -159,7 +160,7 @@ class Journal:
         self.state_dir = state_dir
         self.dir = state_dir / "journal"
         self.pre = self.dir / "pre"
-        self.pre.mkdir(parents=True, exist_ok=True)
+        private_folder(self.pre, top=state_dir)
         self._entries = self.dir / "entries.jsonl"
         # seqs whose pre-image this object created (only those may be discarded)
         self._made: set[int] = set()

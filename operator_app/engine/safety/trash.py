@@ -32,6 +32,7 @@ from ..boundary.fsops import DIR_FLAGS
 from ..ondisk.fingerprint import entry_identity
 from ..ondisk.moves import Stranded, move_entry
 from ..ondisk.noreplace import rename_noreplace
+from ..ondisk.private import FOLDER_MODE, private_folder
 
 
 class TrashError(Exception):
@@ -51,8 +52,9 @@ def _session_trash(
     dir_fd: int, name: str, parent: Path, state_dir: Path, seq: int
 ) -> dict[str, Any]:
     folder = state_dir / "trash" / str(seq)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    folder.mkdir()  # a new one: the journal never hands out the number of an existing one
+    private_folder(folder.parent, top=state_dir)
+    # A new one: the journal never hands out the number of an existing one.
+    os.mkdir(folder, FOLDER_MODE)
     try:
         trash_fd = os.open(folder, DIR_FLAGS)
         try:

@@ -11,6 +11,8 @@ import shutil
 import time
 from pathlib import Path
 
+from ..ondisk.private import private_folder
+
 OUTPUTS_KEPT = 100
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -25,9 +27,13 @@ class RunFolder:
         self.work = self.base / "work"
         self.started_ns = 0  # when the command was started (time.time_ns)
         outputs = state_dir / "shell" / "output"
-        outputs.mkdir(parents=True, exist_ok=True)
+        # The person's alone, as the whole state folder is (ondisk/private.py): the output logs,
+        # and the run folder whose 0700 keeps what the command wrote in its upper layer (with
+        # the command's own modes) from other users.
+        private_folder(outputs, top=state_dir)
         self.output = outputs / f"{stamp}-{name}-{token}.log"
-        self.upper.mkdir(parents=True)
+        private_folder(self.base, top=state_dir)
+        self.upper.mkdir()
         self.work.mkdir()
         _prune(outputs)
 

@@ -10,9 +10,10 @@ folder, the install), whatever put them there.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
+
+from ..ondisk.private import write_private
 
 LOG_NAME = "internal-errors.log"
 LOG_MAX_BYTES = 1_000_000
@@ -44,13 +45,13 @@ def log_failure(exc: BaseException, state_dir: Path | None, doing: str) -> bool:
     text = f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} while {doing}\n" + "".join(
         traceback.format_exception(exc)
     )
+    data = text.encode("utf-8", "replace")
     try:
+        # 0600 whatever it had (ondisk/private.py): tracebacks name the person's files.
         if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
-            kept = path.read_bytes()[-LOG_MAX_BYTES // 2 :]
-            path.write_bytes(kept)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as log:
-            log.write(text)
+            write_private(path, path.read_bytes()[-LOG_MAX_BYTES // 2 :] + data)
+        else:
+            write_private(path, data, append=True)
     except OSError:
         return False
     return True

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..ondisk.private import private_folder
+
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -101,7 +103,7 @@ class SessionLock:
         folder = self.state_dir / "waiting"
         name = f"{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            folder.mkdir(exist_ok=True)
+            private_folder(folder, top=self.state_dir)
             # Written and locked under another name first: a reader must never find it unlocked
             # and take it for the leftover of a dead process.
             fd = os.open(

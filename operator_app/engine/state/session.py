@@ -6,6 +6,7 @@ journal of changes lives beside it (safety/journal.py).
 Layout of a state folder (one per workspace):
     session/messages.jsonl   one record when a message starts and one when it ends
     session/messages/N.txt   the message text
+    (every folder 0700, every file 0600: the person's alone, ondisk/private.py)
     session/results.jsonl    one record per result: message number, result, content key
     journal/                 see safety/journal.py
     trash/                   deleted files when the system has no trash
@@ -36,6 +37,7 @@ from typing import Any
 
 from ...protocol.results import CommandResult
 from ..ondisk.jsonl import append_jsonl, fsync_file, read_jsonl
+from ..ondisk.private import narrow_tree, private_folder, write_private
 from .lock import LOCK_TIMEOUT_S, SessionLock, StateUnusable
 from .used_ids import UsedId, UsedIdIndex, UsedIds, WriteIntent
 
@@ -133,9 +135,13 @@ class Session:
         self.state_dir = state_dir
         self.dir = state_dir / "session"
         try:
-            (self.dir / "messages").mkdir(parents=True, exist_ok=True)
+            # Every folder from Operator's state home down is the person's alone (ondisk/private).
+            home = state_home()
+            if private_folder(state_dir, top=home if state_dir.is_relative_to(home) else None):
+                narrow_tree(state_dir)  # made by an Operator that left it readable to others
+            private_folder(self.dir / "messages", top=state_dir)
             probe = state_dir / ".probe"
-            probe.write_text("ok")
+            write_private(probe, b"ok")
             probe.unlink()
         except OSError as exc:
             raise StateUnusable(
@@ -236,8 +242,9 @@ class Session:
     def start_message(self, *, source: str, text: str | None) -> int:
         number = self.last_message_number() + 1
         if text is not None:
-            (self.dir / "messages" / f"{number}.txt").write_text(
-                text[-MESSAGE_TEXT_LIMIT:], encoding="utf-8", errors="surrogateescape"
+            write_private(
+                self.dir / "messages" / f"{number}.txt",
+                text[-MESSAGE_TEXT_LIMIT:].encode("utf-8", "surrogateescape"),
             )
         append_jsonl(
             self._messages,
@@ -252,10 +259,11 @@ class Session:
         return number
 
     def append_message_text(self, number: int, chunk: str) -> None:
-        with (self.dir / "messages" / f"{number}.txt").open(
-            "a", encoding="utf-8", errors="surrogateescape"
-        ) as handle:
-            handle.write(chunk)
+        write_private(
+            self.dir / "messages" / f"{number}.txt",
+            chunk.encode("utf-8", "surrogateescape"),
+            append=True,
+        )
 
     def end_message(self, number: int, warnings: list[str]) -> None:
         self.flush_results()

@@ -28,6 +28,7 @@ class StringCode(StrEnum):
     LOAD_ERROR = "LOAD_ERROR"
     # Operator's own:
     REJECTED = "REJECTED"
+    SECRET_DECLINED = "SECRET_DECLINED"
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
     MALFORMED_TAG = "MALFORMED_TAG"
     NESTED_BLOCK = "NESTED_BLOCK"
@@ -72,6 +73,9 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "binary, not UTF-8, too large or unreadable", "open some lines, or ask the person"
     ),
     StringCode.REJECTED: StringCodeInfo("the person said no; nothing changed", "ask them"),
+    StringCode.SECRET_DECLINED: StringCodeInfo(
+        "reading a secret-looking file was declined", "do without it"
+    ),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo("no close tag before the message ended", ""),
     StringCode.MALFORMED_TAG: StringCodeInfo(
         "a tag almost right, or a stray close tag", "write the form shown"

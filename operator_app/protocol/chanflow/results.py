@@ -27,6 +27,7 @@ _INVALID = frozenset(
 )
 _STATUS: dict[StringCode, Status] = {
     StringCode.REJECTED: "rejected",
+    StringCode.SECRET_DECLINED: "rejected",  # nothing was read: the block's key stays free
     StringCode.CONFLICT: "conflict",
 }
 

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static
 from ...engine import WriteOutlook, WritePlan
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines
 from .confirm import ConfirmScreen
-from .consent import ConsentScreen, rest_text, second_look
+from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
 
 SHELL = CodeColours.for_file("script.sh")
 
@@ -182,4 +182,6 @@ def consent_screen(
     """The dialog of what waits: a command's, or a write's (a command's change-set is a write)."""
     if plan.run is not None:
         return CommandConsentScreen(plan, number, outlook)
+    if plan.kind == "read":  # a read of a secret-looking file
+        return SecretReadScreen(plan, number, outlook)
     return ConsentScreen(plan, number, outlook)

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from ...engine import WriteOutlook, WritePlan
 from ..display import plural
-from ..keys import CONSENT_KEYS
+from ..keys import CONSENT_KEYS, SECRET_READ_KEYS
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
 from .confirm import ConfirmScreen
 from .help import KeysScreen
@@ -34,6 +34,14 @@ WHAT = {
 
 
 def describe(plan: WritePlan) -> Text:
+    if plan.kind == "read":  # a read of a secret-looking file (engine/changes/secret_read.py)
+        return Text.assemble(
+            (f"{plan.action} ", "bold"),
+            "wants to read ",
+            (plan.target.rel, "bold cyan"),
+            ", which looks like a secret",
+            (f"   id {plan.command_id}", "dim"),
+        )
     what = "renames" if plan.action == "fs.rename" else WHAT.get(plan.kind, plan.kind)
     if plan.changes is not None:  # what a command changed: its files, with a diff each below
         return Text.assemble(
@@ -179,6 +187,37 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     return text
 
 
+LOOK_AGAIN_S = 1.0  # how often a dialog opened while its message arrives looks at it again
+
+
+def box_title(outlook: WriteOutlook, message_number: int | None, reads: bool = False) -> str:
+    where = f"message {message_number}: " if message_number else ""
+    if reads:
+        return f"{where}a read of a secret-looking file waits for you"
+    which = f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
+    return f"{where}{which} in this message waits for you"
+
+
+READ_KEYS = Text.from_markup(
+    "[b]y[/b] let it read   [b]n[/b] decline   [b]esc[/b] decide later   [b]?[/b] keys"
+    "   (nothing is read before you answer)"
+)
+READ_REST = Text(
+    "y: the model gets the file's content, and the chat's provider with it. n: the model is "
+    "told you declined, and nothing is read.",
+    style="yellow",
+)
+
+
+def keys_text(outlook: WriteOutlook) -> Text:
+    rest = "this and the rest" if outlook.rest or outlook.open_ended else "this (the last write)"
+    return Text.from_markup(
+        f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   "
+        "[b]esc[/b] decide later   [b]?[/b] keys"
+        "   (nothing is written before you answer)"
+    )
+
+
 class ConsentScreen(ModalScreen[str]):
     """Answers "yes", "no", "all", or "later" (escape: the write keeps waiting; the app can show
     this dialog again)."""
@@ -210,35 +249,36 @@ class ConsentScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         plan, outlook = self.plan, self.outlook
+        reads = plan.kind == "read"
         with Vertical(id="consent-box") as box:
-            where = f"message {self.message_number}: " if self.message_number else ""
-            which = (
-                f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
-            )
-            box.border_title = f"{where}{which} in this message waits for you"
+            box.border_title = box_title(outlook, self.message_number, reads)
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
-            yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
-            yield LinesView(diff_view(plan), id="consent-diff")
-            rest = (
-                "this and the rest"
-                if outlook.rest or outlook.open_ended
-                else "this (the last write)"
-            )
             yield Static(
-                Text.from_markup(
-                    f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   "
-                    "[b]esc[/b] decide later   [b]?[/b] keys"
-                    "   (nothing is written before you answer)"
-                ),
-                id="consent-keys",
+                READ_REST if reads else rest_text(outlook, plan.target.rel), id="consent-rest"
             )
+            yield LinesView(diff_view(plan), id="consent-diff")
+            yield Static(READ_KEYS if reads else keys_text(outlook), id="consent-keys")
         yield Footer()
 
     def on_mount(self, event: events.Mount) -> None:
         self._opened_at = event.time  # the clock key events are stamped with when they are read
         self.query_one("#consent-diff").focus()  # arrows and page keys scroll the diff
+        if self.outlook.now is not None and self.plan.kind != "read":
+            self._looking = self.set_interval(LOOK_AGAIN_S, self._look_again)
+
+    def _look_again(self) -> None:
+        """The message was still arriving when the dialog opened: what it says of the rest
+        follows it (more writes came, or it ended), so `a` answers what is shown."""
+        now = self.outlook.now() if self.outlook.now is not None else self.outlook
+        if now != self.outlook:
+            self.outlook = now
+            self.query_one("#consent-box").border_title = box_title(now, self.message_number)
+            self.query_one("#consent-rest", Static).update(rest_text(now, self.plan.target.rel))
+            self.query_one("#consent-keys", Static).update(keys_text(now))
+        if now.now is None:
+            self._looking.stop()
 
     def on_key(self, event: events.Key) -> None:
         if event.time < self._opened_at:
@@ -271,3 +311,18 @@ class ConsentScreen(ModalScreen[str]):
 
     def action_keys(self) -> None:
         self.app.push_screen(KeysScreen("keys of the consent dialog", CONSENT_KEYS))
+
+
+class SecretReadScreen(ConsentScreen, inherit_bindings=False):
+    """A read of a file that looks like a secret (a plan of kind "read"): y lets the model read
+    it, n declines; never one of "the rest", which are writes."""
+
+    BINDINGS = [
+        Binding("y", "answer('yes')", "Let it read"),
+        Binding("n", "answer('no')", "Decline"),
+        Binding("escape", "answer('later')", "Decide later"),
+        Binding("question_mark", "keys", "Keys"),
+    ]
+
+    def action_keys(self) -> None:
+        self.app.push_screen(KeysScreen("keys of the question before a read", SECRET_READ_KEYS))

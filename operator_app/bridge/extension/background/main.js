@@ -25,13 +25,13 @@ const Api = globalThis.OperatorBridgeApi;
 const Store = globalThis.OperatorStore;
 const Trust = globalThis.OperatorTrust;
 const Selectors = globalThis.OperatorSelectors;
-const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/health.js", "content/teach.js", "content/panel.js", "content/delivery.js", "content/content.js"];
+const CONTENT_FILES = ["shared/adapters.js", "content/text.js", "content/editor.js", "content/person.js", "content/health.js", "content/teach.js", "content/panel.js", "content/delivery.js", "content/content.js"];
 const MENU_ID = "operator-send-selection";
 const HELLO_EVERY_MS = 9000;
 const PRESENCE_WAIT_S = 20; // how long the waiting hello waits at Operator
 const PRESENCE_RETRY_MS = 1000; // how often, while Operator is not listening, it asks again
 
-const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, seenAt}
+const chatTabs = new Map(); // tab id -> {id, title, url, site, adapter_ok, problem, repaired, seenAt}
 const genericTabs = new Map(); // tab id -> origin, for every page where the generic fallback runs
 let frontChatTab = null;
 let lastHelloAt = 0;
@@ -43,6 +43,7 @@ function noteOutcome(outcome) {
   const was = connection.state;
   const workspace = connection.workspace;
   setConnection(outcome);
+  if (was === "connected" && connection.state !== "connected") pages.connectionLost();
   if (connection.state !== was || connection.workspace !== workspace) showConnectionTitle();
   if (connection.state !== was) announceConnection();
 }
@@ -154,8 +155,12 @@ async function keepPresence() {
 
 function rememberTab(tabId, tab) {
   const before = chatTabs.get(tabId);
-  chatTabs.set(tabId, { id: tabId, title: tab.title, url: tab.url, site: tab.site, adapter_ok: tab.adapter_ok !== false, problem: tab.problem || null, seenAt: Date.now() });
-  let changed = !before || before.title !== tab.title || before.url !== tab.url || before.problem !== (tab.problem || null);
+  chatTabs.set(tabId, {
+    id: tabId, title: tab.title, url: tab.url, site: tab.site, adapter_ok: tab.adapter_ok !== false, problem: tab.problem || null,
+    repaired: tab.repaired || null, seenAt: Date.now(),
+  });
+  let changed = !before || before.title !== tab.title || before.url !== tab.url || before.problem !== (tab.problem || null)
+    || before.repaired !== (tab.repaired || null);
   // A tab the person switched to before its page had reported is the one in front now.
   if (frontChatTab === null || (tabId === activeTabId && frontChatTab !== tabId)) {
     frontChatTab = tabId;
@@ -363,8 +368,7 @@ async function sendSelection(info, tab) {
 
 /* ---- messages from content scripts and the popup ---- */
 
-const FROM_EXTENSION_PAGES = new Set(["state", "pair", "settings", "watch-tab", "stop-watching", "selectors-all", "selectors-remove", "selectors-import"]);
-const FROM_WATCHED_PAGES = new Set(["message", "ping", "selectors", "teach-selector"]);
+const FROM_WATCHED_PAGES = new Set(["message", "ping", "selectors", "teach-selector", "prove-selector", "restore-results"]);
 
 /* The tabs showing a site whose selectors changed get them at once. */
 async function tellSelectors(site) {
@@ -375,112 +379,122 @@ async function tellSelectors(site) {
     } catch (error) {
       continue;
     }
-    if (site === null || key === site) await tellTab(tabId, { type: "selectors", selectors: await Selectors.forUrl(tab.url) });
+    if (site === null || key === site) await tellTab(tabId, { type: "selectors", ...(await Selectors.forUrl(tab.url)) });
   }
 }
 
+/* What a content script may ask, one handler a message type: (message, sender, tab id). */
+const HANDED_NOTHING = "no results were handed to this tab";
+
+const FROM_PAGE = new Map([
+  ["may-watch", async (message, sender, tabId) => {
+    // The generic fallback asks before it reads anything; the popup's choice, if one is pending
+    // for this tab, is taken here (the origin is the browser's word for it).
+    const origin = Trust.originOf(sender);
+    if (origin !== null) genericTabs.set(tabId, origin);
+    await Trust.takeChoice(sender);
+    return { watch: await Trust.mayWatch(sender), origin };
+  }],
+  ["message", (message, sender, tabId) => {
+    rememberTab(tabId, { ...message.payload.tab, url: sender.url });
+    return pages.post(tabId, message.payload);
+  }],
+  ["ping", pinged],
+  ["delivered", async (message, sender, tabId) => {
+    if (!(await pages.wasHandedTo(message, tabId))) return { refused: HANDED_NOTHING };
+    setBadge(tabId, message.sent ? "" : String(message.count));
+    await pages.landedIn(tabId, pages.pageKey(message.conversation, message.position), message.sent === true);
+    const outcome = await call("POST", "delivered", {
+      conversation: message.conversation, position: message.position, message: message.message, sent: message.sent,
+    });
+    return { ok: outcome.ok };
+  }],
+  ["asked", async (message, sender, tabId) => {
+    if (!(await pages.wasHandedTo(message, tabId))) return { refused: HANDED_NOTHING };
+    const outcome = await call("POST", "asked", { conversation: message.conversation, position: message.position, message: message.message });
+    return { ok: outcome.ok };
+  }],
+  ["results-gone", async (message, sender, tabId) => {
+    setBadge(tabId, "");
+    await pages.goneFrom(tabId, typeof message.conversation === "string" ? pages.pageKey(message.conversation, message.position) : null);
+    return { ok: true };
+  }],
+  ["restore-results", async (message, sender, tabId) => ({ results: await pages.inBoxOf(tabId, message.conversation) })],
+  ["selectors", (message, sender) => Selectors.forUrl(sender.url)],
+  // On trial on the sender's own page only: the browser names its address, the message does not.
+  // Other tabs hear of it once it has proven itself.
+  ["teach-selector", (message, sender) => Selectors.teach(sender.url, String(message.field), message.selector)],
+  ["prove-selector", async (message, sender) => {
+    const answer = await Selectors.prove(sender.url, String(message.field), String(message.selector));
+    if (answer.ok) await tellSelectors(answer.site);
+    return answer;
+  }],
+  ["autosend-permit", async (message, sender, tabId) => {
+    if (!(await pages.wasHandedTo(message, tabId))) return { ok: false, reason: HANDED_NOTHING };
+    return permitAutoSend(message);
+  }],
+]);
+
+async function pinged(message, sender, tabId) {
+  const changed = rememberTab(tabId, { ...message.tab, url: sender.url });
+  if (changed || (!presenceRunning && Date.now() - lastHelloAt > HELLO_EVERY_MS)) await hello();
+  keepPresence();
+  const last = message.last;
+  const resend = !!last && connection.state === "connected" && (await pages.needsResend(last));
+  return { resend, connection: connection.state };
+}
+
+/* What the extension's own pages (the popup, the options page) may ask. */
+const FROM_EXTENSION_PAGE = new Map([
+  ["state", async (message) => {
+    if (message.check) await hello();
+    const stored = await Api.settings();
+    return {
+      paired: !!stored.token, port: stored.port, workspace: stored.workspace, connection,
+      settings: { autoSend: stored.autoSend, autoSendDelayMs: stored.autoSendDelayMs, sendsPerMinute: stored.sendsPerMinute },
+      watchedOrigins: Object.keys(await Trust.chosenOrigins()),
+    };
+  }],
+  ["pair", (message) => pair(String(message.code), Number(message.port) || Api.DEFAULT_PORT)],
+  ["settings", changeSettings],
+  ["watch-tab", (message) => watchTab(Number(message.tabId))],
+  ["stop-watching", (message) => stopWatching(String(message.origin))],
+  ["selectors-all", async () => ({ sites: await Selectors.all(), trials: await Selectors.allTrials(), exported: await Selectors.exported() })],
+  ["selectors-remove", async (message) => {
+    const answer = await Selectors.remove(String(message.site), String(message.field), String(message.selector));
+    if (answer.ok) await tellSelectors(String(message.site));
+    return answer;
+  }],
+  ["selectors-import", async (message) => {
+    const answer = await Selectors.imported(String(message.text));
+    if (answer.ok) await tellSelectors(null);
+    return answer;
+  }],
+]);
+
+async function changeSettings(message) {
+  const changes = {};
+  if (typeof message.autoSend === "boolean") changes.autoSend = message.autoSend;
+  if (Number.isFinite(message.autoSendDelayMs)) changes.autoSendDelayMs = Math.min(60000, Math.max(500, message.autoSendDelayMs));
+  if (Number.isFinite(message.sendsPerMinute)) changes.sendsPerMinute = Math.min(20, Math.max(1, Math.round(message.sendsPerMinute)));
+  await Store.set(changes);
+  return { ok: true };
+}
+
+/* Who may ask what, then the handler of the message's type (a Map: a type named like one of an
+   object's own properties finds nothing). */
 async function handle(message, sender) {
   if (!message || typeof message.type !== "string") return null;
-  if (FROM_EXTENSION_PAGES.has(message.type)) {
-    return Trust.fromExtensionPage(sender) ? handleExtensionPage(message) : { refused: "only the extension's own pages may ask that" };
+  if (FROM_EXTENSION_PAGE.has(message.type)) {
+    if (!Trust.fromExtensionPage(sender)) return { refused: "only the extension's own pages may ask that" };
+    return FROM_EXTENSION_PAGE.get(message.type)(message);
   }
   if (!Trust.fromContentScript(sender)) return { refused: "only a page's content script may ask that" };
-  const tabId = sender.tab.id;
   if (FROM_WATCHED_PAGES.has(message.type) && !(await Trust.mayWatch(sender))) {
     return { refused: "this page is not watched: choose it in the extension's popup" };
   }
-  switch (message.type) {
-    case "may-watch": {
-      // The generic fallback asks before it reads anything; the popup's choice, if one is
-      // pending for this tab, is taken here (the origin is the browser's word for it).
-      const origin = Trust.originOf(sender);
-      if (origin !== null) genericTabs.set(tabId, origin);
-      await Trust.takeChoice(sender);
-      return { watch: await Trust.mayWatch(sender), origin };
-    }
-    case "message":
-      rememberTab(tabId, { ...message.payload.tab, url: sender.url });
-      return pages.post(tabId, message.payload);
-    case "ping": {
-      const changed = rememberTab(tabId, { ...message.tab, url: sender.url });
-      if (changed || (!presenceRunning && Date.now() - lastHelloAt > HELLO_EVERY_MS)) await hello();
-      keepPresence();
-      const last = message.last;
-      const resend = !!last && connection.state === "connected" && (await pages.needsResend(last));
-      return { resend, connection: connection.state };
-    }
-    case "delivered": {
-      if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
-      setBadge(tabId, message.sent ? "" : String(message.count));
-      const outcome = await call("POST", "delivered", {
-        conversation: message.conversation, position: message.position, message: message.message, sent: message.sent,
-      });
-      return { ok: outcome.ok };
-    }
-    case "asked": {
-      if (!(await pages.wasHandedTo(message, tabId))) return { refused: "no results were handed to this tab" };
-      const outcome = await call("POST", "asked", { conversation: message.conversation, position: message.position, message: message.message });
-      return { ok: outcome.ok };
-    }
-    case "results-gone":
-      setBadge(tabId, "");
-      return { ok: true };
-    case "selectors":
-      return { selectors: await Selectors.forUrl(sender.url) };
-    case "teach-selector": {
-      // For the sender's own site only: the browser names its address, the message does not.
-      const answer = await Selectors.teach(sender.url, String(message.field), message.selector);
-      if (answer.ok) await tellSelectors(answer.site);
-      return answer;
-    }
-    case "autosend-permit":
-      if (!(await pages.wasHandedTo(message, tabId))) return { ok: false, reason: "no results were handed to this tab" };
-      return permitAutoSend(message);
-    default:
-      return null;
-  }
-}
-
-async function handleExtensionPage(message) {
-  switch (message.type) {
-    case "state": {
-      if (message.check) await hello();
-      const stored = await Api.settings();
-      return {
-        paired: !!stored.token, port: stored.port, workspace: stored.workspace, connection,
-        settings: { autoSend: stored.autoSend, autoSendDelayMs: stored.autoSendDelayMs, sendsPerMinute: stored.sendsPerMinute },
-        watchedOrigins: Object.keys(await Trust.chosenOrigins()),
-      };
-    }
-    case "pair":
-      return pair(String(message.code), Number(message.port) || Api.DEFAULT_PORT);
-    case "settings": {
-      const changes = {};
-      if (typeof message.autoSend === "boolean") changes.autoSend = message.autoSend;
-      if (Number.isFinite(message.autoSendDelayMs)) changes.autoSendDelayMs = Math.min(60000, Math.max(500, message.autoSendDelayMs));
-      if (Number.isFinite(message.sendsPerMinute)) changes.sendsPerMinute = Math.min(20, Math.max(1, Math.round(message.sendsPerMinute)));
-      await Store.set(changes);
-      return { ok: true };
-    }
-    case "watch-tab":
-      return watchTab(Number(message.tabId));
-    case "stop-watching":
-      return stopWatching(String(message.origin));
-    case "selectors-all":
-      return { sites: await Selectors.all(), exported: await Selectors.exported() };
-    case "selectors-remove": {
-      const answer = await Selectors.remove(String(message.site), String(message.field), String(message.selector));
-      if (answer.ok) await tellSelectors(String(message.site));
-      return answer;
-    }
-    case "selectors-import": {
-      const answer = await Selectors.imported(String(message.text));
-      if (answer.ok) await tellSelectors(null);
-      return answer;
-    }
-    default:
-      return null;
-  }
+  const handler = FROM_PAGE.get(message.type);
+  return handler ? handler(message, sender, sender.tab.id) : null;
 }
 
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
@@ -489,4 +503,4 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 });
 
 // For a person debugging the extension from its service worker console (and for the tests).
-globalThis.operatorBridge = { chatTabs, watchers: pages.watchers, connectionState: () => connection, hello, sendSelection, store: Store };
+globalThis.operatorBridge = { chatTabs, watchers: pages.watchers, missed: pages.missed, connectionState: () => connection, hello, sendSelection, store: Store };

@@ -13,7 +13,13 @@
      background does not know (its worker was restarted, or the long poll ended without an answer
      because Operator went away) the heartbeat posts again, so an answer is never lost between
      them. Settled page messages are kept in the background's store, so a restarted worker knows
-     them too. */
+     them too.
+   - Results a tab took into its input box and did not send are remembered (`inBox`) until they
+     leave the box: a reload that drops the page's draft gets them back (`inBoxOf`).
+   - A page message whose text did not reach Operator (the bridge was off, the browser could not
+     reach it) is marked `resent` from then on: Operator did not hear it from its start, so it
+     asks before it runs one it does not know (issue 26: such an answer ran unasked after a
+     reconnect). */
 
 (function (root) {
   "use strict";
@@ -21,6 +27,7 @@
   const Store = root.OperatorStore;
   const POLL_WAIT_S = 20;
   const SETTLED_KEPT = 300;
+  const IN_BOX_KEPT = 20;
 
   function pageKey(conversation, position) {
     return conversation + "|" + position;
@@ -37,6 +44,7 @@
     const watchers = new Map(); // page key -> {tabId, conversation, position}
     const lastPosted = new Map(); // page key -> {length, done} of the last text Operator accepted
     const waitingForWorkspace = new Map(); // page key -> {tabId, payload} refused for want of a workspace
+    const missed = new Set(); // page keys a text of which did not reach Operator
 
     async function post(tabId, payload) {
       const key = pageKey(payload.conversation, payload.position);
@@ -53,8 +61,10 @@
         while (queue.latest) {
           const body = queue.latest;
           queue.latest = null;
+          if (missed.has(key)) body.resent = true;
           const outcome = await call("POST", "message", body, { timeoutMs: 15000 });
           queue.lastReply = outcome;
+          if (!outcome.ok && outcome.error.code !== "BRIDGE_BAD_REQUEST") missed.add(key);
           if (!outcome.ok && outcome.error.code === "BRIDGE_NO_WORKSPACE") waitingForWorkspace.set(key, { tabId, payload: body });
           if (outcome.ok) {
             waitingForWorkspace.delete(key);
@@ -144,10 +154,43 @@
         .map((tab) => tab.id)];
       for (const tabId of candidates) {
         await remember("handed", pageKey(watcher.conversation, watcher.position), tabId);
+        offered.set(pageKey(watcher.conversation, watcher.position), results);
         const answer = await tellTab(tabId, { type: "results", results });
         if (answer) return answer;
       }
       return null;
+    }
+
+    const offered = new Map(); // page key -> the results last handed to a tab
+
+    /* The tab says the results are in its input box (`sent` false) or went to the chat. */
+    async function landedIn(tabId, key, sent) {
+      const { inBox = {} } = await Store.get(["inBox"]);
+      const results = offered.get(key) || (inBox[key] && inBox[key].results);
+      delete inBox[key];
+      if (!sent && results) {
+        inBox[key] = { tabId, results };
+        const keys = Object.keys(inBox);
+        for (const old of keys.slice(0, Math.max(0, keys.length - IN_BOX_KEPT))) delete inBox[old];
+      }
+      await Store.set({ inBox });
+    }
+
+    /* The results left the input box of `tabId` (sent, or cleared by the person). */
+    async function goneFrom(tabId, key) {
+      const { inBox = {} } = await Store.get(["inBox"]);
+      for (const [kept, entry] of Object.entries(inBox)) {
+        if (entry.tabId === tabId && (key === null || kept === key)) delete inBox[kept];
+      }
+      await Store.set({ inBox });
+    }
+
+    /* The results that were in the input box of `tabId` showing `conversation` and were not sent. */
+    async function inBoxOf(tabId, conversation) {
+      const { inBox = {} } = await Store.get(["inBox"]);
+      return Object.values(inBox)
+        .filter((entry) => entry.tabId === tabId && typeof conversation === "string" && conversation.startsWith(entry.results.conversation))
+        .map((entry) => entry.results);
     }
 
     /* The person stopped watching the page in `tabId` (its origin, in the popup): what Operator
@@ -184,6 +227,7 @@
     }
 
     async function settle(key) {
+      missed.delete(key);
       const posted = lastPosted.get(key);
       if (!posted) return;
       lastPosted.delete(key);
@@ -207,6 +251,14 @@
       return !(settled && settled.length === last.length && settled.done === last.done);
     }
 
+    /* Operator stopped answering (the bridge went off, Operator quit, the pairing went): every
+       answer being written meanwhile is one Operator does not hear whole, whether or not a text
+       of it failed to reach it before it came back. */
+    function connectionLost() {
+      for (const [key, posted] of lastPosted) if (!posted.done) missed.add(key);
+      for (const key of postQueues.keys()) missed.add(key);
+    }
+
     /* Operator says a workspace is open (again): the page messages it refused go now. */
     function workspaceOpen() {
       const waiting = [...waitingForWorkspace.values()];
@@ -214,7 +266,10 @@
       for (const { tabId, payload } of waiting) post(tabId, payload);
     }
 
-    return Object.freeze({ post, needsResend, wasHandedTo, workspaceOpen, dropTab, watchers, waitingForWorkspace, pageKey });
+    return Object.freeze({
+      post, needsResend, wasHandedTo, workspaceOpen, connectionLost, dropTab, landedIn, goneFrom, inBoxOf, watchers,
+      waitingForWorkspace, missed, pageKey,
+    });
   }
 
   root.OperatorPageMessages = Object.freeze({ create, pageKey });

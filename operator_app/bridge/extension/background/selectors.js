@@ -4,6 +4,13 @@
    may read and teach only its own site's (the browser names the sender's address); the popup
    lists, removes, exports and imports them all.
 
+   A selector taught by pointing is on trial first: kept for the page where it was taught (its
+   address without the query) and used there only, until it proves itself there (an answer it
+   found ran in Operator, results went into the input box it found, ...: the content script
+   says so), and only then for the whole site (issue 26: a selector taught on one tab, pointing
+   at the wrong element, made every tab of the site ignore its real answers, unsaid). Trials are
+   kept as {site: {field: [{selector, page, at}]}}; they are not exported.
+
    An imported file is checked before anything is kept: a version, known sites (an adapter's id,
    or an http(s) origin), known fields, and selectors the browser can parse, at most
    MAX_PER_FIELD per field and MAX_SELECTOR_CHARS each. A file with one bad entry changes nothing
@@ -15,6 +22,8 @@
   const Store = root.OperatorStore;
   const { SITES, FIELD_NAMES, siteKey } = root.OperatorAdapters;
   const KEY = "selectorOverrides";
+  const TRIALS = "selectorTrials";
+  const TRIALS_PER_FIELD = 5;
   const FORMAT = "operator-bridge-selectors";
   const MAX_PER_FIELD = 3;
   const MAX_SELECTOR_CHARS = 500;
@@ -25,11 +34,31 @@
     return stored;
   }
 
+  async function allTrials() {
+    const { [TRIALS]: stored = {} } = await Store.get([TRIALS]);
+    return stored;
+  }
+
+  /* The page a trial belongs to: its address without query or fragment. */
+  function pageOf(url) {
+    const parsed = new URL(url);
+    return parsed.host + parsed.pathname;
+  }
+
+  /* {selectors, trials} for the page at `url`: the site's proven selectors, and those on trial
+     on this very page ({field: [selector]}). */
   async function forUrl(url) {
     try {
-      return (await all())[siteKey(url)] || {};
+      const site = siteKey(url);
+      const page = pageOf(url);
+      const trials = {};
+      for (const [field, entries] of Object.entries((await allTrials())[site] || {})) {
+        const here = entries.filter((entry) => entry.page === page).map((entry) => entry.selector);
+        if (here.length) trials[field] = here;
+      }
+      return { selectors: (await all())[site] || {}, trials };
     } catch (error) {
-      return {};
+      return { selectors: {}, trials: {} };
     }
   }
 
@@ -65,29 +94,63 @@
       + SITES.map((adapter) => adapter.id).join(", ") + "; or a page's origin such as http://127.0.0.1:8080)";
   }
 
-  /* Teach one field of the sender's site: the new selector goes first (one taught a moment ago
-     is the one the person means). Returns the site's selectors. */
+  /* Teach one field of the sender's page: the selector goes on trial there (one taught a moment
+     ago is the one the person means). Returns the page's {selectors, trials}. */
   async function teach(url, field, selector) {
     if (!FIELD_NAMES[field]) return { ok: false, refused: "unknown field " + field };
     const problem = checkSelector(selector);
     if (problem) return { ok: false, refused: problem };
-    const stored = await all();
+    const trials = await allTrials();
     const site = siteKey(url);
+    const page = pageOf(url);
+    const fields = trials[site] || {};
+    const others = (fields[field] || []).filter((entry) => !(entry.page === page && entry.selector === selector));
+    fields[field] = [{ selector, page, at: Date.now() }, ...others].slice(0, TRIALS_PER_FIELD);
+    trials[site] = fields;
+    await Store.set({ [TRIALS]: trials });
+    return { ok: true, site, page, ...(await forUrl(url)) };
+  }
+
+  /* A selector on trial on the sender's page proved itself: it becomes the site's own, first of
+     its field. Returns the page's {selectors, trials}, or ok false when no such trial is kept. */
+  async function prove(url, field, selector) {
+    const trials = await allTrials();
+    const site = siteKey(url);
+    const page = pageOf(url);
+    const entries = (trials[site] || {})[field] || [];
+    if (!entries.some((entry) => entry.page === page && entry.selector === selector)) return { ok: false };
+    trials[site][field] = entries.filter((entry) => entry.selector !== selector);
+    if (!trials[site][field].length) delete trials[site][field];
+    if (!Object.keys(trials[site]).length) delete trials[site];
+    const stored = await all();
     const fields = stored[site] || {};
     fields[field] = [selector, ...(fields[field] || []).filter((item) => item !== selector)].slice(0, MAX_PER_FIELD);
     stored[site] = fields;
-    await Store.set({ [KEY]: stored });
-    return { ok: true, site, selectors: fields };
+    await Store.set({ [KEY]: stored, [TRIALS]: trials });
+    return { ok: true, site, ...(await forUrl(url)) };
   }
 
+  /* Remove a selector of the site's, proven or on trial (on any page). */
   async function remove(site, field, selector) {
     const stored = await all();
+    const trials = await allTrials();
+    let found = false;
     const fields = stored[site];
-    if (!fields || !fields[field]) return { ok: false };
-    fields[field] = fields[field].filter((item) => item !== selector);
-    if (!fields[field].length) delete fields[field];
-    if (!Object.keys(fields).length) delete stored[site];
-    await Store.set({ [KEY]: stored });
+    if (fields && fields[field] && fields[field].includes(selector)) {
+      found = true;
+      fields[field] = fields[field].filter((item) => item !== selector);
+      if (!fields[field].length) delete fields[field];
+      if (!Object.keys(fields).length) delete stored[site];
+    }
+    const onTrial = trials[site];
+    if (onTrial && onTrial[field] && onTrial[field].some((entry) => entry.selector === selector)) {
+      found = true;
+      onTrial[field] = onTrial[field].filter((entry) => entry.selector !== selector);
+      if (!onTrial[field].length) delete onTrial[field];
+      if (!Object.keys(onTrial).length) delete trials[site];
+    }
+    if (!found) return { ok: false };
+    await Store.set({ [KEY]: stored, [TRIALS]: trials });
     return { ok: true, selectors: stored[site] || {} };
   }
 
@@ -133,5 +196,5 @@
     return { ok: true, count, sites: sites.map(([site]) => site) };
   }
 
-  root.OperatorSelectors = Object.freeze({ all, forUrl, teach, remove, exported, imported, siteKey });
+  root.OperatorSelectors = Object.freeze({ all, allTrials, forUrl, teach, prove, remove, exported, imported, siteKey, pageOf });
 })(globalThis);

@@ -37,6 +37,7 @@
   const Panel = globalThis.OperatorPanel;
   const Health = globalThis.OperatorHealth;
   const Teach = globalThis.OperatorTeach;
+  const Editor = globalThis.OperatorEditor;
 
   const builtIn = adapterFor(location.hostname);
   const isGeneric = builtIn === GENERIC;
@@ -46,6 +47,10 @@
   const QUIET_MS = 2500; // without a working indicator, this long without a change ends a message
   const PING_MS = 10000;
   const STUCK_MS = 60000;
+  // An answer that shows up without the "still generating" sign is a reply being written when
+  // the person sent a message from this page this shortly before (a fast or unstreamed reply);
+  // otherwise the page drew it from its history (issue 26: such an answer ran unasked).
+  const REPLY_WITHIN_MS = 10 * 60 * 1000;
 
   let active = false; // watching the page (always on a known chat site; once chosen elsewhere)
   let observer = null;
@@ -58,8 +63,19 @@
   let lastScanAt = -Infinity;
   let firstScan = false; // the next scan is the first since watching started
   let operatorState = null; // "connected", or why not, as the background last said
+  let unreadCheckedAt = 0; // when the page last looked for an answer the adapter cannot read
+  let restoreChecked = false; // results left in the input box by a reload were asked for
+  const startedAt = Date.now();
 
   Panel.anchorTo(() => inputBox());
+
+  // The person's own text on the page (content/person.js): never an answer, never a false alarm.
+  const person = globalThis.OperatorPerson.create({
+    adapter: () => adapter, inputBox: () => inputBox(), readInput: (element) => Editor.readInput(element),
+    // Sent with Operator's results in it: they left the box now, whatever a reload does next.
+    onSend: (text) => delivery.sentByPerson(text),
+  });
+  const notOwn = (element) => !person.isOwn(element);
 
   const delivery = globalThis.OperatorDelivery.create({
     adapter: () => adapter,
@@ -70,6 +86,7 @@
     modelIsWriting: () => indicatorPresent() || (active && (!watched || !watched.done)),
     send: (message) => send(message),
     onDelivered: () => { if (!active) observeDeliveryOnly(); },
+    used: (field, selector) => proveIfOnTrial(field, selector),
   });
 
   function send(message) {
@@ -99,14 +116,22 @@
     return Text.queryVisible(document, adapter.input).element;
   }
 
+  /* The latest answer: {element, position, selector}; the person's own messages are never one. */
   function latestMessage() {
     if (isGeneric) {
-      const element = Text.lastMarkedMessage(document.body, inputBox());
-      return element ? { element, position: Text.positionAmongKind(element) } : null;
+      const element = Text.lastMarkedMessage(document.body, inputBox(), person.ownNode);
+      return element ? { element, position: Text.positionAmongKind(element), selector: null } : null;
     }
-    const { elements } = Text.queryFirst(document, adapter.assistant);
+    const { elements, selector } = Text.queryFirst(document, adapter.assistant, notOwn);
     if (!elements.length) return null;
-    return { element: elements[elements.length - 1], position: elements.length - 1 };
+    return { element: elements[elements.length - 1], position: elements.length - 1, selector };
+  }
+
+  /* Whether an answer first seen now, without the "still generating" sign, is a reply the model
+     writes: the person sent a message from this page shortly before. */
+  function repliesToPerson(now) {
+    const sentAt = person.lastSentAt();
+    return sentAt > startedAt && now - sentAt < REPLY_WITHIN_MS;
   }
 
   function indicatorPresent() {
@@ -162,12 +187,22 @@
     if (isNew) {
       watched = {
         conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false,
-        written: !pageWasSeen && !generatingNow, // on the page already: not seen being written
+        // Heard being written only with the "still generating" sign, as the reply to what the
+        // person just sent from this page, or once seen growing. An answer on the page already,
+        // or one the page draws whole from its history a moment after it loads, or one found by
+        // a selector just taught, was written before: it is sent once, finished, and Operator
+        // asks before it runs it (issue 26: a history drawn after the load ran unasked).
+        written: !generatingNow && !(pageWasSeen && repliesToPerson(now)),
+        foundBy: found.selector,
       };
     }
+    watched.foundBy = found.selector;
     if (text !== watched.text) {
       if (watched.text !== null && !generatingNow) changesWithoutIndicator += 1;
-      if (watched.text !== null) watched.written = false; // it changes: being written now
+      // Seen growing: being written (a page without a working "generating" sign streams it, or
+      // its sign showed only once the answer had text). A history is drawn whole.
+      if (watched.text !== null && text.length > watched.text.length && text.startsWith(watched.text)) watched.written = false;
+      if (watched.text !== null && generatingNow) proveIfOnTrial("generating", Health.generatingSign(adapter, document).selector);
       watched.text = text;
       watched.changedAt = now;
     }
@@ -234,22 +269,47 @@
     } else if (!isGeneric && adapter.generating.length && !indicatorSeen && changesWithoutIndicator >= 3) {
       watching = { unseen: "never matched while an answer was being written; Operator waits for " + QUIET_MS / 1000 + " s of quiet instead" };
     }
-    return Health.check(adapter, document, { inputBox: inputBox(), isGeneric, sendProblem: delivery.sendProblem(), watching });
+    return Health.check(adapter, document, {
+      inputBox: inputBox(), isGeneric, sendProblem: delivery.sendProblem(), watching, ownNode: person.ownNode, notOwn,
+    });
   }
 
   function status() {
     const fields = health();
     const problems = fields.filter((field) => field.state === "missing")
       .map((field) => ({ field: field.field, name: field.name, selectors: field.tried, note: field.note }));
-    const messages = isGeneric ? (latestMessage() ? 1 : 0) : Text.queryFirst(document, adapter.assistant).elements.length;
+    const messages = isGeneric ? (latestMessage() ? 1 : 0) : Text.queryFirst(document, adapter.assistant, notOwn).elements.length;
     return {
       site: builtIn.id, name: builtIn.name, generic: isGeneric, active, origin: location.origin, host: location.host,
-      adapterOk: problems.length === 0, problems, fields, messages, teaching: Teach.pointing(),
+      adapterOk: problems.length === 0, problems, fields, messages, teaching: Teach.pointing(), repaired: repairedLine(fields),
+      unreadCheckedAt, restoreChecked, heldWritten: !!(watched && watched.written),
       watching: watched && {
         conversation: watched.conversation, position: watched.position, done: watched.done, length: (watched.text || "").length,
         sent: !!watched.sent, message: watched.message || null, state: watched.operatorState || null,
+        waitingFor: watched.waitingFor || null,
       },
     };
+  }
+
+  /* The health line's word on a repair: which field a selector the person taught finds, and
+     whether it is still on trial on this page (null when none of theirs is in use). */
+  function repairedLine(fields) {
+    const site = isGeneric ? location.host : builtIn.name;
+    const own = fields.filter((field) => field.state === "found" && field.own);
+    if (!own.length) return null;
+    return own.map((field) => field.name + " found by your selector " + field.selector
+      + (field.trial ? " (on trial on this page; used on every " + site + " page once it has proven itself)" : ", taught for " + site))
+      .join("; ");
+  }
+
+  /* A selector on trial on this page just did its job (an answer it found ran in Operator,
+     results went into the input box it found...): it becomes the site's own. */
+  function proveIfOnTrial(field, selector) {
+    const onTrial = adapter.onTrial && adapter.onTrial[field];
+    if (!selector || !onTrial || !onTrial.includes(selector)) return;
+    send({ type: "prove-selector", field, selector }).then((answer) => {
+      if (answer && answer.ok) applySelectors(answer.selectors, answer.trials);
+    });
   }
 
   /* The page shows OPERATOR_CMD, nothing has changed for the quiet period, and the adapter finds
@@ -260,7 +320,10 @@
     if (isGeneric) return;
     clearTimeout(unreadCheckTimer);
     unreadCheckTimer = setTimeout(() => {
-      if (!active || latestMessage() || !Health.pageShowsMarker(document)) return;
+      unreadCheckedAt = Date.now();
+      // Never while the model writes (its answer may not be on the page yet), never for the
+      // person's own message (a system prompt holds example blocks).
+      if (!active || latestMessage() || indicatorPresent() || !Health.pageShowsMarker(document, person.ownNode)) return;
       const missing = health().find((field) => field.field === "assistant" && field.state === "missing");
       const signature = document.body.textContent.length;
       if (!missing || unreadNoticedFor === signature || Teach.pointing()) return;
@@ -273,8 +336,10 @@
   function showRepair(field, title, pointLabel, extraButtons = []) {
     Panel.show({
       title: "Operator: " + title.replace(/^Operator /, ""),
-      text: field.name + ": " + (field.tried.length ? "none of " + field.tried.join("  |  ") + " " : "") + field.note
-        + ". Point at it on the page, and Operator keeps a selector of yours for " + (isGeneric ? location.host : builtIn.name) + ".",
+      text: "The page shows a block for Operator, but no selector for " + field.name + " finds the answer"
+        + (field.tried.length ? " (tried " + field.tried.join("  |  ") + ")" : "") + ".\n"
+        + "Point at it: your selector is used on this page, and on every " + (isGeneric ? location.host : builtIn.name)
+        + " page once an answer it finds has run.",
       tone: "problem",
       state: "repair-" + field.field,
       buttons: [{ id: "point", label: pointLabel, primary: true, onClick: () => teach(field.field) }, ...extraButtons],
@@ -296,7 +361,16 @@
       Panel.hide();
       return null;
     }
-    const derived = Teach.derive(field, pointed.element, inputBox());
+    if (field === "assistant" && person.holdsOwn(pointed.element)) {
+      // The person's own message (or a part of the page holding it) is never kept as an answer.
+      Panel.show({
+        title: "Operator: that is your own message", tone: "problem", state: "teach-own",
+        text: "Operator never reads your messages as answers (a prompt holds example blocks). Point at the model's answer.",
+        buttons: [{ id: "point", label: "Point again", primary: true, onClick: () => teach(field, { then }) }],
+      });
+      return null;
+    }
+    const derived = Teach.derive(field, pointed.element, inputBox(), field === "assistant" ? (element) => person.holdsOwn(element) : null);
     if (!derived) {
       Panel.show({
         title: "Operator: no stable selector for that element", tone: "problem", state: "teach-failed",
@@ -310,24 +384,33 @@
       Panel.show({ title: "Operator: the selector was not kept", tone: "problem", state: "teach-failed", text: (answer && answer.refused) || "the extension did not answer" });
       return null;
     }
-    applySelectors(answer.selectors);
+    applySelectors(answer.selectors, answer.trials);
     Panel.show({
       title: "Operator: " + FIELD_NAMES[field] + " taught",
-      text: "Found by " + derived.selector + " from now on, on " + (isGeneric ? location.host : builtIn.name) + " (the popup lists it, to remove it).",
+      text: "Found by " + derived.selector + " on this page. Once it has proven itself here"
+        + (field === "assistant" ? " (an answer it finds has run)" : "") + ", on every " + (isGeneric ? location.host : builtIn.name)
+        + " page too. The popup lists it, to remove it.",
       state: "taught", tone: "done", hideAfterMs: 6000,
     });
+    if (field === "assistant") {
+      // What the new selector finds was not heard being written: sent once, finished, and
+      // Operator asks before it runs it (issue 26: it ran at once).
+      watched = null;
+      firstScan = true;
+    }
     scheduleScan(0);
     if (typeof then === "function") then();
     return derived.selector;
   }
 
-  function applySelectors(overrides) {
-    adapter = withOverrides(builtIn, overrides || null);
+  function applySelectors(overrides, trials = null) {
+    adapter = withOverrides(builtIn, overrides || null, trials || null);
   }
 
   function problemLine(report) {
     if (report.adapterOk) return null;
-    return report.problems.map((problem) => problem.name + ": " + problem.selectors.join(" | ") + " " + problem.note).join("; ");
+    return report.problems.map((problem) => problem.name + ": " + problem.note
+      + (problem.selectors.length ? " (tried: " + problem.selectors.join(" | ") + ")" : "")).join("; ");
   }
 
   function ping() {
@@ -336,7 +419,8 @@
     const last = watched && watched.sent
       ? { conversation: watched.conversation, position: watched.position, length: watched.sent.text.length, done: watched.done }
       : null;
-    send({ type: "ping", tab: { ...tabInfo(), adapter_ok: report.adapterOk, problem: problemLine(report) }, last }).then((reply) => {
+    const tab = { ...tabInfo(), adapter_ok: report.adapterOk, problem: problemLine(report), repaired: report.repaired };
+    send({ type: "ping", tab, last }).then((reply) => {
       if (reply && reply.connection && operatorState === null) operatorState = reply.connection;
       // The background has no word of this page message (its worker was restarted, or Operator
       // was and forgot it): tell it again. A finished one whose results went back is not sent.
@@ -356,7 +440,15 @@
       reply({ pointing: true });
     }
     else if (message.type === "selectors") {
-      applySelectors(message.selectors);
+      const before = adapter.assistant.join("\n");
+      applySelectors(message.selectors, message.trials);
+      if (active && adapter.assistant.join("\n") !== before) {
+        // Taught or proven elsewhere: what the new selectors find here was not heard being
+        // written (sent once, finished), and nothing on the page may change to wake a scan.
+        watched = null;
+        firstScan = true;
+        scheduleScan(0);
+      }
       reply({ ok: true });
     }
     else if (message.type === "watch") {
@@ -401,6 +493,9 @@
     if (watched && watched.conversation === message.conversation && watched.position === message.position) {
       if (message.message) watched.message = message.message;
       watched.operatorState = message.state;
+      watched.waitingFor = message.waiting_for || null;
+      // An answer found by a selector on trial ran in Operator: the selector has proven itself.
+      if (message.state === "ready" && message.message) proveIfOnTrial("assistant", watched.foundBy);
     }
     if (message.state === "failed") {
       Panel.show({
@@ -441,6 +536,7 @@
     pingTimer = setInterval(ping, PING_MS);
     ping();
     scheduleScan(0);
+    restoreResults();
   }
 
   function stop() {
@@ -472,7 +568,15 @@
 
   async function loadSelectors() {
     const answer = await send({ type: "selectors" });
-    if (answer && answer.selectors) applySelectors(answer.selectors);
+    if (answer && answer.selectors) applySelectors(answer.selectors, answer.trials);
+  }
+
+  /* Results that were in the input box when the page reloaded (the reload dropped the draft):
+     put back (issue 26: they vanished, unsaid). */
+  async function restoreResults() {
+    const answer = await send({ type: "restore-results", conversation: conversationKey() });
+    for (const results of (answer && answer.results) || []) await delivery.restore(results);
+    restoreChecked = true;
   }
 
   document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });

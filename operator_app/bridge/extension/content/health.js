@@ -60,45 +60,52 @@
     return null;
   }
 
-  /* Text on the page outside Operator's own panel and the page's text boxes holds a marker line. */
-  function pageShowsMarker(doc) {
+  /* Text on the page outside Operator's own panel, the page's text boxes and the person's own
+     messages (`ownNode`: a system prompt pasted into the chat holds example blocks) holds a
+     marker line. */
+  function pageShowsMarker(doc, ownNode = null) {
     const walker = doc.createTreeWalker(doc.body || doc.documentElement, NodeFilter.SHOW_TEXT, {
       acceptNode: (node) => (Text.mayHoldBlock(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
     });
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
-      if (Text.holdsBlockStart(node.data)) return true;
+      if (Text.holdsBlockStart(node.data) && !(ownNode && ownNode(node))) return true;
     }
     return false;
   }
 
   function entry(adapter, field, state, selector, note) {
     const own = adapter.overridden && adapter.overridden[field] ? adapter.overridden[field] : [];
+    const trial = adapter.onTrial && adapter.onTrial[field] ? adapter.onTrial[field] : [];
     return {
       field, name: FIELD_NAMES[field], state, selector, own: selector !== null && own.includes(selector),
-      tried: adapter[field] || [], note,
+      trial: selector !== null && trial.includes(selector), tried: adapter[field] || [], note,
     };
   }
 
   /* The report, one entry per field: state "found" (with the selector that matched), "missing"
      (none did, where one should), or "idle" (not expected now, `note` says why).
-     `context`: {inputBox, isGeneric, watching: {done, changesWithoutIndicator, stuck}, sendProblem}. */
+     `context`: {inputBox, isGeneric, watching: {done, changesWithoutIndicator, stuck}, sendProblem,
+     ownNode(textNode), notOwn(element): the person's own text left out}. */
   function check(adapter, doc, context) {
     const fields = [];
+    // While the model writes, its answer may not be on the page yet: nothing is missing then.
+    const sign = generatingSign(adapter, doc);
+    const ownNode = context.ownNode || null;
     if (context.isGeneric) {
-      const marked = Text.lastMarkedMessage(doc.body, context.inputBox);
+      const marked = Text.lastMarkedMessage(doc.body, context.inputBox, ownNode);
       fields.push(marked
         ? entry(adapter, "assistant", "found", "the last element with a block for Operator", "")
         : entry(adapter, "assistant", "idle", null, "no block for Operator on this page yet"));
     } else {
-      const messages = Text.queryFirst(doc, adapter.assistant);
+      const messages = Text.queryFirst(doc, adapter.assistant, context.notOwn || null);
       if (messages.elements.length) {
         fields.push(entry(adapter, "assistant", "found", messages.selector, messages.elements.length + " on the page"));
-      } else if (pageShowsMarker(doc)) {
-        fields.push(entry(adapter, "assistant", "missing", null, "found nothing, yet the page shows a block for Operator"));
+      } else if (!sign && pageShowsMarker(doc, ownNode)) {
+        fields.push(entry(adapter, "assistant", "missing", null, "none of its selectors finds the answer, yet the page shows a block for Operator"));
       } else {
-        fields.push(entry(adapter, "assistant", "idle", null, "no answer on the page yet"));
+        fields.push(entry(adapter, "assistant", "idle", null, sign ? "the model is writing; its answer is not on the page yet" : "no answer on the page yet"));
       }
     }
 
@@ -115,7 +122,6 @@
     else if (inputEmpty) fields.push(entry(adapter, "send", "idle", null, "not shown while the input box is empty (the page shows it once the box holds text)"));
     else fields.push(entry(adapter, "send", "missing", null, "found nothing; Operator presses Enter in the input box instead"));
 
-    const sign = generatingSign(adapter, doc);
     const watching = context.watching;
     if (watching && watching.stuck) {
       fields.push(entry(adapter, "generating", "missing", sign && sign.selector, watching.stuck));

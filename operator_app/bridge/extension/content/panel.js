@@ -7,7 +7,8 @@
    that grows, can always be closed, and news that needs nothing from the person (results ready,
    sent) hides itself after a few seconds: the icon's badge still counts the results. It lives in
    a shadow root so the site's styles cannot reach it, and it never takes the focus from the
-   input box. */
+   input box. Its buttons act only on the person's own clicks (isTrusted): a page's script can
+   reach into the shadow root, but cannot click for the person. */
 
 (function (root) {
   "use strict";
@@ -119,7 +120,9 @@
         if (spec.primary) button.className = "primary";
         // mousedown would move the focus out of the chat's editor; keep it where it is.
         button.addEventListener("mousedown", (event) => event.preventDefault());
-        button.addEventListener("click", () => spec.onClick());
+        // Only the person's own click (issue 26: a page's script could click "Point at it" in
+        // this open shadow root, and turn the person's next click into a kept selector).
+        button.addEventListener("click", (event) => { if (event.isTrusted) spec.onClick(); });
         row.appendChild(button);
       }
       panel.appendChild(row);
@@ -132,7 +135,7 @@
       close.setAttribute("aria-label", "Hide");
       close.dataset.action = "hide";
       close.addEventListener("mousedown", (event) => event.preventDefault());
-      close.addEventListener("click", hide);
+      close.addEventListener("click", (event) => { if (event.isTrusted) hide(); });
       panel.appendChild(close);
     }
     hideAfter = hideAfterMs;

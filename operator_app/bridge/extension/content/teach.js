@@ -113,16 +113,19 @@
   /* A selector for the answers: from the element pointed at up to the thread, the innermost that
      finds it among like elements (two or more, none inside another, none holding the input box),
      or failing that the innermost that finds it alone. */
-  function answerSelector(clicked, inputBox) {
+  function answerSelector(clicked, inputBox, refuse) {
     let alone = null;
     for (let element = clicked; element && element !== document.body; element = element.parentElement) {
       if (inputBox && element.contains(inputBox)) break;
+      if (refuse && refuse(element)) break; // the person's own text: nothing from here up
       // Only elements that name themselves: a bare <p> under an answer is one of its paragraphs.
       if (!ownCandidates(element).length) continue;
       for (const selector of candidates(element).slice(0, 12)) {
         const found = matches(selector);
         if (!found.includes(element)) continue;
         if (found.some((other) => (inputBox && other.contains(inputBox)) || found.some((outer) => outer !== other && outer.contains(other)))) continue;
+        // A selector that would also take the person's own messages for answers is refused.
+        if (refuse && found.some(refuse)) continue;
         if (found.length >= 2) return selector;
         if (alone === null) alone = selector;
       }
@@ -130,9 +133,10 @@
     return alone;
   }
 
-  function derive(field, clicked, inputBox) {
+  /* `refuse(element)`: an element no selector may find (the person's own messages). */
+  function derive(field, clicked, inputBox, refuse = null) {
     if (field === "assistant") {
-      const selector = answerSelector(clicked, inputBox);
+      const selector = answerSelector(clicked, inputBox, refuse);
       return selector ? { selector, element: clicked } : null;
     }
     const element = targetFor(field, clicked);

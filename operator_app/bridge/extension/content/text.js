@@ -48,17 +48,18 @@
     }
   }
 
-  function queryFirst(scope, alternatives) {
+  /* `accept(element)`, when given, leaves out what it refuses (the person's own messages): an
+     alternative that finds only those finds nothing, and the next one is tried. */
+  function queryFirst(scope, alternatives, accept = null) {
     for (const selector of alternatives || []) {
       const found = queryAll(scope, selector);
-      if (found.length) {
-        const outermost = [];
-        for (const element of found) {
-          const last = outermost[outermost.length - 1];
-          if (!last || !last.contains(element)) outermost.push(element);
-        }
-        return { selector, elements: outermost };
+      const outermost = [];
+      for (const element of found) {
+        const last = outermost[outermost.length - 1];
+        if (!last || !last.contains(element)) outermost.push(element);
       }
+      const kept = accept ? outermost.filter(accept) : outermost;
+      if (kept.length) return { selector, elements: kept };
     }
     return { selector: null, elements: [] };
   }
@@ -120,11 +121,11 @@
   }
 
   /* Generic pages: the element around the last block start (an OPERATOR_CMD marker line or a
-     String tag) that looks like one
+     String tag) outside the person's own text (`ownNode`) that looks like one
      message: climbing from the marker, the first container that has a sibling of its own kind (an
      item in a list of messages), or that says it is a message, without ever taking in the input
      box. */
-  function lastMarkedMessage(body, inputElement) {
+  function lastMarkedMessage(body, inputElement, ownNode = null) {
     const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, {
       acceptNode: (node) => (mayHoldBlock(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
     });
@@ -133,6 +134,7 @@
       if (!holdsBlockStart(node.data)) continue;
       const parent = node.parentElement;
       if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
+      if (ownNode && ownNode(node)) continue; // the person's own message (a pasted prompt) is no answer
       lastMarkerNode = node;
     }
     if (!lastMarkerNode) return null;

@@ -73,13 +73,20 @@ async function stopWatching(origin) {
   await Promise.all([showConnection(), showTab()]);
 }
 
-/* The answer the page follows, by the number Operator's terminal gives it ("Message 8"). */
+/* The answer the page follows, by the number Operator's terminal gives it ("Message 8"), and
+   where it stands in Operator: a write waiting in the terminal is not "finished" (issue 26). */
 function watchingLine(watching) {
   if (!watching) return "";
-  const how = watching.done ? " (finished)." : " (being written).";
   if (watching.state === "held") return " Its latest answer ended while Operator was not listening: run it from Operator's terminal.";
-  if (watching.message) return " Following message " + watching.message + how;
-  if (watching.sent) return " Following the latest answer" + how;
+  const which = watching.message ? " Following message " + watching.message : " Following the latest answer";
+  if (watching.state === "waiting" && watching.waitingFor) {
+    return which + ": a write waits for your answer in Operator's terminal (" + watching.waitingFor + ").";
+  }
+  if (watching.state === "waiting") return which + ": Operator is running its commands.";
+  if (watching.state === "streaming" || (watching.sent && !watching.done)) return which + " (being written).";
+  if (watching.state === "ready") return which + ": its results are ready.";
+  if (watching.state === "failed") return which + ": Operator could not run it.";
+  if (watching.message || watching.sent) return which + " (finished).";
   return " Its latest answer holds no block for Operator" + (watching.done ? "." : " yet.");
 }
 
@@ -113,11 +120,14 @@ async function showTab() {
   }
   const watching = watchingLine(report.watching);
   showFields(list, report, tabId);
+  // Said whenever a selector of the person's is what finds a field (issue 26: all green, while a
+  // selector taught on one tab made every tab of the site ignore its answers).
+  const repaired = report.repaired ? " Your selectors at work: " + report.repaired + "." : "";
   if (report.adapterOk) {
     line.dataset.state = "ok";
     line.textContent = report.generic
-      ? "Watching this page, as you chose" + (report.messages ? ": a block for Operator is on it." : "; no block for Operator on it yet.") + watching
-      : report.name + ": every selector needed now found its element." + watching;
+      ? "Watching this page, as you chose" + (report.messages ? ": a block for Operator is on it." : "; no block for Operator on it yet.") + watching + repaired
+      : report.name + ": every selector needed now found its element." + watching + repaired;
     return;
   }
   line.dataset.state = "problem";
@@ -143,7 +153,7 @@ function showFields(list, report, tabId) {
       if (field.own) {
         const own = document.createElement("span");
         own.className = "own";
-        own.textContent = " (yours)";
+        own.textContent = field.trial ? " (yours, on trial on this page)" : " (yours)";
         what.append(own);
       }
     } else if (field.state === "missing") {
@@ -191,32 +201,38 @@ async function showSelectors() {
   const list = $("selector-list");
   list.replaceChildren();
   const sites = (answer && answer.sites) || {};
-  let count = 0;
+  const entries = [];
   for (const [site, fields] of Object.entries(sites)) {
     for (const [field, selectors] of Object.entries(fields)) {
-      for (const selector of selectors) {
-        count += 1;
-        const item = document.createElement("li");
-        Object.assign(item.dataset, { site, field, selector });
-        const what = document.createElement("span");
-        what.className = "what";
-        const code = document.createElement("code");
-        code.textContent = selector;
-        what.append(site + ", " + field + ": ", code);
-        const remove = document.createElement("button");
-        remove.type = "button";
-        remove.dataset.action = "remove";
-        remove.textContent = "Remove";
-        remove.addEventListener("click", async () => {
-          await chrome.runtime.sendMessage({ type: "selectors-remove", site, field, selector });
-          await Promise.all([showSelectors(), showTab()]);
-        });
-        item.append(what, remove);
-        list.appendChild(item);
-      }
+      for (const selector of selectors) entries.push({ site, field, selector, page: null });
     }
   }
-  $("selectors-none").hidden = count > 0;
+  for (const [site, fields] of Object.entries((answer && answer.trials) || {})) {
+    for (const [field, trials] of Object.entries(fields)) {
+      for (const trial of trials) entries.push({ site, field, selector: trial.selector, page: trial.page });
+    }
+  }
+  for (const { site, field, selector, page } of entries) {
+    const item = document.createElement("li");
+    Object.assign(item.dataset, { site, field, selector, trial: page ? "yes" : "no" });
+    const what = document.createElement("span");
+    what.className = "what";
+    const code = document.createElement("code");
+    code.textContent = selector;
+    what.append(site + ", " + field + ": ", code);
+    if (page) what.append(" (on trial on " + page + ")");
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.dataset.action = "remove";
+    remove.textContent = "Remove";
+    remove.addEventListener("click", async () => {
+      await chrome.runtime.sendMessage({ type: "selectors-remove", site, field, selector });
+      await Promise.all([showSelectors(), showTab()]);
+    });
+    item.append(what, remove);
+    list.appendChild(item);
+  }
+  $("selectors-none").hidden = entries.length > 0;
   return answer;
 }
 
@@ -282,11 +298,27 @@ $("selectors-import").addEventListener("click", async () => {
   }
 });
 
-/* The code as Operator shows it ("875 562"), typed or pasted with spaces or a dash: its digits. */
+/* The code as Operator shows it ("875 562"), typed or pasted with spaces or a dash: its digits.
+   The whole line of Operator's dialog pasted ("546 719   port 47941") is taken too: the port
+   goes to its own box (issue 26: it was refused). */
 function pairingDigits(typed) {
-  const digits = typed.replace(/[\s\-\u2010-\u2015]/g, "");
+  const digits = splitPort(typed).replace(/[\s\-\u2010-\u2015]/g, "");
   return /^[0-9]{6}$/.test(digits) ? digits : null;
 }
+
+/* "546 719   port 47941": the port goes to its own box, the code stays. */
+function splitPort(typed) {
+  const withPort = /^(.*?)\s*port\s*:?\s*([0-9]{1,5})\s*$/i.exec(typed);
+  if (!withPort) return typed;
+  $("pair-port").value = withPort[2];
+  return withPort[1];
+}
+
+$("pair-code").addEventListener("input", () => {
+  const box = $("pair-code");
+  const code = splitPort(box.value);
+  if (code !== box.value) box.value = code.trim();
+});
 
 $("pair-form").addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -22,6 +22,9 @@
                    is over only at a done sign (or, without one, after the long quiet period)
      conversation  optional regular expression on the URL path; its first group names the
                    conversation (default: the whole path)
+     user          the person's own messages: never an answer, never a sign of one the adapter
+                   missed, never what "Point at it" keeps (a prompt pasted into the chat holds
+                   OPERATOR_CMD examples; content/person.js)
 
    The selectors were chosen from what maintained open-source extensions that fill these same
    input boxes show of the pages (CodeWebChat, OneClickPrompts, MCP SuperAssistant, gemini-voyager,
@@ -48,6 +51,7 @@
       generating: ['button[data-testid="stop-button"]'],
       done: ['button[data-testid="copy-turn-action-button"]'],
       conversation: "^/(?:g/[^/]+/)?c/([\\w-]+)",
+      user: ['[data-message-author-role="user"]'],
     },
     {
       id: "claude",
@@ -62,6 +66,7 @@
       generating: ['[data-is-streaming="true"]', 'button[aria-label="Stop response"]', 'button:has(svg path[d^="M128,20A108,108"])'],
       done: [],
       conversation: "^/chat/([\\w-]+)",
+      user: ['[data-testid="user-message"]', ".font-user-message"],
     },
     {
       id: "gemini",
@@ -77,6 +82,7 @@
       generating: ['mat-icon[fonticon="stop"]', "button.send-button.stop", 'button[aria-label="Stop response"]'],
       done: ["message-actions button", "copy-button button"],
       conversation: "^/(?:u/\\d+/)?app/([\\w-]+)",
+      user: ["user-query", ".user-query-container"],
     },
     {
       id: "aistudio",
@@ -96,6 +102,7 @@
       done: ['ms-chat-turn .turn-footer button[iconname="thumb_up"]', 'ms-chat-turn .turn-footer button[aria-label*="Good response"]'],
       waitForDone: true,
       conversation: "^/prompts/([\\w-]+)",
+      user: ['ms-chat-turn .chat-turn-container.user', 'ms-chat-turn [data-turn-role="User"]'],
     },
     {
       id: "mistral",
@@ -109,6 +116,7 @@
       generating: ['button[aria-label="Stop generation"]', 'form button:has(rect[rx="2"])'],
       done: [],
       conversation: "^/chat/([\\w-]+)",
+      user: ['div[data-message-author-role="user"]'],
     },
     {
       id: "deepseek",
@@ -125,6 +133,7 @@
       generating: [".ds-icon-button:has(svg rect)", 'input[type="file"] + div:has(svg rect)'],
       done: ["div.ds-message + div > div.ds-flex"],
       conversation: "^/a/chat/s/([\\w-]+)",
+      user: ["div.ds-message:not(:has(.ds-markdown))"],
     },
     {
       id: "grok",
@@ -138,6 +147,7 @@
       generating: ['button[aria-label="Stop model response"]', 'button[aria-label="Stop"]', 'button:has(svg path[d^="M4 9.2"])'],
       done: [],
       conversation: "^/(?:chat|c)/([\\w-]+)",
+      user: ["div.items-end .message-bubble"],
     },
   ];
 
@@ -156,6 +166,7 @@
     generating: [],
     done: [],
     conversation: null,
+    user: [],
   };
 
   // The fields whose failure the popup reports, in the words it uses.
@@ -175,14 +186,19 @@
   }
 
   /* The adapter with the person's own selectors for this site (from "Point at it", kept by the
-     background per site) tried before the built-in ones, each field on its own. */
-  function withOverrides(adapter, overrides) {
-    const merged = { ...adapter, builtIn: adapter, overridden: {} };
+     background per site) tried before the built-in ones, each field on its own. `trials`: the
+     selectors taught on this page that have not proven themselves yet (background/selectors.js),
+     tried first of all, here only. */
+  function withOverrides(adapter, overrides, trials = null) {
+    const merged = { ...adapter, builtIn: adapter, overridden: {}, onTrial: {} };
+    const strings = (list) => (Array.isArray(list) ? list.filter((item) => typeof item === "string") : []);
     for (const field of Object.keys(FIELD_NAMES)) {
-      const own = overrides && Array.isArray(overrides[field]) ? overrides[field].filter((item) => typeof item === "string") : [];
+      const onTrial = strings(trials && trials[field]);
+      const own = [...onTrial, ...strings(overrides && overrides[field]).filter((item) => !onTrial.includes(item))];
       if (!own.length) continue;
       merged[field] = [...own, ...adapter[field].filter((selector) => !own.includes(selector))];
       merged.overridden[field] = own;
+      if (onTrial.length) merged.onTrial[field] = onTrial;
     }
     return merged;
   }

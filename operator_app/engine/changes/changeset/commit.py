@@ -5,11 +5,13 @@ set lands whole or not at all. The command's upper layer holds the new bytes."""
 
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ...boundary.workspace import Workspace
+from ...ondisk.private import FOLDER_MODE, private_folder
 from ...safety.journal import Journal, JournalEntry
 from ..outcomes import CommitOutcome
 from ..plan import WritePlan
@@ -38,7 +40,8 @@ def commit_changeset(
     check_before(ws, items)
     seq = journal.next_seq()
     folder = journal.set_dir(seq)
-    folder.mkdir(parents=True)
+    private_folder(folder.parent, top=journal.dir)  # the person's alone (ondisk/private.py)
+    os.mkdir(folder, FOLDER_MODE)  # a seq's folder is made once (it exists: the pre-images mix)
     kept = [
         index
         for index, item in enumerate(items)

@@ -26,6 +26,7 @@ from ...ondisk.atomic import (
     write_temp,
 )
 from ...ondisk.jsonl import fsync_dir
+from ...ondisk.private import write_private
 from ...safety.journal import Journal
 from .items import Entry, Item
 
@@ -218,7 +219,7 @@ def prepare(ws: Workspace, folder: Path, jobs: list[Job], *, undo: bool = False)
     meanwhile leaves nothing that `sweep` does not find."""
     names = {rel: temp_name(rel.rsplit("/", 1)[-1]) for rel, _, _ in jobs}
     listing = temps_file(folder, undo)
-    listing.write_text(json.dumps(names))
+    write_private(listing, json.dumps(names).encode())
     fsync_dir(folder)
 
     def one(job: Job) -> None:
