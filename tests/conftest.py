@@ -4,16 +4,71 @@ folders, never in the real user's (a test of the TUI, the CLI or the bridge may 
 Also the fixtures of the tests that run the app (tests/tui/, tests/bridge/): a scratch copy of the
 demo workspace (`workspace`), a state folder (`state`), and `app_machine`, which those two folders'
 conftests make autouse: the session trash and no system clipboard tool (the machine running the
-tests may have one: never write to it, never read it; a test that wants a clipboard fakes it)."""
+tests may have one: never write to it, never read it; a test that wants a clipboard fakes it).
+
+A run's temporary files all live in one folder of its own, made under the system's temp folder
+($TMPDIR) with a random name, so two runs on one machine never share a name: pytest's tmp_path
+folders, and $TMPDIR itself for the tests and every program they start (Operator, the benchmark
+scripts, Chromium, Firefox). A run that passes removes that folder; one that fails keeps it (the
+failed tests' folders are in it, for a look) and says where it is."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "demo-workspace"
+RUN_FOLDER = pytest.StashKey[Path]()
+RUN_PASSED = pytest.StashKey[bool]()
+SYSTEM_TMPDIR = pytest.StashKey["str | None"]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own tmp_path set-up reads --basetemp
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: it inherits $TMPDIR, and its basetemp, from the controller
+    run = Path(tempfile.mkdtemp(prefix="operator-tests-"))
+    config.stash[RUN_FOLDER] = run
+    if config.option.basetemp is None:  # (a --basetemp given on the command line is kept)
+        config.option.basetemp = str(run / "pytest")
+    temp = run / "tmp"
+    temp.mkdir()
+    config.stash[SYSTEM_TMPDIR] = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(temp)
+    tempfile.tempdir = None  # computed again from $TMPDIR at its next use
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = config.stash.get(RUN_FOLDER, None)
+    if run is None:
+        return
+    system = config.stash[SYSTEM_TMPDIR]
+    if system is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = system
+    tempfile.tempdir = None
+    if config.stash.get(RUN_PASSED, False):
+        shutil.rmtree(run, ignore_errors=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[RUN_PASSED] = exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+    run = terminalreporter.config.stash.get(RUN_FOLDER, None)
+    if run is not None and exitstatus != 0 and run.exists():
+        terminalreporter.write_line(
+            f"this run's temporary files are kept in {run} (a passing run removes them)"
+        )
 
 
 @pytest.fixture(autouse=True)
