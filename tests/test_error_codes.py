@@ -308,6 +308,7 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
 SPECIAL = {
     E.ERR_CONFLICT,
     E.ERR_REJECTED,
+    E.ERR_NOT_APPROVED,
     E.ERR_PERMISSION_DENIED,
     E.ERR_INTERNAL,
     E.ERR_IO,
@@ -384,6 +385,35 @@ def test_rejected_write_changes_nothing(ws: Path, tmp_path: Path) -> None:
         "none",
     )
     assert result["error_code"] == "ERR_REJECTED" and result["status"] == "rejected"
+    assert snapshot(ws) == before
+
+
+def test_a_write_no_person_is_asked_about_is_not_approved_and_changes_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
+    """The real command with no terminal (stdin is not one) and no --approve."""
+    before = snapshot(ws)
+    (tmp_path / "m.txt").write_text(block("w1", "fs.write", path="README.md", content="x"))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "operator_app",
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--json",
+            str(tmp_path / "m.txt"),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    (result,) = json.loads(done.stdout)["data"]["results"]
+    assert result["error_code"] == "ERR_NOT_APPROVED" and result["status"] == "rejected"
+    assert result["summary"].startswith("ERR_NOT_APPROVED: fs.write on README.md was not applied")
     assert snapshot(ws) == before
 
 

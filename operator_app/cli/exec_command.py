@@ -14,6 +14,7 @@ from .inputs import open_session, open_workspace, read_message
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..engine.executor import Engine, approve_all, reject_all
+    from ..engine.unattended import no_person
     from ..protocol.results import render_results
 
     workspace = open_workspace(args.workspace)
@@ -25,8 +26,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     elif args.approve == "none":
         decide = reject_all
     else:
-        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
-    rejected_by_default = decide is reject_all and args.approve is None
+        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or no_person
     from ..engine.state.session import StateUnusable
 
     try:
@@ -39,11 +39,8 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             ),
         ) from None
     warnings += run.warnings
-    if rejected_by_default and any(r.status == "rejected" for r in run.results):
-        warnings.append(
-            "writes were rejected: stdin is not a terminal and no --approve was given (use "
-            "--approve all to apply them)"
-        )
+    if decide is no_person:
+        warnings += how_to_approve(run.results, args)
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
     for dup in run.duplicates:
@@ -98,6 +95,43 @@ def result_json(result: Any) -> dict[str, Any]:
             else {}
         ),
     }
+
+
+def how_to_approve(results: list[Any], args: argparse.Namespace) -> list[str]:
+    """What the person is told on stderr when writes waited for an approval no one could give
+    (engine/unattended.py): which writes, what did not run, and the two ways to approve."""
+    import shlex
+
+    from ..engine.unattended import holds_back
+
+    writes = [r for r in results if holds_back(r) and r.status == "rejected"]
+    if not writes:
+        return []
+    held = sum(1 for r in results if holds_back(r)) - len(writes)
+    names = ", ".join(
+        f"{r.shown_id} ({r.request})" if r.request else f"{r.shown_id} ({r.action} of {r.path})"
+        for r in writes
+    )
+    one = len(writes) == 1
+    if held:
+        after = f", and the {plural(held, 'command')} after {'it' if one else 'them'} did not run"
+    else:
+        after = ""
+    again = ["operator-app", "exec", "--workspace", args.workspace]
+    again += ["--state-dir", args.state_dir] if args.state_dir else []
+    file = [args.message_file] if args.message_file != "-" else ["MESSAGE_FILE"]
+    return [
+        f"no one was asked about {names}: stdin is not a terminal and no --approve was given. "
+        f"{'It was' if one else 'They were'} not applied{after}; the model is told so "
+        f"({writes[0].error_code}). To decide, run the same message again from a terminal, with "
+        "the message in a file, and Operator shows each diff and asks: "
+        f"{shlex.join(again + file)}; or apply every write unseen: "
+        f"{shlex.join(again + ['--approve', 'all'] + file)}"
+    ]
+
+
+def plural(n: int, noun: str) -> str:
+    return noun if n == 1 else f"{n} {noun}s"
 
 
 def waiting_write(wait: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from ..protocol.results import (
 )
 from .failed_writes import FailedWrites
 from .state.session import Session, StateUnusable, check_state_location
+from .unattended import HeldBack, holds_back, no_person, not_approved
 
 if TYPE_CHECKING:
     from ..protocol.commands.base import Command
@@ -124,6 +125,7 @@ class MessageRun:
     _scanner: MessageScanner | None = None
     _errors_emitted: int = 0
     _failed_writes: FailedWrites | None = None  # made at the first write that did not apply
+    _held: HeldBack | None = None  # the rest of the message waits with a write no one was asked
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
     # staged in the session, not announced yet
@@ -244,6 +246,9 @@ class MessageRun:
                 content_key=block.content_key,
             )
 
+        if self._held is not None:  # (engine/unattended.py)
+            self._add(_noted(block, self._held.result(command, block.start_line)), content_key=None)
+            return
         refused = self._failed_writes.refusal(command) if self._failed_writes else None
         if command.WRITES and refused is not None:
             # Written for the file as an earlier write of this message would have left it.
@@ -268,6 +273,8 @@ class MessageRun:
         result = _noted(block, result)
         if command.WRITES and not result.ok:
             self._failures().note(command, result)
+            if holds_back(result):
+                self._held = HeldBack(result)
         # A write the person declined, or one refused because the file changed under it, changed
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
@@ -299,9 +306,13 @@ class MessageRun:
 
         first = request_line(block.payload)
         name = first[1:].split(" ", 1)[0] if first.startswith("/") else ""
-        rid, _ = request_id(block.key, self.engine.session.used_ids())
+        rid, earlier = request_id(block.key, self.engine.session.used_ids())
         self.engine.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
         spec = BY_NAME.get(name)
+        held = self._held.string_result(block, rid, repeat=bool(earlier)) if self._held else None
+        if held is not None:  # (engine/unattended.py)
+            self._add(held, content_key=None)
+            return
         if spec is not None and spec.writes:
             self._flush()  # what ran before a write is recorded and shown before it is asked about
         content_key = CONTENT_KEY_PREFIX + block.key
@@ -325,6 +336,8 @@ class MessageRun:
         answer = self.engine.chanflow.answer(
             block, message=self.number, record_intent=record_intent
         )
+        if holds_back(answer.result):
+            self._held = HeldBack(answer.result)
         self._add(answer.result, content_key=answer.content_key, durable=answer.durable)
 
     def _failures(self) -> FailedWrites:
@@ -492,11 +505,16 @@ class Engine:
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
+    @property
+    def nobody_to_ask(self) -> bool:
+        """No person can answer for a write in this run: it is not applied (ERR_NOT_APPROVED)."""
+        return self.decide is no_person
+
     def consent(self, plan: WritePlan, message: int) -> bool:
         """Ask the person about `plan` (AwaitingDecision first); the session is let go of while
         they think."""
         self.notify(AwaitingDecision(plan))
-        if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
+        if self.decide in (approve_all, reject_all, no_person):  # answered at once: no one waits
             return self.decide(plan)
         with self.session.waiting_for_person(
             message, plan.command_id, plan.action, plan.target.rel
@@ -534,12 +552,16 @@ class Engine:
         if plan.kind == "noop":  # nothing to consent to
             return done
         if not self.consent(plan, message):
-            error = OperatorError(
-                ErrorCode.ERR_REJECTED,
-                (
-                    f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
-                    "ask them what they want before trying again"
-                ),
+            error = (
+                not_approved(command.action, plan.target.rel)
+                if self.nobody_to_ask
+                else OperatorError(
+                    ErrorCode.ERR_REJECTED,
+                    (
+                        f"the person declined {command.action} on {plan.target.rel}; nothing "
+                        "changed; ask them what they want before trying again"
+                    ),
+                )
             )
             return replace(
                 done, ok=False, summary=str(error), error_code=error.code.value, status="rejected"

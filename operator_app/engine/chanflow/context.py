@@ -38,6 +38,9 @@ class EngineLike(Protocol):
 
     def consent(self, plan: WritePlan, message: int) -> bool: ...
 
+    @property
+    def nobody_to_ask(self) -> bool: ...
+
 
 @dataclass
 class Call:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...protocol.chanflow.commands import leaves_workspace, workspace_relative
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 from ..boundary.target import Target
 from ..boundary.workspace import Workspace
 
@@ -22,6 +22,7 @@ _CODES: dict[ErrorCode, StringCode] = {
     ErrorCode.ERR_SPECIAL_FILE: StringCode.INVALID_PATH,
     ErrorCode.ERR_CONFLICT: StringCode.CONFLICT,
     ErrorCode.ERR_REJECTED: StringCode.REJECTED,
+    ErrorCode.ERR_NOT_APPROVED: StringCode.NOT_APPROVED,
     ErrorCode.ERR_BINARY_FILE: StringCode.LOAD_ERROR,
     ErrorCode.ERR_NOT_UTF8: StringCode.LOAD_ERROR,
     ErrorCode.ERR_FILE_TOO_LARGE: StringCode.LOAD_ERROR,
@@ -38,6 +39,16 @@ def told_in_string(error: OperatorError, *, writing: bool = False) -> StringErro
         code = StringCode.WRITE_FAILED
     message = error.message
     return StringError(code, message, *(error.context.split("\n") if error.context else ()))
+
+
+def not_approved_in_string(request: str) -> StringError:
+    """A change no person was asked about (engine/unattended.py), told in String's form."""
+    return StringError(
+        StringCode.NOT_APPROVED,
+        f"{request} was not applied: no person was asked; nothing changed",
+        "Operator ran this message without a terminal and without --approve; this is not a refusal",
+        f"tell the person the change waits for their approval: {HOW_TO_APPROVE}",
+    )
 
 
 def check_path(ws: Workspace, path: str) -> Target:

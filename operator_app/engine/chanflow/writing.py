@@ -31,7 +31,7 @@ from ..textops.diff import unified_diff
 from ..textops.textfile import TextDoc, split_lines
 from .context import Answer, Call
 from .documents import Doc, block_of, check_lines, decode, digest, read_bytes, short, target_of
-from .mapping import told_in_string
+from .mapping import not_approved_in_string, told_in_string
 
 Message = Callable[[WritePlan], str]  # a change's confirmation, from its plan
 
@@ -93,6 +93,8 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
         action_label=call.command,
     )
     if not result.ok:
+        if result.error_code == ErrorCode.ERR_NOT_APPROVED.value:
+            raise not_approved_in_string(call.request.line)
         if result.status == "rejected":
             raise StringError(
                 StringCode.REJECTED,
@@ -281,6 +283,8 @@ def cmd_undo(call: Call) -> Answer:
         summary=summary,
     )
     if not call.engine.consent(plan, call.message):
+        if call.engine.nobody_to_ask:
+            raise not_approved_in_string(f"/undo of {shown}")
         raise StringError(
             StringCode.REJECTED,
             f"the person declined /undo of {shown}; nothing changed",

@@ -28,6 +28,7 @@ class StringCode(StrEnum):
     LOAD_ERROR = "LOAD_ERROR"
     # Operator's own:
     REJECTED = "REJECTED"
+    NOT_APPROVED = "NOT_APPROVED"
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
@@ -81,6 +82,11 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     ),
     StringCode.REJECTED: StringCodeInfo(
         "the person declined the change; nothing changed", "ask them what they want"
+    ),
+    StringCode.NOT_APPROVED: StringCodeInfo(
+        "no person was asked (no terminal, no --approve): the change, and the blocks after it, "
+        "did not run",
+        "tell the person it waits for their approval; do not resend it",
     ),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo(
         "the message ended inside a block; nothing in it ran", "close it with </\U0001d49e>"

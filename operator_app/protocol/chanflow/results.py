@@ -25,6 +25,7 @@ _INVALID = frozenset(
 )
 _STATUS: dict[StringCode, Status] = {
     StringCode.REJECTED: "rejected",
+    StringCode.NOT_APPROVED: "rejected",  # not applied for want of consent: its key stays free
     StringCode.CONFLICT: "conflict",
 }
 
