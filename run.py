@@ -134,6 +134,8 @@ def demo(extra: list[str]) -> int:
             OPERATOR_STATE_DIR=str(scratch / "state-home"),
             OPERATOR_TRASH="session",
         )
+        if not keep:  # Operator then says that what it saves there goes when the demo ends
+            env["OPERATOR_SCRATCH"] = str(scratch)
         app = str(BIN / "operator-app")
         if sys.stdin.isatty() and sys.stdout.isatty():
             return run_to_its_end(

@@ -81,6 +81,7 @@ def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv(
         "OPERATOR_STATE_DIR", raising=False
     )  # (a person's own would take the place of that)
+    monkeypatch.delenv("OPERATOR_SCRATCH", raising=False)  # (set by run.py demo)
     return folder
 
 

@@ -15,6 +15,7 @@ from .display import plural, printable
 from .host import AppHost
 from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
+from .status_text import bridge_on_text
 from .widgets.bridge_badge import BridgeBadge, badge_text
 
 
@@ -133,10 +134,7 @@ class BridgeControlMixin(AppHost):
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
-        self.status(
-            f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; "
-            "b stops it."
-        )
+        self.status(bridge_on_text(server.port, paired=server.bridge.pairing.paired is not None))
         if server.pairing_code is not None:
             self._show_pairing()
 

@@ -13,7 +13,7 @@ from .. import settings
 from ..engine.safety.journal import Journal
 from ..engine.state.session import StateUnusable
 from ..protocol.results import render_results
-from .clipboard import deliver
+from .clipboard import deliver, where_saved
 from .display import plural
 from .host import AppHost
 from .messages import CopyDone, UndoChecked, UndoDone
@@ -93,7 +93,7 @@ class CopyUndoMixin(AppHost):
     def on_copy_done(self, message: CopyDone) -> None:
         outcome = message.outcome
         size = "; ".join(part for part in (f"{outcome.chars:,} characters", message.note) if part)
-        saved = f" Saved in {outcome.saved_to}." if outcome.saved_to else ""
+        saved = f" Saved in {where_saved(outcome.saved_to)}." if outcome.saved_to else ""
         how = (
             f"the clipboard ({outcome.tool}) and the terminal's"
             if outcome.tool

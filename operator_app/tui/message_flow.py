@@ -192,7 +192,7 @@ class MessageFlowMixin(AppHost):
             plan = event.plan
             self.status(
                 f"Message {state.number}: {plan.action} on {plan.where} waits for you "
-                "(y apply, n reject, a apply the rest, esc decide later)."
+                "(y: apply, n: reject, a: apply the rest, esc: decide later)."
             )
         elif isinstance(event, Progress):
             self.status(f"{event.command_id}: {event.text}")

@@ -70,6 +70,20 @@ def streaming_text(state: MessageState, source_name: str, end_key: bool = True) 
     )
 
 
+def bridge_on_text(port: int | None, *, paired: bool) -> str:
+    """Once the bridge listens: what comes in now, or, with no browser paired yet, how to pair one
+    (the pairing dialog shows the code)."""
+    if paired:
+        return (
+            f"Bridge on (127.0.0.1:{port}): answers in the paired browser's chat tabs stream in "
+            "here; b stops it."
+        )
+    return (
+        f"Bridge on (127.0.0.1:{port}): no browser is paired yet; type the code shown into the "
+        "extension's popup to pair one; b stops it."
+    )
+
+
 def resumed_text(count: int, interrupted: int) -> str:
     text = f"Session resumed: {plural(count, 'message')}; [ and ] browse them."
     if interrupted:

@@ -62,7 +62,7 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
         await wait_for(pilot, lambda: asks(app) and app.view_number == 2)
         text = dialog_text(app)
         assert "message 2: write 1 of 4 in this message waits for you" in text
-        assert "Then a applies 3 more writes of this message:" in text
+        assert '"a" also applies 3 more writes of this message:' in text
         rest = [" ".join(line.split()) for line in text.splitlines() if line.startswith("  fs.")]
         assert rest == [
             "fs.write notes/plan.txt",
@@ -119,7 +119,7 @@ async def test_a_message_still_arriving_says_a_applies_what_comes_later_and_asks
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: asks(app))
         assert (
-            "The message is still arriving: a also applies the writes that arrive after this one."
+            'The message is still arriving: "a" also applies the writes that arrive after this one.'
             in dialog_text(app)
         )
         await pilot.press("a")
