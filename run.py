@@ -64,13 +64,13 @@ def setup(wanted: str) -> None:
     level = to_install(stamp, digest, wanted)
     if level is None:
         return
-    if stamp is not None and to_install(stamp, digest, APP) is None:  # only the tools are missing
-        say(f"adding {ADDED[TEST]} to .venv, from the Python package index (network needed)")
+    index = "from the Python package index (network access to it, or a pip set up for a mirror)"
+    if stamp is None:
+        say(f"first run: setting up .venv with {WHAT[level]}; it downloads {index}")
+    elif to_install(stamp, digest, APP) is None:  # only the test tools are missing
+        say(f"adding {ADDED[TEST]} to .venv, {index}")
     else:
-        say(
-            f"setting up .venv with {WHAT[level]} on a first run; it downloads from the Python "
-            "package index, so this needs network access to it (or a pip set up for a mirror)"
-        )
+        say(f"pyproject.toml changed since .venv was set up: installing what it lists, {index}")
     if not PYTHON.exists():
         say("creating .venv")
         venv.EnvBuilder(with_pip=True).create(VENV)

@@ -94,9 +94,9 @@ def test_a_first_demo_without_a_terminal_sets_up_the_app_without_the_test_tools(
             pytest.skip(f"pip cannot reach a package index here: {offline.strip()}")
     assert done.returncode == 0, said[-4000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith("run.py: ")]
-    assert lines[0].startswith(
-        f"run.py: setting up .venv with {run.WHAT[APP]} on a first run; it downloads from the "
-        "Python package index, so this needs network access to it"
+    assert lines[0] == (
+        f"run.py: first run: setting up .venv with {run.WHAT[APP]}; it downloads from the Python "
+        "package index (network access to it, or a pip set up for a mirror)"
     )
     venv_bin = clone / ".venv" / "bin"
     assert (
