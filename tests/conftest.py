@@ -38,6 +38,8 @@ def pytest_configure(config: pytest.Config) -> None:
     temp = run / "tmp"
     temp.mkdir()
     config.stash[SYSTEM_TMPDIR] = os.environ.get("TMPDIR")
+    # (the one test that needs a folder other users can reach finds the system's there)
+    os.environ["OPERATOR_TESTS_SYSTEM_TMPDIR"] = tempfile.gettempdir()
     os.environ["TMPDIR"] = str(temp)
     tempfile.tempdir = None  # computed again from $TMPDIR at its next use
 
@@ -47,6 +49,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if run is None:
         return
     system = config.stash[SYSTEM_TMPDIR]
+    os.environ.pop("OPERATOR_TESTS_SYSTEM_TMPDIR", None)
     if system is None:
         os.environ.pop("TMPDIR", None)
     else:
