@@ -94,6 +94,17 @@ def app_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPERATOR_TRASH", "session")
     monkeypatch.setattr("operator_app.tui.clipboard._copy_commands", lambda: [])
     monkeypatch.setattr("operator_app.tui.clipboard._paste_commands", lambda: [])
+    # Every notification is kept for tests.support.pilot.notes: Textual drops one when its
+    # timeout passes, which on a loaded machine can come before the test looks.
+    from textual.app import App
+
+    notify = App.notify
+
+    def kept(self: App[object], message: str, *args: object, **kwargs: object) -> None:
+        self.__dict__.setdefault("notified_in_test", []).append(message)
+        notify(self, message, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "notify", kept)
 
 
 @pytest.fixture
