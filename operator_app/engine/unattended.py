@@ -16,12 +16,9 @@ whose consent cannot come in this run. Commands before the write ran, as they wo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..protocol.chanflow.commands import parse_topic
-from ..protocol.chanflow.errors import StringCode, StringError
-from ..protocol.chanflow.results import string_failed
 from ..protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 from ..protocol.results import CommandResult, failed
 
@@ -51,6 +48,9 @@ def not_approved(action: str, rel: str) -> OperatorError:
 def topic_or_none(written: str | None) -> str | None:
     """A String block's topic as its answer names it (file:main for none), or None when it is not
     one Operator serves: such a block is answered as it would be anyway, running nothing."""
+    from ..protocol.chanflow.commands import parse_topic
+    from ..protocol.chanflow.errors import StringError
+
     try:
         return parse_topic(written)
     except StringError:
@@ -58,15 +58,19 @@ def topic_or_none(written: str | None) -> str | None:
 
 
 def holds_back(result: CommandResult) -> bool:
-    """A write no person was asked about: the rest of its message waits with it."""
-    return result.error_code in (ErrorCode.ERR_NOT_APPROVED.value, StringCode.NOT_APPROVED.value)
+    """A write no person was asked about: the rest of its message waits with it. (String's code is
+    spelt out: its catalog is imported only when a String block comes.)"""
+    return result.error_code in (ErrorCode.ERR_NOT_APPROVED.value, "NOT_APPROVED")
 
 
-@dataclass(frozen=True)
 class HeldBack:
-    """The rest of a message after a write no person was asked about."""
+    """The rest of a message after a write no person was asked about. (A plain class: a dataclass
+    costs `exec` a millisecond of start-up to declare.)"""
 
-    write: CommandResult
+    __slots__ = ("write",)
+
+    def __init__(self, write: CommandResult) -> None:
+        self.write = write
 
     def _reason(self) -> str:
         write = self.write
@@ -97,6 +101,8 @@ class HeldBack:
         that runs nothing anyway (a repeat, a refused block, a command Operator does not serve),
         which is answered as ever."""
         from ..protocol.chanflow.commands import BY_NAME
+        from ..protocol.chanflow.errors import StringCode, StringError
+        from ..protocol.chanflow.results import string_failed
         from .chanflow.run import command_word, now, request_line
 
         line = request_line(block.payload)
