@@ -25,6 +25,10 @@ DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "demo-workspace"
 RUN_FOLDER = pytest.StashKey[Path]()
 RUN_PASSED = pytest.StashKey[bool]()
 SYSTEM_TMPDIR = pytest.StashKey["str | None"]()
+SYSTEM_TMUX_TMPDIR = pytest.StashKey["str | None"]()
+SHORT_TMUX_DIR = pytest.StashKey[Path]()
+# A socket's path holds at most 107 bytes; tmux adds /tmux-UID/ and the tests' socket names.
+TMUX_PATH_ROOM = 107 - len("/tmux-4294967295/operator-demo-test-12345678")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own tmp_path set-up reads --basetemp
@@ -42,18 +46,30 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["OPERATOR_TESTS_SYSTEM_TMPDIR"] = tempfile.gettempdir()
     os.environ["TMPDIR"] = str(temp)
     tempfile.tempdir = None  # computed again from $TMPDIR at its next use
+    # tmux keeps its servers' sockets in $TMUX_TMPDIR/tmux-UID (else /tmp/tmux-UID, which would
+    # stay behind): the run's folder, or a short one when that path is too long for a socket.
+    tmux_dir = temp
+    if len(os.fsencode(str(temp))) > TMUX_PATH_ROOM:
+        tmux_dir = Path(tempfile.mkdtemp(prefix="optmux-", dir="/tmp"))
+        config.stash[SHORT_TMUX_DIR] = tmux_dir
+    config.stash[SYSTEM_TMUX_TMPDIR] = os.environ.get("TMUX_TMPDIR")
+    os.environ["TMUX_TMPDIR"] = str(tmux_dir)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN_FOLDER, None)
     if run is None:
         return
-    system = config.stash[SYSTEM_TMPDIR]
     os.environ.pop("OPERATOR_TESTS_SYSTEM_TMPDIR", None)
-    if system is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = system
+    for name, key in (("TMUX_TMPDIR", SYSTEM_TMUX_TMPDIR), ("TMPDIR", SYSTEM_TMPDIR)):
+        value = config.stash[key]
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    short_tmux = config.stash.get(SHORT_TMUX_DIR, None)
+    if short_tmux is not None:
+        shutil.rmtree(short_tmux, ignore_errors=True)
     tempfile.tempdir = None
     if config.stash.get(RUN_PASSED, False):
         shutil.rmtree(run, ignore_errors=True)
