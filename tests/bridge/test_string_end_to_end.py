@@ -42,7 +42,9 @@ async def test_a_string_answer_streams_runs_and_comes_back_in_the_input_box(
         assert rows(app)[0][1] == "ok"  # the read ran while the model was still writing
         assert app.current().pending == (5, f"<{S}=string:notes>")
         await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", write[30:])
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        # Until the dialog takes keys, a y pressed is no answer (on a loaded machine it was sent
+        # too early, and the write waited for ever).
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen) and app.screen.ready)
         assert app.screen.plan.action == "/append" and "+Gamma" in app.screen.plan.diff
         await pilot.press("y")
         await wait_for(pilot, lambda: app.current().finished and len(app.current().results) == 2)

@@ -13,7 +13,6 @@ from textual.widgets import Static
 
 from operator_app.tui.keys import CONSENT_KEYS
 from operator_app.tui.screens.confirm import ConfirmScreen
-from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import KeysScreen
 from tests.support.blocks import b64, block
 from tests.support.pilot import SIZE, asks, notes, wait_for
@@ -77,7 +76,7 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
             and "It changes files not shown here: notes/new.txt" in question
         )
         await pilot.press("n")  # back to the write, nothing applied
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         assert (workspace / "config.json").exists() and not (
             workspace / "notes" / "new.txt"
         ).exists()
