@@ -216,12 +216,14 @@ class ScannerMeter:
     def __init__(self) -> None:
         from operator_app.engine import executor
         from operator_app.protocol import message
-        from operator_app.tui import message_flow, outlook, state
+        from operator_app.tui import message_flow
 
         # The message scanner both dialects share is what the stream and the view feed (its fast
         # path queues prose without calling the OPERATOR_CMD scanner's feed: meter it, not that).
         self.scanner: Any = message  # patched while installed: Any, not the module's own types
-        self.users: list[Any] = [executor, state, outlook, message_flow]
+        # Modules that call scan_whole by a name of their own (engine/dialects imports it from
+        # `message` when called, so the patch of `message` reaches it).
+        self.users: list[Any] = [executor, message_flow, message]
         self.local = threading.local()
         self.stream_characters, self.stream_seconds = 0, 0.0
         self.stream_chunks: list[str] = []

@@ -9,7 +9,9 @@ in the same run, so the result does not depend on the machine:
 3. the message fed in 100-character chunks, against fed whole          (target: within 1.5x)
 4. the same chunks with `pending` asked after each one, as the TUI does
    when it follows a file, against fed whole                          (target: within 3x)
-5. `operator-app exec` for one fs.read, against `python -c pass`       (target: at most +0.25 s)
+5. `operator-app exec` for one fs.read, against `python -c pass`       (target: at most +0.12 s)
+   (issue 23: the whole process, run alternately with the baseline, judged on the best runs;
+   the medians and the median of the paired differences are printed beside)
 6. `operator-app exec` of a 200,000-character message holding 100 cheap
    commands (operator.getCommentStyle), against the same-sized message
    holding one: what the 99 extra commands cost, whole process          (target: at most +8 ms)
@@ -144,9 +146,12 @@ def operator_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "operator_app"]
 
 
-def exec_startup(repeat: int = times(15)) -> dict[str, float]:
+STARTUP_TARGET_S = 0.12
+
+
+def exec_startup(repeat: int = times(21)) -> dict[str, float]:
     """Seconds of `python -c pass` and of `operator-app exec` running one fs.read, run
-    alternately: best and median of each."""
+    alternately: best and median of each, and the median of the differences of each pair."""
     # Measure the installed app as a person runs it: with its bytecode compiled (an environment
     # with PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run).
     subprocess.run(
@@ -191,6 +196,9 @@ def exec_startup(repeat: int = times(15)) -> dict[str, float]:
             "python_median": statistics.median(baseline),
             "exec_best": min(operator),
             "exec_median": statistics.median(operator),
+            "paired_median": statistics.median(
+                b - a for a, b in zip(baseline, operator, strict=True)
+            ),
         }
 
 
@@ -374,15 +382,16 @@ def main() -> int:
     # Judged on the best runs, like every row above; the medians are printed beside them because
     # start-up on a loaded machine swings by tens of milliseconds.
     extra = startup["exec_best"] - startup["python_best"]
-    met = extra <= 0.25
+    met = extra <= STARTUP_TARGET_S
     failed |= not met
     report.append(
         {
             "benchmark": "operator-app exec one fs.read vs python -c pass",
             "extra_s": round(extra, 3),
-            "target": 0.25,
+            "target": STARTUP_TARGET_S,
             "met": met,
             "extra_median_s": round(startup["exec_median"] - startup["python_median"], 3),
+            "extra_paired_median_s": round(startup["paired_median"], 3),
             "detail": (
                 f"best {startup['exec_best'] * 1e3:.0f} ms vs "
                 f"{startup['python_best'] * 1e3:.0f} ms; median "
@@ -417,7 +426,8 @@ def main() -> int:
                 figure = f"{row['ratio']:.2f}x (target <= {row['target']}x)"
             elif "extra_s" in row:
                 figure = (
-                    f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median "
+                    f"+{row['extra_s']:.3f} s best, +{row['extra_median_s']:.3f} s median, "
+                    f"+{row['extra_paired_median_s']:.3f} s median of paired runs "
                     f"(target <= +{row['target']} s)"
                 )
             else:

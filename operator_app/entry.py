@@ -11,6 +11,8 @@ May import: any package of operator_app."""
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             sub_commands={name: command.declare for name, command in SUB_COMMANDS.items()},
         )
         args = parser.parse_args(argv)
+        if args.command != "exec":
+            gc.enable()  # paused by entry() for the start-up; exec resumes it once it has it all
         if args.command is None and not args.version:
             return _open_tui(args)
     except UsageError as exc:
@@ -92,7 +96,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
-    raise SystemExit(main())
+    # Pydantic looks for plugins of its own (the "pydantic" entry points of every installed
+    # distribution) the first time a command model is built: a scan that grows with the
+    # environment, for plugins that would watch Operator's own command validation, which it never
+    # wants watched. PYDANTIC_DISABLE_PLUGINS is pydantic's documented switch for that ("Disabling
+    # Plugins" in its plugin docs); a value the person set is kept. Children inherit it (the
+    # clipboard tools the TUI runs use no pydantic); a program of the person's that Operator runs
+    # one day must get an environment without it.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # Starting is importing: objects made to last until the process ends, which the collector
+    # would walk over and over while they are made, to free nothing. It is paused until the front
+    # end chosen has what it needs (main(), and exec once the engine is imported), and everything
+    # is frozen at the end, which spares the last collection (docs/design.md, "Start-up").
+    gc.disable()
+    code = main()
+    gc.freeze()
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

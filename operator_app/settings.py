@@ -5,7 +5,9 @@ the file is written with mode 0600. A leaf module: every front end may read it, 
 of Operator. A broken or missing settings file reads as "no settings"; it never stops the app.
 
 What is kept: the last workspace and the RECENT_KEPT before it, whether the terminal's own copy
-works, auto-copy (on or off), the dialect whose prompt `p` copies, and the Textual theme chosen.
+works, auto-copy (on or off), the dialect whose prompt `p` copies, the Textual theme chosen, and
+for the commands a model runs: the exact commands always allowed per workspace, the workspaces
+whose commands may use the network, and the variables kept although their names look secret.
 May import: nothing else of operator_app."""
 
 from __future__ import annotations
@@ -105,6 +107,61 @@ def theme() -> str | None:
 
 def remember_theme(name: str) -> bool:
     return save("theme", name)
+
+
+# --- commands the model runs (engine/shell) --------------------------------------------------
+
+
+def _by_workspace(key: str) -> dict[str, object]:
+    raw = load_settings().get(key)
+    return raw if isinstance(raw, dict) else {}
+
+
+def allowed_commands(workspace: Path) -> list[str]:
+    """The exact scripts always allowed to run in `workspace` (sandboxed, without asking)."""
+    rules = _by_workspace("shell_allowed").get(str(workspace))
+    return [rule for rule in rules if isinstance(rule, str)] if isinstance(rules, list) else []
+
+
+def allow_command(workspace: Path, script: str) -> bool:
+    """Always allow this exact script in `workspace` from now on."""
+    rules = _by_workspace("shell_allowed")
+    mine = allowed_commands(workspace)
+    if script not in mine:
+        mine.append(script)
+    return save("shell_allowed", {**rules, str(workspace): mine})
+
+
+def revoke_command(workspace: Path, script: str) -> bool:
+    rules = _by_workspace("shell_allowed")
+    mine = [rule for rule in allowed_commands(workspace) if rule != script]
+    rest = {key: value for key, value in rules.items() if key != str(workspace)}
+    return save("shell_allowed", {**rest, **({str(workspace): mine} if mine else {})})
+
+
+def all_allowed_commands() -> dict[str, list[str]]:
+    """workspace -> its always-allowed scripts, for listing them all."""
+    return {
+        key: [rule for rule in value if isinstance(rule, str)]
+        for key, value in _by_workspace("shell_allowed").items()
+        if isinstance(value, list) and value
+    }
+
+
+def network_allowed(workspace: Path) -> bool:
+    """Commands in `workspace` may use the network (off unless the person turned it on)."""
+    return _by_workspace("shell_network").get(str(workspace)) is True
+
+
+def set_network_allowed(workspace: Path, on: bool) -> bool:
+    rules = {k: v for k, v in _by_workspace("shell_network").items() if k != str(workspace)}
+    return save("shell_network", {**rules, **({str(workspace): True} if on else {})})
+
+
+def env_allowed() -> list[str]:
+    """Variables a command keeps although their names look like secrets ("MY_PUBLIC_KEY")."""
+    raw = load_settings().get("shell_env_allow")
+    return [name for name in raw if isinstance(name, str)] if isinstance(raw, list) else []
 
 
 def save(key: str, value: object) -> bool:

@@ -43,7 +43,7 @@ def smoke(script: str, tmp_path: Path, timeout: float = 300) -> Any:
 
 @pytest.mark.parametrize(
     ("script", "rows"),
-    [("bench_protocol.py", 7), ("bench_writes.py", 3), ("bench_tui.py", 1)],
+    [("bench_protocol.py", 7), ("bench_writes.py", 4), ("bench_tui.py", 2)],
 )
 def test_a_benchmark_of_judged_rows_reports_every_row(
     script: str, rows: int, tmp_path: Path
@@ -61,10 +61,25 @@ def test_bench_chanflow_reports_both_feeds(tmp_path: Path) -> None:
         assert report[f"{feed}_ratio"] > 0 and report[f"{feed}_router_overhead_ratio"] > 0
 
 
-def test_bench_search_finds_what_grep_finds(tmp_path: Path) -> None:
-    report = smoke("bench_search.py", tmp_path)
-    assert report["same_matches_as_grep"] is True and report["matches"] == 2
-    assert "1000 files" in report["benchmark"]
+def test_bench_shell_reports_the_sandbox_overhead_and_the_change_set(tmp_path: Path) -> None:
+    from operator_app.engine import find_sandbox
+
+    sandbox = find_sandbox()
+    if not sandbox.usable:
+        if os.environ.get("CI") == "true" and sys.platform.startswith("linux"):
+            pytest.fail(f"no sandbox on CI's Linux: {sandbox.why}", pytrace=False)
+        pytest.skip(f"no sandbox on this machine: {sandbox.why}")
+    overhead, change_set = smoke("bench_shell.py", tmp_path)
+    assert overhead["overhead_ms"] > 0 and isinstance(overhead["met"], bool)
+    assert "touching 100 files" in change_set["benchmark"] and change_set["seconds"] > 0
+
+
+def test_bench_search_finds_what_grep_finds_in_both_trees(tmp_path: Path) -> None:
+    bench, source = smoke("bench_search.py", tmp_path)
+    for row in (bench, source):
+        assert row["same_matches_as_grep"] is True and row["matches"] == 2
+        assert "over 1002 files" in row["benchmark"]  # 1,000 made, a README and a .gitignore
+    assert bench["benchmark"].startswith("bench tree") and "in 34 folders" in source["benchmark"]
 
 
 def test_bench_bridge_fills_every_editor(tmp_path: Path) -> None:

@@ -288,6 +288,10 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
         block("x1", "fs.searchTree", path=".", query="def (main", regex="true"),
         None,
     ),
+    E.ERR_PATTERN_TOO_COSTLY: (
+        block("x1", "fs.searchTree", path=".", query="(?:a{3000}){3000}", regex="true"),
+        None,
+    ),
     E.ERR_INVALID_FLAG: (
         block("x1", "fs.searchTree", path=".", query="main", ignore_case="yes"),
         None,
@@ -296,6 +300,12 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
     E.ERR_SYMLINK_WOULD_ESCAPE: (
         block("x1", "fs.move", path="notes/readme-link", path_to="readme-link"),
         lambda ws: os.symlink("../README.md", ws / "notes" / "readme-link"),
+    ),
+    E.ERR_MISSING_COMMAND: (block("x1", "shell.run", cwd="."), None),
+    E.ERR_INVALID_TIMEOUT: (block("x1", "shell.run", command="true", timeout_s="0"), None),
+    E.ERR_COMMAND_TIMEOUT: (
+        block("x1", "shell.run", command="echo x > README.md; sleep 30", timeout_s="1"),
+        None,
     ),
     E.ERR_EARLIER_WRITE_FAILED: (
         block("x0", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE))
@@ -313,6 +323,11 @@ SPECIAL = {
     E.ERR_INTERNAL,
     E.ERR_IO,
     E.ERR_DELETE_INCOMPLETE,
+    # a person stopping a command, a machine without a sandbox, a sandbox that fails to build:
+    # tests/cli/test_shell.py
+    E.ERR_COMMAND_KILLED,
+    E.ERR_NOT_SANDBOXED,
+    E.ERR_SANDBOX_FAILED,
 }
 
 
@@ -424,7 +439,7 @@ def test_conflict_when_the_file_changes_between_preview_and_commit(
     from operator_app.engine.executor import Engine
     from operator_app.engine.state.session import Session
 
-    def meddle(plan: object) -> bool:
+    def meddle(plan: object, outlook: object = None) -> bool:
         (ws / "README.md").write_text("someone else's edit\n")
         return True
 
@@ -451,7 +466,9 @@ def test_internal_failure_of_one_command_keeps_the_others(
         block("a", "fs.stat", path="README.md") + block("b", "fs.read", path="README.md"),
     )
     assert [r["error_code"] for r in results] == ["ERR_INTERNAL", None]
-    assert "boom" in str(results[0]["summary"])
+    summary = str(results[0]["summary"])
+    assert "(RuntimeError in engine/executor.py, execute)" in summary and "boom" not in summary
+    assert "boom" in (tmp_path / "state" / "internal-errors.log").read_text()
 
 
 def test_a_delete_the_trash_failed_on_after_the_entry_left_says_where_it_is(
@@ -483,9 +500,12 @@ def test_a_delete_the_trash_failed_on_after_the_entry_left_says_where_it_is(
     assert str(result["summary"]).startswith(
         "ERR_DELETE_INCOMPLETE: fs.delete of README.md did not finish: "
     )
-    assert f"it is in the hidden folder {hidden} beside its place; move it back by hand" in str(
-        result["summary"]
+    # named from the workspace, as every path the model is told (never the machine's own path)
+    assert (
+        f"it is in the hidden folder {hidden.name} beside its place; move it back by hand"
+        in str(result["summary"])
     )
+    assert str(ws) not in str(result["summary"])
     assert (ws / "README.md").read_text() == "saved by the editor meanwhile\n"
     assert (hidden / "README.md").read_bytes() == original
 

@@ -51,3 +51,39 @@ def test_scanner_alone_imports_no_pydantic() -> None:
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.stdout.strip() == "False"
+
+
+CHECK_COLLECTOR = """
+import gc, io, contextlib, sys, tempfile, pathlib
+ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
+msg = ws.parent / (ws.name + ".msg"); msg.write_text(
+    "OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
+from operator_app.entry import main
+run = {"exec": ["exec", "--workspace", str(ws), "--state-dir", str(ws.parent / "st"), str(msg)],
+       "spec": ["spec"], "tui": ["--workspace", str(ws)]}[sys.argv[1]]
+if sys.argv[2] == "console":
+    gc.disable()  # as entry() does
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(run)
+print(gc.isenabled(), gc.get_freeze_count() > 0)
+"""
+
+
+def test_the_collector_is_paused_for_the_start_up_of_the_command_only() -> None:
+    """`operator-app` pauses the garbage collector for its start-up (entry.py): every way in
+    resumes it (the TUI, here refused for want of a terminal, runs for hours), exec after freezing
+    what its imports made; called in-process, with the collector running, nothing is frozen."""
+
+    def after(way: str, start: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", CHECK_COLLECTOR, way, start],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    assert after("exec", "console") == "True True"
+    assert after("spec", "console") == "True False"
+    assert after("tui", "console") == "True False"
+    assert after("exec", "in-process") == "True False"

@@ -194,8 +194,52 @@ def circles(root: Path) -> list[list[str]]:
     return found
 
 
+FRONT_ENDS = ("tui", "cli", "bridge", "entry")  # what stands above the engine and the protocol
+FACES = ("engine", "protocol")  # whose __init__ holds the names front ends may use
+
+
+def below_faces(root: Path) -> list[str]:
+    """Imports of a front end that reach past the engine's or the protocol's face into a module
+    below it (`from ..engine.executor import Engine` instead of `from ..engine import Engine`)."""
+    modules = modules_of(root)
+    top = root.name
+    faces = [f"{top}.{face}" for face in FACES]
+    problems = []
+    for module in modules.values():
+        if not any(_inside(module.name, f"{top}.{front}") for front in FRONT_ENDS):
+            continue
+        for line, target in imported_names(module, modules):
+            for face in faces:
+                if target != face and _inside(target, face):
+                    problems.append(
+                        f"{module.path.relative_to(root.parent)}:{line}: {module.name} imports "
+                        f"{target}, below the face of {face} (import the name from {face})"
+                    )
+    return problems
+
+
 def test_every_import_keeps_to_its_package_rule() -> None:
     assert wrong_arrows(PACKAGE) == []
+
+
+def test_front_ends_use_the_faces_only() -> None:
+    assert below_faces(PACKAGE) == []
+
+
+def test_the_face_check_sees_an_import_below_a_face(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "engine/executor.py": "",
+            "cli/main.py": "from ..engine import Engine\nfrom ..engine.executor import Engine\n",
+            "tui/app.py": "def f():\n    from ..protocol import commands\n",
+            "protocol/commands.py": "",
+        },
+    )
+    problems = below_faces(root)
+    assert len(problems) == 2, problems
+    assert "operator_app.cli.main imports operator_app.engine.executor" in problems[0]
+    assert "operator_app.tui.app imports operator_app.protocol.commands" in problems[1]
 
 
 def test_no_modules_import_each_other_in_a_circle() -> None:

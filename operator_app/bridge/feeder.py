@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from ..engine.executor import EngineEvent
-from ..protocol.results import CommandResult
+from ..engine import EngineEvent
+from ..protocol import CommandResult
 from .pages import End, Feed, Open, StreamOp
 
 Observer = Callable[[EngineEvent], None]

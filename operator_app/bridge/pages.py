@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..protocol.chanflow.grammar import OPEN as STRING_OPEN
-from ..protocol.grammar import CMD_START
+from ..protocol import longest_opener, may_hold_blocks
 
 PageKey = tuple[str, int]  # (conversation, position among the page's assistant messages)
 
-# A marker split across two updates must still be seen: look this far back into the old text.
-_MARKER_OVERLAP = len(CMD_START) - 1  # a marker cut by the last update ends in this update
+# A block's opener split across two updates must still be seen: look this far back into the old
+# text (an opener cut by the last update ends in this update).
+_MARKER_OVERLAP = longest_opener() - 1
 
 
 def holds_marker(text: str) -> bool:
-    """Whether `text` may hold a block for Operator: an OPERATOR_CMD line or a String tag."""
-    return CMD_START in text or STRING_OPEN in text
+    """Whether `text` may hold a block for Operator, of any dialect."""
+    return may_hold_blocks(text)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.executor import AwaitingDecision, EngineEvent, ResultReady
-from ..protocol.chanflow.grammar import OPEN as STRING_OPEN
-from ..protocol.grammar import CMD_START
-from ..protocol.results import CommandResult, render_results
+from ..engine import AwaitingDecision, EngineEvent, ResultReady
+from ..protocol import CommandResult, render_results, scan_whole
 from .feeder import Feeder, StreamHost
 from .ledger import Ledger
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
@@ -71,9 +69,8 @@ class HeldAnswer:
 
     @property
     def blocks(self) -> int:
-        """How many blocks it would run, valid or not: its OPERATOR_CMD lines and String tags."""
-        commands = sum(1 for line in self.lines if line.strip() == CMD_START)
-        return commands + self.text.count(STRING_OPEN)
+        """How many blocks it would run, valid or not (it is scanned, not run)."""
+        return sum(1 for block in scan_whole(self.text).blocks if block.runs)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol.results import encodable
+from ..protocol import encodable
 
 SCHEMA_VERSION = "1.0"
 

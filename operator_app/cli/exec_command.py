@@ -1,10 +1,12 @@
 """`operator-app exec`: run one message's commands in the workspace and hand back the result
 blocks (or, with --json, the data of the envelope), with the warnings a person running it from a
-script needs: writes rejected for want of a terminal, no blocks found, repeats not run again."""
+script needs: writes and commands no one could approve for want of a terminal, no blocks found,
+repeats not run again."""
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any
 
@@ -13,9 +15,15 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.executor import Engine, approve_all, reject_all
-    from ..engine.unattended import no_person
-    from ..protocol.results import render_results
+    from ..engine import Engine, StateUnusable, approve_all, no_person, reject_all
+    from ..protocol import render_results
+
+    if not gc.isenabled():
+        # The `operator-app` command pauses the collector for its start-up (entry.py): what the
+        # engine's import made (pydantic above all, some hundred thousand objects) lives until
+        # the process ends, so it is frozen, and the collections of the run do not walk it again.
+        gc.freeze()
+        gc.enable()
 
     workspace = open_workspace(args.workspace)
     text, notes = read_message(args.message_file)
@@ -27,10 +35,10 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         decide = reject_all
     else:
         decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or no_person
-    from ..engine.state.session import StateUnusable
-
     try:
-        run = Engine(workspace, session, decide=decide).run_text(text, source="exec")
+        run = Engine(
+            workspace, session, decide=decide, shell=shell_policy(workspace.root, args)
+        ).run_text(text, source="exec")
     except StateUnusable as exc:
         raise CommandFailed(
             EXIT_STATE,
@@ -72,10 +80,28 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     return EXIT_OK, data, copy_text
 
 
+def shell_policy(root: Any, args: argparse.Namespace) -> Any:
+    """What the person decided about commands: their always-allow rules for this workspace (none
+    with --approve none: nothing runs), the network, and whether a command may run unsandboxed."""
+    from .. import settings
+    from ..engine import ShellPolicy
+
+    def always_allowed(script: str) -> bool:
+        return args.approve != "none" and script in settings.allowed_commands(root)
+
+    return ShellPolicy(
+        always_allowed=always_allowed,
+        network=bool(args.network) or settings.network_allowed(root),
+        env_allow=tuple(settings.env_allowed()),
+        unsandboxed="ask" if args.allow_unsandboxed else "refuse",
+    )
+
+
 def result_json(result: Any) -> dict[str, Any]:
-    """A result for the envelope: id and summary exactly as its OPERATOR_RESULT block gives them
-    (a String result also names its topic, command line and time, as its response block does)."""
-    from ..protocol.results import one_line
+    """A result for the envelope: id and summary exactly as its block gives them, and what its
+    dialect adds (a String result names its topic, command line and time, as its response
+    block does)."""
+    from ..protocol import dialect_named, one_line
 
     return {
         "id": result.shown_id,
@@ -89,45 +115,45 @@ def result_json(result: Any) -> dict[str, Any]:
         "truncated": result.truncated,
         "line": result.line,
         "dialect": result.dialect,
-        **(
-            {"topic": result.topic, "request": result.request, "time": result.at}
-            if result.dialect == "string"
-            else {}
-        ),
+        **dialect_named(result.dialect).describe(result),
     }
 
 
 def how_to_approve(results: list[Any], args: argparse.Namespace) -> list[str]:
-    """What the person is told on stderr when writes waited for an approval no one could give
-    (engine/unattended.py): which writes, what did not run, and the two ways to approve."""
+    """What the person is told on stderr when a write or a command waited for an approval no one
+    could give (engine/messages/unattended.py): which, what did not run after it, and the two
+    ways to approve."""
     import shlex
 
-    from ..engine.unattended import holds_back
+    from ..engine import holds_back, runs_a_command
 
-    writes = [r for r in results if holds_back(r) and r.status == "rejected"]
-    if not writes:
+    waiting = [r for r in results if holds_back(r) and r.status == "rejected"]
+    if not waiting:
         return []
-    held = sum(1 for r in results if holds_back(r)) - len(writes)
-    names = ", ".join(
-        f"{r.shown_id} ({r.request})" if r.request else f"{r.shown_id} ({r.action} of {r.path})"
-        for r in writes
-    )
-    one = len(writes) == 1
-    if held:
-        after = f", and the {plural(held, 'command')} after {'it' if one else 'them'} did not run"
-    else:
-        after = ""
+    first = waiting[0]  # the one: what comes after it is held back, not asked about
+    held = sum(1 for r in results if holds_back(r)) - 1
+    after = f", and the {plural(held, 'command')} after it did not run" if held else ""
     again = ["operator-app", "exec", "--workspace", args.workspace]
     again += ["--state-dir", args.state_dir] if args.state_dir else []
     file = [args.message_file] if args.message_file != "-" else ["MESSAGE_FILE"]
     return [
-        f"no one was asked about {names}: stdin is not a terminal and no --approve was given. "
-        f"{'It was' if one else 'They were'} not applied{after}; the model is told so "
-        f"({writes[0].error_code}). To decide, run the same message again from a terminal, with "
-        "the message in a file, and Operator shows each diff and asks: "
-        f"{shlex.join(again + file)}; or apply every write unseen: "
+        f"no one was asked about {_named(first)}: stdin is not a terminal and no --approve was "
+        f"given. {'It did not run' if runs_a_command(first) else 'It was not applied'}{after}; "
+        f"the model is told so ({first.error_code}). To decide, run the same message again from "
+        "a terminal, with the message in a file, and Operator shows each diff and command and "
+        f"asks: {shlex.join(again + file)}; or approve every write and command unseen: "
         f"{shlex.join(again + ['--approve', 'all'] + file)}"
     ]
+
+
+def _named(result: Any) -> str:
+    """A write or command as the person recognises it: its id and what it is."""
+    request = result.frame.get("request")
+    if request:
+        return f"{result.shown_id} ({request})"
+    if result.action == "shell.run":
+        return f"{result.shown_id} (shell.run in {result.path})"
+    return f"{result.shown_id} ({result.action} of {result.path})"
 
 
 def plural(n: int, noun: str) -> str:

@@ -39,7 +39,7 @@ def chosen_workspace(raw: str | None, warnings: list[str]) -> str:
 
 
 def open_workspace(raw: str) -> Any:
-    from ..engine.boundary.workspace import Workspace, WorkspaceUnusable
+    from ..engine import Workspace, WorkspaceUnusable
 
     try:
         return Workspace(raw)
@@ -57,12 +57,7 @@ def open_workspace(raw: str) -> Any:
 def open_session(workspace: Any, state_dir: str | None, *, nothing: str | None = None) -> Any:
     """The session of the workspace. With `nothing` (what results and undo report when there is
     no session at all), a state folder that is not there is not made: they only look."""
-    from ..engine.state.session import (
-        Session,
-        StateUnusable,
-        check_state_location,
-        default_state_dir,
-    )
+    from ..engine import Session, StateUnusable, check_state_location, default_state_dir
 
     folder = (
         Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(workspace.root)

@@ -31,24 +31,19 @@ from .session_commands import cmd_results, cmd_undo
 def cmd_spec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     """The prompt of a dialect: for OPERATOR_CMD the compact one, or the whole specification
     (--full with the opening paragraph, --raw without); for String its one prompt."""
-    if args.dialect == "string":
-        if args.full or args.raw:
-            raise UsageError(
-                "operator-app spec: --full and --raw are for --dialect operator; String's prompt "
-                "(--dialect string) is one text"
-            )
-        from ..protocol.chanflow.spec import string_prompt
+    from ..protocol import dialect_named, full_prompt, interface_text
 
-        text = string_prompt()
+    if (args.full or args.raw) and args.dialect != "operator":
+        raise UsageError(
+            "operator-app spec: --full and --raw are for --dialect operator; "
+            f"{dialect_named(args.dialect).title}'s prompt (--dialect {args.dialect}) is one text"
+        )
+    if args.raw:
+        text = interface_text()
+    elif args.full:
+        text = full_prompt()
     else:
-        from ..protocol.spec import full_prompt, interface_text, system_prompt
-
-        if args.raw:
-            text = interface_text()
-        elif args.full:
-            text = full_prompt()
-        else:
-            text = system_prompt()
+        text = dialect_named(args.dialect).prompt()
     return EXIT_OK, {"text": text}, text if text.endswith("\n") else text + "\n"
 
 

@@ -80,9 +80,24 @@ def _exec_parser(sub: Any) -> None:
     run.add_argument(
         "--approve",
         choices=("all", "none"),
-        help="decide every write without asking (default: ask on a terminal, none otherwise)",
+        help="decide every write, and every command the model runs, without asking (none runs "
+        "no command at all, always-allowed ones included). Default: ask on a terminal; without "
+        "one, a write, or a command not always allowed, is not applied (ERR_NOT_APPROVED) and "
+        "nothing after it runs",
     )
     run.add_argument("--state-dir", help=STATE_HELP)
+    run.add_argument(
+        "--network",
+        action="store_true",
+        help="let the commands the model runs (shell.run, bash topics) use the network (default: "
+        "no network, unless the settings allow it for this workspace)",
+    )
+    run.add_argument(
+        "--allow-unsandboxed",
+        action="store_true",
+        help="where no sandbox can be had, let commands run without one (each still needs a yes: "
+        "on the terminal, or --approve all); they then change the tree directly",
+    )
     run.add_argument(
         "--json", action="store_true", help="print one JSON ResponseEnvelope instead of the blocks"
     )

@@ -8,27 +8,22 @@ import argparse
 import contextlib
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .envelope import EXIT_NOTHING, EXIT_OK, CommandFailed, ErrorDetail
 from .exec_command import result_json, waiting_write
 from .inputs import chosen_workspace, open_session, open_workspace
 from .parser import UsageError
 
-if TYPE_CHECKING:  # imported where used otherwise: `results` and `undo` load only what they run
-    from ..engine.state.used_ids import UsedIds
-    from ..protocol.blocks import RawBlock
-    from ..protocol.chanflow.blocks import ChanBlock
-
 
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..protocol.results import render_results
+    from ..engine import StateUnusable, recover_interrupted_writes, recovery_notices
+    from ..protocol import render_results
 
     workspace = open_workspace(chosen_workspace(args.workspace, warnings))
     session = open_session(workspace, args.state_dir, nothing="results")
     recovered: list[tuple[int, Any]] = []
     busy = False
-    from ..engine.state.session import StateUnusable
 
     with contextlib.ExitStack() as held:
         try:
@@ -44,8 +39,6 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
             )
         else:  # a write the last run died in the middle of gets its result first
             if session.unresolved_intents():
-                from ..engine.changes.recovery import recover_interrupted_writes
-
                 recovered = recover_interrupted_writes(workspace, session)
     number = args.message or session.last_message_number()
     waits = {int(wait.get("message", 0)): wait for wait in session.waits()}
@@ -58,8 +51,6 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
             "will follow"
         )
     if any(message != number for message, _ in recovered):
-        from ..engine.changes.recovery import recovery_notices
-
         warnings += recovery_notices([(m, r) for m, r in recovered if m != number])
     results = session.results_of(number) if number else []
     if not number or not any(m.number == number for m in session.messages()):
@@ -74,16 +65,11 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     if not results:
         # An empty stdout with exit 0 would read as "nothing to copy back" when the commands in
         # fact never ran (the app stopped at the first consent): say which it is.
-        from ..protocol.chanflow.blocks import ChanBlock
-        from ..protocol.message import scan_whole
+        from ..engine import unanswered_blocks
 
-        used = session.used_ids()
-        found = [
-            block
-            for block in scan_whole(session.message_text(number) or "").blocks
-            if not isinstance(block, ChanBlock) or (block.for_operator and not block.is_response)
-        ]
-        blocks = sum(1 for block in found if not _repeat(block, used, number))
+        text = session.message_text(number) or ""
+        found = unanswered_blocks(text, number, session.used_ids(), interrupted=True)
+        blocks = sum(1 for block in found if block.repeat is None)
         if busy:
             detail = (
                 f"message {number} has no results yet: another Operator process is still "
@@ -117,7 +103,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
             ),
         )
     text = render_results(results)
-    from ..engine.safety.journal import Journal
+    from ..engine import Journal
 
     # The blocks say what the model was told; a change undone since is said on stderr and in --json.
     undone = Journal(session.state_dir).undone_by_command()
@@ -131,25 +117,8 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     return EXIT_OK, {"message": number, "results": shown, "copy_text": text}, text
 
 
-def _repeat(block: RawBlock | ChanBlock, used: UsedIds, number: int) -> bool:
-    """Whether a block of message `number` repeats a command an earlier message ran (it has no
-    result of its own)."""
-    from ..protocol.blocks import RawBlock
-
-    if not isinstance(block, RawBlock):  # a String block: one that ran before is answered again
-        return False
-    earlier = used.get(block.id_hint or "")
-    return (
-        earlier is not None
-        and earlier.message < number
-        and earlier.content_key == block.content_key
-    )
-
-
 def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine.changes.outcomes import UndoRefused
-    from ..engine.changes.undo import undo_last, undoable
-    from ..engine.safety.journal import Journal
+    from ..engine import Journal, UndoRefused, undo_last, undoable
 
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
@@ -183,7 +152,7 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         if session.unresolved_intents():
             # A write the last run died in the middle of is completed first: a move or delete it
             # made is not undoable until then, and an older change would be undone in its place.
-            from ..engine.changes.recovery import recover_interrupted_writes, recovery_notices
+            from ..engine import recover_interrupted_writes, recovery_notices
 
             warnings += recovery_notices(recover_interrupted_writes(workspace, session))
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..engine.textops.textfile import split_lines
+from ..engine import split_lines
 
 _PROMPT_DIFF_LINES = 60
 
@@ -32,10 +32,20 @@ def terminal_decider() -> Any:
 
     def show(plan: Any, limit: int | None) -> None:
         lines = [terminal_safe(line) for line in split_lines(plan.diff or "") or [""]]
-        prompt.write(
-            f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} "
-            f"-{plan.removed}\n"
-        )
+        if plan.run is not None:
+            run = plan.run
+            prompt.write(
+                f"\n{terminal_safe(plan.action)} wants to run, in {terminal_safe(run.cwd)} "
+                f"(time limit {run.timeout_s} s, network {'on' if run.network else 'off'}, "
+                f"{'sandboxed' if run.sandboxed else 'NOT SANDBOXED: it changes the tree directly'}"
+                "):\n"
+            )
+            lines = ["  $ " + line for line in lines]
+        else:
+            prompt.write(
+                f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}  +{plan.added} "
+                f"-{plan.removed}\n"
+            )
         for note in plan.notes:
             prompt.write(f"note: {terminal_safe(note)}\n")
         prompt.write("\n".join(lines[:limit]) + "\n")
@@ -45,14 +55,18 @@ def terminal_decider() -> Any:
                 "diff\n"
             )
 
-    def decide(plan: Any) -> bool:
+    def decide(plan: Any, outlook: Any) -> bool:
         nonlocal approve_rest
-        if approve_rest:
+        unsandboxed = plan.run is not None and not plan.run.sandboxed
+        if approve_rest and not unsandboxed:  # a command without a sandbox needs its own yes
             return True
+        if outlook.total > 1:
+            prompt.write(f"\nwrite {outlook.position} of {outlook.total} in this message")
         # A diff of thousands of lines would scroll the question (and the header) out of sight.
         show(plan, _PROMPT_DIFF_LINES)
+        question = "Run this command?" if plan.run is not None else "Apply this change?"
         while True:
-            prompt.write("Apply this change? [y]es / [n]o / [a]ll the rest / [d]iff in full: ")
+            prompt.write(f"{question} [y]es / [n]o / [a]ll the rest / [d]iff in full: ")
             prompt.flush()
             line = answers.readline()
             if not line:  # the terminal went away: nothing is applied without a yes
@@ -61,6 +75,8 @@ def terminal_decider() -> Any:
             if answer in ("d", "diff"):
                 show(plan, None)
                 continue
+            if answer in ("a", "all") and not _commands_confirmed(prompt, answers, outlook):
+                continue
             if answer in ("y", "yes", "a", "all", "n", "no"):
                 approve_rest = answer in ("a", "all")
                 return answer in ("y", "yes") or approve_rest
@@ -68,6 +84,20 @@ def terminal_decider() -> Any:
             prompt.write(f"Please answer y, n, a or d (got {terminal_safe(answer)!r}).\n")
 
     return decide
+
+
+def _commands_confirmed(prompt: Any, answers: Any, outlook: Any) -> bool:
+    """`a` would also run commands of the message unseen: asked once more (y goes on)."""
+    commands = [write.command for write in outlook.rest if write.runs]
+    if not commands:
+        return True
+    prompt.write(
+        f"The rest of this message also runs {len(commands)} command(s), unseen: "
+        + "; ".join(terminal_safe(command or "") for command in commands[:5])
+        + "\nRun and apply them all? [y]es / [n]o: "
+    )
+    prompt.flush()
+    return answers.readline().strip().lower() in ("y", "yes")
 
 
 # Bidirectional overrides and isolates: invisible, they reorder how a line is drawn ("Trojan
@@ -80,7 +110,7 @@ def terminal_safe(text: str) -> str:
     bidirectional overrides written as escapes, so nothing in it can move the cursor or recolour,
     clear or reorder what the person reads. The controls are protocol/escapes.py's rule; the
     overrides are this prompt's own addition."""
-    from ..protocol.escapes import escape_controls
+    from ..protocol import escape_controls
 
     text = escape_controls(text)
     return (

@@ -14,106 +14,80 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from ..protocol.blocks import PendingBlock, RawBlock, ScanWarning, layout_note
-from ..protocol.chanflow.blocks import ChanBlock, PendingChanBlock
-from ..protocol.chanflow.grammar import SIGIL
-from ..protocol.commands.validation import validate_fields
+from ..protocol.blocks import ScanWarning
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
-from ..protocol.message import MessageEvent, MessageScanner, scan_whole, windowed_scanner
-from ..protocol.parser import parse_fields
-from ..protocol.results import (
-    CommandResult,
-    Status,
-    failed,
-    invalid_summary,
-    operator_error,
-    repeated,
+from ..protocol.message import MessageScan, MessageScanner, scan_whole, windowed_scanner
+from ..protocol.results import CommandResult, Status, failed
+from .dialects import engine_half
+from .messages.events import (
+    AwaitingDecision,
+    BlockStarted,
+    DuplicateSkipped,
+    EngineEvent,
+    ForeignBlock,
+    Listener,
+    MessageOpened,
+    Progress,
+    ResultReady,
 )
-from .failed_writes import FailedWrites
+from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
+from .messages.unattended import held_back_by, holds_back, no_person, not_approved
+from .shell.policy import Answer, ShellPolicy
+from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
-from .unattended import HeldBack, holds_back, no_person, not_approved
 
 if TYPE_CHECKING:
     from ..protocol.commands.base import Command
+    from ..protocol.dialect import Block, Pending
     from .boundary.workspace import Workspace
-    from .chanflow.run import ChanFlowRunner
     from .changes.plan import WritePlan
+    from .messages.interface import BlockRunner
 
-Decider = Callable[["WritePlan"], bool]
+__all__ = [
+    "AwaitingDecision",
+    "BlockStarted",
+    "Decider",
+    "DuplicateSkipped",
+    "Engine",
+    "EngineEvent",
+    "ForeignBlock",
+    "Listener",
+    "MessageOpened",
+    "MessageRun",
+    "Progress",
+    "ResultReady",
+    "approve_all",
+    "reject_all",
+]
 
-
-@dataclass(frozen=True)
-class MessageOpened:
-    number: int
-    source: str
-
-
-@dataclass(frozen=True)
-class BlockStarted:
-    line: int
-    command_id: str | None
-    action: str | None
-    path: str | None
-
-
-@dataclass(frozen=True)
-class AwaitingDecision:
-    plan: WritePlan
-
-
-@dataclass(frozen=True)
-class ResultReady:
-    result: CommandResult
-
-
-@dataclass(frozen=True)
-class DuplicateSkipped:
-    command_id: str
-    earlier: CommandResult
-    earlier_message: int
-    line: int | None = None
+# Asked about each write: the plan (what the person approves) and the write's outlook (which
+# write of its message it is, and what else the message writes); True applies it. A command to
+# run (a plan of kind "run") may be answered with a RunGrant (engine/shell/policy.py): a yes that
+# also lets it use the network.
+Decider = Callable[["WritePlan", WriteOutlook], Answer]
+# What a streamed message's source already holds beyond what was fed: (text still to come,
+# whether more may follow). The bridge knows; a followed file does not say.
+Lookahead = Callable[[], tuple[str, bool]]
 
 
-@dataclass(frozen=True)
-class ForeignBlock:
-    """A ChanFlow block of another channel (<𝒞=slack:...>): not for Operator, no response."""
-
-    line: int
-    channel: str
-
-
-@dataclass(frozen=True)
-class Progress:
-    command_id: str
-    text: str
-
-
-EngineEvent = (
-    ForeignBlock
-    | MessageOpened
-    | BlockStarted
-    | AwaitingDecision
-    | ResultReady
-    | DuplicateSkipped
-    | Progress
-)
-Listener = Callable[[EngineEvent], None]
-
-
-def reject_all(plan: WritePlan) -> bool:
+def reject_all(plan: WritePlan, outlook: WriteOutlook) -> bool:
     return False
 
 
-def approve_all(plan: WritePlan) -> bool:
+def approve_all(plan: WritePlan, outlook: WriteOutlook) -> bool:
     return True
 
 
 @dataclass
 class MessageRun:
-    """One message being processed; `results` grows as commands finish."""
+    """One message being processed; `results` grows as commands finish. It is the context every
+    dialect's runner works through (engine/messages/interface.py `MessageContext`): it hands each
+    block to its dialect, records results before announcing them, and answers what the message
+    will write when a write waits."""
 
     engine: Engine
     number: int
@@ -122,23 +96,33 @@ class MessageRun:
     warnings: list[str] = field(default_factory=list)
     blocks_seen: int = 0
     ended: bool = False
+    lookahead: Lookahead | None = None  # a stream whose source knows what comes next
     _scanner: MessageScanner | None = None
-    _errors_emitted: int = 0
-    _failed_writes: FailedWrites | None = None  # made at the first write that did not apply
-    _held: HeldBack | None = None  # the rest of the message waits with a write no one was asked
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
+    _fed: list[str] = field(default_factory=list)  # a stream's text so far
+    # The message's blocks as scanned so far, in order, and the one being run.
+    _blocks: list[Block] = field(default_factory=list)
+    _at: int = -1
+    _runners: dict[str, BlockRunner] = field(default_factory=dict)  # one per dialect met
+    _planned: dict[int, PlannedWrite | None] = field(default_factory=dict)  # by block index
+    # Why the rest of the message is not run: a write before it waits for an approval no person
+    # can give in this run (engine/messages/unattended.py).
+    held_back: str | None = None
     # staged in the session, not announced yet
     _unshown: list[CommandResult] = field(default_factory=list)
 
     @property
-    def pending(self) -> PendingBlock | PendingChanBlock | None:
+    def pending(self) -> Pending | None:
         return self._scanner.pending if self._scanner is not None else None
+
+    # --- input ----------------------------------------------------------------------------
 
     def feed(self, chunk: str) -> list[CommandResult]:
         assert self._scanner is not None, "feed() is for streamed messages"
         self.engine.session.append_message_text(self.number, chunk)
-        events: list[MessageEvent] = []
+        self._fed.append(chunk)
+        events: list[Block | ScanWarning] = []
         if not self._streamed_chars and len(chunk) > WINDOW_CHARS:
             # What is already there when a stream opens (a followed file that was written before)
             # is a whole message so far: only its window is scanned, as for a paste.
@@ -158,212 +142,166 @@ class MessageRun:
                 f"last {WINDOW_CHARS} a whole message is scanned in; its blocks ran as they arrived"
             )
         self._flush()
+        self.settle()
         if not self.ended:
             self.ended = True
+            for runner in self._runners.values():
+                runner.end()
             self.engine.session.end_message(self.number, self.warnings)
         return new
 
-    def _handle(self, events: list[MessageEvent]) -> list[CommandResult]:
+    def _run_scan(self, scan: MessageScan) -> None:
+        for warning in scan.warnings:
+            self.warnings.append(f"line {warning.line}: {warning.message}")
+        self._blocks = list(scan.blocks)
+        for index in range(len(self._blocks)):
+            self._run_block(index)
+
+    def _handle(self, events: list[Any]) -> list[CommandResult]:
         start = len(self.results)
+        first = len(self._blocks)
         for event in events:
             if isinstance(event, ScanWarning):
                 self.warnings.append(f"line {event.line}: {event.message}")
-            elif isinstance(event, ChanBlock):
-                self._chan_block(event)
             else:
-                self._block(event)
+                self._blocks.append(event)
+        for index in range(first, len(self._blocks)):
+            self._run_block(index)
         self._flush()
+        self.settle()  # the caller lets go of the session after a chunk
         return self.results[start:]
 
-    # --- one block -------------------------------------------------------------------------
-
-    def _block(self, block: RawBlock) -> None:
+    def _run_block(self, index: int) -> None:
+        block = self._blocks[index]
         self.blocks_seen += 1
-        engine = self.engine
+        self._at = index
+        self.engine.running = self
         try:
-            command, ignored = validate_fields(parse_fields(block))
-        except Exception as exc:
-            if not isinstance(exc, OperatorError):
-                exc = OperatorError(
-                    ErrorCode.ERR_INTERNAL,
-                    (
-                        "Operator failed while validating this block "
-                        f"({type(exc).__name__}: {exc}); tell the person"
-                    ),
-                    _traceback(),
-                )
-            engine.notify(BlockStarted(block.start_line, block.id_hint, None, None))
-            result = _noted(block, self._invalid(block, exc))
-            self._failures().note_block(block, result)
-            self._add(result, content_key=None)
-            return
-        engine.notify(
-            BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
-        )
-        used = engine.session.used_ids().get(command.id)
-        if used is not None:
-            if used.content_key == block.content_key:
-                skipped = DuplicateSkipped(command.id, used.result, used.message, block.start_line)
-                self.duplicates.append(skipped)
-                engine.notify(skipped)
-                # Not run again (the spec's rule), but answered: with no result, rule 15 tells the
-                # model it never ran, and a resend under a new id would apply it twice.
-                answer = repeated(used.result, used.message, block.start_line, current=self.number)
-                if command.WRITES and not answer.ok:
-                    self._failures().note(command, answer)
-                self._add(answer, content_key=None)
-                return
-            error = OperatorError(
-                ErrorCode.ERR_DUPLICATE_ID,
-                (
-                    f"id {command.id} was already used in this session (message "
-                    f"{used.message}) for a different command; nothing was run; "
-                    f"send it again with a new id such as {command.id}-2"
-                ),
-            )
-            result = failed(
-                command.id,
-                error,
-                action=command.action,
-                path=command.path_or_none,
-                status="invalid",
-                summary=invalid_summary(error),
-                line=block.start_line,
-            )
-            if command.WRITES:
-                self._failures().note(command, result)
-            self._add(_noted(block, result), content_key=None)
-            return
+            self._runner(block.dialect).run(block)
+        finally:
+            self.engine.running = None
 
-        def before_commit(plan: WritePlan) -> None:
-            engine.session.record_intent(
-                self.number,
-                command.id,
-                action=command.action,
-                path=plan.target.rel,
-                line=block.start_line,
-                summary=plan.summary,
-                content_key=block.content_key,
-            )
+    def settle(self) -> None:
+        """Whatever the runners keep while the message runs is saved: the session is about to be
+        let go of (a chunk is done, a write waits for the person, the message ends)."""
+        for runner in self._runners.values():
+            runner.pause()
 
-        if self._held is not None:  # (engine/unattended.py)
-            self._add(_noted(block, self._held.result(command, block.start_line)), content_key=None)
-            return
-        refused = self._failed_writes.refusal(command) if self._failed_writes else None
-        if command.WRITES and refused is not None:
-            # Written for the file as an earlier write of this message would have left it.
-            result = failed(command.id, refused, action=command.action, path=command.path_or_none)
-            self._add(_noted(block, result.with_line(block.start_line)), content_key=None)
-            return
-        if command.WRITES:
-            self._flush()  # what ran before a write is recorded and shown before it is asked about
-        result = engine.execute(
-            command, before_commit=before_commit, before_progress=self._flush, message=self.number
-        ).with_line(block.start_line)
-        if ignored:
-            # The spec allows additional key: value lines; the model learns which of its own were
-            # not acted on without a failed command.
-            from ..protocol.commands.extra_fields import ignored_clause
+    def _runner(self, dialect: str) -> BlockRunner:
+        runner = self._runners.get(dialect)
+        if runner is None:
+            runner = self._runners[dialect] = engine_half(dialect).runner(self)
+        return runner
 
-            result = replace(
-                result,
-                summary=result.summary + ignored_clause(ignored),
-                extra={**result.extra, "ignored": list(ignored)},
-            )
-        result = _noted(block, result)
-        if command.WRITES and not result.ok:
-            self._failures().note(command, result)
-            if holds_back(result):
-                self._held = HeldBack(result)
-        # A write the person declined, or one refused because the file changed under it, changed
-        # nothing: like an invalid block it leaves its id free, so the same command can be sent
-        # (or the same message run with --approve all) again instead of being skipped as a repeat.
-        burns_id = result.status not in ("rejected", "conflict")
-        self._add(
-            result, content_key=block.content_key if burns_id else None, durable=command.WRITES
+    # --- what a write's dialog is told ---------------------------------------------------
+
+    def outlook(self, plan: WritePlan) -> WriteOutlook:
+        """Which write of this message `plan` is, and what else the message writes after it."""
+        if self._at < 0:
+            return ALONE
+        used = self.engine.session.used_ids()
+        blocks, at = self._known_blocks()
+        planned = [self._planned_write(i, block, used) for i, block in enumerate(blocks)]
+        before = [write for write in planned[:at] if write is not None]
+        after = [write for write in planned[at + 1 :] if write is not None]
+        open_ended = self._scanner is not None and not self.ended
+        if open_ended and self.lookahead is not None:
+            open_ended = self.lookahead()[1]
+        return outlook_of(
+            plan.command_id, before, after, message=self.number, used=used, open_ended=open_ended
         )
 
-    def _chan_block(self, block: ChanBlock) -> None:
-        """A String block: answered in its own form by engine/chanflow, recorded like any other."""
-        self.blocks_seen += 1
-        line = block.start_line
-        if not block.for_operator:
-            self.warnings.append(
-                f"line {line}: a <{SIGIL}={block.channel}:...> block is for another channel; "
-                "Operator does not answer it"
-            )
-            self.engine.notify(ForeignBlock(line, block.channel))
-            return
-        if block.is_response:
-            attribute = block.attributes.split("=")[0]
-            self.warnings.append(
-                f"line {line}: a String response (its tag carries {attribute}=) is Operator's "
-                "own answer, pasted back; it was not run"
-            )
-            return
-        from ..protocol.chanflow.commands import BY_NAME
-        from .chanflow.run import CONTENT_KEY_PREFIX, ChanFlowRunner, request_id, request_line
+    def _known_blocks(self) -> tuple[list[Block], int]:
+        """The message's blocks as far as they are known, and where the running one stands: those
+        scanned, and for a stream whose source holds more already, the blocks of that too."""
+        ahead = self.lookahead()[0] if self.lookahead is not None else ""
+        if not ahead:
+            return self._blocks, self._at
+        running = self._blocks[self._at]
+        known = list(scan_whole("".join(self._fed) + ahead).blocks)
+        later = [b for b in known if b.start_line > self._blocks[-1].start_line]
+        blocks = self._blocks + later
+        return blocks, blocks.index(running)
 
-        first = request_line(block.payload)
-        name = first[1:].split(" ", 1)[0] if first.startswith("/") else ""
-        rid, earlier = request_id(block.key, self.engine.session.used_ids())
-        self.engine.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
-        spec = BY_NAME.get(name)
-        held = self._held.string_result(block, rid, repeat=bool(earlier)) if self._held else None
-        if held is not None:  # (engine/unattended.py)
-            self._add(held, content_key=None)
-            return
-        if spec is not None and spec.writes:
-            self._flush()  # what ran before a write is recorded and shown before it is asked about
-        content_key = CONTENT_KEY_PREFIX + block.key
+    def _planned_write(self, index: int, block: Block, used: Any) -> PlannedWrite | None:
+        if index < len(self._blocks) and self._blocks[index] is block:
+            if index not in self._planned:
+                self._planned[index] = self._runner(block.dialect).planned_write(block, used)
+            return self._planned[index]
+        return self._runner(block.dialect).planned_write(block, used)
 
-        def record_intent(
-            rid: str, action: str, rel: str, summary: str, extra: dict[str, object]
-        ) -> None:
-            self.engine.session.record_intent(
-                self.number,
-                rid,
-                action=action,
-                path=rel,
-                line=line,
-                summary=summary,
-                content_key=content_key,
-                extra={"dialect": "string", **extra},
-            )
+    # --- the context a dialect's runner works through -------------------------------------
 
-        if self.engine.chanflow is None:
-            self.engine.chanflow = ChanFlowRunner(self.engine)
-        answer = self.engine.chanflow.answer(
-            block, message=self.number, record_intent=record_intent
+    @property
+    def workspace(self) -> Workspace:
+        return self.engine.workspace
+
+    @property
+    def session(self) -> Session:
+        return self.engine.session
+
+    def execute(
+        self,
+        command: Command,
+        *,
+        before_commit: Callable[[WritePlan], None] | None = None,
+        accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
+        action_label: str | None = None,
+    ) -> CommandResult:
+        return self.engine.execute(
+            command,
+            before_commit=before_commit,
+            before_progress=self._flush,
+            message=self.number,
+            accept_plan=accept_plan,
+            action_label=action_label,
         )
-        if holds_back(answer.result):
-            self._held = HeldBack(answer.result)
-        self._add(answer.result, content_key=answer.content_key, durable=answer.durable)
 
-    def _failures(self) -> FailedWrites:
-        if self._failed_writes is None:
-            self._failed_writes = FailedWrites(self.engine.workspace)
-        return self._failed_writes
+    def consent(self, plan: WritePlan) -> bool:
+        return self.engine.consent(plan, self.number)
 
-    def _invalid(self, block: RawBlock, error: OperatorError) -> CommandResult:
-        if block.id_hint:
-            return CommandResult(
-                id=block.id_hint,
-                ok=False,
-                summary=invalid_summary(error),
-                details=error.context,
-                error_code=error.code.value,
-                status="invalid",
-                line=block.start_line,
-            )
-        self._errors_emitted += 1
-        generated = f"operator-error-{self.number}-{self._errors_emitted}"
-        return operator_error(generated, error, related_id=None, line=block.start_line)
+    @property
+    def nobody_to_ask(self) -> bool:
+        return self.engine.nobody_to_ask
 
-    def _add(
-        self, result: CommandResult, *, content_key: str | None, durable: bool = False
+    def notify(self, event: EngineEvent) -> None:
+        if isinstance(event, DuplicateSkipped):
+            self.duplicates.append(event)
+        self.engine.notify(event)
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+
+    def record_intent(
+        self,
+        command_id: str,
+        *,
+        action: str,
+        path: str,
+        line: int,
+        summary: str,
+        content_key: str | None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
+        dialect = self._blocks[self._at].dialect if self._at >= 0 else "operator"
+        self.engine.session.record_intent(
+            self.number,
+            command_id,
+            action=action,
+            path=path,
+            line=line,
+            summary=summary,
+            content_key=content_key,
+            extra={"dialect": dialect, **(extra or {})},
+        )
+
+    def add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
+        result = self.engine.told_to_model(result)
+        if self.held_back is None and holds_back(result):
+            self.held_back = held_back_by(result)
+        if "undo_cut" in result.extra:  # the person hears it too (journal_budget.py)
+            self.warnings.append(f"line {result.line}: {result.extra['undo_cut']}")
         if not durable:
             self.engine.session.stage_result(self.number, result, content_key)
             self._unshown.append(result)
@@ -371,6 +309,9 @@ class MessageRun:
         self._flush()
         self.engine.session.record_result(self.number, result, content_key, durable=True)
         self._announce([result])
+
+    def flush(self) -> None:
+        self._flush()
 
     def _flush(self) -> None:
         """Append the staged read results to the session, then hand them out."""
@@ -393,6 +334,7 @@ class Engine:
         *,
         decide: Decider = reject_all,
         listener: Listener | None = None,
+        shell: ShellPolicy | None = None,
     ) -> None:
         # Whatever built the session: a state folder the model can reach is never used.
         check_state_location(workspace.root, session.state_dir)
@@ -400,7 +342,18 @@ class Engine:
         self.session = session
         self.decide = decide
         self.listener = listener
-        self.chanflow: ChanFlowRunner | None = None  # made when a String block first comes
+        self.shell = shell or ShellPolicy()  # what the person decided about commands ahead
+        self.running: MessageRun | None = None  # the message whose block is being run
+
+    def told_to_model(self, result: CommandResult) -> CommandResult:
+        """A failed result without the absolute paths of this machine (internal_failure.py)."""
+        if result.ok:
+            return result
+        clean = partial(
+            without_machine_paths, workspace=self.workspace.root, state_dir=self.session.state_dir
+        )
+        details = clean(result.details) if result.details else result.details
+        return replace(result, summary=clean(result.summary), details=details)
 
     def notify(self, event: EngineEvent) -> None:
         if self.listener is not None:
@@ -412,34 +365,35 @@ class Engine:
         none."""
         if not self.session.unresolved_intents():
             return []
-        from .changes.recovery import recover_interrupted_writes, recovery_notices
+        from .changes.recovery import recovery_notices
+        from .dialects import recover_interrupted_writes
 
         return recovery_notices(recover_interrupted_writes(self.workspace, self.session))
 
-    def run_text(self, text: str, *, source: str = "paste") -> MessageRun:
-        """A whole message: scanned within the spec's window, every block processed, ended."""
+    def run_text(
+        self, text: str, *, source: str = "paste", scan: MessageScan | None = None
+    ) -> MessageRun:
+        """A whole message: scanned within the spec's window (unless `scan` is that scan, made
+        already by a front end that looked at it first), every block processed, ended."""
         with self.session.lock():
             notices = self.recover()
             run = MessageRun(self, self.session.start_message(source=source, text=text))
             run.warnings += notices
             self.notify(MessageOpened(run.number, source))
-            scan = scan_whole(text)
-            for warning in scan.warnings:
-                run.warnings.append(f"line {warning.line}: {warning.message}")
-            for block in scan.blocks:
-                if isinstance(block, ChanBlock):
-                    run._chan_block(block)
-                else:
-                    run._block(block)
+            run._run_scan(scan if scan is not None else scan_whole(text))
             run.end()
         return run
 
-    def open_stream(self, *, source: str = "stream") -> MessageRun:
+    def open_stream(
+        self, *, source: str = "stream", lookahead: Lookahead | None = None
+    ) -> MessageRun:
         """A message arriving in pieces: blocks run as their END marker arrives. Call with the
-        session lock held (the caller holds it per chunk)."""
+        session lock held (the caller holds it per chunk). `lookahead`: what the source holds
+        beyond what it fed, which a waiting write's outlook looks into."""
         notices = self.recover()
         run = MessageRun(self, self.session.start_message(source=source, text=""))
         run.warnings += notices
+        run.lookahead = lookahead
         run._scanner = MessageScanner()
         self.notify(MessageOpened(run.number, source))
         return run
@@ -462,6 +416,16 @@ class Engine:
         the plan (the consent dialog, the journal) calls the action instead of its own name, as
         "/append" for the String command a write was mapped from."""
         try:
+            if command.RUNS:
+                from .shell.run import run_command
+
+                return run_command(
+                    self,
+                    command,  # type: ignore[arg-type]
+                    message=message,
+                    before_commit=before_commit,
+                    action_label=action_label,
+                )
             if command.WRITES:
                 return self._write(command, before_commit, message, accept_plan, action_label)
             from .reads.context import ReadContext
@@ -491,35 +455,41 @@ class Engine:
             else:
                 error = OperatorError(
                     ErrorCode.ERR_IO,
-                    f"{command.action} failed: {exc.strerror or exc}; nothing was changed",
+                    f"{command.action} failed: {exc.strerror or type(exc).__name__}; nothing "
+                    "was changed",
                 )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
         except Exception as exc:
             error = OperatorError(
                 ErrorCode.ERR_INTERNAL,
-                (
-                    f"Operator failed on this command ({type(exc).__name__}: "
-                    f"{exc}); nothing was changed; tell the person"
-                ),
-                _traceback(),
+                internal_message(exc, self.session.state_dir, f"on {command.action}")
+                + "; nothing was changed; tell the person",
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
     @property
     def nobody_to_ask(self) -> bool:
-        """No person can answer for a write in this run: it is not applied (ERR_NOT_APPROVED)."""
+        """No person can answer in this run: a write is not applied, a command not run
+        (ERR_NOT_APPROVED, engine/messages/unattended.py)."""
         return self.decide is no_person
 
     def consent(self, plan: WritePlan, message: int) -> bool:
-        """Ask the person about `plan` (AwaitingDecision first); the session is let go of while
-        they think."""
-        self.notify(AwaitingDecision(plan))
+        """Ask the person about `plan` (AwaitingDecision first, with what else its message
+        writes); the session is let go of while they think."""
+        return self.ask(plan, message) is not False
+
+    def ask(self, plan: WritePlan, message: int) -> Answer:
+        """`consent`, with the answer as the person gave it (a RunGrant for a command)."""
+        outlook = self.running.outlook(plan) if self.running is not None else ALONE
+        self.notify(AwaitingDecision(plan, outlook))
         if self.decide in (approve_all, reject_all, no_person):  # answered at once: no one waits
-            return self.decide(plan)
+            return self.decide(plan, outlook)
+        if self.running is not None:
+            self.running.settle()  # the session is let go of while the person thinks
         with self.session.waiting_for_person(
             message, plan.command_id, plan.action, plan.target.rel
         ):
-            return self.decide(plan)
+            return self.decide(plan, outlook)
 
     def _write(
         self,
@@ -530,6 +500,7 @@ class Engine:
         action_label: str | None = None,
     ) -> CommandResult:
         from .changes.write import commit, plan_write
+        from .safety.journal_budget import keep_within_budget
 
         plan = plan_write(command, self.workspace)
         if action_label is not None:
@@ -570,6 +541,7 @@ class Engine:
             before_commit(plan)
         try:
             outcome = commit(plan, self.workspace, self.session.state_dir)
+            cut = keep_within_budget(self.session.state_dir, outcome.seq, message)
         except OperatorError as exc:
             status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
             return replace(
@@ -580,16 +552,8 @@ class Engine:
                 error_code=exc.code.value,
                 status=status,
             )
+        if cut is not None:  # said to the model, and shown to the person as a warning
+            return replace(
+                done, summary=f"{outcome.summary}; {cut}", extra={**done.extra, "undo_cut": cut}
+            )
         return replace(done, summary=outcome.summary)
-
-
-def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
-    """`result` with the clause saying its block was indented or fenced, when it was."""
-    note = layout_note(block)
-    return replace(result, summary=result.summary + note) if note else result
-
-
-def _traceback() -> str:
-    import traceback  # only on an internal failure: not on every start
-
-    return traceback.format_exc(limit=5)

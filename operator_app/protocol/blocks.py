@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import grammar
 from .errors import ErrorCode, OperatorError
@@ -19,6 +20,7 @@ _ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
 class RawBlock:
     """One OPERATOR_CMD block as found: its inner lines, or the structural error that spoils it."""
 
+    dialect: ClassVar[str] = "operator"
     start_line: int
     end_line: int | None
     lines: tuple[tuple[int, str], ...]  # (message line number, text) between the markers
@@ -34,6 +36,11 @@ class RawBlock:
     def indented(self) -> bool:
         """A line of the block, its markers included, begins with a space or a tab."""
         return self.markers_indented or any(text.startswith((" ", "\t")) for _, text in self.lines)
+
+    @property
+    def runs(self) -> bool:
+        """Every block found is answered, an invalid one with its error."""
+        return True
 
     @property
     def content_key(self) -> str:
@@ -52,8 +59,15 @@ ScanEvent = RawBlock | ScanWarning
 
 @dataclass(frozen=True)
 class PendingBlock:
+    dialect: ClassVar[str] = "operator"
+    awaits: ClassVar[str] = f"its {grammar.CMD_END} line"
+
     start_line: int
     id_hint: str | None
+
+    @property
+    def label(self) -> str | None:
+        return self.id_hint
 
 
 @dataclass
@@ -66,6 +80,25 @@ class OpenBlock:
     suspect: bool = False  # opened by a marker that was not alone: may have been prose
     markers_indented: bool = False  # its OPERATOR_CMD or END_OPERATOR_CMD line begins with one
     fenced: bool = False  # it opened inside a code fence
+    lone_cr_line: int | None = None  # its first line that ended with a lone "\r"
+    feed_breaks: bool = False  # a line of it ended with "\n" or "\r\n"
+
+    def note_break(self, line_no: int, brk: str) -> None:
+        """The break `line_no` ended with. A message's lines may end with a lone "\r" (a
+        terminal's paste) or with "\n"; a block mixing both holds a carriage return inside a line,
+        which would split a value into a field of its own (ERR_CONTROL_CHARACTER_IN_CMD)."""
+        if brk == "\r":
+            self.lone_cr_line = self.lone_cr_line or line_no
+        elif brk:
+            self.feed_breaks = True
+        if self.lone_cr_line is not None and self.feed_breaks:
+            self.fail(
+                ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
+                f"line {self.lone_cr_line} ends with a lone carriage return (\\x0d) where the "
+                "block's other lines end with a line feed: a carriage return inside a value would "
+                "split it into a field of its own; remove it, or send text that needs it "
+                "base64-encoded in a *_b64 field",
+            )
 
     def fail(self, code: ErrorCode, message: str) -> None:
         if self.error is None:  # the first structural problem is the one worth fixing first

@@ -87,14 +87,22 @@ class ErrorCode(StrEnum):
     ERR_INTERNAL = "ERR_INTERNAL"
     ERR_MISSING_PATTERN = "ERR_MISSING_PATTERN"
     ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
+    ERR_PATTERN_TOO_COSTLY = "ERR_PATTERN_TOO_COSTLY"
     ERR_INVALID_FLAG = "ERR_INVALID_FLAG"
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
     ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
+    # shell.run, an Operator extension (engine/shell).
+    ERR_MISSING_COMMAND = "ERR_MISSING_COMMAND"
+    ERR_INVALID_TIMEOUT = "ERR_INVALID_TIMEOUT"
+    ERR_COMMAND_TIMEOUT = "ERR_COMMAND_TIMEOUT"
+    ERR_COMMAND_KILLED = "ERR_COMMAND_KILLED"
+    ERR_NOT_SANDBOXED = "ERR_NOT_SANDBOXED"
+    ERR_SANDBOX_FAILED = "ERR_SANDBOX_FAILED"
 
 
 # How a write no person was asked about gets its approval, as the model is to tell the person
-# (ERR_NOT_APPROVED, and String's NOT_APPROVED; engine/unattended.py).
+# (ERR_NOT_APPROVED, and String's NOT_APPROVED; engine/messages/unattended.py).
 HOW_TO_APPROVE = (
     "they can run the same message again in a terminal, where Operator shows each diff and asks, "
     "or with --approve all"
@@ -356,9 +364,10 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_NOT_APPROVED: ErrorInfo(
         ADDED,
         "no person was asked (Operator ran without a terminal and without --approve), so this "
-        "write was not applied, and the commands after it in the message did not run; nothing "
-        "changed; not a refusal: tell the person it waits for their approval (the same message "
-        "run again in a terminal, or with --approve all, runs them); do not resend under new ids",
+        "write was not applied (this shell.run did not run), and the commands after it in the "
+        "message did not run; nothing changed; not a refusal: tell the person it waits for their "
+        "approval (the same message run again in a terminal, or with --approve all, runs them); "
+        "do not resend under new ids",
     ),
     ErrorCode.ERR_INTERNAL: ErrorInfo(
         ADDED, "Operator itself failed on this command; nothing was changed; tell the person"
@@ -370,6 +379,13 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         ADDED,
         "a glob (include, exclude, fs.find's pattern) or a regex: true query cannot be used; the "
         "message says what is wrong and where",
+    ),
+    ErrorCode.ERR_PATTERN_TOO_COSTLY: ErrorInfo(
+        ADDED,
+        "a glob or a regex: true query is over the size limits (a glob 256 characters, 50 in a "
+        "list; a regex 1000 characters, repeats that expand past 100000, no recursion) or a regex "
+        "took over its 1 s time limit on one file; the message says which; nothing was searched: "
+        "send a simpler pattern (no nested repeats such as (a+)+), or narrow path or include",
     ),
     ErrorCode.ERR_INVALID_FLAG: ErrorInfo(ADDED, "regex or ignore_case is not true or false"),
     ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),
@@ -384,6 +400,33 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
         "folder) where it leads outside the workspace; the message names the link; copy or move "
         "what it points to instead, or ask the person",
+    ),
+    ErrorCode.ERR_MISSING_COMMAND: ErrorInfo(
+        ADDED, "shell.run without a script; send command (one line) or command_b64 (a script)"
+    ),
+    ErrorCode.ERR_INVALID_TIMEOUT: ErrorInfo(
+        ADDED, "shell.run's timeout_s is not a whole number from 1 to 600"
+    ),
+    ErrorCode.ERR_COMMAND_TIMEOUT: ErrorInfo(
+        ADDED,
+        "the command ran past its timeout_s and was stopped, children and all; the details hold "
+        "its output so far; its file changes were discarded; send a quicker command or a larger "
+        "timeout_s",
+    ),
+    ErrorCode.ERR_COMMAND_KILLED: ErrorInfo(
+        ADDED,
+        "the command was stopped by the person or ended by a signal; its file changes were "
+        "discarded; ask the person before running it again",
+    ),
+    ErrorCode.ERR_NOT_SANDBOXED: ErrorInfo(
+        ADDED,
+        "no sandbox can be had on this machine and unsandboxed commands are not allowed here; "
+        "nothing ran; ask the person to run it themselves",
+    ),
+    ErrorCode.ERR_SANDBOX_FAILED: ErrorInfo(
+        ADDED,
+        "the sandbox could not be set up for this command (the message gives the reason); "
+        "nothing ran; tell the person",
     ),
 }
 

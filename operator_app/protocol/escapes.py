@@ -3,8 +3,11 @@ Python would print ("\\x1b", "\\u2028"), so that nothing in an id, a summary or 
 forge a line of a result block or reach a terminal as an escape sequence (ESC, CSI "\\x9b").
 
 `escape_controls` is the one rule. What counts as a control: C0 (U+0000-U+001F), DEL, C1
-(U+007F-U+009F), and the line and paragraph separators U+2028 and U+2029, which many viewers
-break lines on. Each caller says which of them it keeps, because the places differ:
+(U+007F-U+009F), the line and paragraph separators U+2028 and U+2029, which many viewers
+break lines on, and the bidirectional marks, embeddings, overrides and isolates (U+061C,
+U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), which reorder what a terminal shows (a name
+"bidi<U+202E>gnp.exe" reads as "bidiexe.png"). Each caller says which of them it keeps, because
+the places differ:
 
 - a result's summary or id keeps tab (`escape_controls(text)`; protocol/results.py `one_line`
   first turns line breaks into spaces);
@@ -12,8 +15,9 @@ break lines on. Each caller says which of them it keeps, because the places diff
   as "a b", and a path holding one is refused for it (engine/boundary/workspace.py);
 - the TUI keeps tab and newline, as it lays multi-line text out itself (tui/display.py
   `printable`);
-- the terminal prompt of `operator-app exec` also escapes bidirectional overrides
-  (cli/terminal.py `terminal_safe`).
+- the text of a String response (a file's content, a listing) keeps tab and line feed
+  (`escape_text`); the names in it are escaped whole first, so a name holding a line break can
+  never add a line, let alone a tag.
 
 A file's own lines shown in the TUI are not escaped but drawn with each control as a space, so
 that the columns stay where the file has them (tui/display.py `screen_line`)."""
@@ -23,7 +27,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_CONTROLS = (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_CONTROLS = (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *_BIDI)
 
 
 @lru_cache(maxsize=8)
@@ -50,3 +55,9 @@ def escape_name(name: str) -> str:
     """A name or path from disk or from the model, for a one-line message: every control character
     escaped, tab too."""
     return escape_controls(name, keep="")
+
+
+def escape_text(text: str) -> str:
+    """Lines of text shown as they are but for their control characters: tab and line feed
+    kept, everything else escaped (a carriage return too, which would draw over a line)."""
+    return escape_controls(text, keep="\t\n")

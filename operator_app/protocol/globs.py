@@ -1,21 +1,25 @@
 """The globs of fs.searchTree's include/exclude and fs.find's pattern, read the way .gitignore
-lines are (pathspec's git wildmatch): `*` within a name, `**` across folders, `?`, `[abc]`; a
-pattern without a slash matches a name at any depth, one with a slash is anchored to the folder
-searched, a trailing slash matches folders only. A glob that cannot mean anything is an
-ERR_INVALID_PATTERN saying why, never a filter that silently matches nothing. Pure: no I/O.
+lines are (git's wildmatch): `*` within a name, `**` across folders, `?`, `[abc]`; a pattern
+without a slash matches a name at any depth, one with a slash is anchored to the folder
+searched, a trailing slash matches folders only. Each glob is matched by glob_match.py, whose
+cost is bounded by construction; a glob or a list over the size limits is
+ERR_PATTERN_TOO_COSTLY, and a glob that cannot mean anything is an ERR_INVALID_PATTERN saying
+why, never a filter that silently matches nothing. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from .errors import ErrorCode, OperatorError
-
-if TYPE_CHECKING:
-    import pathspec
+from .glob_match import MAX_GLOB_CHARS, Glob, GlobError, GlobTooLong, compile_glob
 
 MAX_GLOBS = 50
+# All the globs of one field together: a match costs up to (path components x names in the globs)
+# name matches, so the list's length bounds what one entry can cost (under a second with a path
+# 2,000 folders deep).
+MAX_LIST_CHARS = 1_000
 
 
 def split_globs(value: str) -> tuple[str, ...]:
@@ -31,10 +35,45 @@ def _invalid(field: str, glob: str, why: str) -> OperatorError:
     )
 
 
+def _too_costly(field: str, what: str) -> OperatorError:
+    return OperatorError(
+        ErrorCode.ERR_PATTERN_TOO_COSTLY,
+        f"{field} {what}; globs are limited to {MAX_GLOB_CHARS} characters each, "
+        f"{MAX_GLOBS} in a list and {MAX_LIST_CHARS} characters in all; use shorter globs, ** "
+        "or a folder as path",
+    )
+
+
+@dataclass(frozen=True)
+class GlobList:
+    """Comma-separated globs with .gitignore's precedence: the last glob that matches a path
+    itself decides, else the last one that matches a folder above it; a glob starting with !
+    takes what it matches back out."""
+
+    globs: tuple[Glob, ...]
+
+    def match_file(self, path: str) -> bool:
+        """Whether `path` (a folder's with a trailing "/") is in the list."""
+        return bool(self.decide(path))
+
+    def decide(self, path: str) -> bool | None:
+        """What the list says of `path`: True in it, False taken back out by a ! glob, None when
+        no glob matches (a .gitignore then leaves the decision to the one above it)."""
+        decided: bool | None = None
+        for glob in reversed(self.globs):
+            found = glob.match(path)
+            if found is None:
+                continue
+            if not found.marked:
+                return glob.include
+            if decided is None:
+                decided = glob.include
+        return decided
+
+
 @lru_cache(maxsize=32)
-def glob_list(value: str, field: str) -> pathspec.GitIgnoreSpec:
-    """The comma-separated globs of `field` as one gitignore-style spec (later globs win, a glob
-    starting with ! takes paths back out), or ERR_INVALID_PATTERN."""
+def glob_list(value: str, field: str) -> GlobList:
+    """The comma-separated globs of `field`, or ERR_INVALID_PATTERN / ERR_PATTERN_TOO_COSTLY."""
     globs = split_globs(value)
     if not globs:
         raise OperatorError(
@@ -42,50 +81,39 @@ def glob_list(value: str, field: str) -> pathspec.GitIgnoreSpec:
             f"{field} holds no glob; give one or more, separated by commas (*.py, docs/)",
         )
     if len(globs) > MAX_GLOBS:
-        raise OperatorError(
-            ErrorCode.ERR_INVALID_PATTERN,
-            f"{field} holds {len(globs)} globs, over the limit of {MAX_GLOBS}; use ** or a folder",
-        )
-    import pathspec
-
-    patterns = []
+        raise _too_costly(field, f"holds {len(globs)} globs, over the limit of {MAX_GLOBS}")
+    if len(value) > MAX_LIST_CHARS:
+        raise _too_costly(field, f"is {len(value)} characters long, over {MAX_LIST_CHARS}")
+    compiled = []
     for glob in globs:
         if glob.startswith("#"):
             raise _invalid(field, glob, r"reads as a comment; write \# for a name starting with #")
         try:
-            pattern = pathspec.GitIgnoreSpec.from_lines([glob]).patterns[0]
-        except (ValueError, IndexError) as error:  # GitIgnorePatternError is a ValueError
-            raise _invalid(field, glob, f"is not a valid glob ({error})") from None
-        if pattern.include is None:
-            raise _invalid(field, glob, _why_nothing(glob))
-        patterns.append(glob)
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+            pattern = compile_glob(glob)
+        except GlobTooLong as long:
+            raise _too_costly(field, f"glob {glob[:40]!r}... {long}") from None
+        except GlobError as error:
+            raise _invalid(field, glob, str(error)) from None
+        if pattern is None:
+            raise _invalid(
+                field, glob, "is not a pattern" if glob in ("!", "/") else "matches nothing"
+            )
+        compiled.append(pattern)
+    return GlobList(tuple(compiled))
 
 
-def _why_nothing(glob: str) -> str:
-    if glob.count("[") > glob.count("]"):
-        return "has a [ without its ]"
-    if glob in ("!", "/"):
-        return "is not a pattern"
-    return "matches nothing"
-
-
-def own_match(spec: pathspec.GitIgnoreSpec, path: str, *, is_dir: bool) -> bool:
+def own_match(spec: GlobList, path: str, *, is_dir: bool) -> bool:
     """Whether `path` itself (not a folder above it) matches a glob of `spec`: fs.find lists the
     entries a pattern names, where in .gitignore a folder's match also covers what is inside."""
     tested = path + "/" if is_dir else path
-    for pattern in spec.patterns:
-        compiled: Any = pattern.regex
-        found = compiled.search(tested) if compiled is not None else None
-        if found is None:
-            continue
-        marker = found.groupdict().get("ps_d")
-        if marker is None or found.end() == len(tested):
+    for glob in spec.globs:
+        found = glob.match(tested)
+        if found is not None and found.own:
             return True
     return False
 
 
-def find_globs(value: str) -> pathspec.GitIgnoreSpec:
+def find_globs(value: str) -> GlobList:
     """fs.find's pattern: one glob, or several separated by commas (any may match); no negation,
     which only an include/exclude list can use."""
     for glob in split_globs(value):

@@ -1,21 +1,19 @@
-"""Command results and their OPERATOR_RESULT text: one block per command, single-line summary,
-single-line details_b64. The decoded details stay on the result for display and --json."""
+"""Command results, of every dialect: what a command did, for the model (summary, details), the
+person (diff, status) and the session's records. A result names the dialect that answers it;
+that dialect renders it (protocol/dialects.py `render_results`: an OPERATOR_RESULT block, a String
+response), and what its form needs beyond the common fields travels in `frame`, which only the
+dialect reads."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from .chanflow.responses import Response
-from .codec import encode_b64_text
 from .errors import OperatorError
 from .escapes import escape_controls
-from .grammar import RESULT_END, RESULT_START
 
 Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
-Dialect = Literal["operator", "string"]
 
 # Everything str.splitlines() (and so many viewers) treats as a line break.
 _LINE_BREAKS_RE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
@@ -36,8 +34,16 @@ def encodable(text: str) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """ "1 line", "3 lines": summaries are read by a model that copies what it sees."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    """ "1 line", "3 lines", "2 unreadable entries": summaries are read by a model that copies
+    what it sees."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural(noun)}"
+
+
+def plural(noun: str) -> str:
+    """English plural of the nouns Operator counts: "entry" -> "entries", "file" -> "files"."""
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"
 
 
 def one_line(text: str) -> str:
@@ -62,12 +68,10 @@ class CommandResult:
     diff: str | None = None  # the preview of a write, for the person (never sent to the model)
     truncated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. added/removed counts of a write
-    # A String block's result is rendered as its response block: the dialect, and what the
-    # response needs besides the id, summary (its system message) and details (what follows it).
-    dialect: Dialect = "operator"
-    topic: str | None = None  # "file:notes"
-    request: str | None = None  # the block's command line, as written
-    at: str | None = None  # when it was answered (ISO 8601, the response's time="...")
+    dialect: str = "operator"  # the dialect that answers it (protocol/dialects.py)
+    # What the dialect's form needs besides id, summary and details (a String response: its
+    # topic, command line and time); read by that dialect alone.
+    frame: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("summary", "details", "path", "diff"):
@@ -82,37 +86,21 @@ class CommandResult:
         forge a line nor drive a terminal."""
         return escape_controls(self.id.encode("utf-8", errors="replace").decode("utf-8"))
 
-    def render(self) -> str:
-        if self.dialect == "string":
-            return Response(
-                topic=self.topic or "file:main",
-                time=self.at or "",
-                request_id=self.shown_id,
-                request=self.request or "",
-                message=self.summary,
-                rest=self.details,
-            ).render()
-        lines = [
-            RESULT_START,
-            f"id: {self.shown_id}",
-            f"ok: {'true' if self.ok else 'false'}",
-            f"summary: {one_line(self.summary)}",
-        ]
-        if self.details is not None and self.details != "":
-            lines.append(f"details_b64: {encode_b64_text(self.details)}")
-        lines.append(RESULT_END)
-        return "\n".join(lines)
-
     def to_json(self) -> dict[str, Any]:
         # Not dataclasses.asdict: it deep-copies every value, a tenth of what recording a cheap
         # command cost. The fields are strings, numbers and `extra`'s flat JSON values.
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
         data["extra"] = dict(self.extra)
+        data["frame"] = dict(self.frame)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CommandResult:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        # Sessions recorded before results had a frame kept a String response's parts as fields.
+        legacy = {k: data[k] for k in _LEGACY_FRAME if data.get(k) is not None}
+        if legacy and "frame" not in data:
+            known["frame"] = {_LEGACY_FRAME[k]: str(v) for k, v in legacy.items()}
         return cls(**known)
 
     def with_line(self, line: int | None) -> CommandResult:
@@ -127,13 +115,7 @@ class CommandResult:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(CommandResult))
-
-
-def render_results(results: list[CommandResult] | tuple[CommandResult, ...]) -> str:
-    """The copy-back text: exactly what `operator-app exec` prints and the TUI copies."""
-    if not results:
-        return ""
-    return "\n\n".join(r.render() for r in results) + "\n"
+_LEGACY_FRAME = {"topic": "topic", "request": "request", "at": "time"}
 
 
 def repeated(
@@ -157,10 +139,6 @@ def repeated(
     )
 
 
-def invalid_summary(error: OperatorError) -> str:
-    return f"Invalid OPERATOR_CMD ({error.code.value}): {error.message}"
-
-
 def failed(
     command_id: str,
     error: OperatorError,
@@ -180,23 +158,5 @@ def failed(
         path=path,
         error_code=error.code.value,
         status=status,
-        line=line,
-    )
-
-
-def operator_error(
-    result_id: str, error: OperatorError, *, related_id: str | None, line: int | None
-) -> CommandResult:
-    """The spec's operator.error result, for a block whose id could not be read."""
-    message = invalid_summary(error) + (f" ({error.context})" if error.context else "")
-    details = json.dumps({"message": message, "related_id": related_id})
-    return CommandResult(
-        id=result_id,
-        ok=False,
-        summary=invalid_summary(error),
-        details=details,
-        action="operator.error",
-        error_code=error.code.value,
-        status="invalid",
         line=line,
     )

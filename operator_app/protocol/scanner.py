@@ -230,15 +230,17 @@ class Scanner:
             if brk is None:
                 if not final:
                     break
-                line, pos = text[pos:limit], limit
+                line, pos, ending = text[pos:limit], limit, ""
             else:
-                line, pos = text[pos : brk.start()], brk.end()
+                line, pos, ending = text[pos : brk.start()], brk.end(), brk.group()
             line_no = self._line_no
             self._line_no += 1
             if self._skip_fragment:
                 self._skip_fragment = False  # the window began inside this line: it is a fragment
                 continue
             self._line(line_no, line, events)
+            if self._block is not None:  # the block's opening line or one of its own
+                self._block.note_break(line_no, ending)
         rest = text[pos:]
         self._pieces.append(rest)
         self._looked, self._held_cr, self._queue_break = 1, hold_cr, False

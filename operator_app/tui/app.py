@@ -1,28 +1,40 @@
-"""The Operator TUI: compose, bindings, and the view of the shown message (the workspace and its
-session are workspace_session.py). File work runs in thread workers that drive the same Engine as
-`operator-app exec` (runner.py); workers only post messages, and the handlers own the UI state.
-How messages come in and what the engine says about them is message_flow.py; a write waiting for
-the person is waiting_write.py; copy and undo are copy_undo.py; which keys apply now is
-key_availability.py. The state they share is app_state.py's objects, created here once."""
+"""The Operator TUI, composed: this module lays out the screen, creates the state objects
+(app_state.py) and the controllers that own them, and routes to those controllers what Textual
+delivers to the app: its messages (from widgets, and from workers, which only post) and the
+actions of the keys. Each controller holds one concern and sees the app only through AppLink
+(app_link.py), which this class provides:
+
+- panes.py: what the panes show, the coalesced redraw, browsing [ and ];
+- workspace_session.py: the workspace and its session (w, the picker, reading a session back);
+- message_flow.py: messages in (paste, --follow, the clipboard), the engine's events out to rows;
+- waiting_write.py: the write that waits and its consent dialog (d, enter, ctrl+q);
+- copies.py: copies of results and of the system prompt (c, p, auto-copy);
+- undo.py: undo (u) and what the journal says;
+- bridge_control.py: the browser bridge (b, pairing, answers held).
+
+Which keys apply now, and why not, is keys.py's table: the bindings, check_action, a refused key's
+explanation, the help screen and the palette read it. File work runs in thread workers that drive
+the same Engine as `operator-app exec` (runner.py)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Coroutine, Iterable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import Screen, ScreenResultCallbackType
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Static
 
 from .. import settings
-from ..engine.boundary.workspace import Workspace
-from ..engine.state.session import Session
+from ..engine import Session, Workspace
 from .app_state import (
     AppOptions,
     BridgeState,
@@ -30,21 +42,37 @@ from .app_state import (
     MessageBook,
     OpenWorkspace,
     OwnCopies,
+    RunningCommand,
     UndoState,
     WaitingWrite,
 )
-from .bridge_control import RUN_HELD, BridgeControlMixin
+from .bridge_control import BridgeControl
 from .clipboard import ClipboardSource, SystemClipboard
-from .copy_undo import CopyUndoMixin
-from .display import plural, printable
-from .key_availability import KeyAvailabilityMixin
-from .keys import MAIN_KEYS, main_bindings
-from .message_flow import MessageFlowMixin
+from .copies import CopyControl
+from .display import printable
+from .keys import KEY_OF_ACTION, MAIN_KEYS, Key, Now, main_bindings
+from .message_flow import MessageFlow
+from .messages import (
+    ClipboardText,
+    ConsentAsked,
+    CopyDone,
+    EngineEventPosted,
+    HistoryLoaded,
+    MessageBegan,
+    MessageFinished,
+    MessageGrew,
+    PendingChanged,
+    UndoChecked,
+    UndoDone,
+    WorkFailed,
+)
+from .panes import Panes
 from .runner import EngineRunner
+from .running_command import RunningCommandControl
 from .screens.help import HelpScreen
 from .state import MessageState
-from .status_text import browsing_text
-from .waiting_write import WaitingWriteMixin
+from .undo import UndoControl
+from .waiting_write import WaitingWriteControl
 from .widgets.bridge_badge import AppHeader, BridgeBadge
 from .widgets.command_table import CommandTable
 from .widgets.details_view import DetailsView
@@ -52,23 +80,15 @@ from .widgets.lines_view import CodeColours
 from .widgets.message_view import MessageView
 from .widgets.status import StatusLine
 from .widgets.welcome import WelcomePanel
-from .workspace_session import WorkspaceSessionMixin
+from .workspace_session import WorkspaceSession
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer  # aiohttp: imported only when the bridge starts
 
-REFRESH_DELAY_S = 0.05  # a 100-block paste posts 200 events at once: redraw once for many of them
+Answer = TypeVar("Answer")
 
 
-class OperatorApp(
-    KeyAvailabilityMixin,
-    WorkspaceSessionMixin,
-    MessageFlowMixin,
-    WaitingWriteMixin,
-    CopyUndoMixin,
-    BridgeControlMixin,
-    App[None],
-):
+class OperatorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Operator"
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
@@ -101,7 +121,8 @@ class OperatorApp(
             bridge=bridge,
             bridge_port=bridge_port,
         )
-        # One object per concern; app_state.py says which module changes each.
+        # One object per concern; app_state.py says which controller changes each (the others
+        # only read it), and tests/tui/test_state_owners.py holds the code to that.
         self.opened = OpenWorkspace(first_message=initial_message)
         self.book = MessageBook()
         self.following = Following()
@@ -109,11 +130,60 @@ class OperatorApp(
         self.undo_state = UndoState()
         self.waiting = WaitingWrite()
         self.bridge_state = BridgeState()
-        # This module's own: closing, and the coalesced redraw.
+        self.running = RunningCommand()
+        # This module's own: closing, and the keys' states the footer shows.
         self._shutting_down = threading.Event()
-        self._refresh_scheduled = False
-        self._tail_next_refresh = False
         self._footer_keys: tuple[bool | None, ...] = ()
+        # The controllers: each given the state it changes, the state it reads, and the others
+        # it calls (no circle: each only calls those made before it).
+        self.panes = Panes(self, self.book, self.opened, self.waiting)
+        self.bridge_control = BridgeControl(
+            self, self.panes, self.options, self.opened, self.bridge_state
+        )
+        self.waiting_write = WaitingWriteControl(self, self.panes, self.book, self.waiting)
+        self.running_command = RunningCommandControl(self, self.panes, self.opened, self.running)
+        self.copy_control = CopyControl(self, self.panes, self.opened, self.book, self.copies)
+        self.undo_control = UndoControl(
+            self, self.panes, self.opened, self.book, self.undo_state, self.waiting_write
+        )
+        self.message_flow = MessageFlow(
+            self,
+            self.panes,
+            self.options,
+            self.book,
+            self.opened,
+            self.following,
+            self.waiting,
+            self.copies,
+            bridge_control=self.bridge_control,
+            copy_control=self.copy_control,
+            undo_control=self.undo_control,
+            running_command=self.running_command,
+        )
+        self.workspace_session = WorkspaceSession(
+            self,
+            self.panes,
+            self.options,
+            self.book,
+            self.opened,
+            self.undo_state,
+            waiting_write=self.waiting_write,
+            bridge_control=self.bridge_control,
+            undo_control=self.undo_control,
+            message_flow=self.message_flow,
+        )
+        self._route_keys(
+            (
+                self.panes,
+                self.workspace_session,
+                self.message_flow,
+                self.waiting_write,
+                self.running_command,
+                self.copy_control,
+                self.undo_control,
+                self.bridge_control,
+            )
+        )
 
     def notify(
         self,
@@ -160,6 +230,9 @@ class OperatorApp(
     def session(self) -> Session | None:
         return self.runner.session if self.runner else None
 
+    def current(self) -> MessageState | None:
+        return self.book.current()
+
     def compose(self) -> ComposeResult:
         yield AppHeader()
         yield WelcomePanel()
@@ -184,6 +257,15 @@ class OperatorApp(
             self.query_one("#message-title", Static),
         )
         self.bridge_badge = self.query_one(BridgeBadge)
+        self.panes.attach(
+            message_view=self.message_view,
+            message_title=self.message_title,
+            table=self.table,
+            details=self.details,
+            status_line=self.status_line,
+            welcome=self.welcome,
+            bridge_badge=self.bridge_badge,
+        )
         self.table.focus()
         theme = settings.theme()
         if (
@@ -191,18 +273,13 @@ class OperatorApp(
         ):  # one removed since is simply not used
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        start = self.options.workspace or settings.last_workspace()
-        if start is None:
-            self.status("Choose the workspace folder to begin.")
-            self._pick_workspace(Path.cwd(), first_use=True)
-        else:
-            self.open_workspace(start)
+        self.workspace_session.begin()
         if self.options.follow is not None:
-            self.follow_file(self.options.follow)
+            self.message_flow.follow_file(self.options.follow)
         if self.options.watch_clipboard:
-            self.watch_clipboard()
+            self.message_flow.watch_clipboard()
         if self.options.bridge:
-            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
+            self.in_loop(self.bridge_control.start_bridge(), group="bridge")
         # Pygments' lexer table takes a quarter of a second to load: not on the first diff's time.
         self.run_worker(CodeColours.warm_up, thread=True, group="warm-up", exit_on_error=False)
 
@@ -216,90 +293,59 @@ class OperatorApp(
                 yield SystemCommand(
                     key.label, f"{key.display}: {key.help}", getattr(self, f"action_{key.action}")
                 )
-        on = settings.auto_copy()
-        yield SystemCommand(
-            f"Auto-copy results: turn {'off' if on else 'on'}",
-            "copy a message's result blocks as soon as its last result is in (remembered; "
-            f"now {'on' if on else 'off'})",
-            self.action_toggle_auto_copy,
+        yield from self.copy_control.palette()
+        yield from self.bridge_control.palette()
+        yield from self.panes.palette()
+        yield from self.running_command.palette()
+
+    # --- which keys apply now (keys.py's table) -------------------------------------------
+
+    def now(self) -> Now:
+        """What the keys' availability reads: the state objects, and whether no dialog is open."""
+        return Now(
+            options=self.options,
+            opened=self.opened,
+            book=self.book,
+            following=self.following,
+            undo=self.undo_state,
+            waiting=self.waiting,
+            bridge=self.bridge_state,
+            running=self.running,
+            alone=len(self.screen_stack) == 1,
         )
-        string = settings.prompt_dialect() == "string"
-        yield SystemCommand(
-            f"Prompt dialect: switch p to {'OPERATOR_CMD' if string else 'String (ChanFlow)'}",
-            "which system prompt p copies: OPERATOR_CMD blocks, or String's "
-            f"<\U0001d49e=string:...> blocks (remembered; now "
-            f"{'String' if string else 'OPERATOR_CMD'}); Operator runs both",
-            self.action_toggle_prompt_dialect,
-        )
-        yield SystemCommand(
-            "Pair a browser",
-            "show a new code to pair the Operator browser extension (starts the bridge)",
-            self.action_pair_browser,
-        )
-        held = self.held_answers()
-        if held:
-            yield SystemCommand(
-                RUN_HELD,
-                f"{plural(len(held), 'answer')} the model wrote while Operator was not "
-                "listening: they run only when you say so",
-                self.action_run_held,
-            )
-        for number, state in sorted(self.book.states.items()):
-            yield SystemCommand(
-                f"Go to message {number}",
-                f"{state.source}: {plural(len(state.results), 'result')}",
-                lambda number=number: self.browse(number),
-                discover=False,
-            )
 
-    # --- the view ------------------------------------------------------------------------
+    def _route_keys(self, controllers: tuple[object, ...]) -> None:
+        """Each key of the table to the controller with its action (`action_<name>`: Textual
+        looks the action up on the app), and to `_key_refused` when its binding did not run:
+        Textual then offers the key to the app's `key_<name>`."""
+        for key in MAIN_KEYS:
+            name = f"action_{key.action}"
+            owners = [controller for controller in controllers if hasattr(controller, name)]
+            if len(owners) > 1 or not (owners or hasattr(type(self), name)):
+                raise TypeError(f"{key.display}: {name} on one controller, not {len(owners)}")
+            if owners:
+                setattr(self, name, getattr(owners[0], name))
+            setattr(self, f"key_{key.key}", partial(self._key_refused, key))
 
-    def current(self) -> MessageState | None:
-        return self.book.current()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        key = KEY_OF_ACTION.get(action)
+        return True if key is None else key.applies(self.now())
 
-    def status(self, text: str) -> None:
-        self.status_line.say(text)
-
-    def request_refresh(self, *, tail: bool = False) -> None:
-        """Redraw soon, once for all the changes until then; `tail`: the table's cursor follows
-        the last rows this redraw brings."""
-        self._tail_next_refresh = self._tail_next_refresh or tail
-        if not self._refresh_scheduled:
-            self._refresh_scheduled = True
-            self.set_timer(REFRESH_DELAY_S, self._scheduled_refresh)
-
-    def _scheduled_refresh(self) -> None:
-        self._refresh_scheduled = False
-        if not self._stopping():
-            self.refresh_view()
-
-    def refresh_view(self, reset: bool = False) -> None:
-        state, table = self.current(), self.table
-        if reset:
-            table.reset()
-        if state is None:
-            self.message_title.update("Message")
-            self.message_view.show("", {})
+    def _key_refused(self, key: Key) -> None:
+        """`key` was pressed and its binding did not run, as it does not apply now: say why (not
+        under a dialog, whose keys these are not), or run it anyway when it says so itself."""
+        if len(self.screen_stack) != 1:
+            return
+        if key.runs_anyway:
+            getattr(self, f"action_{key.action}")()
         else:
-            numbers = sorted(self.book.states)
-            where = f"{numbers.index(state.number) + 1} of {len(numbers)}, {state.source}"
-            where += ", interrupted" if state.interrupted else ""
-            title = f"Message {state.number} ({where})" + ("" if state.finished else " running")
-            self.message_title.update(title)
-            self.message_view.show(
-                state.text,
-                state.errors_by_line(),
-                state.pending[0] if state.pending else None,
-                state.warnings,
-                message=(self.opened.runner, state.number),
-            )
-            tail = not state.finished or self._tail_next_refresh
-            table.sync(state.ordered_rows(), tail=tail and not reset)
-        self._tail_next_refresh = False
-        self.show_selected()
-        self._refresh_footer()
+            self.explain(key.action)
 
-    def _refresh_footer(self) -> None:
+    def explain(self, action: str) -> None:
+        """Say why the key of `action` does nothing now (its entry in keys.py says it)."""
+        self.notify(KEY_OF_ACTION[action].why_not(self.now()), severity="warning")
+
+    def refresh_keys(self) -> None:
         if not self.screen_stack:
             return  # the app is closing: a worker's late message has no footer to update
         # Redrawing the footer restyles it: only when a key's state changed, not on every event.
@@ -308,84 +354,95 @@ class OperatorApp(
             self._footer_keys = keys
             self.refresh_bindings()
 
-    def show_selected(self) -> None:
-        state, line = self.current(), self.table.selected_line()
-        row = state.rows.get(line) if state is not None and line is not None else None
-        self.details.show(row)
+    # --- what the controllers ask of the app (app_link.py) ---------------------------------
+
+    def dialog(
+        self, screen: Screen[Answer], answered: ScreenResultCallbackType[Answer] | None = None
+    ) -> None:
+        self.push_screen(screen, answered)
+
+    def in_thread(self, work: Callable[[], object], *, group: str) -> None:
+        self.run_worker(work, thread=True, group=group, exit_on_error=False)
+
+    def in_loop(self, work: Coroutine[Any, Any, None], *, group: str) -> None:
+        self.run_worker(work, group=group, exclusive=True)
+
+    def on_ui_thread(self, work: Callable[[], object]) -> None:
+        self.call_from_thread(work)
+
+    def after_redraw(self, work: Callable[[], object]) -> None:
+        self.call_after_refresh(work)
+
+    def later(self, delay: float, work: Callable[[], object]) -> None:
+        self.set_timer(delay, work)
+
+    # --- routing: what Textual delivers to the app, to the controller it concerns ----------
+
+    def on_paste(self, event: events.Paste) -> None:
+        self.message_flow.paste(event)
+
+    def on_clipboard_text(self, message: ClipboardText) -> None:
+        self.message_flow.start_message(message.text, "clipboard")
+
+    def on_message_began(self, message: MessageBegan) -> None:
+        self.message_flow.message_began(message)
+
+    def on_engine_event_posted(self, message: EngineEventPosted) -> None:
+        self.message_flow.engine_event(message)
+
+    def on_message_grew(self, message: MessageGrew) -> None:
+        self.message_flow.message_grew(message)
+
+    def on_pending_changed(self, message: PendingChanged) -> None:
+        self.message_flow.pending_changed(message)
+
+    def on_message_finished(self, message: MessageFinished) -> None:
+        self.message_flow.message_finished(message)
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        self.message_flow.work_failed(message)
+
+    def on_history_loaded(self, message: HistoryLoaded) -> None:
+        self.workspace_session.history_loaded(message)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_selected()
-        line = self.table.selected_line()
-        if line is not None:
-            self.message_view.scroll_to_line(line)
+        self.panes.row_highlighted()
 
     def on_command_table_top_wanted(self, event: CommandTable.TopWanted) -> None:
-        self.message_view.scroll_to_top()
+        self.panes.top_wanted()
 
-    def show_message(self, number: int | None) -> None:
-        if self.book.show(number):
-            self.refresh_view(reset=True)
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.waiting_write.row_chosen()
 
-    # --- actions (copy and undo are in copy_undo.py, e in message_flow.py) ---------------
+    def on_consent_asked(self, message: ConsentAsked) -> None:
+        self.waiting_write.consent_asked(message)
 
-    def action_previous_message(self) -> None:
-        self._step(-1, "previous_message")
+    def on_copy_done(self, message: CopyDone) -> None:
+        self.copy_control.copy_done(message)
 
-    def action_next_message(self) -> None:
-        self._step(1, "next_message")
+    def on_undo_checked(self, message: UndoChecked) -> None:
+        self.undo_control.checked(message)
 
-    def _step(self, step: int, action: str) -> None:
-        number = self.book.neighbour(step)
-        if number is None:  # from the command palette, where a dimmed entry still runs
-            self._explain(action)
-        self.browse(number)
+    def on_undo_done(self, message: UndoDone) -> None:
+        self.undo_control.done(message)
 
-    def browse(self, number: int | None) -> None:
-        """Show message `number` at the person's request, and say on the status line where they
-        are."""
-        self.show_message(number)
-        state = self.current()
-        if number is not None and state is not None and state.number == number:
-            self.status(browsing_text(state, self.waiting.command_in(number)))
+    async def action_quit(self) -> None:
+        if not await self.running_command.quit_first():
+            await self.waiting_write.quit()
 
-    def action_toggle_prompt_dialect(self) -> None:
-        dialect = "operator" if settings.prompt_dialect() == "string" else "string"
-        kept = settings.set_prompt_dialect(dialect)
-        said = (
-            "p now copies String's system prompt (<\U0001d49e=string:...> blocks)."
-            if dialect == "string"
-            else "p now copies the OPERATOR_CMD system prompt."
-        )
-        self.notify(
-            said if kept else said + " (Not remembered: the settings file cannot be written.)"
-        )
-
-    def action_toggle_auto_copy(self) -> None:
-        on = not settings.auto_copy()
-        kept = settings.set_auto_copy(on)
-        said = (
-            "Auto-copy is on: each message's result blocks are copied as soon as its last result "
-            "is in."
-            if on
-            else "Auto-copy is off: press c to copy a message's results."
-        )
-        self.notify(
-            said
-            + ("" if kept else f" (Not remembered: {settings.settings_file()} cannot be written.)"),
-            severity="information" if kept else "warning",
-        )
+    # --- the app's own: help, and closing ---------------------------------------------------
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    async def _leave(self) -> None:
+    async def leave(self) -> None:
         self._shutting_down.set()  # a worker waiting for consent gives up ("quit") at once
-        await self.stop_bridge()
+        await self.bridge_control.stop_bridge()
         self.exit()
 
     async def on_unmount(self) -> None:
         self._shutting_down.set()
-        await self.stop_bridge()
+        await self.bridge_control.stop_bridge()
 
-    def _stopping(self) -> bool:
+    def stopping(self) -> bool:
         return self._shutting_down.is_set() or not self.is_running

@@ -1,7 +1,7 @@
 """The TUI app's state, one small object per concern, each declared here once. The app creates
-them (app.py), host.py gives the mixins their types, and each object is changed by one module
-only: its docstring's "Changed by:" line names it, and tests/tui/test_state_owners.py holds the
-code to that. Other modules read them. No Textual here."""
+them (app.py) and hands each to the controller that owns it and to those that read it; each object
+is changed by its owner only: its docstring's "Changed by:" line names the module, and
+tests/tui/test_state_owners.py holds the code to that. No Textual here."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer
+    from ..engine import CommandOutput
     from .clipboard import ClipboardSource
     from .messages import ConsentAsked
     from .runner import EngineRunner
@@ -46,7 +47,7 @@ class OpenWorkspace:
 class MessageBook:
     """Every message of the open session as the TUI knows it, and the one shown. Changed by: its
     own methods (a session opened or read back: workspace_session.py; a message began:
-    message_flow.py; a message shown: app.py)."""
+    message_flow.py; a message shown: panes.py)."""
 
     def __init__(self) -> None:
         self.states: dict[int, MessageState] = {}
@@ -99,7 +100,7 @@ class Following:
 @dataclass
 class OwnCopies:
     """The texts Operator put on the clipboard itself: the clipboard watcher does not take them
-    for the model's answers. Changed by: copy_undo.py."""
+    for the model's answers. Changed by: copies.py."""
 
     texts: set[str] = field(default_factory=set)
 
@@ -110,7 +111,7 @@ class OwnCopies:
 @dataclass
 class UndoState:
     """What the undo journal said when last read, and for which runner: what another runner's
-    journal said (the workspace before) is not this workspace's. Changed by: copy_undo.py."""
+    journal said (the workspace before) is not this workspace's. Changed by: undo.py."""
 
     runner: EngineRunner | None = None
     can_undo: bool = False
@@ -138,6 +139,16 @@ class WaitingWrite:
 
 
 @dataclass
+class RunningCommand:
+    """The command the model's message runs now, as its last output event told (with the way to
+    stop it), and the question asked before quitting on it. Changed by: running_command.py."""
+
+    output: CommandOutput | None = None
+    number: int | None = None  # its message
+    quit_question: ConfirmScreen | None = None
+
+
+@dataclass
 class BridgeState:
     """The browser bridge while it runs, and the question about the answers it holds. Changed by:
     bridge_control.py."""
@@ -145,3 +156,8 @@ class BridgeState:
     server: BridgeServer | None = None
     # "N answers ended while Operator was not listening — run them?"
     held_question: ConfirmScreen | None = None
+
+    def streams(self, number: int) -> bool:
+        """Whether message `number` is still being fed by the browser."""
+        server = self.server
+        return server is not None and server.bridge.open_message(number) is not None

@@ -1,30 +1,38 @@
 """Starting and stopping the browser bridge from the TUI (`b`, the palette, `--bridge`), pairing a
 browser, and what the bridge tells the person: its state in the header, pairings, results put
 into the chat's input box. The bridge runs in the app's own event loop and streams into the same
-EngineRunner as a paste, so every write still opens the consent dialog here. A mixin of
-OperatorApp, and the one that changes its BridgeState (app_state.py); aiohttp is imported only
+EngineRunner as a paste, so every write still opens the consent dialog here. A controller
+(app_link.py), and the one that changes the BridgeState (app_state.py); aiohttp is imported only
 when the bridge starts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+from textual.app import SystemCommand
 
 from ..bridge.command import EXTENSION_DIR
 from ..bridge.service import BridgeStatus, HeldAnswer, Listener
 from .display import plural, printable
-from .host import AppHost
 from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
 from .status_text import bridge_on_text
-from .widgets.bridge_badge import BridgeBadge, badge_text
+from .widgets.bridge_badge import badge_text
+
+if TYPE_CHECKING:
+    from .app_link import AppLink
+    from .app_state import AppOptions, BridgeState, OpenWorkspace
+    from .panes import Panes
 
 
 class _Told(Listener):
-    def __init__(self, app: BridgeControlMixin) -> None:
-        self.app = app
+    def __init__(self, control: BridgeControl) -> None:
+        self.control, self.app = control, control.app
 
     def status_changed(self, status: BridgeStatus) -> None:
-        self.app.show_bridge_status(status)
+        self.control.show_bridge_status(status)
 
     def paired(self, browser: str) -> None:
         app = self.app
@@ -54,7 +62,7 @@ class _Told(Listener):
         )
 
     def held(self, answers: list[HeldAnswer]) -> None:
-        self.app.offer_held(answers)
+        self.control.offer_held(answers)
 
     def asked(self, number: int, count: int) -> None:
         said = (
@@ -63,7 +71,7 @@ class _Told(Listener):
             "now."
         )
         self.app.notify(said, title="Bridge", severity="warning", timeout=20)
-        self.app.status(said)
+        self.control.panes.status(said)
 
 
 RUN_HELD = "Run the answers that ended while Operator was not listening"
@@ -95,20 +103,46 @@ def held_question(answers: list[HeldAnswer]) -> Text:
     return Text("\n").join(lines)
 
 
-class BridgeControlMixin(AppHost):
+class BridgeControl:
+    def __init__(
+        self,
+        app: AppLink,
+        panes: Panes,
+        options: AppOptions,
+        opened: OpenWorkspace,
+        bridge_state: BridgeState,
+    ) -> None:
+        self.app, self.panes, self.options = app, panes, options
+        self.opened, self.bridge_state = opened, bridge_state
+
     def action_toggle_bridge(self) -> None:
         if self.bridge_state.server is None:
-            self.run_worker(self.start_bridge(), group="bridge", exclusive=True)
+            self.app.in_loop(self.start_bridge(), group="bridge")
         else:
-            self.run_worker(self.stop_bridge(), group="bridge", exclusive=True)
+            self.app.in_loop(self.stop_bridge(), group="bridge")
 
-    def action_pair_browser(self) -> None:
+    def pair_browser(self) -> None:
         server = self.bridge_state.server
         if server is None:
-            self.run_worker(self.start_bridge(pair=True), group="bridge", exclusive=True)
+            self.app.in_loop(self.start_bridge(pair=True), group="bridge")
             return
         server.pair_again()
         self._show_pairing()
+
+    def palette(self) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "Pair a browser",
+            "show a new code to pair the Operator browser extension (starts the bridge)",
+            self.pair_browser,
+        )
+        held = self.held_answers()
+        if held:
+            yield SystemCommand(
+                RUN_HELD,
+                f"{plural(len(held), 'answer')} the model wrote while Operator was not "
+                "listening: they run only when you say so",
+                self.run_held,
+            )
 
     async def start_bridge(self, pair: bool = False) -> None:
         from ..bridge.pairing import stored_port
@@ -116,10 +150,11 @@ class BridgeControlMixin(AppHost):
 
         if self.bridge_state.server is not None:
             return
+        opened = self.opened
         server = BridgeServer(
-            lambda: self.opened.runner,
+            lambda: opened.runner,
             _Told(self),
-            lambda: self.workspace.root.name if self.workspace is not None else None,
+            lambda: opened.runner.workspace.root.name if opened.runner is not None else None,
         )
         port = self.options.bridge_port
         if port is None:
@@ -127,14 +162,18 @@ class BridgeControlMixin(AppHost):
         try:
             await server.start(port)
         except BridgeUnavailable as exc:
-            self.notify(f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15)
+            self.app.notify(
+                f"The bridge is off: {exc}", title="Bridge", severity="error", timeout=15
+            )
             return
         self.bridge_state.server = server
-        self.welcome.show_bridge(True)
+        self.panes.show_bridge_tip(True)
         if pair and server.pairing_code is None:
             server.pair_again()
         self.show_bridge_status(server.status())
-        self.status(bridge_on_text(server.port, paired=server.bridge.pairing.paired is not None))
+        self.panes.status(
+            bridge_on_text(server.port, paired=server.bridge.pairing.paired is not None)
+        )
         if server.pairing_code is not None:
             self._show_pairing()
 
@@ -144,28 +183,27 @@ class BridgeControlMixin(AppHost):
             return
         self.offer_held([])  # what was held goes with the bridge: the page sends it again later
         await server.stop()
-        self._badge().update(badge_text("off"))
-        if self.is_running:
-            self.welcome.show_bridge(False)
-        self.status(
+        self.panes.show_badge(badge_text("off"))
+        if self.app.is_running:
+            self.panes.show_bridge_tip(False)
+        self.panes.status(
             "Bridge off: paste the model's answers, or press b to turn the bridge on again."
         )
 
     @property
-    def bridge_on(self) -> bool:
+    def on(self) -> bool:
         return self.bridge_state.server is not None
 
-    def bridge_streams(self, number: int) -> bool:
+    def streams(self, number: int) -> bool:
         """Whether message `number` is still being fed by the browser."""
-        server = self.bridge_state.server
-        return server is not None and server.bridge.open_message(number) is not None
+        return self.bridge_state.streams(number)
 
-    def end_bridge_message(self, number: int) -> None:
+    def end_message(self, number: int) -> None:
         server = self.bridge_state.server
         if server is not None:
             server.bridge.end_message(number)
 
-    def bridge_workspace_changed(self) -> None:
+    def workspace_changed(self) -> None:
         server = self.bridge_state.server
         if server is not None:
             server.bridge.workspace_changed()
@@ -180,14 +218,14 @@ class BridgeControlMixin(AppHost):
         asking = self.bridge_state.held_question
         if asking is not None:
             self.bridge_state.held_question = None
-            if asking in self.screen_stack:  # (not when the app is closing)
+            if asking in self.app.screen_stack:  # (not when the app is closing)
                 asking.dismiss(None)
         if not answers:
             return
-        if len(self.screen_stack) > 1:
+        if len(self.app.screen_stack) > 1:
             # The person is in another dialog: a question opened under their fingers would take
             # the next y as its answer.
-            self.notify(
+            self.app.notify(
                 f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close "
                 f"this, then run {'it' if len(answers) == 1 else 'them'} from the palette "
                 f"(ctrl+p): {RUN_HELD}.",
@@ -209,9 +247,9 @@ class BridgeControlMixin(AppHost):
             if run is None:
                 return  # replaced by a newer question, or the bridge stopped
             if run:
-                self.action_run_held()
+                self.run_held()
             else:
-                self.status(
+                self.panes.status(
                     f"Not run: {plural(len(answers), 'answer')} from while Operator was not "
                     "listening "
                     f'{"waits" if len(answers) == 1 else "wait"}; the palette\'s "{RUN_HELD}" runs '
@@ -219,23 +257,25 @@ class BridgeControlMixin(AppHost):
                 )
 
         self.bridge_state.held_question = question
-        self.push_screen(question, answered)
+        self.app.dialog(question, answered)
 
-    def action_run_held(self) -> None:
+    def run_held(self) -> None:
         server = self.bridge_state.server
         ran = server.bridge.run_held() if server is not None else 0
         if ran == 0:
-            self.notify(
+            self.app.notify(
                 "No answer from while Operator was not listening waits.", severity="warning"
             )
             return
-        self.status(f"Running {plural(ran, 'answer')} that ended while Operator was not listening.")
+        self.panes.status(
+            f"Running {plural(ran, 'answer')} that ended while Operator was not listening."
+        )
 
     def show_bridge_status(self, status: BridgeStatus) -> None:
         if self.bridge_state.server is None:
             return
         tab = status.tab
-        self._badge().update(
+        self.panes.show_badge(
             badge_text(
                 status.state,
                 site=tab.site if tab else None,
@@ -245,15 +285,12 @@ class BridgeControlMixin(AppHost):
             )
         )
         if tab is not None and not tab.adapter_ok and tab.problem:
-            self.status(f"The browser says: {tab.problem}")
+            self.panes.status(f"The browser says: {tab.problem}")
 
     def _show_pairing(self) -> None:
         server = self.bridge_state.server
         if server is None or server.pairing_code is None or server.port is None:
             return
-        if isinstance(self.screen, PairingScreen):
-            self.screen.dismiss(None)
-        self.push_screen(PairingScreen(server.pairing_code, server.port, str(EXTENSION_DIR)))
-
-    def _badge(self) -> BridgeBadge:
-        return self.bridge_badge
+        if isinstance(self.app.screen, PairingScreen):
+            self.app.screen.dismiss(None)
+        self.app.dialog(PairingScreen(server.pairing_code, server.port, str(EXTENSION_DIR)))

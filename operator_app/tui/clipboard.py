@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import settings
-from ..protocol.chanflow.grammar import SIGIL
-
-STRING_TAG = f"<{SIGIL}="  # how a String block (ChanFlow) starts
+from ..protocol import may_hold_blocks
 
 TIMEOUT_S = 2.0
 
@@ -150,5 +148,5 @@ def watch_loop(
         if text is None or text == last:
             continue
         last = text
-        if ("OPERATOR_CMD" in text or STRING_TAG in text) and not is_own(text):
+        if may_hold_blocks(text) and not is_own(text):
             on_text(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..protocol.escapes import escape_controls
+from ..protocol import escape_controls
 
 # What a file's line shows in place of a control character (tabs are expanded first).
 _CONTROL_AS_SPACE = {code: " " for code in (*range(32), *range(127, 160)) if code != 9}
@@ -34,4 +34,6 @@ def pretty_path(path: Path) -> str:
 
 
 def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    from ..protocol import count
+
+    return count(n, noun)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from ..protocol.grammar import WINDOW_CHARS
+from ..protocol import WINDOW_CHARS
 
 READ_LIMIT = 1 << 20  # bytes per poll; the rest comes on the next one
 HEAD_BYTES = 256  # kept to notice a file rewritten from the start between two polls

@@ -1,22 +1,135 @@
-"""The keys of the main screen, declared once: the app's bindings, the footer labels, the help
-screen and the command palette all read this table, so they cannot disagree."""
+"""The keys of the main screen, one declaration each: the binding and its footer word, the help
+screen's line and the command palette's entry, whether the key applies now (a function of the
+app's state, app_state.py) and, when it does not, what pressing it says. The app's bindings, its
+`check_action`, a dimmed key's explanation, the help screen and the palette all read this table,
+so they cannot disagree. Adding a key is one entry here and its action, `action_<name>`, on the
+controller that owns what the key changes (the app routes it there; see app.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from .app_state import (
+        AppOptions,
+        BridgeState,
+        Following,
+        MessageBook,
+        OpenWorkspace,
+        RunningCommand,
+        UndoState,
+        WaitingWrite,
+    )
+    from .state import MessageState
+
+# What `check_action` answers for a key: Textual's three states, named.
+APPLIES = True  # in the footer, and it runs
+NOT_NOW: None = None  # in the footer dimmed: it applies, just not now; pressed, it says why
+HIDDEN = False  # not in the footer, nor in the palette; pressed, it says why
+
+
+@dataclass(frozen=True, kw_only=True)
+class Now:
+    """What a key's availability and its reason read: the app's state objects (read only: keys.py
+    changes nothing) and whether the main screen is in front (no dialog over it)."""
+
+    options: AppOptions
+    opened: OpenWorkspace
+    book: MessageBook
+    following: Following
+    undo: UndoState
+    waiting: WaitingWrite
+    bridge: BridgeState
+    running: RunningCommand
+    alone: bool
+
+    @property
+    def shown(self) -> MessageState | None:
+        return self.book.current()
+
+    def streams_shown(self) -> bool:
+        """Whether the shown message is still being fed by the browser bridge."""
+        shown = self.shown
+        return shown is not None and self.bridge.streams(shown.number)
+
+
+def applies_always(now: Now) -> bool | None:
+    return APPLIES
+
+
+def no_reason(now: Now) -> str:
+    return "Not available now."
 
 
 @dataclass(frozen=True, kw_only=True)
 class Key:
     key: str  # Textual key name
     display: str  # as the help screen and the footer show it
-    action: str
+    action: str  # `action_<action>` on the controller that owns it
     label: str  # command palette title
     help: str  # help screen and command palette description
     short: str  # the footer's word: all of them fit an 80-column terminal
     group: str | None = None  # keys of one group share one footer word ("[] Msg")
+    applies: Callable[[Now], bool | None] = applies_always  # APPLIES, NOT_NOW or HIDDEN
+    why_not: Callable[[Now], str] = no_reason  # what pressing it says while it does not apply
+    # Pressed while it does not apply, its action runs anyway and says itself what it found:
+    # its availability was read on a worker and may be stale (u reads the journal afresh).
+    runs_anyway: bool = False
+
+
+def _copy_why_not(now: Now) -> str:
+    state = now.shown
+    if state is None:
+        return "Nothing to copy yet: paste the model's answer first."
+    if not state.finished:
+        return f"Message {state.number} has no result yet: c copies as soon as one is there."
+    if state.rows:  # after a restart: the app stopped before any of them ran
+        return (
+            f"Message {state.number} has no result to copy: Operator stopped before any of its "
+            "commands ran; paste the message again to run them."
+        )
+    return f"Message {state.number} has no result to copy: it held no block for Operator."
+
+
+def _end_applies(now: Now) -> bool | None:
+    if now.streams_shown():
+        return APPLIES
+    # Hidden unless a file is followed (then dimmed while nothing streams from it): the bridge's
+    # messages show it only while one streams, or the footer overflows 80 columns.
+    if now.options.follow is None:
+        return HIDDEN
+    return APPLIES if now.following.open_message is not None else NOT_NOW
+
+
+def _end_why_not(now: Now) -> str:
+    follow = now.options.follow
+    if follow is None:
+        return (
+            "e ends a message while it streams in, from the browser bridge (b) or a file "
+            "(--follow FILE); the one shown is not streaming."
+        )
+    return f"No message from {follow.name} is open: the next text written to it starts one."
+
+
+def _undo_applies(now: Now) -> bool | None:
+    # Hidden while a write waits (its message holds the session), so d has the room.
+    if now.waiting.write is not None:
+        return HIDDEN
+    return APPLIES if now.undo.can_undo_in(now.opened.runner) else NOT_NOW
+
+
+def _step_applies(step: int) -> Callable[[Now], bool | None]:
+    return lambda now: APPLIES if now.book.neighbour(step) is not None else NOT_NOW
+
+
+def _step_why_not(end: str) -> Callable[[Now], str]:
+    return lambda now: (
+        f"This is the {end} message of the session." if now.shown else "No message yet."
+    )
 
 
 MAIN_KEYS: tuple[Key, ...] = (
@@ -27,6 +140,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         label="Copy results",
         help="copy the result blocks of the shown message, exactly what `operator-app exec` prints",
         short="Copy",
+        applies=lambda now: APPLIES if now.shown and now.shown.results else NOT_NOW,
+        why_not=_copy_why_not,
     ),
     Key(
         key="p",
@@ -44,6 +159,11 @@ MAIN_KEYS: tuple[Key, ...] = (
         label="Undo",
         help="undo the last change Operator made in this workspace (asks first)",
         short="Undo",
+        applies=_undo_applies,
+        why_not=lambda now: (
+            "Nothing to undo in this workspace: no change Operator made is left to reverse."
+        ),
+        runs_anyway=True,
     ),
     Key(
         key="w",
@@ -61,6 +181,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         help="show the previous message of the session",
         short="Prev",
         group="Msg",
+        applies=_step_applies(-1),
+        why_not=_step_why_not("first"),
     ),
     Key(
         key="right_square_bracket",
@@ -70,6 +192,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         help="show the next message of the session",
         short="Next",
         group="Msg",
+        applies=_step_applies(1),
+        why_not=_step_why_not("latest"),
     ),
     Key(
         key="b",
@@ -89,6 +213,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         label="End message",
         help="end the message streaming in (--follow, or the bridge's, shown): an open block fails",
         short="End",
+        applies=_end_applies,
+        why_not=_end_why_not,
     ),
     Key(
         key="d",
@@ -97,6 +223,23 @@ MAIN_KEYS: tuple[Key, ...] = (
         label="Decide write",
         help="show again the consent dialog of the write that waits for you (escape closed it)",
         short="Decide",
+        # Hidden unless a write waits, and while a dialog is in front (its own keys then).
+        applies=lambda now: now.waiting.write is not None and now.alone,
+        why_not=lambda now: (
+            "No write waits for you: d brings back a consent dialog that escape put off."
+        ),
+    ),
+    Key(
+        key="x",
+        display="x",
+        action="stop_command",
+        label="Stop command",
+        help="stop the command the model's message runs now (its whole process group; its "
+        "changes are discarded)",
+        short="Stop",
+        # Shown only while a command runs.
+        applies=lambda now: now.running.output is not None,
+        why_not=lambda now: "No command runs now: x stops one while its output streams in.",
     ),
     Key(
         key="question_mark",
@@ -147,6 +290,9 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
     ("?", "these keys"),
     ("ctrl+q", "quit, after asking: the write stays undecided, neither applied nor rejected"),
 )
+
+
+KEY_OF_ACTION: dict[str, Key] = {key.action: key for key in MAIN_KEYS}
 
 
 def main_bindings() -> list[Binding]:

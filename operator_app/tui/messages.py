@@ -8,11 +8,8 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from ..engine.changes.plan import WritePlan
-from ..engine.executor import EngineEvent
-from ..engine.safety.journal import JournalEntry
+from ..engine import EngineEvent, JournalEntry, WriteOutlook, WritePlan
 from .clipboard import CopyOutcome
-from .outlook import WriteOutlook
 from .state import MessageState
 
 
@@ -49,7 +46,8 @@ class MessageGrew(FromRunner):
 class PendingChanged(FromRunner):
     """A followed message's trailing block still open (or not any more)."""
 
-    def __init__(self, number: int, pending: tuple[int, str | None] | None) -> None:
+    def __init__(self, number: int, pending: tuple[int, str | None, str] | None) -> None:
+        """`pending`: the open block's start line, what names it, and what it waits for."""
         super().__init__()
         self.number, self.pending = number, pending
 

@@ -12,14 +12,19 @@ from pathlib import Path
 
 from textual.message import Message
 
-from ..engine.boundary.workspace import Workspace
-from ..engine.changes.plan import WritePlan
-from ..engine.executor import BlockStarted, Engine, EngineEvent, MessageOpened, MessageRun
-from ..engine.state.session import Session
-from ..protocol.blocks import PendingBlock
-from ..protocol.chanflow.blocks import PendingChanBlock
-from ..protocol.chanflow.grammar import SIGIL
-from ..protocol.results import CommandResult
+from ..engine import (
+    Engine,
+    EngineEvent,
+    Lookahead,
+    MessageOpened,
+    MessageRun,
+    Session,
+    Workspace,
+    WriteOutlook,
+    WritePlan,
+)
+from ..protocol import CommandResult, MessageScan
+from .command_answers import Answer, command_answer, command_policy
 from .follow import FileFollower
 from .messages import (
     EngineEventPosted,
@@ -29,7 +34,6 @@ from .messages import (
     MessageGrew,
     PendingChanged,
 )
-from .outlook import WriteOutlook, write_outlook
 
 Post = Callable[[Message], object]
 Ask = Callable[
@@ -38,16 +42,6 @@ Ask = Callable[
 Observer = Callable[
     [EngineEvent], None
 ]  # hears a streamed message's engine events too (the bridge)
-# What a streamed message's source already holds beyond what was fed: (text still to come,
-# whether more may follow). The bridge knows; a followed file does not say.
-Lookahead = Callable[[], tuple[str, bool]]
-
-
-def pending_label(pending: PendingBlock | PendingChanBlock) -> str | None:
-    """What names a block still arriving: an OPERATOR_CMD block's id, a String block's topic."""
-    if isinstance(pending, PendingChanBlock):
-        return f"<{SIGIL}={pending.channel}:{pending.topic or 'main'}>"
-    return pending.id_hint
 
 
 class Abandoned(BaseException):
@@ -71,58 +65,49 @@ class EngineRunner:
         self._post_raw(message)
 
     def _engine(
-        self,
-        opened: list[int],
-        text: Callable[[], str],
-        observer: Observer | None = None,
-        *,
-        open_ended: Callable[[], bool] = lambda: False,
-        fed: Callable[[], str] | None = None,
+        self, opened: list[int], shown: Callable[[], str], observer: Observer | None = None
     ) -> Engine:
-        """`text`: the message as far as it is known (a streamed one grows); the dialog of a write
-        tells from it what else the message will write, and from `open_ended` whether more may come.
-        `fed`: what the engine was given of it so far, which the screen starts from (a streamed
-        message's later chunks each come as a MessageGrew; by default, all of `text`)."""
-        shown = fed or text
-        block_line: list[int | None] = [None]
+        """`shown`: what the screen starts the message from (all of a pasted message; nothing yet
+        of a streamed one, whose chunks each come as a MessageGrew)."""
 
         def listener(event: EngineEvent) -> None:
             if isinstance(event, MessageOpened):
                 opened.append(event.number)
                 self._post(MessageBegan(event.number, event.source, shown()))
             else:
-                if isinstance(event, BlockStarted):
-                    block_line[0] = event.line
                 self._post(EngineEventPosted(opened[0] if opened else 0, event))
             if observer is not None:
                 observer(event)
 
-        def decide(plan: WritePlan) -> bool:
+        def decide(plan: WritePlan, outlook: WriteOutlook) -> Answer:
             number = opened[0] if opened else 0
-            if number in self._approve_rest:
+            # A command without a sandbox runs only on its own explicit yes, never on `a`.
+            unsandboxed = plan.run is not None and not plan.run.sandboxed
+            if number in self._approve_rest and not unsandboxed:
                 return True
-            outlook = write_outlook(
-                text(),
-                block_line[0],
-                plan.command_id,
-                number,
-                self.session.used_ids(),
-                open_ended=open_ended(),
-            )
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
                 raise Abandoned
             if answer == "all":
                 self._approve_rest.add(number)
-            return answer in ("yes", "all")
+            return command_answer(answer, plan, self.workspace.root)
 
-        return Engine(self.workspace, self.session, decide=decide, listener=listener)
+        return Engine(
+            self.workspace,
+            self.session,
+            decide=decide,
+            listener=listener,
+            shell=command_policy(self.workspace.root),
+        )
 
-    def run_text(self, text: str, source: str) -> MessageRun | None:
-        """None when the person quit in the middle (the app is going away: nothing to tell it)."""
+    def run_text(
+        self, text: str, source: str, scan: MessageScan | None = None
+    ) -> MessageRun | None:
+        """None when the person quit in the middle (the app is going away: nothing to tell it).
+        `scan`: the message's scan, when the caller made it already (it is not made twice)."""
         with self._order:
             try:
-                run = self._engine([], lambda: text).run_text(text, source=source)
+                run = self._engine([], lambda: text).run_text(text, source=source, scan=scan)
             except Abandoned:
                 return None
         self._post(MessageFinished(run.number, run.warnings))
@@ -158,26 +143,15 @@ class StreamedMessage:
     ) -> None:
         self._runner = runner
         self.text = ""
-        self._lookahead = lookahead
         opened: list[int] = []
         with runner._order, runner.session.lock():
             # The screen starts from what was fed (nothing yet), not from what the page already
-            # sent beyond it: each chunk is shown by its own MessageGrew as it is fed.
-            self.run = runner._engine(
-                opened,
-                self._known_text,
-                observer,
-                open_ended=self._open_ended,
-                fed=lambda: self.text,
-            ).open_stream(source=source)
+            # sent beyond it: each chunk is shown by its own MessageGrew as it is fed. A followed
+            # file may always grow; the bridge knows what it holds beyond and when it stopped.
+            self.run = runner._engine(opened, lambda: self.text, observer).open_stream(
+                source=source, lookahead=lookahead
+            )
         self.number = self.run.number
-
-    def _known_text(self) -> str:
-        return self.text + (self._lookahead()[0] if self._lookahead is not None else "")
-
-    def _open_ended(self) -> bool:
-        # A followed file may always grow; the bridge knows when the page said it stopped.
-        return self._lookahead()[1] if self._lookahead is not None else True
 
     def feed(self, chunk: str) -> None:
         runner = self._runner
@@ -188,7 +162,8 @@ class StreamedMessage:
         pending = self.run.pending
         runner._post(
             PendingChanged(
-                self.number, (pending.start_line, pending_label(pending)) if pending else None
+                self.number,
+                (pending.start_line, pending.label, pending.awaits) if pending else None,
             )
         )
 

@@ -6,22 +6,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.chanflow.run import request_id
-from ..engine.executor import (
+from ..engine import (
     AwaitingDecision,
     BlockStarted,
+    CommandOutput,
     DuplicateSkipped,
     EngineEvent,
     Progress,
     ResultReady,
+    Session,
+    UsedId,
+    UsedIds,
+    unanswered_blocks,
 )
-from ..engine.state.session import Session, UsedId, UsedIds
-from ..protocol.chanflow.blocks import ChanBlock
-from ..protocol.chanflow.commands import BY_NAME
-from ..protocol.chanflow.grammar import ERROR_MARK, OK_MARK, SIGIL
-from ..protocol.commands import ACTIONS
-from ..protocol.message import scan_whole
-from ..protocol.results import CommandResult, repeated
+from ..protocol import CommandResult, action_writes, dialect_named
 
 WAITING = "waiting for you"
 NOT_RUN = "not run"
@@ -43,6 +41,7 @@ class Row:
     diff: str | None = None
     earlier_message: int | None = None  # a duplicate: the message whose result it repeats
     undone_at: float | None = None  # when the change this row made was undone
+    live: str | None = None  # a command running: its last lines of output so far
 
 
 @dataclass
@@ -51,7 +50,8 @@ class MessageState:
     text: str = ""
     source: str = ""
     rows: dict[int, Row] = field(default_factory=dict)
-    pending: tuple[int, str | None] | None = None  # (line, id) of a block still streaming
+    # (line, label, what it waits for) of a block still streaming
+    pending: tuple[int, str | None, str] | None = None
     finished: bool = False
     interrupted: bool = False  # the app stopped before the message ended (seen after a restart)
     warnings: tuple[str, ...] = ()
@@ -70,7 +70,7 @@ class MessageState:
         return {
             row.line: (
                 f"{row.result.error_code}: "
-                f"{bare_summary(row.result.summary, row.result.error_code)}"
+                f"{bare_summary(row.result.summary, row.result, row.result.error_code)}"
             )
             for row in self.rows.values()
             if row.result is not None and row.result.status == "invalid" and row.result.error_code
@@ -112,45 +112,31 @@ class MessageState:
         """After a restart, rows for the blocks that have no stored result: a repeat of a command an
         earlier message ran (a duplicate, as it showed live), or, in a message the app stopped in,
         a block that never ran (the model must treat it as not executed)."""
-        for block in scan_whole(self.text).blocks:
-            if block.start_line in self.rows:
+        for missing in unanswered_blocks(
+            self.text, self.number, used, interrupted=self.interrupted
+        ):
+            if missing.line in self.rows:
                 continue
-            if isinstance(block, ChanBlock):
-                if block.for_operator and not block.is_response and self.interrupted:
-                    rid, _ = request_id(block.key, used)
-                    self.rows[block.start_line] = Row(
-                        line=block.start_line,
-                        command_id=rid,
-                        status=NOT_RUN,
-                        summary="Operator stopped before this ran; paste the message again to "
-                        "run it",
-                    )
-                continue
-            earlier = used.get(block.id_hint or "")
-            if (
-                earlier is not None
-                and earlier.message < self.number
-                and earlier.content_key == block.content_key
-            ):
-                result = repeated(earlier.result, earlier.message, block.start_line)
-                self.rows[block.start_line] = Row(
-                    line=block.start_line,
-                    command_id=block.id_hint,
-                    action=result.action,
-                    path=result.path,
-                    status="duplicate",
-                    summary=result.summary,
-                    result=result,
-                    diff=result.diff,
-                    earlier_message=earlier.message,
-                )
-            elif self.interrupted:
-                self.rows[block.start_line] = Row(
-                    line=block.start_line,
-                    command_id=block.id_hint,
+            result = missing.repeat
+            if result is None:
+                self.rows[missing.line] = Row(
+                    line=missing.line,
+                    command_id=missing.command_id,
                     status=NOT_RUN,
                     summary="Operator stopped before this ran; paste the message again to run it",
                 )
+                continue
+            self.rows[missing.line] = Row(
+                line=missing.line,
+                command_id=missing.command_id,
+                action=result.action,
+                path=result.path,
+                status="duplicate",
+                summary=result.summary,
+                result=result,
+                diff=result.diff,
+                earlier_message=missing.earlier_message,
+            )
 
     def apply(self, event: EngineEvent) -> None:
         self.version += 1
@@ -171,6 +157,10 @@ class MessageState:
                 row.status, row.diff = WAITING, plan.diff
                 row.path = plan.target.rel
                 row.summary = f"{plan.kind} {plan.where} +{plan.added} -{plan.removed}"
+                if plan.run is not None:
+                    row.summary = f"run {plan.run.first_line} (in {plan.where})?"
+                elif plan.changes is not None:
+                    row.summary = f"apply its changes? {plan.changes.describe()}"
         elif isinstance(event, ResultReady):
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):
@@ -191,26 +181,32 @@ class MessageState:
             row = self._open_row(event.command_id)
             if row is not None:
                 row.summary = event.text
+        elif isinstance(event, CommandOutput):
+            row = self._open_row(event.command_id)
+            if row is not None:
+                row.status = "running"
+                row.live = event.text
+                lines = f"{event.lines} line{'s' if event.lines != 1 else ''}"
+                row.summary = (
+                    f"ran {event.seconds:.1f} s, {lines} of output"
+                    if event.done
+                    else f"running {event.seconds:.1f} s, {lines} of output (x stops it)"
+                )
 
     def grow(self, chunk: str) -> None:
         """A streamed message received more text."""
         self.text += chunk
         self.version += 1
 
-    def set_pending(self, pending: tuple[int, str | None] | None) -> None:
+    def set_pending(self, pending: tuple[int, str | None, str] | None) -> None:
         self.version += 1
         for line in [line for line, row in self.rows.items() if row.status == "pending"]:
             del self.rows[line]
         self.pending = pending
         if pending is not None and pending[0] not in self.rows:
-            chanflow = (pending[1] or "").startswith(f"<{SIGIL}=")
-            self.rows[pending[0]] = Row(
-                line=pending[0],
-                command_id=pending[1],
-                status="pending",
-                summary="waiting for its close tag"
-                if chanflow
-                else "waiting for its END_OPERATOR_CMD line",
+            line, label, awaits = pending
+            self.rows[line] = Row(
+                line=line, command_id=label, status="pending", summary=f"waiting for {awaits}"
             )
 
     def finish(self, warnings: list[str] | tuple[str, ...]) -> None:
@@ -240,23 +236,15 @@ class MessageState:
 
 
 def writes(action: str | None) -> bool:
-    """Whether a row's action changes a file: a write action, or a String command that does."""
-    if action is not None and action.startswith("/"):
-        spec = BY_NAME.get(action[1:])
-        return spec is not None and spec.writes
-    model = ACTIONS.get(action or "")
-    return model is not None and model.WRITES
+    """Whether a row's action changes a file, in whichever dialect names it."""
+    return action_writes(action)
 
 
-def bare_summary(summary: str, code: str | None) -> str:
-    """A summary without what the status column shows beside it anyway: an invalid block's
-    "Invalid OPERATOR_CMD (<code>): ", a failure's "<code>: ", a String error's "✗ <code>: ", a
-    String confirmation's "✓ "."""
-    summary = summary.removeprefix(f"{OK_MARK} ")
-    if code:
-        for prefix in (f"Invalid OPERATOR_CMD ({code}): ", f"{ERROR_MARK} {code}: ", f"{code}: "):
-            summary = summary.removeprefix(prefix)
-    return summary
+def bare_summary(summary: str, result: CommandResult | None, code: str | None) -> str:
+    """A summary without what the status column shows beside it anyway: the marks of the
+    result's dialect (a String confirmation's "✓ "), and with `code` the error code's prefix."""
+    dialect = result.dialect if result is not None else "operator"
+    return dialect_named(dialect).bare_summary(summary, code)
 
 
 def status_of(result: CommandResult) -> str:

@@ -1,10 +1,10 @@
-"""What the status line says at each turn of the loop, and why a key that does not apply now does
-nothing. Pure functions of the message state, so the wording is tested without an app; every text
-says what happened and what the person can do next."""
+"""What the status line says at each turn of the loop (why a key that does not apply now does
+nothing is said by its entry in keys.py). Pure functions of the message state, so the wording is
+tested without an app; every text says what happened and what the person can do next."""
 
 from __future__ import annotations
 
-from ..protocol.results import CommandResult
+from ..protocol import CommandResult
 from .display import plural
 from .state import MessageState
 
@@ -93,36 +93,3 @@ def resumed_text(count: int, interrupted: int) -> str:
             "ran."
         )
     return text + " Paste the model's next answer anywhere."
-
-
-def why_not(
-    action: str, state: MessageState | None, *, following: bool, follow_name: str | None
-) -> str:
-    """Why the key of `action` does nothing now (its footer entry is dimmed)."""
-    if action == "copy_results":
-        if state is None:
-            return "Nothing to copy yet: paste the model's answer first."
-        if not state.finished:
-            return f"Message {state.number} has no result yet: c copies as soon as one is there."
-        if state.rows:  # after a restart: the app stopped before any of them ran
-            return (
-                f"Message {state.number} has no result to copy: Operator stopped before any of its "
-                "commands ran; paste the message again to run them."
-            )
-        return f"Message {state.number} has no result to copy: it held no block for Operator."
-    if action == "undo":
-        return "Nothing to undo in this workspace: no change Operator made is left to reverse."
-    if action == "previous_message":
-        return "This is the first message of the session." if state else "No message yet."
-    if action == "next_message":
-        return "This is the latest message of the session." if state else "No message yet."
-    if action == "decide":
-        return "No write waits for you: d brings back a consent dialog that escape put off."
-    if action == "end_follow":
-        if not following:
-            return (
-                "e ends a message while it streams in, from the browser bridge (b) or a file "
-                "(--follow FILE); the one shown is not streaming."
-            )
-        return f"No message from {follow_name} is open: the next text written to it starts one."
-    return "Not available now."

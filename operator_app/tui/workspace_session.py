@@ -1,36 +1,74 @@
 """The workspace and its session: choosing one (the picker), opening it (a new EngineRunner and
 session, the bridge told), and reading the session back (recovering a write an earlier run died
-in, then every message with its results). A mixin of OperatorApp, and the one that changes its
-OpenWorkspace (app_state.py)."""
+in, then every message with its results). A controller (app_link.py), and the one that changes
+the OpenWorkspace (app_state.py)."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-
-from textual import work
+from typing import TYPE_CHECKING
 
 from .. import settings
-from ..engine.boundary.workspace import Workspace, WorkspaceUnusable
-from ..engine.state.session import Session, StateUnusable, default_state_dir
+from ..engine import Session, StateUnusable, Workspace, WorkspaceUnusable, default_state_dir
 from .display import pretty_path
-from .host import AppHost
 from .messages import HistoryLoaded, WorkFailed
 from .runner import EngineRunner
 from .screens.picker import PickerScreen
 from .state import load_history
 from .status_text import resumed_text
 
+if TYPE_CHECKING:
+    from .app_link import AppLink
+    from .app_state import AppOptions, MessageBook, OpenWorkspace, UndoState
+    from .bridge_control import BridgeControl
+    from .message_flow import MessageFlow
+    from .panes import Panes
+    from .undo import UndoControl
+    from .waiting_write import WaitingWriteControl
 
-class WorkspaceSessionMixin(AppHost):
-    # --- workspace and session -----------------------------------------------------------
+
+class WorkspaceSession:
+    def __init__(
+        self,
+        app: AppLink,
+        panes: Panes,
+        options: AppOptions,
+        book: MessageBook,
+        opened: OpenWorkspace,
+        undo_state: UndoState,
+        *,
+        waiting_write: WaitingWriteControl,
+        bridge_control: BridgeControl,
+        undo_control: UndoControl,
+        message_flow: MessageFlow,
+    ) -> None:
+        self.app, self.panes, self.options, self.book = app, panes, options, book
+        self.opened, self.undo_state = opened, undo_state
+        self.waiting_write, self.bridge_control = waiting_write, bridge_control
+        self.undo_control, self.message_flow = undo_control, message_flow
+
+    @property
+    def workspace(self) -> Workspace | None:
+        runner = self.opened.runner
+        return runner.workspace if runner is not None else None
+
+    def begin(self) -> None:
+        """At start: the workspace given, or the one used last, or the picker."""
+        start = self.options.workspace or settings.last_workspace()
+        if start is None:
+            self.panes.status("Choose the workspace folder to begin.")
+            self._pick_workspace(Path.cwd(), first_use=True)
+        else:
+            self.open_workspace(start)
 
     def _workspace_chosen(self, path: Path | None) -> None:
         if path is not None and (self.workspace is None or path != self.workspace.root):
             # A write put off while the picker was open holds this workspace's session.
-            if not self._busy_with_a_write("choose another workspace"):
+            if not self.waiting_write.busy("choose another workspace"):
                 self.open_workspace(path)
         elif self.opened.runner is None:
-            self.status("No workspace chosen: press w to choose one.")
+            self.panes.status("No workspace chosen: press w to choose one.")
 
     def _state_dir_for(self, root: Path) -> Path | None:
         # --state-dir names the session of the workspace the app starts in, given or picked first;
@@ -48,56 +86,56 @@ class WorkspaceSessionMixin(AppHost):
                 state_dir or default_state_dir(workspace.root), workspace_root=workspace.root
             )
         except (WorkspaceUnusable, StateUnusable) as exc:
-            self.notify(str(exc), severity="error", timeout=10)
+            self.app.notify(str(exc), severity="error", timeout=10)
             self._pick_workspace(Path.cwd(), first_use=self.opened.runner is None)
             return
         opened = self.opened
         if state_dir is not None:
             opened.state_owner = workspace.root
         if opened.runner is not None:
-            self.bridge_workspace_changed()
+            self.bridge_control.workspace_changed()
         runner = opened.runner = EngineRunner(
-            workspace, session, self.post_message, self._ask_consent
+            workspace, session, self.app.post_message, self.waiting_write.ask_consent
         )
         settings.remember_workspace(workspace.root)
-        self.sub_title = pretty_path(workspace.root)
+        self.app.sub_title = pretty_path(workspace.root)
         # What undo knows stays with the previous runner (UndoState is per runner).
         self.book.clear()
-        self.refresh_view(reset=True)
-        self.status("Reading the session...")
-        self.load_session(runner)
-        self.check_undo()
+        self.panes.refresh_view(reset=True)
+        self.panes.status("Reading the session...")
+        self.app.in_thread(lambda: self._load_session(runner), group="session")
+        self.undo_control.check()
         if opened.first_message is not None:
             text, opened.first_message = opened.first_message, None
-            self.start_message(text, "message file")
+            self.message_flow.start_message(text, "message file")
 
-    @work(thread=True, exit_on_error=False, group="session")
-    def load_session(self, runner: EngineRunner) -> None:
+    def _load_session(self, runner: EngineRunner) -> None:
+        """On a worker."""
         try:
             with (
                 runner.session.lock()
             ):  # a write the app died in the middle of gets its result first
                 if runner.session.unresolved_intents():
-                    from ..engine.changes.recovery import (
-                        recover_interrupted_writes,
-                        recovery_notices,
-                    )
+                    from ..engine import recover_interrupted_writes, recovery_notices
 
                     recovered = recover_interrupted_writes(runner.workspace, runner.session)
                     for notice in recovery_notices(
                         recovered, "show it with [ and ], then c copies its results"
                     ):
-                        self.call_from_thread(self.notify, notice, severity="warning", timeout=30)
+                        self.app.on_ui_thread(partial(self._warn, notice))
             loaded = HistoryLoaded(load_history(runner.session))
         except Exception as exc:
-            self.post_message(
+            self.app.post_message(
                 WorkFailed(f"Cannot read the session in {runner.session.state_dir}: {exc}")
             )
             loaded = HistoryLoaded({})
         loaded.origin = runner
-        self.post_message(loaded)
+        self.app.post_message(loaded)
 
-    def on_history_loaded(self, message: HistoryLoaded) -> None:
+    def _warn(self, notice: str) -> None:
+        self.app.notify(notice, severity="warning", timeout=30)
+
+    def history_loaded(self, message: HistoryLoaded) -> None:
         runner = self.opened.runner
         if message.origin is not runner:
             return
@@ -106,24 +144,24 @@ class WorkspaceSessionMixin(AppHost):
             state.mark_undone(undone)
         if self.book.read_back(message.states):
             # The shown message stays as it is: only "N of M" in its title changes.
-            self.refresh_view()
+            self.panes.refresh_view()
             return
         states = self.book.states
-        self.welcome.display = not states
-        self.refresh_view(reset=True)
+        self.panes.show_welcome(not states)
+        self.panes.refresh_view(reset=True)
         if states:
             interrupted = sum(1 for state in states.values() if state.interrupted)
-            self.status(resumed_text(len(states), interrupted))
+            self.panes.status(resumed_text(len(states), interrupted))
         elif self.options.follow is not None:
-            self.status(
+            self.panes.status(
                 f"Following {self.options.follow.name}: a message starts when text is written to "
                 "it. A paste works too."
             )
         else:
-            self.status("Paste the model's answer anywhere on this screen.")
+            self.panes.status("Paste the model's answer anywhere on this screen.")
 
     def action_pick_workspace(self) -> None:
-        if self._busy_with_a_write("choose another workspace"):
+        if self.waiting_write.busy("choose another workspace"):
             return
         start = self.workspace.root if self.workspace else Path.cwd()
         self._pick_workspace(start)
@@ -132,7 +170,7 @@ class WorkspaceSessionMixin(AppHost):
         def state_dir_of(root: Path) -> Path:
             return self._state_dir_for(root.resolve()) or default_state_dir(root.resolve())
 
-        self.push_screen(
+        self.app.dialog(
             PickerScreen(
                 start,
                 first_use,

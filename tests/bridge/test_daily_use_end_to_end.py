@@ -51,7 +51,7 @@ async def test_the_message_pane_shows_the_claude_pages_answer_once(
         assert whole.startswith("Hello.\n\nOPERATOR_CMD\nversion: 1\nid: r1\n") and whole.endswith(
             "\n\nDone."
         )
-        await wait_for(pilot, lambda: not app._refresh_scheduled)
+        await wait_for(pilot, lambda: not app.panes.redraw_pending)
         assert [
             line.text for line in app.message_view.lines if line.number is not None
         ] == whole.split("\n")

@@ -40,7 +40,7 @@ async def test_a_string_answer_streams_runs_and_comes_back_in_the_input_box(
         )
         await wait_for(pilot, lambda: len(rows(app)) == 2 and rows(app)[1][1] == "pending")
         assert rows(app)[0][1] == "ok"  # the read ran while the model was still writing
-        assert app.current().pending == (5, f"<{S}=string:notes>")
+        assert app.current().pending == (5, f"<{S}=string:notes>", "its close tag")
         await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", write[30:])
         # Until the dialog takes keys, a y pressed is no answer (on a loaded machine it was sent
         # too early, and the write waited for ever).

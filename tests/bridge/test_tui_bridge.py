@@ -321,7 +321,7 @@ async def test_the_palette_pairs_a_browser_again_and_the_old_token_stops_working
     app = bridged_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         first = await paired_extension(pilot, app)
-        app.action_pair_browser()
+        app.bridge_control.pair_browser()
         await wait_for(pilot, lambda: isinstance(app.screen, PairingScreen))
         second = Extension(app.bridge.port)
         await second.pair(app.bridge.pairing_code)
@@ -340,7 +340,7 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         extension = await paired_extension(pilot, app)
         await extension.message(READ, generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
-        app.open_workspace(other)
+        app.workspace_session.open_workspace(other)
         result = await extension.results(wait=10)
         assert result["state"] == "ready" and result["count"] == 1
         await extension.message(

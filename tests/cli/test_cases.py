@@ -46,8 +46,13 @@ NOT_FROM_A_MESSAGE = {
     ErrorCode.ERR_PERMISSION_DENIED,
     ErrorCode.ERR_INTERNAL,
     ErrorCode.ERR_IO,
-    ErrorCode.ERR_DELETE_INCOMPLETE,
-}  # a failing trash, not a message, provokes it
+    ErrorCode.ERR_DELETE_INCOMPLETE,  # a failing trash, not a message, provokes it
+    # a person stopping a command, a machine without a sandbox, a sandbox that fails to build:
+    # tests/cli/test_shell.py
+    ErrorCode.ERR_COMMAND_KILLED,
+    ErrorCode.ERR_NOT_SANDBOXED,
+    ErrorCode.ERR_SANDBOX_FAILED,
+}
 
 
 def split_results(stdout: bytes) -> list[dict[str, Any]]:

@@ -111,9 +111,9 @@ def test_message_from_stdin_or_dash_and_writes_not_approved_without_a_terminal(
             "terminal and no --approve was given. It was not applied, and the command after it "
             "did not run; the model is told so (ERR_NOT_APPROVED). To decide, run the same "
             "message again from a terminal, with the message in a file, and Operator shows each "
-            f"diff and asks: operator-app exec --workspace {ws} --state-dir {state} MESSAGE_FILE; "
-            "or apply every write unseen: operator-app exec --workspace "
-            f"{ws} --state-dir {state} --approve all MESSAGE_FILE\n"
+            f"diff and command and asks: operator-app exec --workspace {ws} --state-dir {state} "
+            "MESSAGE_FILE; or approve every write and command unseen: operator-app exec "
+            f"--workspace {ws} --state-dir {state} --approve all MESSAGE_FILE\n"
         )
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
 

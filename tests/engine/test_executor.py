@@ -16,7 +16,7 @@ from operator_app.engine.executor import (
     reject_all,
 )
 from operator_app.engine.state.session import Session
-from operator_app.protocol.results import render_results
+from operator_app.protocol import render_results
 from tests.support.blocks import b64, block
 
 
@@ -135,7 +135,7 @@ def test_block_without_readable_id_gets_a_generated_operator_error(
 def test_a_decision_can_see_the_plan(ws: Path, tmp_path: Path) -> None:
     seen = []
 
-    def decide(plan: object) -> bool:
+    def decide(plan: object, outlook: object = None) -> bool:
         seen.append(plan)
         return True
 

@@ -22,7 +22,7 @@ from operator_app.engine.state.session import (
     check_state_location,
     read_jsonl,
 )
-from operator_app.protocol.results import render_results
+from operator_app.protocol import render_results
 from tests.support.blocks import b64, block
 
 APP = str(Path(sys.executable).with_name("operator-app"))

@@ -41,7 +41,7 @@ class HeldConsent:
         self.asked = threading.Event()
         self.answer = threading.Event()
 
-    def __call__(self, plan: WritePlan) -> bool:
+    def __call__(self, plan: WritePlan, outlook: object = None) -> bool:
         self.asked.set()
         assert self.answer.wait(60)
         return True
@@ -197,7 +197,7 @@ def test_read_results_are_recorded_before_they_are_shown_and_in_one_append(
     reads = "".join(block(f"r{n}", "fs.stat", path="f.txt") for n in range(50))
     more = "".join(block(f"s{n}", "fs.stat", path="g.txt") for n in range(50))
     run = Engine(
-        Workspace(ws), Session(state), decide=lambda plan: True, listener=listener
+        Workspace(ws), Session(state), decide=lambda plan, outlook=None: True, listener=listener
     ).run_text(reads + block("w1", "fs.write", path="f.txt", content="changed") + more)
     assert len(run.results) == 101 and all(r.ok for r in run.results)
     assert all(on_disk for _, on_disk in seen_on_disk) and len(seen_on_disk) == 102
@@ -232,7 +232,7 @@ def test_what_this_process_appended_is_never_read_back(ws: Path, tmp_path: Path)
         "".join(block(f"old{i}", "fs.stat", path="f.txt") for i in range(30))
     )
     session = Session(state)
-    engine = Engine(Workspace(ws), session, decide=lambda plan: True)
+    engine = Engine(Workspace(ws), session, decide=lambda plan, outlook=None: True)
     for round_no in range(3):
         engine.run_text(
             "".join(block(f"new{round_no}-{i}", "fs.stat", path="f.txt") for i in range(20))

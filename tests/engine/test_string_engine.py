@@ -24,8 +24,8 @@ from operator_app.engine.executor import (
     reject_all,
 )
 from operator_app.engine.state.session import Session
+from operator_app.protocol import CommandResult, render_results
 from operator_app.protocol.message import MAX_PAYLOAD_CHARS
-from operator_app.protocol.results import CommandResult, render_results
 from tests.support.blocks import block
 from tests.support.cases import ROOT
 
@@ -127,7 +127,7 @@ def test_an_undo_no_person_is_asked_about_is_not_approved_and_holds_back_the_res
 ) -> None:
     """With no one to ask (exec without a terminal or --approve), /undo is NOT_APPROVED, not
     REJECTED, and the block after it waits: run again with approval, both run."""
-    from operator_app.engine.unattended import no_person
+    from operator_app.engine import no_person
 
     folder = Folder(tmp_path, {"a.md": "a\n"})
     assert all(r.ok for r in folder.run(chan("one", "/write a.md\nA")))
@@ -153,7 +153,7 @@ def test_undo_is_asked_about_and_takes_back_only_the_topics_change(tmp_path: Pat
     )
     asked: list[WritePlan] = []
 
-    def decide(plan: WritePlan) -> bool:
+    def decide(plan: WritePlan, outlook: object = None) -> bool:
         asked.append(plan)
         return False
 
@@ -186,7 +186,7 @@ def test_a_topic_outlives_its_process_until_close(tmp_path: Path) -> None:
 def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from operator_app.engine.chanflow import run as chanflow_run
+    from operator_app.engine.chanflow import runner as chanflow_run
 
     def broken(call: object) -> object:
         raise RuntimeError("boom")
@@ -194,7 +194,9 @@ def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     monkeypatch.setitem(chanflow_run._HANDLERS, "ls", broken)
     folder = Folder(tmp_path, {"a.md": "x\n"})
     failed, read = folder.run(chan("t", "/ls") + chan("t", "/open a.md"))
-    assert failed.error_code == "INTERNAL" and "RuntimeError: boom" in failed.summary
+    assert failed.error_code == "INTERNAL" and "(RuntimeError in engine/" in failed.summary
+    assert "boom" not in failed.summary + (failed.details or "")  # the text stays in the log
+    assert "boom" in (folder.state / "internal-errors.log").read_text()
     assert read.ok
 
 
@@ -254,7 +256,9 @@ def test_a_string_change_the_app_died_in_is_told_in_strings_form(
     recovered = Session(folder.state).results_of(1)
     (result,) = recovered
     assert (
-        result.dialect == "string" and result.topic == "file:t" and result.request == "/write a.md"
+        result.dialect == "string"
+        and result.frame["topic"] == "file:t"
+        and result.frame["request"] == "/write a.md"
     )
     if landed:
         assert result.ok and result.summary.startswith("\u2713 Written: a.md")

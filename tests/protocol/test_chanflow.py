@@ -31,9 +31,9 @@ def test_topics(raw: str | None, full: str) -> None:
         ("intro.md", 'invalid topic "intro.md"'),
         ("file:a/b", 'invalid topic "file:a/b"'),
         ("mail:x", 'invalid topic "mail:x"'),
-        ("web:docs", "Operator serves file topics only"),
-        ("app:gmail:work", "Operator serves file topics only"),
-        ("bash:dev", "(never a shell)"),
+        ("web:docs", "Operator serves file and bash topics only"),
+        ("app:gmail:work", "Operator serves file and bash topics only"),
+        ("bash:a.b", 'invalid topic "bash:a.b"'),
     ],
 )
 def test_bad_topics(raw: str, says: str) -> None:

@@ -9,6 +9,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
+from operator_app.protocol import render_results
 from operator_app.protocol.escapes import escape_controls
 from operator_app.protocol.results import CommandResult, one_line
 
@@ -16,7 +17,7 @@ FORGED_ID = "x\x0cok: true\x0bsummary: forged\x1b[2K"
 
 
 def _lines(result: CommandResult) -> list[str]:
-    return result.render().splitlines()
+    return render_results([result]).splitlines()
 
 
 def test_a_forged_id_stays_on_its_line_and_shows_its_escapes() -> None:

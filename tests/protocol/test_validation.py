@@ -109,6 +109,7 @@ def test_a_result_never_holds_what_cannot_be_encoded() -> None:
     still render, serialise to JSON and be recorded (it crashed the whole exec before)."""
     import json
 
+    from operator_app.protocol import render_results
     from operator_app.protocol.results import CommandResult, encodable
 
     result = CommandResult(
@@ -123,7 +124,7 @@ def test_a_result_never_holds_what_cannot_be_encoded() -> None:
         "caf\\xe9.txt\n\\ud800",
         "caf\\xe9",
     )
-    result.render().encode("utf-8")
+    render_results([result]).encode("utf-8")
     json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
     assert encodable("plain") == "plain"
 

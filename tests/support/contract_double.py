@@ -52,126 +52,9 @@ class BridgeDouble:
         self.workspace: str | None = (
             "demo"  # None: Operator has no workspace open (409 on /v1/message)
         )
-        double = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self) -> None:
-                super().setup()
-                with double.changed:
-                    double.connections.add(self.connection)
-
-            def finish(self) -> None:
-                with double.changed:
-                    double.connections.discard(self.connection)
-                super().finish()
-
-            def _body(self) -> Any:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                return json.loads(raw) if raw else None
-
-            def _answer(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _record(self, body: Any) -> None:
-                with double.changed:
-                    double.requests.append(
-                        Recorded(
-                            self.command, self.path, dict(self.headers), body, time.monotonic()
-                        )
-                    )
-                    double.changed.notify_all()
-
-            def _authorized(self) -> bool:
-                return (
-                    double.token is not None
-                    and self.headers.get("Authorization") == f"Bearer {double.token}"
-                )
-
-            def do_POST(self) -> None:
-                body = self._body()
-                self._record(body)
-                route = urlsplit(self.path).path
-                if route == "/v1/pair":
-                    if body.get("code") != double.pairing_code:
-                        self._answer(
-                            403,
-                            {"error": {"code": "BRIDGE_BAD_CODE", "message": "wrong pairing code"}},
-                        )
-                        return
-                    double.token = secrets.token_urlsafe(32)
-                    self._answer(
-                        200,
-                        {"token": double.token, "workspace": "demo", "operator_version": "0.1.0"},
-                    )
-                    return
-                if not self._authorized():
-                    self._answer(
-                        401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}}
-                    )
-                    return
-                if route == "/v1/hello":
-                    # `wait`: answered after that long, or at once when the bridge stops.
-                    wait = min(25.0, float((body or {}).get("wait") or 0))
-                    with double.changed:
-                        double.changed.wait_for(lambda: double.closed, timeout=wait)
-                    bridge = "stopping" if double.closed else "connected"
-                    self._answer(
-                        200,
-                        {
-                            "workspace": double.workspace,
-                            "operator_version": "0.1.0",
-                            "bridge": bridge,
-                        },
-                    )
-                elif route == "/v1/message" and double.workspace is None:
-                    self._answer(
-                        409,
-                        {"error": {"code": "BRIDGE_NO_WORKSPACE", "message": "no workspace open"}},
-                    )
-                elif route == "/v1/message":
-                    self._answer(200, double._message(body))
-                elif route == "/v1/asked":
-                    self._answer(200, {"ok": True})
-                elif route == "/v1/delivered":
-                    with double.changed:
-                        page = double.pages[(body["conversation"], body["position"])]
-                        page.delivered = True
-                        page.delivered_calls.append(body)
-                        double.changed.notify_all()
-                    self._answer(200, {"ok": True})
-                else:
-                    self._answer(404, {"error": {"code": "BRIDGE_NOT_FOUND", "message": route}})
-
-            def do_GET(self) -> None:
-                self._record(None)
-                if not self._authorized():
-                    self._answer(
-                        401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}}
-                    )
-                    return
-                query = parse_qs(urlsplit(self.path).query)
-                key = (query["conversation"][0], int(query["position"][0]))
-                wait = min(25.0, float(query.get("wait", ["0"])[0]))
-                results = double._results(key, wait)
-                if double.closed:  # closed while this long poll waited: the connection dies with it
-                    self.close_connection = True
-                    return
-                self._answer(200, results)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(
-            ("127.0.0.1", port), Handler
-        )  # a given port: Operator back after a restart
+        handler = type("Handler", (_Handler,), {"double": self})
+        # a given port: Operator back after a restart
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -275,3 +158,114 @@ class BridgeDouble:
         for connection in open_now:
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RD)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    double: BridgeDouble  # set on the subclass each double makes
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        with self.double.changed:
+            self.double.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.double.changed:
+            self.double.connections.discard(self.connection)
+        super().finish()
+
+    def _body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        return json.loads(raw) if raw else None
+
+    def _answer(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _record(self, body: Any) -> None:
+        with self.double.changed:
+            self.double.requests.append(
+                Recorded(self.command, self.path, dict(self.headers), body, time.monotonic())
+            )
+            self.double.changed.notify_all()
+
+    def _authorized(self) -> bool:
+        return (
+            self.double.token is not None
+            and self.headers.get("Authorization") == f"Bearer {self.double.token}"
+        )
+
+    def do_POST(self) -> None:
+        body = self._body()
+        self._record(body)
+        route = urlsplit(self.path).path
+        if route == "/v1/pair":
+            if body.get("code") != self.double.pairing_code:
+                self._answer(
+                    403,
+                    {"error": {"code": "BRIDGE_BAD_CODE", "message": "wrong pairing code"}},
+                )
+                return
+            self.double.token = secrets.token_urlsafe(32)
+            self._answer(
+                200,
+                {"token": self.double.token, "workspace": "demo", "operator_version": "0.1.0"},
+            )
+            return
+        if not self._authorized():
+            self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+            return
+        if route == "/v1/hello":
+            # `wait`: answered after that long, or at once when the bridge stops.
+            wait = min(25.0, float((body or {}).get("wait") or 0))
+            with self.double.changed:
+                self.double.changed.wait_for(lambda: self.double.closed, timeout=wait)
+            bridge = "stopping" if self.double.closed else "connected"
+            self._answer(
+                200,
+                {
+                    "workspace": self.double.workspace,
+                    "operator_version": "0.1.0",
+                    "bridge": bridge,
+                },
+            )
+        elif route == "/v1/message" and self.double.workspace is None:
+            self._answer(
+                409,
+                {"error": {"code": "BRIDGE_NO_WORKSPACE", "message": "no workspace open"}},
+            )
+        elif route == "/v1/message":
+            self._answer(200, self.double._message(body))
+        elif route == "/v1/asked":
+            self._answer(200, {"ok": True})
+        elif route == "/v1/delivered":
+            with self.double.changed:
+                page = self.double.pages[(body["conversation"], body["position"])]
+                page.delivered = True
+                page.delivered_calls.append(body)
+                self.double.changed.notify_all()
+            self._answer(200, {"ok": True})
+        else:
+            self._answer(404, {"error": {"code": "BRIDGE_NOT_FOUND", "message": route}})
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if not self._authorized():
+            self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+            return
+        query = parse_qs(urlsplit(self.path).query)
+        key = (query["conversation"][0], int(query["position"][0]))
+        wait = min(25.0, float(query.get("wait", ["0"])[0]))
+        results = self.double._results(key, wait)
+        if self.double.closed:  # closed while this long poll waited: the connection dies with it
+            self.close_connection = True
+            return
+        self._answer(200, results)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass

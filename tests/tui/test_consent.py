@@ -244,7 +244,7 @@ async def test_a_write_arriving_over_the_picker_waits_and_keeps_its_workspace(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
-        app.start_message(
+        app.message_flow.start_message(
             WRITE, "clipboard"
         )  # as --follow or the clipboard watcher brings it, dialog or not
         await wait_for(pilot, lambda: any("A write waits for you" in text for text in notes(app)))

@@ -302,7 +302,9 @@ async def test_a_system_clipboard_tool_gets_the_copy_too(
         assert copied == [system_prompt()] and app.clipboard == system_prompt()
         await wait_for(
             pilot,
-            lambda: any("the system prompt" in text and "xclip" in text for text in notes(app)),
+            lambda: any(
+                "the OPERATOR_CMD system prompt" in text and "xclip" in text for text in notes(app)
+            ),
         )
         assert len(app.screen_stack) == 1  # the clipboard worked: no fallback view
 

@@ -152,3 +152,47 @@ def test_the_readme_screenshots_are_the_current_snapshots() -> None:
             f"docs/{screenshot} is stale: "
             f"cp tests/tui/__snapshots__/test_snapshots/{snapshot} docs/{screenshot}"
         )
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "not-sandboxed"])
+def test_command_consent_dialog(snap_compare, demo_at_home: OperatorApp, sandboxed: bool) -> None:
+    """Issue 24: a command's dialog: its script coloured as shell, folder, time limit, network,
+    sandboxed; and, where no sandbox can be had, the same in red."""
+    from operator_app.engine import WriteOutlook, WritePlan
+    from operator_app.engine.boundary.target import Target
+    from operator_app.engine.changes.plan import CommandRun
+    from operator_app.tui.screens.command_consent import CommandConsentScreen
+
+    app = demo_at_home
+    root = app.options.workspace
+    assert root is not None
+    script = 'cd src\npython -m pytest -q tests/ --maxfail=1  # "quick" run\necho "exit $?"'
+    why = "" if sandboxed else "sandboxing is turned off (OPERATOR_SANDBOX=none)"
+    plan = WritePlan(
+        action="shell.run",
+        command_id="test-1",
+        target=Target("src", root / "src", ("src",)),
+        kind="run",
+        base_hash=None,
+        new_bytes=None,
+        diff=script,
+        added=0,
+        removed=0,
+        summary="run",
+        run=CommandRun(
+            script=script,
+            cwd="src",
+            timeout_s=120,
+            sandboxed=sandboxed,
+            network=False,
+            unsandboxed_why=why,
+        ),
+    )
+
+    async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
+        await session_read(pilot)
+        app.push_screen(CommandConsentScreen(plan, 3, WriteOutlook(1, 1, (), False)))
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandConsentScreen))
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)

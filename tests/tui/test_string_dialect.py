@@ -75,7 +75,7 @@ async def test_a_streamed_string_block_waits_for_its_close_tag(
         await wait_for(
             pilot, lambda: app.current() is not None and app.current().pending is not None
         )
-        assert app.current().pending == (2, f"<{S}=string:notes>")
+        assert app.current().pending == (2, f"<{S}=string:notes>", "its close tag")
         assert "waiting for its close tag" in [r.summary for r in app.current().ordered_rows()]
         with stream.open("a") as handle:
             handle.write(f".txt</{S}>\nDone.\n")
@@ -98,7 +98,7 @@ async def test_p_copies_the_prompt_of_the_chosen_dialect(
         await pilot.press("p")
         await wait_for(pilot, lambda: len(copied) == 1)
         assert copied[0] == system_prompt()
-        app.action_toggle_prompt_dialect()
+        app.copy_control.toggle_prompt_dialect()
         assert settings.prompt_dialect() == "string"
         await pilot.press("p")
         await wait_for(pilot, lambda: len(copied) == 2)

@@ -202,7 +202,7 @@ def test_a_copy_over_a_file_shows_the_diff_of_the_file_it_replaces(
     (ws / "notes" / "todo.txt").write_text("Alpha\nold line\n")
     shown: list[WritePlan] = []
 
-    def look(plan: WritePlan) -> bool:
+    def look(plan: WritePlan, outlook: object = None) -> bool:
         shown.append(plan)
         return True
 
@@ -225,7 +225,9 @@ def test_the_preview_says_what_goes_where_and_which_folders_are_made(
 ) -> None:
     shown: list[WritePlan] = []
     Engine(
-        Workspace(ws), Session(tmp_path / "st"), decide=lambda plan: shown.append(plan) or False
+        Workspace(ws),
+        Session(tmp_path / "st"),
+        decide=lambda plan, outlook=None: shown.append(plan) or False,
     ).run_text(block("m1", "fs.move", path="notes", path_to="archive/2024/notes"))
     (plan,) = shown
     assert (
@@ -401,7 +403,7 @@ def test_either_side_changing_between_preview_and_commit_is_a_conflict(
 
     meddled: list[dict[str, object]] = []
 
-    def change(plan: WritePlan) -> bool:
+    def change(plan: WritePlan, outlook: object = None) -> bool:
         if meddle == "source edited":
             (ws / "notes" / "plan.txt").write_text("Alpha\nBeta\nedited meanwhile\n")
         elif meddle == "destination created":

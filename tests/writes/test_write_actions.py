@@ -258,7 +258,7 @@ def test_delete_a_folder_goes_to_the_trash_and_comes_back(tmp_path: Path) -> Non
     from operator_app.engine.executor import Engine
     from operator_app.engine.state.session import Session
 
-    def decide(plan: object) -> bool:
+    def decide(plan: object, outlook: object = None) -> bool:
         seen.append(plan)
         return True
 

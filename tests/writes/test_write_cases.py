@@ -785,7 +785,7 @@ def test_delete_preview_counts_the_files_of_a_folder(tmp_path: Path) -> None:
     folder = Folder(tmp_path, files)
     seen: list[Any] = []
 
-    def decide(plan: Any) -> bool:
+    def decide(plan: Any, outlook: object = None) -> bool:
         seen.append(plan)
         return False
 
@@ -867,7 +867,7 @@ def test_a_file_changed_between_plan_and_commit_is_not_written(
 
     folder = Folder(tmp_path, {"a.py": START})
 
-    def decide(plan: Any) -> bool:
+    def decide(plan: Any, outlook: object = None) -> bool:
         _meddle(folder.ws / "a.py", how)  # after the preview, before the yes takes effect
         return True
 
@@ -895,7 +895,7 @@ def test_a_file_created_between_plan_and_commit_is_not_overwritten(tmp_path: Pat
 
     folder = Folder(tmp_path)
 
-    def decide(plan: Any) -> bool:
+    def decide(plan: Any, outlook: object = None) -> bool:
         (folder.ws / "n.txt").write_bytes(b"theirs\n")
         return True
 

@@ -176,20 +176,23 @@ def read_exactly(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_small_text(dir_fd: int, name: str, limit: int) -> str | None:
-    """A regular file's text (such as .gitignore); None if absent, unreadable or over `limit`."""
+def read_text_head(dir_fd: int, name: str, limit: int) -> tuple[str, int] | None:
+    """A regular file's text (such as .gitignore), at most its first `limit` bytes (cut after
+    its last whole line then), and the file's size; None if absent or unreadable. Only what is
+    kept is read."""
     try:
         fd, info = open_regular(dir_fd, name)
     except (OSError, NotRegular):
         return None
     try:
-        if info.st_size > limit:
-            return None
-        return read_exactly(fd, info.st_size).decode("utf-8", errors="replace")
+        data = read_exactly(fd, min(info.st_size, limit + 1))
     except OSError:
         return None
     finally:
         os.close(fd)
+    if len(data) > limit:
+        data = data[: data.rfind(b"\n", 0, limit) + 1]
+    return data.decode("utf-8", errors="replace"), max(info.st_size, len(data))
 
 
 def scan_dir(fd: int) -> list[tuple[str, str, int]]:

@@ -54,7 +54,13 @@ class Skipped(NamedTuple):
     is_dir: bool = False
 
 
-WalkEvent = FileRun | Folder | Skipped
+class Notice(NamedTuple):
+    """Something the walk's result must say: a .gitignore that was not read whole."""
+
+    text: str
+
+
+WalkEvent = FileRun | Folder | Skipped | Notice
 # Called with an entry's path relative to the folder walked and whether it is a folder: True
 # leaves it out (a Skipped "excluded" event; a folder is not entered).
 Exclude = Callable[[str, bool], bool]
@@ -110,7 +116,7 @@ class _Frame:
         self.pushed, self.depth, self.rules = pushed, depth, rules
 
 
-def walk_events(
+def walk_events(  # noqa: C901 - every tree walk's hot loop (docs/design.md, "Complexity")
     top_fd: int,
     top_entries: list[Entry],
     rel: str,
@@ -130,11 +136,16 @@ def walk_events(
     Subfolder descriptors opened here are closed here; `top_fd` stays the caller's.
     """
     frames: list[_Frame] = []
+    told = 0  # notices of `rules` given so far
     try:
         pushed = rules.load(top_fd, parts) if rules is not None else 0
         folder_rules = rules.folder(parts) if rules is not None else ()
         frames.append(_Frame(top_fd, rel, "", parts, top_entries, pushed, 1, folder_rules))
         while frames:
+            if rules is not None and len(rules.cuts) > told:
+                for text in rules.cuts[told:]:
+                    yield Notice(text)
+                told = len(rules.cuts)
             frame = frames[-1]
             pending, prefix, depth = frame.pending, frame.prefix, frame.depth
             checked = rules if frame.rules else None
@@ -215,7 +226,13 @@ def _enter(
     except BaseException:
         os.close(child)
         raise
-    folder_rules = rules.folder(parts) if rules is not None else ()
+    folder_rules: FolderRules = ()
+    if rules is not None:
+        try:
+            folder_rules = rules.folder(parts)
+        except BaseException:  # IgnoreRulesTooSlow: the walk stops here
+            os.close(child)
+            raise
     entered = _Frame(
         child, shown, f"{frame.inner}{name}/", parts, entries, pushed, depth + 1, folder_rules
     )

@@ -99,6 +99,21 @@ class Workspace:
     # -- checking a path -------------------------------------------------------------------
 
     def target(self, raw: str) -> Target:
+        self._refuse_malformed(raw)
+        parts = _components(raw)
+        rel = "/".join(parts) or "."
+        resolved = str(self.root)
+        # Every prefix must resolve inside too: a link out and a link back in would otherwise
+        # make the answer depend on a folder outside the workspace.
+        for index, resolved, _exists in resolve_steps(str(self.root), parts):
+            if not self._inside(Path(resolved)):
+                raise outside(rel, "/".join(parts[: index + 1]))
+        return Target(rel, Path(resolved), tuple(parts))
+
+    def _refuse_malformed(self, raw: str) -> None:
+        """The path as written, before it is split: never empty, no control character or
+        backslash, not absolute or ~-rooted (with the relative path meant, when it is inside),
+        not longer than the limit."""
         if not raw.strip():
             raise OperatorError(
                 ErrorCode.ERR_INVALID_PATH,
@@ -141,36 +156,6 @@ class Workspace:
                     f"limit is {MAX_PATH_CHARS}; use a shorter path"
                 ),
             )
-        parts: list[str] = []
-        for name in raw.split("/"):
-            if name in ("", "."):
-                continue
-            if name == "..":
-                if not parts:
-                    raise OperatorError(
-                        ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-                        f"{raw} climbs above the workspace root with ..; paths "
-                        "are relative to the workspace root; use . for the root",
-                    )
-                parts.pop()
-            else:
-                parts.append(name)
-        if len(parts) > MAX_PATH_COMPONENTS:
-            raise OperatorError(
-                ErrorCode.ERR_INVALID_PATH,
-                (
-                    f"the path has {len(parts)} components; the limit "
-                    f"is {MAX_PATH_COMPONENTS}; use a shorter path"
-                ),
-            )
-        rel = "/".join(parts) or "."
-        resolved = str(self.root)
-        # Every prefix must resolve inside too: a link out and a link back in would otherwise
-        # make the answer depend on a folder outside the workspace.
-        for index, resolved, _exists in resolve_steps(str(self.root), parts):
-            if not self._inside(Path(resolved)):
-                raise outside(rel, "/".join(parts[: index + 1]))
-        return Target(rel, Path(resolved), tuple(parts))
 
     def walked(self, rel: str) -> Target:
         """The Target of a path that `walk_files` produced: a name read from disk, not from the
@@ -382,10 +367,11 @@ class Workspace:
 
     def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
         """The files of `walk` one by one with their sizes, and the entries it skipped (folders
-        are not items). Close the iterator if you stop early."""
+        and notices are not items). Close the iterator if you stop early."""
         for event in self.walk(t, ignore_git=ignore_git):
             if isinstance(event, Skipped):
                 yield WalkItem(event.rel, "skipped", 0, event.reason)
+
             elif isinstance(event, FileRun):
                 for index, name in enumerate(event.names):
                     yield self._walked_file(event, name, event.rel(index))
@@ -422,3 +408,31 @@ class Workspace:
     def close_names(self, t: Target) -> list[str]:
         """Names close to the missing component of `t`, in the folder where it stops existing."""
         return names_close_to(self.root, t)
+
+
+def _components(raw: str) -> list[str]:
+    """The names of a relative path, "." and empty ones dropped and ".." taken back, never above
+    the root; at most MAX_PATH_COMPONENTS of them."""
+    parts: list[str] = []
+    for name in raw.split("/"):
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if not parts:
+                raise OperatorError(
+                    ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
+                    f"{raw} climbs above the workspace root with ..; paths "
+                    "are relative to the workspace root; use . for the root",
+                )
+            parts.pop()
+        else:
+            parts.append(name)
+    if len(parts) > MAX_PATH_COMPONENTS:
+        raise OperatorError(
+            ErrorCode.ERR_INVALID_PATH,
+            (
+                f"the path has {len(parts)} components; the limit "
+                f"is {MAX_PATH_COMPONENTS}; use a shorter path"
+            ),
+        )
+    return parts

@@ -1,53 +1,24 @@
 """What a String command is handed and hands back. `Call` holds the block being answered: the
-engine to run actions with (its `execute` and `consent`, described by `EngineLike` so this
-package never imports the executor above it), the topic's state, and the request. `Answer` is a
+message it runs in (engine/messages/interface.py `MessageContext`: the engine's `execute` and
+`consent`, the workspace, the session), the topic's state, and the request. `Answer` is a
 handler's success; a failure is a StringError raised."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
 
 from ...protocol.chanflow.commands import Request
 from ..boundary.workspace import Workspace
-from ..state.session import Session
+from ..messages.interface import MessageContext
 from .topics import TopicState, TopicStore
-
-if TYPE_CHECKING:
-    from ...protocol.commands.base import Command
-    from ...protocol.errors import OperatorError
-    from ...protocol.results import CommandResult
-    from ..changes.plan import WritePlan
-
-
-class EngineLike(Protocol):
-    workspace: Workspace
-    session: Session
-
-    def execute(
-        self,
-        command: Command,
-        *,
-        before_commit: Callable[[WritePlan], None] | None = None,
-        before_progress: Callable[[], None] | None = None,
-        message: int = 0,
-        accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
-        action_label: str | None = None,
-    ) -> CommandResult: ...
-
-    def consent(self, plan: WritePlan, message: int) -> bool: ...
-
-    @property
-    def nobody_to_ask(self) -> bool: ...
 
 
 @dataclass
 class Call:
-    engine: EngineLike
+    context: MessageContext
     store: TopicStore
     topic: TopicState
-    message: int
     line: int
     request_id: str
     request: Request
@@ -59,7 +30,7 @@ class Call:
 
     @property
     def ws(self) -> Workspace:
-        return self.engine.workspace
+        return self.context.workspace
 
     @property
     def command(self) -> str:

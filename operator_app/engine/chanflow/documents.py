@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ...protocol.chanflow.commands import Location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.responses import shown_name
 from ...protocol.comments import LANGUAGES, language_for_path
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
@@ -102,7 +103,9 @@ def decode(target: Target, data: bytes) -> TextDoc:
 
 def missing(call: Call, target: Target, shown: str) -> StringError:
     close = call.ws.close_names(target)
-    hint = (f"close names: {', '.join('~/' + name for name in close)}",) if close else ()
+    hint = (
+        (f"close names: {', '.join('~/' + shown_name(name) for name in close)}",) if close else ()
+    )
     return StringError(StringCode.NOT_FOUND, "file not found", f"path: {shown}", *hint)
 
 

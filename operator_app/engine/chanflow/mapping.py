@@ -28,6 +28,10 @@ _CODES: dict[ErrorCode, StringCode] = {
     ErrorCode.ERR_FILE_TOO_LARGE: StringCode.LOAD_ERROR,
     ErrorCode.ERR_IO: StringCode.LOAD_ERROR,
     ErrorCode.ERR_PERMISSION_DENIED: StringCode.LOAD_ERROR,
+    ErrorCode.ERR_COMMAND_TIMEOUT: StringCode.TIMEOUT,
+    ErrorCode.ERR_COMMAND_KILLED: StringCode.KILLED,
+    ErrorCode.ERR_NOT_SANDBOXED: StringCode.NO_SANDBOX,
+    ErrorCode.ERR_SANDBOX_FAILED: StringCode.NO_SANDBOX,
 }
 
 
@@ -41,13 +45,18 @@ def told_in_string(error: OperatorError, *, writing: bool = False) -> StringErro
     return StringError(code, message, *(error.context.split("\n") if error.context else ()))
 
 
-def not_approved_in_string(request: str) -> StringError:
-    """A change no person was asked about (engine/unattended.py), told in String's form."""
+def not_approved_in_string(request: str, *, runs: bool = False) -> StringError:
+    """A change (`runs`: a script) no person was asked about (engine/messages/unattended.py),
+    told in String's form."""
+    if runs:
+        what = f"{request} did not run: no person was asked; nothing ran and nothing changed"
+    else:
+        what = f"{request} was not applied: no person was asked; nothing changed"
     return StringError(
         StringCode.NOT_APPROVED,
-        f"{request} was not applied: no person was asked; nothing changed",
+        what,
         "Operator ran this message without a terminal and without --approve; this is not a refusal",
-        f"tell the person the change waits for their approval: {HOW_TO_APPROVE}",
+        f"tell the person it waits for their approval: {HOW_TO_APPROVE}",
     )
 
 

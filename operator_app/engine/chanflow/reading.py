@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from ...protocol.caps import SHOWN_MAX_BYTES, cap_lines
 from ...protocol.chanflow.commands import (
     Location,
     help_text,
@@ -17,6 +18,7 @@ from ...protocol.chanflow.commands import (
 )
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.grammar import MAX_VARIABLES
+from ...protocol.chanflow.responses import shown_name
 from ...protocol.chanflow.results import confirmation
 from ...protocol.errors import OperatorError
 from ...protocol.results import count
@@ -70,24 +72,41 @@ def cmd_ls(call: Call) -> Answer:
         raise told_in_string(error) from None
     suffix = {"dir": "/", "symlink": "@", "other": " (special file)"}
     lines = [
-        entry.name
+        shown_name(entry.name)
         + (f" ({count(entry.size, 'byte')})" if entry.kind == "file" else suffix[entry.kind])
         for entry in entries
     ]
     shown = path.rstrip("/") + "/"
-    return Answer(f"Listing {shown}", content="\n".join(lines) or "(empty folder)", path=target.rel)
+    listed, left_out = cap_lines(lines, SHOWN_MAX_BYTES)
+    note = (
+        (
+            f"shown: the first {len(listed):,} of {len(lines):,} entries, {SHOWN_MAX_BYTES:,} "
+            "bytes being the most one response shows; /ls a subfolder for the rest",
+        )
+        if left_out
+        else ()
+    )
+    return Answer(
+        f"Listing {shown}",
+        content="\n".join(listed) or "(empty folder)",
+        path=target.rel,
+        context=note,
+    )
 
 
-def _show(call: Call, doc: Doc, location: Location, *, numbers: bool = False) -> str:
-    """The text a location names in the document: whole, a block, or lines (numbered)."""
+Shown = tuple[str, tuple[str, ...]]  # the content, and the context lines that say it was cut
+
+
+def _show(call: Call, doc: Doc, location: Location, *, numbers: bool = False) -> Shown:
+    """The text a location names in the document: whole, a block, or lines (numbered); a block
+    or a range is cut, as a whole document is refused, past SHOWN_MAX_BYTES, and says so."""
     lines = doc.lines
     if location.block is not None:
         block = block_of(doc, location.block)
-        part = lines[block.first - 1 : block.last]
-        return numbered(part, block.first) if numbers else "\n".join(part)
+        return _lines_shown(doc, lines, block.first, block.last, numbers=numbers)
     if location.lines is not None:
         first, last = check_lines(doc, location.lines)
-        return numbered(lines[first - 1 : last], first)
+        return _lines_shown(doc, lines, first, last, numbers=True)
     if len(doc.data) > SHOW_MAX_BYTES:
         raise StringError(
             StringCode.LOAD_ERROR,
@@ -95,10 +114,25 @@ def _show(call: Call, doc: Doc, location: Location, *, numbers: bool = False) ->
             f"{SHOW_MAX_BYTES:,}",
             "open a block (#id) or some lines (:L1-L400) of it",
         )
-    return numbered(lines, 1) if numbers else doc.text.text.removesuffix("\n")
+    return (numbered(lines, 1) if numbers else doc.text.text.removesuffix("\n")), ()
 
 
-def _open_place(call: Call, location: Location) -> tuple[Doc, str]:
+def _lines_shown(doc: Doc, lines: list[str], first: int, last: int, *, numbers: bool) -> Shown:
+    part = lines[first - 1 : last]
+    rows = numbered(part, first).split("\n") if numbers and part else part
+    kept, left_out = cap_lines(rows, SHOWN_MAX_BYTES)
+    if not left_out:
+        return "\n".join(kept), ()
+    end = first + len(kept) - 1
+    path = _base_shown(doc.shown)
+    note = (
+        f"shown: lines {first}-{end} of {first}-{last}, {SHOWN_MAX_BYTES:,} bytes being the most "
+        f"one response shows; /open {path}:L{end + 1}-L{last} for the rest"
+    )
+    return "\n".join(kept), (note,)
+
+
+def _open_place(call: Call, location: Location) -> tuple[Doc, Shown]:
     target, shown = target_of(call, location)
     doc = load(call, target, shown)
     content = _show(call, doc, location)
@@ -112,9 +146,9 @@ def cmd_open(call: Call) -> Answer:
     location = parse_location("open", call.request.argument)
     if location.version is not None:
         return _open_version(call, location)
-    doc, content = _open_place(call, location)
+    doc, (content, note) = _open_place(call, location)
     call.topic.go_to(Place(doc.target.rel, _base_shown(doc.shown), location.block, location.lines))
-    return Answer(f"Opened {doc.shown}", content=content, path=doc.target.rel)
+    return Answer(f"Opened {doc.shown}", content=content, path=doc.target.rel, context=note)
 
 
 def _base_shown(shown: str) -> str:
@@ -126,7 +160,7 @@ def _place_location(place: Place) -> Location:
     return Location(None, place.block, place.lines)
 
 
-def _reopen(call: Call, place: Place) -> tuple[Doc, str]:
+def _reopen(call: Call, place: Place) -> tuple[Doc, Shown]:
     target = check_path(call.ws, place.rel)
     shown = Location(place.shown, place.block, place.lines).shown()
     doc = load(call, target, shown)
@@ -141,25 +175,25 @@ def cmd_back(call: Call) -> Answer:
         raise StringError(StringCode.NO_HISTORY, "no previous location in this topic")
     place = topic.history.pop()
     topic.current = place
-    doc, content = _reopen(call, place)
-    return Answer(f"Back to {doc.shown}", content=content, path=doc.target.rel)
+    doc, (content, note) = _reopen(call, place)
+    return Answer(f"Back to {doc.shown}", content=content, path=doc.target.rel, context=note)
 
 
 def cmd_refresh(call: Call) -> Answer:
     place = call.topic.current
     if place is None:
         raise usage_error("refresh", "no document is open in this topic: /open one first")
-    doc, content = _reopen(call, place)
-    return Answer(f"Refreshed {doc.shown}", content=content, path=doc.target.rel)
+    doc, (content, note) = _reopen(call, place)
+    return Answer(f"Refreshed {doc.shown}", content=content, path=doc.target.rel, context=note)
 
 
 def cmd_edit_view(call: Call) -> Answer:
     location = parse_location("edit", call.request.argument)
     target, shown = target_of(call, location)
     doc = load(call, target, shown)
-    content = _show(call, doc, location, numbers=True)
+    content, note = _show(call, doc, location, numbers=True)
     call.topic.read[target.rel] = doc.sha
-    return Answer(f"[editing: {shown}]", content=content, path=target.rel)
+    return Answer(f"[editing: {shown}]", content=content, path=target.rel, context=note)
 
 
 def cmd_verify(call: Call) -> Answer:
@@ -271,6 +305,6 @@ def _open_version(call: Call, location: Location) -> Answer:
         ) from None
     target = check_path(call.ws, rel)
     doc = Doc(target, shown, data, decode(target, data))
-    content = _show(call, doc, Location(None, location.block, location.lines))
+    content, note = _show(call, doc, Location(None, location.block, location.lines))
     call.topic.go_to(Place(rel, _base_shown(shown)))
-    return Answer(f"Opened {shown}", content=content, path=rel)
+    return Answer(f"Opened {shown}", content=content, path=rel, context=note)

@@ -1,8 +1,13 @@
 """A topic's session, kept in the state folder so it survives a restart: the current document and
 the history /back walks, the variables /set gave, the hash of each file as this topic last read
 (or wrote) it, which CONFLICT is checked against, the changes /undo takes back, and the versions
-/commit kept. `/close` removes it all. Saved whole after each command, written to a temporary
-file and renamed, under the session lock the engine holds while it works."""
+/commit kept. `/close` removes it all.
+
+A topic is read from disk once per message and written back once (TopicStore.flush), when the
+message's blocks have run, before the engine lets go of the session lock (a chunk of a streamed
+message ends, a write waits for the person): rewriting and syncing it after every block made
+5,000 /write blocks in one topic take minutes. Each save is a temporary file, fsynced and
+renamed, under the session lock."""
 
 from __future__ import annotations
 
@@ -46,6 +51,13 @@ class TopicState:
     read: dict[str, str] = field(default_factory=dict)  # rel -> sha256 of the bytes last read
     changes: list[str] = field(default_factory=list)  # command ids of its changes, oldest first
     versions: dict[str, list[Version]] = field(default_factory=dict)  # rel -> its versions
+    # A bash topic's session (engine/chanflow/bash.py): the folder its next script starts in,
+    # the last exit status and when, and the script running now (with the pid of the Operator
+    # that runs it), if any. Nothing else of a shell persists: each script is a new bash.
+    cwd: str = "."
+    last_exit: int | None = None
+    last_at: str = ""
+    running: dict[str, Any] | None = None
 
     def go_to(self, place: Place) -> None:
         if self.current is not None and self.current != place:
@@ -82,6 +94,10 @@ class TopicState:
             read={str(k): str(v) for k, v in dict(data.get("read", {})).items()},
             changes=[str(c) for c in data.get("changes", [])],
             versions=versions,
+            cwd=str(data.get("cwd") or "."),
+            last_exit=data["last_exit"] if isinstance(data.get("last_exit"), int) else None,
+            last_at=str(data.get("last_at") or ""),
+            running=data["running"] if isinstance(data.get("running"), dict) else None,
         )
 
 
@@ -90,14 +106,28 @@ class TopicStore:
 
     def __init__(self, state_dir: Path) -> None:
         self.dir = state_dir / "topics"
+        self._open: dict[str, TopicState] = {}  # the topics this message has loaded
+        self._changed: set[str] = set()  # those of them to write back
+
+    def _stem(self, topic: str) -> str:
+        """file:notes is "notes" (as it always was), bash:dev "bash.dev": a name has no dots."""
+        kind, _, name = topic.partition(":")
+        return name if kind == "file" else f"{kind}.{name}"
 
     def _file(self, topic: str) -> Path:
-        return self.dir / f"{topic.partition(':')[2]}.json"
+        return self.dir / f"{self._stem(topic)}.json"
 
     def versions_dir(self, topic: str) -> Path:
-        return self.dir / f"{topic.partition(':')[2]}.versions"
+        return self.dir / f"{self._stem(topic)}.versions"
 
     def load(self, topic: str) -> TopicState:
+        """The topic's state: the one this message already has, else the saved one."""
+        state = self._open.get(topic)
+        if state is None:
+            state = self._open[topic] = self._read(topic)
+        return state
+
+    def _read(self, topic: str) -> TopicState:
         try:
             data = json.loads(self._file(topic).read_text(encoding="utf-8"))
             state = TopicState.from_json(data)
@@ -109,6 +139,21 @@ class TopicStore:
         return state if state.name == topic else TopicState(topic)
 
     def save(self, state: TopicState) -> None:
+        """Keep `state` to be written back by the next flush()."""
+        self._open[state.name] = state
+        self._changed.add(state.name)
+
+    def flush(self) -> None:
+        """Write back every topic changed since the last flush, and forget what was loaded (the
+        next message reads the topics afresh: another Operator may have used them meanwhile)."""
+        changed, self._changed = self._changed, set()
+        try:
+            for name in sorted(changed):
+                self._write(self._open[name])
+        finally:
+            self._open.clear()
+
+    def _write(self, state: TopicState) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         del state.changes[:-CHANGES_KEPT]
         fd, temp = tempfile.mkstemp(dir=self.dir, prefix=".topic-", suffix=".tmp")
@@ -123,6 +168,8 @@ class TopicStore:
             raise
 
     def discard(self, topic: str) -> None:
+        self._open.pop(topic, None)
+        self._changed.discard(topic)
         self._file(topic).unlink(missing_ok=True)
         shutil.rmtree(self.versions_dir(topic), ignore_errors=True)
 

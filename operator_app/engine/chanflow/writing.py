@@ -85,10 +85,9 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
         # change landed: the same confirmation.
         call.record_intent(call.command, plan.target.rel, message(plan), {})
 
-    result = call.engine.execute(
+    result = call.context.execute(
         command,
         before_commit=before_commit,
-        message=call.message,
         accept_plan=accept,
         action_label=call.command,
     )
@@ -109,7 +108,14 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
     if plan.kind != "noop":
         call.topic.changes.append(call.request_id)
     change = numbered_change(plan.diff) if plan.diff else "(no change: the file already holds this)"
-    return Answer(message(plan), content=change, path=target.rel, diff=plan.diff or None)
+    cut = result.extra.get("undo_cut")
+    return Answer(
+        message(plan),
+        content=change,
+        path=target.rel,
+        diff=plan.diff or None,
+        context=(str(cut),) if cut else (),
+    )
 
 
 def as_lines(body: str) -> str:
@@ -236,6 +242,13 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
     for entry in undoable(call.ws, journal):
         if entry.command_id in mine:
             return entry
+    if any(entry.cut and entry.command_id in mine for entry in journal.entries()):
+        raise StringError(
+            StringCode.NO_HISTORY,
+            "this topic's remaining changes can no longer be undone: they were let go of to keep "
+            "the undo journal within its budget",
+            "/open the file and write back what you want",
+        )
     raise StringError(
         StringCode.NO_HISTORY,
         "no change of this topic to undo",
@@ -244,7 +257,7 @@ def _last_change(call: Call, journal: Journal) -> JournalEntry:
 
 
 def cmd_undo(call: Call) -> Answer:
-    journal = Journal(call.engine.session.state_dir)
+    journal = Journal(call.context.session.state_dir)
     entry = _last_change(call, journal)
     target = call.ws.target(entry.rel)
     shown = f"~/{entry.rel}"
@@ -260,7 +273,7 @@ def cmd_undo(call: Call) -> Answer:
     before: bytes | None = None
     if entry.kind != "create":
         try:
-            before = journal.pre_image(entry)
+            before = journal.pre_image(entry, data)
         except (OSError, PreImageMismatch):
             raise StringError(
                 StringCode.WRITE_FAILED,
@@ -282,8 +295,8 @@ def cmd_undo(call: Call) -> Answer:
         removed=removed,
         summary=summary,
     )
-    if not call.engine.consent(plan, call.message):
-        if call.engine.nobody_to_ask:
+    if not call.context.consent(plan):
+        if call.context.nobody_to_ask:
             raise not_approved_in_string(f"/undo of {shown}")
         raise StringError(
             StringCode.REJECTED,

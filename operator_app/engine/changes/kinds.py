@@ -8,6 +8,7 @@ it; a new kind of change is one entry.
     content     create, modify               fs.write, fs.applyEdits, fs.patch, the region actions
     delete      delete                       fs.delete
     transfer    copy, move                   fs.copy, fs.move, fs.rename
+    changeset   changeset                    what a command (shell.run, a bash topic) changed
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from typing import TYPE_CHECKING
 
 from ..boundary.workspace import Workspace
 from ..safety.journal import Journal, JournalEntry
+from .changeset.commit import commit_changeset
+from .changeset.plan import plan_unavailable
+from .changeset.recover import changeset_outcome
+from .changeset.undo import undo_changeset
 from .content.commit import commit_content
 from .content.plan import CONTENT_ACTIONS, plan_content
 from .content.recover import content_outcome
@@ -88,6 +93,18 @@ CHANGE_KINDS = (
         recover=transfer_outcome,
         in_effect=_never,
         undo=undo_transfer,
+    ),
+    ChangeKind(
+        # Planned by engine/shell from a finished command's upper layer (changeset/plan.py), not
+        # from a command of the model's: no action is planned as one.
+        name="changeset",
+        actions=(),
+        kinds=("changeset",),
+        plan=plan_unavailable,
+        commit=commit_changeset,
+        recover=changeset_outcome,
+        in_effect=_never,
+        undo=undo_changeset,
     ),
 )
 _BY_ACTION = {action: kind for kind in CHANGE_KINDS for action in kind.actions}

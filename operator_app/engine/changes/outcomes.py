@@ -35,6 +35,16 @@ class NotPutBack:
     where: str
 
 
+@dataclass(frozen=True)
+class Landing:
+    """Whether an approved write the app died in the middle of took effect: True or False, a
+    NotPutBack, or None when what is on disk tells neither; and what it did, as its journal entry
+    says (else as its intent said). The write's dialect phrases the result from it."""
+
+    landed: bool | NotPutBack | None
+    summary: str
+
+
 # What the model does about a conflict on an entry it did not read as text (delete, copy, move).
 LOOK_AGAIN = "look again (fs.stat, fs.list)"
 

@@ -15,12 +15,34 @@ from ...protocol.results import count
 from ..boundary.fsops import kind_of
 from ..boundary.target import Target
 from ..boundary.workspace import Workspace
+from .changeset.items import ChangeSet
 
-PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move"]
+PlanKind = Literal["create", "modify", "delete", "noop", "copy", "move", "run", "changeset"]
 
 
 def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandRun:
+    """What the person is asked before a command runs (a plan of kind "run"): the exact script,
+    the folder it starts in, its time limit, and whether it runs sandboxed (and if not, why not)
+    and may use the network."""
+
+    script: str
+    cwd: str  # workspace-relative, "." for the root
+    timeout_s: int
+    sandboxed: bool
+    network: bool
+    # Why the command would run without a sandbox ("" when sandboxed): the dialog says it in red.
+    unsandboxed_why: str = ""
+
+    @property
+    def first_line(self) -> str:
+        lines = [line for line in self.script.split("\n") if line.strip()]
+        head = lines[0].strip() if lines else ""
+        return head + (" ..." if len(lines) > 1 else "")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +71,10 @@ class WritePlan:
     # goes; `to_hash` the fingerprint of the file it replaces there (None: nothing is there).
     target_to: Target | None = None
     to_hash: str | None = None
+    # A command to run (kind "run"): what its dialog shows. Nothing is committed for it: its file
+    # changes come back as a plan of kind "changeset", whose `changes` lists them.
+    run: CommandRun | None = None
+    changes: ChangeSet | None = None
 
     @property
     def where(self) -> str:

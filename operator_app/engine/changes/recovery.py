@@ -7,25 +7,28 @@ the model should have had: the ok summary if it did, an error saying nothing cha
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
 
-from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.chanflow.results import string_failed, string_ok
-from ...protocol.errors import ErrorCode, OperatorError
-from ...protocol.results import CommandResult, failed
+from ...protocol.results import CommandResult
 from ..boundary.workspace import Workspace
 from ..safety.journal import Journal, JournalEntry
 from ..safety.sweep import sweep_temps
 from ..state.session import Session, WriteIntent
 from .kinds import kind_of_entry
-from .outcomes import NotPutBack
+from .outcomes import Landing, NotPutBack
 
 CLOCK_SLACK_S = 2.0  # a journal entry is made just after its intent; allow for a clock step back
 
 
-def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[int, CommandResult]]:
+Phrase = Callable[[WriteIntent, Landing], CommandResult]
+
+
+def recover_interrupted_writes(
+    ws: Workspace, session: Session, phrase: Phrase
+) -> list[tuple[int, CommandResult]]:
     """Record a result for every approved write that has none; return what was recorded, each
-    with the number of the message it belongs to. Call it with the session lock held."""
+    with the number of the message it belongs to. `phrase` gives the result in the form of the
+    write's dialect (engine/recovering.py asks the dialect). Call it with the session lock held."""
     intents = session.unresolved_intents()
     if not intents:
         return []
@@ -36,62 +39,27 @@ def recover_interrupted_writes(ws: Workspace, session: Session) -> list[tuple[in
     entries = journal.entries()
     recovered = []
     for intent in intents:
-        if intent.extra.get("dialect") == "string":
-            result = _string_outcome(ws, journal, entries, intent)
-            # As for any write: a change that landed burns its block; one that did not leaves
-            # the block free to be sent again.
-            key = intent.content_key if result.ok else None
-            session.record_result(intent.message, result, key)
-            recovered.append((intent.message, result))
-            continue
-        entry = _entry_of(intent, entries)
-        landed = False if entry is None else _landed(ws, journal, entry)
-        if isinstance(landed, NotPutBack):
-            error = OperatorError(
-                ErrorCode.ERR_DELETE_INCOMPLETE,
-                (
-                    f"Operator stopped while applying {intent.action} to {intent.path}, and "
-                    "something new is at its place now, so the entry was not put back: it "
-                    f"is {landed.where}; tell the person, and do not send the command again"
-                ),
-            )
-            result = failed(
-                intent.command_id, error, action=intent.action, path=intent.path, line=intent.line
-            )
-            # it did leave its place
-            session.record_result(intent.message, result, intent.content_key)
-        elif landed and entry is not None:
-            result = CommandResult(
-                id=intent.command_id,
-                ok=True,
-                summary=entry.summary or intent.summary,
-                action=intent.action,
-                path=intent.path,
-                line=intent.line,
-                extra={"recovered": True},
-            )
-            session.record_result(intent.message, result, intent.content_key)
-        else:
-            error = OperatorError(
-                ErrorCode.ERR_INTERNAL,
-                (
-                    f"Operator stopped while applying {intent.action} to "
-                    f"{intent.path}; the change was not made; send the command again"
-                )
-                if landed is False
-                else (
-                    f"Operator stopped while applying {intent.action} to {intent.path}, "
-                    "and the file has changed since: whether the change was made is "
-                    "not known; read it (fs.readSlice) before sending the command again"
-                ),
-            )
-            result = failed(
-                intent.command_id, error, action=intent.action, path=intent.path, line=intent.line
-            )
-            # nothing changed: the id stays free
-            session.record_result(intent.message, result, None)
+        landing = _landing(ws, journal, entries, intent)
+        result = phrase(intent, landing)
+        # A change that landed burns its block's id, as one that left its place does (a delete
+        # not put back); one that did not leaves it free to be sent again.
+        landed = result.ok or isinstance(landing.landed, NotPutBack)
+        session.record_result(intent.message, result, intent.content_key if landed else None)
         recovered.append((intent.message, result))
     return recovered
+
+
+def _landing(
+    ws: Workspace, journal: Journal, entries: list[JournalEntry], intent: WriteIntent
+) -> Landing:
+    undoes = intent.extra.get("undoes")
+    if undoes is not None:  # an undo landed when the change it takes back is undone
+        taken_back = next((e for e in entries if e.seq == undoes), None)
+        return Landing(taken_back is not None and taken_back.undone, intent.summary)
+    entry = _entry_of(intent, entries)
+    if entry is None:
+        return Landing(False, intent.summary)
+    return Landing(_landed(ws, journal, entry), entry.summary or intent.summary)
 
 
 CLI_HOW = "operator-app results --message {number} prints its results to copy back"
@@ -130,56 +98,3 @@ def _landed(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | NotP
     if entry.committed or entry.undone:
         return True
     return kind_of_entry(entry).recover(ws, journal, entry)
-
-
-def _string_outcome(
-    ws: Workspace, journal: Journal, entries: list[JournalEntry], intent: WriteIntent
-) -> CommandResult:
-    """The result, in String's form, of a String change the app died in the middle of: its
-    confirmation when it landed (an /undo landed when the change it takes back is undone),
-    else an error that says nothing changed, or that it is not known."""
-    undoes = intent.extra.get("undoes")
-    if undoes is not None:
-        taken_back = next((e for e in entries if e.seq == undoes), None)
-        landed: bool | NotPutBack | None = taken_back is not None and taken_back.undone
-    else:
-        entry = _entry_of(intent, entries)
-        landed = False if entry is None else _landed(ws, journal, entry)
-    topic = str(intent.extra.get("topic", "file:main"))
-    request = str(intent.extra.get("request", intent.action))
-    at = str(intent.extra.get("at", ""))
-    if landed is True:
-        result = string_ok(
-            intent.command_id,
-            topic=topic,
-            request=request,
-            at=at,
-            message=intent.summary,
-            action=intent.action,
-            path=intent.path,
-            line=intent.line,
-        )
-        return replace(result, extra={"recovered": True})
-    if landed is False:
-        error = StringError(
-            StringCode.WRITE_FAILED,
-            f"Operator stopped while making this change to ~/{intent.path}; it was not made",
-            "send the block again in a new message",
-        )
-    else:
-        error = StringError(
-            StringCode.WRITE_FAILED,
-            f"Operator stopped while making this change to ~/{intent.path}, and the file has "
-            "changed since: whether the change was made is not known",
-            f"/open ~/{intent.path} before sending it again",
-        )
-    return string_failed(
-        intent.command_id,
-        error,
-        topic=topic,
-        request=request,
-        at=at,
-        action=intent.action,
-        path=intent.path,
-        line=intent.line,
-    )

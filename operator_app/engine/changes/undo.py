@@ -24,7 +24,9 @@ def undoable(ws: Workspace, journal: Journal) -> list[JournalEntry]:
     return [
         entry
         for entry in reversed(journal.entries())
-        if not entry.undone and (entry.committed or kind_of_entry(entry).in_effect(ws, entry))
+        if not entry.undone
+        and not entry.cut  # let go of to keep the journal within its budget (journal_budget.py)
+        and (entry.committed or kind_of_entry(entry).in_effect(ws, entry))
     ]
 
 

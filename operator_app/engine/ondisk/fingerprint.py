@@ -12,14 +12,16 @@ import os
 import stat as stat_module
 from typing import Any
 
-from ..boundary.fsops import DIR_FLAGS
 from ..boundary.workspace import Target, Workspace
+from .tree_scan import scan_tree
 
 
 def tree_fingerprint(
     ws: Workspace, target: Target, st: os.stat_result
 ) -> tuple[str, int, list[str]]:
-    """(hash, number of files, relative paths of the files) of a file, symlink or folder."""
+    """(hash, number of files, relative paths of the files) of a file, symlink or folder. A
+    folder is read through descriptors from its checked parent (tree_scan.py): a symlink swapped
+    in while it is read is never followed, so no name from outside can appear in the listing."""
     digest = hashlib.sha256()
     if stat_module.S_ISLNK(st.st_mode):
         digest.update(b"link:" + os.fsencode(os.readlink(ws.root.joinpath(*target.parts))))
@@ -28,22 +30,33 @@ def tree_fingerprint(
         digest.update(f"file:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode())
         return digest.hexdigest(), 1, [target.rel]
     listing: list[str] = []
-    for folder, dirs, files in os.walk(target.abs, followlinks=False):
-        dirs.sort()
-        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            rel = os.path.relpath(path, ws.root)
-            digest.update(
-                f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode(
-                    "utf-8", "surrogateescape"
+    base = "/".join(ws.entry_parts(target))
+    parent_fd, name, _ = ws.open_parent_dir(target, create=False)
+    walk = scan_tree(parent_fd, name)
+    try:
+        for node in walk:
+            rel = "/".join((base, *node.parts))
+            if node.step == "leave":
+                digest.update(f"dir:{rel}\n".encode("utf-8", "surrogateescape"))
+            elif node.step == "entry":
+                info = node.info
+                digest.update(
+                    f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode(
+                        "utf-8", "surrogateescape"
+                    )
                 )
-            )
-            listing.append(rel)
-        digest.update(
-            f"dir:{os.path.relpath(folder, ws.root)}\n".encode("utf-8", "surrogateescape")
-        )
+                listing.append(rel)
+    finally:
+        walk.close()
+        os.close(parent_fd)
+    listing.sort(key=_files_first)
     return digest.hexdigest(), len(listing), listing
+
+
+def _files_first(rel: str) -> tuple[tuple[int, str], ...]:
+    """A folder's own files before its subfolders, each group by name (the preview's order)."""
+    *folders, name = rel.split("/")
+    return (*((1, folder) for folder in folders), (0, name))
 
 
 def current_fingerprint(ws: Workspace, target: Target) -> str | None:
@@ -53,27 +66,31 @@ def current_fingerprint(ws: Workspace, target: Target) -> str | None:
     return tree_fingerprint(ws, target, st)[0]
 
 
-def _update(digest: Any, dir_fd: int, name: str, rel: str) -> None:
-    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    shown = rel.encode("utf-8", "surrogateescape")
-    if stat_module.S_ISLNK(info.st_mode):
-        digest.update(
-            b"link\0" + shown + b"\0" + os.fsencode(os.readlink(name, dir_fd=dir_fd)) + b"\n"
-        )
-    elif stat_module.S_ISDIR(info.st_mode):
-        # A folder's own mtime is left out: it changes whenever an entry is added or removed, and
-        # a copy to another file system cannot keep it exactly.
-        digest.update(b"dir\0" + shown + f"\0{stat_module.S_IMODE(info.st_mode)}\n".encode())
-        fd = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
-        try:
-            for child in sorted(os.listdir(fd)):
-                _update(digest, fd, child, f"{rel}/{child}")
-        finally:
-            os.close(fd)
-    else:
-        digest.update(
-            b"entry\0" + shown + f"\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode()
-        )
+def _update(digest: Any, dir_fd: int, name: str) -> None:
+    """The entry and everything below it, depth first in name order, as "." and "./a/b"."""
+    walk = scan_tree(dir_fd, name)
+    try:
+        for node in walk:
+            if node.step == "leave":
+                continue
+            info = node.info
+            shown = "/".join((".", *node.parts)).encode("utf-8", "surrogateescape")
+            if stat_module.S_ISLNK(info.st_mode):
+                target = os.fsencode(os.readlink(node.name, dir_fd=node.dir_fd))
+                digest.update(b"link\0" + shown + b"\0" + target + b"\n")
+            elif node.step == "enter":
+                # A folder's own mtime is left out: it changes whenever an entry is added or
+                # removed, and a copy to another file system cannot keep it exactly.
+                mode = stat_module.S_IMODE(info.st_mode)
+                digest.update(b"dir\0" + shown + f"\0{mode}\n".encode())
+            else:
+                digest.update(
+                    b"entry\0"
+                    + shown
+                    + f"\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode()
+                )
+    finally:
+        walk.close()
 
 
 def entry_identity(dir_fd: int, name: str) -> dict[str, object]:
@@ -83,7 +100,7 @@ def entry_identity(dir_fd: int, name: str) -> dict[str, object]:
     system too). Read relative to `dir_fd`, never following a symlink."""
     info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     digest = hashlib.sha256()
-    _update(digest, dir_fd, name, ".")
+    _update(digest, dir_fd, name)
     return {"dev": info.st_dev, "ino": info.st_ino, "fingerprint": digest.hexdigest()}
 
 

@@ -15,11 +15,9 @@ import errno
 import os
 import re
 import secrets
-import shutil
-import stat as stat_module
 
-from ..boundary.fsops import DIR_FLAGS
 from .noreplace import rename_noreplace
+from .tree_scan import copy_tree, remove_tree
 
 
 class Stranded(OSError):
@@ -46,61 +44,15 @@ def copying_re(name: str) -> re.Pattern[str]:
 
 
 def copy_entry(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
-    """Copy a file, symlink or folder tree, keeping modes and mtimes, relative to descriptors
-    (nothing is followed), every file and folder fsynced (the caller syncs `dst_fd`). FIFOs,
-    sockets and devices cannot be copied: OSError."""
-    info = os.stat(src, dir_fd=src_fd, follow_symlinks=False)
-    times = (info.st_atime_ns, info.st_mtime_ns)
-    if stat_module.S_ISLNK(info.st_mode):
-        os.symlink(os.readlink(src, dir_fd=src_fd), dst, dir_fd=dst_fd)
-        return
-    if stat_module.S_ISDIR(info.st_mode):
-        os.mkdir(dst, 0o700, dir_fd=dst_fd)
-        inner_src = os.open(src, DIR_FLAGS, dir_fd=src_fd)
-        try:
-            inner_dst = os.open(dst, DIR_FLAGS, dir_fd=dst_fd)
-            try:
-                for child in sorted(os.listdir(inner_src)):
-                    copy_entry(inner_src, child, inner_dst, child)
-                os.fchmod(inner_dst, stat_module.S_IMODE(info.st_mode))
-                os.utime(inner_dst, ns=times)
-                os.fsync(inner_dst)  # its entries: a copy that is whole is whole on disk too
-            finally:
-                os.close(inner_dst)
-        finally:
-            os.close(inner_src)
-        return
-    if not stat_module.S_ISREG(info.st_mode):
-        raise OSError(
-            errno.EINVAL, f"{src} is not a regular file, folder or symlink and cannot be copied"
-        )
-    reader = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=src_fd)
-    try:
-        writer = os.open(
-            dst,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            0o600,
-            dir_fd=dst_fd,
-        )
-        try:
-            while chunk := os.read(reader, 1 << 20):
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(writer, view) :]
-            os.fchmod(writer, stat_module.S_IMODE(info.st_mode))
-            os.utime(writer, ns=times)
-            os.fsync(writer)
-        finally:
-            os.close(writer)
-    finally:
-        os.close(reader)
+    """Copy a file, symlink or folder tree, keeping modes (never setuid or setgid) and mtimes,
+    relative to descriptors (nothing is followed), every file and folder fsynced (the caller
+    syncs `dst_fd`); a tree of any depth (tree_scan.py). FIFOs, sockets and devices cannot be
+    copied: OSError."""
+    copy_tree(src_fd, src, dst_fd, dst)
 
 
 def remove_entry(dir_fd: int, name: str) -> None:
-    if stat_module.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
-        shutil.rmtree(name, dir_fd=dir_fd)
-    else:
-        os.unlink(name, dir_fd=dir_fd)
+    remove_tree(dir_fd, name)
 
 
 def move_across(src_fd: int, src: str, dst_fd: int, dst: str, tag: str) -> None:

@@ -14,7 +14,7 @@ from ...protocol.escapes import escape_name as shown_name
 from ...protocol.globs import find_globs, own_match
 from ...protocol.results import CommandResult
 from ..boundary.gitignore import IgnoreRulesTooSlow
-from ..boundary.tree_walk import FileRun, Folder
+from ..boundary.tree_walk import FileRun, Folder, Notice
 from .context import ReadContext
 from .walk_filters import Filters, entries
 
@@ -32,6 +32,7 @@ def find(cmd: FsFind, ctx: ReadContext) -> CommandResult:
     total = looked = 0
     skipped: Counter[str] = Counter()
     stop_reason = ""
+    notes: list[str] = []
     deadline = time.monotonic() + navigation.TIME_LIMIT_S
 
     def take(rel: str, *, is_dir: bool, suffix: str) -> None:
@@ -57,6 +58,8 @@ def find(cmd: FsFind, ctx: ReadContext) -> CommandResult:
             elif isinstance(event, Folder):
                 looked += 1
                 take(event.rel, is_dir=True, suffix="/")
+            elif isinstance(event, Notice):
+                notes.append(event.text)
             elif event.reason in _SUFFIX:
                 looked += 1
                 take(event.rel, is_dir=event.is_dir, suffix=_SUFFIX[event.reason])
@@ -68,7 +71,7 @@ def find(cmd: FsFind, ctx: ReadContext) -> CommandResult:
         stop_reason = f"{slow}; the walk stopped there; narrow the path"
     finally:
         walk.close()
-    return _result(cmd, root.rel, found, total, looked, skipped, stop_reason)
+    return _result(cmd, root.rel, found, total, looked, skipped, stop_reason, notes)
 
 
 def _result(
@@ -79,6 +82,7 @@ def _result(
     looked: int,
     skipped: Counter[str],
     stop_reason: str,
+    notes: list[str],
 ) -> CommandResult:
     capped = total > len(found)
     truncated = capped or bool(stop_reason)
@@ -97,11 +101,14 @@ def _result(
         names = {"gitignore": "ignored by .gitignore", "unreadable": "unreadable"}
         parts = [f"{n} {names.get(r, r)}" for r, n in sorted(skipped.items())]
         header.append(f"# skipped: {', '.join(parts)}")
+    header += [f"# note: {shown_name(note)}" for note in notes]
     noun = "entry matches" if total == 1 else "entries match"
     summary = f"{total} {noun} {json.dumps(cmd.pattern)} under {where} ({looked_at}"
     summary += f"; {len(found)} listed)" if capped else ")"
     if stop_reason:
         summary += " (stopped early, see the header)"
+    if notes:
+        summary += " (a .gitignore was cut, see the header)"
     return CommandResult(
         id=cmd.id,
         ok=True,

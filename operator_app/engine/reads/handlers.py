@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import stat as stat_module
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ...protocol.caps import SHOWN_MAX_BYTES, cap_lines
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
@@ -131,18 +133,29 @@ def get_comment_style(cmd: GetCommentStyle, ctx: ReadContext) -> CommandResult:
 def fs_list(cmd: FsList, ctx: ReadContext) -> CommandResult:
     target = ctx.workspace.target(cmd.path)
     entries = ctx.workspace.list_dir(target)
-    suffix = {"dir": "/", "symlink": "@", "file": "", "other": ""}
+    suffix = {"dir": "/", "symlink": "@", "file": "", "other": " (special file)"}
     # Control characters are escaped: a name holding a line break would read as two entries.
     lines = [escape_name(entry.name) + suffix[entry.kind] for entry in entries]
-    folders = sum(1 for e in entries if e.kind == "dir")
+    kinds: Counter[str] = Counter(entry.kind for entry in entries)
     shown = "the workspace root" if target.rel == "." else target.rel
     if not entries:
         return _ok(cmd, f"Listed {shown}: empty folder", path=target.rel)
-    counts = (
-        f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}: "
-        f"{count(folders, 'folder')}, {count(len(entries) - folders, 'file')}"
+    parts = [count(kinds["dir"], "folder"), count(kinds["file"], "file")]
+    parts += [
+        count(kinds[kind], noun)
+        for kind, noun in (("symlink", "symlink"), ("other", "special file"))
+        if kinds[kind]
+    ]
+    counts = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}: {', '.join(parts)}"
+    listed, left_out = cap_lines(lines)
+    if not left_out:
+        return _ok(cmd, f"Listed {shown} ({counts})", "\n".join(listed), path=target.rel)
+    summary = (
+        f"Listed {shown} ({counts}); only the first {len(listed):,} are listed, "
+        f"{SHOWN_MAX_BYTES:,} bytes being the most one answer shows (truncated): list a "
+        "subfolder, or use fs.find with a pattern"
     )
-    return _ok(cmd, f"Listed {shown} ({counts})", "\n".join(lines), path=target.rel)
+    return _ok(cmd, summary, "\n".join(listed), path=target.rel, truncated=True)
 
 
 def fs_read(cmd: FsRead, ctx: ReadContext) -> CommandResult:
@@ -352,6 +365,14 @@ def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
     region = locate_region(doc.text, style, cmd.marker_id, label=target.rel)
     content = read_region(doc.text, style, cmd.marker_id, label=target.rel)
     inner = region.end_line - region.begin_line - 1
+    size = len(content.encode("utf-8"))
+    if size > SHOWN_MAX_BYTES:  # capped as a whole read is
+        raise OperatorError(
+            ErrorCode.ERR_FILE_TOO_LARGE,
+            f"region {cmd.marker_id} of {target.rel} holds {size:,} bytes, over the "
+            f"{SHOWN_MAX_BYTES:,} a read returns; read its lines with fs.readSlice, start: "
+            f"{region.begin_line + 1} (lines {region.begin_line + 1}-{region.end_line - 1})",
+        )
     summary = (
         f"Read region {cmd.marker_id} of {target.rel} (lines "
         f"{region.begin_line}-{region.end_line}, {count(inner, 'content line')})"

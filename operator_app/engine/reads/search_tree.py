@@ -18,10 +18,11 @@ from collections import Counter
 from ...protocol.commands import navigation
 from ...protocol.commands.navigation import FsSearchTree
 from ...protocol.escapes import escape_name as shown_name
+from ...protocol.regex_cost import MATCH_TIME_LIMIT_S, too_costly
 from ...protocol.results import CommandResult, count
 from ..boundary.fsops import read_walked
 from ..boundary.gitignore import IgnoreRulesTooSlow
-from ..boundary.tree_walk import FileRun, Skipped
+from ..boundary.tree_walk import FileRun, Notice, Skipped
 from ..textops.textfile import BINARY_SNIFF_BYTES, UTF16_BOMS
 from .context import ReadContext
 from .matcher import Matcher, window
@@ -58,6 +59,7 @@ class _Search:
         self.capped = False  # more matching lines than shown
         self.stop_reason = ""
         self.last_file = ""
+        self.notes: list[str] = []  # .gitignore files not read whole
 
     def file(self, data: bytes, rel: str, timeout: float) -> None:
         """Search one file's bytes (`rel`: its path as shown)."""
@@ -94,6 +96,23 @@ class _Search:
         ]
 
 
+def search_one(search: _Search, data: bytes, time_left: float) -> None:
+    """Search one file within what is left of the walk's time and the query's own limit per
+    file: a query that alone takes longer on one file is ERR_PATTERN_TOO_COSTLY (backtracking,
+    not the size of the tree); running out of the walk's time stops the walk (TimeoutError)."""
+    timeout = min(MATCH_TIME_LIMIT_S, time_left)
+    try:
+        search.file(data, search.last_file, timeout)
+    except TimeoutError:
+        if timeout < MATCH_TIME_LIMIT_S:
+            raise
+        raise too_costly(
+            f"took over its {MATCH_TIME_LIMIT_S:g} s limit on one file alone "
+            f"({shown_name(search.last_file)}, {count(len(data), 'byte')})",
+            done="the search stopped there and its matches are not shown",
+        ) from None
+
+
 def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     root = ws.target(cmd.path)
@@ -110,6 +129,8 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         for event in walk:
             if isinstance(event, Skipped):
                 search.skipped[event.reason] += 1
+            elif isinstance(event, Notice):
+                search.notes.append(event.text)
             if not isinstance(event, FileRun):
                 if time.monotonic() > deadline:  # a walk of folders and skipped entries only
                     raise TimeoutError
@@ -131,7 +152,7 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
                         search.scanned += data == "binary"  # opened and looked at, like a small one
                     continue
                 search.last_file = event.rel(index)
-                search.file(data, search.last_file, deadline - now)
+                search_one(search, data, deadline - now)
     except TimeoutError:
         search.stop_reason = (
             f"stopped at the {navigation.TIME_LIMIT_S} s time limit after "
@@ -174,6 +195,7 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         )
     if search.stop_reason:
         header.append(f"# truncated: {search.stop_reason}")
+    header += [f"# note: {shown_name(note)}" for note in search.notes]
     if search.skipped:
         filtered = {
             reason: n for reason, n in search.skipped.items() if reason in _FILTERED_REASONS
@@ -194,6 +216,8 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         summary = f"{shown} {noun} for {json.dumps(cmd.text)} in {files} under {where} ({scanned}"
     if search.stop_reason:
         summary += "; stopped early, see the header"
+    if search.notes:
+        summary += "; a .gitignore was cut, see the header"
     summary += ")" + (" (truncated)" if truncated else "")
     return CommandResult(
         id=cmd.id,

@@ -19,7 +19,7 @@ from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name as shown_name
 from ...protocol.results import CommandResult, count
 from ..boundary.gitignore import IgnoreRulesTooSlow
-from ..boundary.tree_walk import FileRun, Folder
+from ..boundary.tree_walk import FileRun, Folder, Notice, WalkEvent
 from .context import ReadContext
 from .walk_filters import entries
 
@@ -48,49 +48,63 @@ def tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
             f"{root.rel} is a file, not a folder; fs.tree outlines a folder (read a file with "
             "fs.readSlice)",
         )
-    top = _Node(root.rel, "dir", 0)
-    by_rel = {root.rel: top}
-    ignored: list[str] = []
-    skipped: Counter[str] = Counter()
-    walked = 0
+    outline = _Outline(_Node(root.rel, "dir", 0), cmd.depth)
     stop_reason = ""
     deadline = time.monotonic() + navigation.TIME_LIMIT_S
     walk = ws.walk(root, max_depth=cmd.depth + 1)
     try:
         for event in walk:
-            if walked >= MAX_WALKED:
+            if outline.walked >= MAX_WALKED:
                 stop_reason = f"the walk stopped after {entries(MAX_WALKED)}"
                 break
             if time.monotonic() > deadline:
                 stop_reason = f"the walk stopped at its {navigation.TIME_LIMIT_S} s time limit"
                 break
-            if isinstance(event, FileRun):
-                walked += len(event.names)
-                for index, name in enumerate(event.names):
-                    size = 0
-                    if event.depth <= cmd.depth:
-                        try:
-                            size = os.stat(name, dir_fd=event.dir_fd, follow_symlinks=False).st_size
-                        except OSError:
-                            pass
-                    _add(by_rel, _Node(event.rel(index), "file", event.depth, size))
-            elif isinstance(event, Folder):
-                walked += 1
-                by_rel[event.rel] = _add(by_rel, _Node(event.rel, "dir", event.depth))
-            elif event.reason == "gitignore":
-                if event.depth > cmd.depth:
-                    continue
-                skipped["gitignore"] += 1
-                if len(ignored) < SHOWN_IGNORED:
-                    ignored.append(shown_name(event.rel) + ("/" if event.is_dir else ""))
-            else:
-                walked += 1
-                _add(by_rel, _Node(event.rel, event.reason, event.depth))
+            outline.take(event)
     except IgnoreRulesTooSlow as slow:
         stop_reason = f"{slow}; the walk stopped there"
     finally:
         walk.close()
-    return _result(cmd, top, ignored, skipped, stop_reason)
+    return _result(cmd, outline.top, outline.ignored, outline.skipped, stop_reason, outline.notes)
+
+
+class _Outline:
+    """The tree as the walk's events build it: its nodes by path, the ignored entries shown and
+    counted, how many entries were walked, and the walk's notes."""
+
+    def __init__(self, top: _Node, depth: int) -> None:
+        self.top, self.depth = top, depth
+        self.by_rel = {top.rel: top}
+        self.ignored: list[str] = []
+        self.skipped: Counter[str] = Counter()
+        self.walked = 0
+        self.notes: list[str] = []
+
+    def take(self, event: WalkEvent) -> None:
+        by_rel = self.by_rel
+        if isinstance(event, FileRun):
+            self.walked += len(event.names)
+            for index, name in enumerate(event.names):
+                size = 0
+                if event.depth <= self.depth:
+                    try:
+                        size = os.stat(name, dir_fd=event.dir_fd, follow_symlinks=False).st_size
+                    except OSError:
+                        pass
+                _add(by_rel, _Node(event.rel(index), "file", event.depth, size))
+        elif isinstance(event, Folder):
+            self.walked += 1
+            by_rel[event.rel] = _add(by_rel, _Node(event.rel, "dir", event.depth))
+        elif isinstance(event, Notice):
+            self.notes.append(event.text)
+        elif event.reason == "gitignore":
+            if event.depth <= self.depth:
+                self.skipped["gitignore"] += 1
+                if len(self.ignored) < SHOWN_IGNORED:
+                    self.ignored.append(shown_name(event.rel) + ("/" if event.is_dir else ""))
+        else:
+            self.walked += 1
+            _add(by_rel, _Node(event.rel, event.reason, event.depth))
 
 
 def _add(by_rel: dict[str, _Node], node: _Node) -> _Node:
@@ -142,7 +156,12 @@ def _lines(node: _Node, shown_depth: int, out: list[str], kinds: Counter[str], l
 
 
 def _result(
-    cmd: FsTree, top: _Node, ignored: list[str], skipped: Counter[str], stop_reason: str
+    cmd: FsTree,
+    top: _Node,
+    ignored: list[str],
+    skipped: Counter[str],
+    stop_reason: str,
+    gitignore_notes: list[str],
 ) -> CommandResult:
     cumulated = _levels(top, cmd.depth)
     fitting = [level for level, n in enumerate(cumulated, 1) if n <= FsTree.MAX_ENTRIES]
@@ -177,6 +196,7 @@ def _result(
         header.append(
             f"# skipped: {skipped['gitignore']} ignored by .gitignore ({', '.join(ignored)}{more})"
         )
+    header += [f"# note: {shown_name(note)}" for note in gitignore_notes]
     parts = [count(kinds["folder"], "folder"), count(kinds["file"], "file")]
     parts += [
         count(kinds[k], noun)
@@ -187,6 +207,8 @@ def _result(
         f"Tree of {shown_name(top.rel)} to depth {shown_depth}: {entries(len(lines))} "
         f"({', '.join(parts)})"
     )
+    if gitignore_notes:
+        summary += " (a .gitignore was cut, see the header)"
     return CommandResult(
         id=cmd.id,
         ok=True,

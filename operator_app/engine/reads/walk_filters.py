@@ -10,16 +10,15 @@ from typing import TYPE_CHECKING
 from ...protocol.globs import glob_list
 
 if TYPE_CHECKING:
-    import pathspec
-
+    from ...protocol.globs import GlobList
     from ..boundary.tree_walk import Exclude
 
 
 @dataclass(frozen=True)
 class Filters:
     root: str  # the folder searched, as shown: paths below it start with root + "/"
-    include: pathspec.GitIgnoreSpec | None
-    exclude_spec: pathspec.GitIgnoreSpec | None
+    include: GlobList | None
+    exclude_spec: GlobList | None
 
     @classmethod
     def of(cls, include: str | None, exclude: str | None, root: str) -> Filters:

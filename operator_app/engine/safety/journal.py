@@ -8,8 +8,18 @@ it, so that a temporary file left by an app killed mid-commit is found and remov
 "swept" record closes it); without it, the killed commit would leave a hidden file of partial
 new content in the person's tree for good.
 
-    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept / across records
+    journal/entries.jsonl   begin / commit / undo / temp / undo-temp / swept / across / run /
+                            cut records
     journal/pre/<seq>.bin   the bytes a file had before change <seq>
+    journal/sets/<seq>/     a command's change-set: its manifest and the pre-images of its files
+
+A "run" record (no seq) says a command ran: its script, folder, exit, output file, and the
+change-set it made, if any (the seq of its "begin").
+
+A small change to a large file keeps no pre/<seq>.bin: its "begin" record holds a delta instead
+(pre_delta.py), turned back into the old bytes from the bytes the change wrote. The pre-images
+kept are held to a budget (journal_budget.py): past it, the oldest changes are let go of, and a
+"cut" record says that no change up to its seq can be undone any more.
 
 A copy or move (kind "copy" or "move") names its destination too (`rel_to`) and what the entry
 was when it left (`identity`: device, inode, fingerprint); the "commit" record adds what stands
@@ -28,6 +38,7 @@ undo reads it only while it is still that very file, so it restores the right by
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -39,6 +50,7 @@ from typing import Any
 from ..boundary.fsops import read_exactly
 from ..ondisk.atomic import write_all
 from ..ondisk.jsonl import append_jsonl, fsync_dir, read_jsonl
+from .pre_delta import Delta
 
 TAIL_BYTES = 8192
 _SEQ_RE = re.compile(rb'"seq": ?(\d{1,18})')  # also finds the number in a line a crash cut short
@@ -81,6 +93,10 @@ class JournalEntry:
     replaced: bool = False
     replaced_mtime: int | None = None  # of the file replaced: undo gives it back with the bytes
     across: bool = False  # a move to another file system: copied, and the original trashed
+    # A small change to a large file: the bytes before it, as a delta from the bytes after it
+    # (pre_delta.py), instead of pre/<seq>.bin; `old_sha` is then the hash of those bytes.
+    delta: Delta | None = None
+    cut: bool = False  # let go of to keep the journal within its budget: no longer undoable
 
     @property
     def where(self) -> str:
@@ -88,7 +104,10 @@ class JournalEntry:
         return self.rel if self.rel_to is None else f"{self.rel} -> {self.rel_to}"
 
     def record(self) -> dict[str, Any]:
-        record = {
+        # A delta goes first: the seq then stays near the line's end, where the journal's tail
+        # (the last 8 KB, which next_seq reads) finds it.
+        record: dict[str, Any] = {"delta": self.delta.record()} if self.delta else {}
+        record |= {
             "event": "begin",
             "seq": self.seq,
             "time": self.time,
@@ -146,6 +165,7 @@ class Journal:
 
     def entries(self) -> list[JournalEntry]:
         found: dict[int, JournalEntry] = {}
+        cut_at = 0
         for record in read_jsonl(self._entries):
             try:
                 seq = int(record.get("seq", 0))
@@ -168,6 +188,7 @@ class Journal:
                     summary=str(record.get("summary") or ""),
                     root=root if isinstance(root, str) else None,
                     pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
+                    delta=Delta.from_record(record.get("delta")),
                 )
                 rel_to = record.get("rel_to")
                 if isinstance(rel_to, str):
@@ -191,6 +212,10 @@ class Journal:
                 found[seq].undone = True
                 when = record.get("time")
                 found[seq].undone_at = float(when) if isinstance(when, (int, float)) else None
+            elif event == "cut":
+                cut_at = max(cut_at, seq)
+        for seq, entry in found.items():
+            entry.cut = seq <= cut_at
         return [found[k] for k in sorted(found)]
 
     def undone_by_command(self) -> dict[str, JournalEntry]:
@@ -246,7 +271,11 @@ class Journal:
                 seqs = [int(m) for line in handle for m in _SEQ_RE.findall(line)]
         seq = max(seqs, default=0) + 1
         trash = self.state_dir / "trash"
-        while os.path.lexists(self.pre / f"{seq}.bin") or os.path.lexists(trash / str(seq)):
+        while (
+            os.path.lexists(self.pre / f"{seq}.bin")
+            or os.path.lexists(trash / str(seq))
+            or os.path.lexists(self.set_dir(seq))
+        ):
             seq += 1
         return seq
 
@@ -294,6 +323,18 @@ class Journal:
 
     def mark_swept(self, seq: int) -> None:
         append_jsonl(self._entries, {"event": "swept", "seq": seq}, sync=False)
+
+    def set_dir(self, seq: int) -> Path:
+        """Where change-set <seq> keeps its manifest and pre-images (changes/changeset)."""
+        return self.dir / "sets" / str(seq)
+
+    def note_run(self, record: dict[str, Any]) -> None:
+        """A command ran (engine/shell): what, where, its exit, its output file, its change-set."""
+        append_jsonl(self._entries, {"event": "run", "time": time.time(), **record})
+
+    def runs(self) -> list[dict[str, Any]]:
+        """The "run" records, oldest first."""
+        return [record for record in read_jsonl(self._entries) if record.get("event") == "run"]
 
     def _pre_path(self, entry: JournalEntry) -> Path:
         return self.pre / f"{entry.seq}.bin"
@@ -380,6 +421,7 @@ class Journal:
         *,
         trash: dict[str, Any] | None = None,
         to_identity: dict[str, Any] | None = None,
+        sync: bool = False,
     ) -> None:
         record: dict[str, Any] = {"event": "commit", "seq": entry.seq, "time": time.time()}
         if trash is not None:
@@ -394,19 +436,47 @@ class Journal:
         # No fsync needed: a "begin" whose file holds the new bytes already counts as committed
         # (see undo.undoable), except for deletes, copies and moves, which only recovery can tell
         # from their records (and a trash location must not be lost).
-        append_jsonl(self._entries, record, sync=trash is not None or entry.rel_to is not None)
+        append_jsonl(
+            self._entries, record, sync=sync or trash is not None or entry.rel_to is not None
+        )
 
     def note_across(self, entry: JournalEntry) -> None:
         """The move of `entry` met another file system: it copies and trashes from here on."""
         entry.across = True
         append_jsonl(self._entries, {"event": "across", "seq": entry.seq})
 
+    def cut(self, seq: int, why: str) -> None:
+        """No change up to `seq` can be undone any more (journal_budget.py let go of them)."""
+        append_jsonl(self._entries, {"event": "cut", "seq": seq, "time": time.time(), "why": why})
+
+    def drop_pre_image(self, seq: int) -> int:
+        """Remove pre/<seq>.bin of a change that was cut; the bytes it freed."""
+        path = self.pre / f"{seq}.bin"
+        try:
+            size = path.stat().st_size
+            path.unlink()
+        except FileNotFoundError:
+            return 0
+        return size
+
     def mark_undone(self, entry: JournalEntry) -> None:
         append_jsonl(self._entries, {"event": "undo", "seq": entry.seq, "time": time.time()})
 
-    def pre_image(self, entry: JournalEntry) -> bytes:
+    def pre_image(self, entry: JournalEntry, after: bytes | None = None) -> bytes:
         """The bytes the file had before `entry`, read only from the very file the change made
-        (same device, inode and size as its "begin" record says); OSError otherwise."""
+        (same device, inode and size as its "begin" record says); OSError otherwise. A change
+        kept as a delta needs `after`, the bytes it wrote (checked by their hash)."""
+        if entry.cut:
+            raise PreImageMismatch(
+                f"change {entry.seq} was let go of to keep the undo journal within its budget"
+            )
+        if entry.delta is not None:
+            if after is None or hashlib.sha256(after).hexdigest() != entry.new_sha:
+                raise PreImageMismatch(
+                    f"change {entry.seq} kept only what it changed; the file must hold the bytes "
+                    "it wrote to be taken back"
+                )
+            return entry.delta.before(after)
         fd = os.open(self._pre_path(entry), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
             info = os.fstat(fd)

@@ -118,50 +118,13 @@ def _scan(lines: list[str]) -> list[str]:
             i += 1
             continue
         number += 1
-        want_old = 1 if match[2] is None else int(match[2])
-        want_new = 1 if match[4] is None else int(match[4])
+        wanted = (
+            1 if match[2] is None else int(match[2]),
+            1 if match[4] is None else int(match[4]),
+        )
         cleaned.append(lines[i].removesuffix("\r"))
-        i += 1
-        old = new = 0
-        pending_blanks: list[str] = []  # blank lines seen once the counts were met
-        stray: int | None = None  # index of a line that is no hunk line
-        while i < len(lines):
-            line = lines[i]
-            filled = old >= want_old and new >= want_new
-            if _HUNK_HEADER_RE.match(line) or line.startswith(_SECTION_STARTS):
-                break
-            if (
-                filled
-                and line.startswith("--- ")
-                and i + 1 < len(lines)
-                and lines[i + 1].startswith("+++ ")
-            ):
-                break
-            if line in ("", "\r"):
-                # A blank context line whose leading space was stripped (by an editor or a mail
-                # client), unless it trails the hunk: that is only known from what follows.
-                if filled:
-                    pending_blanks.append(" " + line)
-                else:
-                    old, new = old + 1, new + 1
-                    cleaned.append(" " + line)
-                i += 1
-                continue
-            kind = line[:1]
-            if kind not in (" ", "+", "-", "\\"):
-                stray = i
-                break
-            if pending_blanks and kind != "\\":
-                old, new = old + len(pending_blanks), new + len(pending_blanks)
-                cleaned.extend(pending_blanks)
-            pending_blanks = []
-            if kind != "-":
-                new += kind != "\\"
-            if kind != "+":
-                old += kind != "\\"
-            cleaned.append(_NO_NEWLINE if kind == "\\" else line)
-            i += 1
-        if (old, new) != (want_old, want_new):
+        i, counted, stray = _hunk_body(lines, i + 1, wanted, cleaned)
+        if counted != wanted:
             where = ""
             if stray is not None:
                 where = (
@@ -170,7 +133,7 @@ def _scan(lines: list[str]) -> list[str]:
                 )
             raise _invalid(
                 f"hunk {number} header {match[0]} "
-                f"{_counts_mismatch((want_old, want_new), (old, new))}{where}; "
+                f"{_counts_mismatch(wanted, counted)}{where}; "
                 "recount the lines (context and removed lines are old, "
                 "context and added lines are new) or regenerate the diff"
             )
@@ -181,6 +144,53 @@ def _scan(lines: list[str]) -> list[str]:
                 'with " ", "+", "-" or "\\"; remove that line and resend'
             )
     return cleaned
+
+
+def _hunk_body(
+    lines: list[str], i: int, wanted: tuple[int, int], cleaned: list[str]
+) -> tuple[int, tuple[int, int], int | None]:
+    """Read one hunk's body from line `i`, appending it (cleaned) to `cleaned`: where the body
+    ended, the (old, new) line counts it has, and the index of a line that is no hunk line, when
+    that is what ended it."""
+    want_old, want_new = wanted
+    old = new = 0
+    pending_blanks: list[str] = []  # blank lines seen once the counts were met
+    while i < len(lines):
+        line = lines[i]
+        filled = old >= want_old and new >= want_new
+        if _HUNK_HEADER_RE.match(line) or line.startswith(_SECTION_STARTS):
+            break
+        if (
+            filled
+            and line.startswith("--- ")
+            and i + 1 < len(lines)
+            and lines[i + 1].startswith("+++ ")
+        ):
+            break
+        if line in ("", "\r"):
+            # A blank context line whose leading space was stripped (by an editor or a mail
+            # client), unless it trails the hunk: that is only known from what follows.
+            if filled:
+                pending_blanks.append(" " + line)
+            else:
+                old, new = old + 1, new + 1
+                cleaned.append(" " + line)
+            i += 1
+            continue
+        kind = line[:1]
+        if kind not in (" ", "+", "-", "\\"):
+            return i, (old, new), i
+        if pending_blanks and kind != "\\":
+            old, new = old + len(pending_blanks), new + len(pending_blanks)
+            cleaned.extend(pending_blanks)
+        pending_blanks = []
+        if kind != "-":
+            new += kind != "\\"
+        if kind != "+":
+            old += kind != "\\"
+        cleaned.append(_NO_NEWLINE if kind == "\\" else line)
+        i += 1
+    return i, (old, new), None
 
 
 def _prepare(patch_text: str, label: str) -> str:

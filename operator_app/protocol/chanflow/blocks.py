@@ -5,7 +5,7 @@ block Operator was ever given; a `PendingChanBlock` is one still waiting for its
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from . import grammar
 
@@ -17,6 +17,8 @@ Fault = Literal["unclosed", "nested", "too_large"]
 
 @dataclass(frozen=True)
 class ChanBlock:
+    dialect: ClassVar[str] = "string"
+
     start_line: int
     end_line: int | None  # None: the message ended before its </𝒞>
     channel: str  # "string" for Operator; any other channel is not for it
@@ -34,6 +36,11 @@ class ChanBlock:
         return self.channel == grammar.CHANNEL
 
     @property
+    def runs(self) -> bool:
+        """A block of another channel, or a response of Operator's pasted back, is not run."""
+        return self.for_operator and not self.is_response
+
+    @property
     def is_response(self) -> bool:
         """A block Operator wrote (attributes on its tag, "re: [id]" first): pasted back."""
         return bool(self.attributes.strip()) and self.payload.lstrip().startswith("re: [")
@@ -41,9 +48,16 @@ class ChanBlock:
 
 @dataclass(frozen=True)
 class PendingChanBlock:
+    dialect: ClassVar[str] = "string"
+    awaits: ClassVar[str] = "its close tag"
+
     start_line: int
     channel: str
     topic: str | None
+
+    @property
+    def label(self) -> str:
+        return f"<{grammar.SIGIL}={self.channel}:{self.topic or 'main'}>"
 
 
 def trim_payload(payload: str) -> str:

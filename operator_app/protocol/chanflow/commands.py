@@ -133,7 +133,7 @@ SERVED = ", ".join(f"/{spec.name}" for spec in COMMANDS)
 # --- topics ---------------------------------------------------------------------------------
 
 _TOPIC_FORMAT = (
-    "format: type:name (e.g. file:main, file:notes)",
+    "format: type:name (e.g. file:main, file:notes, bash:dev)",
     "names: [a-zA-Z0-9_-]+ only \u2014 no dots, no paths",
 )
 
@@ -146,14 +146,14 @@ def parse_topic(raw: str | None) -> str:
     kind, colon, name = raw.partition(":")
     if not colon:
         kind, name = grammar.SERVED_TOPIC_TYPE, raw
-    if kind in grammar.TOPIC_TYPES and kind != grammar.SERVED_TOPIC_TYPE:
-        extra = " (never a shell)" if kind == "bash" else ""
+    if kind in grammar.TOPIC_TYPES and kind not in grammar.SERVED_TOPIC_TYPES:
         raise StringError(
             StringCode.INVALID_TARGET,
-            f'topic "{raw}" is a {kind}: topic; Operator serves file topics only{extra}',
-            "use a file topic: string:file:main, string:file:notes",
+            f'topic "{raw}" is a {kind}: topic; Operator serves file and bash topics only',
+            "use a file topic (string:file:notes) for files, a bash topic (string:bash:dev) to "
+            "run commands",
         )
-    if kind != grammar.SERVED_TOPIC_TYPE or not grammar.NAME_RE.fullmatch(name):
+    if kind not in grammar.SERVED_TOPIC_TYPES or not grammar.NAME_RE.fullmatch(name):
         raise StringError(StringCode.INVALID_TARGET, f'invalid topic "{raw}"', *_TOPIC_FORMAT)
     return f"{kind}:{name}"
 
@@ -164,9 +164,12 @@ def parse_topic(raw: str | None) -> str:
 @dataclass(frozen=True)
 class Request:
     line: str  # the command line as written, trimmed
-    name: str  # "open"
+    name: str  # "open" (a bash topic's script: "bash", protocol/chanflow/bash.py)
     argument: str  # the rest of the command line, trimmed
     body: str | None  # the lines after the command line, with "\n" breaks; None when there are none
+    # Whether running it may change a file: the person is asked (/edit without content only shows
+    # the document; a bash topic's script is asked about and its changes reviewed).
+    writes: bool = False
 
 
 def read_payload(payload: str) -> Request:
@@ -190,7 +193,8 @@ def read_payload(payload: str) -> Request:
             f"served: {SERVED}",
             "/help lists what each one does",
         )
-    return Request(line, name, command.group(2).strip(), body)
+    writes = BY_NAME[name].writes and (name != "edit" or body is not None)
+    return Request(line, name, command.group(2).strip(), body, writes)
 
 
 def usage_error(name: str, problem: str) -> StringError:
@@ -221,6 +225,15 @@ class Location:
         return text
 
 
+def _number(name: str, digits: str, what: str) -> int:
+    """A line or version number as written, or INVALID_PARAMS past grammar.MAX_NUMBER (Python
+    refuses to read over 4,300 digits at all; no file has a billion lines)."""
+    if len(digits.lstrip("0")) > len(str(grammar.MAX_NUMBER)) or int(digits) > grammar.MAX_NUMBER:
+        shown = digits if len(digits) <= 20 else f"{digits[:12]}... ({len(digits)} digits)"
+        raise usage_error(name, f"{shown} is too large for {what} (at most {grammar.MAX_NUMBER:,})")
+    return int(digits)
+
+
 def parse_location(name: str, argument: str) -> Location:
     """`path`, `path#block`, `path@c3`, `path:L5`, `path:L5-L10`, or `#block` / `:L5-L10` alone
     for the topic's current document."""
@@ -228,11 +241,11 @@ def parse_location(name: str, argument: str) -> Location:
     version = lines = block = None
     match = grammar.VERSION_RE.search(text)
     if match:
-        version, text = int(match.group(1)), text[: match.start()]
+        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
     match = grammar.LINES_RE.search(text)
     if match:
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) else first
+        first = _number(name, match.group(1), "a line number")
+        last = _number(name, match.group(2), "a line number") if match.group(2) else first
         if first < 1 or last < first:
             raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
         lines, text = (first, last), text[: match.start()]

@@ -33,6 +33,9 @@ class StringCode(StrEnum):
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
     WRITE_FAILED = "WRITE_FAILED"
+    TIMEOUT = "TIMEOUT"
+    KILLED = "KILLED"
+    NO_SANDBOX = "NO_SANDBOX"
     INTERNAL = "INTERNAL"
 
 
@@ -67,7 +70,7 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "a {variable} with no value here", '/set {name} = "value" first'
     ),
     StringCode.INVALID_TARGET: StringCodeInfo(
-        "a malformed topic, or a web:, app: or bash: one", "use file:name"
+        "a malformed topic, or a web: or app: one", "use file:name or bash:name"
     ),
     StringCode.NO_HISTORY: StringCodeInfo(
         "/back or /undo with nothing to go back to", "open a document, or change one, first"
@@ -77,16 +80,15 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "no such version", "the error gives the latest; /log path"
     ),
     StringCode.LOAD_ERROR: StringCodeInfo(
-        "not readable as text: binary, not UTF-8, too large, or an I/O error",
+        "not readable as text: binary, not UTF-8, too large, or I/O",
         "read a part of it, or ask the person",
     ),
     StringCode.REJECTED: StringCodeInfo(
-        "the person declined the change; nothing changed", "ask them what they want"
+        "the person declined it; nothing changed", "ask them what they want"
     ),
     StringCode.NOT_APPROVED: StringCodeInfo(
-        "no person was asked (no terminal, no --approve): the change, and the blocks after it, "
-        "did not run",
-        "tell the person it waits for their approval; do not resend it",
+        "no one could be asked: it and the blocks after it did not run",
+        "tell the person it waits for their approval",
     ),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo(
         "the message ended inside a block; nothing in it ran", "close it with </\U0001d49e>"
@@ -98,9 +100,12 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
         "a block over 1,000,000 characters", "split it: /write, then /append"
     ),
     StringCode.WRITE_FAILED: StringCodeInfo(
-        "the change could not be made (permissions, a symlink, an I/O error)",
-        "the message says why and what changed",
+        "the change could not be made (permissions, a symlink, I/O)",
+        "the message says why",
     ),
+    StringCode.TIMEOUT: StringCodeInfo("a script ran over 120 s; stopped", "run less at once"),
+    StringCode.KILLED: StringCodeInfo("a script was stopped", "ask the person"),
+    StringCode.NO_SANDBOX: StringCodeInfo("no sandbox here; nothing ran", "ask the person"),
     StringCode.INTERNAL: StringCodeInfo("Operator itself failed", "tell the person"),
 }
 

@@ -21,7 +21,9 @@ TAG_RE = re.compile(r"([A-Za-z0-9_.@-]*)(?::([^\s>]*))?((?:\s+[^>]*)?)")
 # file:main." Names: "[a-zA-Z0-9_-]+ only — no dots, no paths".
 DEFAULT_TOPIC = "file:main"
 TOPIC_TYPES = ("file", "web", "app", "bash")
-SERVED_TOPIC_TYPE = "file"
+SERVED_TOPIC_TYPE = "file"  # a bare name's type
+BASH_TOPIC_TYPE = "bash"  # a shell session (protocol/chanflow/bash.py)
+SERVED_TOPIC_TYPES = (SERVED_TOPIC_TYPE, BASH_TOPIC_TYPE)
 NAME_RE = re.compile(r"[A-Za-z0-9_-]+")
 
 # "All payloads must start with /." "A command must be the first line of the payload."
@@ -33,6 +35,7 @@ HOME = "~"
 # the topic's current document, "#block" alone a block of it.
 LINES_RE = re.compile(r":L([0-9]+)(?:-L?([0-9]+))?$")
 VERSION_RE = re.compile(r"@c([0-9]+)$")
+MAX_NUMBER = 999_999_999  # a line or version number; past it INVALID_PARAMS
 BLOCK_ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 # Variables: "/set {var} = "value"", "{var}" substituted in later commands; "$variables are only

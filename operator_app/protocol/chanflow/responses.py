@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..escapes import escape_controls, escape_name, escape_text
 from . import grammar
 
 CHANGE_LINES_SHOWN = 200  # of a change's numbered lines; past that the response says how many more
@@ -24,15 +25,24 @@ class Response:
     rest: str | None = None  # what follows it: an error's context lines, or "---" and the content
 
     def render(self) -> str:
+        """The response block. Nothing in it reaches a terminal as a control character: the
+        command line and the message are one line each, everything escaped; what follows keeps
+        tab and line feed (the names in it were escaped whole where they were put in)."""
         lines = [
             f'<{grammar.SIGIL}={grammar.CHANNEL}:{self.topic} time="{self.time}">',
-            f"re: [{self.request_id}] {self.request}",
-            self.message,
+            f"re: [{self.request_id}] {escape_name(self.request)}",
+            escape_controls(self.message),
         ]
         if self.rest is not None:
-            lines.append(self.rest.removesuffix("\n"))
+            lines.append(escape_text(self.rest.removesuffix("\n")))
         lines.append(grammar.CLOSE)
         return "\n".join(lines)
+
+
+def shown_name(name: str) -> str:
+    """A name from disk as a response shows it: one line whatever it holds (escape_name), and
+    without the sigil, so that no name can open or close a block (`\\U0001d49e` instead)."""
+    return escape_name(name).replace(grammar.SIGIL, "\\U0001d49e")
 
 
 def after_message(*, content: str | None = None, context: tuple[str, ...] = ()) -> str | None:

@@ -6,6 +6,7 @@ line and the time it needs to be rendered as a response block again."""
 from __future__ import annotations
 
 from ..results import CommandResult, Status
+from .dialect import REQUEST, TIME, TOPIC
 from .errors import StringCode, StringError
 from .grammar import OK_MARK
 
@@ -58,9 +59,7 @@ def string_ok(
         line=line,
         diff=diff,
         dialect="string",
-        topic=topic,
-        request=request,
-        at=at,
+        frame={TOPIC: topic, REQUEST: request, TIME: at},
     )
 
 
@@ -89,7 +88,5 @@ def string_failed(
         line=line,
         diff=diff,
         dialect="string",
-        topic=topic,
-        request=request,
-        at=at,
+        frame={TOPIC: topic, REQUEST: request, TIME: at},
     )

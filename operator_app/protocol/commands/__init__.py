@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         FsReplaceRegion,
         MarkerFields,
     )
+    from .shell import ShellRun
     from .transfer import FsCopy, FsMove, FsRename, TwoPathCommand
     from .validation import Validated, validate_command, validate_fields
     from .writing import FsApplyEdits, FsDelete, FsPatch, FsWrite
@@ -79,6 +80,7 @@ __all__ = [
     "GetCommentStyle",
     "GetInterfaceSpec",
     "MarkerFields",
+    "ShellRun",
     "TwoPathCommand",
     "Validated",
     "alias_map",

@@ -77,6 +77,8 @@ class Command(BaseModel):
 
     ACTION: ClassVar[str] = ""
     WRITES: ClassVar[bool] = False  # needs the person's consent before it changes anything
+    # runs a program (shell.run): asked about, run, and its changes reviewed (engine/shell)
+    RUNS: ClassVar[bool] = False
     NOTES: ClassVar[tuple[str, ...]] = ()  # spec lines after the fields: result, behaviour, limits
     BRIEF: ClassVar[str] = ""  # what it does in a few words, for the compact prompt
     # Optional fields of which exactly one must be given (content_b64 or content)

@@ -38,6 +38,7 @@ FAMILY_OF: dict[str, str] = {
     "fs.copy": "transfer",
     "fs.move": "transfer",
     "fs.rename": "transfer",
+    "shell.run": "shell",
 }
 ACTION_NAMES: tuple[str, ...] = tuple(FAMILY_OF)
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(FAMILY_OF.values()))

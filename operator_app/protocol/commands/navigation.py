@@ -6,11 +6,15 @@ how far it got."""
 
 # No "from __future__ import annotations": see base.py.
 
+from functools import lru_cache
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import field_validator, model_validator
 
 from ..errors import ErrorCode, OperatorError
+from ..glob_match import MAX_GLOB_CHARS
+from ..globs import MAX_GLOBS, MAX_LIST_CHARS
+from ..regex_cost import MATCH_TIME_LIMIT_S, MAX_FUZZY_ERRORS, MAX_REGEX_CHARS, MAX_UNROLLED
 from .base import FsCommand, QueryFields, decode_query, spec_field, true_or_false, whole_number
 
 IGNORED = "Leaves out .git and what .gitignore files ignore (each relative to its own folder)"
@@ -53,6 +57,13 @@ class FsSearchTree(QueryFields):
         "folder; exclude wins.",
         "regex: true reads query as a regular expression (Python syntax, the regex module; a bad "
         "one is ERR_INVALID_PATTERN).",
+        f"Limits (ERR_PATTERN_TOO_COSTLY, nothing searched): a regex over {MAX_REGEX_CHARS} "
+        f"characters, counted repeats that multiply past {MAX_UNROLLED:,} ((?:a{{100}}){{100}}),",
+        "(?R) or (?1) recursion, fuzzy matching without a bound of at most "
+        f"{MAX_FUZZY_ERRORS} errors, or one search of one file taking over "
+        f"{MATCH_TIME_LIMIT_S:g} s;",
+        f"a glob over {MAX_GLOB_CHARS} characters, or over {MAX_GLOBS} globs or "
+        f"{MAX_LIST_CHARS} characters in one field.",
     )
     action: Literal["fs.searchTree"]
     include: str | None = spec_field(
@@ -96,13 +107,19 @@ class FsSearchTree(QueryFields):
         return self
 
 
+@lru_cache(maxsize=8)
 def compile_query(text: str, *, ignore_case: bool) -> Any:
     """The `regex` pattern of a regex: true query, or ERR_INVALID_PATTERN saying where it is
-    wrong."""
+    wrong, or ERR_PATTERN_TOO_COSTLY when compiling or matching it could take too much
+    (protocol/regex_cost.py). Kept: the check runs when the command is read, the search after."""
     import regex
 
+    from ..regex_cost import check_regex_cost
+
+    flags = regex.IGNORECASE if ignore_case else 0
+    check_regex_cost(text, flags)
     try:
-        return regex.compile(text, regex.IGNORECASE if ignore_case else 0)
+        return regex.compile(text, flags)
     except regex.error as error:
         where = f" at position {error.pos + 1}" if error.pos is not None else ""
         raise OperatorError(

@@ -18,7 +18,10 @@ class FsList(FsCommand):
     BRIEF = "a folder's entries, folders ending with /"
     NOTES = (
         "Result: details_b64 contains directory entries, one per line, sorted by name;",
-        'folders end with "/", symlinks with "@" (path "." lists the workspace root).',
+        'folders end with "/", symlinks with "@", FIFOs, sockets and devices with " (special '
+        'file)" (path "." lists the workspace root).',
+        "At most 200000 bytes of entries are listed; the summary then says how many of how many "
+        "(truncated).",
     )
     action: Literal["fs.list"]
 

@@ -118,6 +118,8 @@ class FsReadRegion(MarkerFields):
     NOTES = (
         "Result: details_b64 contains the content between markers (base64 UTF-8), as it stands "
         "(empty for an empty region)",
+        "A region over 200000 bytes is ERR_FILE_TOO_LARGE, as for fs.read; the message gives its "
+        "lines for fs.readSlice.",
     )
     action: Literal["fs.readRegion"]
 

@@ -132,6 +132,21 @@ def validate_command(fields: Fields) -> Command:
 
 def validate_fields(fields: Fields) -> Validated:
     values = fields.values
+    _check_required(values)
+    model = _model_of(values["action"])
+    _check_workspace_keys(values, model)
+    _check_path(values["action"], values)
+    accepted = alias_map(model)
+    _check_second_path(values["action"], values, accepted)
+    data, ignored = _by_field(values["action"], values, accepted)
+    try:
+        return Validated(model.model_validate(data), ignored)
+    except ValidationError as exc:
+        raise _from_pydantic(model, exc) from None
+
+
+def _check_required(values: dict[str, str]) -> None:
+    """version, id and action are there, and the version is one this Operator speaks."""
     missing = [name for name in grammar.REQUIRED_FIELDS if not values.get(name)]
     if missing:
         # "Version: 1" is the likeliest way to miss a field that looks present: say so.
@@ -154,7 +169,10 @@ def validate_fields(fields: Fields) -> Validated:
             ErrorCode.ERR_UNSUPPORTED_VERSION,
             f"version {values['version']!r} is not supported; use version: 1",
         )
-    action = values["action"]
+
+
+def _model_of(action: str) -> type[Command]:
+    """The model of an action a command may name (not a reserved one, and one that exists)."""
     if action in grammar.RESERVED_ACTIONS:
         raise OperatorError(
             ErrorCode.ERR_RESERVED_ACTION,
@@ -172,7 +190,12 @@ def validate_fields(fields: Fields) -> Validated:
                 f"{', '.join(ACTION_NAMES)}"
             ),
         )
-    workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values))
+    return model
+
+
+def _check_workspace_keys(values: dict[str, str], model: type[Command]) -> None:
+    # A field an action declares is its own, even with a workspace-like name (shell.run's cwd).
+    workspace_keys = sorted(grammar.WORKSPACE_FIELDS.intersection(values) - set(model.model_fields))
     if workspace_keys:
         raise OperatorError(
             ErrorCode.ERR_WORKSPACE_FIELD,
@@ -181,35 +204,17 @@ def validate_fields(fields: Fields) -> Validated:
                 f"and paths are relative to it; remove the {workspace_keys[0]} line"
             ),
         )
+
+
+def _check_path(action: str, values: dict[str, str]) -> None:
+    """A path for an fs.* action, none for the others."""
     is_fs = action.startswith(grammar.FS_PREFIX)
     if is_fs and not values.get("path"):
-        # The path under another name ("file: README.md") is the likeliest reason it is missing.
-        other = next(
-            (key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None
-        )
-        if other is None and "path" not in values:  # or misspelt ("pth: README.md")
-            from .extra_fields import misspelling_of
-
-            other = next(
-                (
-                    key
-                    for key in values
-                    if key not in (*grammar.REQUIRED_FIELDS, SECOND_PATH)
-                    and misspelling_of(key, "path")
-                ),
-                None,
-            )
-        if other:
-            instead = f"; write path: instead of {other}:"
-        elif "path" in values:
-            instead = "; the path line is empty"
-        else:
-            instead = ""
         raise OperatorError(
             ErrorCode.ERR_ACTION_REQUIRES_PATH,
             (
                 f"{action} requires path: <path relative to the workspace root> (use . for the "
-                f"root){instead}"
+                f"root){_why_no_path(values)}"
             ),
         )
     if not is_fs and "path" in values:
@@ -217,8 +222,39 @@ def validate_fields(fields: Fields) -> Validated:
             ErrorCode.ERR_ACTION_FORBIDS_PATH,
             f"{action} does not take a path; remove the path line",
         )
-    accepted = alias_map(model)
-    _check_second_path(action, values, accepted)
+
+
+def _why_no_path(values: dict[str, str]) -> str:
+    """What to say about a missing path: the path under another name ("file: README.md") is the
+    likeliest reason, or misspelt ("pth: README.md"), or a path line left empty."""
+    other = next(
+        (key for key in values if key != "path" and key.casefold() in _PATH_SYNONYMS), None
+    )
+    if other is None and "path" not in values:
+        from .extra_fields import misspelling_of
+
+        other = next(
+            (
+                key
+                for key in values
+                if key not in (*grammar.REQUIRED_FIELDS, SECOND_PATH)
+                and misspelling_of(key, "path")
+            ),
+            None,
+        )
+    if other:
+        return f"; write path: instead of {other}:"
+    if "path" in values:
+        return "; the path line is empty"
+    return ""
+
+
+def _by_field(
+    action: str, values: dict[str, str], accepted: dict[str, str]
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The values by the field each key sets (an alias counts as its field; two keys setting one
+    field are refused), and the keys the action does not take and that change nothing (any other
+    key is refused, extra_fields.py)."""
     renamed: dict[str, str] = {}
     ignored: list[str] = []
     for key in values:
@@ -237,11 +273,7 @@ def validate_fields(fields: Fields) -> Validated:
                 (f"{key} and {renamed[target]} both set {target}; keep one of them"),
             )
         renamed[target] = key
-    data = {target: values[key] for target, key in renamed.items()}
-    try:
-        return Validated(model.model_validate(data), tuple(ignored))
-    except ValidationError as exc:
-        raise _from_pydantic(model, exc) from None
+    return {target: values[key] for target, key in renamed.items()}, tuple(ignored)
 
 
 def _check_second_path(action: str, values: dict[str, str], accepted: dict[str, str]) -> None:

@@ -16,10 +16,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...engine.changes.plan import WritePlan
+from ...engine import WriteOutlook, WritePlan
 from ..display import plural
 from ..keys import CONSENT_KEYS
-from ..outlook import WriteOutlook
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
 from .confirm import ConfirmScreen
 from .help import KeysScreen
@@ -30,11 +29,23 @@ WHAT = {
     "delete": "moves to the trash",
     "copy": "copies",
     "move": "moves",
+    "changeset": "applies what the command changed in",
 }
 
 
 def describe(plan: WritePlan) -> Text:
     what = "renames" if plan.action == "fs.rename" else WHAT.get(plan.kind, plan.kind)
+    if plan.changes is not None:  # what a command changed: its files, with a diff each below
+        return Text.assemble(
+            (f"{plan.action} ", "bold"),
+            "ran; apply what it changed? ",
+            (plan.changes.describe(), "bold cyan"),
+            "   ",
+            (f"+{plan.added}", "bold green"),
+            " ",
+            (f"-{plan.removed}", "bold red"),
+            (f"   id {plan.command_id}", "dim"),
+        )
     if plan.target_to is not None:
         slash = "/" if plan.is_dir else ""
         title = Text.assemble(
@@ -108,6 +119,10 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     text = Text(f'"a" also applies {plural(len(outlook.rest), "more write")} of this message:\n')
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
+        if write.runs:
+            text.append(f"  {write.action:<{width}}  ", style="bold yellow")
+            text.append(f"runs {write.command} (in {write.path})\n", style="yellow")
+            continue
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
         if write.deletes:
             path_style = "bold red"
@@ -137,7 +152,14 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
         " without showing their diffs.\n",
     )
     deletes = [write for write in unseen if write.deletes]
-    others = sorted({write.where for write in unseen if not write.deletes})
+    commands = [write for write in unseen if write.runs]
+    others = sorted({write.where for write in unseen if not write.deletes and not write.runs})
+    if commands:
+        text.append("It runs commands (and applies their changes): ", style="bold yellow")
+        text.append(
+            "; ".join(str(write.command) for write in commands[:REST_SHOWN]) + "\n",
+            style="bold yellow",
+        )
     if deletes:
         text.append("It moves to the trash: ", style="bold red")
         text.append(", ".join(write.path for write in deletes) + "\n", style="bold red")

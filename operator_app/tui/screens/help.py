@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...protocol.commands import ACTIONS
+from ...protocol import ACTIONS
 from ..keys import MAIN_KEYS, OTHER_KEYS
 
 
@@ -28,7 +28,7 @@ def keys_table() -> Table:
 def actions_table() -> Table:
     """One row per action: the compact prompt's line for it (fields as written, [optional], a|b
     for one of them; * when the person is asked), so the help and the prompt say the same."""
-    from ...protocol.spec import render_brief
+    from ...protocol import render_brief
 
     table = Table(
         # a Text, not a string: rich would read [optional] as markup

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...engine.state.session import message_count
+from ...engine import message_count
 from ..display import plural, pretty_path
 
 

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...engine.safety.journal import JournalEntry
+from ...engine import JournalEntry
 
 EFFECT = {
     "create": "remove the file it created",
@@ -18,6 +18,7 @@ EFFECT = {
     "delete": "bring it back from the trash",
     "move": "move it back (and put back a file it replaced)",
     "copy": "remove the copy (or restore the file it replaced)",
+    "changeset": "take back every file the command changed, created or deleted",
 }
 
 

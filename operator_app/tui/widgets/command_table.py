@@ -94,9 +94,9 @@ def summary_of(row: Row) -> str:
         when = time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
         return f"undone at {when} (the model still thinks it is there): {result.summary}"
     if result is not None and not result.ok and result.error_code and row.status != "rejected":
-        return f"{result.error_code}: {bare_summary(result.summary, result.error_code)}"
+        return f"{result.error_code}: {bare_summary(result.summary, result, result.error_code)}"
     if row.summary:
-        return bare_summary(row.summary, None)
+        return bare_summary(row.summary, result, None)
     return " ".join(part for part in (row.action, row.path) if part)
 
 

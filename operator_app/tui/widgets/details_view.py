@@ -41,6 +41,8 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
     )
     if result is None:
         lines += wrapped(f"{row.status}: {row.summary}".rstrip(": "), "warn", width)
+        if row.live:  # a command running: its output so far, as it comes
+            lines += [StyledLine("")] + _body(row.live)
     else:
         lines += wrapped(result.summary, "ok" if result.ok else "error", width)
         if row.status == UNDONE:

@@ -21,7 +21,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine.textops.textfile import split_lines
+from ...engine import split_lines
 from ..display import screen_line
 
 LINE_CHARS = 2_000  # longer lines are cut in the view only

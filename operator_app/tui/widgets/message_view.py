@@ -21,10 +21,13 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
-from ...protocol.blocks import ScanWarning
-from ...protocol.chanflow.blocks import ChanBlock
-from ...protocol.grammar import count_breaks, with_lf_breaks
-from ...protocol.message import MessageScanner, windowed_scanner
+from ...protocol import (
+    MessageScanner,
+    ScanWarning,
+    count_breaks,
+    windowed_scanner,
+    with_lf_breaks,
+)
 from ..display import screen_line
 from .lines_view import DrawnLines
 
@@ -97,8 +100,7 @@ class BlockSpans:
         self._closed += [
             (event.start_line, event.end_line)
             for event in self._scanner.feed(new)
-            if not isinstance(event, ScanWarning)
-            and not (isinstance(event, ChanBlock) and not event.for_operator)
+            if not isinstance(event, ScanWarning) and event.runs
         ]
         # An unfinished last line may still hold a block's END: it counts as that block's end
         # line all the same, which is the message's last line, the same as open to the end.

@@ -14,6 +14,7 @@ from ...boundary.workspace import Workspace
 from ...ondisk.atomic import NEW_FILE_MODE, discard_temp, install_temp, temp_name, write_temp
 from ...ondisk.current import identity_now, read_current, remove_dirs
 from ...safety.journal import Journal, JournalEntry
+from ...safety.pre_delta import small_delta
 from ..outcomes import CommitOutcome, conflict
 from ..plan import WritePlan, sha256
 
@@ -83,15 +84,25 @@ def commit_content(
                 summary=plan.summary,
                 root=str(ws.root),
             )
-            kept = (
-                "copy"
-                if current is None
-                else journal.link_pre_image(entry, dir_fd, name, current.identity, current.links)
-            )
-            if kept == "changed":
-                raise conflict(plan.target, "changed")
-            linked = kept == "linked"
-            journal.begin(entry, None if current is None or linked else current.data, linked=linked)
+            delta = small_delta(current.data, new_bytes) if current is not None else None
+            if delta is not None:  # a small change to a large file: only what it changed
+                assert current is not None
+                entry.delta, entry.old_sha = delta, sha256(current.data)
+                journal.begin(entry, None)
+            else:
+                kept = (
+                    "copy"
+                    if current is None
+                    else journal.link_pre_image(
+                        entry, dir_fd, name, current.identity, current.links
+                    )
+                )
+                if kept == "changed":
+                    raise conflict(plan.target, "changed")
+                linked = kept == "linked"
+                journal.begin(
+                    entry, None if current is None or linked else current.data, linked=linked
+                )
             writer.wait()  # the temporary file is whole and fsynced; the journal is durable
             # A last look just before the replace: the file was read (and its pre-image kept)
             # before the slow part, the write and fsync of the new bytes and of the journal. A save

@@ -21,6 +21,8 @@ def content_outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> boo
         return True
     if entry.kind == "create":
         return False if current is None else None
+    if entry.delta is not None:  # kept as a delta: the hash of the bytes before is recorded
+        return False if sha256(current.data if current else None) == entry.old_sha else None
     try:
         before = journal.pre_image(entry)
     except (OSError, PreImageMismatch):

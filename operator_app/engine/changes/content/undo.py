@@ -49,7 +49,7 @@ def undo_content(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoOu
         )
     if entry.kind != "create":
         try:
-            old = journal.pre_image(entry)
+            old = journal.pre_image(entry, current.data if current else None)
         except (OSError, PreImageMismatch) as exc:
             raise UndoRefused(
                 f"cannot undo {entry.action} {entry.command_id} on "

@@ -20,6 +20,7 @@ from ...boundary.fsops import kind_of
 from ...boundary.target import Target
 from ...boundary.workspace import Workspace
 from ...ondisk.fingerprint import tree_fingerprint
+from ...ondisk.tree_scan import scan_tree
 from ...textops.diff import unified_diff
 from ...textops.textfile import TextDoc, split_lines
 from ..plan import PlanKind, WritePlan, entry_description
@@ -110,18 +111,24 @@ def _check_destination_folder(ws: Workspace, dst: Target) -> list[str]:
 
 
 def _tree_facts(ws: Workspace, target: Target) -> tuple[int, int, str | None]:
-    """(files, bytes, the first FIFO, socket or device met) below a folder, nothing followed."""
+    """(files, bytes, the first FIFO, socket or device met) below a folder, nothing followed,
+    read through descriptors (tree_scan.py): no name from outside can be met."""
     files = size = 0
-    for folder, dirs, names in os.walk(
-        ws.root.joinpath(*ws.entry_parts(target)), followlinks=False
-    ):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            info = os.lstat(os.path.join(folder, name))
+    base = "/".join(ws.entry_parts(target))
+    parent_fd, name, _ = ws.open_parent_dir(target, create=False)
+    walk = scan_tree(parent_fd, name)
+    try:
+        for node in walk:
+            if node.step != "entry":
+                continue
+            info = node.info
             if not (stat_module.S_ISREG(info.st_mode) or stat_module.S_ISLNK(info.st_mode)):
-                return files, size, os.path.relpath(os.path.join(folder, name), ws.root)
+                return files, size, "/".join((base, *node.parts))
             files += 1
             size += info.st_size
+    finally:
+        walk.close()
+        os.close(parent_fd)
     return files, size, None
 
 
@@ -191,7 +198,7 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
         )
     made = _check_destination_folder(ws, dst)
     if src_dir or stat_module.S_ISLNK(st.st_mode):
-        check_links(cmd.action, ws, src, dst, is_link=not src_dir)
+        check_links(cmd.action, ws, src, dst)
     across = cmd.action != "fs.copy" and _device_of_folder(ws, src) != _device_of_folder(ws, dst)
     fingerprint, files, listing = tree_fingerprint(ws, src, st)
     if src_dir and (cmd.action == "fs.copy" or across):

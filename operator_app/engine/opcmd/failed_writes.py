@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..protocol.errors import ErrorCode, OperatorError
-from ..protocol.results import CommandResult
+from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.results import CommandResult
 
 if TYPE_CHECKING:
-    from ..protocol.blocks import RawBlock
-    from ..protocol.commands.base import Command
-    from .boundary.workspace import Workspace
+    from ...protocol.blocks import RawBlock
+    from ...protocol.commands.base import Command
+    from ..boundary.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class FailedWrites:
         """An invalid block that reads as a write (its action is one): its paths as written."""
         fields = dict(_key_values(block))
         action = fields.get("action", "")
-        from ..protocol.commands.catalog import model_for
+        from ...protocol.commands.catalog import model_for
 
         model = model_for(action)
         if model is None or not model.WRITES:

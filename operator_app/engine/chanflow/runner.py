@@ -1,0 +1,405 @@
+"""String's engine half (engine/messages/interface.py). One String block answered: its id (from
+the block's key, so the same block of the same message gets the same id and is known again), its
+topic's session loaded, its command read, `{variables}` put in, the command run, and the result
+in String's form. A block that already ran is not run again: it is answered with its recorded
+response, marked as a repeat. A block of another channel gets no answer, and one of Operator's
+own responses pasted back is not run; each is a warning of the message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
+
+from ...protocol.chanflow.bash import is_bash, read_request
+from ...protocol.chanflow.blocks import ChanBlock
+from ...protocol.chanflow.commands import (
+    Request,
+    parse_location,
+    parse_topic,
+    read_payload,
+    substitute,
+    workspace_relative,
+)
+from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS, SIGIL
+from ...protocol.chanflow.responses import after_message
+from ...protocol.chanflow.results import string_failed, string_ok
+from ...protocol.errors import OperatorError
+from ...protocol.results import CommandResult
+from ..messages.events import BlockStarted, ForeignBlock
+from ..messages.interface import MessageContext, Unanswered
+from ..messages.outlook import PlannedWrite, normalised
+from ..messages.unattended import RUNS_WHEN
+from ..state.internal_failure import internal_message
+from . import bash, reading, writing
+from .context import Answer, Call
+from .mapping import told_in_string
+from .recovered import recovered_result
+from .topics import TopicStore
+
+if TYPE_CHECKING:
+    from ...protocol.dialect import Block
+    from ..changes.outcomes import Landing
+    from ..state.used_ids import UsedId, WriteIntent
+
+Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
+CONTENT_KEY_PREFIX = "chanflow:"  # a String block's content key in the session's records
+
+Handler = Callable[[Call], Answer]
+_HANDLERS: dict[str, Handler] = {
+    "help": reading.cmd_help,
+    "info": reading.cmd_info,
+    "ls": reading.cmd_ls,
+    "open": reading.cmd_open,
+    "back": reading.cmd_back,
+    "refresh": reading.cmd_refresh,
+    "verify": reading.cmd_verify,
+    "set": reading.cmd_set,
+    "close": reading.cmd_close,
+    "commit": reading.cmd_commit,
+    "log": reading.cmd_log,
+    "write": writing.cmd_write,
+    "append": writing.cmd_append,
+    "replace": writing.cmd_replace,
+    "undo": writing.cmd_undo,
+}
+# A bash topic's: its script, and its // commands (protocol/chanflow/bash.py).
+_BASH_HANDLERS: dict[str, Handler] = {
+    "bash": bash.cmd_script,
+    "info": bash.cmd_info,
+    "close": bash.cmd_close,
+    "help": bash.cmd_help,
+}
+_FAULTS = {
+    "unclosed": (
+        StringCode.UNCLOSED_BLOCK,
+        "the message ended before this block was closed; nothing in it was run",
+        "end every block with its close tag: a slash and the sigil in angle brackets",
+    ),
+    "nested": (
+        StringCode.NESTED_BLOCK,
+        "another open tag stands inside this block, so where it ends cannot be told; nothing "
+        "in it was run",
+        "send one command per block; to write text holding ChanFlow tags, use OPERATOR_CMD "
+        "fs.write with content_b64",
+    ),
+    "too_large": (
+        StringCode.BLOCK_TOO_LARGE,
+        "this block is over 1,000,000 characters; nothing in it was run",
+        "split the content over several blocks (/write, then /append)",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ChanAnswer:
+    result: CommandResult
+    content_key: str | None  # None: nothing ran or changed, the block may be sent again
+    durable: bool  # a change to the workspace was attempted: record it with an fsync
+    repeat_of: int | None = None  # the message the recorded response is from
+
+
+def request_id(
+    key: str, used: Mapping[str, tuple[str, int, Earlier]]
+) -> tuple[str, tuple[str, int, Earlier] | None]:
+    """The block's id (ID_CHARS of its key in base 36, longer where that is taken by another
+    block), and what it ran as before, if it did."""
+    number = int(key[:26], 16)
+    digits = ""
+    while number:
+        number, rest = divmod(number, len(ID_ALPHABET))
+        digits += ID_ALPHABET[rest]
+    digits = digits or "0"
+    content_key = CONTENT_KEY_PREFIX + key
+    for size in range(ID_CHARS, len(digits) + 1):
+        candidate = digits[:size]
+        earlier = used.get(candidate)
+        if earlier is None:
+            return candidate, None
+        if earlier[0] == content_key:
+            return candidate, earlier
+    return key, used.get(key)
+
+
+def now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def request_line(payload: str) -> str:
+    """The block's first line as written, for "re: [id] ..." (even when it is not a command)."""
+    line = payload.lstrip().split("\n", 1)[0].split("\r", 1)[0].strip()
+    return line[:200] + ("\u2026" if len(line) > 200 else "")
+
+
+def command_word(line: str) -> str:
+    """The command a block's first line names ("/run" of "/run ls"), for the table's action column
+    even when the block is refused before its command is read; "/?" when it names none."""
+    word = line[1:].split(" ", 1)[0] if line.startswith("/") else ""
+    return f"/{word[:20]}" if word.isascii() and word.isalpha() else "/?"
+
+
+class StringRunner:
+    """Answers one message's String blocks."""
+
+    def __init__(self, context: MessageContext) -> None:
+        self.context = context
+        self.store = TopicStore(context.session.state_dir)
+
+    def run(self, block: Block) -> None:
+        assert isinstance(block, ChanBlock)
+        context = self.context
+        line = block.start_line
+        if not block.for_operator:
+            context.warn(
+                f"line {line}: a <{SIGIL}={block.channel}:...> block is for another channel; "
+                "Operator does not answer it"
+            )
+            context.notify(ForeignBlock(line, block.channel))
+            return
+        if block.is_response:
+            attribute = block.attributes.split("=")[0]
+            context.warn(
+                f"line {line}: a String response (its tag carries {attribute}=) is Operator's "
+                "own answer, pasted back; it was not run"
+            )
+            return
+        first = request_line(block.payload)
+        rid, earlier = request_id(block.key, context.session.used_ids())
+        context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
+        held = _held_back(block, rid, context.held_back) if earlier is None else None
+        if held is not None:
+            context.add(held, content_key=None)
+            return
+        if _may_write(block):
+            context.flush()  # what ran before a write is recorded and shown before it is asked
+        answer = self._answer(block)
+        context.add(answer.result, content_key=answer.content_key, durable=answer.durable)
+
+    def planned_write(self, block: Block, used: Mapping[str, UsedId]) -> PlannedWrite | None:
+        """A String block that changes a file, as it will run; its path is the one written (a
+        place in the topic's current document, or /undo's, is not known from the text: the dialog
+        then asks again before `a`)."""
+        assert isinstance(block, ChanBlock)
+        if not block.runs or block.fault is not None:
+            return None
+        try:
+            topic = parse_topic(block.topic)
+            request = read_request(topic, block.payload)
+            if not request.writes:
+                return None
+            if is_bash(topic):
+                rid = request_id(block.key, used)[0]
+                folder = normalised(self.store.load(topic).cwd)
+                return PlannedWrite(
+                    block.start_line, rid, request.name, folder, command=request.line
+                )
+            path = (
+                parse_location(request.name, request.argument).path
+                if request.name != "undo"
+                else None
+            )
+        except StringError:
+            return None
+        rid = request_id(block.key, used)[0]
+        shown = (
+            normalised(workspace_relative(path))
+            if path
+            else f"(/{request.name}: a place in the topic)"
+        )
+        return PlannedWrite(block.start_line, rid, f"/{request.name}", shown)
+
+    def pause(self) -> None:
+        self.store.flush()  # the topics this message changed, written back once (topics.py)
+
+    def end(self) -> None:
+        pass
+
+    def _answer(self, block: ChanBlock) -> ChanAnswer:
+        context = self.context
+        rid, earlier = request_id(block.key, context.session.used_ids())
+        if earlier is not None:
+            return self._repeat(earlier, block)
+        topic_shown = block.topic if block.topic else "file:main"
+        line = request_line(block.payload)
+        at = now()
+        action = command_word(line)
+        request: Request | None = None
+        content_key = CONTENT_KEY_PREFIX + block.key
+        try:
+            topic = parse_topic(block.topic)
+            topic_shown = topic
+            fault = _FAULTS.get(block.fault or "")
+            if fault is not None:
+                raise StringError(*fault)
+            if block.attributes:
+                raise StringError(
+                    StringCode.INVALID_TARGET,
+                    "a command's tag carries no attributes",
+                    f"tag the block string:{topic} and nothing more; time= and mode= are for "
+                    "Operator's answers",
+                )
+            request = read_request(topic, block.payload)
+            action = f"/{request.name}"
+            if is_bash(topic):  # its script is "bash"; its own commands are written //info
+                action = request.name if request.writes else f"//{request.name}"
+            state = self.store.load(topic)
+            if request.name != "set" and not is_bash(topic):
+                substituted = substitute(request.line, state.variables)
+                if substituted != request.line:
+                    body = "" if request.body is None else "\n" + request.body
+                    request = replace(read_payload(substituted + body), line=request.line)
+
+            def record_intent(act: str, rel: str, summary: str, extra: dict[str, object]) -> None:
+                context.record_intent(
+                    rid,
+                    action=act,
+                    path=rel,
+                    line=block.start_line,
+                    summary=summary,
+                    content_key=content_key,
+                    extra={"topic": topic, "request": line, "at": at, **extra},
+                )
+
+            call = Call(
+                context=context,
+                store=self.store,
+                topic=state,
+                line=block.start_line,
+                request_id=rid,
+                request=request,
+                content_key=content_key,
+                record_intent=record_intent,
+            )
+            answer = self._handler(topic, request)(call)
+            if not call.closed:
+                self.store.save(state)
+        except StringError as error:
+            result = string_failed(
+                rid,
+                error,
+                topic=topic_shown,
+                request=line,
+                at=at,
+                action=action,
+                line=block.start_line,
+            )
+            durable = request is not None and request.writes
+            kept = None if result.status in ("rejected", "conflict") else content_key
+            return ChanAnswer(result, kept, durable)
+        except Exception as exc:  # one command's bug must not lose the others' results
+            if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
+                failure = told_in_string(exc, writing=request is not None and request.writes)
+            else:
+                failure = StringError(
+                    StringCode.INTERNAL,
+                    internal_message(exc, context.session.state_dir, f"on {action}")
+                    + "; tell the person",
+                )
+            result = string_failed(
+                rid,
+                failure,
+                topic=topic_shown,
+                request=line,
+                at=at,
+                action=action,
+                line=block.start_line,
+            )
+            return ChanAnswer(result, None, True)
+        rest = after_message(content=answer.content, context=answer.context)
+        result = string_ok(
+            rid,
+            topic=topic_shown,
+            request=line,
+            at=at,
+            message=answer.message,
+            rest=rest,
+            action=action,
+            path=answer.path,
+            line=block.start_line,
+            diff=answer.diff,
+        )
+        return ChanAnswer(result, content_key, request.writes)
+
+    @staticmethod
+    def _handler(topic: str, request: Request) -> Handler:
+        if is_bash(topic):
+            return _BASH_HANDLERS[request.name]
+        if request.name == "edit":
+            return writing.cmd_edit if request.body is not None else reading.cmd_edit_view
+        return _HANDLERS[request.name]
+
+    def _repeat(self, earlier: tuple[str, int, CommandResult], block: ChanBlock) -> ChanAnswer:
+        _, number, result = earlier
+        note = (
+            f"(a repeat: this block already ran in message {number}; this is its answer from "
+            "then, and nothing was run again)"
+        )
+        details = note if not result.details else f"{note}\n{result.details}"
+        repeated = replace(
+            result,
+            details=details,
+            line=block.start_line,
+            extra={**result.extra, "repeat_of": number},
+        )
+        return ChanAnswer(repeated, None, False, repeat_of=number)
+
+
+class StringEngine:
+    name = "string"
+
+    def runner(self, context: MessageContext) -> StringRunner:
+        return StringRunner(context)
+
+    def unanswered(
+        self, block: Block, used: Mapping[str, UsedId], number: int, interrupted: bool
+    ) -> Unanswered | None:
+        """A String block that ran before is answered again (a repeat has a result of its own),
+        so a block without one is one the app stopped before."""
+        if not block.runs or not interrupted:
+            return None
+        assert isinstance(block, ChanBlock)
+        return Unanswered(block.start_line, request_id(block.key, used)[0], None)
+
+    def recovered(self, intent: WriteIntent, landing: Landing) -> CommandResult:
+        return recovered_result(intent, landing)
+
+
+def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | None:
+    """A block after a write no person could approve (engine/messages/unattended.py): not run,
+    its key free, answered NOT_APPROVED. None when blocks run, or for a block that runs nothing
+    anyway (a refused block, a command Operator does not serve), which is answered as ever."""
+    if why is None or block.fault is not None or block.attributes:
+        return None
+    try:
+        topic = parse_topic(block.topic)
+        request = read_request(topic, block.payload)
+    except StringError:
+        return None
+    line = request_line(block.payload)
+    action = f"/{request.name}"
+    if is_bash(topic):
+        action = request.name if request.writes else f"//{request.name}"
+    result = string_failed(
+        rid,
+        StringError(StringCode.NOT_APPROVED, why, RUNS_WHEN),
+        topic=topic,
+        request=line,
+        at=now(),
+        action=action,
+        line=block.start_line,
+    )
+    return replace(result, status="failed")  # "rejected" is the write that waits
+
+
+def _may_write(block: ChanBlock) -> bool:
+    """Whether the block's command is one that writes, from its first line alone (a block that
+    fails before it runs asks nothing, so a wrong guess only costs an early flush)."""
+    try:
+        return read_request(parse_topic(block.topic), block.payload).writes
+    except StringError:
+        return False
+
+
+ENGINE_HALF = StringEngine()

@@ -1,0 +1,87 @@
+"""What the engine announces while it works on a message, to whoever listens (the TUI, the
+bridge): a message opened, a block started, a write waiting for the person, a result ready (always
+after it is recorded), a repeat answered, a long read's progress, a block for another channel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...protocol.results import CommandResult
+    from ..changes.plan import WritePlan
+    from .outlook import WriteOutlook
+
+
+@dataclass(frozen=True)
+class MessageOpened:
+    number: int
+    source: str
+
+
+@dataclass(frozen=True)
+class BlockStarted:
+    line: int
+    command_id: str | None
+    action: str | None
+    path: str | None
+
+
+@dataclass(frozen=True)
+class AwaitingDecision:
+    plan: WritePlan
+    outlook: WriteOutlook  # which write of its message it is, and what else the message writes
+
+
+@dataclass(frozen=True)
+class ResultReady:
+    result: CommandResult
+
+
+@dataclass(frozen=True)
+class DuplicateSkipped:
+    command_id: str
+    earlier: CommandResult
+    earlier_message: int
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ForeignBlock:
+    """A block the engine does not answer (a ChanFlow block of another channel): no result."""
+
+    line: int
+    channel: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    command_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """A command running (engine/shell): its last lines of output so far, how long it has run, and
+    how to stop it; sent a few times a second, and once more with `done` when it has ended."""
+
+    command_id: str
+    text: str
+    seconds: float
+    lines: int
+    stop: Callable[[], None]
+    done: bool = False
+
+
+EngineEvent = (
+    ForeignBlock
+    | MessageOpened
+    | BlockStarted
+    | AwaitingDecision
+    | ResultReady
+    | DuplicateSkipped
+    | Progress
+    | CommandOutput
+)
+Listener = Callable[[EngineEvent], None]

@@ -1,0 +1,120 @@
+"""The undo journal's budget: the pre-images it keeps (journal/pre/<seq>.bin, the whole bytes of
+a file before a change that was not small enough for a delta) may take at most
+MESSAGE_MAX_BYTES for the changes of one message and SESSION_MAX_BYTES in all. After a change
+is committed, while either is exceeded, the oldest changes are let go of: a "cut" record says no
+change up to its seq can be undone any more (undo works newest first, so nothing older could be
+reached past the first one let go of anyway), then their pre-images are removed. The change just
+made is never let go of. The result of the change that made the cut says so, in both dialects,
+and the front ends show it to the person.
+
+The sizes are read from the pre/ folder, again only when the folder's time moved since the last
+look (a delta adds no file there), so a message of a thousand small edits costs no scans; the
+change just made is looked at by name, as the folder's time is too coarse to tell two changes
+a millisecond apart."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .journal import Journal
+
+MESSAGE_MAX_BYTES = 128 * 1024 * 1024
+SESSION_MAX_BYTES = 512 * 1024 * 1024
+
+
+@dataclass
+class _Usage:
+    folder_mtime_ns: int
+    sizes: dict[int, int]  # seq -> bytes of pre/<seq>.bin
+
+
+@dataclass
+class _Message:
+    number: int
+    seqs: set[int] = field(default_factory=set)
+
+
+_USAGE: dict[Path, _Usage] = {}
+_MESSAGES: dict[Path, _Message] = {}
+
+
+def _usage(journal: Journal) -> _Usage:
+    folder = journal.pre
+    mtime = os.stat(folder).st_mtime_ns
+    known = _USAGE.get(folder)
+    if known is not None and known.folder_mtime_ns == mtime:
+        return known
+    sizes: dict[int, int] = {}
+    with os.scandir(folder) as scan:
+        for item in scan:
+            stem, dot, suffix = item.name.partition(".")
+            if dot and suffix == "bin" and stem.isdigit():
+                try:
+                    sizes[int(stem)] = item.stat(follow_symlinks=False).st_size
+                except FileNotFoundError:
+                    continue
+    usage = _USAGE[folder] = _Usage(mtime, sizes)
+    return usage
+
+
+def keep_within_budget(state_dir: Path, seq: int | None, message: int) -> str | None:
+    """After change `seq` of message `message` was committed: let go of the oldest changes while
+    the kept pre-images are over a limit. The sentence for the result when some were, else
+    None. Never raises: the change is made whatever the bookkeeping meets (it tries again after
+    the next one)."""
+    try:
+        return _keep_within_budget(state_dir, seq, message)
+    except OSError:
+        return None
+
+
+def _keep_within_budget(state_dir: Path, seq: int | None, message: int) -> str | None:
+    journal = Journal(state_dir)
+    mine = _MESSAGES.get(state_dir)
+    if mine is None or mine.number != message:
+        mine = _MESSAGES[state_dir] = _Message(message)
+    if seq is not None:
+        mine.seqs.add(seq)
+    usage = _usage(journal)
+    if seq is not None and seq not in usage.sizes:
+        # The folder's time may not have moved (its clock is coarse): the change just made is
+        # looked at by name.
+        try:
+            usage.sizes[seq] = os.stat(journal.pre / f"{seq}.bin").st_size
+        except FileNotFoundError:
+            pass
+    total = sum(usage.sizes.values())
+    of_message = sum(size for at, size in usage.sizes.items() if at in mine.seqs)
+    if total <= SESSION_MAX_BYTES and of_message <= MESSAGE_MAX_BYTES:
+        return None
+    dropped: list[int] = []
+    for at in sorted(usage.sizes):
+        if (total <= SESSION_MAX_BYTES and of_message <= MESSAGE_MAX_BYTES) or at == seq:
+            break
+        size = usage.sizes[at]
+        total -= size
+        of_message -= size if at in mine.seqs else 0
+        dropped.append(at)
+    if not dropped:
+        return None
+    cut_at = dropped[-1]
+    let_go = [
+        entry
+        for entry in journal.entries()
+        if entry.seq <= cut_at and not entry.cut and not entry.undone
+    ]
+    why = (
+        f"the undo journal keeps at most {MESSAGE_MAX_BYTES // 2**20} MB of saved copies for "
+        f"one message and {SESSION_MAX_BYTES // 2**20} MB in all"
+    )
+    journal.cut(cut_at, why)  # first: a crash from here on leaves no undo to a lost copy
+    for at in dropped:
+        journal.drop_pre_image(at)
+    _USAGE.pop(journal.pre, None)
+    newest = let_go[-1] if let_go else None
+    which = f" (the newest of them: {newest.action} {newest.command_id})" if newest else ""
+    return (
+        f"undo depth cut: the {len(let_go)} oldest changes{which} can no longer be undone, as {why}"
+    )

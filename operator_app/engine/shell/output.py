@@ -1,0 +1,91 @@
+"""A command's output as it arrives: all of it written to a file in the state folder, and what the
+result keeps of it: the whole output when it is short, else its first and last lines with "N
+lines cut" between them. Also the last lines so far, for the live view."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from ..ondisk.atomic import write_all
+
+HEAD_LINES = 100
+TAIL_LINES = 100
+HEAD_BYTES = 20_000
+TAIL_BYTES = 20_000
+LIVE_BYTES = 8_000
+
+
+class OutputLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+        self._lock = threading.Lock()
+        self.bytes = 0
+        self.lines = 0  # line breaks seen
+        self._head = bytearray()  # the first bytes, up to HEAD_LINES lines and HEAD_BYTES
+        self._head_full = False
+        self._tail = bytearray()  # the last bytes (a little more than TAIL_BYTES)
+        self.ends_with_break = True
+
+    def write(self, chunk: bytes) -> None:
+        with self._lock:
+            if chunk:
+                write_all(self._fd, chunk)
+            self.bytes += len(chunk)
+            self.lines += chunk.count(b"\n")
+            if not self._head_full:
+                room = HEAD_BYTES - len(self._head)
+                self._head += chunk[:room]
+                if len(self._head) >= HEAD_BYTES or self._head.count(b"\n") >= HEAD_LINES:
+                    self._head_full = True
+            self._tail += chunk
+            if len(self._tail) > 2 * TAIL_BYTES:
+                del self._tail[: len(self._tail) - TAIL_BYTES]
+            if chunk:
+                self.ends_with_break = chunk.endswith(b"\n")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+    def live(self) -> str:
+        """The last lines so far, for the person watching."""
+        with self._lock:
+            tail = bytes(self._tail[-LIVE_BYTES:])
+        if len(tail) == LIVE_BYTES:
+            tail = tail.split(b"\n", 1)[-1]
+        return tail.decode("utf-8", "replace")
+
+    @property
+    def line_count(self) -> int:
+        """Lines of output, a last one without its line break counted."""
+        return self.lines + (0 if self.ends_with_break or not self.bytes else 1)
+
+    def kept(self) -> tuple[str, int]:
+        """(what the result shows, the number of lines cut from its middle)."""
+        with self._lock:
+            whole = self.bytes <= HEAD_BYTES and self.line_count <= HEAD_LINES + TAIL_LINES
+            head, tail = bytes(self._head), bytes(self._tail)
+        if whole:
+            return head.decode("utf-8", "replace"), 0
+        head_lines = head.split(b"\n")[:HEAD_LINES]
+        tail_text = tail[-TAIL_BYTES:]
+        tail_lines = tail_text.split(b"\n")
+        if len(tail) > TAIL_BYTES:
+            tail_lines = tail_lines[1:]  # the first one is cut
+        if tail_lines and tail_lines[-1] == b"":
+            tail_lines = tail_lines[:-1]
+        tail_lines = tail_lines[-TAIL_LINES:]
+        cut = max(self.line_count - len(head_lines) - len(tail_lines), 0)
+        middle = f"... {cut} line{'s' if cut != 1 else ''} cut (the whole output: {self.path}) ..."
+        text = b"\n".join(head_lines).decode("utf-8", "replace")
+        return (
+            text + "\n" + middle + "\n" + b"\n".join(tail_lines).decode("utf-8", "replace") + "\n",
+            cut,
+        )

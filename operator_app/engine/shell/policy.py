@@ -1,0 +1,37 @@
+"""What the person has decided about commands ahead of time, handed to the engine by a front end
+(from the settings file and its own flags): the exact commands always allowed in this workspace,
+whether this workspace's commands may use the network, the variables kept even though their
+names look secret, and what happens where no sandbox can be had. And `RunGrant`, a yes to one
+command that says more than yes (the person let it use the network)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+def _never(script: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class ShellPolicy:
+    # Whether this exact script is always allowed in this workspace (asked afresh each time, so a
+    # rule revoked in the settings holds at once). Sandboxed commands only.
+    always_allowed: Callable[[str], bool] = _never
+    network: bool = False  # this workspace's commands may use the network
+    env_allow: tuple[str, ...] = field(default_factory=tuple)
+    # Where no sandbox can be had: "refuse" (ERR_NOT_SANDBOXED, nothing runs) or "ask" (the person
+    # is told it is not sandboxed, and only an explicit yes runs it).
+    unsandboxed: Literal["refuse", "ask"] = "refuse"
+
+
+@dataclass(frozen=True)
+class RunGrant:
+    """A yes to a command, with what the person chose in its dialog."""
+
+    network: bool = False
+
+
+Answer = bool | RunGrant

@@ -1,0 +1,120 @@
+"""The action that runs a command, an Operator extension of the protocol: shell.run. The script
+(one line in `command`, or several in `command_b64`) runs under bash in a folder of the workspace,
+after the person's yes, in a sandbox that sees the workspace through an overlay; what it changed
+in the tree is a change-set the person reviews like any write (engine/shell)."""
+
+# No "from __future__ import annotations": see base.py.
+
+from typing import Any, Literal, Self
+
+from pydantic import field_validator, model_validator
+
+from ..codec import decode_b64_text
+from ..errors import ErrorCode, OperatorError
+from .base import Command, spec_field, whole_number
+
+DEFAULT_TIMEOUT_S = 120
+MAX_TIMEOUT_S = 600
+
+
+class ShellRun(Command):
+    ACTION = "shell.run"
+    ONE_OF = ("command", "command_b64")
+    RUNS = True
+    WRITES = True
+    BRIEF = (
+        "a bash script run in a sandbox (Operator extension); its file changes come back as one "
+        "change-set the person reviews"
+    )
+    NOTES = (
+        "Operator extension (not in the original specification). The person is asked before the "
+        "script runs (they see",
+        "it, its folder, its timeout, whether it is sandboxed and whether it may use the network).",
+        "Sandbox (Linux): the workspace is seen through an overlay, so the script never writes "
+        "the tree itself; the rest",
+        "of the file system is read-only, /tmp is private and empty, there is no network unless "
+        "the person allows it,",
+        "no standard input (end of file at once), and variables whose names look like secrets "
+        "(..._TOKEN, ..._KEY, ...) are",
+        "left out. What the script changed, created and deleted in the workspace becomes one "
+        "change-set, shown to the",
+        "person as a diff per file and applied only on their yes (then undoable like any write). "
+        "Changes under ignored",
+        "paths (.gitignore, .git/) are listed by folder and never applied: build and use such "
+        "files in one script.",
+        "Where no sandbox can be had, the person is told, and the script changes the tree "
+        "directly (no review, no undo).",
+        "Nothing persists between commands but the files: each runs in a fresh bash.",
+        "Result: ok: true whatever the exit status (the summary gives it). details_b64 starts with "
+        '"# exit: N | cwd: PATH | 1.4 s",',
+        "then a line on the change-set (applied, not applied, or none), then the output (stdout "
+        "and stderr as written).",
+        'Long output keeps its first and last lines with "... N lines cut ..." between; the '
+        "whole output is saved and its",
+        "path given. A timeout is ERR_COMMAND_TIMEOUT, a stop by the person or a signal "
+        "ERR_COMMAND_KILLED: the whole process",
+        "group is killed and the changes are discarded.",
+    )
+    action: Literal["shell.run"]
+    command: str | None = spec_field(
+        None, doc="one line of bash (required, or command_b64)", code=ErrorCode.ERR_MISSING_COMMAND
+    )
+    command_b64: str | None = spec_field(
+        None, doc="a bash script, base64 UTF-8 (several lines)", code=ErrorCode.ERR_MISSING_COMMAND
+    )
+    cwd: str | None = spec_field(
+        None,
+        doc="the folder to run in, relative to the workspace root (default: the root)",
+        code=ErrorCode.ERR_INVALID_PATH,
+    )
+    timeout_s: int = spec_field(
+        DEFAULT_TIMEOUT_S,
+        doc=f"seconds before it is stopped, 1 to {MAX_TIMEOUT_S} (default {DEFAULT_TIMEOUT_S})",
+        code=ErrorCode.ERR_INVALID_TIMEOUT,
+    )
+
+    @field_validator("command_b64")
+    @classmethod
+    def _decode(cls, value: str | None) -> str | None:
+        return None if value is None else decode_b64_text(value, field="command_b64")
+
+    @field_validator("timeout_s", mode="before")
+    @classmethod
+    def _timeout(cls, value: Any) -> int:
+        seconds = whole_number(str(value), field="timeout_s", code=ErrorCode.ERR_INVALID_TIMEOUT)
+        if seconds > MAX_TIMEOUT_S:
+            raise OperatorError(
+                ErrorCode.ERR_INVALID_TIMEOUT,
+                f"timeout_s is {value}; the limit is {MAX_TIMEOUT_S} seconds; split the work or "
+                f"send timeout_s: {MAX_TIMEOUT_S}",
+            )
+        return seconds
+
+    @model_validator(mode="after")
+    def _one_script(self) -> Self:
+        if self.command is not None and self.command_b64 is not None:
+            raise OperatorError(
+                ErrorCode.ERR_DUPLICATE_FIELD,
+                "give command or command_b64, not both; keep command_b64 for a script of several "
+                "lines",
+            )
+        if not (self.script or "").strip():
+            given = "shell.run requires command or command_b64"
+            if self.command_b64 is not None:
+                given = "command_b64 decodes to nothing"
+            elif self.command is not None:
+                given = "command is empty"
+            raise OperatorError(
+                ErrorCode.ERR_MISSING_COMMAND,
+                f'{given}; add "command: <one line of bash>" or "command_b64: <the script, base64 '
+                'UTF-8>"',
+            )
+        return self
+
+    @property
+    def script(self) -> str:
+        """The script to run, decoded."""
+        return self.command_b64 if self.command_b64 is not None else self.command or ""
+
+
+MODELS = (ShellRun,)

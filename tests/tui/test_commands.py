@@ -1,0 +1,249 @@
+"""Commands the model runs, in the TUI (issue 24), driven with Pilot on real temporary folders:
+the command's own dialog (its script, folder, time limit, network, sandboxed or not), its
+change-set reviewed in the write's dialog and undone by u, w for the network, r for "always allow"
+(listed and revoked from the palette), the output streaming into the details pane while it runs,
+x stopping it, quitting while one runs, and the red path where no sandbox can be had."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+
+from operator_app import settings
+from operator_app.engine import find_sandbox
+from operator_app.tui.screens.allowed_commands import AllowedCommandsScreen
+from operator_app.tui.screens.command_consent import CommandConsentScreen
+from operator_app.tui.screens.confirm import ConfirmScreen
+from operator_app.tui.screens.consent import ConsentScreen
+from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
+from tests.support.blocks import b64, block
+from tests.support.pilot import notes, wait_for
+from tests.support.tui_app import finished, make_app, plain, results_of
+
+pytestmark = pytest.mark.asyncio
+
+
+def needs_sandbox() -> None:
+    sandbox = find_sandbox()
+    if sandbox.usable:
+        return
+    if os.environ.get("CI") == "true" and sys.platform.startswith("linux"):
+        pytest.fail(f"no sandbox on CI's Linux: {sandbox.why}")
+    pytest.skip(f"no sandbox on this machine: {sandbox.why}")
+
+
+def asks_to_run(app: Any) -> bool:
+    return isinstance(app.screen, CommandConsentScreen) and app.screen.ready
+
+
+def asks_to_apply(app: Any) -> bool:
+    return isinstance(app.screen, ConsentScreen) and app.screen.ready
+
+
+def shown(app: Any) -> str:
+    from textual.widgets import Static
+
+    return "".join(plain(static.content, width=160) for static in app.screen.query(Static))
+
+
+def run_block(cid: str, script: str) -> str:
+    return block(cid, "shell.run", command_b64=b64(script))
+
+
+async def test_a_command_is_asked_about_run_and_its_changes_reviewed_then_undone(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    before = (workspace / "README.md").read_bytes()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "echo more >> README.md\ntouch made.txt")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        text = shown(app)
+        assert "shell.run wants to run this in ~/" in text and "time limit 120 s" in text
+        assert "network off" in text and "sandboxed" in text and "NOT SANDBOXED" not in text
+        script = app.screen.query_one("#consent-diff").plain
+        assert "echo more >> README.md" in script and "touch made.txt" in script
+        assert (workspace / "README.md").read_bytes() == before  # nothing ran yet
+        await pilot.press("y")
+        await wait_for(pilot, lambda: asks_to_apply(app))
+        diff = app.screen.query_one("#consent-diff").plain
+        assert "+more" in diff and "made.txt" in diff
+        assert "2 files: 1 changed, 1 created" in shown(app)
+        assert (workspace / "README.md").read_bytes() == before  # not before the second yes
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app))
+        (result,) = results_of(app)
+        assert result.ok and "changes applied: 2 files" in result.summary
+        assert (workspace / "made.txt").exists()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not (workspace / "made.txt").exists())
+        assert (workspace / "README.md").read_bytes() == before
+
+
+async def test_declined_changes_leave_the_tree_and_say_changes_not_applied(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "touch made.txt")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: asks_to_apply(app))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
+        (result,) = results_of(app)
+        assert result.ok and "changes not applied (the person declined them)" in result.summary
+        assert not (workspace / "made.txt").exists()
+
+
+async def test_w_lets_one_command_use_the_network(workspace: Path, state: Path) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "true")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: "network on" in shown(app))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app))
+        (result,) = results_of(app)
+        assert result.extra["network"] is True
+
+
+async def test_r_always_allows_the_exact_command_listed_and_revoked_in_the_palette(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "echo tests pass")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: finished(app))
+        assert settings.allowed_commands(workspace.resolve()) == ["echo tests pass"]
+        app.post_message(events.Paste(run_block("c2", "echo tests pass")))
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
+        (result,) = results_of(app)  # ran without a dialog
+        assert result.ok and "tests pass" in (result.details or "")
+        app.push_screen(AllowedCommandsScreen(workspace.resolve()))
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, AllowedCommandsScreen)
+                and bool(app.screen.query("#allowed-list"))
+            ),
+        )
+        await pilot.pause(0.1)
+        assert (
+            "echo tests pass"
+            in app.screen.query_one("#allowed-list").get_option_at_index(0).prompt.plain
+        )
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: settings.allowed_commands(workspace.resolve()) == [])
+        await pilot.press("escape")
+        app.post_message(events.Paste(run_block("c3", "echo tests pass")))
+        await wait_for(pilot, lambda: asks_to_run(app))  # asked again
+        await pilot.press("n")
+
+
+async def test_a_asks_once_more_when_a_command_is_among_the_rest(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    message = block("w1", "fs.write", path="notes/a.txt", content="one") + run_block(
+        "c1", "cat notes/a.txt"
+    )
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: asks_to_apply(app))
+        assert "runs cat notes/a.txt" in shown(app)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "It runs commands (and applies their changes): cat notes/a.txt" in plain(
+            app.screen.question, width=160
+        )
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app))
+        assert [r.ok for r in results_of(app)] == [True, True]
+        assert "one" in (results_of(app)[1].details or "")
+
+
+async def test_without_a_sandbox_the_dialog_says_so_in_red_and_only_y_runs_it(
+    workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPERATOR_SANDBOX", "none")
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "touch direct.txt")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        text = shown(app)
+        assert "NOT SANDBOXED: sandboxing is turned off (OPERATOR_SANDBOX=none)" in text
+        assert "It changes your files directly: no review, no undo. Only y runs it." in text
+        await pilot.press("a")
+        await wait_for(pilot, lambda: any("runs only on y" in n for n in notes(app)))
+        assert asks_to_run(app) and not (workspace / "direct.txt").exists()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app))
+        assert (workspace / "direct.txt").exists()
+        (result,) = results_of(app)
+        assert "changes made directly (not sandboxed)" in result.summary
+
+
+def details_text(app: Any) -> str:
+    return str(app.query_one("#details").plain)
+
+
+async def test_a_running_command_streams_its_output_and_x_stops_it(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        script = "for i in 1 2 3; do echo tick $i; done\ntouch made.txt\nsleep 60"
+        app.post_message(events.Paste(run_block("c1", script)))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("y")
+        # Its output shows while it runs, with the time so far; x is offered then.
+        await wait_for(pilot, lambda: "tick 3" in details_text(app))
+        await wait_for(pilot, lambda: "running " in details_text(app))
+        assert app.check_action("stop_command", ()) is True
+        await pilot.press("x")
+        await wait_for(pilot, lambda: finished(app), timeout=30)
+        (result,) = results_of(app)
+        assert result.error_code == "ERR_COMMAND_KILLED" and "by the person" in result.summary
+        assert not (workspace / "made.txt").exists()  # its changes were discarded
+        assert app.check_action("stop_command", ()) is False
+
+
+async def test_quitting_while_a_command_runs_asks_then_stops_it(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "echo started; sleep 60")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("y")
+        # (the script's own text shows in the details before it runs: wait for it to run)
+        await wait_for(pilot, lambda: app.running.output is not None)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = plain(app.screen.question, width=160)
+        assert "is still running. Quit anyway?" in question
+        await pilot.press("n")  # stay: it keeps running
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert app.running.output is not None
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, timeout=30)
