@@ -69,6 +69,25 @@ def _open_tui(args: argparse.Namespace) -> int:
     return launch(args)
 
 
+def _without_plugin_loader() -> None:
+    """With plugins switched off, pydantic's get_plugins() answers () before it looks at anything,
+    but importing the module that holds it imports importlib.metadata (email, zipfile, csv,
+    socket...): 25-40 ms of every start measured with -X importtime (docs/design.md,
+    "Start-up"). A module holding just that answer stands in for it. Its only importer is
+    pydantic.plugin._schema_validator, which asks it for get_plugins alone (pydantic 2.x); the
+    whole suite runs through this stand-in, so a pydantic that asks more of it fails there."""
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in ("__all__", "1", "true"):
+        return
+    name = "pydantic.plugin._loader"
+    if name in sys.modules:
+        return
+    import types
+
+    stand_in = types.ModuleType(name, "pydantic's plugin loader with plugins switched off")
+    stand_in.get_plugins = tuple  # type: ignore[attr-defined]  # () : no plugin watches
+    sys.modules[name] = stand_in
+
+
 def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -104,6 +123,7 @@ def entry() -> None:
     # clipboard tools the TUI runs use no pydantic); a program of the person's that Operator runs
     # one day must get an environment without it.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _without_plugin_loader()
     # Starting is importing: objects made to last until the process ends, which the collector
     # would walk over and over while they are made, to free nothing. It is paused until the front
     # end chosen has what it needs (main(), and exec once the engine is imported), and everything

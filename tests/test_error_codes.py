@@ -262,6 +262,18 @@ CASES: dict[ErrorCode, tuple[str, Callable[[Path], None] | None]] = {
         block("x1", "fs.patch", path="src/app.py", patch_b64=b64(PATCH_WRONG_LINE)),
         None,
     ),
+    E.ERR_LINES_MOVED: (
+        block(
+            "x1",
+            "fs.applyEdits",
+            path="src/app.py",
+            edits_b64=edits(
+                {"op": "replaceRange", "startLine": 1, "endLine": 1, "text": "a\nb"},
+                {"op": "replaceRange", "startLine": 3, "endLine": 3, "text": "c"},
+            ),
+        ),
+        None,
+    ),
     E.ERR_EDIT_FAILED: (
         block(
             "x1",

@@ -6,6 +6,7 @@ part that must be fast on every paste)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +37,38 @@ def test_exec_of_a_read_imports_nothing_it_does_not_need(tmp_path: Path) -> None
         check=True,
     )
     assert done.stdout.strip() == ""
+
+
+CHECK_ENTRY = """
+import atexit, sys, tempfile, pathlib
+ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
+msg = ws.parent / (ws.name + ".msg"); msg.write_text(
+    "OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
+watched = ("importlib.metadata", "operator_app.engine.boundary.gitignore",
+           "operator_app.protocol.glob_match")
+atexit.register(lambda: print("loaded:" + ",".join(m for m in watched if m in sys.modules)))
+sys.argv = ["operator-app", "exec", "--workspace", str(ws),
+            "--state-dir", str(ws.parent / (ws.name + ".st")), str(msg)]
+from operator_app.entry import entry
+entry()
+"""
+
+
+def _entry_loads(env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK_ENTRY], capture_output=True, text=True, check=True, env=env
+    )
+    assert "ok: true" in done.stdout
+    return done.stdout.rsplit("loaded:", 1)[1].strip()
+
+
+def test_the_command_of_a_read_skips_plugin_discovery_and_ignore_rules() -> None:
+    """Through `operator-app`'s own entry: pydantic's plugin loader (which imports
+    importlib.metadata only to find no plugins) is stood in for, and a read loads no .gitignore
+    machinery; a plugin setting of the person's own is kept, and pydantic's loader with it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    assert _entry_loads(env) == ""
+    assert _entry_loads(env | {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}) == "importlib.metadata"
 
 
 def test_scanner_alone_imports_no_pydantic() -> None:

@@ -50,7 +50,7 @@ def test_the_compact_prompt_fits_and_names_every_action_and_the_first_errors() -
                 assert name in line, f"{action}: {name} missing from {line}"
     for code in FIRST_MET:
         assert f"\n{code.value}: " in PROMPT
-    assert "operator.getInterfaceSpec for the full reference" in PROMPT
+    assert "operator.getInterfaceSpec gives the full reference" in PROMPT
     for rule in ("OPERATOR_CMD", "END_OPERATOR_CMD", "version: 1", "content_b64", "ok: true"):
         assert rule in PROMPT
 
@@ -115,3 +115,33 @@ def test_the_spec_command_speaks_both_dialects() -> None:
     assert both.returncode == 2 and "not allowed with argument --full" in both.stderr
     unknown = spec_command("--dialect", "klingon")
     assert unknown.returncode == 2 and "invalid choice: 'klingon'" in unknown.stderr
+
+
+def test_the_prompts_say_what_a_round_trip_had_to_guess() -> None:
+    """What models had to find out by trying (issue 25): each said in the compact prompt, and
+    the line-number rule in both prompts, a command's changes included (tests/cli/
+    test_prompt_facts.py and tests/cli/test_line_numbers.py hold them true)."""
+    from operator_app.protocol.chanflow.spec import MAX_PROMPT_CHARS, string_prompt
+
+    for fact in (
+        "Line numbers (replaceRange, patch hunks) count the file as it was when your message "
+        "began: give several line edits of one file bottom-up, or as one edit, and none after a "
+        "shell.run that changed it.",
+        "fs.rename path path_to [overwrite: true] *: a file or folder renamed in its folder "
+        "(path_to: the new path, src/b.py)",
+        "insertAfter puts text right after the anchor text",
+        'replaceRange with text "" deletes the lines',
+        "fs.read path: a whole file's exact text, line endings kept",
+        "An invalid block ran nothing: its id may be reused.",
+        "(send a new id to run it again)",
+        "ERR_UNKNOWN_LANGUAGE: no comment style is known for that language; use one the message "
+        "lists, or pass comment_line_prefix",
+    ):
+        assert fact in PROMPT, fact
+    string = string_prompt()
+    assert len(string) <= MAX_PROMPT_CHARS
+    assert (
+        "Line numbers count each file as it was when your message began: several line edits of "
+        "one\n   file in one message go bottom-up, or in one block; none after a script changed "
+        "the file." in string
+    )

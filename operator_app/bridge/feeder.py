@@ -16,7 +16,7 @@ from typing import Protocol
 
 from ..engine import EngineEvent
 from ..protocol import CommandResult
-from .pages import End, Feed, Open, StreamOp
+from .pages import End, Feed, Open, StreamOp, page_origin
 
 Observer = Callable[[EngineEvent], None]
 
@@ -38,6 +38,7 @@ class StreamHost(Protocol):
         source: str,
         observer: Observer | None = None,
         lookahead: Callable[[], tuple[str, bool]] | None = None,
+        origin: str | None = None,
     ) -> OpenStream: ...
 
     def results_of(self, number: int) -> list[CommandResult]: ...
@@ -156,8 +157,13 @@ class Feeder:
             def observe(event: EngineEvent, serial: int = op.serial) -> None:
                 self._events.engine_event(serial, event)
 
+            # Every Operator message of one page message shares its origin: a block of it that
+            # ran is never run again when the page sends the text once more.
             stream = host.open_stream(
-                op.source, observe, functools.partial(self.lookahead, op.serial)
+                op.source,
+                observe,
+                functools.partial(self.lookahead, op.serial),
+                origin=page_origin(op.key),
             )
             self._streams[op.serial] = (host, stream)
             self._events.opened(op.serial, stream.number)

@@ -19,6 +19,12 @@ PageKey = tuple[str, int]  # (conversation, position among the page's assistant 
 _MARKER_OVERLAP = longest_opener() - 1
 
 
+def page_origin(key: PageKey) -> str:
+    """What the engine knows every Operator message of one page message by (its blocks' identity
+    includes it), however often the page sends the text again, across restarts too."""
+    return f"page {key[1]} of {key[0]}"
+
+
 def holds_marker(text: str) -> bool:
     """Whether `text` may hold a block for Operator, of any dialect."""
     return may_hold_blocks(text)

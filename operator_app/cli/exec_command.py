@@ -52,6 +52,8 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
     for dup in run.duplicates:
+        if dup.earlier_message == run.number:
+            continue  # a duplicate within the message: its own warning says so
         warnings.append(
             f"id {dup.command_id} repeats a command of message {dup.earlier_message}; it was not "
             "run again (its result says so)"
@@ -121,7 +123,7 @@ def result_json(result: Any) -> dict[str, Any]:
 
 def how_to_approve(results: list[Any], args: argparse.Namespace) -> list[str]:
     """What the person is told on stderr when a write or a command waited for an approval no one
-    could give (engine/messages/unattended.py): which, what did not run after it, and the two
+    could give (engine/messages/not_approved.py): which, what did not run after it, and the two
     ways to approve."""
     import shlex
 

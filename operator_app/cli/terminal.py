@@ -57,8 +57,7 @@ def terminal_decider() -> Any:
 
     def decide(plan: Any, outlook: Any) -> bool:
         nonlocal approve_rest
-        unsandboxed = plan.run is not None and not plan.run.sandboxed
-        if approve_rest and not unsandboxed:  # a command without a sandbox needs its own yes
+        if approve_rest and not plan.needs_own_yes:
             return True
         if outlook.total > 1:
             prompt.write(f"\nwrite {outlook.position} of {outlook.total} in this message")

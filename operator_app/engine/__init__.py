@@ -86,20 +86,20 @@ if TYPE_CHECKING:
     from .messages.interface import (
         Unanswered as Unanswered,
     )
+    from .messages.not_approved import (
+        holds_back as holds_back,
+    )
+    from .messages.not_approved import (
+        no_person as no_person,
+    )
+    from .messages.not_approved import (
+        runs_a_command as runs_a_command,
+    )
     from .messages.outlook import (
         PlannedWrite as PlannedWrite,
     )
     from .messages.outlook import (
         WriteOutlook as WriteOutlook,
-    )
-    from .messages.unattended import (
-        holds_back as holds_back,
-    )
-    from .messages.unattended import (
-        no_person as no_person,
-    )
-    from .messages.unattended import (
-        runs_a_command as runs_a_command,
     )
     from .safety.journal import (
         Journal as Journal,
@@ -183,9 +183,9 @@ _FACE = {
     "UsedId": "state.used_ids",
     "UsedIds": "state.used_ids",
     "split_lines": "textops.textfile",
-    "holds_back": "messages.unattended",
-    "no_person": "messages.unattended",
-    "runs_a_command": "messages.unattended",
+    "holds_back": "messages.not_approved",
+    "no_person": "messages.not_approved",
+    "runs_a_command": "messages.not_approved",
 }
 
 __all__ = sorted(_FACE)

@@ -34,8 +34,9 @@ from .messages.events import (
     Progress,
     ResultReady,
 )
+from .messages.lines import MessageLines
+from .messages.not_approved import held_back_by, holds_back, no_person, not_approved
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
-from .messages.unattended import held_back_by, holds_back, no_person, not_approved
 from .shell.policy import Answer, ShellPolicy
 from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
@@ -97,6 +98,12 @@ class MessageRun:
     blocks_seen: int = 0
     ended: bool = False
     lookahead: Lookahead | None = None  # a stream whose source knows what comes next
+    # What delivers the message's text, when more than one delivery can be one message (the
+    # bridge's page message, sent again as it grows): see `origin_key`.
+    origin: str | None = None
+    # What this message's writes did to each file's lines (docs/design.md, "the line-number
+    # rule"): recorded by `execute`, asked by each dialect before a line-addressed edit.
+    lines: MessageLines = field(default_factory=MessageLines)
     _scanner: MessageScanner | None = None
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
@@ -107,10 +114,22 @@ class MessageRun:
     _runners: dict[str, BlockRunner] = field(default_factory=dict)  # one per dialect met
     _planned: dict[int, PlannedWrite | None] = field(default_factory=dict)  # by block index
     # Why the rest of the message is not run: a write before it waits for an approval no person
-    # can give in this run (engine/messages/unattended.py).
+    # can give in this run (engine/messages/not_approved.py).
     held_back: str | None = None
     # staged in the session, not announced yet
     _unshown: list[CommandResult] = field(default_factory=list)
+
+    @property
+    def origin_key(self) -> str:
+        """What this message's blocks are known by besides their place in it (docs/design.md,
+        "the repeat rule"): every delivery of one page message shares it, any other message has
+        its own."""
+        return self.origin or f"message {self.number}"
+
+    @property
+    def unattended(self) -> bool:
+        """Writes are approved without anyone being asked (exec --approve all)."""
+        return self.engine.decide is approve_all
 
     @property
     def pending(self) -> Pending | None:
@@ -247,15 +266,30 @@ class MessageRun:
         before_commit: Callable[[WritePlan], None] | None = None,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
+        notes: tuple[str, ...] = (),
+        rewrites: bool | None = None,
     ) -> CommandResult:
-        return self.engine.execute(
+        committed: list[WritePlan] = []  # a command's change-set, as it is committed
+
+        def committing(plan: WritePlan) -> None:
+            committed.append(plan)
+            if before_commit is not None:
+                before_commit(plan)
+
+        result = self.engine.execute(
             command,
-            before_commit=before_commit,
+            before_commit=committing if command.RUNS else before_commit,
             before_progress=self._flush,
             message=self.number,
             accept_plan=accept_plan,
             action_label=action_label,
+            notes=notes,
         )
+        if command.RUNS:
+            self.lines.ran(result, committed[-1].changes if committed else None)
+        elif command.WRITES and result.ok:
+            self.lines.committed(command.action, result, rewrites=rewrites)
+        return result
 
     def consent(self, plan: WritePlan) -> bool:
         return self.engine.consent(plan, self.number)
@@ -371,13 +405,20 @@ class Engine:
         return recovery_notices(recover_interrupted_writes(self.workspace, self.session))
 
     def run_text(
-        self, text: str, *, source: str = "paste", scan: MessageScan | None = None
+        self,
+        text: str,
+        *,
+        source: str = "paste",
+        scan: MessageScan | None = None,
+        origin: str | None = None,
     ) -> MessageRun:
         """A whole message: scanned within the spec's window (unless `scan` is that scan, made
         already by a front end that looked at it first), every block processed, ended."""
         with self.session.lock():
             notices = self.recover()
-            run = MessageRun(self, self.session.start_message(source=source, text=text))
+            run = MessageRun(
+                self, self.session.start_message(source=source, text=text), origin=origin
+            )
             run.warnings += notices
             self.notify(MessageOpened(run.number, source))
             run._run_scan(scan if scan is not None else scan_whole(text))
@@ -385,13 +426,18 @@ class Engine:
         return run
 
     def open_stream(
-        self, *, source: str = "stream", lookahead: Lookahead | None = None
+        self,
+        *,
+        source: str = "stream",
+        lookahead: Lookahead | None = None,
+        origin: str | None = None,
     ) -> MessageRun:
         """A message arriving in pieces: blocks run as their END marker arrives. Call with the
         session lock held (the caller holds it per chunk). `lookahead`: what the source holds
-        beyond what it fed, which a waiting write's outlook looks into."""
+        beyond what it fed, which a waiting write's outlook looks into; `origin`: what delivers
+        it, when one page message may be delivered again (MessageRun.origin_key)."""
         notices = self.recover()
-        run = MessageRun(self, self.session.start_message(source=source, text=""))
+        run = MessageRun(self, self.session.start_message(source=source, text=""), origin=origin)
         run.warnings += notices
         run.lookahead = lookahead
         run._scanner = MessageScanner()
@@ -407,6 +453,7 @@ class Engine:
         message: int = 0,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> CommandResult:
         """Run one command of message `message`; `before_commit` is called once a write is
         approved, just before it is committed (MessageRun records the intent there),
@@ -414,7 +461,9 @@ class Engine:
         write's plan before anyone is asked about it (an error it returns is the result: a String
         change refuses a plan made from other bytes than the ones it read). `action_label`: what
         the plan (the consent dialog, the journal) calls the action instead of its own name, as
-        "/append" for the String command a write was mapped from."""
+        "/append" for the String command a write was mapped from. `notes`: what the person must
+        read in the write's dialog before anything else (its plan is then asked about on its own:
+        "apply the rest" does not approve it)."""
         try:
             if command.RUNS:
                 from .shell.run import run_command
@@ -425,9 +474,12 @@ class Engine:
                     message=message,
                     before_commit=before_commit,
                     action_label=action_label,
+                    notes=notes,
                 )
             if command.WRITES:
-                return self._write(command, before_commit, message, accept_plan, action_label)
+                return self._write(
+                    command, before_commit, message, accept_plan, action_label, notes
+                )
             from .reads.context import ReadContext
             from .reads.handlers import READ_HANDLERS
 
@@ -470,7 +522,7 @@ class Engine:
     @property
     def nobody_to_ask(self) -> bool:
         """No person can answer in this run: a write is not applied, a command not run
-        (ERR_NOT_APPROVED, engine/messages/unattended.py)."""
+        (ERR_NOT_APPROVED, engine/messages/not_approved.py)."""
         return self.decide is no_person
 
     def consent(self, plan: WritePlan, message: int) -> bool:
@@ -498,6 +550,7 @@ class Engine:
         message: int,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None,
         action_label: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> CommandResult:
         from .changes.write import commit, plan_write
         from .safety.journal_budget import keep_within_budget
@@ -505,6 +558,8 @@ class Engine:
         plan = plan_write(command, self.workspace)
         if action_label is not None:
             plan = replace(plan, action=action_label)
+        if notes:
+            plan = replace(plan, notes=notes + plan.notes, asked_alone=True)
         refused = accept_plan(plan) if accept_plan is not None else None
         if refused is not None:
             status: Status = "conflict" if refused.code is ErrorCode.ERR_CONFLICT else "failed"

@@ -92,6 +92,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_DEPTH = "ERR_INVALID_DEPTH"
     ERR_EARLIER_WRITE_FAILED = "ERR_EARLIER_WRITE_FAILED"
     ERR_SYMLINK_WOULD_ESCAPE = "ERR_SYMLINK_WOULD_ESCAPE"
+    ERR_LINES_MOVED = "ERR_LINES_MOVED"
     # shell.run, an Operator extension (engine/shell).
     ERR_MISSING_COMMAND = "ERR_MISSING_COMMAND"
     ERR_INVALID_TIMEOUT = "ERR_INVALID_TIMEOUT"
@@ -102,7 +103,7 @@ class ErrorCode(StrEnum):
 
 
 # How a write no person was asked about gets its approval, as the model is to tell the person
-# (ERR_NOT_APPROVED, and String's NOT_APPROVED; engine/messages/unattended.py).
+# (ERR_NOT_APPROVED, and String's NOT_APPROVED; engine/messages/not_approved.py).
 HOW_TO_APPROVE = (
     "they can run the same message again in a terminal, where Operator shows each diff and asks, "
     "or with --approve all"
@@ -156,8 +157,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_INVALID_BASE64: ErrorInfo(
         CORE,
-        "a *_b64 value is not strict single-line base64 of UTF-8 text, or runs on over the next "
-        "lines; re-encode it on one line (the message says where it broke)",
+        "a *_b64 value is not strict base64 of UTF-8 text on one line; re-encode it on one line "
+        "(the message says where it broke)",
     ),
     ErrorCode.ERR_SEARCH_PATH_IS_DIR: ErrorInfo(
         CORE, "fs.search was given a folder; use fs.searchTree for folders"
@@ -205,7 +206,9 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         VALIDATION, "fs.write without content_b64 or content"
     ),
     ErrorCode.ERR_UNKNOWN_LANGUAGE: ErrorInfo(
-        VALIDATION, "language is not in the comment style mapping; the message lists the languages"
+        VALIDATION,
+        "no comment style is known for that language; use one the message lists, or pass "
+        "comment_line_prefix (or comment_block_start and comment_block_end)",
     ),
     ErrorCode.ERR_COMMENT_STYLE_REQUIRED: ErrorInfo(
         VALIDATION,
@@ -267,9 +270,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(
         ADDED,
-        "a key the action does not take that is, or nearly is, a field of this or another action "
-        "(a typo, or a field that would change what the command does); the message names the field "
-        "meant and lists the action's fields",
+        "a key the action does not take that is, or nearly is, a field (a typo, or another "
+        "action's); the message names the field meant and lists the action's fields",
     ),
     ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(
         ADDED,
@@ -325,8 +327,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_PATCH_MISMATCH: ErrorInfo(
         ADDED,
-        "a hunk's context or removed lines differ from the file; the message shows expected and "
-        "actual lines and where the hunk matches instead; read the file again and resend",
+        "a hunk's context or removed lines differ from the file; the message shows both and where "
+        "the hunk matches instead; read the file again and resend",
     ),
     ErrorCode.ERR_EDIT_FAILED: ErrorInfo(
         ADDED,
@@ -391,15 +393,21 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_INVALID_DEPTH: ErrorInfo(ADDED, "fs.tree's depth is not a whole number >= 1"),
     ErrorCode.ERR_EARLIER_WRITE_FAILED: ErrorInfo(
         ADDED,
-        "a write of an entry that an earlier write of the same message failed on (or the person "
-        "declined) was not run: it was written for the file as that write would have left it; the "
-        "message names the earlier command; read the file again and send the changes anew",
+        "a write of an entry an earlier write of the message failed on (or the person declined) "
+        "was not run; read the file again and send the changes anew",
     ),
     ErrorCode.ERR_SYMLINK_WOULD_ESCAPE: ErrorInfo(
         ADDED,
         "fs.copy / fs.move / fs.rename would put a relative symlink (the entry, or one inside the "
         "folder) where it leads outside the workspace; the message names the link; copy or move "
         "what it points to instead, or ask the person",
+    ),
+    ErrorCode.ERR_LINES_MOVED: ErrorInfo(
+        ADDED,
+        "a replaceRange or fs.patch hunk names lines that an earlier write of the message (or an "
+        "earlier edit of the same fs.applyEdits) moved or changed; line numbers count the file as "
+        "it was when the message began; nothing was written; the message shows the lines now and "
+        "the range to send",
     ),
     ErrorCode.ERR_MISSING_COMMAND: ErrorInfo(
         ADDED, "shell.run without a script; send command (one line) or command_b64 (a script)"
@@ -442,7 +450,7 @@ FIRST_MET: tuple[ErrorCode, ...] = (
     ErrorCode.ERR_NOT_FOUND,
     ErrorCode.ERR_ANCHOR_NOT_FOUND,
     ErrorCode.ERR_PATCH_MISMATCH,
-    ErrorCode.ERR_DUPLICATE_ID,
+    ErrorCode.ERR_UNKNOWN_LANGUAGE,
     ErrorCode.ERR_EARLIER_WRITE_FAILED,
     ErrorCode.ERR_REJECTED,
 )

@@ -118,22 +118,16 @@ _FIELD_NAMES = tuple(f.name for f in fields(CommandResult))
 _LEGACY_FRAME = {"topic": "topic", "request": "request", "at": "time"}
 
 
-def repeated(
-    result: CommandResult, message: int, line: int | None, current: int | None = None
-) -> CommandResult:
-    """The answer to a block that already ran (the same id, the same content): its result from
-    then, ok or not as it was, details and all, its summary saying where it ran. `current` is the
-    number of the message being run when that is where it ran (a block given twice in one
-    message). Nothing runs again."""
-    if message != current:
-        where = f"already ran in message {message}"
-    elif result.line:
-        where = f"already ran in this message (line {result.line})"
-    else:
-        where = "already ran earlier in this message"
+def repeated(result: CommandResult, message: int, line: int | None) -> CommandResult:
+    """The answer to a block that already ran in an earlier message (the same id, the same
+    content): its result from then, ok or not as it was, details and all, its summary saying where
+    it ran and how to run it again. Nothing runs again."""
     return replace(
         result,
-        summary=f"{where}: {result.summary}",
+        summary=(
+            f"already ran in message {message}: {result.summary} (not run again; to run it again, "
+            "send it with a new id)"
+        ),
         line=line,
         extra={**result.extra, "repeat_of": message},
     )

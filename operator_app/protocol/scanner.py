@@ -296,13 +296,22 @@ class Scanner:
                 )
         elif token == grammar.CMD_END:
             if self._window_cut and not self._seen_start:
+                # Answered, not passed over: the model learns the command never ran.
+                self._seen_start = True
                 events.append(
-                    ScanWarning(
+                    RawBlock(
                         line_no,
-                        (
-                            f"a block ending at line {line_no} starts before the last "
-                            f"{grammar.WINDOW_CHARS} characters of the message and was ignored; "
-                            "place OPERATOR_CMD blocks near the end of the message"
+                        line_no,
+                        (),
+                        OperatorError(
+                            ErrorCode.ERR_BLOCK_TOO_LARGE,
+                            (
+                                f"the block ending at line {line_no} starts before the last "
+                                f"{grammar.WINDOW_CHARS} characters of the message, which are "
+                                "all Operator reads, so nothing in it was run; send it again "
+                                "near the end of a message, under 200 lines and 50000 "
+                                "characters (split a large content over several commands)"
+                            ),
                         ),
                     )
                 )

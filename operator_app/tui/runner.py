@@ -81,9 +81,9 @@ class EngineRunner:
 
         def decide(plan: WritePlan, outlook: WriteOutlook) -> Answer:
             number = opened[0] if opened else 0
-            # A command without a sandbox runs only on its own explicit yes, never on `a`.
-            unsandboxed = plan.run is not None and not plan.run.sandboxed
-            if number in self._approve_rest and not unsandboxed:
+            # A repeated message's change, or a command without a sandbox, runs only on its own
+            # explicit yes, never on an earlier `a`.
+            if number in self._approve_rest and not plan.needs_own_yes:
                 return True
             answer = self._ask(plan, number, outlook)
             if answer == "quit":
@@ -114,9 +114,13 @@ class EngineRunner:
         return run
 
     def open_stream(
-        self, source: str, observer: Observer | None = None, lookahead: Lookahead | None = None
+        self,
+        source: str,
+        observer: Observer | None = None,
+        lookahead: Lookahead | None = None,
+        origin: str | None = None,
     ) -> StreamedMessage:
-        return StreamedMessage(self, source, observer, lookahead)
+        return StreamedMessage(self, source, observer, lookahead, origin)
 
     def results_of(self, number: int) -> list[CommandResult]:
         """What `c` copies for message `number`: its results as the session recorded them."""
@@ -140,6 +144,7 @@ class StreamedMessage:
         source: str,
         observer: Observer | None = None,
         lookahead: Lookahead | None = None,
+        origin: str | None = None,
     ) -> None:
         self._runner = runner
         self.text = ""
@@ -149,7 +154,7 @@ class StreamedMessage:
             # sent beyond it: each chunk is shown by its own MessageGrew as it is fed. A followed
             # file may always grow; the bridge knows what it holds beyond and when it stopped.
             self.run = runner._engine(opened, lambda: self.text, observer).open_stream(
-                source=source, lookahead=lookahead
+                source=source, lookahead=lookahead, origin=origin
             )
         self.number = self.run.number
 

@@ -98,7 +98,10 @@ def check_expectations(case: Case, envelope: dict[str, Any], tmp_path: Path) -> 
     assert [r["error_code"] or "ok" for r in results] == case.codes(len(results)), [
         r["summary"] for r in results
     ]
-    assert len(results) == data["blocks"]  # one result per block, a repeat's included
+    # One result per block, a repeat's included; an identical duplicate within the message is
+    # ignored, as the protocol says (its warning says so).
+    ignored = sum(1 for d in data["duplicates"] if d["message"] == data["message"])
+    assert len(results) == data["blocks"] - ignored
     for result in results:
         assert result["ok"] is (result["error_code"] is None)
         assert "\n" not in result["summary"] and "\r" not in result["summary"]
@@ -259,7 +262,7 @@ def filler(chars: int) -> str:
     return ("x" * 100 + "\n") * lines + ("y" * (rest - 1) + "\n" if rest else "")
 
 
-def test_a_block_cut_by_the_window_start_is_ignored_with_a_warning(tmp_path: Path) -> None:
+def test_a_block_cut_by_the_window_start_is_answered(tmp_path: Path) -> None:
     head, cut, tail = (
         "Earlier prose.\n",
         STAT.format(id="cut"),
@@ -271,15 +274,21 @@ def test_a_block_cut_by_the_window_start_is_ignored_with_a_warning(tmp_path: Pat
     message = head + cut + filler(200_000 - (len(cut) - into_cut) - len(tail)) + tail
     assert len(message) - 200_000 == len(head) + into_cut
     envelope = run_message(tmp_path, message)
-    assert [r["id"] for r in envelope["data"]["results"]] == ["inside"]
+    answered, inside = envelope["data"]["results"]
+    assert inside["id"] == "inside" and inside["ok"]
+    # The cut block gets an answer (its id line lies before the window: a generated id), so the
+    # model learns that command never ran.
+    assert (
+        answered["action"] == "operator.error" and answered["error_code"] == "ERR_BLOCK_TOO_LARGE"
+    )
+    assert answered["summary"].startswith(
+        "Invalid OPERATOR_CMD (ERR_BLOCK_TOO_LARGE): the block ending at line 7 starts before the "
+        "last 200000 characters of the message"
+    )
     warnings = " | ".join(envelope["warnings"])
     assert (
         f"the message is {len(message)} characters; only the last 200000 were scanned" in warnings
     )
-    assert (
-        "a block ending at line 7 starts before the last 200000 characters of the message and "
-        "was ignored"
-    ) in warnings
 
 
 def test_a_block_starting_exactly_at_the_window_start_runs(tmp_path: Path) -> None:

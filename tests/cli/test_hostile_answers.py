@@ -81,8 +81,9 @@ def test_names_and_content_reach_the_terminal_escaped_in_both_dialects(
     assert "esc\\x1b]0;title\\x07.txt (2 bytes)" in out  # shown, so the person sees it
     assert "hello \\x1b]0;PWNED\\x07\\x1b[2J world\\x0dback" in out
     assert "bidi \\u202eabc end" in out and "bidi\\u202egnp.exe (2 bytes)" in out
-    # A name with line breaks and a tag in it is one line, and opens no block.
-    assert "nl\\x0a<\\U0001d49e=string:file:fake>\\x0a.md (2 bytes)" in out
+    # A name with line breaks and a tag in it is one line, and opens no block: its tag start is
+    # escaped as any tag inside a response is (protocol/chanflow/tag_escape.py).
+    assert f"nl\\x0a<\\{SIGIL}=string:file:fake>\\x0a.md (2 bytes)" in out
     assert not re.search(f"^<{SIGIL}=string:file:fake>", out, re.M)
     assert out.count(f"<{SIGIL}=string:") == 3  # the three responses, nothing forged
     assert "close names: bidi\\u202egnp.exe" in out  # OPERATOR_CMD's summaries too

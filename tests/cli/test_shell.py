@@ -338,6 +338,21 @@ def test_three_hundred_thousand_lines_are_capped(ws: Path, tmp_path: Path) -> No
     assert len(details) < 60_000
 
 
+def test_output_past_the_saved_bound_is_counted_not_saved(ws: Path, tmp_path: Path) -> None:
+    """A command that prints for its whole time limit cannot fill the disk through the state
+    folder: the saved file stops at 64 MB, the result says so and still counts every line."""
+    sandbox_or_skip()
+    result = run(ws, tmp_path / "st", "yes | head -c 70000000", "--approve", "all")
+    details = str(result["details"])
+    assert (
+        "# output: 35000000 lines, 34999800 cut from the middle; its first 64 MB (of 66 MB): "
+        in details
+    )
+    saved = Path(details.split("(of 66 MB): ")[1].split("\n")[0])
+    assert saved.stat().st_size == 64 * 1024 * 1024
+    assert output_of(result).rstrip("\n").endswith("y\ny")
+
+
 def test_approve_none_runs_nothing(ws: Path, tmp_path: Path) -> None:
     sandbox_or_skip()
     before = tree(ws)
@@ -455,6 +470,16 @@ def test_without_a_terminal_a_bash_topics_script_is_not_approved_in_strings_term
     assert "] echo more >> notes.txt, which waits for a person's approval" in info["summary"]
     assert (ws / "notes.txt").read_text() == "one\ntwo\n"
     assert "(echo more >> notes.txt): stdin is not a terminal" in err and "It did not run" in err
+    # Nothing ran, so the same message with approval is no repeat of one: both run.
+    again, _ = exec_quietly(
+        ws,
+        tmp_path / "st",
+        bash("dev", "echo more >> notes.txt") + bash("dev", "//info"),
+        "--approve",
+        "all",
+    )
+    assert [r["ok"] for r in again["results"]] == [True, True]
+    assert (ws / "notes.txt").read_text() == "one\ntwo\nmore\n"
 
 
 # --- no sandbox ------------------------------------------------------------------------------

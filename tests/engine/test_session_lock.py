@@ -217,13 +217,14 @@ def test_a_repeated_id_in_the_same_batch_is_seen_before_its_result_is_written(
         + block("a", "fs.read", path="f.txt")
     )
     run = Engine(Workspace(ws), Session(tmp_path / "state")).run_text(twice)
-    assert [(r.id, r.ok, r.error_code) for r in run.results] == [
-        ("a", True, None),
-        ("a", True, None),  # answered as a repeat, not run again
-        ("a", False, "ERR_DUPLICATE_ID"),
+    # The identical duplicate is ignored, as the protocol says: one result for the two.
+    assert [(r.id, r.ok, r.error_code, r.line) for r in run.results] == [
+        ("a", True, None, 1),
+        ("a", False, "ERR_DUPLICATE_ID", 13),
     ]
-    assert run.results[1].summary.startswith("already ran in this message (line 1): ")
+    assert "the block at line 1 of this message" in run.results[1].summary
     assert [d.command_id for d in run.duplicates] == ["a"]
+    assert any("line 7: id a repeats the block at line 1" in w for w in run.warnings)
 
 
 def test_what_this_process_appended_is_never_read_back(ws: Path, tmp_path: Path) -> None:

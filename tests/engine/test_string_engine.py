@@ -97,18 +97,20 @@ def test_a_block_over_the_payload_limit_is_refused_unrun(tmp_path: Path) -> None
     assert refused.error_code == "BLOCK_TOO_LARGE" and not (folder.ws / "huge.txt").exists()
 
 
-def test_a_repeat_after_a_restart_gets_the_first_answer(tmp_path: Path) -> None:
+def test_a_page_message_delivered_again_after_a_restart_gets_the_first_answer(
+    tmp_path: Path,
+) -> None:
+    """The bridge delivers one page message as often as the page sends it: every delivery has
+    the page's origin, and a block that ran is answered again, never run twice."""
     folder = Folder(tmp_path, {"log.md": "start\n"})
     message = "Adding a line.\n" + chan("t", "/append log.md\nonce")
-    (first,) = folder.run(message)
-    (again,) = folder.run(message)  # a new Engine and Session: as after a restart
+    page = "page 3 of chat.example/c/1"
+    (first,) = folder.engine().run_text(message, origin=page).results
+    (again,) = folder.engine().run_text(message, origin=page).results  # as after a restart
     assert first.ok and again.ok and again.id == first.id
     assert again.extra["repeat_of"] == 1 and again.details is not None
     assert again.details.startswith("(a repeat: this block already ran in message 1;")
     assert (folder.ws / "log.md").read_text() == "start\nonce\n"  # appended once
-    (other,) = folder.run("Once more, on purpose.\n" + chan("t", "/append log.md\nonce"))
-    assert other.ok and other.id != first.id
-    assert (folder.ws / "log.md").read_text() == "start\nonce\nonce\n"
 
 
 def test_a_declined_change_changes_nothing_and_may_be_sent_again(tmp_path: Path) -> None:
@@ -263,8 +265,11 @@ def test_a_string_change_the_app_died_in_is_told_in_strings_form(
     if landed:
         assert result.ok and result.summary.startswith("\u2713 Written: a.md")
         assert (folder.ws / "a.md").read_text() == "new\n"
-        (again,) = folder.run(message)  # the block ran: sent again, it is a repeat
-        assert again.extra.get("repeat_of") == 1
+        # The block ran: the same text as a new message is a look-alike of it, which runs only
+        # once the person approved it knowing that (--approve all asks no one).
+        (again,) = folder.run(message)
+        assert again.error_code == "REJECTED" and "same text as message 1" in again.summary
+        assert (folder.ws / "a.md").read_text() == "new\n"
     else:
         assert result.error_code == "WRITE_FAILED" and "it was not made" in result.summary
         assert (folder.ws / "a.md").read_text() == "old\n"
@@ -305,7 +310,7 @@ def test_an_undo_the_app_died_in_is_told_as_done(tmp_path: Path) -> None:
     folder = Folder(tmp_path, {"a.md": "old\n"})
     assert folder.run(chan("t", "/write a.md\nnew"))[0].ok
     _die_at(
-        folder, "operator_app.engine.chanflow.writing", "undo_entry", "after", chan("t", "/undo")
+        folder, "operator_app.engine.chanflow.undoing", "undo_entry", "after", chan("t", "/undo")
     )
     assert (folder.ws / "a.md").read_text() == "old\n"
     folder.run("Next.\n" + chan("t", "/info"))

@@ -46,10 +46,11 @@ def test_both_dialects_in_message_order() -> None:
         ("RawBlock", 4),
         ("ChanBlock", 11),
         ("ChanBlock", 22),
+        ("ChanBlock", 22),
         ("ChanBlock", 23),
         ("ChanBlock", 25),
     ]
-    first, write, slack, response, unclosed = chan(list(scan.blocks))
+    first, write, slack, stray, response, unclosed = chan(list(scan.blocks))
     assert (first.channel, first.topic, first.payload) == (
         "string",
         "file:notes",
@@ -61,7 +62,10 @@ def test_both_dialects_in_message_order() -> None:
     assert slack.channel == "slack" and not slack.for_operator
     assert response.is_response and response.attributes == 'time="t"'
     assert unclosed.fault == "unclosed" and unclosed.end_line is None
-    assert [w.line for w in scan.warnings] == [22]  # the stray close tag
+    # The stray close tag is answered: the model learns what it meant to run did not.
+    assert stray.fault == "malformed" and stray.runs and stray.payload == ""
+    assert stray.problem == "a close tag at line 22 closes no block (no open tag came before it)"
+    assert scan.warnings == ()
 
 
 def test_a_tag_inside_an_operator_cmd_block_is_part_of_a_value() -> None:
@@ -85,7 +89,12 @@ def test_nested_and_oversized_blocks_are_faulted() -> None:
 
 def test_a_tag_is_on_one_line_and_short() -> None:
     text = f"<{S}=string:main\n>/open x</{S}>\n<{S}=" + "x" * 300 + f">/open y</{S}>\n"
-    assert chan(list(scan_whole(text).blocks)) == []
+    split, stray = chan(list(scan_whole(text).blocks))
+    # A tag split over two lines is a near miss, answered (MALFORMED_TAG), never run; a "tag"
+    # of 300 characters is prose, so the close tag after it closes nothing (answered too).
+    assert (split.fault, split.topic, split.payload) == ("malformed", "main", "/open x")
+    assert split.problem == "the tag at line 1 has a line break inside it (a tag is one line)"
+    assert (stray.fault, stray.start_line) == ("malformed", 3)
 
 
 def test_pending_and_keys_while_streaming() -> None:
@@ -119,10 +128,16 @@ def test_the_window_and_a_block_cut_by_it() -> None:
     text = head + "x" * (WINDOW_CHARS - 20) + "\n" + block("main", "/open late")
     scan = scan_whole(text)
     assert [b.payload for b in chan(list(scan.blocks))] == ["/open late"]
-    cut = "<" + S + "=string:main>/write x\n" + "y" * WINDOW_CHARS + f"\n</{S}>\n"
+    cut = "Long.\n<" + S + "=string:notes>/write x\n" + "y" * WINDOW_CHARS + f"\n</{S}>\n"
     scan = scan_whole(cut)
-    assert chan(list(scan.blocks)) == []
-    assert any("starts before the last" in w.message for w in scan.warnings)
+    # Answered, not skipped: its topic and first line are read from before the window.
+    (answered,) = chan(list(scan.blocks))
+    assert (answered.fault, answered.topic, answered.start_line, answered.end_line) == (
+        "cut",
+        "notes",
+        2,
+        4,
+    )
 
 
 def test_split_tag() -> None:
@@ -167,7 +182,7 @@ def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
     assert [e for e in events if isinstance(e, ScanWarning)] == list(whole.warnings)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(
     st.lists(
         st.sampled_from(
@@ -185,6 +200,15 @@ def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
                 "<",
                 "string:",
                 ">",
+                # near misses: a look-alike sigil and its close, an invisible, full width, spaces
+                "<C=string:",
+                "String:",
+                "</C>",
+                "=string",
+                "\u200b",
+                "\uff1c",
+                f"</{S} >",
+                " ",
             ]
         ),
         max_size=30,
@@ -196,7 +220,9 @@ def test_any_mix_scans_alike_whole_and_streamed(parts: list[str], cuts: list[int
     whole = scan_whole(text)
     events = _events(text, [c for c in cuts if c <= len(text)])
     assert norm(e for e in events if not isinstance(e, ScanWarning)) == norm(whole.blocks)
-    # Line numbers agree with the text: each block starts on a line holding its open tag.
+    # Line numbers agree with the text: each block starts on a line holding its open tag (a
+    # malformed one's, or a stray close tag's, holds the sigil or "=string" at least).
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     for found in chan(events):
-        assert f"<{S}=" in lines[found.start_line - 1]
+        line = lines[found.start_line - 1]
+        assert (S in line or "=string" in line) if found.fault else f"<{S}=" in line

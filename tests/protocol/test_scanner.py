@@ -201,14 +201,16 @@ def test_crlf_split_across_chunks() -> None:
     assert [e.lines for e in events] == [b.lines for b in scan_message(text).blocks]  # type: ignore[union-attr]
 
 
-def test_only_the_last_window_is_scanned_and_a_cut_block_warns() -> None:
+def test_only_the_last_window_is_scanned_and_a_cut_block_is_answered() -> None:
     cut = "OPERATOR_CMD\nversion: 1\nid: cut\naction: fs.read\npath: a.txt\n"
     filler = "x" * (WINDOW_CHARS - 40) + "\n"
     text = READ.replace("r1", "early") + cut + filler + "END_OPERATOR_CMD\n" + READ
     scan = scan_message(text)
-    assert [b.id_hint for b in scan.blocks] == ["r1"]
+    cut_block, read = scan.blocks
+    assert read.id_hint == "r1" and cut_block.lines == () and cut_block.error is not None
+    assert cut_block.error.code is ErrorCode.ERR_BLOCK_TOO_LARGE
+    assert "starts before the last 200000 characters" in cut_block.error.message
     assert any("only the last" in w.message for w in scan.warnings)
-    assert any("ignored" in w.message for w in scan.warnings)
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])

@@ -24,24 +24,33 @@ def cli(*args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, Any]]:
-    """The results `operator-app exec --json` gives for `message` (written to a file beside
-    state)."""
-    path = state.parent / f"message-{random.random()}.txt"
-    path.write_text(message, encoding="utf-8")
+def exec_envelope(
+    ws: Path, state: Path, path: Path, approve: str = "all", *extra: str
+) -> dict[str, Any]:
+    """The envelope `operator-app exec --approve APPROVE --json [EXTRA...]` prints for the message
+    in `path` (no --approve when APPROVE is empty: no one to ask); fails unless it exits 0."""
     code, out, err = cli(
         "exec",
         "--workspace",
         str(ws),
         "--state-dir",
         str(state),
-        "--approve",
-        approve,
+        *(("--approve", approve) if approve else ()),
         "--json",
+        *extra,
         str(path),
     )
     assert code == 0, err
-    return list(json.loads(out)["data"]["results"])
+    envelope: dict[str, Any] = json.loads(out)
+    return envelope
+
+
+def exec_json(ws: Path, state: Path, message: str, approve: str = "all") -> list[dict[str, Any]]:
+    """The results `operator-app exec --json` gives for `message` (written to a file beside
+    state)."""
+    path = state.parent / f"message-{random.random()}.txt"
+    path.write_text(message, encoding="utf-8")
+    return list(exec_envelope(ws, state, path, approve)["data"]["results"])
 
 
 def entries(root: Path, *, exact: bool = False) -> dict[str, object]:
@@ -91,19 +100,7 @@ class Folder:
         self.messages += 1
         path = self.tmp / f"message-{self.messages}.txt"
         path.write_text(message, encoding="ascii")
-        code, out, err = cli(
-            "exec",
-            "--workspace",
-            str(self.ws),
-            "--state-dir",
-            str(self.state),
-            "--approve",
-            approve,
-            "--json",
-            str(path),
-        )
-        assert code == 0, err
-        return list(json.loads(out)["data"]["results"])
+        return list(exec_envelope(self.ws, self.state, path, approve)["data"]["results"])
 
     def one(self, action: str, **fields: str) -> dict[str, Any]:
         (result,) = self.exec(block(f"c{self.messages + 1}", action, **fields))

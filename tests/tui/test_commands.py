@@ -247,3 +247,33 @@ async def test_quitting_while_a_command_runs_asks_then_stops_it(
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.is_running, timeout=30)
+
+
+async def test_a_repeated_messages_script_is_asked_with_the_fact_even_when_always_allowed(
+    workspace: Path, state: Path
+) -> None:
+    needs_sandbox()
+    sigil = "\U0001d49e"
+    message = f"Logging.\n<{sigil}=string:bash:dev>echo once >> log.md</{sigil}>\n"
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        assert "note:" not in shown(app)
+        await pilot.press("r")  # yes, and always allow this script here
+        await wait_for(pilot, lambda: asks_to_apply(app))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app))
+        assert (workspace / "log.md").read_text() == "once\n"
+        # The same text as a new message: the rule does not cover it, the dialog says why.
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: app.view_number == 2 and asks_to_run(app))
+        assert (
+            "note: this message has the same text as message 1, whose bash was applied; "
+            "approve only if it should run again"
+        ) in shown(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
+        (result,) = results_of(app)
+        assert result.error_code == "REJECTED"
+        assert (workspace / "log.md").read_text() == "once\n"

@@ -184,10 +184,12 @@ async def test_a_message_over_the_window_is_numbered_truly_and_warns_in_full(
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste(message))  # as a terminal delivers it: lone CRs
-        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 1)
-        warnings = app.current().warnings  # the scan cut the message, and the write block with it
-        assert (
-            len(warnings) == 2 and "2 warnings: see the top of the message" in app.status_line.text
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 2)
+        # The write block the scan cut is answered (ERR_BLOCK_TOO_LARGE), the cut itself warned.
+        assert results_of(app)[0].error_code == "ERR_BLOCK_TOO_LARGE"
+        warnings = app.current().warnings
+        assert len(warnings) == 1 and "1 warning: see the top of the message" in (
+            app.status_line.text
         )
         assert all(
             any(warning in text for text in notes(app)) for warning in warnings

@@ -108,3 +108,22 @@ async def test_p_copies_the_prompt_of_the_chosen_dialect(
         await pilot.press("p")
         await wait_for(pilot, lambda: len(copied) == 3)
         assert copied[2] == string_prompt()
+
+
+async def test_the_dialog_says_when_a_message_repeats_an_earlier_one(
+    workspace: Path, state: Path
+) -> None:
+    message = "Adding a line.\n" + f"<{S}=string:notes>/append notes/plan.txt\nmore\n</{S}>\n"
+    async with app_asking(workspace, state, message) as (app, pilot):
+        assert "same text as message" not in dialog_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 1)
+    async with app_asking(workspace, state, message) as (app, pilot):
+        text = dialog_text(app)
+        assert (
+            "note: this message has the same text as message 1, whose /append was applied; "
+            "approve only if it should run again" in text
+        )
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 1)
+    assert (workspace / "notes" / "plan.txt").read_text().count("more") == 1

@@ -120,3 +120,39 @@ def test_a_delta_gives_back_exactly_the_bytes_before() -> None:
         after[start:stop] = os.urandom(rng.randint(0, 300))
         delta = small_delta(before, bytes(after))
         assert delta is not None and delta.before(bytes(after)) == before
+
+
+def test_a_commands_change_sets_count_in_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a command's change-set keeps to be undone (journal/sets/<seq>/) is held to the same
+    budget: five shell.run rewrites of a 25 KB file in one message keep the last two sets, the
+    others' folders are removed, the result and the person are told, and undo reaches two."""
+    from tests.cli.test_shell import sandbox_or_skip
+
+    sandbox_or_skip()
+    monkeypatch.setenv("OPERATOR_TRASH", "session")
+    monkeypatch.setattr(journal_budget, "MESSAGE_MAX_BYTES", 60_000)
+    ws, state = tmp_path / "ws", tmp_path / "state"
+    ws.mkdir()
+    (ws / "f.txt").write_bytes(b"A" * 25_000)
+    message = "".join(
+        block(f"s{n}", "shell.run", command=f"printf '{letter}%.0s' $(seq 25000) > f.txt")
+        for n, letter in enumerate("BCDEF", 1)
+    )
+    path = tmp_path / "message.txt"
+    path.write_text(message)
+    _, out, _ = cli(
+        "exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json",
+        str(path),
+    )  # fmt: skip
+    envelope = json.loads(out)
+    summaries = [r["summary"] for r in envelope["data"]["results"]]
+    assert all("changes applied" in s for s in summaries), summaries
+    cut = [s for s in summaries if "undo depth cut" in s]
+    assert len(cut) == 3 and "(the newest of them: shell.run s1)" in cut[0], summaries
+    assert any("undo depth cut" in warning for warning in envelope["warnings"]), envelope
+    assert len(list((state / "journal" / "sets").iterdir())) == 2
+    assert (ws / "f.txt").read_bytes() == b"F" * 25_000
+    _, out, err = cli("undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", "9")
+    assert (ws / "f.txt").read_bytes() == b"D" * 25_000, out + err  # s5, s4 taken back

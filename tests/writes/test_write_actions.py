@@ -199,7 +199,9 @@ def test_write_creates_parents_and_write_summaries_say_what_changed(tmp_path: Pa
     )
     assert (ws / "docs" / "new" / "notes.md").read_text() == "hello"
     assert results[0]["summary"] == "Created docs/new/notes.md (1 line, 5 bytes)"
-    assert results[1]["summary"] == "Patched src/app.py: 1 hunk, +2 -1 lines"
+    assert (
+        results[1]["summary"] == "Patched src/app.py: 1 hunk, +2 -1 lines; lines after 2 moved +1"
+    )
 
 
 def test_a_folder_that_cannot_be_synced_after_the_replace_still_reports_the_change(

@@ -110,11 +110,30 @@ EDIT_CASES = [
         "edits apply in order, each to the text the previous one left",
         b"1\n2\n3\n",
         [
-            {"op": "insertBefore", "anchor": "1", "text": "0\n"},
-            {"op": "replaceRange", "startLine": 1, "endLine": 1, "text": "ZERO"},
-            {"op": "replaceFirst", "find": "ZERO\n1", "text": "Z1"},
+            {"op": "replaceRange", "startLine": 1, "endLine": 1, "text": "ONE"},
+            {"op": "insertBefore", "anchor": "ONE", "text": "0\n"},
+            {"op": "replaceFirst", "find": "0\nONE", "text": "Z1"},
         ],
         b"Z1\n2\n3\n",
+    ),
+    (
+        "line numbers count the file before the command: bottom-up ranges both land",
+        b"1\n2\n3\n4\n",
+        [
+            {"op": "replaceRange", "startLine": 4, "endLine": 4, "text": "four\nFOUR"},
+            {"op": "replaceRange", "startLine": 1, "endLine": 2, "text": "one"},
+        ],
+        b"one\n3\nfour\nFOUR\n",
+    ),
+    (
+        "a change above that keeps the line count leaves the numbers naming the same lines",
+        b"1\n2\n3\n4\n",
+        [
+            {"op": "replaceRange", "startLine": 1, "endLine": 1, "text": "ONE"},
+            {"op": "replaceAll", "find": "2", "text": "TWO"},
+            {"op": "replaceRange", "startLine": 4, "endLine": 4, "text": "FOUR"},
+        ],
+        b"ONE\nTWO\n3\nFOUR\n",
     ),
     (
         "a later edit finds what an earlier one wrote",
@@ -192,6 +211,15 @@ def test_apply_edits_semantics(
             ],
             "ERR_EDIT_FAILED",
             "edit #2 (edits[1], replaceRange)",
+        ),
+        (
+            [
+                {"op": "insertAfter", "anchor": "1", "text": "one and a half"},
+                {"op": "replaceRange", "startLine": 3, "endLine": 3, "text": "x"},
+            ],
+            "ERR_LINES_MOVED",
+            "edit #2 (edits[1], replaceRange): lines 3-3 count the file as it was before this "
+            "command, and edit #1 moved them or changed lines inside them",
         ),
     ],
 )

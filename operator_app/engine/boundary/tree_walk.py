@@ -14,10 +14,12 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Generator
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from .fsops import open_subdir
-from .gitignore import FolderRules, GitRules
+
+if TYPE_CHECKING:  # the rules are handed in by the workspace, which loads them only for a walk
+    from .gitignore import FolderRules, GitRules
 
 SkipReason = Literal["symlink", "special", "gitignore", "unreadable", "excluded"]
 

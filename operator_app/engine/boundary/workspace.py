@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import unicodedata
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -35,7 +36,6 @@ from .fsops import (
     resolve_steps,
     scan_dir,
 )
-from .gitignore import GitRules
 from .refusals import changed, fail, not_a_file, outside, refuse_kind
 from .refusals import close_names as names_close_to
 from .refusals import not_found as not_found_error
@@ -54,6 +54,12 @@ __all__ = [
 
 # Linux's PATH_MAX, and a depth no real tree needs: resolving a path costs a step per component,
 # and a symlink to "." inside the workspace would otherwise let "s/s/s/..." cost without end.
+# Bidirectional overrides, isolates and marks: invisible, they reorder how a name is drawn
+# ("Trojan Source"), so a path holding one is refused, never looked up.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_BIDI_RE = re.compile("[" + "".join(sorted(_BIDI_CONTROLS)) + "]")
 MAX_PATH_CHARS = 4096
 MAX_PATH_COMPONENTS = 256
 _ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {
@@ -100,7 +106,7 @@ class Workspace:
 
     def target(self, raw: str) -> Target:
         self._refuse_malformed(raw)
-        parts = _components(raw)
+        parts = self._spelled_as_on_disk(_components(raw))
         rel = "/".join(parts) or "."
         resolved = str(self.root)
         # Every prefix must resolve inside too: a link out and a link back in would otherwise
@@ -125,6 +131,15 @@ class Workspace:
                     ErrorCode.ERR_INVALID_PATH,
                     f'the path "{escape_name(raw)}" has a control character ({escape_name(ch)}) '
                     f"at position {position}; remove it and use / as the separator",
+                )
+            if ch in _BIDI_CONTROLS:
+                shown = _BIDI_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", escape_name(raw))
+                raise OperatorError(
+                    ErrorCode.ERR_INVALID_PATH,
+                    f'the path "{shown}" has an invisible bidirectional control (U+{ord(ch):04X} '
+                    f"{unicodedata.name(ch, '')}) at position {position}, which makes a name read "
+                    "other than it is; remove it (a file named with one is for the person to "
+                    "rename)",
                 )
         if "\\" in raw:
             raise OperatorError(
@@ -156,6 +171,31 @@ class Workspace:
                     f"limit is {MAX_PATH_CHARS}; use a shorter path"
                 ),
             )
+
+    def _spelled_as_on_disk(self, parts: list[str]) -> list[str]:
+        """`parts` with a missing name that the folder holds in another Unicode normalization
+        (é as one code point or as e and a combining accent: NFC and NFD look alike, and macOS
+        and some editors write NFD) replaced by the folder's own spelling, so the model reaches
+        the entry it can see. Only names that are not ASCII are looked at (ASCII has one form)."""
+        if all(name.isascii() for name in parts):
+            return parts
+        for index, resolved, exists in resolve_steps(str(self.root), parts):
+            if exists:
+                continue
+            name = parts[index]
+            parent = os.path.dirname(resolved)
+            if name.isascii() or not self._inside(Path(parent)):
+                return parts
+            try:
+                names = os.listdir(parent)
+            except OSError:
+                return parts
+            wanted = unicodedata.normalize("NFC", name)
+            same = [n for n in names if n != name and unicodedata.normalize("NFC", n) == wanted]
+            if len(same) != 1:
+                return parts
+            return self._spelled_as_on_disk([*parts[:index], same[0], *parts[index + 1 :]])
+        return parts
 
     def walked(self, rel: str) -> Target:
         """The Target of a path that `walk_files` produced: a name read from disk, not from the
@@ -312,6 +352,8 @@ class Workspace:
         Errors about `t` itself are raised at the first next(); close the iterator if you stop
         early.
         """
+        from .gitignore import GitRules  # only a walk reads .gitignore files: not a plain read
+
         parts = self._resolved_parts(t)
         rules = GitRules()
         fds: list[int] = []

@@ -14,12 +14,13 @@ import os
 from datetime import datetime
 
 from ...protocol.chanflow.bash import SCRIPT, help_text
-from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.errors import StringError
 from ...protocol.commands.catalog import model_for
 from ...protocol.commands.shell import DEFAULT_TIMEOUT_S
 from ...protocol.errors import ErrorCode, OperatorError
 from ..changes.plan import WritePlan
 from ..shell.sandbox import find_sandbox
+from .actions import declined
 from .context import Answer, Call
 from .mapping import not_approved_in_string, told_in_string
 
@@ -76,7 +77,12 @@ def cmd_script(call: Call) -> Answer:
     state.running = {"pid": os.getpid(), "since": _now(), "script": call.request.line[:200]}
     call.store.save(state)
     try:
-        result = call.context.execute(command, before_commit=before_commit, action_label=SCRIPT)
+        result = call.context.execute(
+            command,
+            before_commit=before_commit,
+            action_label=SCRIPT,
+            notes=(call.lookalike,) if call.lookalike else (),
+        )
     finally:
         state.running = None
     header, output = _output(result.details, result.extra.get("header_lines"))
@@ -87,11 +93,7 @@ def cmd_script(call: Call) -> Answer:
         if result.error_code == ErrorCode.ERR_NOT_APPROVED.value:
             raise not_approved_in_string(call.request.line, runs=True)
         if result.status == "rejected":
-            raise StringError(
-                StringCode.REJECTED,
-                f"the person declined to run {call.request.line}; nothing ran",
-                "ask them what they want before trying again",
-            )
+            raise declined(f"to run {call.request.line}", "nothing ran")
         code = ErrorCode(result.error_code) if result.error_code else ErrorCode.ERR_INTERNAL
         error = told_in_string(OperatorError(code, result.summary.partition(": ")[2]))
         tail = [line for line in output.split("\n") if line][-OUTPUT_IN_AN_ERROR:]

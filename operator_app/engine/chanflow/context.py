@@ -27,6 +27,9 @@ class Call:
         [str, str, str, dict[str, object]], None
     ]  # (action, rel, summary, extra)
     closed: bool = False  # /close discarded the topic: nothing to save after the command
+    # A change in a message with the same text as an earlier one: what its dialog must say first
+    # (engine/chanflow/identity.py). None for any other block.
+    lookalike: str | None = None
 
     @property
     def ws(self) -> Workspace:

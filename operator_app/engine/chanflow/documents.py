@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from ...protocol.chanflow.commands import Location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.chanflow.responses import shown_name
 from ...protocol.comments import LANGUAGES, language_for_path
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.escapes import escape_name as shown_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ..boundary.target import Target
 from ..textops.doc_blocks import DocBlock, find_blocks
@@ -21,6 +21,9 @@ from .context import Call
 from .mapping import check_path, told_in_string
 
 SHOW_MAX_BYTES = 200_000  # a whole document shown by /open (fs.read's limit); parts may be larger
+# Lines of a file are read from a file up to this size (a whole document, a block: up to
+# LARGE_READ_MAX_BYTES), so the advice for a large file, "open some lines", works.
+LINES_READ_MAX_BYTES = 32_000_000
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,10 @@ def target_of(call: Call, location: Location) -> tuple[Target, str]:
     """The checked file a location names and how to show it: its path, or with none the topic's
     current document."""
     if location.path is not None:
-        return check_path(call.ws, location.path), location.shown()
+        target = check_path(call.ws, location.path)
+        if not location.quoted and any(ch.isspace() for ch in location.path):
+            _refuse_words_after_path(call, target, location.path)
+        return target, location.shown()
     current = call.topic.current
     if current is None:
         raise usage_error(
@@ -59,6 +65,21 @@ def target_of(call: Call, location: Location) -> tuple[Target, str]:
         )
     target = check_path(call.ws, current.rel)
     return target, current.shown + location.shown()
+
+
+def _refuse_words_after_path(call: Call, target: Target, path: str) -> None:
+    """A path with spaces, unquoted, that names nothing: most likely a path and then words meant
+    as content ("/write notes/x.md hello world")."""
+    if call.ws.lstat(target) is not None:
+        return  # a name with spaces that exists: it is what the model meant
+    first, _, rest = path.partition(" ")
+    name = call.request.name
+    raise StringError(
+        StringCode.INVALID_PARAMS,
+        f"/{name} takes one path, and {rest.strip()!r} follows {first} on the command line",
+        f"the content goes on the lines after the command line: /{name} {first}, then the text",
+        f'a path with spaces is written in quotes: /{name} "{path}"',
+    )
 
 
 def read_bytes(
@@ -79,12 +100,35 @@ def read_bytes(
                 "ask the person to change a file this large",
             ) from None
         if error.code is ErrorCode.ERR_FILE_TOO_LARGE:
-            raise StringError(
-                StringCode.LOAD_ERROR,
-                f"{target.rel} is over the {limit:,}-byte limit of /{call.request.name}",
-                "open a block (#id) or some lines (:L1-L400) of it, or ask the person",
-            ) from None
+            raise too_large(call, target, limit) from None
         raise told_in_string(error, writing=writing) from None
+
+
+def too_large(call: Call, target: Target, limit: int) -> StringError:
+    """LOAD_ERROR for a file over what this reading of it takes, with advice that works: lines
+    of it (with its line count, when it can be counted), or the person."""
+    size = call.ws.file_size(target)
+    where = "~/" + target.rel
+    facts = (
+        f"{where} is {size:,} bytes, over the {limit:,}-byte limit of a whole /{call.request.name}"
+    )
+    if size > LINES_READ_MAX_BYTES:
+        return StringError(
+            StringCode.LOAD_ERROR,
+            facts,
+            f"Operator reads lines of files up to {LINES_READ_MAX_BYTES:,} bytes; ask the person",
+        )
+    try:
+        data = call.ws.read_file(target, max_bytes=LINES_READ_MAX_BYTES)
+        total = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        counted = f" (it has {total:,} line{'s' if total != 1 else ''})"
+    except OperatorError:
+        counted = ""
+    return StringError(
+        StringCode.LOAD_ERROR,
+        facts,
+        f"open some lines of it: /open {where}:L1-L400{counted}",
+    )
 
 
 def load(call: Call, target: Target, shown: str, *, limit: int = LARGE_READ_MAX_BYTES) -> Doc:

@@ -18,12 +18,14 @@ from ...protocol.chanflow.commands import (
 )
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.grammar import MAX_VARIABLES
-from ...protocol.chanflow.responses import shown_name
 from ...protocol.chanflow.results import confirmation
 from ...protocol.errors import OperatorError
+from ...protocol.escapes import escape_name as shown_name
+from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ...protocol.results import count
 from .context import Answer, Call
 from .documents import (
+    LINES_READ_MAX_BYTES,
     SHOW_MAX_BYTES,
     Doc,
     block_of,
@@ -108,11 +110,13 @@ def _show(call: Call, doc: Doc, location: Location, *, numbers: bool = False) ->
         first, last = check_lines(doc, location.lines)
         return _lines_shown(doc, lines, first, last, numbers=True)
     if len(doc.data) > SHOW_MAX_BYTES:
+        total = len(lines)
         raise StringError(
             StringCode.LOAD_ERROR,
             f"{doc.shown} is {len(doc.data):,} bytes; a whole document is shown up to "
             f"{SHOW_MAX_BYTES:,}",
-            "open a block (#id) or some lines (:L1-L400) of it",
+            f"open a block (#id) or some lines of it: /open ~/{doc.target.rel}:L1-L400 (it has "
+            f"{total:,} line{'s' if total != 1 else ''})",
         )
     return (numbered(lines, 1) if numbers else doc.text.text.removesuffix("\n")), ()
 
@@ -134,7 +138,8 @@ def _lines_shown(doc: Doc, lines: list[str], first: int, last: int, *, numbers: 
 
 def _open_place(call: Call, location: Location) -> tuple[Doc, Shown]:
     target, shown = target_of(call, location)
-    doc = load(call, target, shown)
+    limit = LINES_READ_MAX_BYTES if location.lines is not None else LARGE_READ_MAX_BYTES
+    doc = load(call, target, shown, limit=limit)
     content = _show(call, doc, location)
     call.topic.read[target.rel] = doc.sha
     return doc, content
@@ -217,7 +222,7 @@ def cmd_verify(call: Call) -> Answer:
 
 
 def cmd_set(call: Call) -> Answer:
-    assignment = parse_set(call.request.argument)
+    assignment = parse_set(call.request.argument, call.request.body)
     variables = call.topic.variables
     if assignment is None:
         lines = [f'{{{name}}} = "{value}"' for name, value in variables.items()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ...protocol.chanflow.bash import is_bash, read_request
 from ...protocol.chanflow.blocks import ChanBlock
@@ -23,18 +23,20 @@ from ...protocol.chanflow.commands import (
     workspace_relative,
 )
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS, SIGIL
+from ...protocol.chanflow.faults import fault_error
+from ...protocol.chanflow.grammar import SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
+from ..messages.not_approved import RUNS_WHEN
 from ..messages.outlook import PlannedWrite, normalised
-from ..messages.unattended import RUNS_WHEN
 from ..state.internal_failure import internal_message
-from . import bash, reading, writing
+from . import bash, entries, finding, reading, undoing, writing
 from .context import Answer, Call
+from .identity import Identity, content_key, identify, lookalike_note
 from .mapping import told_in_string
 from .recovered import recovered_result
 from .topics import TopicStore
@@ -43,9 +45,6 @@ if TYPE_CHECKING:
     from ...protocol.dialect import Block
     from ..changes.outcomes import Landing
     from ..state.used_ids import UsedId, WriteIntent
-
-Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
-CONTENT_KEY_PREFIX = "chanflow:"  # a String block's content key in the session's records
 
 Handler = Callable[[Call], Answer]
 _HANDLERS: dict[str, Handler] = {
@@ -63,7 +62,13 @@ _HANDLERS: dict[str, Handler] = {
     "write": writing.cmd_write,
     "append": writing.cmd_append,
     "replace": writing.cmd_replace,
-    "undo": writing.cmd_undo,
+    "undo": undoing.cmd_undo,
+    "find": finding.cmd_find,
+    "grep": finding.cmd_grep,
+    "tree": finding.cmd_tree,
+    "mv": entries.cmd_mv,
+    "cp": entries.cmd_cp,
+    "rm": entries.cmd_rm,
 }
 # A bash topic's: its script, and its // commands (protocol/chanflow/bash.py).
 _BASH_HANDLERS: dict[str, Handler] = {
@@ -72,25 +77,9 @@ _BASH_HANDLERS: dict[str, Handler] = {
     "close": bash.cmd_close,
     "help": bash.cmd_help,
 }
-_FAULTS = {
-    "unclosed": (
-        StringCode.UNCLOSED_BLOCK,
-        "the message ended before this block was closed; nothing in it was run",
-        "end every block with its close tag: a slash and the sigil in angle brackets",
-    ),
-    "nested": (
-        StringCode.NESTED_BLOCK,
-        "another open tag stands inside this block, so where it ends cannot be told; nothing "
-        "in it was run",
-        "send one command per block; to write text holding ChanFlow tags, use OPERATOR_CMD "
-        "fs.write with content_b64",
-    ),
-    "too_large": (
-        StringCode.BLOCK_TOO_LARGE,
-        "this block is over 1,000,000 characters; nothing in it was run",
-        "split the content over several blocks (/write, then /append)",
-    ),
-}
+
+
+_EDIT_MODE = ("edit", "replace")  # commands whose answers carry mode=edit (seed 003)
 
 
 @dataclass(frozen=True)
@@ -99,28 +88,6 @@ class ChanAnswer:
     content_key: str | None  # None: nothing ran or changed, the block may be sent again
     durable: bool  # a change to the workspace was attempted: record it with an fsync
     repeat_of: int | None = None  # the message the recorded response is from
-
-
-def request_id(
-    key: str, used: Mapping[str, tuple[str, int, Earlier]]
-) -> tuple[str, tuple[str, int, Earlier] | None]:
-    """The block's id (ID_CHARS of its key in base 36, longer where that is taken by another
-    block), and what it ran as before, if it did."""
-    number = int(key[:26], 16)
-    digits = ""
-    while number:
-        number, rest = divmod(number, len(ID_ALPHABET))
-        digits += ID_ALPHABET[rest]
-    digits = digits or "0"
-    content_key = CONTENT_KEY_PREFIX + key
-    for size in range(ID_CHARS, len(digits) + 1):
-        candidate = digits[:size]
-        earlier = used.get(candidate)
-        if earlier is None:
-            return candidate, None
-        if earlier[0] == content_key:
-            return candidate, earlier
-    return key, used.get(key)
 
 
 def now() -> str:
@@ -166,9 +133,10 @@ class StringRunner:
             )
             return
         first = request_line(block.payload)
-        rid, earlier = request_id(block.key, context.session.used_ids())
+        identity = self._identity(block)
+        rid = identity.request_id
         context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
-        held = _held_back(block, rid, context.held_back) if earlier is None else None
+        held = _held_back(block, rid, context.held_back) if identity.earlier is None else None
         if held is not None:
             context.add(held, content_key=None)
             return
@@ -184,13 +152,13 @@ class StringRunner:
         assert isinstance(block, ChanBlock)
         if not block.runs or block.fault is not None:
             return None
+        rid = identify(block.key, used, content_key(block.key, self.context.origin_key)).request_id
         try:
             topic = parse_topic(block.topic)
             request = read_request(topic, block.payload)
             if not request.writes:
                 return None
             if is_bash(topic):
-                rid = request_id(block.key, used)[0]
                 folder = normalised(self.store.load(topic).cwd)
                 return PlannedWrite(
                     block.start_line, rid, request.name, folder, command=request.line
@@ -202,7 +170,6 @@ class StringRunner:
             )
         except StringError:
             return None
-        rid = request_id(block.key, used)[0]
         shown = (
             normalised(workspace_relative(path))
             if path
@@ -216,23 +183,32 @@ class StringRunner:
     def end(self) -> None:
         pass
 
+    def _identity(self, block: ChanBlock) -> Identity[CommandResult]:
+        key = content_key(block.key, self.context.origin_key)
+        return identify(block.key, self.context.session.used_ids(), key)
+
     def _answer(self, block: ChanBlock) -> ChanAnswer:
         context = self.context
-        rid, earlier = request_id(block.key, context.session.used_ids())
-        if earlier is not None:
-            return self._repeat(earlier, block)
+        identity = self._identity(block)
+        rid = identity.request_id
+        if identity.earlier is not None:
+            return self._repeat(identity.earlier, block)
         topic_shown = block.topic if block.topic else "file:main"
+        try:
+            topic_shown = parse_topic(block.topic)
+        except StringError:
+            pass  # told below, unless the block's fault is told first
         line = request_line(block.payload)
         at = now()
         action = command_word(line)
         request: Request | None = None
-        content_key = CONTENT_KEY_PREFIX + block.key
+        key = content_key(block.key, context.origin_key)
         try:
+            fault = fault_error(block)
+            if fault is not None:
+                raise fault
             topic = parse_topic(block.topic)
             topic_shown = topic
-            fault = _FAULTS.get(block.fault or "")
-            if fault is not None:
-                raise StringError(*fault)
             if block.attributes:
                 raise StringError(
                     StringCode.INVALID_TARGET,
@@ -258,7 +234,7 @@ class StringRunner:
                     path=rel,
                     line=block.start_line,
                     summary=summary,
-                    content_key=content_key,
+                    content_key=key,
                     extra={"topic": topic, "request": line, "at": at, **extra},
                 )
 
@@ -269,9 +245,14 @@ class StringRunner:
                 line=block.start_line,
                 request_id=rid,
                 request=request,
-                content_key=content_key,
+                content_key=key,
                 record_intent=record_intent,
             )
+            if identity.lookalike is not None and request.writes:
+                _, number, earlier_result = identity.lookalike
+                call.lookalike = lookalike_note(number, earlier_result)
+                if context.unattended:
+                    raise _unasked(number, earlier_result, request.line)
             answer = self._handler(topic, request)(call)
             if not call.closed:
                 self.store.save(state)
@@ -286,7 +267,7 @@ class StringRunner:
                 line=block.start_line,
             )
             durable = request is not None and request.writes
-            kept = None if result.status in ("rejected", "conflict") else content_key
+            kept = None if result.status in ("rejected", "conflict") else key
             return ChanAnswer(result, kept, durable)
         except Exception as exc:  # one command's bug must not lose the others' results
             if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
@@ -319,8 +300,9 @@ class StringRunner:
             path=answer.path,
             line=block.start_line,
             diff=answer.diff,
+            mode="edit" if request.name in _EDIT_MODE else None,
         )
-        return ChanAnswer(result, content_key, request.writes)
+        return ChanAnswer(result, key, request.writes)
 
     @staticmethod
     def _handler(topic: str, request: Request) -> Handler:
@@ -360,14 +342,14 @@ class StringEngine:
         if not block.runs or not interrupted:
             return None
         assert isinstance(block, ChanBlock)
-        return Unanswered(block.start_line, request_id(block.key, used)[0], None)
+        return Unanswered(block.start_line, identify(block.key, used, None).request_id, None)
 
     def recovered(self, intent: WriteIntent, landing: Landing) -> CommandResult:
         return recovered_result(intent, landing)
 
 
 def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | None:
-    """A block after a write no person could approve (engine/messages/unattended.py): not run,
+    """A block after a write no person could approve (engine/messages/not_approved.py): not run,
     its key free, answered NOT_APPROVED. None when blocks run, or for a block that runs nothing
     anyway (a refused block, a command Operator does not serve), which is answered as ever."""
     if why is None or block.fault is not None or block.attributes:
@@ -391,6 +373,18 @@ def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | N
         line=block.start_line,
     )
     return replace(result, status="failed")  # "rejected" is the write that waits
+
+
+def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
+    """A change in a message that repeats an earlier one, when no one is asked (--approve all)."""
+    action = earlier.action or "command"
+    return StringError(
+        StringCode.REJECTED,
+        f"{line} was not run: this message has the same text as message {number}, whose {action} "
+        "ran then; a repeated message's change runs only once the person approves it in "
+        "Operator's dialog, and this run asked no one; nothing changed",
+        "to change the file again, say so in a new message, or ask the person to approve it",
+    )
 
 
 def _may_write(block: ChanBlock) -> bool:

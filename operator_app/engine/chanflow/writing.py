@@ -11,37 +11,35 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
 
 from ...protocol.chanflow.commands import Location, parse_location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.responses import numbered_change
 from ...protocol.chanflow.results import confirmation
 from ...protocol.commands.base import Command
-from ...protocol.commands.catalog import model_for
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import WRITE_MAX_BYTES
 from ...protocol.results import count
 from ..boundary.target import Target
-from ..changes.outcomes import UndoRefused
 from ..changes.plan import WritePlan
-from ..changes.undo import undo_entry, undoable
-from ..safety.journal import Journal, JournalEntry, PreImageMismatch
-from ..textops.diff import unified_diff
-from ..textops.textfile import TextDoc, split_lines
+from ..textops.textfile import split_lines
+from .actions import Message, command_for, run_change
 from .context import Answer, Call
-from .documents import Doc, block_of, check_lines, decode, digest, read_bytes, short, target_of
-from .mapping import not_approved_in_string, told_in_string
-
-Message = Callable[[WritePlan], str]  # a change's confirmation, from its plan
+from .documents import (
+    Doc,
+    block_of,
+    check_lines,
+    decode,
+    digest,
+    numbered,
+    read_bytes,
+    short,
+    target_of,
+)
 
 
 def _command(call: Call, action: str, rel: str, **fields: str) -> Command:
-    model = model_for(action)
-    assert model is not None
-    return model.model_validate(
-        {"version": "1", "id": call.request_id, "action": action, "path": rel, **fields}
-    )
+    return command_for(call, action, {"path": rel, **fields})
 
 
 def _b64(text: str) -> str:
@@ -65,11 +63,19 @@ def _current(call: Call, target: Target, shown: str) -> Doc | None:
     return None if data is None else Doc(target, shown, data, decode(target, data))
 
 
-def _run(call: Call, doc: Doc | None, target: Target, command: Command, message: Message) -> Answer:
+def _run(
+    call: Call,
+    doc: Doc | None,
+    target: Target,
+    command: Command,
+    message: Message,
+    *,
+    rewrites: bool | None = None,
+) -> Answer:
     """Run the change through the engine: planned, shown, asked about, committed. The plan must
-    start from the very bytes the new text was made from."""
+    start from the very bytes the new text was made from. `rewrites`: see MessageContext.execute
+    (None: /write and /edit of a whole file give its whole text)."""
     base = doc.data if doc is not None else None
-    accepted: list[WritePlan] = []
 
     def accept(plan: WritePlan) -> OperatorError | None:
         if plan.base != base:
@@ -77,44 +83,64 @@ def _run(call: Call, doc: Doc | None, target: Target, command: Command, message:
                 ErrorCode.ERR_CONFLICT,
                 f"{target.rel} changed while the change was being prepared; nothing was changed",
             )
-        accepted.append(plan)
         return None
 
-    def before_commit(plan: WritePlan) -> None:
-        # What recovery answers if the app dies before the result is recorded but after the
-        # change landed: the same confirmation.
-        call.record_intent(call.command, plan.target.rel, message(plan), {})
-
-    result = call.context.execute(
-        command,
-        before_commit=before_commit,
-        accept_plan=accept,
-        action_label=call.command,
-    )
-    if not result.ok:
-        if result.error_code == ErrorCode.ERR_NOT_APPROVED.value:
-            raise not_approved_in_string(call.request.line)
-        if result.status == "rejected":
-            raise StringError(
-                StringCode.REJECTED,
-                f"the person declined {call.request.line}; nothing changed",
-                "ask them what they want before trying again",
-            )
-        code = ErrorCode(result.error_code) if result.error_code else ErrorCode.ERR_INTERNAL
-        error = OperatorError(code, result.summary.partition(": ")[2] or result.summary)
-        raise told_in_string(error, writing=True)
-    plan = accepted[-1]
+    changed = run_change(call, command, message, accept=accept, rewrites=rewrites)
+    plan = changed.plan
     call.topic.read[target.rel] = digest(plan.new_bytes) or ""
-    if plan.kind != "noop":
-        call.topic.changes.append(call.request_id)
     change = numbered_change(plan.diff) if plan.diff else "(no change: the file already holds this)"
-    cut = result.extra.get("undo_cut")
     return Answer(
         message(plan),
         content=change,
         path=target.rel,
         diff=plan.diff or None,
-        context=(str(cut),) if cut else (),
+        context=changed.context,
+    )
+
+
+def _moves(plan: WritePlan) -> str:
+    """How the change moved the lines after it, as a clause of its answer (the line-number rule)."""
+    return f"; {plan.moves}" if plan.moves else ""
+
+
+def _check_lines_held(call: Call, target: Target, location: Location) -> None:
+    """LINES_MOVED when an earlier change of this message moved or changed the lines a :L range
+    names: they count the file as it was when the message began."""
+    assert location.lines is not None
+    first, last = location.lines
+    moved = call.context.lines.moved(call.ws, target.rel, first, last)
+    if moved is None:
+        return
+    now_first, now_last = moved.now
+    now = f":L{now_first}" + (f"-L{now_last}" if now_last != now_first else "")
+    asked = f":L{first}" + (f"-L{last}" if last != first else "")
+    by = ", ".join(f"[{rid}]" for rid in moved.by)
+    rows, previous = [], None
+    for number, text in moved.lines:
+        if previous is not None and number != previous + 1:
+            rows.append("\u2026")
+        rows.append(numbered([text], number))
+        previous = number
+    where = "~/" + target.rel
+    if moved.by_command:
+        raise StringError(
+            StringCode.LINES_MOVED,
+            f"your {asked} may have moved: the script {by} of this message changed {where}, so "
+            "where those lines are now is not known; nothing was written",
+            f"{where}{asked} as it is now:",
+            *rows,
+            f"line numbers count the file as it was when your message began; /open {where} "
+            "again and send the change with the lines you see (send line edits of a file before "
+            "a script that changes it)",
+        )
+    raise StringError(
+        StringCode.LINES_MOVED,
+        f"your {asked} is now {now} after {by} of this message; nothing was written",
+        f"{where}{now} as it is now:",
+        *rows,
+        "line numbers count the file as it was when your message began; if these are the lines "
+        f"you meant, send /{call.request.name} {where}{now} again with the content (several line "
+        "edits of one file in one message go bottom-up)",
     )
 
 
@@ -135,13 +161,19 @@ def cmd_write(call: Call) -> Answer:
             "write", "/write names a file: /write path, the content on the next lines"
         )
     target, shown = target_of(call, location)
+    if call.request.body is None:
+        raise usage_error(
+            "write",
+            "/write needs the content on the lines after the command line (for an empty file, "
+            "one empty line)",
+        )
     doc = _current(call, target, shown)
-    text = as_lines(call.request.body or "")
+    text = as_lines(call.request.body)
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
         size, lines = _size(plan), count(len(split_lines(text)), "line")
-        return confirmation(f"Written: {shown} ({count(size, 'byte')}, {lines})")
+        return confirmation(f"Written: {shown} ({count(size, 'byte')}, {lines}){_moves(plan)}")
 
     return _run(call, doc, target, command, message)
 
@@ -164,7 +196,7 @@ def cmd_append(call: Call) -> Answer:
     def message(plan: WritePlan) -> str:
         return confirmation(f"Appended to: {shown} (now {count(_size(plan), 'byte')})")
 
-    return _run(call, doc, target, command, message)
+    return _run(call, doc, target, command, message, rewrites=False)
 
 
 def _replace_part(call: Call, location: Location, what: str) -> Answer:
@@ -172,6 +204,8 @@ def _replace_part(call: Call, location: Location, what: str) -> Answer:
     body = call.request.body
     assert body is not None
     target, shown = target_of(call, location)
+    if location.lines is not None:
+        _check_lines_held(call, target, location)
     doc = _current(call, target, shown)
     if doc is None:
         raise StringError(StringCode.NOT_FOUND, "file not found", f"path: {shown}")
@@ -195,11 +229,11 @@ def _replace_part(call: Call, location: Location, what: str) -> Answer:
 
     def message(plan: WritePlan) -> str:
         if what == "edit":
-            return confirmation(f"Edited {shown} ({count(len(new_lines), 'line')})")
+            return confirmation(f"Edited {shown} ({count(len(new_lines), 'line')}){_moves(plan)}")
         added, removed = count(plan.added, "line"), count(plan.removed, "line")
-        return confirmation(f"{shown} \u2014 Added {added}, removed {removed}")
+        return confirmation(f"{shown} \u2014 Added {added}, removed {removed}{_moves(plan)}")
 
-    return _run(call, doc, target, command, message)
+    return _run(call, doc, target, command, message, rewrites=False)
 
 
 def cmd_replace(call: Call) -> Answer:
@@ -228,97 +262,7 @@ def cmd_edit(call: Call) -> Answer:
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
-        return confirmation(f"Edited {shown} ({count(len(split_lines(text)), 'line')}, whole file)")
+        lines = count(len(split_lines(text)), "line")
+        return confirmation(f"Edited {shown} ({lines}, whole file){_moves(plan)}")
 
     return _run(call, doc, target, command, message)
-
-
-# --- /undo ----------------------------------------------------------------------------------
-
-
-def _last_change(call: Call, journal: Journal) -> JournalEntry:
-    """The newest change of this topic that is still in effect."""
-    mine = set(call.topic.changes)
-    for entry in undoable(call.ws, journal):
-        if entry.command_id in mine:
-            return entry
-    if any(entry.cut and entry.command_id in mine for entry in journal.entries()):
-        raise StringError(
-            StringCode.NO_HISTORY,
-            "this topic's remaining changes can no longer be undone: they were let go of to keep "
-            "the undo journal within its budget",
-            "/open the file and write back what you want",
-        )
-    raise StringError(
-        StringCode.NO_HISTORY,
-        "no change of this topic to undo",
-        "changes made by other topics or by OPERATOR_CMD are not this topic's",
-    )
-
-
-def cmd_undo(call: Call) -> Answer:
-    journal = Journal(call.context.session.state_dir)
-    entry = _last_change(call, journal)
-    target = call.ws.target(entry.rel)
-    shown = f"~/{entry.rel}"
-    data = read_bytes(call, target, limit=WRITE_MAX_BYTES, writing=True)
-    if digest(data) != entry.new_sha:
-        raise StringError(
-            StringCode.CONFLICT,
-            f"{shown} changed since this topic's change; it cannot be taken back",
-            f"expected: {short(entry.new_sha)}",
-            f"current: {short(digest(data))}",
-            "/refresh it, and write the part you want back",
-        )
-    before: bytes | None = None
-    if entry.kind != "create":
-        try:
-            before = journal.pre_image(entry, data)
-        except (OSError, PreImageMismatch):
-            raise StringError(
-                StringCode.WRITE_FAILED,
-                f"the saved copy of {shown} from before the change is missing; nothing changed",
-            ) from None
-    old_text = TextDoc.decode(data, label=entry.rel).text if data else ""
-    new_text = TextDoc.decode(before, label=entry.rel).text if before else ""
-    diff, added, removed = unified_diff(old_text, new_text, entry.rel, deleted=before is None)
-    summary = f"Undo: reverted {shown}" if before is not None else f"Undo: removed {shown}"
-    plan = WritePlan(
-        action="/undo",
-        command_id=call.request_id,
-        target=target,
-        kind="modify" if before is not None else "delete",
-        base_hash=None,
-        new_bytes=before,
-        diff=diff,
-        added=added,
-        removed=removed,
-        summary=summary,
-    )
-    if not call.context.consent(plan):
-        if call.context.nobody_to_ask:
-            raise not_approved_in_string(f"/undo of {shown}")
-        raise StringError(
-            StringCode.REJECTED,
-            f"the person declined /undo of {shown}; nothing changed",
-            "ask them what they want before trying again",
-        )
-    lines = count(len(split_lines(new_text)), "line")
-    message = confirmation(
-        f"Undo: reverted {shown} ({lines})" if before is not None else f"Undo: removed {shown}"
-    )
-    call.record_intent("/undo", entry.rel, message, {"undoes": entry.seq})
-    try:
-        undo_entry(call.ws, journal, entry)
-    except (UndoRefused, OperatorError) as exc:
-        raise StringError(StringCode.WRITE_FAILED, f"{exc}") from None
-    call.topic.changes.remove(entry.command_id)
-    call.topic.read[entry.rel] = digest(before) or ""
-    if before is None:
-        call.topic.read.pop(entry.rel, None)
-    return Answer(
-        message,
-        content=numbered_change(diff) if diff else None,
-        path=entry.rel,
-        diff=diff,
-    )

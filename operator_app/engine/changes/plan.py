@@ -65,6 +65,12 @@ class WritePlan:
     is_dir: bool = False
     file_count: int = 0  # for deleting a folder
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown in the consent dialog
+    # Asked about on its own, whatever the person answered before ("apply the rest of this
+    # message" and --approve all do not approve it): its notes say why (a repeated message).
+    asked_alone: bool = False
+    # How the change moved the lines after it ("lines after 286 moved +2"), for its answer; None
+    # when it moved none (docs/design.md, "the line-number rule").
+    moves: str | None = None
     # a write: the bytes it was planned from (None: the file did not exist)
     base: bytes | None = None
     # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it
@@ -75,6 +81,12 @@ class WritePlan:
     # changes come back as a plan of kind "changeset", whose `changes` lists them.
     run: CommandRun | None = None
     changes: ChangeSet | None = None
+
+    @property
+    def needs_own_yes(self) -> bool:
+        """Never covered by an answer given to another plan ("apply the rest of this message"):
+        a plan asked about alone, or a command that would run without a sandbox."""
+        return self.asked_alone or (self.run is not None and not self.run.sandboxed)
 
     @property
     def where(self) -> str:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..state.session import Session, WriteIntent
     from ..state.used_ids import UsedId
     from .events import EngineEvent
+    from .lines import MessageLines
     from .outlook import PlannedWrite
 
 
@@ -30,9 +31,25 @@ class MessageContext(Protocol):
 
     number: int  # the message's number in the session
     # Why the block to run is not run: a write before it waits for an approval no person can give
-    # in this run (unattended.py). A runner answers such a block in its own form with
+    # in this run (not_approved.py). A runner answers such a block in its own form with
     # ERR_NOT_APPROVED, its id left free; a block that would not run anyway is answered as ever.
     held_back: str | None
+
+    @property
+    def origin_key(self) -> str:
+        """What the message's blocks are known by besides their place in it: shared by every
+        delivery of one page message (the bridge), the message's own otherwise."""
+        ...
+
+    @property
+    def unattended(self) -> bool:
+        """Writes are approved without anyone being asked (exec --approve all)."""
+        ...
+
+    @property
+    def lines(self) -> MessageLines:
+        """What this message's writes did to each file's lines (the line-number rule)."""
+        ...
 
     @property
     def workspace(self) -> Workspace: ...
@@ -47,9 +64,14 @@ class MessageContext(Protocol):
         before_commit: Callable[[WritePlan], None] | None = None,
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
+        notes: tuple[str, ...] = (),
+        rewrites: bool | None = None,
     ) -> CommandResult:
         """Run one engine action (Engine.execute): a read at once, a write planned, asked about
-        and committed; never raises for the command's own failure."""
+        and committed; never raises for the command's own failure. `notes`: what the person must
+        read first in the write's dialog, which then asks about it on its own. `rewrites`: the
+        write gives the file's whole text, so later line numbers of the message count that text
+        (None: fs.write does, no other action)."""
         ...
 
     def consent(self, plan: WritePlan) -> bool:
@@ -59,7 +81,7 @@ class MessageContext(Protocol):
     @property
     def nobody_to_ask(self) -> bool:
         """No person can answer in this run: a refused consent is ERR_NOT_APPROVED, not the
-        person's no (engine/messages/unattended.py)."""
+        person's no (engine/messages/not_approved.py)."""
         ...
 
     def notify(self, event: EngineEvent) -> None: ...

@@ -17,10 +17,11 @@ from ...protocol.parser import parse_fields
 from ...protocol.results import CommandResult, failed, repeated
 from ..messages.events import BlockStarted, DuplicateSkipped
 from ..messages.interface import MessageContext, Unanswered
+from ..messages.not_approved import RUNS_WHEN
 from ..messages.outlook import PlannedWrite, normalised
-from ..messages.unattended import RUNS_WHEN
 from ..state.internal_failure import internal_message
 from .failed_writes import FailedWrites
+from .line_edits import lines_moved
 from .recovered import recovered_result
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ class OperatorCmdRunner:
         self._errors_emitted = 0
         # Blocks validated ahead (a waiting write's outlook) and not yet run, by identity.
         self._validated: dict[int, tuple[RawBlock, Validated]] = {}
+        # The ids of this message's valid blocks: what each said, where, and its answer.
+        self._seen: dict[str, tuple[str, int, CommandResult]] = {}
 
     # --- the interface ------------------------------------------------------------------
 
@@ -55,11 +58,15 @@ class OperatorCmdRunner:
         context.notify(
             BlockStarted(block.start_line, command.id, command.action, command.path_or_none)
         )
+        seen = self._seen.get(command.id)
+        if seen is not None:
+            self._answer_seen(block, command, seen)
+            return
         used = context.session.used_ids().get(command.id)
         if used is not None:
             self._answer_used(block, command, used)
             return
-        if context.held_back is not None:  # (engine/messages/unattended.py)
+        if context.held_back is not None:  # (engine/messages/not_approved.py)
             held = OperatorError(ErrorCode.ERR_NOT_APPROVED, f"{context.held_back}; {RUNS_WHEN}")
             result = failed(command.id, held, action=command.action, path=command.path_or_none)
             context.add(_noted(block, result.with_line(block.start_line)), content_key=None)
@@ -68,7 +75,15 @@ class OperatorCmdRunner:
         if command.WRITES and refused is not None:
             # Written for the file as an earlier write of this message would have left it.
             result = failed(command.id, refused, action=command.action, path=command.path_or_none)
-            context.add(_noted(block, result.with_line(block.start_line)), content_key=None)
+            self._add(block, command, _noted(block, result.with_line(block.start_line)), None)
+            return
+        moved = lines_moved(context, command) if command.WRITES else None
+        if moved is not None:
+            # Its line numbers no longer name the lines the model read (the line-number rule).
+            result = failed(command.id, moved, action=command.action, path=command.path_or_none)
+            result = _noted(block, result.with_line(block.start_line))
+            self._failures().note(command, result)
+            self._add(block, command, result, block.content_key)
             return
         if command.WRITES:
             context.flush()  # what ran before a write is recorded and shown before it is asked
@@ -90,9 +105,7 @@ class OperatorCmdRunner:
         # nothing: like an invalid block it leaves its id free, so the same command can be sent
         # (or the same message run with --approve all) again instead of being skipped as a repeat.
         burns_id = result.status not in ("rejected", "conflict")
-        context.add(
-            result, content_key=block.content_key if burns_id else None, durable=command.WRITES
-        )
+        self._add(block, command, result, block.content_key if burns_id else None, command.WRITES)
 
     def planned_write(self, block: Block, used: Mapping[str, UsedId]) -> PlannedWrite | None:
         assert isinstance(block, RawBlock)
@@ -167,18 +180,44 @@ class OperatorCmdRunner:
             context.notify(skipped)
             # Not run again (the spec's rule), but answered: with no result, rule 15 tells the
             # model it never ran, and a resend under a new id would apply it twice.
-            answer = repeated(used.result, used.message, block.start_line, current=context.number)
+            answer = repeated(used.result, used.message, block.start_line)
             if command.WRITES and not answer.ok:
                 self._failures().note(command, answer)
-            context.add(answer, content_key=None)
+            self._add(block, command, answer, None)
             return
+        self._refuse_duplicate_id(
+            block,
+            command,
+            f"id {command.id} was already used in this session (message {used.message}) for a "
+            "different command",
+        )
+
+    def _answer_seen(
+        self, block: RawBlock, command: Command, seen: tuple[str, int, CommandResult]
+    ) -> None:
+        """A block whose id an earlier block of this message has. The same content: the
+        protocol's duplicate, ignored (that block's result is the only one); else a duplicate id."""
+        context = self.context
+        key, line, earlier = seen
+        if key == block.content_key:
+            context.notify(DuplicateSkipped(command.id, earlier, context.number, block.start_line))
+            context.warn(
+                f"line {block.start_line}: id {command.id} repeats the block at line {line} of "
+                "this message with the same content; ignored (that block's result is its one "
+                "result)"
+            )
+            return
+        self._refuse_duplicate_id(
+            block,
+            command,
+            f"id {command.id} is used by the block at line {line} of this message for a "
+            "different command",
+        )
+
+    def _refuse_duplicate_id(self, block: RawBlock, command: Command, why: str) -> None:
         error = OperatorError(
             ErrorCode.ERR_DUPLICATE_ID,
-            (
-                f"id {command.id} was already used in this session (message "
-                f"{used.message}) for a different command; nothing was run; "
-                f"send it again with a new id such as {command.id}-2"
-            ),
+            f"{why}; nothing was run; send it again with a new id such as {command.id}-2",
         )
         result = failed(
             command.id,
@@ -191,7 +230,22 @@ class OperatorCmdRunner:
         )
         if command.WRITES:
             self._failures().note(command, result)
-        context.add(_noted(block, result), content_key=None)
+        result = _noted(block, result)
+        # The id's first block in this message stays what a later one is compared with.
+        self._seen.setdefault(command.id, (block.content_key, block.start_line, result))
+        self.context.add(result, content_key=None)
+
+    def _add(
+        self,
+        block: RawBlock,
+        command: Command,
+        result: CommandResult,
+        content_key: str | None,
+        durable: bool = False,
+    ) -> None:
+        """A valid block's answer, recorded; its id is this message's from now on."""
+        self._seen[command.id] = (block.content_key, block.start_line, result)
+        self.context.add(result, content_key=content_key, durable=durable)
 
     def _execute(self, block: RawBlock, command: Command) -> CommandResult:
         context = self.context

@@ -18,8 +18,9 @@ change-set it made, if any (the seq of its "begin").
 
 A small change to a large file keeps no pre/<seq>.bin: its "begin" record holds a delta instead
 (pre_delta.py), turned back into the old bytes from the bytes the change wrote. The pre-images
-kept are held to a budget (journal_budget.py): past it, the oldest changes are let go of, and a
-"cut" record says that no change up to its seq can be undone any more.
+kept, a change-set's folder included, are held to a budget (journal_budget.py): past it, the
+oldest changes are let go of, and a "cut" record says that no change up to its seq can be undone
+any more.
 
 A copy or move (kind "copy" or "move") names its destination too (`rel_to`) and what the entry
 was when it left (`identity`: device, inode, fingerprint); the "commit" record adds what stands
@@ -449,15 +450,15 @@ class Journal:
         """No change up to `seq` can be undone any more (journal_budget.py let go of them)."""
         append_jsonl(self._entries, {"event": "cut", "seq": seq, "time": time.time(), "why": why})
 
-    def drop_pre_image(self, seq: int) -> int:
-        """Remove pre/<seq>.bin of a change that was cut; the bytes it freed."""
-        path = self.pre / f"{seq}.bin"
+    def drop_pre_image(self, seq: int) -> None:
+        """Remove what change <seq>, now cut, kept to be undone: pre/<seq>.bin, or a change-set's
+        folder."""
         try:
-            size = path.stat().st_size
-            path.unlink()
+            (self.pre / f"{seq}.bin").unlink()
         except FileNotFoundError:
-            return 0
-        return size
+            import shutil  # only when the budget lets a change-set go
+
+            shutil.rmtree(self.set_dir(seq), ignore_errors=True)
 
     def mark_undone(self, entry: JournalEntry) -> None:
         append_jsonl(self._entries, {"event": "undo", "seq": entry.seq, "time": time.time()})

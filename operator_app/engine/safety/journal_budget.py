@@ -1,5 +1,6 @@
 """The undo journal's budget: the pre-images it keeps (journal/pre/<seq>.bin, the whole bytes of
-a file before a change that was not small enough for a delta) may take at most
+a file before a change that was not small enough for a delta, and journal/sets/<seq>/, the files a
+command's change-set replaced or removed) may take at most
 MESSAGE_MAX_BYTES for the changes of one message and SESSION_MAX_BYTES in all. After a change
 is committed, while either is exceeded, the oldest changes are let go of: a "cut" record says no
 change up to its seq can be undone any more (undo works newest first, so nothing older could be
@@ -10,7 +11,7 @@ and the front ends show it to the person.
 The sizes are read from the pre/ folder, again only when the folder's time moved since the last
 look (a delta adds no file there), so a message of a thousand small edits costs no scans; the
 change just made is looked at by name, as the folder's time is too coarse to tell two changes
-a millisecond apart."""
+a millisecond apart. A change-set's folder is summed once: it never changes after its commit."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ SESSION_MAX_BYTES = 512 * 1024 * 1024
 @dataclass
 class _Usage:
     folder_mtime_ns: int
-    sizes: dict[int, int]  # seq -> bytes of pre/<seq>.bin
+    sizes: dict[int, int]  # seq -> bytes of pre/<seq>.bin, or of the files in sets/<seq>/
 
 
 @dataclass
@@ -55,8 +56,42 @@ def _usage(journal: Journal) -> _Usage:
                     sizes[int(stem)] = item.stat(follow_symlinks=False).st_size
                 except FileNotFoundError:
                     continue
+    sizes.update(_set_sizes(journal))
     usage = _USAGE[folder] = _Usage(mtime, sizes)
     return usage
+
+
+_SETS: dict[Path, int] = {}  # sets/<seq>/ -> the bytes of its files (a set never changes)
+
+
+def _set_sizes(journal: Journal) -> dict[int, int]:
+    sizes: dict[int, int] = {}
+    try:
+        with os.scandir(journal.dir / "sets") as scan:
+            folders = [item.name for item in scan if item.name.isdigit()]
+    except FileNotFoundError:
+        return sizes
+    for name in folders:
+        sizes[int(name)] = _set_size(journal.set_dir(int(name)))
+    return sizes
+
+
+def _set_size(folder: Path) -> int:
+    known = _SETS.get(folder)
+    if known is not None:
+        return known
+    total = 0
+    try:
+        with os.scandir(folder) as scan:
+            for item in scan:
+                try:
+                    total += item.stat(follow_symlinks=False).st_size
+                except FileNotFoundError:
+                    continue
+    except FileNotFoundError:
+        return 0
+    _SETS[folder] = total
+    return total
 
 
 def keep_within_budget(state_dir: Path, seq: int | None, message: int) -> str | None:
@@ -84,7 +119,8 @@ def _keep_within_budget(state_dir: Path, seq: int | None, message: int) -> str |
         try:
             usage.sizes[seq] = os.stat(journal.pre / f"{seq}.bin").st_size
         except FileNotFoundError:
-            pass
+            if os.path.isdir(journal.set_dir(seq)):
+                usage.sizes[seq] = _set_size(journal.set_dir(seq))
     total = sum(usage.sizes.values())
     of_message = sum(size for at, size in usage.sizes.items() if at in mine.seqs)
     if total <= SESSION_MAX_BYTES and of_message <= MESSAGE_MAX_BYTES:

@@ -1,6 +1,10 @@
 """A command's output as it arrives: all of it written to a file in the state folder, and what the
 result keeps of it: the whole output when it is short, else its first and last lines with "N
-lines cut" between them. Also the last lines so far, for the live view."""
+lines cut" between them. Also the last lines so far, for the live view.
+
+The file keeps at most SAVED_MAX_BYTES: a command may print for its whole time limit (`yes` fills
+gigabytes in two minutes), and the state folder must not fill the person's disk for it; past the
+bound the output is still counted, and its last lines kept, but no longer saved."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ TAIL_LINES = 100
 HEAD_BYTES = 20_000
 TAIL_BYTES = 20_000
 LIVE_BYTES = 8_000
+SAVED_MAX_BYTES = 64 * 1024 * 1024
 
 
 class OutputLog:
@@ -25,6 +30,7 @@ class OutputLog:
         )
         self._lock = threading.Lock()
         self.bytes = 0
+        self.saved = 0  # bytes written to the file: all of them, up to SAVED_MAX_BYTES
         self.lines = 0  # line breaks seen
         self._head = bytearray()  # the first bytes, up to HEAD_LINES lines and HEAD_BYTES
         self._head_full = False
@@ -33,8 +39,10 @@ class OutputLog:
 
     def write(self, chunk: bytes) -> None:
         with self._lock:
-            if chunk:
-                write_all(self._fd, chunk)
+            kept = chunk[: SAVED_MAX_BYTES - self.saved]
+            if kept:
+                write_all(self._fd, kept)
+                self.saved += len(kept)
             self.bytes += len(chunk)
             self.lines += chunk.count(b"\n")
             if not self._head_full:

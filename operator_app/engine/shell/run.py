@@ -28,8 +28,9 @@ from ..changes.changeset.plan import plan_changeset, read_changes
 from ..changes.plan import CommandRun, WritePlan
 from ..changes.write import commit
 from ..messages.events import CommandOutput
-from ..messages.unattended import NO_REVIEW, not_run
+from ..messages.not_approved import NO_REVIEW, not_run
 from ..safety.journal import Journal
+from ..safety.journal_budget import keep_within_budget
 from .environment import command_environment
 from .output import OutputLog
 from .policy import Answer, RunGrant, ShellPolicy
@@ -97,7 +98,11 @@ def run_command(
     message: int,
     before_commit: Callable[[WritePlan], None] | None,
     action_label: str | None,
+    notes: tuple[str, ...] = (),
 ) -> CommandResult:
+    """Ask, run, and apply what the command changed. `notes`: what the person must read before
+    anything else (a repeated message's command: MessageContext.execute); such a command is
+    asked about on its own, even when an always-allow rule covers its script."""
     ws, policy = host.workspace, host.shell
     action = action_label or command.action
     where = _folder(ws, command.cwd)
@@ -128,12 +133,13 @@ def run_command(
         added=0,
         removed=0,
         summary=f"run {run.first_line}",
-        notes=() if sandbox.usable else (f"NOT sandboxed: {sandbox.why}",),
+        notes=notes + (() if sandbox.usable else (f"NOT sandboxed: {sandbox.why}",)),
+        asked_alone=bool(notes),
         run=run,
     )
     answer: Answer = (
         RunGrant(network=policy.network)
-        if sandbox.usable and policy.always_allowed(script)
+        if sandbox.usable and policy.always_allowed(script) and not notes
         else host.ask(ask, message)
     )
     if answer is False:
@@ -314,8 +320,13 @@ def _answer(
         )
         header += lines
     if cut:
+        saved = (
+            "all of it"
+            if log.saved == log.bytes
+            else f"its first {log.saved // 2**20} MB (of {log.bytes // 2**20} MB)"
+        )
         header.append(
-            f"# output: {count(log.line_count, 'line')}, {cut} cut from the middle; all of it: "
+            f"# output: {count(log.line_count, 'line')}, {cut} cut from the middle; {saved}: "
             f"{log.path}"
         )
     record.update(exit=finished.exit, changes=changes_state, changeset=seq)
@@ -334,6 +345,9 @@ def _answer(
         "changes": changes_state,
         "header_lines": len(header),
     }
+    undo_cut = next((line[2:] for line in header if line.startswith("# undo depth cut")), None)
+    if undo_cut:  # the person hears it too, as for any write (executor.py)
+        extra["undo_cut"] = undo_cut
     if failure is not None:
         result = failed(command.id, failure, action=command.action, path=where.rel)
         return replace(result, details=details, extra=extra, diff=diff)
@@ -345,6 +359,8 @@ def _answer(
     summary = f"exit {finished.exit} in {_seconds(finished.seconds)} (cwd {shown_cwd}); " + (
         change_words or "changes " + changes_line.removeprefix("# changes: ")
     )
+    if undo_cut:
+        summary += f"; {undo_cut}"
     return CommandResult(
         id=command.id,
         ok=True,
@@ -408,9 +424,15 @@ def _changes(
     except OperatorError as exc:
         state = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
         return state, [f"# changes: not applied ({exc})", *left], plan.diff, None
+    # What a set keeps to be undone counts in the journal's budget like any write's.
+    cut = keep_within_budget(host.session.state_dir, outcome.seq, message)
     return (
         "applied",
-        [f"# changes: {outcome.summary.removeprefix('changes ')}", *left],
+        [
+            f"# changes: {outcome.summary.removeprefix('changes ')}",
+            *left,
+            *([f"# {cut}"] if cut else []),
+        ],
         plan.diff,
         outcome.seq,
     )

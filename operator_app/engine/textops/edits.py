@@ -17,6 +17,7 @@ from ...protocol.edits import Edit
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.grammar import WRITE_MAX_BYTES
 from .hints import closest_hint
+from .line_moves import Change, Step, carry, change_of_span
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,14 @@ def apply_edits(
     text: str, edits: Sequence[Edit], *, label: str, max_chars: int = WRITE_MAX_BYTES
 ) -> EditsOutcome:
     replacements = 0
+    # Line numbers in one command count the file as it was before it (docs/design.md, "the
+    # line-number rule"): what each edit did to the lines is kept when a later edit names lines.
+    steps: list[Step] | None = [] if any(edit.op == "replaceRange" for edit in edits[1:]) else None
     for index, edit in enumerate(edits):
         where = f"edit #{index + 1} (edits[{index}], {edit.op})"
         before = len(text)
+        if steps is not None and edit.op == "replaceRange":
+            _check_lines_held(edit, steps, where)
         if edit.op in ("insertAfter", "insertBefore"):
             assert edit.anchor is not None
             pos, seen = _nth(text, edit.anchor, edit.occurrence)
@@ -103,14 +109,15 @@ def apply_edits(
                     ),
                 )
             if edit.op == "insertBefore":
-                text = text[:pos] + edit.text + text[pos:]
+                at, insert = pos, edit.text
             else:
-                end = pos + len(edit.anchor)
-                insert = edit.text
+                at, insert = pos + len(edit.anchor), edit.text
                 # The spec's rule: an anchor that ends a line gets its own line after it.
-                if (end == len(text) or text[end] == "\n") and not insert.startswith("\n"):
+                if (at == len(text) or text[at] == "\n") and not insert.startswith("\n"):
                     insert = "\n" + insert
-                text = text[:end] + insert + text[end:]
+            if steps is not None:
+                steps.append((change_of_span(text, at, at, insert),))
+            text = text[:at] + insert + text[at:]
         elif edit.op in ("replaceFirst", "replaceAll"):
             assert edit.find is not None
             if edit.op == "replaceFirst":
@@ -143,15 +150,53 @@ def apply_edits(
                     ),
                 )
             replacements += 1 if edit.op == "replaceFirst" else hits
+            if steps is not None:
+                steps.append(_found_changes(text, edit.find, edit.text, edit.op == "replaceAll"))
             text = replaced
         else:
-            text = _replace_range(text, edit, where, label)
+            text = _replace_range(text, edit, where, label, steps)
         if len(text) > max_chars:  # one edit adds at most its own text: checked after it
             raise _too_large(where, label, before, len(text), max_chars)
     return EditsOutcome(text, len(edits), replacements)
 
 
-def _replace_range(text: str, edit: Edit, where: str, label: str) -> str:
+def _check_lines_held(edit: Edit, steps: list[Step], where: str) -> None:
+    """ERR_LINES_MOVED when an earlier edit of the command moved the lines this one names, or
+    changed lines inside them (its numbers count the file as it was before the command)."""
+    assert edit.start_line is not None and edit.end_line is not None
+    carried = carry(edit.start_line, edit.end_line, steps)
+    if not carried.touched_by:
+        return
+    earlier = carried.touched_by[0] + 1
+    raise OperatorError(
+        ErrorCode.ERR_LINES_MOVED,
+        (
+            f"{where}: lines {edit.start_line}-{edit.end_line} count the file as it was before "
+            f"this command, and edit #{earlier} moved them or changed lines inside them, so they "
+            "no longer name the lines you read; nothing was written; give line edits of one file "
+            "bottom-up (highest lines first) or as one edit, and send the command again with a "
+            "new id"
+        ),
+    )
+
+
+def _found_changes(text: str, find: str, new: str, every: bool) -> Step:
+    """The line changes of replacing the first (or every) occurrence of `find` with `new`."""
+    changes: list[Change] = []
+    pos, line, counted_to = text.find(find), 0, 0
+    while pos >= 0:
+        line += text.count("\n", counted_to, pos)  # counted once over the text, not per hit
+        counted_to = pos
+        changes.append(change_of_span(text, pos, pos + len(find), new, start_line=line))
+        if not every:
+            break
+        pos = text.find(find, pos + len(find))
+    return tuple(changes)
+
+
+def _replace_range(
+    text: str, edit: Edit, where: str, label: str, steps: list[Step] | None = None
+) -> str:
     assert edit.start_line is not None and edit.end_line is not None
     starts = _line_starts(text) if text else []
     total = len(starts)
@@ -169,4 +214,6 @@ def _replace_range(text: str, edit: Edit, where: str, label: str) -> str:
     new = edit.text
     if new and replaced_had_newline and not new.endswith("\n"):
         new += "\n"  # keep the following line on its own line
+    if steps is not None:
+        steps.append((change_of_span(text, begin, end, new),))
     return text[:begin] + new + text[end:]

@@ -40,10 +40,12 @@ def read_request(topic: str, payload: str) -> Request:
 
 
 def read_bash_payload(payload: str) -> Request:
-    """A bash topic's payload: a `//` command, or the script (all of it, as written)."""
+    """A bash topic's payload: a `//` command, or the script (all of it, as written, but for its
+    escaped tags: `<\\/𝒞>` is `</𝒞>`, as in any content, tag_escape.py)."""
     from ..grammar import with_lf_breaks
+    from .tag_escape import unescape_tags
 
-    text = with_lf_breaks(payload)
+    text = unescape_tags(with_lf_breaks(payload))
     first = text.lstrip("\n").split("\n", 1)[0].strip()
     if not first.startswith("//"):
         if not text.strip():

@@ -12,7 +12,9 @@ from . import grammar
 # What spoils a block before its command is even read: it never closed before the message
 # ended, another open tag stands inside it (then where it really ends cannot be told), or its
 # payload is larger than any block Operator takes (protocol/message.py, MAX_PAYLOAD_CHARS).
-Fault = Literal["unclosed", "nested", "too_large"]
+# A near-miss tag (near_miss.py) or a close tag without its open tag is "malformed"; a block the
+# message's window cut (its open tag stands before the last WINDOW_CHARS characters) is "cut".
+Fault = Literal["unclosed", "nested", "too_large", "malformed", "cut"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class ChanBlock:
     # up to the end of this block, its line breaks made alike.
     key: str
     fault: Fault | None = None
+    problem: str | None = None  # a malformed block: what is wrong with its tags
 
     @property
     def for_operator(self) -> bool:

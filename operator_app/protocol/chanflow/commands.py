@@ -12,7 +12,9 @@ from typing import Literal
 
 from ..grammar import LINE_BREAK_RE, with_lf_breaks
 from . import grammar
+from .arguments import unquoted
 from .errors import StringCode, StringError
+from .tag_escape import unescape_tags
 
 Body = Literal["none", "optional", "required"]
 
@@ -25,6 +27,7 @@ class CommandSpec:
     answer: str  # the system message it answers with
     body: Body = "none"  # content on the lines after the command line
     writes: bool = False  # it changes a file: the person is asked first
+    own: bool = False  # Operator's own extension of file topics (not in String's documents)
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -32,34 +35,32 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="info",
         usage=("/info",),
-        does="the topic's session: current document, history, variables",
+        does="the topic's session",
         answer="Session info",
     ),
     CommandSpec(
         name="ls",
         usage=("/ls", "/ls path"),
-        does="a folder's entries (folders end with /)",
+        does="a folder's entries",
         answer="Listing path/",
     ),
     CommandSpec(
         name="open",
         usage=("/open path", "/open path#block", "/open path:L5-L10", "/open path@c2"),
-        does="a document, a block, lines (numbered), or a version kept by /commit",
+        does="a document, a block, lines (numbered), or a kept version",
         answer="Opened path",
     ),
-    CommandSpec(
-        name="back", usage=("/back",), does="the document opened before", answer="Back to path"
-    ),
+    CommandSpec(name="back", usage=("/back",), does="the document before", answer="Back to path"),
     CommandSpec(
         name="refresh",
         usage=("/refresh",),
-        does="read the current document again (after a CONFLICT)",
+        does="the current document again",
         answer="Refreshed path",
     ),
     CommandSpec(
         name="edit",
         usage=("/edit path", "/edit path#block"),
-        does="no content: the numbered source; with content: it replaces the file or block",
+        does="alone: the numbered source; with content: it replaces the file or block",
         answer="[editing: path] / Edited path",
         body="optional",
         writes=True,
@@ -75,15 +76,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="write",
         usage=("/write path",),
-        does="the content becomes the whole file (created if missing)",
+        does="the content becomes the whole file",
         answer="Written: path (N bytes, N lines)",
-        body="optional",
+        body="required",
         writes=True,
     ),
     CommandSpec(
         name="append",
         usage=("/append path",),
-        does="the content is added at the end of the file",
+        does="the content goes at the end",
         answer="Appended to: path (now N bytes)",
         body="required",
         writes=True,
@@ -98,32 +99,80 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="close",
         usage=("/close",),
-        does="end the topic: history, variables and versions are discarded",
+        does="end the topic and its state",
         answer="Closed: path",
     ),
     CommandSpec(
         name="set",
-        usage=("/set", '/set {name} = "value"'),
-        does="list the variables, or set one for later commands",
+        usage=("/set", '/set {name} = "value"', "/set {name}"),
+        does="list the variables, or set one",
         answer='Variables / {name} = "value"',
+        body="optional",
     ),
     CommandSpec(
         name="verify",
         usage=("/verify path#block",),
-        does="check that a block exists, and see its start",
+        does="check that a block exists",
         answer="Verified path#block",
     ),
     CommandSpec(
         name="commit",
         usage=("/commit path",),
-        does="keep the file as it is now as a version (c1, c2...)",
+        does="keep the file as a version (c1, c2...)",
         answer="Committed: path as cN",
     ),
     CommandSpec(
         name="log",
         usage=("/log path",),
-        does="the versions /commit kept of a file",
+        does="the versions kept of a file",
         answer="Log: path",
+    ),
+    CommandSpec(
+        name="find",
+        usage=("/find GLOB [folder]",),
+        does="paths that match (*.py at any depth, src/**/*.ts)",
+        answer="N entries match GLOB under folder",
+        own=True,
+    ),
+    CommandSpec(
+        name="grep",
+        usage=(
+            "/grep TEXT [folder] [--regex] [--ignore-case] [--include GLOBS] [--exclude GLOBS]",
+        ),
+        does='"path:line: text" per line holding TEXT under the folder',
+        answer="N matches for TEXT in N files under folder",
+        own=True,
+    ),
+    CommandSpec(
+        name="tree",
+        usage=("/tree [folder] [depth]",),
+        does="a folder's outline with file sizes",
+        answer="Tree of folder to depth N",
+        own=True,
+    ),
+    CommandSpec(
+        name="mv",
+        usage=("/mv FROM TO [--overwrite]",),
+        does="move or rename a file or folder",
+        answer="Moved: FROM -> TO",
+        writes=True,
+        own=True,
+    ),
+    CommandSpec(
+        name="cp",
+        usage=("/cp FROM TO [--overwrite]",),
+        does="copy a file or folder",
+        answer="Copied: FROM -> TO",
+        writes=True,
+        own=True,
+    ),
+    CommandSpec(
+        name="rm",
+        usage=("/rm PATH",),
+        does="move a file or folder to the trash",
+        answer="Removed: PATH (to the trash)",
+        writes=True,
+        own=True,
     ),
 )
 BY_NAME = {spec.name: spec for spec in COMMANDS}
@@ -179,7 +228,7 @@ def read_payload(payload: str) -> Request:
     line, body = (head, None) if match is None else (head[: match.start()], head[match.end() :])
     line = line.strip()
     if body is not None:
-        body = with_lf_breaks(body)
+        body = unescape_tags(with_lf_breaks(body))
     command = grammar.COMMAND_RE.fullmatch(line)
     if not line.startswith("/") or command is None:
         raise StringError(
@@ -211,6 +260,7 @@ class Location:
     block: str | None = None  # "#decisions" -> "decisions"
     lines: tuple[int, int] | None = None  # first and last line, 1-based, inclusive
     version: int | None = None  # "@c3" -> 3
+    quoted: bool = False  # the path was written in quotes ("my notes.md"): spaces are its own
 
     def shown(self) -> str:
         """The location as the model wrote it, for system messages ("notes.md#decisions")."""
@@ -253,7 +303,15 @@ def parse_location(name: str, argument: str) -> Location:
     if hash_mark and grammar.BLOCK_ID_RE.fullmatch(tail) and "/" not in tail:
         block, text = tail, head
     path = text.strip() or None
-    return Location(path, block, lines, version)
+    if path is not None and path.startswith("@"):
+        raise StringError(
+            StringCode.NOT_FOUND,
+            "shortcut not found",
+            f"{path} is not defined: file topics have no shortcuts",
+            "name a path (/open ~/notes.md), or find a file by name: /find NAME",
+        )
+    quoted = path is not None and unquoted(path) != path
+    return Location(unquoted(path) if path else None, block, lines, version, quoted)
 
 
 def workspace_relative(path: str) -> str:
@@ -300,16 +358,34 @@ def substitute(line: str, variables: dict[str, str]) -> str:
     return grammar.VARIABLE_RE.sub(value, line)
 
 
-def parse_set(argument: str) -> tuple[str, str] | None:
-    """(name, value) of `{name} = "value"`; None for a bare /set (the list)."""
+def parse_set(argument: str, body: str | None = None) -> tuple[str, str] | None:
+    """(name, value) of `{name} = "value"`, or of `{name}` with the value on the next line (seed
+    003: "Commands with content (/replace, /append, /set) include the content starting from the
+    next line"); None for a bare /set (the list)."""
     if not argument:
+        if body is not None:
+            raise usage_error("set", "/set names the variable: /set {name}, the value below it")
         return None
-    match = grammar.SET_RE.fullmatch(argument)
-    if match is None:
-        raise usage_error("set", f"cannot read {argument!r} as an assignment")
-    name, value = match.group(1), match.group(2).strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        value = value[1:-1]
+    alone = grammar.VARIABLE_RE.fullmatch(argument.strip())
+    if alone is not None:
+        if body is None:
+            raise usage_error(
+                "set", f"no value for {{{alone.group(1)}}}: give it after = or on the next line"
+            )
+        name, value = alone.group(1), body.removesuffix("\n")
+    else:
+        match = grammar.SET_RE.fullmatch(argument)
+        if match is None:
+            raise usage_error("set", f"cannot read {argument!r} as an assignment")
+        name, value = match.group(1), match.group(2).strip()
+        if body is not None:
+            raise usage_error("set", "the value is given twice: after = and on the next line")
+        if not value:
+            raise usage_error(
+                "set", f'no value after =: /set {{{name}}} = "value" (an empty value is written "")'
+            )
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
     if len(value) > grammar.MAX_VALUE_CHARS:
         raise usage_error(
             "set", f"the value is {len(value)} characters; the limit is {grammar.MAX_VALUE_CHARS}"
@@ -322,6 +398,8 @@ def parse_set(argument: str) -> tuple[str, str] | None:
 def help_text() -> str:
     lines = [f"Commands for file topics (<{grammar.SIGIL}=string:file:name>):"]
     for spec in COMMANDS:
+        if spec.own and not COMMANDS[COMMANDS.index(spec) - 1].own:
+            lines.append("Operator's own, for work across the workspace:")
         lines.append(f"{' | '.join(spec.usage)}")
         content = {"required": " (content on the next lines)", "optional": "", "none": ""}[
             spec.body

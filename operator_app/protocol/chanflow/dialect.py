@@ -15,7 +15,7 @@ from .responses import Response
 
 # A result's frame: what the response block says besides the id, the system message (the summary)
 # and what follows it (the details).
-TOPIC, REQUEST, TIME = "topic", "request", "time"
+TOPIC, REQUEST, TIME, MODE = "topic", "request", "time", "mode"
 
 
 class StringDialect:
@@ -39,6 +39,7 @@ class StringDialect:
             request=frame.get(REQUEST, ""),
             message=result.summary,
             rest=result.details,
+            mode=frame.get(MODE),
         ).render()
 
     def describe(self, result: CommandResult) -> dict[str, Any]:

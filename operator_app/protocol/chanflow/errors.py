@@ -30,8 +30,10 @@ class StringCode(StrEnum):
     REJECTED = "REJECTED"
     NOT_APPROVED = "NOT_APPROVED"
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
+    MALFORMED_TAG = "MALFORMED_TAG"
     NESTED_BLOCK = "NESTED_BLOCK"
     BLOCK_TOO_LARGE = "BLOCK_TOO_LARGE"
+    LINES_MOVED = "LINES_MOVED"
     WRITE_FAILED = "WRITE_FAILED"
     TIMEOUT = "TIMEOUT"
     KILLED = "KILLED"
@@ -46,67 +48,51 @@ class StringCodeInfo:
 
 
 CATALOG: dict[StringCode, StringCodeInfo] = {
-    StringCode.NOT_FOUND: StringCodeInfo("no such file or folder", "check the close names; /ls"),
-    StringCode.BLOCK_NOT_FOUND: StringCodeInfo(
-        "the file has no block of that id", "pick one of the available blocks"
-    ),
+    StringCode.NOT_FOUND: StringCodeInfo("no such file or folder", "see the close names; /ls"),
+    StringCode.BLOCK_NOT_FOUND: StringCodeInfo("no block of that id", "pick an available one"),
     StringCode.INVALID_PATH: StringCodeInfo(
-        "outside the workspace, malformed, or a folder where a file is needed", "~/ is the root"
+        "outside the workspace, malformed, or a folder for a file", "~/ is the root"
     ),
-    StringCode.LINE_OUT_OF_RANGE: StringCodeInfo(
-        "a line past the end of the file", "the error gives its line count"
-    ),
+    StringCode.LINE_OUT_OF_RANGE: StringCodeInfo("past the end of the file", "see its line count"),
     StringCode.CONFLICT: StringCodeInfo(
-        "the file changed on disk since this topic read it", "/refresh, then retry"
+        "the file changed since this topic read it", "/refresh, then retry"
     ),
-    StringCode.COMMAND_UNSUPPORTED: StringCodeInfo(
-        "not a command, or not one Operator serves", "use a listed command; /help"
-    ),
+    StringCode.COMMAND_UNSUPPORTED: StringCodeInfo("not a command Operator serves", "/help"),
     StringCode.INVALID_PARAMS: StringCodeInfo(
-        "an argument or the content is missing or malformed", "follow the usage given"
+        "an argument or content missing or malformed", "follow the usage given"
     ),
-    StringCode.INVALID_VARIABLE: StringCodeInfo("a $variable", "use {name}, set by /set"),
-    StringCode.UNDEFINED_VARIABLE: StringCodeInfo(
-        "a {variable} with no value here", '/set {name} = "value" first'
-    ),
+    StringCode.INVALID_VARIABLE: StringCodeInfo("a $variable", "use {name}"),
+    StringCode.UNDEFINED_VARIABLE: StringCodeInfo("a {name} with no value", "/set it first"),
     StringCode.INVALID_TARGET: StringCodeInfo(
-        "a malformed topic, or a web: or app: one", "use file:name or bash:name"
+        "a malformed or unserved topic", "file:name or bash:name"
     ),
-    StringCode.NO_HISTORY: StringCodeInfo(
-        "/back or /undo with nothing to go back to", "open a document, or change one, first"
-    ),
-    StringCode.NO_COMMITS: StringCodeInfo("/log of a file never committed", "/commit path first"),
-    StringCode.VERSION_NOT_FOUND: StringCodeInfo(
-        "no such version", "the error gives the latest; /log path"
-    ),
+    StringCode.NO_HISTORY: StringCodeInfo("/back or /undo with nothing to go back to", ""),
+    StringCode.NO_COMMITS: StringCodeInfo("a file never committed", "/commit it first"),
+    StringCode.VERSION_NOT_FOUND: StringCodeInfo("no such version", "/log path"),
     StringCode.LOAD_ERROR: StringCodeInfo(
-        "not readable as text: binary, not UTF-8, too large, or I/O",
-        "read a part of it, or ask the person",
+        "binary, not UTF-8, too large or unreadable", "open some lines, or ask the person"
     ),
-    StringCode.REJECTED: StringCodeInfo(
-        "the person declined it; nothing changed", "ask them what they want"
-    ),
+    StringCode.REJECTED: StringCodeInfo("the person said no; nothing changed", "ask them"),
     StringCode.NOT_APPROVED: StringCodeInfo(
-        "no one could be asked: it and the blocks after it did not run",
-        "tell the person it waits for their approval",
+        "no one was asked; it and the rest did not run", "tell the person"
     ),
-    StringCode.UNCLOSED_BLOCK: StringCodeInfo(
-        "the message ended inside a block; nothing in it ran", "close it with </\U0001d49e>"
+    StringCode.UNCLOSED_BLOCK: StringCodeInfo("no close tag before the message ended", ""),
+    StringCode.MALFORMED_TAG: StringCodeInfo(
+        "a tag almost right, or a stray close tag", "write the form shown"
     ),
-    StringCode.NESTED_BLOCK: StringCodeInfo(
-        "an open tag inside a block; nothing in it ran", "one command per block"
-    ),
+    StringCode.NESTED_BLOCK: StringCodeInfo("an open tag inside a block", "one command per block"),
     StringCode.BLOCK_TOO_LARGE: StringCodeInfo(
-        "a block over 1,000,000 characters", "split it: /write, then /append"
+        "a block over 200,000 characters or before a message's last 200,000",
+        "/write, then /append",
     ),
-    StringCode.WRITE_FAILED: StringCodeInfo(
-        "the change could not be made (permissions, a symlink, I/O)",
-        "the message says why",
+    StringCode.LINES_MOVED: StringCodeInfo(
+        "an earlier change moved a :L range's lines", "send the range given"
     ),
+    StringCode.WRITE_FAILED: StringCodeInfo("the change could not be made", "the error says why"),
     StringCode.TIMEOUT: StringCodeInfo("a script ran over 120 s; stopped", "run less at once"),
     StringCode.KILLED: StringCodeInfo("a script was stopped", "ask the person"),
     StringCode.NO_SANDBOX: StringCodeInfo("no sandbox here; nothing ran", "ask the person"),
-    StringCode.INTERNAL: StringCodeInfo("Operator itself failed", "tell the person"),
+    StringCode.INTERNAL: StringCodeInfo("Operator failed", "tell the person"),
 }
 
 

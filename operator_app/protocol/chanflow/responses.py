@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..escapes import escape_controls, escape_name, escape_text
 from . import grammar
+from .tag_escape import escape_tags
 
 CHANGE_LINES_SHOWN = 200  # of a change's numbered lines; past that the response says how many more
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -23,26 +24,27 @@ class Response:
     request: str  # the command line, as the model wrote it
     message: str  # the system message (with its ✓ or ✗ where it has one)
     rest: str | None = None  # what follows it: an error's context lines, or "---" and the content
+    mode: str | None = None  # the session's mode, when it has one ("edit": seed 003)
 
     def render(self) -> str:
-        """The response block. Nothing in it reaches a terminal as a control character: the
-        command line and the message are one line each, everything escaped; what follows keeps
-        tab and line feed (the names in it were escaped whole where they were put in)."""
+        """The response block, safe both ways (docs/design.md, "The String dialect", Escapes):
+        the command line and the message are one line each with every control character escaped,
+        what follows keeps tab and line feed (protocol/escapes.py, the one rule for controls); and
+        no tag is in it but its own, each tag start in its text given one more backslash
+        (tag_escape.py, the one rule for tags), so a file's `</𝒞>` shown in it ends nothing and
+        a response pasted back runs nothing."""
         lines = [
-            f'<{grammar.SIGIL}={grammar.CHANNEL}:{self.topic} time="{self.time}">',
             f"re: [{self.request_id}] {escape_name(self.request)}",
             escape_controls(self.message),
         ]
         if self.rest is not None:
             lines.append(escape_text(self.rest.removesuffix("\n")))
-        lines.append(grammar.CLOSE)
-        return "\n".join(lines)
+        inner = escape_tags("\n".join(lines))
+        return f"{self.open_tag()}\n{inner}\n{grammar.CLOSE}"
 
-
-def shown_name(name: str) -> str:
-    """A name from disk as a response shows it: one line whatever it holds (escape_name), and
-    without the sigil, so that no name can open or close a block (`\\U0001d49e` instead)."""
-    return escape_name(name).replace(grammar.SIGIL, "\\U0001d49e")
+    def open_tag(self) -> str:
+        mode = f" mode={self.mode}" if self.mode else ""
+        return f'<{grammar.SIGIL}={grammar.CHANNEL}:{self.topic} time="{self.time}"{mode}>'
 
 
 def after_message(*, content: str | None = None, context: tuple[str, ...] = ()) -> str | None:

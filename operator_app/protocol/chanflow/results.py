@@ -6,7 +6,7 @@ line and the time it needs to be rendered as a response block again."""
 from __future__ import annotations
 
 from ..results import CommandResult, Status
-from .dialect import REQUEST, TIME, TOPIC
+from .dialect import MODE, REQUEST, TIME, TOPIC
 from .errors import StringCode, StringError
 from .grammar import OK_MARK
 
@@ -21,6 +21,7 @@ _INVALID = frozenset(
         StringCode.INVALID_TARGET,
         StringCode.UNCLOSED_BLOCK,
         StringCode.NESTED_BLOCK,
+        StringCode.MALFORMED_TAG,
         StringCode.BLOCK_TOO_LARGE,
     }
 )
@@ -48,7 +49,11 @@ def string_ok(
     path: str | None = None,
     line: int | None = None,
     diff: str | None = None,
+    mode: str | None = None,
 ) -> CommandResult:
+    frame = {TOPIC: topic, REQUEST: request, TIME: at}
+    if mode:
+        frame[MODE] = mode  # seed 003: "mode=edit" on the answers of an edit
     return CommandResult(
         id=request_id,
         ok=True,
@@ -59,7 +64,7 @@ def string_ok(
         line=line,
         diff=diff,
         dialect="string",
-        frame={TOPIC: topic, REQUEST: request, TIME: at},
+        frame=frame,
     )
 
 

@@ -18,17 +18,22 @@ MAX_PROMPT_CHARS = 6_000
 
 
 def render_commands() -> str:
+    """One line per command: its forms, "+ content" when content follows the command line, "*"
+    when the person is asked first; Operator's own under a line of their own."""
     lines = []
-    for spec in COMMANDS:
+    for index, spec in enumerate(COMMANDS):
+        if spec.own and (index == 0 or not COMMANDS[index - 1].own):
+            lines.append("Operator's own:")
         content = {"required": " + content", "optional": " [+ content]", "none": ""}[spec.body]
-        asks = " (asks the person)" if spec.writes else ""
-        lines.append(f"{' | '.join(spec.usage)}{content}: {spec.does}{asks}")
+        asks = " *" if spec.writes else ""
+        lines.append(f"{' | '.join(spec.usage)}{content}{asks}: {spec.does}")
     return "\n".join(lines)
 
 
 def render_errors() -> str:
     return "\n".join(
-        f"{code.value}: {info.when} -> {info.what_to_do}" for code, info in CATALOG.items()
+        f"{code.value}: {info.when}" + (f" -> {info.what_to_do}" if info.what_to_do else "")
+        for code, info in CATALOG.items()
     )
 
 

@@ -32,10 +32,7 @@ def _globs(value: Any, field: str) -> str | None:
 
 class FsSearchTree(QueryFields):
     ACTION = "fs.searchTree"
-    BRIEF = (
-        'every file under a folder searched: "path:line: text" lines (at most 200); '
-        "include/exclude are globs (*.py, tests/)"
-    )
+    BRIEF = 'every file under a folder searched: "path:line: text" lines (at most 200)'
     MAX_MATCHES: ClassVar[int] = 200
     MAX_FILE_BYTES: ClassVar[int] = 500_000
     LINE_CHARS: ClassVar[int] = 200

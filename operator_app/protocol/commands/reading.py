@@ -28,10 +28,12 @@ class FsList(FsCommand):
 
 class FsRead(FsCommand):
     ACTION = "fs.read"
-    BRIEF = "a whole file, up to 200000 bytes"
+    BRIEF = "a whole file's exact text, line endings kept (up to 200000 bytes)"
     MAX_BYTES: ClassVar[int] = 200_000
     NOTES = (
-        "Result: details_b64 contains full file content (base64 UTF-8)",
+        "Result: details_b64 contains full file content (base64 UTF-8), exactly as stored: line",
+        "endings (CRLF too) and a missing final newline as they are; a UTF-8 BOM is left out, and",
+        "the summary names it (and CRLF line endings, and no newline at end of file).",
         f"Size limit: {MAX_BYTES} bytes.",
         "If file exceeds size limits, returns ok:false with summary:",
         '"File too large for fs.read (<bytes> bytes). Use fs.readSlice."',

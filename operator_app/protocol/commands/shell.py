@@ -50,8 +50,8 @@ class ShellRun(Command):
         "then a line on the change-set (applied, not applied, or none), then the output (stdout "
         "and stderr as written).",
         'Long output keeps its first and last lines with "... N lines cut ..." between; the '
-        "whole output is saved and its",
-        "path given. A timeout is ERR_COMMAND_TIMEOUT, a stop by the person or a signal "
+        "whole output (its first 64 MB) is saved",
+        "and its path given. A timeout is ERR_COMMAND_TIMEOUT, a stop by the person or a signal "
         "ERR_COMMAND_KILLED: the whole process",
         "group is killed and the changes are discarded.",
     )

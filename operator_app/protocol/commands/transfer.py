@@ -97,7 +97,7 @@ class FsMove(TwoPathCommand):
 
 class FsRename(TwoPathCommand):
     ACTION = "fs.rename"
-    BRIEF = "a file or folder renamed within its folder"
+    BRIEF = "a file or folder renamed in its folder (path_to: the new path, src/b.py)"
     NOTES = (
         "Behavior: gives the file or folder a new name in the same folder: path_to is the new "
         "path, in the folder",

@@ -105,10 +105,16 @@ class FsApplyEdits(FsCommand):
         "Edit objects (op): insertAfter, insertBefore, replaceFirst, replaceAll, replaceRange.",
         "For insert*: anchor (string), text (string), optional occurrence (number>=1).",
         "For replace*: find (string), text (string).",
-        "For replaceRange: startLine (1-based), endLine (1-based), text (string).",
-        "Behavior note: for insertAfter, if the anchor ends a line and text does not start with "
-        '"\\n", Operator will prepend "\\n".',
-        "Edits apply in order, each to the text the previous ones produced.",
+        'For replaceRange: startLine (1-based), endLine (1-based), text (string); text "" deletes '
+        "the lines.",
+        "Behavior note: insertAfter inserts text right after the anchor text; if the anchor ends a "
+        'line and text does not start with "\\n", Operator will prepend "\\n".',
+        "Edits apply in order, each to the text the previous ones produced; but line numbers count "
+        "the file as it was",
+        "before the command (and in a message, as it was when the message began): a replaceRange "
+        "whose lines an earlier",
+        "edit or write moved or changed is refused with ERR_LINES_MOVED. Give line edits "
+        "bottom-up, or as one edit.",
         "Strict semantics: first failure aborts and no changes are written (the error names the "
         "edit).",
     )

@@ -105,6 +105,9 @@ class CommandConsentScreen(ModalScreen[str]):
             )
             box.border_title = f"{where}{which} waits for you: run this command?"
             yield Static(facts(plan, self.network), id="consent-title")
+            for note in plan.notes:
+                if not note.startswith("NOT sandboxed"):  # facts() says that one, in red
+                    yield Static(Text(f"note: {note}", style="yellow"))
             yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
             yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
             sandboxed = plan.run is not None and plan.run.sandboxed

@@ -17,6 +17,7 @@ from ....protocol.results import count
 from ...boundary.target import Target
 from ...boundary.workspace import Workspace
 from ...textops.diff import unified_diff
+from ...textops.line_moves import changes_of_diff, moves_clause
 from ...textops.textfile import TextDoc, new_file_bytes, split_lines
 from ..plan import PlanKind, WritePlan
 
@@ -108,6 +109,10 @@ def _plan(
         )
     diff, added, removed = unified_diff(before, after, target.rel, created=old is None)
     kind: PlanKind = "create" if old is None else "modify"
+    moves = None
+    if old is not None:
+        old_lines = before.count("\n") + (1 if before and not before.endswith("\n") else 0)
+        moves = moves_clause(changes_of_diff(diff), old_lines)
     return WritePlan(
         action=cmd.action,
         command_id=cmd.id,
@@ -118,9 +123,10 @@ def _plan(
         diff=diff,
         added=added,
         removed=removed,
-        summary=summary.format(added=added, removed=removed),
+        summary=summary.format(added=added, removed=removed) + (f"; {moves}" if moves else ""),
         notes=notes,
         base=old,
+        moves=moves,
     )
 
 
