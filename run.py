@@ -3,10 +3,12 @@
 
     python3 run.py demo    set up .venv, then open Operator on a scratch copy of the demo workspace
                            (removed when it ends; --keep keeps it)
-    python3 run.py test    set up .venv, then run the whole test suite
+    python3 run.py test    set up .venv with the test tools too, then run the whole test suite
 
-Set-up creates .venv beside this file and installs the project with its test extra; it is
-repeated only when pyproject.toml changes. Extra arguments after `test` go to pytest.
+Set-up creates .venv beside this file and installs what the command needs from the Python package
+index: `demo` the app and its libraries, `test` also the test extra (pytest, Playwright's Python
+package, ruff, mypy...). It is repeated only when pyproject.toml changes, or when `test` finds a
+.venv that `demo` made, which it completes. Extra arguments after `test` go to pytest.
 """
 
 from __future__ import annotations
@@ -27,23 +29,80 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / ".operator-installed"
 
+# What each command installs, and what run.py says of it up front: sizes and times of a first run
+# on a 2-core machine shared with other work, nothing in pip's cache (measured for issue 27: the
+# demo's 40 s, test's 100 s; the test tools added to a demo's .venv 45 s).
+APP, TEST = "app", "test"
+WHAT = {
+    APP: "Operator and the libraries it needs (about 80 MB, under a minute)",
+    TEST: "Operator, its libraries and the test tools (about 350 MB, one to two minutes)",
+}
+ADDED = {TEST: "the test tools (pytest, Playwright's Python package, ruff, mypy...; about 270 MB)"}
 
-def setup() -> None:
+
+def to_install(stamp: str | None, pyproject_hash: str, wanted: str) -> str | None:
+    """What to install for a command that needs `wanted` (APP or TEST), given .venv's stamp (None:
+    no .venv, or no stamp): None when .venv serves it already. The stamp is the hash of the
+    pyproject.toml it was made for and the level made; a stamp of the hash alone is from before
+    demo installed less than test, so it had the test tools. A .venv with the test tools keeps
+    them (a demo after a test run, or after a change to pyproject.toml, does not drop them)."""
+    if stamp is None:
+        return wanted
+    digest, _, level = stamp.partition("\n")
+    had = level.strip() or TEST
+    if digest == pyproject_hash and had in (TEST, wanted):
+        return None
+    return TEST if TEST in (had, wanted) else APP
+
+
+def setup(wanted: str) -> None:
     # run.py runs under whatever python3 started it, before the .venv exists: not always 3.11+.
     if sys.version_info < (3, 11):  # noqa: UP036
         sys.exit(f"Operator needs Python 3.11 or newer; this is {sys.version.split()[0]}")
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if PYTHON.exists() and STAMP.exists() and STAMP.read_text() == wanted:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = STAMP.read_text() if PYTHON.exists() and STAMP.exists() else None
+    level = to_install(stamp, digest, wanted)
+    if level is None:
         return
+    index = "from the Python package index (network access to it, or a pip set up for a mirror)"
+    if stamp is None:
+        say(f"first run: setting up .venv with {WHAT[level]}; it downloads {index}")
+    elif to_install(stamp, digest, APP) is None:  # only the test tools are missing
+        say(f"adding {ADDED[TEST]} to .venv, {index}")
+    else:
+        say(f"pyproject.toml changed since .venv was set up: installing what it lists, {index}")
     if not PYTHON.exists():
-        print("run.py: creating .venv", flush=True)
+        say("creating .venv")
         venv.EnvBuilder(with_pip=True).create(VENV)
-    print("run.py: installing operator-app and its test tools into .venv", flush=True)
-    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run(
-        [str(PYTHON), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True
+    what = "operator-app and its test tools" if level == TEST else "operator-app"
+    say(f"installing {what} with pip")
+    # pip prints a line per package it collects and a bar per download: the progress to watch.
+    done = subprocess.run(
+        [
+            str(PYTHON),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "-e",
+            f"{ROOT}[test]" if level == TEST else str(ROOT),
+        ]
     )
-    STAMP.write_text(wanted)
+    if done.returncode != 0:
+        sys.exit(
+            f"run.py: pip could not install {what} (exit {done.returncode}; its message is above). "
+            "If it could not reach the package index, connect to the network (or set pip's "
+            "index-url to a mirror) and run the same command again: it starts where it stopped."
+        )
+    STAMP.write_text(f"{digest}\n{level}\n")
+    say(
+        f".venv is ready. To type operator-app in a shell, from any folder: . {BIN / 'activate'}"
+        f" (or run {BIN / 'operator-app'} as it is)"
+    )
+
+
+def say(text: str) -> None:
+    print(f"run.py: {text}", flush=True)
 
 
 def compile_bytecode() -> None:
@@ -75,6 +134,8 @@ def demo(extra: list[str]) -> int:
             OPERATOR_STATE_DIR=str(scratch / "state-home"),
             OPERATOR_TRASH="session",
         )
+        if not keep:  # Operator then says that what it saves there goes when the demo ends
+            env["OPERATOR_SCRATCH"] = str(scratch)
         app = str(BIN / "operator-app")
         if sys.stdin.isatty() and sys.stdout.isatty():
             return run_to_its_end(
@@ -161,9 +222,9 @@ def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test"):
         print(__doc__)
         return 2
-    setup()
-    compile_bytecode()
     command, extra = sys.argv[1], sys.argv[2:]
+    setup(TEST if command == "test" else APP)
+    compile_bytecode()
     return demo(extra) if command == "demo" else test(extra)
 
 

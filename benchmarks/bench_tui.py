@@ -179,9 +179,17 @@ def first_screen_row(scratch: Path) -> dict[str, object]:
 
 
 def main() -> int:
-    os.environ.setdefault("OPERATOR_CONFIG_DIR", tempfile.mkdtemp(prefix="operator-bench-config-"))
     message = build_message()
     scratch = Path(tempfile.mkdtemp(prefix="operator-bench-tui-"))
+    try:
+        return measure(message, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def measure(message: str, scratch: Path) -> int:
+    # The TUI remembers the workspace it opens: in settings of the run's own, not the person's.
+    os.environ.setdefault("OPERATOR_CONFIG_DIR", str(scratch / "config"))
     runs = times(5)
     tui_times, engine_times = [], []
     for n in range(runs):  # interleaved, so a burst of load hits both alike
@@ -202,7 +210,6 @@ def main() -> int:
         ),
     }
     screen = first_screen_row(scratch)
-    shutil.rmtree(scratch, ignore_errors=True)
     if "--json" in sys.argv:
         print(json.dumps([row, screen], indent=2))
     else:

@@ -28,6 +28,14 @@ def config_dir() -> Path:
     return Path(user_config_dir("operator-app"))
 
 
+def scratch_dir() -> Path | None:
+    """A folder this run's files live in that is removed when the run ends ($OPERATOR_SCRATCH:
+    `python3 run.py demo` sets it to its scratch copy, unless --keep), so what Operator saves
+    there is not promised to the person as kept."""
+    raw = os.environ.get("OPERATOR_SCRATCH")
+    return Path(raw) if raw else None
+
+
 def settings_file() -> Path:
     return config_dir() / "settings.json"
 

@@ -331,6 +331,7 @@ SPECIAL = {
     E.ERR_CONFLICT,
     E.ERR_REJECTED,
     E.ERR_SECRET_DECLINED,  # refused unless --approve all: tests/engine/test_secret_reads.py
+    E.ERR_NOT_APPROVED,
     E.ERR_PERMISSION_DENIED,
     E.ERR_INTERNAL,
     E.ERR_IO,
@@ -425,6 +426,35 @@ def test_a_read_of_a_secret_looking_file_is_declined_without_approval(
     assert result["error_code"] == "ERR_SECRET_DECLINED" and result["status"] == "rejected"
     assert str(result["summary"]).startswith("ERR_SECRET_DECLINED: ")
     assert "s3cr3t" not in json.dumps(result)
+
+
+def test_a_write_no_person_is_asked_about_is_not_approved_and_changes_nothing(
+    ws: Path, tmp_path: Path
+) -> None:
+    """The real command with no terminal (stdin is not one) and no --approve."""
+    before = snapshot(ws)
+    (tmp_path / "m.txt").write_text(block("w1", "fs.write", path="README.md", content="x"))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "operator_app",
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--json",
+            str(tmp_path / "m.txt"),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    (result,) = json.loads(done.stdout)["data"]["results"]
+    assert result["error_code"] == "ERR_NOT_APPROVED" and result["status"] == "rejected"
+    assert result["summary"].startswith("ERR_NOT_APPROVED: fs.write on README.md was not applied")
+    assert snapshot(ws) == before
 
 
 def test_conflict_when_the_file_changes_between_preview_and_commit(

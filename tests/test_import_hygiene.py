@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 
 CHECK_EXEC = """
-import sys, io, contextlib, tempfile, pathlib
-ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
-msg = ws.parent / (ws.name + ".msg"); msg.write_text(
+import sys, io, contextlib, pathlib
+top = pathlib.Path(sys.argv[1])
+ws = top / "ws"; ws.mkdir(); (ws / "a.txt").write_text("hi")
+msg = top / "m.txt"; msg.write_text(
     "OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
 from operator_app.entry import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
-    assert main(["exec", "--workspace", str(ws), "--state-dir", str(ws.parent / (ws.name + ".st")),
-                 str(msg)]) == 0
+    assert main(["exec", "--workspace", str(ws), "--state-dir", str(top / "st"), str(msg)]) == 0
 assert "ok: true" in out.getvalue()
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich")
                or m in ("difflib", "traceback", "unidiff", "pathspec")
@@ -29,9 +29,12 @@ print(",".join(heavy))
 """
 
 
-def test_exec_of_a_read_imports_nothing_it_does_not_need() -> None:
+def test_exec_of_a_read_imports_nothing_it_does_not_need(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", CHECK_EXEC], capture_output=True, text=True, check=True
+        [sys.executable, "-c", CHECK_EXEC, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert done.stdout.strip() == ""
 

@@ -1,6 +1,7 @@
 """`operator-app exec`: run one message's commands in the workspace and hand back the result
 blocks (or, with --json, the data of the envelope), with the warnings a person running it from a
-script needs: writes rejected for want of a terminal, no blocks found, repeats not run again."""
+script needs: writes and commands no one could approve for want of a terminal, no blocks found,
+repeats not run again."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine import Engine, StateUnusable, approve_all, reject_all
+    from ..engine import Engine, StateUnusable, approve_all, no_person, reject_all
     from ..protocol import render_results
 
     if not gc.isenabled():
@@ -33,8 +34,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     elif args.approve == "none":
         decide = reject_all
     else:
-        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or reject_all
-    rejected_by_default = decide is reject_all and args.approve is None
+        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or no_person
     try:
         run = Engine(
             workspace,
@@ -51,13 +51,8 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             ),
         ) from None
     warnings += run.warnings
-    if rejected_by_default and any(
-        r.status == "rejected" and r.error_code == "ERR_REJECTED" for r in run.results
-    ):
-        warnings.append(
-            "writes were rejected: stdin is not a terminal and no --approve was given (use "
-            "--approve all to apply them)"
-        )
+    if decide is no_person:
+        warnings += how_to_approve(run.results, args)
     warnings += secrets_declined(run.results, args)
     if run.blocks_seen == 0:
         warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
@@ -152,6 +147,57 @@ def result_json(result: Any) -> dict[str, Any]:
         "dialect": result.dialect,
         **dialect_named(result.dialect).describe(result),
     }
+
+
+def how_to_approve(results: list[Any], args: argparse.Namespace) -> list[str]:
+    """What the person is told on stderr when a write or a command waited for an approval no one
+    could give (engine/messages/not_approved.py): which, what did not run after it, and the two
+    ways to approve."""
+    import shlex
+
+    from ..engine import holds_back
+
+    waiting = [r for r in results if holds_back(r) and r.status == "rejected"]
+    if not waiting:
+        return []
+    first = waiting[0]  # the one: what comes after it is held back, not asked about
+    held = sum(1 for r in results if holds_back(r)) - 1
+    after = f", and the {plural(held, 'command')} after it did not run" if held else ""
+    again = ["operator-app", "exec", "--workspace", args.workspace]
+    again += ["--state-dir", args.state_dir] if args.state_dir else []
+    file = [args.message_file] if args.message_file != "-" else ["MESSAGE_FILE"]
+    return [
+        f"no one was asked about {_named(first)}: stdin is not a terminal and no --approve was "
+        f"given. {_not_done(first)}{after}; "
+        f"the model is told so ({first.error_code}). To decide, run the same message again from "
+        "a terminal, with the message in a file, and Operator shows each diff and command and "
+        f"asks: {shlex.join(again + file)}; or approve every write and command unseen: "
+        f"{shlex.join(again + ['--approve', 'all'] + file)}"
+    ]
+
+
+def _not_done(result: Any) -> str:
+    """What became of the write, command or secret read no one was asked about."""
+    from ..engine import runs_a_command
+    from ..protocol import action_writes
+
+    if runs_a_command(result):
+        return "It did not run"
+    return "It was not applied" if action_writes(result.action) else "It was not read"
+
+
+def _named(result: Any) -> str:
+    """A write or command as the person recognises it: its id and what it is."""
+    request = result.frame.get("request")
+    if request:
+        return f"{result.shown_id} ({request})"
+    if result.action == "shell.run":
+        return f"{result.shown_id} (shell.run in {result.path})"
+    return f"{result.shown_id} ({result.action} of {result.path})"
+
+
+def plural(n: int, noun: str) -> str:
+    return noun if n == 1 else f"{n} {noun}s"
 
 
 def waiting_write(wait: dict[str, Any]) -> str:

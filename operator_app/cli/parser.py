@@ -80,8 +80,10 @@ def _exec_parser(sub: Any) -> None:
     run.add_argument(
         "--approve",
         choices=("all", "none"),
-        help="decide every write, and every command the model runs, without asking (default: ask "
-        "on a terminal, none otherwise; none runs no command at all)",
+        help="decide every write, and every command the model runs, without asking (none runs "
+        "no command at all, always-allowed ones included). Default: ask on a terminal; without "
+        "one, a write, or a command not always allowed, is not applied (ERR_NOT_APPROVED) and "
+        "nothing after it runs",
     )
     run.add_argument("--state-dir", help=STATE_HELP)
     run.add_argument(

@@ -89,6 +89,15 @@ if TYPE_CHECKING:
     from .messages.interface import (
         Unanswered as Unanswered,
     )
+    from .messages.not_approved import (
+        holds_back as holds_back,
+    )
+    from .messages.not_approved import (
+        no_person as no_person,
+    )
+    from .messages.not_approved import (
+        runs_a_command as runs_a_command,
+    )
     from .messages.outlook import (
         PlannedWrite as PlannedWrite,
     )
@@ -186,6 +195,9 @@ _FACE = {
     "UsedId": "state.used_ids",
     "UsedIds": "state.used_ids",
     "split_lines": "textops.textfile",
+    "holds_back": "messages.not_approved",
+    "no_person": "messages.not_approved",
+    "runs_a_command": "messages.not_approved",
 }
 
 __all__ = sorted(_FACE)

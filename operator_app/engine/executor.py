@@ -36,6 +36,7 @@ from .messages.events import (
     ResultReady,
 )
 from .messages.lines import MessageLines
+from .messages.not_approved import held_back_by, holds_back, no_person, not_approved
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
 from .shell.policy import Answer, ShellPolicy
 from .state.internal_failure import internal_message, without_machine_paths
@@ -113,6 +114,9 @@ class MessageRun:
     _at: int = -1
     _runners: dict[str, BlockRunner] = field(default_factory=dict)  # one per dialect met
     _planned: dict[int, PlannedWrite | None] = field(default_factory=dict)  # by block index
+    # Why the rest of the message is not run: a write before it waits for an approval no person
+    # can give in this run (engine/messages/not_approved.py).
+    held_back: str | None = None
     # staged in the session, not announced yet
     _unshown: list[CommandResult] = field(default_factory=list)
 
@@ -298,6 +302,10 @@ class MessageRun:
     def consent(self, plan: WritePlan) -> bool:
         return self.engine.consent(plan, self.number)
 
+    @property
+    def nobody_to_ask(self) -> bool:
+        return self.engine.nobody_to_ask
+
     def notify(self, event: EngineEvent) -> None:
         if isinstance(event, DuplicateSkipped):
             self.duplicates.append(event)
@@ -332,6 +340,8 @@ class MessageRun:
     def add(self, result: CommandResult, *, content_key: str | None, durable: bool = False) -> None:
         # Recorded before anyone sees it: if the app dies now, `operator-app results` still has it.
         result = self.engine.told_to_model(result)
+        if self.held_back is None and holds_back(result):
+            self.held_back = held_back_by(result)
         if "undo_cut" in result.extra:  # the person hears it too (journal_budget.py)
             self.warnings.append(f"line {result.line}: {result.extra['undo_cut']}")
         if not durable:
@@ -527,11 +537,17 @@ class Engine:
         # Secrets ask first: the person says yes before the model gets such a file's content.
         asked = ask_before_reading(self.workspace, self.secrets, self.consent, command, message)
         if asked is not None and not asked.allowed:
-            return asked.declined(command)
+            return asked.unanswered(command) if self.nobody_to_ask else asked.declined(command)
         result = READ_HANDLERS[command.action](
             command, ReadContext(self.workspace, progress, self.secrets)
         )
         return asked.told(result) if asked is not None else result
+
+    @property
+    def nobody_to_ask(self) -> bool:
+        """No person can answer in this run: a write is not applied, a command not run
+        (ERR_NOT_APPROVED, engine/messages/not_approved.py)."""
+        return self.decide is no_person
 
     def consent(self, plan: WritePlan, message: int) -> bool:
         """Ask the person about `plan` (AwaitingDecision first, with what else its message
@@ -544,7 +560,7 @@ class Engine:
             self.running.flush()  # what ran before (reads before a secret read) is shown first
         outlook = self.running.outlook(plan) if self.running is not None else ALONE
         self.notify(AwaitingDecision(plan, outlook))
-        if self.decide in (approve_all, reject_all):  # answered at once: no one to wait for
+        if self.decide in (approve_all, reject_all, no_person):  # answered at once: no one waits
             return self.decide(plan, outlook)
         if self.running is not None:
             self.running.settle()  # the session is let go of while the person thinks
@@ -589,12 +605,16 @@ class Engine:
         if plan.kind == "noop":  # nothing to consent to
             return done
         if not self.consent(plan, message):
-            error = OperatorError(
-                ErrorCode.ERR_REJECTED,
-                (
-                    f"the person declined {command.action} on {plan.target.rel}; nothing changed; "
-                    "ask them what they want before trying again"
-                ),
+            error = (
+                not_approved(command.action, plan.target.rel)
+                if self.nobody_to_ask
+                else OperatorError(
+                    ErrorCode.ERR_REJECTED,
+                    (
+                        f"the person declined {command.action} on {plan.target.rel}; nothing "
+                        "changed; ask them what they want before trying again"
+                    ),
+                )
             )
             return replace(
                 done, ok=False, summary=str(error), error_code=error.code.value, status="rejected"

@@ -83,6 +83,7 @@ class ErrorCode(StrEnum):
     ERR_INVALID_OVERWRITE = "ERR_INVALID_OVERWRITE"
     ERR_CONFLICT = "ERR_CONFLICT"
     ERR_REJECTED = "ERR_REJECTED"
+    ERR_NOT_APPROVED = "ERR_NOT_APPROVED"
     ERR_INTERNAL = "ERR_INTERNAL"
     ERR_MISSING_PATTERN = "ERR_MISSING_PATTERN"
     ERR_INVALID_PATTERN = "ERR_INVALID_PATTERN"
@@ -100,6 +101,14 @@ class ErrorCode(StrEnum):
     ERR_NOT_SANDBOXED = "ERR_NOT_SANDBOXED"
     ERR_SANDBOX_FAILED = "ERR_SANDBOX_FAILED"
     ERR_SECRET_DECLINED = "ERR_SECRET_DECLINED"
+
+
+# How a write no person was asked about gets its approval, as the model is to tell the person
+# (ERR_NOT_APPROVED, and String's NOT_APPROVED; engine/messages/not_approved.py).
+HOW_TO_APPROVE = (
+    "they can run the same message again in a terminal, where Operator shows each diff and asks, "
+    "or with --approve all"
+)
 
 
 @dataclass(frozen=True)
@@ -359,6 +368,14 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
         ADDED,
         "a read of a file that looks like a secret (.env*, *.pem, *.key, id_rsa*, .aws/, ...) "
         "waits for the person's yes, and they did not give it; nothing was read; do without it",
+    ),
+    ErrorCode.ERR_NOT_APPROVED: ErrorInfo(
+        ADDED,
+        "no person was asked (Operator ran without a terminal and without --approve), so this "
+        "write was not applied (this shell.run did not run), and the commands after it in the "
+        "message did not run; nothing changed; not a refusal: tell the person it waits for their "
+        "approval (the same message run again in a terminal, or with --approve all, runs them); "
+        "do not resend under new ids",
     ),
     ErrorCode.ERR_INTERNAL: ErrorInfo(
         ADDED, "Operator itself failed on this command; nothing was changed; tell the person"

@@ -25,6 +25,7 @@ from .bridge_words import (
 from .display import plural
 from .screens.confirm import ConfirmScreen
 from .screens.pairing import PairingScreen
+from .status_text import bridge_on_text
 from .widgets.bridge_badge import badge_text
 
 if TYPE_CHECKING:
@@ -172,10 +173,7 @@ class BridgeControl:
         if pair and (server.pairing_code is None or keep_paired):
             server.pair_again(keep_paired)
         self.show_bridge_status(server.status())
-        self.panes.status(
-            f"Bridge on (127.0.0.1:{server.port}): the paired browser's chat answers stream in; "
-            "b stops it."
-        )
+        self.panes.status(bridge_on_text(server.port, paired=self.bridge_state.paired()))
         if server.pairing_code is not None:
             self._show_pairing()
 

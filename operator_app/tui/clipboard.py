@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .. import settings
 from ..engine import private_folder, write_private
 from ..protocol import may_hold_blocks
 
@@ -72,6 +73,15 @@ class CopyOutcome:
     tool: str | None  # the system clipboard tool that took the text, if any
     saved_to: Path | None  # where the text was saved, if that worked
     chars: int
+
+
+def where_saved(path: Path) -> str:
+    """The file a copy was saved to, as the person is told of it: with a warning when it lies in a
+    folder removed when this run ends (the demo's scratch copy)."""
+    scratch = settings.scratch_dir()
+    if scratch is not None and path.is_relative_to(scratch):
+        return f"{path} (the demo's scratch folder: removed when the demo ends)"
+    return str(path)
 
 
 def deliver(text: str, save_to: Path) -> CopyOutcome:

@@ -15,7 +15,7 @@ from textual.app import SystemCommand
 
 from .. import settings
 from ..protocol import Dialect, all_dialects, dialect_named, render_results
-from .clipboard import deliver
+from .clipboard import deliver, where_saved
 from .display import plural
 from .messages import CopyDone
 from .screens.copy_fallback import CopyFallbackScreen
@@ -96,7 +96,7 @@ class CopyControl:
     def copy_done(self, message: CopyDone) -> None:
         outcome = message.outcome
         size = "; ".join(part for part in (f"{outcome.chars:,} characters", message.note) if part)
-        saved = f" Saved in {outcome.saved_to}." if outcome.saved_to else ""
+        saved = f" Saved in {where_saved(outcome.saved_to)}." if outcome.saved_to else ""
         how = (
             f"the clipboard ({outcome.tool}) and the terminal's"
             if outcome.tool

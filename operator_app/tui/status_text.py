@@ -71,6 +71,20 @@ def streaming_text(state: MessageState, source_name: str, end_key: bool = True) 
     )
 
 
+def bridge_on_text(port: int | None, *, paired: bool) -> str:
+    """Once the bridge listens: what comes in now, or, with no browser paired yet, how to pair one
+    (the pairing dialog shows the code)."""
+    if paired:
+        return (
+            f"Bridge on (127.0.0.1:{port}): answers in the paired browser's chat tabs stream in "
+            "here; b stops it."
+        )
+    return (
+        f"Bridge on (127.0.0.1:{port}): no browser is paired yet; type the code shown into the "
+        "extension's popup to pair one; b stops it."
+    )
+
+
 def resumed_text(count: int, interrupted: int) -> str:
     text = f"Session resumed: {plural(count, 'message')}; [ and ] browse them."
     if interrupted:
@@ -87,14 +101,14 @@ def waits_text(number: int, plan: WritePlan) -> str:
     if plan.run is not None:
         return (
             f"Message {number}: {plan.action} wants to run {plan.run.first_line} "
-            "(y run, n decline, esc decide later)."
+            "(y: run, n: decline, esc: decide later)."
         )
     if plan.kind == "read":
         return (
             f"Message {number}: {plan.action} wants to read {plan.where}, which looks like a "
-            "secret (y let it read, n decline, esc decide later)."
+            "secret (y: let it read, n: decline, esc: decide later)."
         )
     return (
         f"Message {number}: {plan.action} on {plan.where} waits for you "
-        "(y apply, n reject, a apply the rest, esc decide later)."
+        "(y: apply, n: reject, a: apply the rest, esc: decide later)."
     )

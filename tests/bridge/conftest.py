@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import MockSites, chromium_args, chromium_path
+from tests.support.browser import MockSites, chromium_args, chromium_environment, chromium_path
 from tests.support.contract_double import BridgeDouble
 
 
@@ -103,13 +103,14 @@ def extension_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exte
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as playwright:
+    with chromium_environment() as environment, sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(profile),
             executable_path=chromium_path(),
             headless=True,
             args=chromium_args(),
             viewport={"width": 1100, "height": 800},
+            env=environment,
         )
         worker = (
             context.service_workers[0]

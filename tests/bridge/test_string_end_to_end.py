@@ -42,7 +42,8 @@ async def test_a_string_answer_streams_runs_and_comes_back_in_the_input_box(
         assert rows(app)[0][1] == "ok"  # the read ran while the model was still writing
         assert app.current().pending == (5, f"<{S}=string:notes>", "its close tag")
         await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", write[30:])
-        # Mounted, so that y answers it (a key pressed before that is no answer).
+        # Until the dialog takes keys, a y pressed is no answer (on a loaded machine it was sent
+        # too early, and the write waited for ever).
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen) and app.screen.ready)
         assert app.screen.plan.action == "/append" and "+Gamma" in app.screen.plan.diff
         await pilot.press("y")

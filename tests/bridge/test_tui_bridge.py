@@ -836,3 +836,28 @@ async def test_a_secret_read_from_the_browser_waits_for_the_terminal_like_a_writ
             result = await extension.results(wait=10)
         assert result["state"] == "ready" and content in result["copy_text"]
         assert "looks like a secret" in result["copy_text"]
+
+
+async def test_the_status_line_says_how_to_pair_until_a_browser_is_paired(
+    workspace: Path, state: Path
+) -> None:
+    """No browser is paired yet: the status line says how to pair one, not that "the paired
+    browser's" answers stream in. Once one is, a bridge turned on again says they do."""
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "Bridge on" in app.status_line.text)
+        assert app.status_line.text == (
+            f"Bridge on (127.0.0.1:{app.bridge.port}): no browser is paired yet; type the code "
+            "shown into the extension's popup to pair one; b stops it."
+        )
+        await paired_extension(pilot, app)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: app.bridge is None)
+        await pilot.press("b")
+        await wait_for(
+            pilot, lambda: app.bridge is not None and "Bridge on" in app.status_line.text
+        )
+        assert app.status_line.text == (
+            f"Bridge on (127.0.0.1:{app.bridge.port}): answers in the paired browser's chat tabs "
+            "stream in here; b stops it."
+        )

@@ -87,36 +87,46 @@ def test_stdout_is_exactly_the_result_blocks_in_command_order(ws: Path, tmp_path
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 
-def test_message_from_stdin_or_dash_and_writes_rejected_without_a_terminal(
+def test_message_from_stdin_or_dash_and_writes_not_approved_without_a_terminal(
     ws: Path, tmp_path: Path
 ) -> None:
+    """No terminal and no --approve: no one is asked, so the model is not told "the person
+    declined" (ERR_REJECTED) but that no one was asked (ERR_NOT_APPROVED), and the read after the
+    write waits with it; the person is told on stderr how to approve."""
     for source in ([], ["-"]):
-        done = in_session(
-            "exec",
-            ws,
-            tmp_path / f"st{len(source)}",
-            *source,
-            stdin=MESSAGE,
-        )
+        state = tmp_path / f"st{len(source)}"
+        done = in_session("exec", ws, state, *source, stdin=MESSAGE)
         assert done.returncode == 0
         blocks = parse_blocks(done.stdout)
-        assert [(b["id"], b["ok"]) for b in blocks] == [("r1", True), ("w1", False), ("r2", True)]
-        assert "ERR_REJECTED" in blocks[1]["summary"]
-        assert "--approve" in done.stderr  # the diagnostic says why, on stderr
+        assert [(b["id"], b["ok"]) for b in blocks] == [("r1", True), ("w1", False), ("r2", False)]
+        assert blocks[1]["summary"].startswith(
+            "ERR_NOT_APPROVED: fs.write on notes/plan.txt was not applied: no person was asked"
+        )
+        assert blocks[2]["summary"].startswith(
+            "ERR_NOT_APPROVED: not run: it comes after w1 (fs.write on notes/plan.txt), which "
+            "waits for a person's approval"
+        )
+        assert done.stderr == (
+            "operator-app: no one was asked about w1 (fs.write of notes/plan.txt): stdin is not a "
+            "terminal and no --approve was given. It was not applied, and the command after it "
+            "did not run; the model is told so (ERR_NOT_APPROVED). To decide, run the same "
+            "message again from a terminal, with the message in a file, and Operator shows each "
+            f"diff and command and asks: operator-app exec --workspace {ws} --state-dir {state} "
+            "MESSAGE_FILE; or approve every write and command unseen: operator-app exec "
+            f"--workspace {ws} --state-dir {state} --approve all MESSAGE_FILE\n"
+        )
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
 
 
 def test_approve_none_rejects(ws: Path, tmp_path: Path) -> None:
+    """--approve none is a decision the person made beforehand: ERR_REJECTED, and the read after
+    the write runs (it shows the file as it stays)."""
     (tmp_path / "m.txt").write_text(MESSAGE)
-    done = in_session(
-        "exec",
-        ws,
-        tmp_path / "st",
-        "--approve",
-        "none",
-        str(tmp_path / "m.txt"),
-    )
-    assert [b["ok"] for b in parse_blocks(done.stdout)] == [True, False, True]
+    done = in_session("exec", ws, tmp_path / "st", "--approve", "none", str(tmp_path / "m.txt"))
+    blocks = parse_blocks(done.stdout)
+    assert [(b["id"], b["ok"]) for b in blocks] == [("r1", True), ("w1", False), ("r2", True)]
+    assert blocks[1]["summary"].startswith("ERR_REJECTED: the person declined fs.write")
+    assert done.stderr == ""
 
 
 @pytest.mark.parametrize(
@@ -415,7 +425,7 @@ def test_json_data_has_the_declared_shape_for_every_kind_of_result(
             "ERR_MISSING_REQUIRED_FIELDS",
             14,
         ),
-        ("w1", "fs.write", False, "rejected", "ERR_REJECTED", 17),
+        ("w1", "fs.write", False, "rejected", "ERR_NOT_APPROVED", 17),  # no --approve, no tty
     ]
     assert json.loads(data["results"][0]["details"])["path"] == "README.md"  # decoded, not base64
     assert json.loads(data["results"][2]["details"]) == {
@@ -720,17 +730,18 @@ def test_stat_json_has_exactly_the_spec_keys_and_comment_styles_resolve_aliases(
     assert ts == {"language": "ts", "type": "line", "line_prefix": "//"}
 
 
-def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
+def test_rerunning_a_message_with_approve_all_applies_the_write_and_runs_the_read_after_it(
     ws: Path, tmp_path: Path
 ) -> None:
-    """What the rejection warning tells the person to do must work: the rejected write was never
-    run, so it is no repeat; the reads around it are, and are answered with their earlier results
-    instead of running again."""
+    """What stderr tells the person to do must work: the write no one was asked about was never
+    run, so it is no repeat, and neither is the read after it, which waited with it: that read
+    runs now and shows the change. The read before the write ran then and is answered with its
+    earlier result, as a repeat (it read what it would read now)."""
     state = str(tmp_path / "st")
     (tmp_path / "m.txt").write_text(MESSAGE)
     first = in_session("exec", ws, state, str(tmp_path / "m.txt"))
     assert (
-        "use --approve all" in first.stderr
+        f"--approve all {tmp_path / 'm.txt'}" in first.stderr
         and (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\n"
     )
     again = in_session(
@@ -743,9 +754,9 @@ def test_rerunning_a_message_with_approve_all_applies_the_writes_it_rejected(
     )
     blocks = parse_blocks(again.stdout)
     assert [(b["id"], b["ok"]) for b in blocks] == [("r1", True), ("w1", True), ("r2", True)]
-    # The reads are answered with what they read then, and say so: the model reads again.
     assert blocks[0]["summary"].startswith("already ran in message 1: Read notes/plan.txt")
-    assert blocks[2]["summary"].startswith("already ran in message 1: ")
+    assert blocks[2]["summary"] == "Read notes/plan.txt lines 1-3 of 3"  # run now, not replayed
+    assert blocks[2]["details"].endswith("3: Gamma")
     assert (ws / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
 

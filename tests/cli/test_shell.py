@@ -374,14 +374,112 @@ def test_an_always_allowed_command_runs_without_asking_until_revoked(
     monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(tmp_path / "config"))
     settings.allow_command(ws.resolve(), "echo allowed")
     assert settings.allowed_commands(ws.resolve()) == ["echo allowed"]
-    # No --approve and no terminal: a write would be rejected, the allowed command runs.
+    # No --approve and no terminal: no one can be asked, but the rule is the person's yes given
+    # ahead, so the allowed command runs; another is not approved (not "declined").
     result = run(ws, tmp_path / "st", "echo allowed")
     assert result["ok"] and output_of(result).strip() == "allowed"
     other = run(ws, tmp_path / "st", "echo other")
-    assert other["error_code"] == "ERR_REJECTED"
+    assert other["error_code"] == "ERR_NOT_APPROVED"
     settings.revoke_command(ws.resolve(), "echo allowed")
     assert settings.allowed_commands(ws.resolve()) == []
-    assert run(ws, tmp_path / "st", "echo allowed")["error_code"] == "ERR_REJECTED"
+    assert run(ws, tmp_path / "st", "echo allowed")["error_code"] == "ERR_NOT_APPROVED"
+
+
+def test_without_a_terminal_an_always_allowed_commands_changes_are_not_applied(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rule spares the person the question, not the review of what the command changed: with
+    no one to review them, the changes are left out, and the model is told why."""
+    sandbox_or_skip()
+    from operator_app import settings
+
+    monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(tmp_path / "config"))
+    settings.allow_command(ws.resolve(), "echo more >> notes.txt")
+    result = run(ws, tmp_path / "st", "echo more >> notes.txt")
+    assert result["ok"] and result["error_code"] is None
+    assert (
+        "# changes: not applied (no person was asked to review them: Operator ran without a "
+        "terminal and without --approve; they land when the person runs the command from a "
+        "terminal, or with --approve all): 1 file: 1 changed"
+    ) in str(result["details"])
+    assert (ws / "notes.txt").read_text() == "one\ntwo\n"
+
+
+def exec_quietly(ws: Path, state: Path, message: str, *extra: str) -> tuple[dict[str, Any], str]:
+    """exec --json with no terminal: (its data, what it said on stderr)."""
+    path = state.parent / f"message-{len(list(state.parent.glob('message-*')))}.txt"
+    path.write_text(message, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main(
+            ["exec", "--workspace", str(ws), "--state-dir", str(state), "--json", *extra, str(path)]
+        )
+    assert code == 0, err.getvalue()
+    return json.loads(out.getvalue())["data"], err.getvalue()
+
+
+def test_without_a_terminal_a_command_does_not_run_and_holds_back_the_rest(
+    ws: Path, tmp_path: Path
+) -> None:
+    """No terminal and no --approve: nobody can be asked, so the command is not run and the model
+    is told that no one was asked (ERR_NOT_APPROVED, as for a write), not that the person declined;
+    the read after it waits with it, and the same message run with approval runs both, in order."""
+    sandbox_or_skip()
+    state = tmp_path / "st"
+    message = block("c1", "shell.run", command_b64=b64("echo x > notes.txt")) + block(
+        "r1", "fs.read", path="notes.txt"
+    )
+    data, err = exec_quietly(ws, state, message)
+    command, read = data["results"]
+    assert (command["error_code"], command["status"]) == ("ERR_NOT_APPROVED", "rejected")
+    assert command["summary"].startswith(
+        "ERR_NOT_APPROVED: this command (echo x > notes.txt) did not run: no person was asked"
+    )
+    assert (read["error_code"], read["status"]) == ("ERR_NOT_APPROVED", "failed")
+    assert read["summary"].startswith(
+        "ERR_NOT_APPROVED: not run: it comes after c1 (shell.run on .), which waits for a "
+        "person's approval"
+    )
+    assert (ws / "notes.txt").read_text() == "one\ntwo\n"
+    assert not (state / "shell" / "output").exists() or not list(
+        (state / "shell" / "output").iterdir()
+    )
+    assert "no one was asked about c1 (shell.run in .): stdin is not a terminal" in err
+    assert "It did not run, and the command after it did not run" in err
+    again, _ = exec_quietly(ws, state, message, "--approve", "all")
+    assert [r["ok"] for r in again["results"]] == [True, True]
+    assert (ws / "notes.txt").read_text() == "x\n"
+    assert "x" in str(again["results"][1]["details"])
+
+
+def test_without_a_terminal_a_bash_topics_script_is_not_approved_in_strings_terms(
+    ws: Path, tmp_path: Path
+) -> None:
+    sandbox_or_skip()
+    data, err = exec_quietly(
+        ws, tmp_path / "st", bash("dev", "echo more >> notes.txt") + bash("dev", "//info")
+    )
+    script, info = data["results"]
+    assert script["error_code"] == "NOT_APPROVED"
+    assert script["summary"] == (
+        "\u2717 NOT_APPROVED: echo more >> notes.txt did not run: no person was asked; nothing "
+        "ran and nothing changed"
+    )
+    assert (info["error_code"], info["status"]) == ("NOT_APPROVED", "failed")
+    assert "not run: it comes after [" in info["summary"]
+    assert "] echo more >> notes.txt, which waits for a person's approval" in info["summary"]
+    assert (ws / "notes.txt").read_text() == "one\ntwo\n"
+    assert "(echo more >> notes.txt): stdin is not a terminal" in err and "It did not run" in err
+    # Nothing ran, so the same message with approval is no repeat of one: both run.
+    again, _ = exec_quietly(
+        ws,
+        tmp_path / "st",
+        bash("dev", "echo more >> notes.txt") + bash("dev", "//info"),
+        "--approve",
+        "all",
+    )
+    assert [r["ok"] for r in again["results"]] == [True, True]
+    assert (ws / "notes.txt").read_text() == "one\ntwo\nmore\n"
 
 
 # --- no sandbox ------------------------------------------------------------------------------

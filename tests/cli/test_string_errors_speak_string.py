@@ -125,6 +125,10 @@ def test_every_string_error_names_string_commands_only(
     _check(w.exec(moved).results, seen)
     cut = f"<{S}=string:main>/write cut.txt\n" + "z" * 200_000 + f"\n</{S}>\n"
     _check(w.exec(cut).results, seen)
+    # No terminal and no --approve: a change no one was asked about, and the block after it.
+    unasked = w.exec(chan("/write fresh.md\nmore") + chan("/open fresh.md"), approve="")
+    assert [r["error_code"] for r in unasked.results] == ["NOT_APPROVED", "NOT_APPROVED"]
+    _check(unasked.results, seen)
     # A bash topic's script: over its time limit, ended by a signal, and with no sandbox.
     from operator_app.engine.chanflow import bash as bash_topic
     from tests.cli.test_shell import sandbox_or_skip

@@ -57,7 +57,16 @@ def test_exec_refuses_a_secret_read_unless_approve_all_and_says_why(
         + block("r3", "fs.search", path=".aws/credentials", query="secret")
         + block("r4", "fs.read", path="notes/plan.txt")
     )
+    # No one to ask (no terminal, no --approve): not read, not a refusal; the rest waits with it.
     results, warnings = run(ws, tmp_path / "state", message)
+    assert [r["error_code"] for r in results] == ["ERR_NOT_APPROVED"] * 4
+    assert results[0]["summary"].startswith("ERR_NOT_APPROVED: fs.read of .env was not read")
+    assert "no person was asked" in results[0]["summary"]
+    assert "s3cr3t" not in json.dumps(results)
+    assert any("no one was asked about r1 (fs.read of .env)" in w for w in warnings), warnings
+    assert any("It was not read, and the 3 commands after it did not run" in w for w in warnings)
+    # --approve none is the person's no, given ahead: declined, and the rest runs.
+    results, warnings = run(ws, tmp_path / "state", message, "--approve", "none")
     assert [r["error_code"] for r in results] == ["ERR_SECRET_DECLINED"] * 3 + [None]
     assert all(r["status"] == "rejected" for r in results[:3])
     assert "s3cr3t" not in json.dumps(results) and "MIIE" not in json.dumps(results)
@@ -76,6 +85,9 @@ def test_exec_refuses_a_secret_read_unless_approve_all_and_says_why(
 def test_a_string_open_of_a_secret_waits_too(ws: Path, tmp_path: Path) -> None:
     message = chan("keys", "/open .env") + chan("notes", "/open notes/plan.txt")
     results, _ = run(ws, tmp_path / "state", message)
+    assert [r["error_code"] for r in results] == ["NOT_APPROVED", "NOT_APPROVED"]
+    assert "was not read: it looks like a secret, and no person was asked" in str(results[0])
+    results, _ = run(ws, tmp_path / "state", message, "--approve", "none")
     declined, fine = results
     assert declined["error_code"] == "SECRET_DECLINED" and declined["status"] == "rejected"
     assert "s3cr3t" not in json.dumps(declined)
@@ -107,7 +119,7 @@ def test_every_string_read_of_a_secret_waits(ws: Path, tmp_path: Path) -> None:
         + chan("kept", "/open .env@c1")
         + block("g1", "fs.readRegion", path="deploy/app.key", marker_id="secret")
     )
-    results, warnings = run(ws, state, message)
+    results, warnings = run(ws, state, message, "--approve", "none")
     codes = [r["error_code"] for r in results]
     assert codes == ["SECRET_DECLINED"] * 5 + ["ERR_SECRET_DECLINED"], results
     assert "s3cr3t" not in json.dumps(results)
@@ -116,7 +128,8 @@ def test_every_string_read_of_a_secret_waits(ws: Path, tmp_path: Path) -> None:
 
 def test_a_symlink_to_a_secret_is_one_too(ws: Path, tmp_path: Path) -> None:
     os.symlink("../.env", ws / "notes" / "settings.txt")
-    results, _ = run(ws, tmp_path / "state", block("r1", "fs.read", path="notes/settings.txt"))
+    read = block("r1", "fs.read", path="notes/settings.txt")
+    results, _ = run(ws, tmp_path / "state", read, "--approve", "none")
     assert results[0]["error_code"] == "ERR_SECRET_DECLINED"
 
 
@@ -155,7 +168,7 @@ def test_the_list_is_the_settings_per_workspace(ws: Path, tmp_path: Path) -> Non
         + block("r2", "fs.read", path=".env.example")
         + block("r3", "fs.read", path=".env")
     )
-    results, _ = run(ws, tmp_path / "state", message)
+    results, _ = run(ws, tmp_path / "state", message, "--approve", "none")
     assert [r["error_code"] for r in results] == [
         "ERR_SECRET_DECLINED",
         None,
@@ -163,7 +176,7 @@ def test_the_list_is_the_settings_per_workspace(ws: Path, tmp_path: Path) -> Non
     ]
     # A list for every workspace replaces Operator's own.
     settings.save("secret_paths", {"default": ["*.yml"]})
-    results, _ = run(ws, tmp_path / "state", message)
+    results, _ = run(ws, tmp_path / "state", message, "--approve", "none")
     assert [r["error_code"] for r in results] == ["ERR_SECRET_DECLINED", None, None]
 
 

@@ -124,6 +124,30 @@ def test_a_declined_change_changes_nothing_and_may_be_sent_again(tmp_path: Path)
     assert applied.ok and (folder.ws / "a.md").read_text() == "new\n"
 
 
+def test_an_undo_no_person_is_asked_about_is_not_approved_and_holds_back_the_rest(
+    tmp_path: Path,
+) -> None:
+    """With no one to ask (exec without a terminal or --approve), /undo is NOT_APPROVED, not
+    REJECTED, and the block after it waits: run again with approval, both run."""
+    from operator_app.engine import no_person
+
+    folder = Folder(tmp_path, {"a.md": "a\n"})
+    assert all(r.ok for r in folder.run(chan("one", "/write a.md\nA")))
+    message = "Take it back.\n" + chan("one", "/undo") + chan("one", "/open a.md")
+    undo, held = folder.run(message, decide=no_person)
+    assert undo.error_code == "NOT_APPROVED" and undo.status == "rejected"
+    assert undo.summary == (
+        "\u2717 NOT_APPROVED: /undo of ~/a.md was not applied: no person was asked; nothing changed"
+    )
+    assert held.error_code == "NOT_APPROVED" and held.summary.startswith(
+        f"\u2717 NOT_APPROVED: not run: it comes after [{undo.id}] /undo, which waits"
+    )
+    assert (folder.ws / "a.md").read_text() == "A\n"
+    undone, opened = folder.run(message)
+    assert undone.ok and opened.ok and (folder.ws / "a.md").read_text() == "a\n"
+    assert opened.details is not None and opened.details.endswith("a")
+
+
 def test_undo_is_asked_about_and_takes_back_only_the_topics_change(tmp_path: Path) -> None:
     folder = Folder(tmp_path, {"a.md": "a\n", "b.md": "b\n"})
     assert all(

@@ -16,6 +16,8 @@ import ssl
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, contextmanager
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -94,6 +96,30 @@ def require_browser() -> None:
             pytrace=False,
         )
     pytest.skip(missing, allow_module_level=True)
+
+
+# Chromium makes its singleton socket at $TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket, and
+# a Unix socket's path holds at most 107 bytes (sun_path): under a long TMPDIR (macOS's own, a
+# folder under a project, this suite's per-run folder inside either) it aborts at start with
+# "Socket path too long".
+_SOCKET_PATH_MAX = 107
+_SINGLETON_SOCKET = "/.org.chromium.Chromium.XXXXXX/SingletonSocket"
+
+
+@contextmanager
+def chromium_environment() -> Iterator[dict[str, str]]:
+    """The environment to start Chromium in: this one, or, when $TMPDIR is too long for Chromium's
+    socket, this one with TMPDIR set to a short private folder made under /tmp, removed (with what
+    Chromium left in it) when the block ends."""
+    temp = tempfile.gettempdir()
+    if len(os.fsencode(temp + _SINGLETON_SOCKET)) <= _SOCKET_PATH_MAX:
+        yield dict(os.environ)
+        return
+    short = tempfile.mkdtemp(prefix="opchr-", dir="/tmp")
+    try:
+        yield dict(os.environ, TMPDIR=short)
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def chromium_args(extension_dir: Path = EXTENSION_DIR) -> list[str]:
@@ -240,25 +266,31 @@ class AsyncExtensionBrowser:
     async def __aenter__(self) -> AsyncExtensionBrowser:
         from playwright.async_api import async_playwright
 
-        self._manager = async_playwright()
-        self._playwright = await self._manager.__aenter__()
-        self.context = await self._playwright.chromium.launch_persistent_context(
-            str(self.profile),
-            executable_path=chromium_path(),
-            headless=True,
-            args=chromium_args(),
-            viewport={"width": 1100, "height": 800},
-        )
-        self.worker = (
-            self.context.service_workers[0]
-            if self.context.service_workers
-            else await self.context.wait_for_event("serviceworker")
-        )
+        self._stack = AsyncExitStack()
+        try:
+            environment = self._stack.enter_context(chromium_environment())
+            self._playwright = await self._stack.enter_async_context(async_playwright())
+            self.context = await self._playwright.chromium.launch_persistent_context(
+                str(self.profile),
+                executable_path=chromium_path(),
+                headless=True,
+                args=chromium_args(),
+                viewport={"width": 1100, "height": 800},
+                env=environment,
+            )
+            self._stack.push_async_callback(self.context.close)
+            self.worker = (
+                self.context.service_workers[0]
+                if self.context.service_workers
+                else await self.context.wait_for_event("serviceworker")
+            )
+        except BaseException:
+            await self._stack.aclose()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.context.close()
-        await self._manager.__aexit__(*exc)
+        await self._stack.aclose()
 
     @property
     def extension_id(self) -> str:

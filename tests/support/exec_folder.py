@@ -28,15 +28,14 @@ def exec_envelope(
     ws: Path, state: Path, path: Path, approve: str = "all", *extra: str
 ) -> dict[str, Any]:
     """The envelope `operator-app exec --approve APPROVE --json [EXTRA...]` prints for the message
-    in `path`; fails unless it exits 0."""
+    in `path` (no --approve when APPROVE is empty: no one to ask); fails unless it exits 0."""
     code, out, err = cli(
         "exec",
         "--workspace",
         str(ws),
         "--state-dir",
         str(state),
-        "--approve",
-        approve,
+        *(("--approve", approve) if approve else ()),
         "--json",
         *extra,
         str(path),

@@ -49,5 +49,8 @@ def rows(app: Any) -> list[tuple[str | None, str]]:
 
 
 def notes(app: Any) -> list[str]:
-    """The notifications shown so far (Textual forgets them once they time out)."""
+    """The notifications shown so far, also those whose time on screen is over (kept by the
+    app_machine fixture of tests/conftest.py; Textual itself forgets them)."""
+    if "notified_in_test" in app.__dict__:
+        return [str(message) for message in app.__dict__["notified_in_test"]]
     return [n.message for n in app._notifications]

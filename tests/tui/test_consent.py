@@ -13,7 +13,6 @@ from textual.widgets import Static
 
 from operator_app.tui.keys import CONSENT_KEYS
 from operator_app.tui.screens.confirm import ConfirmScreen
-from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.help import KeysScreen
 from tests.support.blocks import b64, block
 from tests.support.pilot import SIZE, asks, notes, wait_for
@@ -62,7 +61,7 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
         await wait_for(pilot, lambda: asks(app) and app.view_number == 2)
         text = dialog_text(app)
         assert "message 2: write 1 of 4 in this message waits for you" in text
-        assert "Then a applies 3 more writes of this message:" in text
+        assert '"a" also applies 3 more writes of this message:' in text
         rest = [" ".join(line.split()) for line in text.splitlines() if line.startswith("  fs.")]
         assert rest == [
             "fs.write notes/plan.txt",
@@ -77,7 +76,7 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
             and "It changes files not shown here: notes/new.txt" in question
         )
         await pilot.press("n")  # back to the write, nothing applied
-        await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen))
+        await wait_for(pilot, lambda: asks(app))
         assert (workspace / "config.json").exists() and not (
             workspace / "notes" / "new.txt"
         ).exists()
@@ -119,7 +118,7 @@ async def test_a_message_still_arriving_says_a_applies_what_comes_later_and_asks
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: asks(app))
         assert (
-            "The message is still arriving: a also applies the writes that arrive after this one."
+            'The message is still arriving: "a" also applies the writes that arrive after this one.'
             in dialog_text(app)
         )
         await pilot.press("a")

@@ -268,6 +268,24 @@ async def test_without_a_clipboard_the_text_is_shown_and_saved(
         assert len(app.screen_stack) == 1
 
 
+async def test_in_the_demo_the_saved_copy_is_said_to_go_when_the_demo_ends(
+    workspace: Path, state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run.py demo keeps the session in a scratch folder it removes at the end: the file a copy
+    is saved to is not promised as kept."""
+    monkeypatch.setenv("OPERATOR_SCRATCH", str(tmp_path))
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(READS))
+        await wait_for(pilot, finished_with(app, 2))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyFallbackScreen))
+        gone = "(the demo's scratch folder: removed when the demo ends)"
+        assert f"Saved in {app.screen.saved_to} {gone}." in notes(app)[-1]
+        note = str(app.screen.query_one("#fallback-note").render())
+        assert f"It is also saved in {app.screen.saved_to} {gone}." in " ".join(note.split())
+
+
 async def test_a_system_clipboard_tool_gets_the_copy_too(
     workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -294,3 +294,24 @@ async def test_the_footer_still_fits_80_columns_while_a_write_is_put_off(
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("n")
         await wait_for(pilot, lambda: finished(app))
+
+
+async def test_a_status_wider_than_the_terminal_wraps_instead_of_being_cut(
+    workspace: Path, state: Path
+) -> None:
+    """At 120 columns the waiting write's status, with a long path, ends on a second line with
+    what to press; nothing is cut off with an ellipsis."""
+    deep = "src/components/a-rather-long-folder-name/component-with-a-long-name.txt"
+    (workspace / deep).parent.mkdir(parents=True)
+    (workspace / deep).write_text("one\n")
+    message = block("w1", "fs.write", path=deep, content="two")
+    async with app_asking(workspace, state, message, size=(120, 40)) as (app, pilot):
+        await pilot.pause(0.2)
+        status = app.status_line
+        assert len(status.text) > 118 and status.text.endswith("esc: decide later).")
+        assert status.size.height == 2
+        shown = [
+            "".join(segment.text for segment in line).strip()
+            for line in status.render_lines(status.region.reset_offset)
+        ]
+        assert shown[-1].endswith("esc: decide later).") and "…" not in "".join(shown)

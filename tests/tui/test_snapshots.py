@@ -3,13 +3,13 @@ results, the consent dialog with a diff, and the help screen. Update with --snap
 a deliberate change and look at the SVGs before committing them; the README shows two of them
 (docs/screenshot-*.svg), which must be copied again.
 
-The header shows the workspace path, so each test uses a fixed folder name under the system temp
-folder instead of pytest's numbered tmp_path."""
+The header shows the workspace path, the way Operator shows any path under the person's home:
+`~/ws`. So each test opens the demo workspace copied to `ws` in its own tmp_path, with $HOME set
+to that folder: no snapshot records where a machine keeps its temporary files."""
 
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,11 +46,13 @@ PATCH = block(
 )
 
 
-def fixed_workspace(name: str, state: Path) -> OperatorApp:
-    root = Path(tempfile.gettempdir()) / f"operator-snapshot-{name}"
-    shutil.rmtree(root, ignore_errors=True)
-    shutil.copytree(DEMO, root / "ws")
-    return OperatorApp(workspace=root / "ws", state_dir=state, poll_interval=0.05)
+@pytest.fixture
+def demo_at_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> OperatorApp:
+    """The app on a copy of the demo workspace at ~/ws, its session in the test's folder."""
+    home = tmp_path.resolve()
+    monkeypatch.setenv("HOME", str(home))
+    shutil.copytree(DEMO, home / "ws")
+    return OperatorApp(workspace=home / "ws", state_dir=home / "state", poll_interval=0.05)
 
 
 async def session_read(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -58,14 +60,12 @@ async def session_read(pilot) -> None:  # type: ignore[no-untyped-def]
     await wait_for(pilot, lambda: "Paste the model's answer" in pilot.app.status_line.text)
 
 
-def test_welcome_panel(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(
-        fixed_workspace("welcome", tmp_path / "state"), terminal_size=SIZE, run_before=session_read
-    )
+def test_welcome_panel(snap_compare, demo_at_home: OperatorApp) -> None:
+    assert snap_compare(demo_at_home, terminal_size=SIZE, run_before=session_read)
 
 
-def test_main_screen_with_results(snap_compare, tmp_path: Path) -> None:
-    app = fixed_workspace("main", tmp_path / "state")
+def test_main_screen_with_results(snap_compare, demo_at_home: OperatorApp) -> None:
+    app = demo_at_home
     assert snap_compare(app, terminal_size=SIZE, run_before=pasted(app, LONG, LONG_STATUSES))
 
 
@@ -93,18 +93,18 @@ def pasted(app: OperatorApp, message: str, statuses: list[str]):  # type: ignore
 LONG_STATUSES = ["ok", "ok", "invalid", "failed", "failed"]
 
 
-def test_readable_summaries_at_80x24(snap_compare, tmp_path: Path) -> None:
-    app = fixed_workspace("narrow", tmp_path / "state")
+def test_readable_summaries_at_80x24(snap_compare, demo_at_home: OperatorApp) -> None:
+    app = demo_at_home
     assert snap_compare(app, terminal_size=(80, 24), run_before=pasted(app, LONG, LONG_STATUSES))
 
 
-def test_readable_summaries_at_180x50(snap_compare, tmp_path: Path) -> None:
-    app = fixed_workspace("wide", tmp_path / "state")
+def test_readable_summaries_at_180x50(snap_compare, demo_at_home: OperatorApp) -> None:
+    app = demo_at_home
     assert snap_compare(app, terminal_size=(180, 50), run_before=pasted(app, LONG, LONG_STATUSES))
 
 
-def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
-    app = fixed_workspace("consent", tmp_path / "state")
+def test_consent_dialog_with_diff(snap_compare, demo_at_home: OperatorApp) -> None:
+    app = demo_at_home
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
@@ -127,8 +127,8 @@ def test_consent_dialog_with_diff(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
 
 
-def test_help_screen(snap_compare, tmp_path: Path) -> None:
-    app = fixed_workspace("help", tmp_path / "state")
+def test_help_screen(snap_compare, demo_at_home: OperatorApp) -> None:
+    app = demo_at_home
 
     async def open_help(pilot) -> None:  # type: ignore[no-untyped-def]
         await session_read(pilot)
@@ -155,7 +155,7 @@ def test_the_readme_screenshots_are_the_current_snapshots() -> None:
 
 
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "not-sandboxed"])
-def test_command_consent_dialog(snap_compare, tmp_path: Path, sandboxed: bool) -> None:
+def test_command_consent_dialog(snap_compare, demo_at_home: OperatorApp, sandboxed: bool) -> None:
     """Issue 24: a command's dialog: its script coloured as shell, folder, time limit, network,
     sandboxed; and, where no sandbox can be had, the same in red."""
     from operator_app.engine import WriteOutlook, WritePlan
@@ -163,8 +163,9 @@ def test_command_consent_dialog(snap_compare, tmp_path: Path, sandboxed: bool) -
     from operator_app.engine.changes.plan import CommandRun
     from operator_app.tui.screens.command_consent import CommandConsentScreen
 
-    app = fixed_workspace("command", tmp_path / "state")
-    root = Path(tempfile.gettempdir()) / "operator-snapshot-command" / "ws"
+    app = demo_at_home
+    root = app.options.workspace
+    assert root is not None
     script = 'cd src\npython -m pytest -q tests/ --maxfail=1  # "quick" run\necho "exit $?"'
     why = "" if sandboxed else "sandboxing is turned off (OPERATOR_SANDBOX=none)"
     plan = WritePlan(
@@ -197,14 +198,13 @@ def test_command_consent_dialog(snap_compare, tmp_path: Path, sandboxed: bool) -
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
 
 
-def test_secret_read_question(snap_compare, tmp_path: Path) -> None:
+def test_secret_read_question(snap_compare, demo_at_home: OperatorApp) -> None:
     """The question before a read of a file that looks like a secret (issue 26): y or n, no a."""
     from operator_app.tui.screens.consent import SecretReadScreen
 
-    app = fixed_workspace("secret-read", tmp_path / "state")
-    (Path(tempfile.gettempdir()) / "operator-snapshot-secret-read" / "ws" / ".env").write_text(
-        "API_TOKEN=s3cr3t\n"
-    )
+    app = demo_at_home
+    assert app.options.workspace is not None
+    (app.options.workspace / ".env").write_text("API_TOKEN=s3cr3t\n")
     message = block("r1", "fs.read", path="notes/plan.txt") + block("r2", "fs.read", path=".env")
 
     async def ask(pilot) -> None:  # type: ignore[no-untyped-def]

@@ -480,22 +480,29 @@ def why_another_user_cannot_run_operator(base: Path) -> str | None:
     can. A checkout (and its .venv) under a folder only its owner may enter, such as root's home
     or a `mktemp -d` folder, cannot be used by anyone else."""
     try:
-        probe = as_other_user([sys.executable, "-c", "import operator_app.cli.main"], base)
+        # The absolute path too: the child enters `base` as root, before it becomes the other user.
+        reach = f"import operator_app.cli.main, os; os.listdir({str(base)!r})"
+        probe = as_other_user([sys.executable, "-c", reach], base)
     except PermissionError as error:
         failure = f"{error.strerror}: {error.filename}"
     else:
         if probe.returncode == 0:
             return None
         failure = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
-    closed = folder_closed_to_others(Path(sys.executable)) or folder_closed_to_others(ROOT)
+    closed = (
+        folder_closed_to_others(Path(sys.executable))
+        or folder_closed_to_others(ROOT)
+        or folder_closed_to_others(base)
+    )
     where = (
         f"{closed} is closed to other users (mode 0{closed.stat().st_mode & 0o777:o})"
         if closed is not None
         else "the checkout is not readable by other users"
     )
     return (
-        f"user {OTHER_USER} cannot start this checkout's Python ({failure}); {where}: "
-        "clone the repository under a folder other users can enter to run this test"
+        f"user {OTHER_USER} cannot start this checkout's Python or reach {base} ({failure}); "
+        f"{where}: clone the repository, and set TMPDIR, to folders other users can enter to run "
+        "this test"
     )
 
 
@@ -508,7 +515,9 @@ def test_set_id_bits_are_dropped_when_the_owner_cannot_be_kept(tmp_path: Path) -
     bit. Skipped, with the reason, when the checkout is where user 4321 cannot run it."""
     import tempfile
 
-    base = Path(tempfile.mkdtemp(prefix="operator-suid-"))
+    # Not under the run's own temporary folder, which only its owner may enter: in the system's.
+    shared = os.environ.get("OPERATOR_TESTS_SYSTEM_TMPDIR") or tempfile.gettempdir()
+    base = Path(tempfile.mkdtemp(prefix="operator-suid-", dir=shared))
     try:
         base.chmod(0o777)
         why_not = why_another_user_cannot_run_operator(base)

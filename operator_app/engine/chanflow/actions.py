@@ -2,7 +2,8 @@
 Mapping): the command model made from the String command's fields (its id is the block's), and
 a change run through `MessageContext.execute`: planned, shown under the String command's name
 (with what a repeated message's dialog must say first), asked about, committed; a decline or a
-failure told in String's terms, and the change remembered as the topic's, for /undo."""
+failure told in String's terms (a change no one could be asked about, NOT_APPROVED:
+engine/messages/not_approved.py), and the change remembered as the topic's, for /undo."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from dataclasses import dataclass
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.commands.base import Command
 from ...protocol.commands.catalog import model_for
-from ...protocol.errors import OperatorError
+from ...protocol.errors import ErrorCode, OperatorError
 from ..changes.plan import WritePlan
 from .context import Call
-from .mapping import failure_of, told_in_string
+from .mapping import failure_of, not_approved_in_string, told_in_string
 
 Message = Callable[[WritePlan], str]  # a change's confirmation, from its plan
 Accept = Callable[[WritePlan], OperatorError | None]
@@ -83,6 +84,8 @@ def run_change(
         rewrites=rewrites,
     )
     if not result.ok:
+        if result.error_code == ErrorCode.ERR_NOT_APPROVED.value:
+            raise not_approved_in_string(call.request.line)
         if result.status == "rejected":
             raise declined(call.request.line)
         raise failure_of(result, writing=True)

@@ -22,7 +22,7 @@ from ..changes.plan import WritePlan
 from ..shell.sandbox import find_sandbox
 from .actions import declined
 from .context import Answer, Call
-from .mapping import told_in_string
+from .mapping import not_approved_in_string, told_in_string
 
 OUTPUT_IN_AN_ERROR = 40  # lines of a stopped script's output its error response shows
 TIMEOUT_S = DEFAULT_TIMEOUT_S  # a bash topic's script has no field for it: the default limit
@@ -90,6 +90,8 @@ def cmd_script(call: Call) -> Answer:
     if note:
         context.insert(0, note)
     if not result.ok:
+        if result.error_code == ErrorCode.ERR_NOT_APPROVED.value:
+            raise not_approved_in_string(call.request.line, runs=True)
         if result.status == "rejected":
             raise declined(f"to run {call.request.line}", "nothing ran")
         code = ErrorCode(result.error_code) if result.error_code else ErrorCode.ERR_INTERNAL

@@ -19,7 +19,7 @@ from ..changes.secret_read import read_plan, secret_pattern
 from ..textops.doc_blocks import DocBlock, find_blocks
 from ..textops.textfile import TextDoc, split_lines
 from .context import Call
-from .mapping import check_path, told_in_string
+from .mapping import check_path, not_approved_in_string, told_in_string
 
 SHOW_MAX_BYTES = 200_000  # a whole document shown by /open (fs.read's limit); parts may be larger
 # Lines of a file are read from a file up to this size (a whole document, a block: up to
@@ -149,6 +149,8 @@ def ask_first(call: Call, target: Target) -> None:
     shown = f"~/{target.rel}"
     plan = read_plan(call.command, call.request_id, target, pattern)
     if not call.context.consent(plan):
+        if call.context.nobody_to_ask:
+            raise not_approved_in_string(f"{call.command} of {shown}", reading=True)
         raise StringError(
             StringCode.SECRET_DECLINED,
             f"{call.command} of {shown} was not approved: it looks like a secret ({pattern})",

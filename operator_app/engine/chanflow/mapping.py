@@ -9,7 +9,7 @@ import re
 
 from ...protocol.chanflow.commands import leaves_workspace, workspace_relative
 from ...protocol.chanflow.errors import StringCode, StringError
-from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 from ...protocol.results import CommandResult
 from ..boundary.target import Target
 from ..boundary.workspace import Workspace
@@ -26,6 +26,7 @@ _CODES: dict[ErrorCode, StringCode] = {
     ErrorCode.ERR_SPECIAL_FILE: StringCode.INVALID_PATH,
     ErrorCode.ERR_CONFLICT: StringCode.CONFLICT,
     ErrorCode.ERR_REJECTED: StringCode.REJECTED,
+    ErrorCode.ERR_NOT_APPROVED: StringCode.NOT_APPROVED,
     ErrorCode.ERR_BINARY_FILE: StringCode.LOAD_ERROR,
     ErrorCode.ERR_NOT_UTF8: StringCode.LOAD_ERROR,
     ErrorCode.ERR_FILE_TOO_LARGE: StringCode.LOAD_ERROR,
@@ -128,6 +129,25 @@ def in_string_terms(text: str) -> str:
         if field in text:
             text = text.replace(field, option)
     return text
+
+
+def not_approved_in_string(
+    request: str, *, runs: bool = False, reading: bool = False
+) -> StringError:
+    """A change (`runs`: a script; `reading`: a read of a secret-looking file) no person was
+    asked about (engine/messages/not_approved.py), told in String's form."""
+    if runs:
+        what = f"{request} did not run: no person was asked; nothing ran and nothing changed"
+    elif reading:
+        what = f"{request} was not read: it looks like a secret, and no person was asked"
+    else:
+        what = f"{request} was not applied: no person was asked; nothing changed"
+    return StringError(
+        StringCode.NOT_APPROVED,
+        what,
+        "Operator ran this message without a terminal and without --approve; this is not a refusal",
+        f"tell the person it waits for their approval: {HOW_TO_APPROVE}",
+    )
 
 
 def check_path(ws: Workspace, path: str) -> Target:

@@ -31,6 +31,7 @@ from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
+from ..messages.not_approved import RUNS_WHEN
 from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
 from . import bash, entries, finding, reading, undoing, writing
@@ -132,8 +133,13 @@ class StringRunner:
             )
             return
         first = request_line(block.payload)
-        rid = self._identity(block).request_id
+        identity = self._identity(block)
+        rid = identity.request_id
         context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
+        held = _held_back(block, rid, context.held_back) if identity.earlier is None else None
+        if held is not None:
+            context.add(held, content_key=None)
+            return
         if _may_write(block):
             context.flush()  # what ran before a write is recorded and shown before it is asked
         answer = self._answer(block)
@@ -329,6 +335,33 @@ class StringEngine:
 
     def recovered(self, intent: WriteIntent, landing: Landing) -> CommandResult:
         return recovered_result(intent, landing)
+
+
+def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | None:
+    """A block after a write no person could approve (engine/messages/not_approved.py): not run,
+    its key free, answered NOT_APPROVED. None when blocks run, or for a block that runs nothing
+    anyway (a refused block, a command Operator does not serve), which is answered as ever."""
+    if why is None or block.fault is not None or block.attributes:
+        return None
+    try:
+        topic = parse_topic(block.topic)
+        request = read_request(topic, block.payload)
+    except StringError:
+        return None
+    line = request_line(block.payload)
+    action = f"/{request.name}"
+    if is_bash(topic):
+        action = request.name if request.writes else f"//{request.name}"
+    result = string_failed(
+        rid,
+        StringError(StringCode.NOT_APPROVED, why, RUNS_WHEN),
+        topic=topic,
+        request=line,
+        at=now(),
+        action=action,
+        line=block.start_line,
+    )
+    return replace(result, status="failed")  # "rejected" is the write that waits
 
 
 def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:

@@ -22,6 +22,7 @@ from ..textops.textfile import TextDoc, split_lines
 from .actions import declined
 from .context import Answer, Call
 from .documents import digest, read_bytes, short
+from .mapping import not_approved_in_string
 
 
 def _last_change(call: Call, journal: Journal) -> JournalEntry:
@@ -111,6 +112,8 @@ def cmd_undo(call: Call) -> Answer:
 
 def _ask(call: Call, plan: WritePlan, shown: str) -> None:
     if not call.context.consent(plan):
+        if call.context.nobody_to_ask:
+            raise not_approved_in_string(f"/undo of {shown}")
         raise declined(f"/undo of {shown}")
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 from ...protocol.results import CommandResult, failed
 from ..boundary.secrets import SecretPaths
 from .plan import WritePlan
@@ -88,6 +88,20 @@ def declined_error(action: str, rel: str, pattern: str) -> OperatorError:
     )
 
 
+def not_read(action: str, rel: str, pattern: str) -> OperatorError:
+    """The answer of a read no one could be asked about (engine/messages/not_approved.py):
+    not read, and not a refusal."""
+    return OperatorError(
+        ErrorCode.ERR_NOT_APPROVED,
+        (
+            f"{action} of {rel} was not read: the file looks like a secret (it matches {pattern}) "
+            "and no person was asked (Operator ran this message without a terminal and without "
+            "--approve); nothing was read; not a refusal: tell the person the read waits for "
+            f"their approval ({HOW_TO_APPROVE}); do not send it again under a new id"
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class SecretAsk:
     """The person's answer about one read of a secret-looking file."""
@@ -99,6 +113,12 @@ class SecretAsk:
     def declined(self, command: Command) -> CommandResult:
         error = declined_error(command.action, self.rel, self.pattern)
         # "rejected": like a declined write, it leaves the command's id free for another try.
+        return failed(command.id, error, action=command.action, path=self.rel, status="rejected")
+
+    def unanswered(self, command: Command) -> CommandResult:
+        """No person could be asked (exec without a terminal and without --approve): not read,
+        and not a refusal; the rest of the message waits with it (messages/not_approved.py)."""
+        error = not_read(command.action, self.rel, self.pattern)
         return failed(command.id, error, action=command.action, path=self.rel, status="rejected")
 
     def told(self, result: CommandResult) -> CommandResult:

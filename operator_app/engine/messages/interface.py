@@ -31,6 +31,10 @@ class MessageContext(Protocol):
     """What a runner may use of the message it runs in (engine/executor.py `MessageRun`)."""
 
     number: int  # the message's number in the session
+    # Why the block to run is not run: a write before it waits for an approval no person can give
+    # in this run (not_approved.py). A runner answers such a block in its own form with
+    # ERR_NOT_APPROVED, its id left free; a block that would not run anyway is answered as ever.
+    held_back: str | None
 
     @property
     def origin_key(self) -> str:
@@ -80,6 +84,12 @@ class MessageContext(Protocol):
     def consent(self, plan: WritePlan) -> bool:
         """Ask the person about something the runner does itself: a change (String's /undo), or
         a read of a file that looks like a secret (a plan of kind "read")."""
+        ...
+
+    @property
+    def nobody_to_ask(self) -> bool:
+        """No person can answer in this run: a refused consent is ERR_NOT_APPROVED, not the
+        person's no (engine/messages/not_approved.py)."""
         ...
 
     def notify(self, event: EngineEvent) -> None: ...

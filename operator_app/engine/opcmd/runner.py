@@ -17,6 +17,7 @@ from ...protocol.parser import parse_fields
 from ...protocol.results import CommandResult, failed, repeated
 from ..messages.events import BlockStarted, DuplicateSkipped
 from ..messages.interface import MessageContext, Unanswered
+from ..messages.not_approved import RUNS_WHEN
 from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
 from .failed_writes import FailedWrites
@@ -64,6 +65,11 @@ class OperatorCmdRunner:
         used = context.session.used_ids().get(command.id)
         if used is not None:
             self._answer_used(block, command, used)
+            return
+        if context.held_back is not None:  # (engine/messages/not_approved.py)
+            held = OperatorError(ErrorCode.ERR_NOT_APPROVED, f"{context.held_back}; {RUNS_WHEN}")
+            result = failed(command.id, held, action=command.action, path=command.path_or_none)
+            context.add(_noted(block, result.with_line(block.start_line)), content_key=None)
             return
         refused = self._failed.refusal(command) if self._failed else None
         if command.WRITES and refused is not None:

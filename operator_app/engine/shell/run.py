@@ -28,6 +28,7 @@ from ..changes.changeset.plan import plan_changeset, read_changes
 from ..changes.plan import CommandRun, WritePlan
 from ..changes.write import commit
 from ..messages.events import CommandOutput
+from ..messages.not_approved import NO_REVIEW, not_run
 from ..safety.journal import Journal
 from ..safety.journal_budget import keep_within_budget
 from .environment import command_environment
@@ -51,6 +52,9 @@ class ShellHost(Protocol):
     shell: ShellPolicy
 
     def ask(self, plan: WritePlan, message: int) -> Answer: ...
+
+    @property
+    def nobody_to_ask(self) -> bool: ...
 
     def notify(self, event: EngineEvent) -> None: ...
 
@@ -139,10 +143,14 @@ def run_command(
         else host.ask(ask, message)
     )
     if answer is False:
-        error = OperatorError(
-            ErrorCode.ERR_REJECTED,
-            f"the person declined to run this command ({run.first_line}); nothing ran; ask them "
-            "what they want before trying again",
+        error = (
+            not_run(run.first_line)
+            if host.nobody_to_ask
+            else OperatorError(
+                ErrorCode.ERR_REJECTED,
+                f"the person declined to run this command ({run.first_line}); nothing ran; ask "
+                "them what they want before trying again",
+            )
         )
         return failed(command.id, error, action=command.action, path=where.rel, status="rejected")
     network = answer.network if isinstance(answer, RunGrant) else policy.network
@@ -396,6 +404,13 @@ def _changes(
     assert plan.changes is not None
     described = plan.changes.describe()
     if host.ask(plan, message) is False:
+        if host.nobody_to_ask:  # an always-allowed command with no one to review its changes
+            return (
+                "not approved",
+                [f"# changes: not applied ({NO_REVIEW}): {described}", *left],
+                plan.diff,
+                None,
+            )
         return (
             "declined",
             [f"# changes: not applied (the person declined them): {described}", *left],

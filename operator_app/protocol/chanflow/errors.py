@@ -29,6 +29,7 @@ class StringCode(StrEnum):
     # Operator's own:
     REJECTED = "REJECTED"
     SECRET_DECLINED = "SECRET_DECLINED"
+    NOT_APPROVED = "NOT_APPROVED"
     UNCLOSED_BLOCK = "UNCLOSED_BLOCK"
     MALFORMED_TAG = "MALFORMED_TAG"
     NESTED_BLOCK = "NESTED_BLOCK"
@@ -59,7 +60,7 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     ),
     StringCode.COMMAND_UNSUPPORTED: StringCodeInfo("not a command Operator serves", "/help"),
     StringCode.INVALID_PARAMS: StringCodeInfo(
-        "an argument or content missing or malformed", "follow the usage given"
+        "an argument or content missing or malformed", "see the usage"
     ),
     StringCode.INVALID_VARIABLE: StringCodeInfo("a $variable", "use {name}"),
     StringCode.UNDEFINED_VARIABLE: StringCodeInfo("a {name} with no value", "/set it first"),
@@ -70,11 +71,14 @@ CATALOG: dict[StringCode, StringCodeInfo] = {
     StringCode.NO_COMMITS: StringCodeInfo("a file never committed", "/commit it first"),
     StringCode.VERSION_NOT_FOUND: StringCodeInfo("no such version", "/log path"),
     StringCode.LOAD_ERROR: StringCodeInfo(
-        "binary, not UTF-8, too large or unreadable", "open some lines, or ask the person"
+        "binary, not UTF-8, too large or unreadable", "open some lines"
     ),
     StringCode.REJECTED: StringCodeInfo("the person said no; nothing changed", "ask them"),
     StringCode.SECRET_DECLINED: StringCodeInfo(
         "reading a secret-looking file was declined", "do without it"
+    ),
+    StringCode.NOT_APPROVED: StringCodeInfo(
+        "no one was asked; it and the rest did not run", "tell the person"
     ),
     StringCode.UNCLOSED_BLOCK: StringCodeInfo("no close tag before the message ended", ""),
     StringCode.MALFORMED_TAG: StringCodeInfo(

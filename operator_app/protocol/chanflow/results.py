@@ -28,6 +28,7 @@ _INVALID = frozenset(
 _STATUS: dict[StringCode, Status] = {
     StringCode.REJECTED: "rejected",
     StringCode.SECRET_DECLINED: "rejected",  # nothing was read: the block's key stays free
+    StringCode.NOT_APPROVED: "rejected",  # not applied for want of consent: its key stays free
     StringCode.CONFLICT: "conflict",
 }
 

@@ -118,12 +118,13 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
     if not outlook.rest:
         if outlook.open_ended:
             return Text(
-                "The message is still arriving: a also applies the writes that arrive after this "
-                "one.",
+                'The message is still arriving: "a" also applies the writes that arrive after '
+                "this one.",
                 style="yellow",
             )
         return Text("No other write follows in this message.", style="dim")
-    text = Text(f"Then a applies {plural(len(outlook.rest), 'more write')} of this message:\n")
+    # The key is quoted: "Then a applies" reads as an article.
+    text = Text(f'"a" also applies {plural(len(outlook.rest), "more write")} of this message:\n')
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
         if write.runs:
@@ -143,7 +144,7 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
     if outlook.open_ended:
         text.append(
-            "The message is still arriving: a also applies the writes that arrive after these.\n",
+            'The message is still arriving: "a" also applies the writes that arrive after these.\n',
             style="yellow",
         )
     text.rstrip()
@@ -154,7 +155,7 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     """The question `a` asks when it would apply a delete, or a file the dialog did not show."""
     unseen = outlook.unseen(shown_path)
     text = Text.assemble(
-        "a applies this write and ",
+        '"a" applies this write and ',
         (plural(len(outlook.rest), "more write"), "bold"),
         " without showing their diffs.\n",
     )

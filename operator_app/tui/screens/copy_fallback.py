@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from ..clipboard import where_saved
+
 
 class CopyFallbackScreen(ModalScreen[bool]):
     """Answers True when the person says the terminal's copy works."""
@@ -30,7 +32,7 @@ class CopyFallbackScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         saved = (
-            f"It is also saved in {self.saved_to}"
+            f"It is also saved in {where_saved(self.saved_to)}"
             if self.saved_to
             else "It could not be saved to a file"
         )

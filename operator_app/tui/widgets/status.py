@@ -1,4 +1,6 @@
-"""The one-line status above the footer: what Operator is doing now, or what to do next."""
+"""The status line above the footer: what Operator is doing now, or what to do next. A text wider
+than the terminal wraps onto a second and a third line (app.tcss) instead of being cut mid-sentence:
+the end of a status is often the part that says what to do."""
 
 from __future__ import annotations
 
@@ -13,4 +15,4 @@ class StatusLine(Static):
 
     def say(self, text: str, style: str = "") -> None:
         self.text = text = printable(text)
-        self.update(Text(text, style=style, no_wrap=True, overflow="ellipsis"))
+        self.update(Text(text, style=style, overflow="ellipsis"))
