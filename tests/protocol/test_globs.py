@@ -113,7 +113,9 @@ def test_hostile_globs_cost_little(glob: str, name: str) -> None:
     for _ in range(10):
         own_match(spec, name, is_dir=False)
         spec.match_file(name)
-    assert time.process_time() - started < 2.0  # a backtracking match took minutes
+    # A backtracking match took minutes; these take well under a second, and a loaded machine
+    # (CPU time swells with a busy neighbour core) once measured 2.06 s: the bound says which.
+    assert time.process_time() - started < 20.0
 
 
 @pytest.mark.parametrize(
