@@ -45,7 +45,8 @@ ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
 msg = ws.parent / (ws.name + ".msg"); msg.write_text(
     "OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
 watched = ("importlib.metadata", "operator_app.engine.boundary.gitignore",
-           "operator_app.protocol.glob_match")
+           "operator_app.protocol.glob_match", "operator_app.engine.changes.plan",
+           "operator_app.engine.messages.lines")
 atexit.register(lambda: print("loaded:" + ",".join(m for m in watched if m in sys.modules)))
 sys.argv = ["operator-app", "exec", "--workspace", str(ws),
             "--state-dir", str(ws.parent / (ws.name + ".st")), str(msg)]
@@ -65,7 +66,8 @@ def _entry_loads(env: dict[str, str]) -> str:
 def test_the_command_of_a_read_skips_plugin_discovery_and_ignore_rules() -> None:
     """Through `operator-app`'s own entry: pydantic's plugin loader (which imports
     importlib.metadata only to find no plugins) is stood in for, and a read loads no .gitignore
-    machinery; a plugin setting of the person's own is kept, and pydantic's loader with it."""
+    machinery, no write plan and no line-number bookkeeping; a plugin setting of the person's own
+    is kept, and pydantic's loader with it."""
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
     assert _entry_loads(env) == ""
     assert _entry_loads(env | {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}) == "importlib.metadata"

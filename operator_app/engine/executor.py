@@ -35,7 +35,6 @@ from .messages.events import (
     Progress,
     ResultReady,
 )
-from .messages.lines import MessageLines
 from .messages.not_approved import held_back_by, holds_back, no_person, not_approved
 from .messages.outlook import ALONE, PlannedWrite, WriteOutlook, outlook_of
 from .shell.policy import Answer, ShellPolicy
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     from .boundary.workspace import Workspace
     from .changes.plan import WritePlan
     from .messages.interface import BlockRunner
+    from .messages.lines import MessageLines
 
 __all__ = [
     "AwaitingDecision",
@@ -104,7 +104,7 @@ class MessageRun:
     origin: str | None = None
     # What this message's writes did to each file's lines (docs/design.md, "the line-number
     # rule"): recorded by `execute`, asked by each dialect before a line-addressed edit.
-    lines: MessageLines = field(default_factory=MessageLines)
+    _lines: MessageLines | None = None  # made when first asked: a message of reads never needs it
     _scanner: MessageScanner | None = None
     _streamed_chars: int = 0
     _window_start: int = 0  # what a stream opened on beyond the window was not scanned
@@ -119,6 +119,16 @@ class MessageRun:
     held_back: str | None = None
     # staged in the session, not announced yet
     _unshown: list[CommandResult] = field(default_factory=list)
+
+    @property
+    def lines(self) -> MessageLines:
+        """What this message's writes did to each file's lines (docs/design.md, "the
+        line-number rule"), made when first asked: a message of reads never needs it."""
+        if self._lines is None:
+            from .messages.lines import MessageLines
+
+            self._lines = MessageLines()
+        return self._lines
 
     @property
     def origin_key(self) -> str:

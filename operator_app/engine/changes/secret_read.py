@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING
 from ...protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 from ...protocol.results import CommandResult, failed
 from ..boundary.secrets import SecretPaths
-from .plan import WritePlan
 
 if TYPE_CHECKING:
     from ...protocol.commands.base import Command
     from ..boundary.target import Target
     from ..boundary.workspace import Workspace
+    from .plan import WritePlan
 
 # The OPERATOR_CMD reads that return a file's content.
 CONTENT_READS = frozenset({"fs.read", "fs.readSlice", "fs.search", "fs.readRegion"})
 
-Consent = Callable[[WritePlan, int], bool]
+Consent = Callable[["WritePlan", int], bool]
 
 
 def secret_pattern(secrets: SecretPaths, ws: Workspace, target: Target) -> str | None:
@@ -56,6 +56,8 @@ def read_plan(action: str, command_id: str, target: Target, pattern: str) -> Wri
     ]
     # What the dialog shows in place of a diff (the front ends show a plan's `diff` as it is,
     # without wrapping it: it is wrapped here).
+    from .plan import WritePlan  # only for a file that looks like a secret
+
     return WritePlan(
         action=action,
         command_id=command_id,
