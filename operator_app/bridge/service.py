@@ -149,6 +149,9 @@ class Bridge:
         self._paired_tokens = {paired.token for paired in self.pairing.pairings}
         self._pairings_watch = self._loop.call_later(PAIRINGS_LOOKED_AT_S, self._look_at_pairings)
         self._changed = asyncio.Event()
+        # What each page's last results poll was answered (state, write waiting): a poll that
+        # finds anything else answers at once, even a change made between two polls.
+        self._told: dict[PageKey, tuple[Any, ...]] = {}
         self.stopping = False
         self.feeder = Feeder(current_host, _ThreadSafeEvents(self))
         self.feeder.start()
@@ -445,7 +448,7 @@ class Bridge:
 
     async def wait_results(self, key: PageKey, wait: float) -> dict[str, Any]:
         deadline = self._clock() + min(max(wait, 0.0), MAX_WAIT_S)
-        first: tuple[Any, ...] | None = None
+        first = self._told.get(key)  # what this page heard last
         while True:
             reply = self.results_state(key)
             news = (reply["state"], reply["waiting_for"])
@@ -453,13 +456,15 @@ class Bridge:
             left = deadline - self._clock()
             # A change is news too (a held answer the person ran, a write that now waits, the
             # next write waiting after the first was answered): the page hears it at once, not at
-            # the end of the wait (issue 26: it named the first write while the second waited).
+            # the end of the wait (issue 26: it named the first write while the second waited),
+            # and so is a change made between this page's last poll and this one.
             if (
                 reply["state"] in ("ready", "failed", "none")
                 or news != first
                 or left <= 0
                 or self.stopping
             ):
+                self._told[key] = news
                 return reply
             changed = self._changed
             try:

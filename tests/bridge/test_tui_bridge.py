@@ -755,6 +755,33 @@ async def test_the_page_hears_at_once_which_write_waits_when_the_next_one_does(
         assert (await extension.results(wait=10))["state"] == "ready"
 
 
+async def test_a_change_between_two_polls_is_news_at_once(workspace: Path, state: Path) -> None:
+    """The page polls again only after its last poll was answered: the second write may begin to
+    wait in between. The next poll answers at once, not at the end of its 20 s wait, since the
+    page last heard of the first write (CI once waited so, and the page named the wrong write)."""
+    second = block("w2", "fs.write", path="notes/other.txt", content_b64=b64("Other\n"))
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.answer(WRITE + second)
+        await wait_for(pilot, lambda: asks(app) and app.screen.ready)
+        first = await extension.results(wait=0.2)
+        assert first["waiting_for"] == "fs.write notes/plan.txt"
+        await pilot.press("y")
+        await wait_for(
+            pilot,
+            lambda: (
+                asks(app) and app.screen.ready and app.screen.plan.target.rel == "notes/other.txt"
+            ),
+        )
+        started = asyncio.get_running_loop().time()
+        news = await asyncio.wait_for(extension.results(wait=20), 5)
+        assert (news["state"], news["waiting_for"]) == ("waiting", "fs.write notes/other.txt")
+        assert asyncio.get_running_loop().time() - started < 5
+        await pilot.press("y")
+        assert (await extension.results(wait=10))["state"] == "ready"
+
+
 async def test_the_bridge_turned_off_mid_answer_lets_it_run_on_as_one_message(
     workspace: Path, state: Path
 ) -> None:
