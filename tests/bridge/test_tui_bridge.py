@@ -41,7 +41,7 @@ async def test_reads_run_while_the_answer_is_still_streaming(workspace: Path, st
         assert (await extension.results())["state"] == "streaming"
         assert "streaming from the browser (ChatGPT)" in app.status_line.text
         await extension.message(text + LIST[31:] + "\nThat's all.", generating=False)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert (result["state"], result["count"]) == ("ready", 2)
         assert rows(app) == [("r1", "ok"), ("r2", "ok")] and app.current().finished
         assert app.current().source == "bridge ChatGPT"
@@ -103,7 +103,7 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
         result = await poll
         if result["state"] == "waiting":  # news: no write waits any more (the read still runs)
             assert result["waiting_for"] is None
-            result = await extension.results(wait=10)
+            result = await extension.settled()
         assert (result["state"], result["count"], result["waiting_for"]) == ("ready", 2, None)
         assert (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
         await wait_for(pilot, lambda: app.current().finished)
@@ -127,7 +127,7 @@ async def test_a_declined_write_is_reported_back_as_rejected(workspace: Path, st
         await extension.answer(WRITE)
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("n")
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["state"] == "ready" and "ERR_REJECTED" in result["copy_text"]
 
 
@@ -138,7 +138,7 @@ async def test_a_reload_or_a_second_tab_runs_nothing_twice(workspace: Path, stat
         text = READ + LIST
         await extension.message(text[:40], generating=True)
         await extension.message(text, generating=False)
-        first = await extension.results(wait=10)
+        first = await extension.settled()
         assert first["state"] == "ready"
         results_before = app.runner.session.results_of(first["message"])
         # The page reloads mid-way and sends what it shows, then all of it; a second tab on the
@@ -161,10 +161,10 @@ async def test_after_a_restart_an_unchanged_answer_opens_nothing_and_its_results
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(text)
-        first = await extension.results(wait=10)
+        first = await extension.settled()
         assert first["count"] == 2
         await extension.answer(text, conversation="chat/2")
-        delivered = await extension.results(conversation="chat/2", wait=10)
+        delivered = await extension.settled(conversation="chat/2")
         await extension.post(
             "/v1/delivered",
             {"conversation": "chat/2", "position": 0, "message": delivered["message"]},
@@ -179,7 +179,7 @@ async def test_after_a_restart_an_unchanged_answer_opens_nothing_and_its_results
         # The open tabs send what they show, as they do after a restart: nothing new is opened.
         await extension.message(text, generating=False)
         await extension.message(text, generating=False, conversation="chat/2")
-        owed = await extension.results(wait=10)
+        owed = await extension.settled()
         assert (owed["state"], owed["message"], owed["copy_text"]) == (
             "ready",
             first["message"],
@@ -214,7 +214,7 @@ async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_fini
             seen=READ + "And the stat:\n",
             conversation="chat/2",
         )
-        result = await extension.results(conversation="chat/2", wait=10)
+        result = await extension.settled(conversation="chat/2")
         # r1 repeats the first answer's command: not run again, answered with where it ran.
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
             "id: r1",
@@ -225,7 +225,7 @@ async def test_an_answer_cut_off_by_a_crash_gets_all_its_results_once_it_is_fini
         await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
         assert (await extension.results())["state"] == "held"
         await pilot.press("y")
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
             "id: r1",
             "id: r2",
@@ -240,7 +240,7 @@ async def test_turning_the_bridge_off_and_on_opens_nothing_for_the_answers_alrea
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(READ)
-        assert (await extension.results(wait=10))["count"] == 1
+        assert (await extension.settled())["count"] == 1
         await pilot.press("b")
         await wait_for(pilot, lambda: app.bridge is None)
         await pilot.press("b")
@@ -265,7 +265,7 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(
             READ + LIST, generating=True
         )  # regenerated: same start, another end
         await extension.message(READ + LIST, generating=False)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["message"] != first
         assert rows(app) == [("r1", "duplicate"), ("r2", "ok")]
         # r1 ran in the first message, whose results never went back: they are still owed.
@@ -281,7 +281,7 @@ async def test_an_answer_rewritten_before_its_end_becomes_a_new_message(
         await extension.answer(
             READ + LIST + block("r3", "fs.stat", path="README.md"), seen=READ + LIST
         )
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert (result["count"], result["delivered"]) == (1, False)  # only what is new since then
 
 
@@ -345,13 +345,13 @@ async def test_a_message_being_written_when_the_workspace_changes_is_ended_not_m
         await extension.message(READ, generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         app.workspace_session.open_workspace(other)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["state"] == "ready" and result["count"] == 1
         await extension.message(
             READ + LIST, generating=True
         )  # grew after it ended: a new message, here
         await extension.message(READ + LIST, generating=False)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["state"] == "ready" and app.runner.workspace.root == other.resolve()
 
 
@@ -380,7 +380,7 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         await extension.message(READ + LIST[:31], generating=True)
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok"), ("r2", "pending")])
         await pilot.press("e")
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["state"] == "ready"
         await wait_for(pilot, lambda: app.current().finished)
         assert [row.result.error_code for row in app.current().ordered_rows()] == [
@@ -393,7 +393,7 @@ async def test_e_ends_a_message_the_browser_stopped_feeding_and_its_later_growth
         assert len(app.states) == 1
         await extension.answer("Let me redo that.\n" + LIST)  # a rewrite is new
         await wait_for(pilot, lambda: len(app.states) == 2)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         # r2, cut off the first time, ran whole the second: the model is told once, its latest
         # result.
         owed = result["copy_text"]
@@ -466,7 +466,7 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         await pilot.press("d")
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert (
             result["state"] == "ready"
             and (workspace / "notes" / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
@@ -521,8 +521,8 @@ async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_
         await pilot.press("y")
         early = await asyncio.wait_for(poll, 5)  # the page hears at once that it runs
         assert early["state"] in ("streaming", "waiting", "ready")
-        assert (await extension.results(wait=10))["count"] == 1
-        assert (await extension.results(conversation="chat/2", wait=10))["count"] == 1
+        assert (await extension.settled())["count"] == 1
+        assert (await extension.settled(conversation="chat/2"))["count"] == 1
         assert sorted(state.source for state in app.states.values()) == [
             "bridge Claude",
             "bridge Claude",
@@ -558,7 +558,7 @@ async def test_a_text_told_again_mid_answer_waits_and_once_run_takes_the_rest_as
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         assert app.current().finished is False  # still open: the model writes on
         await extension.answer(READ + "More:\n" + LIST, seen=READ + "More:\n")
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
             "id: r1",
             "id: r2",
@@ -576,7 +576,7 @@ async def test_a_text_told_again_of_a_message_operator_knows_is_taken_as_usual(
         await wait_for(pilot, lambda: rows(app) == [("r1", "ok")])
         reply = await extension.message(READ + LIST, generating=False, resent=True)
         assert reply.json()["state"] != "held"
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["count"] == 2 and len(app.states) == 1
         bad = await extension.message(READ, generating=False, resent="yes")  # type: ignore[arg-type]
         assert bad.status == 400 and "resent" in bad.json()["error"]["message"]
@@ -595,7 +595,7 @@ async def test_a_held_answer_the_page_rewrites_while_the_model_writes_runs_as_a_
         )  # regenerated, heard live
         await wait_for(pilot, lambda: len(app.screen_stack) == 1 and len(app.states) == 1)
         await extension.message("Let me redo that.\n" + LIST, generating=False)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert (result["state"], result["count"]) == ("ready", 1) and rows(app) == [("r2", "ok")]
 
 
@@ -606,7 +606,7 @@ async def test_a_selection_sent_to_operator_is_never_held(workspace: Path, state
         where = {"conversation": "selection/127.0.0.1:8000/docs", "position": 1}
         reply = await extension.message(READ, generating=False, **where)
         assert reply.json()["state"] != "held"
-        assert (await extension.results(wait=10, **where))["state"] == "ready"
+        assert (await extension.settled(wait=10, **where))["state"] == "ready"
         assert len(app.screen_stack) == 1
 
 
@@ -669,7 +669,7 @@ async def test_the_terminal_says_when_the_page_asks_where_to_put_the_results(
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(READ + LIST)
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         # The page asks only once it has the results; the TUI has then said they are ready.
         await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
         where = {"conversation": "chat/1", "position": 0}
@@ -722,7 +722,7 @@ async def test_the_record_of_handled_pages_lives_in_the_state_folder_operator_st
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(READ)
-        assert (await extension.results(wait=10))["state"] == "ready"
+        assert (await extension.settled())["state"] == "ready"
     [record] = (tmp_path / "operator-state" / "workspaces").glob("*/bridge-pages.json")
     assert "chat/1" in record.read_text()
     assert not (tmp_path / "config" / "bridge-pages.json").exists()  # not in the config folder
@@ -752,7 +752,7 @@ async def test_the_page_hears_at_once_which_write_waits_when_the_next_one_does(
         assert asyncio.get_running_loop().time() - started < 5  # not at the end of a 20 s wait
         await wait_for(pilot, lambda: asks(app))
         await pilot.press("y")
-        assert (await extension.results(wait=10))["state"] == "ready"
+        assert (await extension.settled())["state"] == "ready"
 
 
 async def test_a_change_between_two_polls_is_news_at_once(workspace: Path, state: Path) -> None:
@@ -779,7 +779,7 @@ async def test_a_change_between_two_polls_is_news_at_once(workspace: Path, state
         assert (news["state"], news["waiting_for"]) == ("waiting", "fs.write notes/other.txt")
         assert asyncio.get_running_loop().time() - started < 5
         await pilot.press("y")
-        assert (await extension.results(wait=10))["state"] == "ready"
+        assert (await extension.settled())["state"] == "ready"
 
 
 async def test_the_bridge_turned_off_mid_answer_lets_it_run_on_as_one_message(
@@ -807,7 +807,7 @@ async def test_the_bridge_turned_off_mid_answer_lets_it_run_on_as_one_message(
         # The page tells the rest again (its posts failed while the bridge was off).
         reply = await extension.message(whole, generating=False, resent=True)
         assert reply.json()["state"] != "held"
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert (result["state"], result["message"], result["count"]) == ("ready", number, 2)
         assert rows(app) == [("r1", "ok"), ("r2", "ok")] and len(app.states) == 1
         assert len(app.screen_stack) == 1  # nothing was asked
@@ -860,7 +860,7 @@ async def test_a_secret_read_from_the_browser_waits_for_the_terminal_like_a_writ
         await pilot.press("y")
         result = await poll
         if result["state"] != "ready":
-            result = await extension.results(wait=10)
+            result = await extension.settled()
         assert result["state"] == "ready" and content in result["copy_text"]
         assert "looks like a secret" in result["copy_text"]
 

@@ -137,7 +137,7 @@ async def test_one_result_in_the_input_box_is_said_in_the_singular(
     async with app.run_test(size=SIZE) as pilot:
         extension = await paired_extension(pilot, app)
         await extension.answer(block("r1", "fs.read", path="notes/plan.txt"))
-        result = await extension.results(wait=10)
+        result = await extension.settled()
         assert result["count"] == 1
         await extension.post(
             "/v1/delivered",

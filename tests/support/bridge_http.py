@@ -146,6 +146,19 @@ class Extension:
         assert reply.status == 200, reply.body
         return reply.json()
 
+    async def settled(
+        self, conversation: str = "chat/1", position: int = 0, wait: float = 10
+    ) -> Any:
+        """Poll as the extension does until the results are settled (ready, failed or none) or
+        `wait` seconds are over: one long poll answers at once with any news the page has not
+        heard yet (the read now runs, no write waits), not only with the last state."""
+        deadline = asyncio.get_running_loop().time() + wait
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            reply = await self.results(conversation, position, wait=max(left, 0))
+            if reply["state"] in ("ready", "failed", "none") or left <= 0:
+                return reply
+
 
 def bridged_app(workspace: Any, state: Any, **kwargs: Any) -> Any:
     """The real TUI with its bridge on, on a free port."""
