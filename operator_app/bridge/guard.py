@@ -10,7 +10,7 @@ figures: the server and connections.py apply them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_PAIR_BODY_BYTES = 16 * 1024  # a code and a browser's name
@@ -21,8 +21,7 @@ MAX_UNTRUSTED_CONNECTIONS = 32  # open connections that have not shown the paire
 EXTENSION_SCHEMES = ("chrome-extension://", "moz-extension://")
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(Struct, frozen=True):
     status: int
     code: str
     message: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from .pages import PageKey
 
@@ -22,8 +23,7 @@ FILE_NAME = "bridge-pages.json"
 KEPT_PAGES = 500  # the most recently used; a chat tab older than that is a new answer again
 
 
-@dataclass
-class PageRecord:
+class PageRecord(Struct):
     messages: list[int] = field(default_factory=list)  # Operator message numbers, oldest first
     delivered: set[int] = field(default_factory=set)  # those whose results went back to the chat
     closed: bool = False  # ended by hand (e): what the page adds to it is not run

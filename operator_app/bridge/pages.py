@@ -8,7 +8,7 @@ the session's duplicate ids keep its earlier blocks from running twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from ..protocol import longest_opener, may_hold_blocks
 
@@ -30,29 +30,25 @@ def holds_marker(text: str) -> bool:
     return may_hold_blocks(text)
 
 
-@dataclass(frozen=True)
-class Open:
+class Open(Struct, frozen=True):
     serial: int  # the bridge's own number for the Operator message (the session's comes later)
     key: PageKey
     source: str
 
 
-@dataclass(frozen=True)
-class Feed:
+class Feed(Struct, frozen=True):
     serial: int
     chunk: str
 
 
-@dataclass(frozen=True)
-class End:
+class End(Struct, frozen=True):
     serial: int
 
 
 StreamOp = Open | Feed | End
 
 
-@dataclass
-class PageMessage:
+class PageMessage(Struct):
     key: PageKey
     text: str = ""  # everything seen of it so far
     open_serial: int | None = None  # the Operator message being fed, while one is open

@@ -26,7 +26,8 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from .. import settings
 from .guard import EXTENSION_SCHEMES
@@ -47,15 +48,13 @@ def _own_uid() -> int | None:
     return getuid() if getuid is not None else None
 
 
-@dataclass(frozen=True)
-class Paired:
+class Paired(Struct, frozen=True):
     token: str
     origin: str | None  # the extension's origin when it sent one; its requests must match it
     browser: str = "a browser"
 
 
-@dataclass(frozen=True)
-class Client:
+class Client(Struct, frozen=True):
     """Who tries a code: the user owning the other end of the connection, when the system says
     (peers.py), and the Origin the request names."""
 
@@ -83,8 +82,7 @@ class Client:
         return self.extension and (self.uid is None or self.own_user)
 
 
-@dataclass
-class Offer:
+class Offer(Struct):
     code: str
     expires: float
     keep_paired: bool

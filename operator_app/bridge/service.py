@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from ..engine import AwaitingDecision, EngineEvent, ResultReady
 from ..protocol import CommandResult, render_results, scan_whole
@@ -31,8 +32,7 @@ PAGES_IN_MEMORY = (
 MAX_WAIT_S = 25.0
 
 
-@dataclass
-class BridgeMessage:
+class BridgeMessage(Struct):
     """One Operator message the bridge opened for a page message."""
 
     serial: int
@@ -53,8 +53,7 @@ class BridgeMessage:
         return self.delivered_in is not None
 
 
-@dataclass
-class HeldAnswer:
+class HeldAnswer(Struct):
     """A page message that reached Operator already finished, or told again by the page: the
     page's answer was written while Operator was not listening (the bridge was off, Operator was
     not running, the browser could not reach it). It runs only when the person says so."""
@@ -75,8 +74,7 @@ class HeldAnswer:
         return sum(1 for block in scan_whole(self.text).blocks if block.runs)
 
 
-@dataclass(frozen=True)
-class Tab:
+class Tab(Struct, frozen=True):
     site: str
     title: str
     url: str
@@ -85,8 +83,7 @@ class Tab:
     repaired: str | None = None  # a selector the person taught is what finds the answers
 
 
-@dataclass(frozen=True)
-class BridgeStatus:
+class BridgeStatus(Struct, frozen=True):
     state: str  # "waiting" (for a browser) or "connected"
     tab: Tab | None
     pairing_code: str | None

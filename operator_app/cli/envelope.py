@@ -6,8 +6,9 @@ handlers never build an envelope themselves."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from ..protocol import encodable
 
@@ -34,8 +35,7 @@ EXIT_RETRYABLE = {
 }
 
 
-@dataclass(frozen=True)
-class ErrorDetail:
+class ErrorDetail(Struct, frozen=True):
     code: str
     message: str
     phase: str = "validation"  # "validation" guarantees zero side effects

@@ -153,13 +153,13 @@ def how_to_approve(results: list[Any], args: argparse.Namespace) -> list[str]:
     """What the person is told on stderr when a write or a command waited for an approval no one
     could give (engine/messages/not_approved.py): which, what did not run after it, and the two
     ways to approve."""
-    import shlex
-
     from ..engine import holds_back
 
     waiting = [r for r in results if holds_back(r) and r.status == "rejected"]
     if not waiting:
         return []
+    import shlex
+
     first = waiting[0]  # the one: what comes after it is held back, not asked about
     held = sum(1 for r in results if holds_back(r)) - 1
     after = f", and the {plural(held, 'command')} after it did not run" if held else ""

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from ..protocol.blocks import ScanWarning
 from ..protocol.errors import ErrorCode, OperatorError
@@ -84,8 +86,7 @@ def approve_all(plan: WritePlan, outlook: WriteOutlook) -> bool:
     return True
 
 
-@dataclass
-class MessageRun:
+class MessageRun(Struct):
     """One message being processed; `results` grows as commands finish. It is the context every
     dialect's runner works through (engine/messages/interface.py `MessageContext`): it hands each
     block to its dialect, records results before announcing them, and answers what the message

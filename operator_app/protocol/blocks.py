@@ -7,8 +7,9 @@ line from any other, and whether the marker is alone on it (docs/design.md, deci
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar
+
+from msgspec import Struct, field
 
 from . import grammar
 from .errors import ErrorCode, OperatorError
@@ -16,8 +17,7 @@ from .errors import ErrorCode, OperatorError
 _ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
 
 
-@dataclass(frozen=True)
-class RawBlock:
+class RawBlock(Struct, frozen=True):
     """One OPERATOR_CMD block as found: its inner lines, or the structural error that spoils it."""
 
     dialect: ClassVar[str] = "operator"
@@ -48,8 +48,7 @@ class RawBlock:
         return "\n".join(text.strip() for _, text in self.lines)
 
 
-@dataclass(frozen=True)
-class ScanWarning:
+class ScanWarning(Struct, frozen=True):
     line: int
     message: str
 
@@ -57,8 +56,7 @@ class ScanWarning:
 ScanEvent = RawBlock | ScanWarning
 
 
-@dataclass(frozen=True)
-class PendingBlock:
+class PendingBlock(Struct, frozen=True):
     dialect: ClassVar[str] = "operator"
     awaits: ClassVar[str] = f"its {grammar.CMD_END} line"
 
@@ -70,8 +68,7 @@ class PendingBlock:
         return self.id_hint
 
 
-@dataclass
-class OpenBlock:
+class OpenBlock(Struct):
     start_line: int
     lines: list[tuple[int, str]] = field(default_factory=list)
     chars: int = 0

@@ -4,14 +4,14 @@ actions pick a style from a command's overrides, its language, or the file's ext
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from .errors import ErrorCode, OperatorError
 
 
-@dataclass(frozen=True)
-class CommentStyle:
+class CommentStyle(Struct, frozen=True):
     kind: Literal["line", "block"]
     line_prefix: str | None = None
     block_start: str | None = None

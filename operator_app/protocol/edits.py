@@ -6,8 +6,9 @@ edits to a file's text."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from .errors import ErrorCode, OperatorError
 
@@ -22,8 +23,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # op -> (requir
 }
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Struct, frozen=True):
     op: Op
     text: str
     anchor: str | None = None

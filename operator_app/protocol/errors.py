@@ -8,8 +8,9 @@ telling the model how to react to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 
 class ErrorCode(StrEnum):
@@ -111,8 +112,7 @@ HOW_TO_APPROVE = (
 )
 
 
-@dataclass(frozen=True)
-class ErrorInfo:
+class ErrorInfo(Struct, frozen=True):
     section: str
     meaning: str  # one line for the spec: when it happens and what to do
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 # A glob longer than this is refused before anything runs (ERR_PATTERN_TOO_COSTLY): no path
 # needs one, and the cost of a match grows with the glob's length.
@@ -38,8 +39,7 @@ class GlobTooLong(GlobError):
         self.length = length
 
 
-@dataclass(frozen=True)
-class _Piece:
+class _Piece(Struct, frozen=True):
     """A run of a name's pattern between two `*`: fixed width, literal text or a small `re`."""
 
     width: int
@@ -61,8 +61,7 @@ class _Piece:
         return -1 if found is None else found.start()
 
 
-@dataclass(frozen=True)
-class _Name:
+class _Name(Struct, frozen=True):
     """The pattern of one path component: pieces, with a `*` between each two."""
 
     pieces: tuple[_Piece, ...]
@@ -165,8 +164,7 @@ def _name(text: str) -> _Name:
 Shape = Literal["path", "any", "slash"]
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(Struct, frozen=True):
     """How a glob matched a path: `marked` when it matched only a folder above the path (git's
     directory match, which .gitignore ranks below a match of the path itself); `own` when it
     matched the path itself (a folder's path ending in "/")."""
@@ -175,8 +173,7 @@ class Match:
     own: bool
 
 
-@dataclass(frozen=True)
-class Glob:
+class Glob(Struct, frozen=True):
     text: str  # as written, without a leading "!"
     include: bool  # False: "!glob", which takes paths back out of a list
     shape: Shape

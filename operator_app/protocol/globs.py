@@ -9,8 +9,9 @@ why, never a filter that silently matches nothing. Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from .errors import ErrorCode, OperatorError
 from .glob_match import MAX_GLOB_CHARS, Glob, GlobError, GlobTooLong, compile_glob
@@ -44,8 +45,7 @@ def _too_costly(field: str, what: str) -> OperatorError:
     )
 
 
-@dataclass(frozen=True)
-class GlobList:
+class GlobList(Struct, frozen=True):
     """Comma-separated globs with .gitignore's precedence: the last glob that matches a path
     itself decides, else the last one that matches a folder above it; a glob starting with !
     takes what it matches back out."""

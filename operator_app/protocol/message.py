@@ -17,7 +17,8 @@ for the close tag, and each character is counted and hashed once.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from . import grammar
 from .blocks import PendingBlock, RawBlock, ScanWarning
@@ -45,8 +46,7 @@ _LOOK_BACK = 4  # characters before a sigil or "=string" where a near-miss tag m
 _STRING_HEADS = (chan.CHANNEL + ":", chan.CHANNEL + " ", chan.CHANNEL + "\t")
 
 
-@dataclass
-class _OpenChan:
+class _OpenChan(Struct):
     start_line: int
     header: str
     pieces: list[str] = field(default_factory=list)
@@ -508,8 +508,7 @@ def _suspicious(header: str) -> bool:
     return channel.lower().startswith(chan.CHANNEL[:3]) or not header.isascii()
 
 
-@dataclass(frozen=True)
-class MessageScan:
+class MessageScan(Struct, frozen=True):
     blocks: tuple[RawBlock | ChanBlock, ...]  # in message order
     warnings: tuple[ScanWarning, ...]
     window_start: int  # character offset where scanning began (0 unless the message was cut)

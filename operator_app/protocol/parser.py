@@ -5,15 +5,15 @@ values on one line, each key once)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from . import grammar
 from .blocks import RawBlock
 from .errors import ErrorCode, OperatorError
 
 
-@dataclass(frozen=True)
-class Fields:
+class Fields(Struct, frozen=True):
     values: dict[str, str]
     lines: dict[str, int]  # key -> message line, for messages that point at a line
 

@@ -7,8 +7,11 @@ dialect reads."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
+from copy import copy
 from typing import Any, Literal
+
+from msgspec import Struct, field
+from msgspec.structs import force_setattr, replace
 
 from .errors import OperatorError
 from .escapes import escape_controls
@@ -54,8 +57,7 @@ def one_line(text: str) -> str:
     return escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip())
 
 
-@dataclass(frozen=True)
-class CommandResult:
+class CommandResult(Struct, frozen=True):
     id: str
     ok: bool
     summary: str
@@ -77,7 +79,7 @@ class CommandResult:
         for name in ("summary", "details", "path", "diff"):
             value = getattr(self, name)
             if value is not None and _SURROGATE_RE.search(value):
-                object.__setattr__(self, name, encodable(value))
+                force_setattr(self, name, encodable(value))
 
     @property
     def shown_id(self) -> str:
@@ -87,8 +89,9 @@ class CommandResult:
         return escape_controls(self.id.encode("utf-8", errors="replace").decode("utf-8"))
 
     def to_json(self) -> dict[str, Any]:
-        # Not dataclasses.asdict: it deep-copies every value, a tenth of what recording a cheap
-        # command cost. The fields are strings, numbers and `extra`'s flat JSON values.
+        # Not a deep copy (msgspec.to_builtins, or dataclasses.asdict before): that was a tenth of
+        # what recording a cheap command cost. The fields are strings, numbers and `extra`'s flat
+        # JSON values.
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
         data["extra"] = dict(self.extra)
         data["frame"] = dict(self.frame)
@@ -96,7 +99,7 @@ class CommandResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CommandResult:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known = {k: v for k, v in data.items() if k in _FIELD_SET}
         # Sessions recorded before results had a frame kept a String response's parts as fields.
         legacy = {k: data[k] for k in _LEGACY_FRAME if data.get(k) is not None}
         if legacy and "frame" not in data:
@@ -106,15 +109,15 @@ class CommandResult:
     def with_line(self, line: int | None) -> CommandResult:
         if line == self.line:
             return self
-        # A copy with only `line` changed, without dataclasses.replace re-running __init__ and the
-        # surrogate checks of __post_init__ on values already checked: every result passes here.
-        copy = object.__new__(CommandResult)
-        copy.__dict__.update(self.__dict__)
-        object.__setattr__(copy, "line", line)
-        return copy
+        # A copy with only `line` changed, without replace() re-running the surrogate checks of
+        # __post_init__ on values already checked: every result passes here.
+        moved = copy(self)
+        force_setattr(moved, "line", line)
+        return moved
 
 
-_FIELD_NAMES = tuple(f.name for f in fields(CommandResult))
+_FIELD_NAMES: tuple[str, ...] = CommandResult.__struct_fields__
+_FIELD_SET = frozenset(_FIELD_NAMES)
 _LEGACY_FRAME = {"topic": "topic", "request": "request", "at": "time"}
 
 

@@ -15,8 +15,9 @@ after every chunk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeVar
+
+from msgspec import Struct
 
 from . import grammar
 from .blocks import (
@@ -424,15 +425,13 @@ class Scanner:
         )
 
 
-@dataclass(frozen=True)
-class ScanResult:
+class ScanResult(Struct, frozen=True):
     blocks: tuple[RawBlock, ...]
     warnings: tuple[ScanWarning, ...]
     window_start: int  # character offset where scanning began (0 unless the message was cut)
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(Struct, frozen=True):
     """Where the spec's window (the last WINDOW_CHARS characters) cuts a message."""
 
     start: int  # the offset of its first character

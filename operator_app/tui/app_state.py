@@ -6,9 +6,10 @@ tests/tui/test_state_owners.py holds the code to that. No Textual here."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from ..bridge.server import BridgeServer
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
     from .state import MessageState
 
 
-@dataclass(frozen=True, kw_only=True)
-class AppOptions:
+class AppOptions(Struct, frozen=True, kw_only=True):
     """What the app was started with (launch.py's options). Changed by: nothing (frozen)."""
 
     workspace: Path | None  # the workspace to open; None: the remembered one, or ask
@@ -36,8 +36,7 @@ class AppOptions:
     bridge_port: int | None  # --bridge-port (0 in tests: any free port); None: the remembered one
 
 
-@dataclass(kw_only=True)
-class OpenWorkspace:
+class OpenWorkspace(Struct, kw_only=True):
     """The workspace open and the runner of its session. Changed by: workspace_session.py."""
 
     runner: EngineRunner | None = None
@@ -89,8 +88,7 @@ class MessageBook:
         return True
 
 
-@dataclass(kw_only=True)
-class Following:
+class Following(Struct, kw_only=True):
     """The file --follow tails. Changed by: message_flow.py (and the follow worker it starts,
     which clears `end_requested` once it has ended the message)."""
 
@@ -98,8 +96,7 @@ class Following:
     end_requested: threading.Event = field(default_factory=threading.Event)  # e was pressed
 
 
-@dataclass
-class OwnCopies:
+class OwnCopies(Struct):
     """The texts Operator put on the clipboard itself: the clipboard watcher does not take them
     for the model's answers. Changed by: copies.py."""
 
@@ -109,8 +106,7 @@ class OwnCopies:
         return text.strip() in self.texts
 
 
-@dataclass
-class UndoState:
+class UndoState(Struct):
     """What the undo journal said when last read, and for which runner: what another runner's
     journal said (the workspace before) is not this workspace's. Changed by: undo.py."""
 
@@ -125,8 +121,7 @@ class UndoState:
         return self.undone if runner is not None and runner is self.runner else {}
 
 
-@dataclass
-class WaitingWrite:
+class WaitingWrite(Struct):
     """The write waiting for the person, and the question asked before quitting on it. Changed
     by: waiting_write.py."""
 
@@ -139,8 +134,7 @@ class WaitingWrite:
         return write.plan.command_id if write is not None and write.number == number else None
 
 
-@dataclass
-class RunningCommand:
+class RunningCommand(Struct):
     """The command the model's message runs now, as its last output event told (with the way to
     stop it), and the question asked before quitting on it. Changed by: running_command.py."""
 
@@ -149,8 +143,7 @@ class RunningCommand:
     quit_question: ConfirmScreen | None = None
 
 
-@dataclass
-class BridgeState:
+class BridgeState(Struct):
     """The browser bridge while it runs, and the question about the answers it holds. Changed by:
     bridge_control.py."""
 

@@ -12,9 +12,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from .. import settings
 from ..engine import private_folder, write_private
@@ -68,8 +69,7 @@ def copy_to_system(text: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class CopyOutcome:
+class CopyOutcome(Struct, frozen=True):
     tool: str | None  # the system clipboard tool that took the text, if any
     saved_to: Path | None  # where the text was saved, if that worked
     chars: int

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import codecs
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from msgspec import Struct
 
 from ..protocol import WINDOW_CHARS
 
@@ -30,8 +31,7 @@ def _open(path: Path) -> BinaryIO | None:
         return None
 
 
-@dataclass
-class Poll:
+class Poll(Struct):
     text: str
     restarted: bool  # the file was truncated or replaced: the previous message is over
 

@@ -8,9 +8,9 @@ controller that owns what the key changes (the app routes it there; see app.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from textual.binding import Binding
 
 if TYPE_CHECKING:
@@ -32,8 +32,7 @@ NOT_NOW: None = None  # in the footer dimmed: it applies, just not now; pressed,
 HIDDEN = False  # not in the footer, nor in the palette; pressed, it says why
 
 
-@dataclass(frozen=True, kw_only=True)
-class Now:
+class Now(Struct, frozen=True, kw_only=True):
     """What a key's availability and its reason read: the app's state objects (read only: keys.py
     changes nothing) and whether the main screen is in front (no dialog over it)."""
 
@@ -65,8 +64,7 @@ def no_reason(now: Now) -> str:
     return "Not available now."
 
 
-@dataclass(frozen=True, kw_only=True)
-class Key:
+class Key(Struct, frozen=True, kw_only=True):
     key: str  # Textual key name
     display: str  # as the help screen and the footer show it
     action: str  # `action_<action>` on the controller that owns it

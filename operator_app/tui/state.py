@@ -4,7 +4,7 @@ folder after a restart (`load_history`). No Textual here: the widgets render thi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from ..engine import (
     AwaitingDecision,
@@ -26,8 +26,7 @@ NOT_RUN = "not run"
 UNDONE = "undone"  # an applied write whose change was undone since (the journal says so)
 
 
-@dataclass(kw_only=True)
-class Row:
+class Row(Struct, kw_only=True):
     """One command of a message as the table shows it; built by keyword only (most of its fields
     are optional strings, which a call by position could swap unnoticed)."""
 
@@ -44,8 +43,7 @@ class Row:
     live: str | None = None  # a command running: its last lines of output so far
 
 
-@dataclass
-class MessageState:
+class MessageState(Struct):
     number: int
     text: str = ""
     source: str = ""

@@ -393,7 +393,7 @@ cmd = ACTIONS["fs.write"].model_validate({"version": "1", "id": "big", "action":
                                           "path": "big.txt", "content": "x"})
 plan = plan_write(cmd, ws)
 new = Path(sys.argv[3]).read_bytes()
-from dataclasses import replace
+from msgspec.structs import replace
 plan = replace(plan, new_bytes=new)
 print("ready", flush=True)
 commit(plan, ws, Path(sys.argv[4]))

@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class Target:
+
+class Target(Struct, frozen=True):
     rel: str  # normalised path as the model wrote it: "." for the root, no "./", no trailing "/"
     abs: Path  # realpath of the existing part + the missing rest
     parts: tuple[str, ...]  # components of rel (empty for the root)
 
 
-@dataclass(frozen=True)
-class DirEntry:
+class DirEntry(Struct, frozen=True):
     name: str
     kind: Literal["dir", "file", "symlink", "other"]
     size: int  # bytes for a file, 0 otherwise

@@ -18,9 +18,10 @@ import os
 import re
 import unicodedata
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name
@@ -40,7 +41,9 @@ from .refusals import changed, fail, not_a_file, outside, refuse_kind
 from .refusals import close_names as names_close_to
 from .refusals import not_found as not_found_error
 from .target import DirEntry, Target
-from .tree_walk import Exclude, FileRun, Skipped, WalkEvent, scan_kinds, walk_events
+
+if TYPE_CHECKING:
+    from .tree_walk import Exclude, FileRun, WalkEvent
 
 __all__ = [
     "MAX_PATH_CHARS",
@@ -69,8 +72,7 @@ _ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {
 }
 
 
-@dataclass(frozen=True)
-class WalkItem:
+class WalkItem(Struct, frozen=True):
     """One entry of `Workspace.walk_files`: a file with its size, or an entry skipped and why."""
 
     rel: str
@@ -352,7 +354,9 @@ class Workspace:
         Errors about `t` itself are raised at the first next(); close the iterator if you stop
         early.
         """
-        from .gitignore import GitRules  # only a walk reads .gitignore files: not a plain read
+        # Only a walk reads .gitignore files and walks a tree: a plain read loads neither.
+        from .gitignore import GitRules
+        from .tree_walk import FileRun, Skipped, scan_kinds, walk_events
 
         parts = self._resolved_parts(t)
         rules = GitRules()
@@ -410,6 +414,8 @@ class Workspace:
     def walk_files(self, t: Target, *, ignore_git: bool = True) -> Generator[WalkItem, None, None]:
         """The files of `walk` one by one with their sizes, and the entries it skipped (folders
         and notices are not items). Close the iterator if you stop early."""
+        from .tree_walk import FileRun, Skipped
+
         for event in self.walk(t, ignore_git=ignore_git):
             if isinstance(event, Skipped):
                 yield WalkItem(event.rel, "skipped", 0, event.reason)

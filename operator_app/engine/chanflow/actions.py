@@ -8,7 +8,8 @@ engine/messages/not_approved.py), and the change remembered as the topic's, for 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.commands.base import Command
@@ -43,8 +44,7 @@ def command_for(call: Call, action: str, fields: Mapping[str, object]) -> Comman
         raise told_in_string(error) from None
 
 
-@dataclass(frozen=True)
-class Changed:
+class Changed(Struct, frozen=True):
     plan: WritePlan  # the plan that was approved and committed
     # What the answer says after its confirmation: that the oldest undo history was let go of to
     # keep the journal within its budget (engine/safety/journal_budget.py), when this change did.

@@ -6,7 +6,8 @@ handler's success; a failure is a StringError raised."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from ...protocol.chanflow.commands import Request
 from ..boundary.workspace import Workspace
@@ -14,8 +15,7 @@ from ..messages.interface import MessageContext
 from .topics import TopicState, TopicStore
 
 
-@dataclass
-class Call:
+class Call(Struct):
     context: MessageContext
     store: TopicStore
     topic: TopicState
@@ -43,8 +43,7 @@ class Call:
         return f"/{self.request.name}"
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Struct, frozen=True):
     message: str  # the system message ("Opened notes.md", "✓ Written: ...")
     content: str | None = None  # what follows "---"; None for a confirmation alone
     path: str | None = None  # the workspace-relative path it concerns, for the table

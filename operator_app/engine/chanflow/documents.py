@@ -6,7 +6,8 @@ lines, each with the error String gives when it is not there (spec/string.txt li
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ...protocol.chanflow.commands import Location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
@@ -27,8 +28,7 @@ SHOW_MAX_BYTES = 200_000  # a whole document shown by /open (fs.read's limit); p
 LINES_READ_MAX_BYTES = 32_000_000
 
 
-@dataclass(frozen=True)
-class Doc:
+class Doc(Struct, frozen=True):
     target: Target
     shown: str  # the location as the model wrote it
     data: bytes

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from msgspec import Struct
 
 from ...protocol.chanflow.grammar import ID_ALPHABET, ID_CHARS
 from ...protocol.results import CommandResult
@@ -28,8 +29,7 @@ CONTENT_KEY_PREFIX = "chanflow:"  # a String block's content key in the session'
 Earlier = TypeVar("Earlier")  # what the session holds of a block that ran (its result)
 
 
-@dataclass(frozen=True)
-class Identity(Generic[Earlier]):
+class Identity(Struct, Generic[Earlier], frozen=True):
     request_id: str
     earlier: tuple[str, int, Earlier] | None  # this very block ran before: a repeat
     lookalike: tuple[str, int, Earlier] | None  # the latest block of another message it repeats

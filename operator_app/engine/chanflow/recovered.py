@@ -4,8 +4,9 @@ is undone), else an error that says nothing changed, or that it is not known."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.results import string_failed, string_ok

@@ -8,9 +8,11 @@ own responses pasted back is not run; each is a warning of the message."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from ...protocol.chanflow.bash import is_bash, read_request
 from ...protocol.chanflow.blocks import ChanBlock
@@ -82,8 +84,7 @@ _BASH_HANDLERS: dict[str, Handler] = {
 _EDIT_MODE = ("edit", "replace")  # commands whose answers carry mode=edit (seed 003)
 
 
-@dataclass(frozen=True)
-class ChanAnswer:
+class ChanAnswer(Struct, frozen=True):
     result: CommandResult
     content_key: str | None  # None: nothing ran or changed, the block may be sent again
     durable: bool  # a change to the workspace was attempted: record it with an fsync

@@ -15,9 +15,10 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field, to_builtins
 
 from ..ondisk.private import private_folder
 
@@ -25,8 +26,7 @@ HISTORY_KEPT = 50
 CHANGES_KEPT = 200
 
 
-@dataclass
-class Place:
+class Place(Struct):
     """A location the topic opened: the file (workspace-relative), the block or lines in it, and
     how the model wrote it (for the system messages)."""
 
@@ -36,16 +36,14 @@ class Place:
     lines: tuple[int, int] | None = None
 
 
-@dataclass
-class Version:
+class Version(Struct):
     number: int
     time: float
     sha: str
     size: int
 
 
-@dataclass
-class TopicState:
+class TopicState(Struct):
     name: str  # "file:notes"
     current: Place | None = None
     history: list[Place] = field(default_factory=list)
@@ -68,7 +66,8 @@ class TopicState:
         self.current = place
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data: dict[str, Any] = to_builtins(self)  # nested places and versions too
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TopicState:

@@ -14,9 +14,10 @@ it; a new kind of change is one entry.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from ..boundary.workspace import Workspace
 from ..safety.journal import Journal, JournalEntry
@@ -48,8 +49,7 @@ def _never(ws: Workspace, entry: JournalEntry) -> bool:
     return False
 
 
-@dataclass(frozen=True, kw_only=True)
-class ChangeKind:
+class ChangeKind(Struct, frozen=True, kw_only=True):
     name: str
     actions: tuple[str, ...]  # the commands planned as this kind
     kinds: tuple[str, ...]  # the plan's and the journal entry's `kind` values it covers

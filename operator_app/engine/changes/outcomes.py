@@ -4,15 +4,14 @@ that could not be put back; and the one wording of a conflict found at commit ti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from ...protocol.errors import ErrorCode, OperatorError
 from ..boundary.target import Target
 from ..safety.journal import JournalEntry
 
 
-@dataclass(frozen=True)
-class CommitOutcome:
+class CommitOutcome(Struct, frozen=True):
     summary: str
     seq: int | None
 
@@ -21,22 +20,19 @@ class UndoRefused(Exception):
     """An undo that was not done, with the reason; nothing was touched."""
 
 
-@dataclass(frozen=True)
-class UndoOutcome:
+class UndoOutcome(Struct, frozen=True):
     entry: JournalEntry
     summary: str
 
 
-@dataclass(frozen=True)
-class NotPutBack:
+class NotPutBack(Struct, frozen=True):
     """A delete cut short before its entry left the workspace, whose place is taken now: the
     entry stays under Operator's hidden name, at `where`."""
 
     where: str
 
 
-@dataclass(frozen=True)
-class Landing:
+class Landing(Struct, frozen=True):
     """Whether an approved write the app died in the middle of took effect: True or False, a
     NotPutBack, or None when what is on disk tells neither; and what it did, as its journal entry
     says (else as its intent said). The write's dialect phrases the result from it."""

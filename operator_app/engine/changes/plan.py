@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as stat_module
-from dataclasses import dataclass, field
 from typing import Literal
+
+from msgspec import Struct, field
 
 from ...protocol.errors import OperatorError
 from ...protocol.results import count
@@ -27,8 +28,7 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True, kw_only=True)
-class CommandRun:
+class CommandRun(Struct, frozen=True, kw_only=True):
     """What the person is asked before a command runs (a plan of kind "run"): the exact script,
     the folder it starts in, its time limit, and whether it runs sandboxed (and if not, why not)
     and may use the network."""
@@ -48,8 +48,7 @@ class CommandRun:
         return head + (" ..." if len(lines) > 1 else "")
 
 
-@dataclass(frozen=True, kw_only=True)
-class WritePlan:
+class WritePlan(Struct, frozen=True, kw_only=True):
     """Built by keyword only: ten of its fields are strings, numbers or None, which a call by
     position could swap without a type error."""
 

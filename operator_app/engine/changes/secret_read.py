@@ -15,8 +15,10 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from ...protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 from ...protocol.results import CommandResult, failed
@@ -104,8 +106,7 @@ def not_read(action: str, rel: str, pattern: str) -> OperatorError:
     )
 
 
-@dataclass(frozen=True)
-class SecretAsk:
+class SecretAsk(Struct, frozen=True):
     """The person's answer about one read of a secret-looking file."""
 
     rel: str

@@ -5,8 +5,9 @@ after it is recorded), a repeat answered, a long read's progress, a block for an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from ...protocol.results import CommandResult
@@ -14,55 +15,47 @@ if TYPE_CHECKING:
     from .outlook import WriteOutlook
 
 
-@dataclass(frozen=True)
-class MessageOpened:
+class MessageOpened(Struct, frozen=True):
     number: int
     source: str
 
 
-@dataclass(frozen=True)
-class BlockStarted:
+class BlockStarted(Struct, frozen=True):
     line: int
     command_id: str | None
     action: str | None
     path: str | None
 
 
-@dataclass(frozen=True)
-class AwaitingDecision:
+class AwaitingDecision(Struct, frozen=True):
     plan: WritePlan
     outlook: WriteOutlook  # which write of its message it is, and what else the message writes
 
 
-@dataclass(frozen=True)
-class ResultReady:
+class ResultReady(Struct, frozen=True):
     result: CommandResult
 
 
-@dataclass(frozen=True)
-class DuplicateSkipped:
+class DuplicateSkipped(Struct, frozen=True):
     command_id: str
     earlier: CommandResult
     earlier_message: int
     line: int | None = None
 
 
-@dataclass(frozen=True)
-class ForeignBlock:
+class ForeignBlock(Struct, frozen=True):
     """A block the engine does not answer (a ChanFlow block of another channel): no result."""
 
     line: int
     channel: str
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(Struct, frozen=True):
     command_id: str
     text: str
 
 
-@dataclass(frozen=True)
-class CommandOutput:
+class CommandOutput(Struct, frozen=True):
     """A command running (engine/shell): its last lines of output so far, how long it has run, and
     how to stop it; sent a few times a second, and once more with `done` when it has ended."""
 

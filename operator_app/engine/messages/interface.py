@@ -8,8 +8,9 @@ block's type: it asks the block's dialect."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from ...protocol.commands.base import Command
@@ -146,8 +147,7 @@ class BlockRunner(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Unanswered:
+class Unanswered(Struct, frozen=True):
     """A block of a recorded message that has no result of its own (after a restart)."""
 
     line: int

@@ -19,8 +19,9 @@ may have changed any file unseen, every file's is."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from ..textops.line_moves import Step, carry, changes_of_diff
 
@@ -33,8 +34,7 @@ SHOWN_LINES = 40  # of the lines a refusal shows as they are now; more are cut i
 _TRANSFERS = ("fs.move", "fs.rename", "fs.copy")
 
 
-@dataclass(frozen=True)
-class LinesMoved:
+class LinesMoved(Struct, frozen=True):
     """A range of lines whose numbers an earlier write of the message moved or changed."""
 
     rel: str
@@ -48,8 +48,7 @@ class LinesMoved:
     by_command: bool = False
 
 
-@dataclass
-class MessageLines:
+class MessageLines(Struct):
     _steps: dict[str, list[tuple[str, Step]]] = field(default_factory=dict)  # rel -> (id, step)
     _by_command: dict[str, str] = field(default_factory=dict)  # rel -> the command that changed it
     # A command that ran without a sandbox (its id), and the files written whole since.

@@ -7,8 +7,9 @@ less those that will not run as repeats of commands already run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
+
+from msgspec import Struct
 
 DELETE_ACTIONS = ("fs.delete",)  # moves a whole file or folder to the trash (a region delete edits)
 
@@ -18,8 +19,7 @@ class _Used(Protocol):
     def message(self) -> int: ...
 
 
-@dataclass(frozen=True)
-class PlannedWrite:
+class PlannedWrite(Struct, frozen=True):
     line: int
     command_id: str
     action: str
@@ -41,15 +41,25 @@ class PlannedWrite:
         return self.path if self.path_to is None else f"{self.path} -> {self.path_to}"
 
 
-@dataclass(frozen=True)
-class WriteOutlook:
+class WriteOutlook(Struct, frozen=True):
     position: int  # this write is write `position` of `total` in its message
     total: int
     rest: tuple[PlannedWrite, ...]  # what `a` applies after this one, in message order
     open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
     # While it arrives: the outlook as it is now (more writes came, or it ended), for a dialog
     # that stays open (issue 26: "still arriving" 20 s after the answer had ended).
-    now: Callable[[], WriteOutlook] | None = field(default=None, compare=False, repr=False)
+    now: Callable[[], WriteOutlook] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        # What the outlook says, not how it is asked again: `now` is a different callable for
+        # every dialog of the same write.
+        return isinstance(other, WriteOutlook) and self._said() == other._said()
+
+    def __hash__(self) -> int:
+        return hash(self._said())
+
+    def _said(self) -> tuple[int, int, tuple[PlannedWrite, ...], bool]:
+        return (self.position, self.total, self.rest, self.open_ended)
 
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
         """Writes among the rest that deserve a second look before `a`: a command to run, a

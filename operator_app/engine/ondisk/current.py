@@ -8,8 +8,9 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from ...protocol.errors import ErrorCode, OperatorError
 from ..boundary.fsops import StepError, open_dir_chain, open_subdir, read_exactly
@@ -17,8 +18,7 @@ from ..boundary.target import Target
 from ..boundary.workspace import Workspace
 
 
-@dataclass(frozen=True)
-class Current:
+class Current(Struct, frozen=True):
     """A target file as it is right now."""
 
     data: bytes

@@ -9,16 +9,16 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 # json.dumps builds a new encoder for every call that sets an option.
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
 
-@dataclass(frozen=True)
-class Appended:
+class Appended(Struct, frozen=True):
     """Where an append put its records: they end at `end`; `start` is the file's size before
     (so the records follow a line the file already ended, or a torn one this append closed)."""
 

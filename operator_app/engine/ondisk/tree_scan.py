@@ -16,8 +16,9 @@ import errno
 import os
 import stat as stat_module
 from collections.abc import Generator
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from ..boundary.fsops import DIR_FLAGS
 from .atomic import write_all
@@ -91,8 +92,7 @@ class Descent:
 Step = Literal["entry", "enter", "leave"]
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(Struct, frozen=True):
     """One step of a walk: an entry that is not a folder ("entry"), a folder before what it
     holds ("enter") or after it ("leave"). `dir_fd` is the folder holding `name`, valid until the
     next step; `parts` the entry's names below the top entry (() for the top entry itself)."""

@@ -7,8 +7,9 @@ from the model's view. Reads are never held back: they show the file as it is.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.results import CommandResult
@@ -19,8 +20,7 @@ if TYPE_CHECKING:
     from ..boundary.workspace import Workspace
 
 
-@dataclass(frozen=True)
-class _Failure:
+class _Failure(Struct, frozen=True):
     command_id: str
     action: str
     path: str  # as the model wrote it
@@ -28,8 +28,7 @@ class _Failure:
     why: str  # "failed (ERR_...)", or "was declined by the person"
 
 
-@dataclass
-class FailedWrites:
+class FailedWrites(Struct):
     workspace: Workspace
     _by_entry: dict[str, _Failure] = field(default_factory=dict)
 

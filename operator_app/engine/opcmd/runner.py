@@ -6,8 +6,9 @@ entries held back (decision 16), everything else run by the engine's `execute`."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from ...protocol.blocks import RawBlock, layout_note
 from ...protocol.commands.validation import validate_fields
@@ -20,9 +21,6 @@ from ..messages.interface import MessageContext, Unanswered
 from ..messages.not_approved import RUNS_WHEN
 from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
-from .failed_writes import FailedWrites
-from .line_edits import lines_moved
-from .recovered import recovered_result
 
 if TYPE_CHECKING:
     from ...protocol.commands.base import Command
@@ -31,6 +29,7 @@ if TYPE_CHECKING:
     from ..changes.plan import WritePlan
     from ..state.session import WriteIntent
     from ..state.used_ids import UsedId
+    from .failed_writes import FailedWrites
 
 Validated = tuple["Command", tuple[str, ...]] | OperatorError
 
@@ -77,7 +76,11 @@ class OperatorCmdRunner:
             result = failed(command.id, refused, action=command.action, path=command.path_or_none)
             self._add(block, command, _noted(block, result.with_line(block.start_line)), None)
             return
-        moved = lines_moved(context, command) if command.WRITES else None
+        moved = None
+        if command.WRITES:  # a message of reads never loads what only writes need (start-up)
+            from .line_edits import lines_moved
+
+            moved = lines_moved(context, command)
         if moved is not None:
             # Its line numbers no longer name the lines the model read (the line-number rule).
             result = failed(command.id, moved, action=command.action, path=command.path_or_none)
@@ -264,6 +267,8 @@ class OperatorCmdRunner:
 
     def _failures(self) -> FailedWrites:
         if self._failed is None:
+            from .failed_writes import FailedWrites
+
             self._failed = FailedWrites(self.context.workspace)
         return self._failed
 
@@ -306,6 +311,8 @@ class OperatorCmdEngine:
         return None
 
     def recovered(self, intent: WriteIntent, landing: Landing) -> CommandResult:
+        from .recovered import recovered_result
+
         return recovered_result(intent, landing)
 
 

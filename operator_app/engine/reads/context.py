@@ -4,7 +4,8 @@ the paths that look like secrets) and the line matching fs.search and fs.searchT
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ..boundary.secrets import OPERATORS_OWN, SecretPaths
 from ..boundary.workspace import Workspace
@@ -14,8 +15,7 @@ MATCH_DISPLAY_LIMIT = 500  # characters of a matching line shown
 Progress = Callable[[str], None]
 
 
-@dataclass
-class ReadContext:
+class ReadContext(Struct):
     workspace: Workspace
     progress: Progress | None = None
     secrets: SecretPaths = OPERATORS_OWN  # files a tree search leaves out (they look like secrets)

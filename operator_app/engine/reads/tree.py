@@ -11,7 +11,8 @@ import os
 import stat as stat_module
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from ...protocol.commands import navigation
 from ...protocol.commands.navigation import FsTree
@@ -27,8 +28,7 @@ MAX_WALKED = 50_000  # entries a tree walk keeps, whatever the depth
 SHOWN_IGNORED = 5  # ignored entries named in the header
 
 
-@dataclass
-class _Node:
+class _Node(Struct):
     rel: str
     kind: str  # "dir", "file", "symlink", "special", "unreadable"
     depth: int

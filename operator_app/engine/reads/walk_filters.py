@@ -4,8 +4,9 @@ excluded folder; include is asked of each file. Also the words the walks' result
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from ...protocol.globs import glob_list
 
@@ -14,8 +15,7 @@ if TYPE_CHECKING:
     from ..boundary.tree_walk import Exclude
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(Struct, frozen=True):
     root: str  # the folder searched, as shown: paths below it start with root + "/"
     include: GlobList | None
     exclude_spec: GlobList | None

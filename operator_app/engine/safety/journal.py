@@ -44,9 +44,10 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from ..boundary.fsops import read_exactly
 from ..ondisk.atomic import write_all
@@ -65,8 +66,7 @@ class PreImageTaken(OSError):
     """pre/<seq>.bin exists already: never overwritten (it may be another change's pre-image)."""
 
 
-@dataclass
-class JournalEntry:
+class JournalEntry(Struct):
     seq: int
     time: float
     command_id: str

@@ -16,8 +16,9 @@ a millisecond apart. A change-set's folder is summed once: it never changes afte
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from .journal import Journal
 
@@ -25,14 +26,12 @@ MESSAGE_MAX_BYTES = 128 * 1024 * 1024
 SESSION_MAX_BYTES = 512 * 1024 * 1024
 
 
-@dataclass
-class _Usage:
+class _Usage(Struct):
     folder_mtime_ns: int
     sizes: dict[int, int]  # seq -> bytes of pre/<seq>.bin, or of the files in sets/<seq>/
 
 
-@dataclass
-class _Message:
+class _Message(Struct):
     number: int
     seqs: set[int] = field(default_factory=set)
 

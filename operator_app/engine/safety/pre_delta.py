@@ -9,8 +9,9 @@ is in the journal), which is also the only state in which undo ever acts."""
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 # A delta this small travels inside the journal's "begin" record (whose fsync covers it); a
 # larger change keeps the whole pre-image as before (a hard link, so no bytes are copied).
@@ -19,8 +20,7 @@ INLINE_DELTA_MAX = 16 * 1024
 DELTA_MIN_FILE = 32 * 1024
 
 
-@dataclass(frozen=True)
-class Delta:
+class Delta(Struct, frozen=True):
     prefix: int  # bytes at the start the change left alone
     suffix: int  # bytes at the end the change left alone
     middle: bytes  # the run between them, before the change

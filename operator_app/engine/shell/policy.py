@@ -7,16 +7,16 @@ command that says more than yes (the person let it use the network)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Literal
+
+from msgspec import Struct, field
 
 
 def _never(script: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class ShellPolicy:
+class ShellPolicy(Struct, frozen=True):
     # Whether this exact script is always allowed in this workspace (asked afresh each time, so a
     # rule revoked in the settings holds at once). Sandboxed commands only.
     always_allowed: Callable[[str], bool] = _never
@@ -27,8 +27,7 @@ class ShellPolicy:
     unsandboxed: Literal["refuse", "ask"] = "refuse"
 
 
-@dataclass(frozen=True)
-class RunGrant:
+class RunGrant(Struct, frozen=True):
     """A yes to a command, with what the person chose in its dialog."""
 
     network: bool = False

@@ -14,7 +14,8 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from .output import OutputLog
 
@@ -22,8 +23,7 @@ GRACE_S = 2.0  # between SIGTERM and SIGKILL
 _TICK_S = 0.25  # how often the person watching is told
 
 
-@dataclass(frozen=True)
-class Finished:
+class Finished(Struct, frozen=True):
     exit: int | None  # the exit status; None when it ended by a signal
     signal: int | None
     seconds: float

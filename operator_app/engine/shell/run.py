@@ -15,9 +15,11 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.results import CommandResult, count, failed
@@ -69,8 +71,7 @@ _WRAPPER = (
 )
 
 
-@dataclass(frozen=True)
-class _Ran:
+class _Ran(Struct, frozen=True):
     finished: Finished
     log: OutputLog
     network: bool

@@ -21,16 +21,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from msgspec import Struct
 
 FORCE_VARIABLE = "OPERATOR_SANDBOX"
 _MIN_VERSION = (0, 9)
 
 
-@dataclass(frozen=True)
-class Sandbox:
+class Sandbox(Struct, frozen=True):
     """A usable sandbox (`bwrap` is its program), or none (`why` says why not)."""
 
     bwrap: str | None

@@ -31,9 +31,11 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from ...protocol.results import CommandResult
 from ..ondisk.jsonl import append_jsonl, fsync_file, read_jsonl
@@ -110,15 +112,13 @@ def default_state_dir(workspace_root: Path) -> Path:
     return state_home() / "workspaces" / f"{name}-{digest}"
 
 
-@dataclass(frozen=True)
-class StoredResult:
+class StoredResult(Struct, frozen=True):
     message: int
     result: CommandResult
     content_key: str | None  # set when the result belongs to a command that ran (or was refused)
 
 
-@dataclass(frozen=True, kw_only=True)
-class MessageRecord:
+class MessageRecord(Struct, frozen=True, kw_only=True):
     number: int
     started: float
     source: str

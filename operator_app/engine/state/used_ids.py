@@ -9,16 +9,16 @@ a crash and the next append closes it); a file replaced or cut short is read aga
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from msgspec import Struct, field
 
 from ...protocol.results import CommandResult
 from ..ondisk.jsonl import Appended, parse_line
 
 
-@dataclass(frozen=True, kw_only=True)
-class WriteIntent:
+class WriteIntent(Struct, frozen=True, kw_only=True):
     """A write the person approved, recorded (durably) just before its commit: if no result
     follows it, the app died in between, and recovery works out from the journal whether the
     change landed."""

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from ...protocol.comments import CommentStyle
 from .regions import scan_regions
@@ -23,8 +24,7 @@ _FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _KIND_ORDER: dict[Kind, int] = {"comment": 0, "region": 1, "heading": 2}
 
 
-@dataclass(frozen=True)
-class DocBlock:
+class DocBlock(Struct, frozen=True):
     id: str
     kind: Kind
     first: int  # first line of the block's content, 1-based

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ...protocol.edits import Edit
 from ...protocol.errors import ErrorCode, OperatorError
@@ -20,8 +21,7 @@ from .hints import closest_hint
 from .line_moves import Change, Step, carry, change_of_span
 
 
-@dataclass(frozen=True)
-class EditsOutcome:
+class EditsOutcome(Struct, frozen=True):
     text: str
     applied: int
     replacements: int

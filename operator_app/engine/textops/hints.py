@@ -16,7 +16,8 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 MAX_TARGET = 120  # characters of the needle compared (what the hint shows of a line, too)
 MAX_PIECES = 20  # distinct substrings searched for
@@ -28,8 +29,7 @@ MIN_RATIO = 0.6
 _WORD_RE = re.compile(r"\w{3,}")
 
 
-@dataclass
-class Work:
+class Work(Struct):
     """Characters handed to the comparisons (for tests; not a timing)."""
 
     compared: int = 0

@@ -11,7 +11,8 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ...protocol.errors import ErrorCode, OperatorError
 from .textfile import lines_and_final_newline
@@ -22,8 +23,7 @@ _CONTEXT_RADIUS = 3
 _RETRY = "read the lines again with fs.readSlice and resend the patch"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Hunk:
+class Hunk(Struct, frozen=True, kw_only=True):
     number: int  # 1-based, for messages
     # as the header states: the first old line, or the line after which to insert when old is empty
     old_start: int

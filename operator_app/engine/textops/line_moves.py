@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 MOVES_SHOWN = 3  # places a "lines after N moved" clause names; more are counted
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     """Old lines [start, end) became new lines [new_start, new_end) (0-based, half-open, each in
     the numbering of the text just before the change)."""
 
@@ -88,8 +88,7 @@ def change_of_span(
     return Change(start, start + removed + 1, start, start + added + 1)
 
 
-@dataclass(frozen=True)
-class Carried:
+class Carried(Struct, frozen=True):
     first: int  # 1-based, inclusive, in the numbering after every step
     last: int
     touched_by: tuple[int, ...]  # the steps that moved the range or changed lines inside it

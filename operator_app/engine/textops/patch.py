@@ -26,8 +26,10 @@ All hunks apply or none: the function raises before returning anything.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from ...protocol.errors import ErrorCode, OperatorError
 from .hunks import (
@@ -64,8 +66,7 @@ _REFUSED_INFO = {
 }
 
 
-@dataclass(frozen=True)
-class PatchOutcome:
+class PatchOutcome(Struct, frozen=True):
     text: str  # the new file text, "\n" line breaks
     hunks: int
     added: int  # lines added

@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ...protocol.comments import CommentStyle
 from ...protocol.errors import ErrorCode, OperatorError
@@ -21,21 +22,18 @@ from .hints import closest_hint
 from .textfile import join_lines, split_lines
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(Struct, frozen=True):
     marker_id: str
     begin_line: int
     end_line: int
 
 
-@dataclass(frozen=True)
-class RegionScan:
+class RegionScan(Struct, frozen=True):
     regions: tuple[Region, ...]
     problems: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class _Marker:
+class _Marker(Struct, frozen=True):
     line: int  # 1-based
     kind: str  # BEGIN | END
     marker_id: str
@@ -69,8 +67,7 @@ _COMMENT_MARK_RE = re.compile(r"[!#%&*+\-./:;<=>?@\[\]^|~{}()]{1,5}")
 _FOREIGN_RE = re.compile(r"^\s*(\S*?)\s*OPERATOR_(BEGIN|END)\s+(\S+)\s*(\S*)\s*$")
 
 
-@dataclass(frozen=True)
-class _Foreign:
+class _Foreign(Struct, frozen=True):
     line: int
     marker_id: str
     text: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from ...protocol.errors import ErrorCode, OperatorError
 
@@ -63,8 +64,7 @@ def _is_crlf(text: str) -> bool:
     return line_feeds > 0 and text.count("\r\n") == line_feeds and "\r\r\n" not in text
 
 
-@dataclass(frozen=True)
-class TextDoc:
+class TextDoc(Struct, frozen=True):
     text: str  # "\n" line breaks ("\r\n" -> "\n" for CRLF files), BOM removed
     newline: Literal["\n", "\r\n"]
     bom: bool

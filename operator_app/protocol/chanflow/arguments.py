@@ -5,15 +5,14 @@ actions (`--name value`, `--flag`). Only Operator's own commands with several ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from .errors import StringCode, StringError
 
 QUOTES = "\"'"
 
 
-@dataclass(frozen=True)
-class Arguments:
+class Arguments(Struct, frozen=True):
     words: tuple[str, ...]  # the arguments that are not options, in order
     options: dict[str, str | bool]  # --name value, or --flag: True
 

@@ -4,8 +4,9 @@ block Operator was ever given; a `PendingChanBlock` is one still waiting for its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, Literal
+
+from msgspec import Struct
 
 from . import grammar
 
@@ -17,8 +18,7 @@ from . import grammar
 Fault = Literal["unclosed", "nested", "too_large", "malformed", "cut"]
 
 
-@dataclass(frozen=True)
-class ChanBlock:
+class ChanBlock(Struct, frozen=True):
     dialect: ClassVar[str] = "string"
 
     start_line: int
@@ -49,8 +49,7 @@ class ChanBlock:
         return bool(self.attributes.strip()) and self.payload.lstrip().startswith("re: [")
 
 
-@dataclass(frozen=True)
-class PendingChanBlock:
+class PendingChanBlock(Struct, frozen=True):
     dialect: ClassVar[str] = "string"
     awaits: ClassVar[str] = "its close tag"
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from ..grammar import LINE_BREAK_RE, with_lf_breaks
 from . import grammar
@@ -19,8 +20,7 @@ from .tag_escape import unescape_tags
 Body = Literal["none", "optional", "required"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class CommandSpec:
+class CommandSpec(Struct, frozen=True, kw_only=True):
     name: str
     usage: tuple[str, ...]
     does: str  # one line: the help text and the system prompt say it
@@ -210,8 +210,7 @@ def parse_topic(raw: str | None) -> str:
 # --- the payload ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Struct, frozen=True):
     line: str  # the command line as written, trimmed
     name: str  # "open" (a bash topic's script: "bash", protocol/chanflow/bash.py)
     argument: str  # the rest of the command line, trimmed
@@ -254,8 +253,7 @@ def usage_error(name: str, problem: str) -> StringError:
 # --- locations ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Struct, frozen=True):
     path: str | None  # as written (None: the topic's current document)
     block: str | None = None  # "#decisions" -> "decisions"
     lines: tuple[int, int] | None = None  # first and last line, 1-based, inclusive

@@ -5,8 +5,9 @@ codes after LOAD_ERROR are Operator's own, where String has none for what can go
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 from .grammar import ERROR_MARK
 
@@ -42,8 +43,7 @@ class StringCode(StrEnum):
     INTERNAL = "INTERNAL"
 
 
-@dataclass(frozen=True)
-class StringCodeInfo:
+class StringCodeInfo(Struct, frozen=True):
     when: str
     what_to_do: str
 

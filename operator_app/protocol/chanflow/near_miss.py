@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from . import grammar
 
@@ -21,8 +22,7 @@ _HEAD_RE = re.compile(r"([A-Za-z0-9_.@-]+)(?::([^\s<>\U0001d49e]*))?")
 _LOOK_BACK = 4  # characters before a trigger where the tag's "<" and sigil may stand
 
 
-@dataclass(frozen=True)
-class TagMiss:
+class TagMiss(Struct, frozen=True):
     start: int  # where the tag begins in the text
     end: int  # just past its ">"
     header: str  # channel and topic as meant ("string:file:main")

@@ -6,7 +6,8 @@ a change is shown with line numbers, as docs/design.md describes."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ..escapes import escape_controls, escape_name, escape_text
 from . import grammar
@@ -16,8 +17,7 @@ CHANGE_LINES_SHOWN = 200  # of a change's numbered lines; past that the response
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(Struct, frozen=True):
     topic: str  # full "type:name"
     time: str  # ISO 8601 with the offset, to the second
     request_id: str

@@ -11,9 +11,9 @@ import os
 import textwrap
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -113,8 +113,7 @@ class CodeColours:
         return [Segment(segment.text, base + segment.style) for segment in found]
 
 
-@dataclass(frozen=True)
-class StyledLine:
+class StyledLine(Struct, frozen=True):
     text: str
     style: str = ""  # a key of STYLES
     code: CodeColours | None = None  # a diff line whose text after its first character is code

@@ -12,9 +12,9 @@ in all, not once per update."""
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 from typing import NamedTuple
 
+from msgspec import Struct
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -62,8 +62,7 @@ class Marked(NamedTuple):
     error: str | None
 
 
-@dataclass(frozen=True)
-class ViewLine:
+class ViewLine(Struct, frozen=True):
     number: int | None  # the message line shown, None for a note
     text: str
     kind: str  # a key of STYLES

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import os
 import stat as stat_module
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 Op = Literal["write", "delete", "rmdir", "mkdir"]
 EntryKind = Literal["file", "dir", "symlink", "other"]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Struct, frozen=True):
     """An entry of the tree as it was seen: what it is and how to know it is still that one."""
 
     kind: EntryKind
@@ -82,8 +82,7 @@ class Entry:
         return cls(kind, mode, size, dev, ino, mtime, ctime)
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(Struct, frozen=True):
     """One entry the set changes. `write` makes a file hold the command's bytes (created, or
     replacing the file there), `delete` removes a file or symlink, `rmdir` a folder once emptied,
     `mkdir` makes a folder."""
@@ -136,8 +135,7 @@ class Item:
         )
 
 
-@dataclass(frozen=True)
-class LeftOut:
+class LeftOut(Struct, frozen=True):
     """Entries of the command's changes that are not part of the set, by folder: under ignored
     paths (.gitignore, .git/), or symlinks and special files the command made."""
 
@@ -146,8 +144,7 @@ class LeftOut:
     count: int
 
 
-@dataclass(frozen=True)
-class ChangeSet:
+class ChangeSet(Struct, frozen=True):
     upper: Path  # the overlay's upper layer: the new bytes of every `write`
     items: tuple[Item, ...]
     left_out: tuple[LeftOut, ...] = ()

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from ...ondisk.atomic import write_all
 from ...ondisk.jsonl import fsync_dir
@@ -17,8 +18,7 @@ from .items import Item
 NAME = "manifest.json"
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(Struct, frozen=True):
     items: tuple[Item, ...]
     pre: dict[int, str]  # item index -> sha256 of its pre-image
 

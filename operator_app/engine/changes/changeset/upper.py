@@ -13,7 +13,8 @@ import errno
 import os
 import stat as stat_module
 from collections import Counter
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from ...boundary.fsops import DIR_FLAGS
 from ...boundary.gitignore import GitRules, IgnoreRulesTooSlow
@@ -30,8 +31,7 @@ class UpperUnreadable(Exception):
     """The upper layer holds something a change-set cannot be made from."""
 
 
-@dataclass
-class Found:
+class Found(Struct):
     items: list[Item] = field(default_factory=list)
     left_out: Counter[tuple[str, str]] = field(default_factory=Counter)  # (why, folder) -> count
     files: Counter[str] = field(default_factory=Counter)  # changed / created / deleted

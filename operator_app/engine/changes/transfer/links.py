@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import stat as stat_module
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from ....protocol.errors import ErrorCode, OperatorError
 from ....protocol.escapes import escape_name as shown
@@ -114,8 +115,7 @@ def _names(target: str) -> list[str]:
     return [part for part in reversed(target.split("/")) if part not in ("", ".")]
 
 
-@dataclass
-class _Walk:
+class _Walk(Struct):
     """Where `resolve` stands: inside the workspace (names below the root), or outside it (a real
     path of the file system, never shown to anyone); and how many links it followed."""
 
