@@ -13,9 +13,9 @@ from rich.text import Text
 
 from ..engine import WriteOutlook, WritePlan
 from .messages import ConsentAsked
-from .screens.command_consent import CommandConsentScreen, consent_screen
+from .screens.command_consent import consent_screen
 from .screens.confirm import ConfirmScreen
-from .screens.consent import ConsentScreen
+from .screens.plan_dialog import PlanDialog
 from .state import WAITING
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class WaitingWriteControl:
 
         screens = self.app.screen_stack
         if self.waiting.write is not message or any(
-            isinstance(screen, (ConsentScreen, CommandConsentScreen)) for screen in screens
+            isinstance(screen, PlanDialog) for screen in screens
         ):
             return
         if len(screens) > 1:

@@ -443,6 +443,36 @@ async def test_a_writes_dialog_knows_whether_the_page_has_finished_the_answer(
         assert app.screen.outlook.total == 2
 
 
+async def test_a_commands_dialog_follows_the_answer_as_it_ends(
+    workspace: Path, state: Path
+) -> None:
+    """The command's dialog, opened while the model still writes, says so; once the page says the
+    answer ended with a write after the command, the dialog names that write and no longer says
+    more may come (a write's dialog does the same, above): `a` answers what is shown."""
+    from operator_app.tui.screens.command_consent import CommandConsentScreen
+
+    run = block("c1", "shell.run", command="true")
+    later = block("w9", "fs.write", path="notes/later.txt", content="x")
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await extension.message("Checking:\n" + run, generating=True)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, CommandConsentScreen) and app.screen.ready
+        )
+
+        def said() -> str:
+            return str(app.screen.query_one("#consent-rest").render())
+
+        assert app.screen.outlook.open_ended is True and "still arriving" in said()
+        await extension.message("Checking:\n" + run + later + "Done.", generating=False)
+        await wait_for(pilot, lambda: "notes/later.txt" in said())
+        assert "still arriving" not in said() and app.screen.outlook.total == 2
+        await pilot.press("n")
+        await wait_for(pilot, lambda: asks(app) and app.screen.plan.command_id == "w9")
+        assert not (workspace / "notes" / "later.txt").exists()
+
+
 async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_their_keys(
     workspace: Path, state: Path
 ) -> None:

@@ -10,17 +10,15 @@ refused for it. `consent_screen` picks this dialog or the write's for a plan."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...engine import WriteOutlook, WritePlan
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines
-from .confirm import ConfirmScreen
 from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
+from .plan_dialog import PlanDialog
 
 SHELL = CodeColours.for_file("script.sh")
 
@@ -66,7 +64,7 @@ def facts(plan: WritePlan, network: bool) -> Text:
     return text
 
 
-class CommandConsentScreen(ModalScreen[str]):
+class CommandConsentScreen(PlanDialog):
     BINDINGS = [
         Binding("y", "answer('yes')", "Run"),
         Binding("n", "answer('no')", "Decline"),
@@ -82,39 +80,24 @@ class CommandConsentScreen(ModalScreen[str]):
         message_number: int | None = None,
         outlook: WriteOutlook | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(plan, message_number, outlook)
         assert plan.run is not None
-        self.plan = plan
-        self.message_number = message_number
-        self.outlook = outlook or WriteOutlook(1, 1, (), False)
         self.network = plan.run.network
-        self._opened_at = float("inf")  # until mounted, no key is an answer
-
-    @property
-    def ready(self) -> bool:
-        return self._opened_at != float("inf")
 
     def compose(self) -> ComposeResult:
-        plan, outlook = self.plan, self.outlook
+        plan = self.plan
         with Vertical(id="consent-box") as box:
-            where = f"message {self.message_number}: " if self.message_number else ""
-            which = (
-                f"change {outlook.position} of {outlook.total}"
-                if outlook.total > 1
-                else "a command"
-            )
-            box.border_title = f"{where}{which} waits for you: run this command?"
+            box.border_title = self._title(self.outlook)
             yield Static(facts(plan, self.network), id="consent-title")
             for note in plan.notes:
                 if not note.startswith("NOT sandboxed"):  # facts() says that one, in red
                     yield Static(Text(f"note: {note}", style="yellow"))
-            yield Static(rest_text(outlook, plan.target.rel), id="consent-rest")
+            yield Static(rest_text(self.outlook, plan.target.rel), id="consent-rest")
             yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
-            sandboxed = plan.run is not None and plan.run.sandboxed
             more = (
                 "   [b]a[/b] run this and the rest   [b]r[/b] run, and always allow this command "
                 "here"
-                if sandboxed
+                if self._sandboxed()
                 else ""
             )
             yield Static(
@@ -126,14 +109,16 @@ class CommandConsentScreen(ModalScreen[str]):
             )
         yield Footer()
 
-    def on_mount(self, event: events.Mount) -> None:
-        self._opened_at = event.time
-        self.query_one("#consent-diff").focus()
+    def _title(self, outlook: WriteOutlook) -> str:
+        where = f"message {self.message_number}: " if self.message_number else ""
+        which = (
+            f"change {outlook.position} of {outlook.total}" if outlook.total > 1 else "a command"
+        )
+        return f"{where}{which} waits for you: run this command?"
 
-    def on_key(self, event: events.Key) -> None:
-        if event.time < self._opened_at:
-            event.stop()  # typed before this dialog was on screen: not an answer to it
-            event.prevent_default()
+    def show_outlook(self, outlook: WriteOutlook) -> None:
+        self.query_one("#consent-box").border_title = self._title(outlook)
+        self.query_one("#consent-rest", Static).update(rest_text(outlook, self.plan.target.rel))
 
     def _sandboxed(self) -> bool:
         return self.plan.run is not None and self.plan.run.sandboxed
@@ -157,28 +142,18 @@ class CommandConsentScreen(ModalScreen[str]):
         if not self._sandboxed():
             self.notify("A command without a sandbox runs only on y.", severity="warning")
             return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.dismiss("all")
-
         # A command is never among what `a` applies unseen without this second look.
-        self.app.push_screen(
-            ConfirmScreen(
-                "run this and the rest unseen?",
-                second_look(self.outlook, self.plan.target.rel)
-                if self.outlook.rest
-                else Text("a runs this command and applies its changes unseen. Go ahead?"),
-                yes="run and apply them all",
-                no="back to this command",
-            ),
-            answered,
+        self.ask_before_all(
+            "run this and the rest unseen?",
+            second_look(self.outlook, self.plan.target.rel)
+            if self.outlook.rest
+            else Text("a runs this command and applies its changes unseen. Go ahead?"),
+            yes="run and apply them all",
+            no="back to this command",
         )
 
 
-def consent_screen(
-    plan: WritePlan, number: int | None, outlook: WriteOutlook
-) -> ConsentScreen | CommandConsentScreen:
+def consent_screen(plan: WritePlan, number: int | None, outlook: WriteOutlook) -> PlanDialog:
     """The dialog of what waits: a command's, or a write's (a command's change-set is a write)."""
     if plan.run is not None:
         return CommandConsentScreen(plan, number, outlook)

@@ -9,19 +9,17 @@ y meant for the previous dialog) answers nothing."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...engine import WriteOutlook, WritePlan
 from ..display import plural
 from ..keys import CONSENT_KEYS, SECRET_READ_KEYS
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines
-from .confirm import ConfirmScreen
 from .help import KeysScreen
+from .plan_dialog import PlanDialog
 
 WHAT = {
     "create": "creates",
@@ -188,9 +186,6 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     return text
 
 
-LOOK_AGAIN_S = 1.0  # how often a dialog opened while its message arrives looks at it again
-
-
 def box_title(outlook: WriteOutlook, message_number: int | None, reads: bool = False) -> str:
     where = f"message {message_number}: " if message_number else ""
     if reads:
@@ -219,7 +214,7 @@ def keys_text(outlook: WriteOutlook) -> Text:
     )
 
 
-class ConsentScreen(ModalScreen[str]):
+class ConsentScreen(PlanDialog):
     """Answers "yes", "no", "all", or "later" (escape: the write keeps waiting; the app can show
     this dialog again)."""
 
@@ -231,22 +226,9 @@ class ConsentScreen(ModalScreen[str]):
         Binding("question_mark", "keys", "Keys"),
     ]
 
-    def __init__(
-        self,
-        plan: WritePlan,
-        message_number: int | None = None,
-        outlook: WriteOutlook | None = None,
-    ) -> None:
-        super().__init__()
-        self.plan = plan
-        self.message_number = message_number
-        self.outlook = outlook or WriteOutlook(1, 1, (), False)
-        self._opened_at = float("inf")  # until mounted, no key is an answer
-
     @property
-    def ready(self) -> bool:
-        """Mounted: from now on a key pressed is an answer to this dialog."""
-        return self._opened_at != float("inf")
+    def follows_outlook(self) -> bool:
+        return self.plan.kind != "read"
 
     def compose(self) -> ComposeResult:
         plan, outlook = self.plan, self.outlook
@@ -263,51 +245,20 @@ class ConsentScreen(ModalScreen[str]):
             yield Static(READ_KEYS if reads else keys_text(outlook), id="consent-keys")
         yield Footer()
 
-    def on_mount(self, event: events.Mount) -> None:
-        self._opened_at = event.time  # the clock key events are stamped with when they are read
-        self.query_one("#consent-diff").focus()  # arrows and page keys scroll the diff
-        if self.outlook.now is not None and self.plan.kind != "read":
-            self._looking = self.set_interval(LOOK_AGAIN_S, self._look_again)
-
-    def _look_again(self) -> None:
-        """The message was still arriving when the dialog opened: what it says of the rest
-        follows it (more writes came, or it ended), so `a` answers what is shown."""
-        now = self.outlook.now() if self.outlook.now is not None else self.outlook
-        if now != self.outlook:
-            self.outlook = now
-            self.query_one("#consent-box").border_title = box_title(now, self.message_number)
-            self.query_one("#consent-rest", Static).update(rest_text(now, self.plan.target.rel))
-            self.query_one("#consent-keys", Static).update(keys_text(now))
-        if now.now is None:
-            self._looking.stop()
-
-    def on_key(self, event: events.Key) -> None:
-        if event.time < self._opened_at:
-            # Typed before this dialog existed, so not an answer to it: a double-pressed y would
-            # otherwise apply the next write unseen.
-            event.stop()
-            event.prevent_default()
-
-    def action_answer(self, answer: str) -> None:
-        self.dismiss(answer)
+    def show_outlook(self, outlook: WriteOutlook) -> None:
+        self.query_one("#consent-box").border_title = box_title(outlook, self.message_number)
+        self.query_one("#consent-rest", Static).update(rest_text(outlook, self.plan.target.rel))
+        self.query_one("#consent-keys", Static).update(keys_text(outlook))
 
     def action_apply_rest(self) -> None:
         if not self.outlook.asks_again(self.plan.target.rel):
             self.dismiss("all")
             return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.dismiss("all")
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "apply the rest unseen?",
-                second_look(self.outlook, self.plan.target.rel),
-                yes="apply them all",
-                no="back to this write",
-            ),
-            answered,
+        self.ask_before_all(
+            "apply the rest unseen?",
+            second_look(self.outlook, self.plan.target.rel),
+            yes="apply them all",
+            no="back to this write",
         )
 
     def action_keys(self) -> None:
