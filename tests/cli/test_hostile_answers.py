@@ -213,6 +213,51 @@ def test_listings_and_line_ranges_are_capped_like_a_whole_read(ws: Path, tmp_pat
     assert found and int(found[2]) == int(found[1]) + 1
 
 
+def test_a_list_of_regions_is_capped_and_names_only_a_few_in_its_summary(
+    ws: Path, tmp_path: Path
+) -> None:
+    """A file may hold a hundred thousand markers: the details hold what fits in a whole read's
+    bytes, the summary line names a few (a marker id can be as long as its line), and both say
+    what was left out and how to reach it."""
+    long_id = "m" * 5_000
+    body = "".join(f"# OPERATOR_BEGIN r{n}\nx\n# OPERATOR_END r{n}\n" for n in range(5_000))
+    (ws / "many.py").write_text(body + f"# OPERATOR_BEGIN {long_id}\n# OPERATOR_END {long_id}\n")
+    out = run(ws, tmp_path / "state", block("g", "fs.listRegions", path="many.py"))
+    (listing,) = details(out)
+    assert len(listing.encode()) <= SHOWN_MAX_BYTES
+    shown = json.loads(listing)["regions"]
+    assert shown[0]["marker_id"] == "r0" and 1_000 < len(shown) < 5_001
+    (summary,) = [line for line in out.splitlines() if line.startswith("summary: ")]
+    assert len(summary) < 1_000, len(summary)
+    assert summary.startswith("summary: 5,001 regions in many.py: r0, r1, ")
+    named = re.search(r"many\.py: (.*) and ([\d,]+) more; only the first ([\d,]+) regions", summary)
+    assert named, summary
+    assert len(named[1].split(", ")) + int(named[2].replace(",", "")) == 5_001
+    assert int(named[3].replace(",", "")) == len(shown)
+    assert "(truncated): read a region by its marker_id with fs.readRegion" in summary
+
+
+def test_a_log_of_many_versions_is_capped_newest_first(ws: Path, tmp_path: Path) -> None:
+    """A topic keeps every version /commit made; its /log shows the newest within a whole read's
+    bytes and says how to open an older one."""
+    (ws / "notes.md").write_text("one\n")
+    state = tmp_path / "state"
+    run(ws, state, chan("file:t", "/commit notes.md"))
+    saved_at = state / "topics" / "file_t.json"
+    if not saved_at.exists():
+        (saved_at,) = (state / "topics").glob("*.json")
+    saved = json.loads(saved_at.read_text())
+    (first,) = saved["versions"]["notes.md"]
+    saved["versions"]["notes.md"] = [first | {"number": n} for n in range(1, 6_001)]
+    saved_at.write_text(json.dumps(saved))
+    out = run(ws, state, chan("file:t", "/log notes.md"))
+    content = out.split("---\n", 1)[1]
+    assert len(content.encode()) <= SHOWN_MAX_BYTES + 200
+    assert content.startswith("c6000  ")
+    assert re.search(r"shown: the newest [\d,]+ of 6,000 versions, 200,000 bytes", out)
+    assert "/open notes.md@c1" in out
+
+
 # -- item 12: topic state once per message -----------------------------------------------------
 
 

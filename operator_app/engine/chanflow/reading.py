@@ -289,7 +289,17 @@ def cmd_log(call: Call) -> Answer:
         f"  {count(v.size, 'byte')}  hash {v.sha[:8]}"
         for v in reversed(versions)
     ]
-    return Answer(f"Log: {shown}", content="\n".join(lines), path=rel)
+    listed, left_out = cap_lines(lines, SHOWN_MAX_BYTES)
+    note = (
+        (
+            f"shown: the newest {len(listed):,} of {len(lines):,} versions, {SHOWN_MAX_BYTES:,} "
+            "bytes being the most one response shows; open an older one by its number "
+            f"(/open {_base_shown(shown)}@c1)",
+        )
+        if left_out
+        else ()
+    )
+    return Answer(f"Log: {shown}", content="\n".join(listed), path=rel, context=note)
 
 
 def _open_version(call: Call, location: Location) -> Answer:

@@ -341,19 +341,76 @@ def fs_list_regions(cmd: FsListRegions, ctx: ReadContext) -> CommandResult:
         }
         for r in scan.regions
     ]
-    payload: dict[str, object] = {"regions": regions}
-    if scan.problems:
-        payload["problems"] = list(scan.problems)
-    names = ", ".join(r.marker_id for r in scan.regions)
-    summary = f"{len(regions)} region{'s' if len(regions) != 1 else ''} in {target.rel}" + (
-        f": {names}" if names else ""
+    payload, shown = _capped_regions(regions, list(scan.problems))
+    summary = f"{len(regions):,} region{'s' if len(regions) != 1 else ''} in {target.rel}" + _named(
+        [str(r["marker_id"]) for r in regions]
     )
     if scan.problems:
         summary += (
             f" ({len(scan.problems)} marker "
             f"problem{'s' if len(scan.problems) != 1 else ''}, see details)"
         )
+    if shown < len(regions) + len(scan.problems):
+        summary += (
+            f"; only the first {payload_count(payload)} are in the details, {SHOWN_MAX_BYTES:,} "
+            "bytes being the most one answer shows (truncated): read a region by its marker_id "
+            "with fs.readRegion, or find markers with fs.search"
+        )
+        return _ok(cmd, summary, json.dumps(payload), path=target.rel, truncated=True)
     return _ok(cmd, summary, json.dumps(payload), path=target.rel)
+
+
+NAMED_CHARS = 400  # of marker ids named in the summary line; the details hold them all (capped)
+
+
+def _named(ids: list[str]) -> str:
+    """ ": a, b, c" naming the first marker ids that fit in NAMED_CHARS, and how many more."""
+    named: list[str] = []
+    used = 0
+    for marker_id in ids:
+        used += len(marker_id) + 2
+        if used > NAMED_CHARS and named:
+            break
+        named.append(marker_id if len(marker_id) <= NAMED_CHARS else marker_id[:NAMED_CHARS] + "…")
+    if not named:
+        return ""
+    more = len(ids) - len(named)
+    return ": " + ", ".join(named) + (f" and {more:,} more" if more else "")
+
+
+def payload_count(payload: dict[str, object]) -> str:
+    regions, problems = payload["regions"], payload.get("problems", [])
+    assert isinstance(regions, list) and isinstance(problems, list)
+    shown = f"{len(regions):,} region{'s' if len(regions) != 1 else ''}"
+    return shown + (f" and {len(problems):,} problems" if problems else "")
+
+
+def _capped_regions(
+    regions: list[dict[str, object]], problems: list[str]
+) -> tuple[dict[str, object], int]:
+    """The details' JSON object within SHOWN_MAX_BYTES (a file of 10 MB can hold a hundred
+    thousand markers): regions first, in file order, then problems, each kept while the whole
+    still fits; and how many of both it holds."""
+    budget = SHOWN_MAX_BYTES - len('{"regions": [], "problems": []}')
+    kept: list[dict[str, object]] = []
+    said: list[str] = []
+    for region in regions:
+        size = len(json.dumps(region)) + 2
+        if size > budget:
+            break
+        budget -= size
+        kept.append(region)
+    if len(kept) == len(regions):
+        for problem in problems:
+            size = len(json.dumps(problem)) + 2
+            if size > budget:
+                break
+            budget -= size
+            said.append(problem)
+    payload: dict[str, object] = {"regions": kept}
+    if said or problems:
+        payload["problems"] = said
+    return payload, len(kept) + len(said)
 
 
 def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:

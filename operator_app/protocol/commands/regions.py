@@ -108,6 +108,9 @@ class FsListRegions(CommentStyleFields):
         "content_lines 0 and",
         'content_end_line = start_line). "problems" lists unpaired or overlapping markers when '
         "there are any.",
+        "Like a read, the details hold at most 200,000 bytes: past that, the first regions are "
+        "listed, the",
+        "summary says how many were left out, and readRegion or fs.search reach the rest.",
     )
     action: Literal["fs.listRegions"]
 
