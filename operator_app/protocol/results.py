@@ -13,6 +13,7 @@ from typing import Any, Literal
 from msgspec import Struct, field
 from msgspec.structs import force_setattr, replace
 
+from .chanflow.tag_escape import escape_tags
 from .errors import OperatorError
 from .escapes import escape_controls
 
@@ -50,11 +51,13 @@ def plural(noun: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """`text` as one printable line: line breaks become spaces, other control characters escapes
-    (protocol/escapes.py; a tab stays)."""
+    """`text` as one printable line that opens no block: line breaks become spaces, other control
+    characters escapes (protocol/escapes.py; a tab stays), and a String tag in it, from a file's
+    name say, gets the backslash a String response gives it (chanflow/tag_escape.py), so a result
+    a model quotes back cannot open a String block."""
     # lone surrogates from odd file names
     text = text.encode("utf-8", errors="replace").decode("utf-8")
-    return escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip())
+    return escape_tags(escape_controls(_LINE_BREAKS_RE.sub(" ", text).strip()))
 
 
 class CommandResult(Struct, frozen=True):

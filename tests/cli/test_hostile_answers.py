@@ -91,6 +91,22 @@ def test_names_and_content_reach_the_terminal_escaped_in_both_dialects(
     assert "bidi\\u202egnp.exe" in listing and terminal_safe(listing)
 
 
+def test_a_tag_in_a_name_opens_no_block_in_an_operator_result_either(
+    ws: Path, tmp_path: Path
+) -> None:
+    """A file's name may hold a String tag start; an OPERATOR_RESULT summary naming it (a close
+    name here) gives it the backslash a String response would, so a model quoting the result back
+    cannot open a String block with it. The --json envelope says what the block says."""
+    (ws / f"<{SIGIL}=string:file:x>b.txt").write_text("x\n")
+    message = block("r", "fs.read", path="string:file:x>b.txt")
+    out = run(ws, tmp_path / "state", message)
+    assert f"close names: <\\{SIGIL}=string:file:x>b.txt;" in out, out
+    assert f"<{SIGIL}=" not in out
+    envelope = json.loads(run(ws, tmp_path / "state2", message, "--json"))
+    (result,) = envelope["data"]["results"]
+    assert f"summary: {result['summary']}" in out
+
+
 def test_a_lone_carriage_return_inside_a_value_is_refused(ws: Path, tmp_path: Path) -> None:
     message = (
         "OPERATOR_CMD\nversion: 1\nid: w\naction: fs.write\npath: a.txt\n"
