@@ -69,10 +69,13 @@ async def test_a_message_of_both_dialects_is_answered_in_both_forms(
     )
     async with paired_tui_and_browser(workspace, state, tmp_path) as (app, pilot, browser):
         page = await open_chat(browser, mock_sites, "claude.ai", "/chat/string-mixed")
-        # Seen being written (an answer that comes already finished waits for the person's word).
-        await page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", answer[:40])
-        await pilot.pause(1.0)  # the extension sees the model writing
-        await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", answer[40:])
+        # Seen being written (an answer that comes already finished waits for the person's word):
+        # its start, with the first block's opening line, reaches Operator before the rest is on
+        # the page (a fixed pause was too short on a loaded machine).
+        cut = answer.index("version: 1")
+        await page.evaluate("text => { mockChat.begin(); mockChat.grow(text); }", answer[:cut])
+        await wait_for(pilot, lambda: app.current() is not None)
+        await page.evaluate("text => { mockChat.grow(text); mockChat.end(); }", answer[cut:])
         await wait_for(pilot, lambda: app.current() is not None and app.current().finished)
         await until(pilot, lambda: page.evaluate("() => mockChat.inputValue() !== ''"))
         box = await input_value(page)
