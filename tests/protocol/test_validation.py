@@ -127,6 +127,12 @@ def test_a_result_never_holds_what_cannot_be_encoded() -> None:
     render_results([result]).encode("utf-8")
     json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
     assert encodable("plain") == "plain"
+    # A result changed afterwards (a command's output added to its details, say) is checked
+    # again: replace() runs the same check (msgspec 0.21 and later; pyproject asks for it).
+    from msgspec.structs import replace
+
+    changed = replace(result, details="out\udc80put", diff="+\ud800")
+    assert (changed.details, changed.diff) == ("out\\x80put", "+\\ud800")
 
 
 def test_the_catalog_names_each_model_in_the_family_that_declares_it() -> None:

@@ -53,7 +53,13 @@ class WriteOutlook(Struct, frozen=True):
     def __eq__(self, other: object) -> bool:
         # What the outlook says, not how it is asked again: `now` is a different callable for
         # every dialog of the same write.
-        return isinstance(other, WriteOutlook) and self._said() == other._said()
+        if not isinstance(other, WriteOutlook):
+            return NotImplemented
+        return self._said() == other._said()
+
+    def __repr__(self) -> str:  # without `now`, which holds the whole message run
+        position, total, rest, open_ended = self._said()
+        return f"WriteOutlook({position}, {total}, {rest!r}, {open_ended})"
 
     def __hash__(self) -> int:
         return hash(self._said())
