@@ -1,7 +1,9 @@
 """The style gates the README's test command runs, so CI fails on a regression: ruff's lint and
 format check (settings in pyproject.toml), mypy --strict on the package, and one rule ruff has no
 check for: no conditional expression nested in another (`a if x else b if y else c` reads as a
-riddle; an `if` statement or a lookup says it plainly)."""
+riddle; an `if` statement or a lookup says it plainly). The browser extension's JavaScript has
+the same complexity bound as the Python (15), measured by lizard, which also counts `&&`, `||`
+and `?:` as branches."""
 
 from __future__ import annotations
 
@@ -68,3 +70,19 @@ def test_the_nesting_check_sees_a_nested_conditional() -> None:
     assert nested_conditionals("x = 1 if a else 2 if b else 3\ny = (1 if a else 2) + 3\n") == [1]
     assert nested_conditionals("z = (1 if a else 2) if b else 3\n") == [1]
     assert nested_conditionals("w = f(1 if a else 2) if b else 3\n") == []
+
+
+EXTENSION = ROOT / "operator_app" / "bridge" / "extension"
+
+
+def test_no_function_of_the_extension_is_too_complex() -> None:
+    done = _tool("lizard", "--languages", "javascript", "-C", "15", "-w", str(EXTENSION))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == ""
+
+
+def test_the_complexity_check_sees_a_complex_function(tmp_path: Path) -> None:
+    branches = "".join(f"  if (x === {n}) return {n};\n" for n in range(16))
+    (tmp_path / "tangled.js").write_text(f"function tangled(x) {{\n{branches}  return -1;\n}}\n")
+    done = _tool("lizard", "--languages", "javascript", "-C", "15", "-w", str(tmp_path))
+    assert done.returncode != 0 and "tangled has" in done.stdout

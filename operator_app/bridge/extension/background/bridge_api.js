@@ -41,14 +41,18 @@
         credentials: "omit",
       });
     } catch (error) {
-      const timedOut = error && error.name === "TimeoutError";
-      return {
-        ok: false, status: 0, data: null,
-        error: timedOut
-          ? { code: "TIMEOUT", message: "Operator did not answer in time" }
-          : { code: "UNREACHABLE", message: "nothing answers on 127.0.0.1:" + usePort },
-      };
+      return { ok: false, status: 0, data: null, error: unanswered(error, usePort) };
     }
+    return answered(response);
+  }
+
+  function unanswered(error, port) {
+    return error && error.name === "TimeoutError"
+      ? { code: "TIMEOUT", message: "Operator did not answer in time" }
+      : { code: "UNREACHABLE", message: "nothing answers on 127.0.0.1:" + port };
+  }
+
+  async function answered(response) {
     let data = null;
     try {
       data = await response.json();

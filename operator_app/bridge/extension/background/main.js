@@ -336,34 +336,42 @@ chrome.contextMenus.onClicked.addListener((info, tab) => {
    finished; its results go into that page's input box like any other. The person chose this
    text, so it goes whether or not the page is watched (the page itself is not watched for it). */
 async function sendSelection(info, tab) {
-  // contextMenus' selectionText loses the line breaks; the page's own selection keeps them.
-  let text = info.selectionText || "";
+  const text = await selectedText(info, tab);
+  await ensureContentScript(tab.id);
+  const { selectionCount = 0 } = await Store.get(["selectionCount"]);
+  await Store.set({ selectionCount: selectionCount + 1 });
+  const url = tab.url || info.pageUrl || "";
+  const { host, where } = placeOf(url);
+  rememberTab(tab.id, { title: tab.title || "", url, site: host });
+  return pages.post(tab.id, {
+    conversation: "selection/" + where, position: selectionCount, text, generating: false,
+    tab: { title: tab.title || "", url, site: host },
+  });
+}
+
+/* contextMenus' selectionText loses the line breaks; the page's own selection keeps them. */
+async function selectedText(info, tab) {
   try {
     const [first] = await chrome.scripting.executeScript({
       target: { tabId: tab.id, frameIds: [info.frameId || 0] },
       func: () => String(window.getSelection()),
     });
-    if (first && typeof first.result === "string" && first.result.trim()) text = first.result;
+    if (first && typeof first.result === "string" && first.result.trim()) return first.result;
   } catch (error) {
     // a page the extension may not script (the browser's own pages): keep selectionText
   }
-  await ensureContentScript(tab.id);
-  const { selectionCount = 0 } = await Store.get(["selectionCount"]);
-  await Store.set({ selectionCount: selectionCount + 1 });
-  let host = "page";
-  let where = "page";
+  return info.selectionText || "";
+}
+
+/* The page a selection came from: its host with its port (two local apps are two pages), and
+   host and path for the selection's conversation; "page" when the address is not a URL. */
+function placeOf(address) {
   try {
-    const url = new URL(tab.url || info.pageUrl);
-    host = url.host; // with its port: two local apps are two pages
-    where = url.host + url.pathname;
+    const url = new URL(address);
+    return { host: url.host, where: url.host + url.pathname };
   } catch (error) {
-    // keep "page"
+    return { host: "page", where: "page" };
   }
-  rememberTab(tab.id, { title: tab.title || "", url: tab.url || info.pageUrl || "", site: host });
-  return pages.post(tab.id, {
-    conversation: "selection/" + where, position: selectionCount, text, generating: false,
-    tab: { title: tab.title || "", url: tab.url || info.pageUrl || "", site: host },
-  });
 }
 
 /* ---- messages from content scripts and the popup ---- */

@@ -108,28 +108,35 @@
           failures = 0;
           const state = outcome.data;
           lastState = state.state;
-          const progress = state.state + "|" + (state.waiting_for || "") + "|" + state.message;
-          if (progress !== watcher.lastProgress) {
-            watcher.lastProgress = progress;
-            tellTab(watcher.tabId, {
-              type: "progress", conversation: watcher.conversation, position: watcher.position, message: state.message,
-              state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null,
-            });
-          }
-          if (state.state === "failed") {
-            await settle(key);
-            return;
-          }
-          if (state.state === "ready") {
-            if (!state.delivered) await deliver(watcher, state);
-            await settle(key);
-            return;
-          }
-          if (state.state === "none") return; // Operator does not know it (it restarted): the page will post it again
+          tellProgress(watcher, state);
+          if (await ended(key, watcher, state)) return;
         }
       } finally {
         watchers.delete(key);
       }
+    }
+
+    /* The page hears each change of state (a write that starts or stops waiting, the results
+       ready), once. */
+    function tellProgress(watcher, state) {
+      const progress = state.state + "|" + (state.waiting_for || "") + "|" + state.message;
+      if (progress === watcher.lastProgress) return;
+      watcher.lastProgress = progress;
+      tellTab(watcher.tabId, {
+        type: "progress", conversation: watcher.conversation, position: watcher.position, message: state.message,
+        state: state.state, waiting_for: state.waiting_for || null, problem: state.problem || null,
+      });
+    }
+
+    /* Whether watching is over: the results delivered (or failed), or Operator does not know
+       the message (it restarted: the page will post it again). */
+    async function ended(key, watcher, state) {
+      if (state.state === "ready" && !state.delivered) await deliver(watcher, state);
+      if (state.state === "ready" || state.state === "failed") {
+        await settle(key);
+        return true;
+      }
+      return state.state === "none";
     }
 
     async function deliver(watcher, state) {

@@ -166,25 +166,15 @@
     } catch (error) {
       return { ok: false, problem: "not JSON: paste the text the popup's Export gave" };
     }
-    if (!data || data.format !== FORMAT || data.version !== 1 || typeof data.sites !== "object" || data.sites === null || Array.isArray(data.sites)) {
+    const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+    if (!data || data.format !== FORMAT || data.version !== 1 || !isObject(data.sites)) {
       return { ok: false, problem: 'not an export of Operator\'s selectors: {"format": "' + FORMAT + '", "version": 1, "sites": {...}} expected' };
     }
     const sites = Object.entries(data.sites);
     if (sites.length > MAX_SITES) return { ok: false, problem: "more than " + MAX_SITES + " sites" };
     for (const [site, fields] of sites) {
-      const problem = checkSite(site);
+      const problem = checkSite(site) || (isObject(fields) ? checkFields(site, fields) : site + ": its fields must be an object");
       if (problem) return { ok: false, problem };
-      if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return { ok: false, problem: site + ": its fields must be an object" };
-      for (const [field, selectors] of Object.entries(fields)) {
-        if (!FIELD_NAMES[field]) return { ok: false, problem: site + ": unknown field " + JSON.stringify(field) + " (fields: " + Object.keys(FIELD_NAMES).join(", ") + ")" };
-        if (!Array.isArray(selectors) || !selectors.length || selectors.length > MAX_PER_FIELD) {
-          return { ok: false, problem: site + " " + field + ": a list of 1 to " + MAX_PER_FIELD + " selectors" };
-        }
-        for (const selector of selectors) {
-          const problem = checkSelector(selector);
-          if (problem) return { ok: false, problem: site + " " + field + ": " + problem };
-        }
-      }
     }
     const stored = await all();
     let count = 0;
@@ -194,6 +184,21 @@
     }
     await Store.set({ [KEY]: stored });
     return { ok: true, count, sites: sites.map(([site]) => site) };
+  }
+
+  /* What is wrong with one imported site's fields, or null. */
+  function checkFields(site, fields) {
+    for (const [field, selectors] of Object.entries(fields)) {
+      if (!FIELD_NAMES[field]) return site + ": unknown field " + JSON.stringify(field) + " (fields: " + Object.keys(FIELD_NAMES).join(", ") + ")";
+      if (!Array.isArray(selectors) || !selectors.length || selectors.length > MAX_PER_FIELD) {
+        return site + " " + field + ": a list of 1 to " + MAX_PER_FIELD + " selectors";
+      }
+      for (const selector of selectors) {
+        const problem = checkSelector(selector);
+        if (problem) return site + " " + field + ": " + problem;
+      }
+    }
+    return null;
   }
 
   root.OperatorSelectors = Object.freeze({ all, allTrials, forUrl, teach, prove, remove, exported, imported, siteKey, pageOf });

@@ -180,11 +180,7 @@
     }
     const text = Text.messageText(found.element, adapter);
     const key = conversationKey();
-    const isNew =
-      !watched ||
-      watched.position !== found.position ||
-      (key !== watched.conversation && (watched.done || !text.startsWith(watched.text.slice(0, 200))));
-    if (isNew) {
+    if (isNewAnswer(found, text, key)) {
       watched = {
         conversation: key, position: found.position, text: null, changedAt: now, sent: null, done: false,
         // Heard being written only with the "still generating" sign, as the reply to what the
@@ -197,27 +193,44 @@
       };
     }
     watched.foundBy = found.selector;
-    if (text !== watched.text) {
-      if (watched.text !== null && !generatingNow) changesWithoutIndicator += 1;
-      // Seen growing: being written (a page without a working "generating" sign streams it, or
-      // its sign showed only once the answer had text). A history is drawn whole.
-      if (watched.text !== null && text.length > watched.text.length && text.startsWith(watched.text)) watched.written = false;
-      if (watched.text !== null && generatingNow) proveIfOnTrial("generating", Health.generatingSign(adapter, document).selector);
-      watched.text = text;
-      watched.changedAt = now;
-    }
+    if (text !== watched.text) noteNewText(text, generatingNow, now);
     if (generatingNow) watched.written = false;
     const quietFor = now - watched.changedAt;
-    // The answer's action buttons (copy, thumbs) are a second sign of its end; a page that shows
-    // its last tokens after its indicator went (waitForDone) ends an answer only at that sign.
-    const finishedSign = !generatingNow && Health.doneSign(adapter, document, found.element) !== null;
-    let settle = indicatorSeen || finishedSign ? SETTLE_MS : QUIET_MS;
-    if (adapter.waitForDone && !finishedSign) settle = QUIET_MS;
+    const settle = settlePeriod(found, generatingNow);
     const generating = generatingNow || quietFor < settle;
     sendText(generating ? completeLines(text) : text, generating);
     // Nothing on the page may change when an answer ends (no mutation to wake us): look again
     // when the settle or quiet period is over.
     if (generating) scheduleScan(generatingNow ? 1000 : settle - quietFor + 10);
+  }
+
+  /* Another answer than the one watched: another place on the page, or another conversation
+     whose answer is not the watched one's text carried over (a page that changes its address
+     when the first answer begins). */
+  function isNewAnswer(found, text, key) {
+    if (!watched || watched.position !== found.position) return true;
+    if (key === watched.conversation) return false;
+    return watched.done || !text.startsWith(watched.text.slice(0, 200));
+  }
+
+  function noteNewText(text, generatingNow, now) {
+    const before = watched.text;
+    if (before !== null && !generatingNow) changesWithoutIndicator += 1;
+    // Seen growing: being written (a page without a working "generating" sign streams it, or
+    // its sign showed only once the answer had text). A history is drawn whole.
+    if (before !== null && text.length > before.length && text.startsWith(before)) watched.written = false;
+    if (before !== null && generatingNow) proveIfOnTrial("generating", Health.generatingSign(adapter, document).selector);
+    watched.text = text;
+    watched.changedAt = now;
+  }
+
+  /* How long an answer must stay unchanged to have ended. The answer's action buttons (copy,
+     thumbs) are a second sign of its end; a page that shows its last tokens after its indicator
+     went (waitForDone) ends an answer only at that sign. */
+  function settlePeriod(found, generatingNow) {
+    const finishedSign = !generatingNow && Health.doneSign(adapter, document, found.element) !== null;
+    if (adapter.waitForDone && !finishedSign) return QUIET_MS;
+    return indicatorSeen || finishedSign ? SETTLE_MS : QUIET_MS;
   }
 
   /* While the model writes, its last line is unfinished: it has no line end yet (Operator can do

@@ -147,38 +147,47 @@
      goes). */
   async function fill(element, text, { replace = true, declaredKind = "auto" } = {}) {
     const kind = editorKind(element, declaredKind);
-    let ways = WAYS[kind] || WAYS.contenteditable;
-    if (LONG[kind] && text.split("\n").length > LONG_TEXT_LINES) ways = WAYS[LONG[kind]];
-    if (kind === "textarea") {
-      const before = element.value;
-      let value = text;
-      if (!replace && before.trim() !== "") value = before.replace(/\s+$/, "") + "\n\n" + text;
-      setNativeValue(element, value);
-      element.focus();
-      element.setSelectionRange(value.length, value.length);
-      await settled();
-      return { ok: endsWithText(element, text), how: "value" };
-    }
+    if (kind === "textarea") return fillTextarea(element, text, replace);
     const original = readInput(element);
     const kept = !replace && original.trim() !== "" ? original.replace(/\s+$/, "") + "\n\n" : "";
-    for (const way of ways) {
+    for (const way of waysFor(kind, text)) {
       // A way that changed the box without landing the text is undone by the next one, which
       // then writes the whole intended content (the person's text, if kept, and the results).
-      const touched = readInput(element) !== original;
+      const whole = replace || way === viaParagraphs || readInput(element) !== original;
       try {
-        if (touched || replace || way === viaParagraphs) await way(element, kept + text, true, kind);
-        else await way(element, (kept ? "\n\n" : "") + text, false, kind);
+        await way(element, whole ? kept + text : (kept ? "\n\n" : "") + text, whole, kind);
       } catch (error) {
         continue;
       }
-      // Some editors draw their change a moment later (Lexical commits its updates
-      // asynchronously); and one that did not take a change draws its own state over it.
-      await settled();
-      if (!endsWithText(element, text)) continue;
-      await settled();
-      if (endsWithText(element, text)) return { ok: true, how: way.name };
+      if (await heldAWhile(element, text)) return { ok: true, how: way.name };
     }
     return { ok: false, how: null };
+  }
+
+  function waysFor(kind, text) {
+    if (LONG[kind] && text.split("\n").length > LONG_TEXT_LINES) return WAYS[LONG[kind]];
+    return WAYS[kind] || WAYS.contenteditable;
+  }
+
+  async function fillTextarea(element, text, replace) {
+    const before = element.value;
+    let value = text;
+    if (!replace && before.trim() !== "") value = before.replace(/\s+$/, "") + "\n\n" + text;
+    setNativeValue(element, value);
+    element.focus();
+    element.setSelectionRange(value.length, value.length);
+    await settled();
+    return { ok: endsWithText(element, text), how: "value" };
+  }
+
+  /* Some editors draw their change a moment later (Lexical commits its updates asynchronously);
+     and one that did not take a change draws its own state over it: the text must be there, and
+     still there a moment later. */
+  async function heldAWhile(element, text) {
+    await settled();
+    if (!endsWithText(element, text)) return false;
+    await settled();
+    return endsWithText(element, text);
   }
 
   function pressEnter(element) {

@@ -89,50 +89,51 @@
      `context`: {inputBox, isGeneric, watching: {done, changesWithoutIndicator, stuck}, sendProblem,
      ownNode(textNode), notOwn(element): the person's own text left out}. */
   function check(adapter, doc, context) {
-    const fields = [];
     // While the model writes, its answer may not be on the page yet: nothing is missing then.
     const sign = generatingSign(adapter, doc);
+    const input = Text.queryVisible(doc, adapter.input);
+    return [
+      assistantField(adapter, doc, context, sign),
+      input.element
+        ? entry(adapter, "input", "found", input.selector, "")
+        : entry(adapter, "input", "missing", null, context.isGeneric ? "no visible text box on this page" : "found nothing"),
+      sendField(adapter, doc, context, input.element),
+      generatingField(adapter, context.watching, sign),
+    ];
+  }
+
+  function assistantField(adapter, doc, context, sign) {
     const ownNode = context.ownNode || null;
     if (context.isGeneric) {
-      const marked = Text.lastMarkedMessage(doc.body, context.inputBox, ownNode);
-      fields.push(marked
+      return Text.lastMarkedMessage(doc.body, context.inputBox, ownNode)
         ? entry(adapter, "assistant", "found", "the last element with a block for Operator", "")
-        : entry(adapter, "assistant", "idle", null, "no block for Operator on this page yet"));
-    } else {
-      const messages = Text.queryFirst(doc, adapter.assistant, context.notOwn || null);
-      if (messages.elements.length) {
-        fields.push(entry(adapter, "assistant", "found", messages.selector, messages.elements.length + " on the page"));
-      } else if (!sign && pageShowsMarker(doc, ownNode)) {
-        fields.push(entry(adapter, "assistant", "missing", null, "none of its selectors finds the answer, yet the page shows a block for Operator"));
-      } else {
-        fields.push(entry(adapter, "assistant", "idle", null, sign ? "the model is writing; its answer is not on the page yet" : "no answer on the page yet"));
-      }
+        : entry(adapter, "assistant", "idle", null, "no block for Operator on this page yet");
     }
+    const messages = Text.queryFirst(doc, adapter.assistant, context.notOwn || null);
+    if (messages.elements.length) {
+      return entry(adapter, "assistant", "found", messages.selector, messages.elements.length + " on the page");
+    }
+    if (!sign && pageShowsMarker(doc, ownNode)) {
+      return entry(adapter, "assistant", "missing", null, "none of its selectors finds the answer, yet the page shows a block for Operator");
+    }
+    return entry(adapter, "assistant", "idle", null, sign ? "the model is writing; its answer is not on the page yet" : "no answer on the page yet");
+  }
 
-    const input = Text.queryVisible(doc, adapter.input);
-    fields.push(input.element
-      ? entry(adapter, "input", "found", input.selector, "")
-      : entry(adapter, "input", "missing", null, context.isGeneric ? "no visible text box on this page" : "found nothing"));
-
+  function sendField(adapter, doc, context, inputElement) {
     const send = Text.queryVisible(doc, adapter.send);
-    const inputEmpty = !input.element || !root.OperatorEditor.holdsOwnText(input.element);
-    if (context.sendProblem) fields.push(entry(adapter, "send", "missing", null, context.sendProblem));
-    else if (send.element) fields.push(entry(adapter, "send", "found", send.selector, ""));
-    else if (context.isGeneric) fields.push(entry(adapter, "send", "idle", null, "none found: auto-send presses Enter in the input box"));
-    else if (inputEmpty) fields.push(entry(adapter, "send", "idle", null, "not shown while the input box is empty (the page shows it once the box holds text)"));
-    else fields.push(entry(adapter, "send", "missing", null, "found nothing; Operator presses Enter in the input box instead"));
+    const inputEmpty = !inputElement || !root.OperatorEditor.holdsOwnText(inputElement);
+    if (context.sendProblem) return entry(adapter, "send", "missing", null, context.sendProblem);
+    if (send.element) return entry(adapter, "send", "found", send.selector, "");
+    if (context.isGeneric) return entry(adapter, "send", "idle", null, "none found: auto-send presses Enter in the input box");
+    if (inputEmpty) return entry(adapter, "send", "idle", null, "not shown while the input box is empty (the page shows it once the box holds text)");
+    return entry(adapter, "send", "missing", null, "found nothing; Operator presses Enter in the input box instead");
+  }
 
-    const watching = context.watching;
-    if (watching && watching.stuck) {
-      fields.push(entry(adapter, "generating", "missing", sign && sign.selector, watching.stuck));
-    } else if (sign) {
-      fields.push(entry(adapter, "generating", "found", sign.selector, "the model is writing"));
-    } else if (watching && watching.unseen) {
-      fields.push(entry(adapter, "generating", "missing", null, watching.unseen));
-    } else {
-      fields.push(entry(adapter, "generating", "idle", null, "shown only while the model writes"));
-    }
-    return fields;
+  function generatingField(adapter, watching, sign) {
+    if (watching && watching.stuck) return entry(adapter, "generating", "missing", sign && sign.selector, watching.stuck);
+    if (sign) return entry(adapter, "generating", "found", sign.selector, "the model is writing");
+    if (watching && watching.unseen) return entry(adapter, "generating", "missing", null, watching.unseen);
+    return entry(adapter, "generating", "idle", null, "shown only while the model writes");
   }
 
   root.OperatorHealth = Object.freeze({ check, generatingSign, doneSign, pageShowsMarker, stopButton, LAST_RESORT });

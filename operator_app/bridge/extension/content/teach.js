@@ -49,11 +49,7 @@
     const out = [];
     if (element.id && stableToken(element.id)) out.push("#" + CSS.escape(element.id));
     const attributes = [...element.attributes].filter((attribute) => !SKIPPED_ATTRIBUTES.has(attribute.name));
-    const dataFirst = attributes.filter((a) => a.name.startsWith("data-")).sort((a, b) => (b.name.includes("test") ? 1 : 0) - (a.name.includes("test") ? 1 : 0));
-    for (const attribute of dataFirst) {
-      if (attribute.name.startsWith("data-operator") || attribute.name.startsWith("data-lexical") || attribute.name.startsWith("data-pm")) continue;
-      if (attribute.value === "" || stableToken(attribute.value)) out.push(tag + "[" + attribute.name + (attribute.value === "" ? "" : "=" + quoted(attribute.value)) + "]");
-    }
+    out.push(...dataSelectors(tag, attributes));
     for (const attribute of attributes.filter((a) => a.name.startsWith("aria-"))) {
       if (stableToken(attribute.value)) out.push(tag + "[" + attribute.name + "=" + quoted(attribute.value) + "]");
     }
@@ -62,8 +58,25 @@
       if (value && stableToken(value)) out.push(tag + "[" + name + "=" + quoted(value) + "]");
     }
     if (element.localName.includes("-")) out.push(tag);
+    out.push(...classSelectors(tag, element));
+    return out;
+  }
+
+  /* data-* attributes, the test ids first; never an editor's or Operator's own. */
+  function dataSelectors(tag, attributes) {
+    const testFirst = (a, b) => (b.name.includes("test") ? 1 : 0) - (a.name.includes("test") ? 1 : 0);
+    const own = (name) => name.startsWith("data-operator") || name.startsWith("data-lexical") || name.startsWith("data-pm");
+    return attributes
+      .filter((a) => a.name.startsWith("data-") && !own(a.name))
+      .sort(testFirst)
+      .filter((a) => a.value === "" || stableToken(a.value))
+      .map((a) => tag + "[" + a.name + (a.value === "" ? "" : "=" + quoted(a.value)) + "]");
+  }
+
+  /* Each stable class, then all of them together when there are several. */
+  function classSelectors(tag, element) {
     const classes = [...element.classList].filter((name) => stableToken(name) && !STATE_WORDS.test(name) && !/[:/[\]]/.test(name));
-    for (const name of classes) out.push(tag + "." + CSS.escape(name));
+    const out = classes.map((name) => tag + "." + CSS.escape(name));
     if (classes.length > 1) out.push(tag + classes.map((name) => "." + CSS.escape(name)).join(""));
     return out;
   }

@@ -126,17 +126,7 @@
      item in a list of messages), or that says it is a message, without ever taking in the input
      box. */
   function lastMarkedMessage(body, inputElement, ownNode = null) {
-    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, {
-      acceptNode: (node) => (mayHoldBlock(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
-    });
-    let lastMarkerNode = null;
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!holdsBlockStart(node.data)) continue;
-      const parent = node.parentElement;
-      if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
-      if (ownNode && ownNode(node)) continue; // the person's own message (a pasted prompt) is no answer
-      lastMarkerNode = node;
-    }
+    const lastMarkerNode = lastBlockStart(body, ownNode);
     if (!lastMarkerNode) return null;
     let candidate = null;
     for (let element = lastMarkerNode.parentElement; element && element !== body; element = element.parentElement) {
@@ -147,6 +137,23 @@
       if (hasSimilarSibling(element)) return element;
     }
     return candidate || lastMarkerNode.parentElement;
+  }
+
+  /* The last text node holding a block start that is page text: not Operator's own panel, a
+     script, a style, an editable box, nor the person's own message (a pasted prompt). */
+  function lastBlockStart(body, ownNode) {
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (mayHoldBlock(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP),
+    });
+    let last = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!holdsBlockStart(node.data)) continue;
+      const parent = node.parentElement;
+      if (!parent || parent.closest("#operator-bridge-ui, script, style, textarea, [contenteditable]")) continue;
+      if (ownNode && ownNode(node)) continue;
+      last = node;
+    }
+    return last;
   }
 
   function positionAmongKind(element) {
