@@ -7,7 +7,7 @@ import json
 import stat as stat_module
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ...protocol.caps import SHOWN_MAX_BYTES, cap_lines
 from ...protocol.errors import ErrorCode, OperatorError
@@ -352,7 +352,7 @@ def fs_list_regions(cmd: FsListRegions, ctx: ReadContext) -> CommandResult:
         )
     if shown < len(regions) + len(scan.problems):
         summary += (
-            f"; only the first {payload_count(payload)} are in the details, {SHOWN_MAX_BYTES:,} "
+            f"; only the first {_payload_count(payload)} are in the details, {SHOWN_MAX_BYTES:,} "
             "bytes being the most one answer shows (truncated): read a region by its marker_id "
             "with fs.readRegion, or find markers with fs.search"
         )
@@ -378,7 +378,7 @@ def _named(ids: list[str]) -> str:
     return ": " + ", ".join(named) + (f" and {more:,} more" if more else "")
 
 
-def payload_count(payload: dict[str, object]) -> str:
+def _payload_count(payload: dict[str, object]) -> str:
     regions, problems = payload["regions"], payload.get("problems", [])
     assert isinstance(regions, list) and isinstance(problems, list)
     shown = f"{len(regions):,} region{'s' if len(regions) != 1 else ''}"
@@ -392,25 +392,28 @@ def _capped_regions(
     thousand markers): regions first, in file order, then problems, each kept while the whole
     still fits; and how many of both it holds."""
     budget = SHOWN_MAX_BYTES - len('{"regions": [], "problems": []}')
-    kept: list[dict[str, object]] = []
-    said: list[str] = []
-    for region in regions:
-        size = len(json.dumps(region)) + 2
+    kept, budget = _fitting(regions, budget)
+    said, _ = _fitting(problems, budget) if len(kept) == len(regions) else ([], 0)
+    payload: dict[str, object] = {"regions": kept}
+    if problems:
+        payload["problems"] = said
+    return payload, len(kept) + len(said)
+
+
+T = TypeVar("T")
+
+
+def _fitting(items: list[T], budget: int) -> tuple[list[T], int]:
+    """The first of `items` whose JSON (each with its separator) fits in `budget` bytes, and
+    what is left of it."""
+    kept: list[T] = []
+    for item in items:
+        size = len(json.dumps(item)) + 2
         if size > budget:
             break
         budget -= size
-        kept.append(region)
-    if len(kept) == len(regions):
-        for problem in problems:
-            size = len(json.dumps(problem)) + 2
-            if size > budget:
-                break
-            budget -= size
-            said.append(problem)
-    payload: dict[str, object] = {"regions": kept}
-    if said or problems:
-        payload["problems"] = said
-    return payload, len(kept) + len(said)
+        kept.append(item)
+    return kept, budget
 
 
 def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
