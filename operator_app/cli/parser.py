@@ -189,7 +189,10 @@ def command_line(
     measured."""
     parser = Parser(
         prog="operator-app",
-        description="Work on a folder with a chat LLM through OPERATOR_CMD blocks.",
+        description=(
+            "Work on a folder with a chat LLM through its OPERATOR_CMD blocks or String's ChanFlow "
+            "blocks."
+        ),
         epilog=EPILOG,
     )
     if options is not None:
