@@ -301,6 +301,9 @@ class AsyncExtensionBrowser:
         page = await self.context.new_page()
         query = f"?tab={tab_id}" if tab_id is not None else ""
         await page.goto(f"chrome-extension://{self.extension_id}/popup/popup.html{query}")
+        # Drawn once: before that its parts arrive one by one and its buttons move (a click
+        # under load landed beside the Import button, and the test waited for the box).
+        await page.wait_for_selector("body[data-drawn]", state="attached")
         return page
 
     async def set_storage(self, values: dict[str, Any]) -> None:

@@ -380,6 +380,8 @@ function saveSettings() {
 }
 for (const id of ["autosend-on", "autosend-delay", "autosend-rate"]) $(id).addEventListener("change", saveSettings);
 
-showConnection();
-showTab();
-showSelectors();
+// Drawn: the connection, this tab and the selectors all shown once (until then the popup's
+// height changes as each arrives, and a button can move under a click).
+Promise.allSettled([showConnection(), showTab(), showSelectors()]).then(() => {
+  document.body.dataset.drawn = "true";
+});
