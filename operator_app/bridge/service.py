@@ -283,9 +283,13 @@ class Bridge:
                 del self.held[key]
                 self._tell_held()
                 return False
+            before = (held.text, held.generating)
             if text != held.text and not held.text.startswith(text):
                 held.text = text
             held.generating = generating
+            if (held.text, held.generating) != before:
+                # The person's question follows it: "began" became "ended", or it grew.
+                self._tell_held()
             return True
         if heard or key[0].startswith(SELECTION_PREFIX) or not self.pages.would_open(key, text):
             return False

@@ -150,6 +150,7 @@ class BridgeState(Struct):
     server: BridgeServer | None = None
     # "N answers ended while Operator was not listening — run them?"
     held_question: ConfirmScreen | None = None
+    held_asked: int = 0  # how many answers that question is about
     tab: Tab | None = None  # the chat tab last reported, for what changed in its health
     # The bridge turned off in the middle of answers: they stay open for the next one (b).
     paused: Bridge | None = None

@@ -223,6 +223,15 @@ class BridgeControl:
         """Ask the person whether to run the answers that ended while Operator was not listening
         (the question is asked again, updated, when the list changes)."""
         asking = self.bridge_state.held_question
+        if (
+            asking is not None
+            and answers
+            and len(answers) == self.bridge_state.held_asked
+            and self.app.screen is asking
+        ):
+            # The same answers, one of them grown or ended: "began" becomes "ended" in place.
+            asking.reword(held_question(answers))
+            return
         if asking is not None:
             self.bridge_state.held_question = None
             if asking in self.app.screen_stack:  # (not when the app is closing)
@@ -263,7 +272,7 @@ class BridgeControl:
                     f"{'it' if len(answers) == 1 else 'them'}."
                 )
 
-        self.bridge_state.held_question = question
+        self.bridge_state.held_question, self.bridge_state.held_asked = question, len(answers)
         self.app.dialog(question, answered)
 
     def run_held(self) -> None:

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from operator_app.tui.screens.confirm import ConfirmScreen
 from tests.support.browser import require_browser
 from tests.support.end_to_end import paired_tui_and_browser, panel_state, tab_id, until
-from tests.support.pilot import rows, wait_for
+from tests.support.pilot import question, rows, wait_for
 
 require_browser()
 
@@ -56,9 +55,8 @@ async def test_a_local_page_is_watched_only_once_the_person_chose_it_and_until_t
         assert origin in await popup.inner_text("#chosen-origins")
         # Chosen: the page is read like a chat. The block was on it before Operator watched it:
         # it runs when the person says so, and its results go into the page's text box.
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert "1 answer ended while Operator was not listening" in str(
-            app.screen.query_one("#confirm-question").render()
+        await wait_for(
+            pilot, lambda: "1 answer ended while Operator was not listening" in question(app)
         )
         assert app.states == {}
         await pilot.press("y")

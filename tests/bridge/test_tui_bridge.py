@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,7 +17,7 @@ from operator_app.tui.screens.consent import ConsentScreen
 from operator_app.tui.screens.pairing import PairingScreen
 from tests.support.blocks import b64, block
 from tests.support.bridge_http import Extension, bridged_app, paired_extension
-from tests.support.pilot import SIZE, asks, notes, rows, wait_for
+from tests.support.pilot import SIZE, asks, notes, question, rows, wait_for
 from tests.support.pilot import press_copy as copied
 
 pytestmark = pytest.mark.asyncio
@@ -503,15 +502,6 @@ async def test_a_write_arriving_while_the_person_types_elsewhere_never_takes_the
         )
 
 
-def question(app: Any) -> str:
-    """The question on screen ("N answers ended while Operator was not listening...")."""
-    return (
-        str(app.screen.query_one("#confirm-question").render())
-        if isinstance(app.screen, ConfirmScreen)
-        else ""
-    )
-
-
 async def test_an_answer_that_ended_while_the_bridge_was_off_runs_only_when_the_person_says_so(
     workspace: Path, state: Path
 ) -> None:
@@ -594,6 +584,38 @@ async def test_a_text_told_again_mid_answer_waits_and_once_run_takes_the_rest_as
             "id: r2",
         ]
         assert len(app.states) == 1
+
+
+async def test_the_question_about_a_held_answer_follows_it_to_its_end_in_place(
+    workspace: Path, state: Path
+) -> None:
+    """A held answer the model was still writing when the bridge came back: once the page says it
+    ended, the question says "ended" and drops "the model still writes it" (it said "began" for
+    good, and the last CI caught a test reading it too early). The same dialog is reworded, so a
+    key the person is pressing answers what they read."""
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        reply = await extension.message(READ, generating=True, resent=True, site="Claude")
+        assert reply.json()["state"] == "held"
+        await wait_for(pilot, lambda: "the model still writes it" in question(app))
+        asking = app.screen
+        await extension.message(READ + LIST, generating=True)
+        await wait_for(pilot, lambda: "(2 blocks," in question(app))
+        assert "the model still writes it" in question(app) and app.screen is asking
+        await extension.message(READ + LIST, generating=False)
+        await wait_for(
+            pilot,
+            lambda: "1 answer ended while Operator was not listening — run it?" in question(app),
+        )
+        assert "still writes" not in question(app) and app.screen is asking
+        assert app.states == {}
+        await pilot.press("y")
+        result = await extension.settled()
+        assert [line for line in result["copy_text"].split("\n") if line.startswith("id: ")] == [
+            "id: r1",
+            "id: r2",
+        ]
 
 
 async def test_a_text_told_again_of_a_message_operator_knows_is_taken_as_usual(

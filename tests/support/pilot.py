@@ -42,6 +42,16 @@ def asks(app: Any) -> bool:
     return isinstance(app.screen, ConsentScreen) and app.screen.ready
 
 
+def question(app: Any) -> str:
+    """The yes/no question on screen ("N answers ended while Operator was not listening..."), or
+    "" when none is."""
+    from operator_app.tui.screens.confirm import ConfirmScreen
+
+    if not isinstance(app.screen, ConfirmScreen):
+        return ""
+    return str(app.screen.query_one("#confirm-question").render())
+
+
 def rows(app: Any) -> list[tuple[str | None, str]]:
     """(command id, status) of the shown message's commands, in message order."""
     state = app.current()

@@ -32,5 +32,12 @@ class ConfirmScreen(ModalScreen[bool]):
             )
         yield Footer()
 
+    def reword(self, question: Text) -> None:
+        """Say the question as it stands now, in place: the person's next key still answers
+        this dialog, not one opened under their fingers."""
+        self.question = question
+        for shown in self.query("#confirm-question").results(Static):  # none before compose
+            shown.update(question)
+
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
