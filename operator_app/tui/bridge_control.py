@@ -223,19 +223,18 @@ class BridgeControl:
         """Ask the person whether to run the answers that ended while Operator was not listening
         (the question is asked again, updated, when the list changes)."""
         asking = self.bridge_state.held_question
-        if (
-            asking is not None
-            and answers
-            and len(answers) == self.bridge_state.held_asked
-            and self.app.screen is asking
-        ):
-            # The same answers, one of them grown or ended: "began" becomes "ended" in place.
-            asking.reword(held_question(answers))
+        if answers and len(answers) == self.bridge_state.held_asked:
+            # The same answers, one of them grown or ended: an open question says so in place
+            # ("began" becomes "ended"); one the person put off, or a word already given while
+            # they were in another dialog, is not said again at each line the model writes.
+            if asking is not None:
+                asking.reword(held_question(answers))
             return
         if asking is not None:
             self.bridge_state.held_question = None
             if asking in self.app.screen_stack:  # (not when the app is closing)
                 asking.dismiss(None)
+        self.bridge_state.held_asked = len(answers)
         if not answers:
             return
         if len(self.app.screen_stack) > 1:
@@ -272,7 +271,7 @@ class BridgeControl:
                     f"{'it' if len(answers) == 1 else 'them'}."
                 )
 
-        self.bridge_state.held_question, self.bridge_state.held_asked = question, len(answers)
+        self.bridge_state.held_question = question
         self.app.dialog(question, answered)
 
     def run_held(self) -> None:

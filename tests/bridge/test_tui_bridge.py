@@ -618,6 +618,42 @@ async def test_the_question_about_a_held_answer_follows_it_to_its_end_in_place(
         ]
 
 
+async def test_a_held_answer_that_grows_is_not_announced_again_at_each_line(
+    workspace: Path, state: Path
+) -> None:
+    """Said once: a held answer the model goes on writing neither repeats the note given while the
+    person was in another dialog, nor reopens a question they put off ("not now")."""
+    app = bridged_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        extension = await paired_extension(pilot, app)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 2)
+        palette = app.screen
+        text = "Looking.\n" + READ
+        await extension.message(text, generating=True, resent=True, site="Claude")
+        for more in ("More.\n", LIST, "Done.\n"):
+            text += more
+            await extension.message(text, generating=True)
+        await extension.message(text, generating=False)
+        await pilot.pause(0.3)
+
+        def said() -> int:
+            return sum("ended while Operator was not listening" in note for note in notes(app))
+
+        assert said() == 1 and app.screen is palette
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        # A second one is news: the question comes, about both; put off, it stays put off.
+        await extension.message(LIST, generating=True, resent=True, conversation="chat/2")
+        await wait_for(pilot, lambda: "2 answers came while" in question(app))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await extension.message(LIST + "Done.\n", generating=False, conversation="chat/2")
+        await pilot.pause(0.3)
+        assert len(app.screen_stack) == 1 and app.states == {}
+        assert [answer.generating for answer in app.bridge.bridge.held.values()] == [False, False]
+
+
 async def test_a_text_told_again_of_a_message_operator_knows_is_taken_as_usual(
     workspace: Path, state: Path
 ) -> None:
