@@ -57,9 +57,14 @@ def test_a_change_in_a_message_like_an_earlier_one_is_not_run_unasked(tmp_path: 
     assert w.exec(message).one["ok"]
     again = w.exec(message)
     result = again.one
-    assert result["error_code"] == "REJECTED" and not result["ok"]
+    # Not "the person said no": no one was asked about the repeat, and the model is told how to
+    # run it again on purpose in one round trip.
+    assert result["error_code"] == "NOT_APPROVED" and not result["ok"]
     assert "same text as message 1, whose /append ran then" in result["summary"]
-    assert "asked no one; nothing changed" in result["summary"]
+    assert "--approve all does not give; the rest of the message ran" in result["summary"]
+    advice = again.text()
+    assert "send it in a new message with words of its own around the block" in advice
+    assert "to change the file" not in advice
     assert w.read("log.md") == "start\nonce\n"  # appended once
 
 
@@ -151,15 +156,18 @@ def test_a_repeated_messages_script_never_reruns_unasked(tmp_path: Path) -> None
     first = w.exec(message).one
     assert first["ok"] and w.read("log.md") == "start\nonce\n", first
     again = w.exec(message).one  # the same text as message 1: --approve all asks no one
-    assert again["error_code"] == "REJECTED" and not again["ok"]
+    assert again["error_code"] == "NOT_APPROVED" and not again["ok"]
     assert "same text as message 1, whose bash ran then" in again["summary"]
+    assert "to run this script again on purpose" in f"{again['summary']}{again['details']}"
     assert w.read("log.md") == "start\nonce\n"
+    rerun = w.exec("Once more, after the fix.\n" + chan("echo once >> log.md", "bash:dev")).one
+    assert rerun["ok"] and w.read("log.md") == "start\nonce\nonce\n"  # as it advised
     # OPERATOR_CMD: the same block again is "already ran", never run; a new id runs it.
     command = block("c1", "shell.run", command="echo twice >> log.md")
     assert w.exec(command).one["ok"] and w.read("log.md").endswith("twice\n")
     repeated = w.exec(command).one
-    assert repeated["summary"].startswith("already ran in message 3: ")
-    assert w.read("log.md") == "start\nonce\ntwice\n"
+    assert repeated["summary"].startswith("already ran in message 4: ")
+    assert w.read("log.md") == "start\nonce\nonce\ntwice\n"
 
 
 def test_a_repeated_messages_script_is_asked_alone_even_when_always_allowed(

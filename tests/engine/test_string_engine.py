@@ -268,7 +268,7 @@ def test_a_string_change_the_app_died_in_is_told_in_strings_form(
         # The block ran: the same text as a new message is a look-alike of it, which runs only
         # once the person approved it knowing that (--approve all asks no one).
         (again,) = folder.run(message)
-        assert again.error_code == "REJECTED" and "same text as message 1" in again.summary
+        assert again.error_code == "NOT_APPROVED" and "same text as message 1" in again.summary
         assert (folder.ws / "a.md").read_text() == "new\n"
     else:
         assert result.error_code == "WRITE_FAILED" and "it was not made" in result.summary

@@ -366,14 +366,19 @@ def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | N
 
 
 def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
-    """A change in a message that repeats an earlier one, when no one is asked (--approve all)."""
+    """A change in a message that repeats an earlier one, when no one is asked (--approve all):
+    not a "no" (no one said it), and not a fault of the block: what makes it run is a message of
+    its own."""
     action = earlier.action or "command"
+    what = "script" if action == "bash" else "change"
     return StringError(
-        StringCode.REJECTED,
+        StringCode.NOT_APPROVED,
         f"{line} was not run: this message has the same text as message {number}, whose {action} "
-        "ran then; a repeated message's change runs only once the person approves it in "
-        "Operator's dialog, and this run asked no one; nothing changed",
-        "to change the file again, say so in a new message, or ask the person to approve it",
+        f"ran then, so it reads as that message sent again; a repeated message's {what} needs "
+        "the person's yes in Operator's dialog, which --approve all does not give; the rest of "
+        "the message ran; nothing changed",
+        f"to run this {what} again on purpose, send it in a new message with words of its own "
+        "around the block (a message exactly like an earlier one is taken for it sent again)",
     )
 
 
