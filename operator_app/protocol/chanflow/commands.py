@@ -139,14 +139,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         usage=(
             "/grep TEXT [folder] [--regex] [--ignore-case] [--include GLOBS] [--exclude GLOBS]",
         ),
-        does='"path:line: text" per line holding TEXT under the folder',
+        does='"path:line: text" per line with TEXT',
         answer="N matches for TEXT in N files under folder",
         own=True,
     ),
     CommandSpec(
         name="tree",
         usage=("/tree [folder] [depth]",),
-        does="a folder's outline with file sizes",
+        does="a folder's outline, with sizes",
         answer="Tree of folder to depth N",
         own=True,
     ),
