@@ -101,6 +101,7 @@ def shell_policy(root: Any, args: argparse.Namespace) -> Any:
         network=bool(args.network) or settings.network_allowed(root),
         env_allow=tuple(settings.env_allowed()),
         unsandboxed="ask" if args.allow_unsandboxed else "refuse",
+        hidden=(str(settings.config_dir()),),
     )
 
 

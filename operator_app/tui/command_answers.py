@@ -24,6 +24,7 @@ def command_policy(root: Path) -> ShellPolicy:
         network=settings.network_allowed(root),
         env_allow=tuple(settings.env_allowed()),
         unsandboxed="ask",
+        hidden=(str(settings.config_dir()),),
     )
 
 

@@ -241,6 +241,55 @@ def test_the_sandbox_never_writes_outside_and_keeps_tmp_private(ws: Path, tmp_pa
     assert not Path("/etc/operator-test").exists()
 
 
+def test_credential_stores_and_operators_settings_are_not_there_to_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script the person approved to run the tests cannot hand their keys to the chat: with the
+    home folder as the workspace, its ssh keys, .netrc and Operator's settings (the bridge's
+    pairing token) show empty, and what the script writes there is lost, not a change."""
+    sandbox_or_skip()
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-BYTES\n")
+    (home / ".netrc").write_text("machine x login me password NETRC-PASSWORD\n")
+    config = home / ".config" / "operator-app"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text('{"bridge_token": "PAIRING-TOKEN"}\n')
+    (home / "README.md").write_text("visible\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(config))
+    script = (
+        "cat README.md; ls -A .ssh | wc -l; cat .ssh/id_ed25519 .netrc "
+        ".config/operator-app/settings.json; echo new > .ssh/planted\n"
+    )
+    result = run(home, tmp_path / "st", script, "--approve", "all")
+    text = output_of(result)
+    assert "visible" in text and "\n0\n" in f"\n{text}"  # the workspace is there, .ssh empty
+    for secret in ("PRIVATE-KEY-BYTES", "NETRC-PASSWORD", "PAIRING-TOKEN"):
+        assert secret not in text
+    assert not (home / ".ssh" / "planted").exists()
+    assert "changes: none" in str(result["details"])
+
+
+def test_the_sandbox_hides_folders_and_files_but_never_the_workspace() -> None:
+    from operator_app.engine.shell.sandbox import Sandbox
+
+    argv = Sandbox(bwrap="bwrap").argv(
+        workspace=Path("/srv/ws"),
+        upper=Path("/st/upper"),
+        work=Path("/st/work"),
+        cwd=Path("/srv/ws"),
+        network=False,
+        command=["true"],
+        hidden=[Path("/etc"), Path("/etc/hostname"), Path("/srv"), Path("/tmp/x")],
+    )
+    joined = " ".join(argv)
+    assert "--tmpfs /etc " in joined and "--ro-bind /dev/null /etc/hostname" in joined
+    assert "--tmpfs /srv " not in joined  # it holds the workspace
+    assert "/tmp/x" not in joined  # the sandbox's /tmp is its own already
+    assert joined.index("--tmpfs /etc ") > joined.index("--overlay ")
+
+
 def test_no_network_unless_allowed(ws: Path, tmp_path: Path) -> None:
     sandbox_or_skip()
     server = socket.socket()

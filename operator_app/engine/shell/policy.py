@@ -25,6 +25,9 @@ class ShellPolicy(Struct, frozen=True):
     # Where no sandbox can be had: "refuse" (ERR_NOT_SANDBOXED, nothing runs) or "ask" (the person
     # is told it is not sandboxed, and only an explicit yes runs it).
     unsandboxed: Literal["refuse", "ask"] = "refuse"
+    # What a sandboxed command must not see beside the credential stores sandbox.py hides itself:
+    # the front end's own folders (Operator's settings, with the bridge's pairing token).
+    hidden: tuple[str, ...] = ()
 
 
 class RunGrant(Struct, frozen=True):

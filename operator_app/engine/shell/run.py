@@ -33,12 +33,13 @@ from ..messages.events import CommandOutput
 from ..messages.not_approved import NO_REVIEW, not_run
 from ..safety.journal import Journal
 from ..safety.journal_budget import keep_within_budget
+from ..state.session import state_home
 from .environment import command_environment
 from .output import OutputLog
 from .policy import Answer, RunGrant, ShellPolicy
 from .process import Control, Finished, run_process
 from .runs import RunFolder
-from .sandbox import Sandbox, find_sandbox
+from .sandbox import Sandbox, find_sandbox, hidden_paths
 
 if TYPE_CHECKING:
     from ...protocol.commands.shell import ShellRun
@@ -198,6 +199,14 @@ def _launch(
                 cwd=folder_path,
                 network=network,
                 command=inner,
+                hidden=hidden_paths(
+                    _home(),
+                    [
+                        host.session.state_dir,
+                        state_home(),
+                        *(Path(path) for path in host.shell.hidden),
+                    ],
+                ),
             )
             fds: tuple[int, ...] = (script_file.fileno(), cwd_w)
             start_in = str(folder.base)
@@ -234,6 +243,13 @@ def _launch(
         )
     )
     return _Ran(finished, log, network, sandbox.usable)
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except RuntimeError:  # no HOME and no password entry
+        return None
 
 
 def _seconds(value: float) -> str:

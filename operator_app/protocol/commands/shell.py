@@ -36,12 +36,15 @@ class ShellRun(Command):
         "the person allows it,",
         "no standard input (end of file at once), and variables whose names look like secrets "
         "(..._TOKEN, ..._KEY, ...) are",
-        "left out. What the script changed, created and deleted in the workspace becomes one "
-        "change-set, shown to the",
-        "person as a diff per file and applied only on their yes (then undoable like any write). "
-        "Changes under ignored",
-        "paths (.gitignore, .git/) are listed by folder and never applied: build and use such "
-        "files in one script.",
+        "left out; credential stores of the home folder (~/.ssh, ~/.aws, ~/.netrc, ...) and "
+        "Operator's own folders show empty.",
+        "What the script changed, created and deleted in the workspace becomes one change-set, "
+        "shown to the person as a",
+        "diff per file and applied only on their yes (then undoable like any write). Changes "
+        "under ignored paths",
+        "(.gitignore, .git/) are listed by folder and never applied: build and use such files in "
+        "one script. Nor are",
+        "links and special files (fifos, sockets) the script made: the result lists them.",
         "Where no sandbox can be had, the person is told, and the script changes the tree "
         "directly (no review, no undo).",
         "Nothing persists between commands but the files: each runs in a fresh bash.",
