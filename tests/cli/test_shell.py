@@ -226,6 +226,27 @@ def test_cwd_and_a_cwd_outside_refused(ws: Path, tmp_path: Path) -> None:
     assert outside["error_code"] == "ERR_PATH_OUTSIDE_WORKSPACE"
 
 
+def test_where_a_command_ended_means_one_thing_and_its_notes_are_true(
+    ws: Path, tmp_path: Path
+) -> None:
+    """cwd is where the command ended; where that is not a folder of the workspace, the result
+    says it started there and why the end is not known, with no word of String's sessions."""
+    sandbox_or_skip()
+    moved = run(ws, tmp_path / "st", "cd src && pwd", "--approve", "all")
+    assert "(cwd src)" in moved["summary"] and "started" not in moved["summary"]
+    left = run(ws, tmp_path / "st", "cd / && pwd", "--approve", "all", cwd="src")
+    assert "(started in src; it ended outside the workspace (/))" in left["summary"]
+    assert "# cwd: it started in src; it ended outside the workspace (/)" in left["details"]
+    replaced = run(ws, tmp_path / "st", "cd src; exec true", "--approve", "all")
+    assert "where it ended is not known: the script replaced its shell (exec)" in str(
+        replaced["details"]
+    )
+    stopped = run(ws, tmp_path / "st", "sleep 5", "--approve", "all", timeout_s="1")
+    assert "where it ended is not known: it was stopped" in str(stopped["details"])
+    for result in (left, replaced, stopped):
+        assert "session" not in f"{result['summary']}{result['details']}"
+
+
 def test_the_sandbox_never_writes_outside_and_keeps_tmp_private(ws: Path, tmp_path: Path) -> None:
     sandbox_or_skip()
     outside = tmp_path / "outside.txt"
@@ -378,13 +399,46 @@ def test_three_hundred_thousand_lines_are_capped(ws: Path, tmp_path: Path) -> No
     sandbox_or_skip()
     result = run(ws, tmp_path / "st", "seq 300000", "--approve", "all")
     details = str(result["details"])
-    assert "# output: 300000 lines, 299800 cut from the middle; all of it: " in details
+    assert (
+        "# output: 300000 lines (1,988,895 bytes), 299800 lines (1,987,903 bytes) cut from the "
+        "middle; all of it: " in details
+    )
     text = output_of(result).split("\n")
-    assert text[:2] == ["1", "2"] and "299800 lines cut" in "\n".join(text)
+    assert text[:2] == ["1", "2"] and "... 299800 lines cut (1,987,903 bytes; " in "\n".join(text)
+    assert text[99:101] == ["100", text[100]] and text[101] == "299901"
     assert text[-2:] == ["300000", ""] or text[-1] == "300000"
     saved = Path(details.split("all of it: ")[1].split("\n")[0])
     assert saved.read_text().count("\n") == 300000
     assert len(details) < 60_000
+
+
+def test_one_line_of_megabytes_is_cut_in_bytes_and_keeps_its_end(ws: Path, tmp_path: Path) -> None:
+    """A minified file or a progress bar printed without line breaks: the result says how many
+    bytes were cut (it said "0 lines cut") and keeps the line's end, where an error would be."""
+    sandbox_or_skip()
+    script = "head -c 5000000 /dev/zero | tr '\\0' a; echo THE-END"
+    result = run(ws, tmp_path / "st", script, "--approve", "all")
+    details = str(result["details"])
+    assert "# output: 1 line (5,000,008 bytes), 0 lines (4,960,008 bytes) cut" in details
+    text = output_of(result)
+    assert "... 4,960,008 bytes of one long line cut (no line break among them; " in text
+    assert text.rstrip("\n").endswith("a" * 100 + "THE-END")
+    assert text.startswith("a" * 20_000 + "\n... ")
+
+
+def test_long_lines_are_cut_by_bytes_with_the_lines_counted(ws: Path, tmp_path: Path) -> None:
+    sandbox_or_skip()
+    script = (
+        "for i in $(seq 1000); do printf '%05d' $i; head -c 4995 /dev/zero | tr '\\0' x; echo; done"
+    )
+    result = run(ws, tmp_path / "st", script, "--approve", "all")
+    text = output_of(result).split("\n")
+    # Lines of 5,001 bytes; 20,000 of each end: three lines and the start of the fourth, the end
+    # of the fourth from last and the last three. What is between is said exactly.
+    assert [line[:5] for line in text[:4]] == ["00001", "00002", "00003", "00004"]
+    assert len(text[3]) == 4997 and len(text[5]) == 4996
+    assert text[4].startswith("... 993 lines cut (4,961,000 bytes; ")
+    assert [line[-5:] for line in text[5:9]] == ["xxxxx"] * 4 and text[8].startswith("01000")
 
 
 def test_output_past_the_saved_bound_is_counted_not_saved(ws: Path, tmp_path: Path) -> None:
@@ -394,8 +448,8 @@ def test_output_past_the_saved_bound_is_counted_not_saved(ws: Path, tmp_path: Pa
     result = run(ws, tmp_path / "st", "yes | head -c 70000000", "--approve", "all")
     details = str(result["details"])
     assert (
-        "# output: 35000000 lines, 34999800 cut from the middle; its first 64 MB (of 66 MB): "
-        in details
+        "# output: 35000000 lines (70,000,000 bytes), 34999800 lines (69,999,600 bytes) cut "
+        "from the middle; its first 64 MB (of 66 MB): " in details
     )
     saved = Path(details.split("(of 66 MB): ")[1].split("\n")[0])
     assert saved.stat().st_size == 64 * 1024 * 1024

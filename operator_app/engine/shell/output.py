@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 from ..ondisk.atomic import write_all
 
@@ -75,25 +76,54 @@ class OutputLog:
         """Lines of output, a last one without its line break counted."""
         return self.lines + (0 if self.ends_with_break or not self.bytes else 1)
 
-    def kept(self) -> tuple[str, int]:
-        """(what the result shows, the number of lines cut from its middle)."""
+    def kept(self) -> Kept:
+        """What the result shows: the whole output when short, else its first lines (at most
+        HEAD_LINES and HEAD_BYTES) and its last (TAIL_LINES, TAIL_BYTES), with what was cut
+        between them said exactly, in lines and bytes: one line of megabytes is cut too."""
         with self._lock:
-            whole = self.bytes <= HEAD_BYTES and self.line_count <= HEAD_LINES + TAIL_LINES
+            total, breaks = self.bytes, self.lines
             head, tail = bytes(self._head), bytes(self._tail)
+            whole = total <= HEAD_BYTES and self.line_count <= HEAD_LINES + TAIL_LINES
         if whole:
-            return head.decode("utf-8", "replace"), 0
-        head_lines = head.split(b"\n")[:HEAD_LINES]
-        tail_text = tail[-TAIL_BYTES:]
-        tail_lines = tail_text.split(b"\n")
-        if len(tail) > TAIL_BYTES:
-            tail_lines = tail_lines[1:]  # the first one is cut
-        if tail_lines and tail_lines[-1] == b"":
-            tail_lines = tail_lines[:-1]
-        tail_lines = tail_lines[-TAIL_LINES:]
-        cut = max(self.line_count - len(head_lines) - len(tail_lines), 0)
-        middle = f"... {cut} line{'s' if cut != 1 else ''} cut (the whole output: {self.path}) ..."
-        text = b"\n".join(head_lines).decode("utf-8", "replace")
-        return (
-            text + "\n" + middle + "\n" + b"\n".join(tail_lines).decode("utf-8", "replace") + "\n",
-            cut,
-        )
+            return Kept(head.decode("utf-8", "replace"))
+        shown_head = _first_lines(head, HEAD_LINES)
+        room = min(TAIL_BYTES, total - len(shown_head))
+        shown_tail = _last_lines(tail[len(tail) - room :] if room > 0 else b"", TAIL_LINES)
+        cut_bytes = total - len(shown_head) - len(shown_tail)
+        cut_lines = breaks - shown_head.count(b"\n") - shown_tail.count(b"\n")
+        if cut_lines:
+            what = f"{cut_lines} line{'s' if cut_lines != 1 else ''} cut ({cut_bytes:,} bytes"
+        else:
+            what = f"{cut_bytes:,} bytes of one long line cut (no line break among them"
+        middle = f"... {what}; the whole output: {self.path}) ..."
+        text = shown_head.decode("utf-8", "replace")
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += middle + "\n" + shown_tail.decode("utf-8", "replace")
+        if not text.endswith("\n"):
+            text += "\n"
+        return Kept(text, cut_lines, cut_bytes)
+
+
+class Kept(NamedTuple):
+    text: str
+    cut_lines: int = 0  # line breaks in the part left out
+    cut_bytes: int = 0  # 0: nothing was left out
+
+
+def _first_lines(data: bytes, count: int) -> bytes:
+    """The first `count` lines of `data` with their breaks, or all of it (a line it cuts short
+    stays as far as it goes)."""
+    parts = data.split(b"\n")
+    if len(parts) <= count:
+        return data
+    return b"\n".join(parts[:count]) + b"\n"
+
+
+def _last_lines(data: bytes, count: int) -> bytes:
+    """The last `count` lines of `data` (a last one without its break counts; a first one that
+    `data` begins in the middle of is kept from there)."""
+    parts = data.split(b"\n")
+    if data.endswith(b"\n"):
+        count += 1  # the empty part after the last break
+    return b"\n".join(parts[-count:]) if len(parts) > count else data

@@ -256,10 +256,16 @@ def _seconds(value: float) -> str:
     return f"{value:.1f} s"
 
 
-def _ended_in(ws: Workspace, said: str | None) -> tuple[str | None, str]:
+def _ended_in(ws: Workspace, finished: Finished) -> tuple[str | None, str]:
     """(the workspace-relative folder the command ended in, or None; a note when it is not one)."""
+    said = finished.cwd
     if said is None:
-        return None, "the folder it ended in is not known (its EXIT trap was replaced)"
+        if finished.timed_out or finished.stopped or finished.exit is None:
+            return None, "where it ended is not known: it was stopped"
+        return None, (
+            "where it ended is not known: the script replaced its shell (exec) or its EXIT trap, "
+            "which tells it"
+        )
     path = Path(said)
     if path == ws.root or path.is_relative_to(ws.root):
         return path.relative_to(ws.root).as_posix() or ".", ""
@@ -277,8 +283,9 @@ def _answer(
     action: str,
 ) -> CommandResult:
     ws, finished, log = host.workspace, ran.finished, ran.log
-    output, cut = log.kept()
-    ended, where_note = _ended_in(ws, finished.cwd)
+    kept = log.kept()
+    output = kept.text
+    ended, where_note = _ended_in(ws, finished)
     shown_cwd = ended if ended is not None else where.rel
     record = {
         "command_id": command.id,
@@ -295,8 +302,8 @@ def _answer(
         f"# exit: {finished.exit if finished.exit is not None else 'none'} | cwd: "
         f"{shown_cwd} | {_seconds(finished.seconds)}"
     ]
-    if where_note:
-        header.append(f"# cwd: {where_note}; a session goes back to the workspace root")
+    if where_note:  # then the cwd above is where it started
+        header.append(f"# cwd: it started in {where.rel}; {where_note}")
     failure: OperatorError | None = None
     changes_state = "none"
     if not ran.sandboxed:
@@ -336,15 +343,16 @@ def _answer(
             host, command, where, folder, message, before_commit, action
         )
         header += lines
-    if cut:
+    if kept.cut_bytes:
         saved = (
             "all of it"
             if log.saved == log.bytes
             else f"its first {log.saved // 2**20} MB (of {log.bytes // 2**20} MB)"
         )
         header.append(
-            f"# output: {count(log.line_count, 'line')}, {cut} cut from the middle; {saved}: "
-            f"{log.path}"
+            f"# output: {count(log.line_count, 'line')} ({log.bytes:,} bytes), "
+            f"{count(kept.cut_lines, 'line')} ({kept.cut_bytes:,} bytes) cut from the middle; "
+            f"{saved}: {log.path}"
         )
     record.update(exit=finished.exit, changes=changes_state, changeset=seq)
     journal.note_run(record)
@@ -358,7 +366,8 @@ def _answer(
         "network": ran.network,
         "output_file": str(log.path),
         "lines": log.line_count,
-        "cut": cut,
+        "cut": kept.cut_lines,
+        "cut_bytes": kept.cut_bytes,
         "changes": changes_state,
         "header_lines": len(header),
     }
@@ -373,7 +382,8 @@ def _answer(
         "direct": "changes made directly (not sandboxed)",
     }.get(changes_state, "")
     changes_line = next((line for line in header if line.startswith("# changes: ")), "")
-    summary = f"exit {finished.exit} in {_seconds(finished.seconds)} (cwd {shown_cwd}); " + (
+    place = f"cwd {ended}" if ended is not None else f"started in {where.rel}; {where_note}"
+    summary = f"exit {finished.exit} in {_seconds(finished.seconds)} ({place}); " + (
         change_words or "changes " + changes_line.removeprefix("# changes: ")
     )
     if undo_cut:

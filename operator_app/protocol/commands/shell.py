@@ -52,8 +52,8 @@ class ShellRun(Command):
         '"# exit: N | cwd: PATH | 1.4 s",',
         "then a line on the change-set (applied, not applied, or none), then the output (stdout "
         "and stderr as written).",
-        'Long output keeps its first and last lines with "... N lines cut ..." between; the '
-        "whole output (its first 64 MB) is saved",
+        "Long output keeps its first and last 100 lines (at most 20,000 bytes each) with "
+        '"... N lines cut (M bytes; ...) ..." between; the whole output (its first 64 MB) is saved',
         "and its path given. A timeout is ERR_COMMAND_TIMEOUT, a stop by the person or a signal "
         "ERR_COMMAND_KILLED: the whole process",
         "group is killed and the changes are discarded.",
