@@ -25,6 +25,7 @@ def parse_fields(block: RawBlock) -> Fields:
     lines: dict[str, int] = {}
     after_content = False  # the previous line was content: or one of its stray continuations
     wrapped_b64: str | None = None  # the previous key line was a *_b64 field
+    previous: str | None = None  # the key of the previous line
     # Almost every block is plain ASCII without control characters: one look at all its lines
     # (joined by a tab, which is allowed) spares two searches per line.
     joined = "\t".join(text for _, text in block.lines)
@@ -82,15 +83,7 @@ def parse_fields(block: RawBlock) -> Fields:
                 ),
             )
         if not is_pair:
-            shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
-            raise OperatorError(
-                ErrorCode.ERR_NON_KEY_VALUE_LINE,
-                (
-                    f'line {line_no} is not a "key: value" line: {shown!r}; '
-                    f"{_key_hint(key) if colon else ''}only key: value lines may appear inside "
-                    "OPERATOR_CMD (no prose, bullets or indentation)"
-                ),
-            )
+            raise _not_a_pair(line_no, stripped, key if colon else None, previous)
         if key in values:
             raise OperatorError(
                 ErrorCode.ERR_DUPLICATE_FIELD,
@@ -99,8 +92,31 @@ def parse_fields(block: RawBlock) -> Fields:
         values[key] = value.strip()
         lines[key] = line_no
         after_content = key == "content"
+        previous = key
         wrapped_b64 = key if key.endswith("_b64") else None
     return Fields(values, lines)
+
+
+def _not_a_pair(
+    line_no: int, stripped: str, key: str | None, previous: str | None
+) -> OperatorError:
+    shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
+    if previous == "command":
+        # The second line of a script written under command: (shell.run).
+        hint = (
+            "command holds one line of bash; send a script of several lines as command_b64 (the "
+            "whole script base64-encoded, on one line), or join its lines with && on the command "
+            "line"
+        )
+    else:
+        hint = (
+            f"{_key_hint(key) if key is not None else ''}only key: value lines may appear inside "
+            "OPERATOR_CMD (no prose, bullets or indentation)"
+        )
+    return OperatorError(
+        ErrorCode.ERR_NON_KEY_VALUE_LINE,
+        f'line {line_no} is not a "key: value" line: {shown!r}; {hint}',
+    )
 
 
 def _key_hint(key: str) -> str:

@@ -224,6 +224,15 @@ def test_cwd_and_a_cwd_outside_refused(ws: Path, tmp_path: Path) -> None:
     assert str(result["details"]).startswith("# exit: 0 | cwd: src | ")
     outside = run(ws, tmp_path / "st", "pwd", "--approve", "all", cwd="..")
     assert outside["error_code"] == "ERR_PATH_OUTSIDE_WORKSPACE"
+    # The workspace's own absolute path, as the model may have seen it in a command's output: the
+    # answer names the relative path to send (it read ". is absolute ... did you mean .?").
+    for absolute, relative in ((ws, "."), (ws / "src", "src")):
+        refused = run(ws, tmp_path / "st", "pwd", "--approve", "all", cwd=str(absolute))
+        assert refused["error_code"] == "ERR_PATH_OUTSIDE_WORKSPACE"
+        assert refused["summary"].endswith(
+            "an absolute path is never taken, even one inside the workspace; paths are relative "
+            f"to the workspace root: send {relative}"
+        )
 
 
 def test_where_a_command_ended_means_one_thing_and_its_notes_are_true(
@@ -241,10 +250,28 @@ def test_where_a_command_ended_means_one_thing_and_its_notes_are_true(
     assert "where it ended is not known: the script replaced its shell (exec)" in str(
         replaced["details"]
     )
-    stopped = run(ws, tmp_path / "st", "sleep 5", "--approve", "all", timeout_s="1")
-    assert "where it ended is not known: it was stopped" in str(stopped["details"])
-    for result in (left, replaced, stopped):
+    for result in (left, replaced):
         assert "session" not in f"{result['summary']}{result['details']}"
+
+
+def test_a_script_written_under_command_is_pointed_to_command_b64(ws: Path, tmp_path: Path) -> None:
+    message = (
+        "OPERATOR_CMD\nversion: 1\nid: m1\naction: shell.run\ncommand: cd src\n"
+        "python -m pytest -q\nEND_OPERATOR_CMD\n"
+    )
+    (result,) = exec_json(ws, tmp_path / "st", message, "--approve", "all")["results"]
+    assert result["error_code"] == "ERR_NON_KEY_VALUE_LINE"
+    assert result["summary"].endswith(
+        "line 6 is not a \"key: value\" line: 'python -m pytest -q'; command holds one line of "
+        "bash; send a script of several lines as command_b64 (the whole script base64-encoded, "
+        "on one line), or join its lines with && on the command line"
+    )
+
+
+def test_a_script_with_crlf_line_ends_runs_as_written(ws: Path, tmp_path: Path) -> None:
+    sandbox_or_skip()
+    result = run(ws, tmp_path / "st", "cd src\r\nls\r\n", "--approve", "all")
+    assert output_of(result).strip() == "app.py" and "(cwd src)" in result["summary"]
 
 
 def test_the_sandbox_never_writes_outside_and_keeps_tmp_private(ws: Path, tmp_path: Path) -> None:

@@ -151,13 +151,18 @@ class Workspace:
             )
         if raw.startswith("/"):
             inside = PurePosixPath(os.path.normpath(raw))
-            hint = ""
             if inside.is_relative_to(self.root):
-                hint = f" (did you mean {inside.relative_to(self.root).as_posix()}?)"
+                # Not quoted: what the model is told has the workspace's own path made relative
+                # (internal_failure.py), which would turn the quote into the answer.
+                rel = inside.relative_to(self.root).as_posix() or "."
+                raise OperatorError(
+                    ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
+                    "an absolute path is never taken, even one inside the workspace; paths are "
+                    f"relative to the workspace root: send {rel}",
+                )
             raise OperatorError(
                 ErrorCode.ERR_PATH_OUTSIDE_WORKSPACE,
-                f"{raw} is absolute; paths are relative to "
-                f"the workspace root; use . for the root{hint}",
+                f"{raw} is absolute; paths are relative to the workspace root; use . for the root",
             )
         if raw.startswith("~"):
             raise OperatorError(

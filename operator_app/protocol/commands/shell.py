@@ -63,7 +63,9 @@ class ShellRun(Command):
         None, doc="one line of bash (required, or command_b64)", code=ErrorCode.ERR_MISSING_COMMAND
     )
     command_b64: str | None = spec_field(
-        None, doc="a bash script, base64 UTF-8 (several lines)", code=ErrorCode.ERR_MISSING_COMMAND
+        None,
+        doc="a bash script, base64 UTF-8 (several lines; CRLF line ends are taken as LF)",
+        code=ErrorCode.ERR_MISSING_COMMAND,
     )
     cwd: str | None = spec_field(
         None,
@@ -79,7 +81,11 @@ class ShellRun(Command):
     @field_validator("command_b64")
     @classmethod
     def _decode(cls, value: str | None) -> str | None:
-        return None if value is None else decode_b64_text(value, field="command_b64")
+        if value is None:
+            return None
+        # A script written on Windows (or pasted through one) ends its lines with CRLF; bash
+        # would take each CR as part of the line's last word ("cd: $'tests\r'").
+        return decode_b64_text(value, field="command_b64").replace("\r\n", "\n")
 
     @field_validator("timeout_s", mode="before")
     @classmethod
