@@ -741,6 +741,19 @@ def test_close_and_help_of_a_bash_topic(ws: Path, tmp_path: Path) -> None:
     assert [r["error_code"] for r in helped["results"]] == [None, "COMMAND_UNSUPPORTED"]
 
 
+def test_a_script_sent_to_string_bash_is_told_to_name_its_topic(ws: Path, tmp_path: Path) -> None:
+    """string:bash is the file topic "bash" (a bare name is file:NAME): its script is no command,
+    and the answer says how to tag it; a real file topic's slip is answered as ever."""
+    message = f"<{SIGIL}=string:bash>ls -la</{SIGIL}>\n<{SIGIL}=string:notes>ls</{SIGIL}>\n"
+    bare, notes = exec_json(ws, tmp_path / "st", message, "--approve", "all")["results"]
+    assert bare["error_code"] == notes["error_code"] == "COMMAND_UNSUPPORTED"
+    told = f"{bare['summary']}\n{bare['details'] or ''}"
+    assert "to run a script, tag it string:bash:NAME (string:bash is the file topic file:bash)" in (
+        told
+    )
+    assert "string:bash:NAME" not in f"{notes['summary']}\n{notes['details'] or ''}"
+
+
 def test_a_bash_topics_changes_declined_say_changes_not_applied(ws: Path, tmp_path: Path) -> None:
     sandbox_or_skip()
     from operator_app.engine import Engine, Session, Workspace

@@ -36,7 +36,26 @@ def is_bash(topic: str) -> bool:
 
 def read_request(topic: str, payload: str) -> Request:
     """A block's request, read as its topic's type reads payloads."""
-    return read_bash_payload(payload) if is_bash(topic) else read_payload(payload)
+    if is_bash(topic):
+        return read_bash_payload(payload)
+    try:
+        return read_payload(payload)
+    except StringError as error:
+        name = topic.rpartition(":")[2]
+        if name in _SHELL_NAMES and error.code is StringCode.COMMAND_UNSUPPORTED:
+            # string:bash is the file topic "bash" (a bare name is file:NAME): a script meant
+            # for a bash topic, which needs a name of its own.
+            raise StringError(
+                error.code,
+                error.message,
+                *error.context,
+                f"to run a script, tag it string:bash:NAME (string:{name} is the file topic "
+                f"file:{name})",
+            ) from None
+        raise
+
+
+_SHELL_NAMES = frozenset({"bash", "sh", "shell", "terminal", "zsh"})
 
 
 def read_bash_payload(payload: str) -> Request:
