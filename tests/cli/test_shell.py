@@ -142,6 +142,11 @@ def test_edits_new_files_and_deletions_reach_the_tree_only_after_yes_and_undo_ta
     assert "changes applied: 5 files: 2 changed, 2 created, 1 deleted" in result["summary"]
     details = str(result["details"])
     assert "not applied (ignored paths): build/ (1)" in details
+    # The model is told which entries, not only how many (the person sees the diff).
+    assert (
+        "# entries: blob.bin (created), docs/ (folder made), docs/new.md (created), notes.txt "
+        "(changed), old.txt (deleted), src/app.py (changed)\n" in details
+    )
     assert (ws / "notes.txt").read_text() == "one\ntwo\nthree\n"
     assert not (ws / "old.txt").exists() and (ws / "docs" / "new.md").read_text() == "new\n"
     assert (ws / "blob.bin").read_bytes() == b"\x00\x01"
@@ -161,6 +166,18 @@ def test_edits_new_files_and_deletions_reach_the_tree_only_after_yes_and_undo_ta
     assert "Took back the changes of c1 (shell.run)" in out.getvalue(), out.getvalue()
     assert tree(ws) == before
     assert not os.access(ws / "src" / "app.py", os.X_OK)
+
+
+def test_a_change_set_of_many_entries_names_the_first_forty(ws: Path, tmp_path: Path) -> None:
+    sandbox_or_skip()
+    result = run(
+        ws, tmp_path / "st", "for i in $(seq 10 54); do echo $i > n$i.txt; done", "--approve", "all"
+    )
+    named = next(
+        line for line in str(result["details"]).split("\n") if line.startswith("# entries: ")
+    )
+    assert named.startswith("# entries: n10.txt (created), n11.txt (created), ")
+    assert named.endswith("n49.txt (created) and 5 more") and named.count("(created)") == 40
 
 
 def test_the_change_set_is_shown_per_file_with_binary_files_by_size_and_hash(

@@ -430,17 +430,18 @@ def _changes(
         return "none", ["# changes: none", *left], None, None
     assert plan.changes is not None
     described = plan.changes.describe()
+    named = f"# entries: {plan.changes.entries()}"
     if host.ask(plan, message) is False:
         if host.nobody_to_ask:  # an always-allowed command with no one to review its changes
             return (
                 "not approved",
-                [f"# changes: not applied ({NO_REVIEW}): {described}", *left],
+                [f"# changes: not applied ({NO_REVIEW}): {described}", named, *left],
                 plan.diff,
                 None,
             )
         return (
             "declined",
-            [f"# changes: not applied (the person declined them): {described}", *left],
+            [f"# changes: not applied (the person declined them): {described}", named, *left],
             plan.diff,
             None,
         )
@@ -450,13 +451,14 @@ def _changes(
         outcome = commit(plan, ws, host.session.state_dir)
     except OperatorError as exc:
         state = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
-        return state, [f"# changes: not applied ({exc})", *left], plan.diff, None
+        return state, [f"# changes: not applied ({exc})", named, *left], plan.diff, None
     # What a set keeps to be undone counts in the journal's budget like any write's.
     cut = keep_within_budget(host.session.state_dir, outcome.seq, message)
     return (
         "applied",
         [
             f"# changes: {outcome.summary.removeprefix('changes ')}",
+            named,
             *left,
             *([f"# {cut}"] if cut else []),
         ],

@@ -50,13 +50,15 @@ class ShellRun(Command):
         "Nothing persists between commands but the files: each runs in a fresh bash.",
         "Result: ok: true whatever the exit status (the summary gives it). details_b64 starts with "
         '"# exit: N | cwd: PATH | 1.4 s",',
-        "then a line on the change-set (applied, not applied, or none), then the output (stdout "
-        "and stderr as written).",
+        "then a line on the change-set (applied, not applied, or none) and one naming its "
+        'entries ("# entries: src/a.py (changed),',
+        'new.txt (created), ...", the first 40), then the output (stdout and stderr as written).',
         "Long output keeps its first and last 100 lines (at most 20,000 bytes each) with "
-        '"... N lines cut (M bytes; ...) ..." between; the whole output (its first 64 MB) is saved',
-        "and its path given. A timeout is ERR_COMMAND_TIMEOUT, a stop by the person or a signal "
-        "ERR_COMMAND_KILLED: the whole process",
-        "group is killed and the changes are discarded.",
+        '"... N lines cut (M bytes; ...) ..."',
+        "between; the whole output (its first 64 MB) is saved and its path given. A timeout is "
+        "ERR_COMMAND_TIMEOUT, a stop",
+        "by the person or a signal ERR_COMMAND_KILLED: the whole process group is killed and the "
+        "changes are discarded.",
     )
     action: Literal["shell.run"]
     command: str | None = spec_field(

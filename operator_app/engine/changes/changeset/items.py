@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 from msgspec import Struct, field
 
+from ....protocol.escapes import escape_name
+
+ENTRIES_SHOWN = 40  # entries a command's result names (the person sees them all in the diff)
+
 Op = Literal["write", "delete", "rmdir", "mkdir"]
 EntryKind = Literal["file", "dir", "symlink", "other"]
 
@@ -164,8 +168,31 @@ class ChangeSet(Struct, frozen=True):
         ]
         return f"{total} file{'s' if total != 1 else ''}: {', '.join(parts)}"
 
+    def entries(self, most: int = ENTRIES_SHOWN) -> str:
+        """ "src/app.py (changed), new.txt (created), build/ (folder made)": which entries, so
+        the model knows what its command touched (the person sees the diff), the first `most`
+        and how many more."""
+        shown = [f"{escape_name(item.rel)}{_WHAT[_kind(item)]}" for item in self.items[:most]]
+        more = len(self.items) - most
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
     def left_out_lines(self) -> list[str]:
         return left_out_lines(self.left_out)
+
+
+_WHAT = {
+    "changed": " (changed)",
+    "created": " (created)",
+    "deleted": " (deleted)",
+    "mkdir": "/ (folder made)",
+    "rmdir": "/ (folder removed)",
+}
+
+
+def _kind(item: Item) -> str:
+    if item.op == "write":
+        return "created" if item.before is None else "changed"
+    return "deleted" if item.op == "delete" else item.op
 
 
 def left_out_lines(left_out: tuple[LeftOut, ...]) -> list[str]:
