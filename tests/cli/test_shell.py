@@ -456,6 +456,23 @@ def test_three_hundred_thousand_lines_are_capped(ws: Path, tmp_path: Path) -> No
     assert len(details) < 60_000
 
 
+def test_output_reads_as_the_terminal_showed_it(ws: Path, tmp_path: Path) -> None:
+    """Colours dropped, a progress bar as last drawn, other control characters escaped, bytes
+    that are not UTF-8 replaced; the saved file keeps the bytes as they came."""
+    sandbox_or_skip()
+    script = (
+        "printf '\\033[31mFAILED\\033[0m test_x\\n'\n"
+        "printf ' 10%%\\r 50%%\\r100%%\\n'\n"
+        "printf 'bell\\a and nul\\000 end\\n'\n"
+        "printf 'latin1 \\351t\\351\\n'\n"
+        "printf 'windows\\r\\n'\n"
+    )
+    result = run(ws, tmp_path / "st", script, "--approve", "all")
+    assert output_of(result) == (
+        "FAILED test_x\n100%\nbell\\x07 and nul\\x00 end\nlatin1 \ufffdt\ufffd\nwindows\n"
+    )
+
+
 def test_one_line_of_megabytes_is_cut_in_bytes_and_keeps_its_end(ws: Path, tmp_path: Path) -> None:
     """A minified file or a progress bar printed without line breaks: the result says how many
     bytes were cut (it said "0 lines cut") and keeps the line's end, where an error would be."""

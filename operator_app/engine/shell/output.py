@@ -9,10 +9,12 @@ bound the output is still counted, and its last lines kept, but no longer saved.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 from typing import NamedTuple
 
+from ...protocol.escapes import escape_text
 from ..ondisk.atomic import write_all
 
 HEAD_LINES = 100
@@ -85,7 +87,7 @@ class OutputLog:
             head, tail = bytes(self._head), bytes(self._tail)
             whole = total <= HEAD_BYTES and self.line_count <= HEAD_LINES + TAIL_LINES
         if whole:
-            return Kept(head.decode("utf-8", "replace"))
+            return Kept(readable(head))
         shown_head = _first_lines(head, HEAD_LINES)
         room = min(TAIL_BYTES, total - len(shown_head))
         shown_tail = _last_lines(tail[len(tail) - room :] if room > 0 else b"", TAIL_LINES)
@@ -96,13 +98,38 @@ class OutputLog:
         else:
             what = f"{cut_bytes:,} bytes of one long line cut (no line break among them"
         middle = f"... {what}; the whole output: {self.path}) ..."
-        text = shown_head.decode("utf-8", "replace")
+        text = readable(shown_head)
         if text and not text.endswith("\n"):
             text += "\n"
-        text += middle + "\n" + shown_tail.decode("utf-8", "replace")
+        text += middle + "\n" + readable(shown_tail)
         if not text.endswith("\n"):
             text += "\n"
         return Kept(text, cut_lines, cut_bytes)
+
+
+def readable(data: bytes) -> str:
+    """Output as a terminal would have shown it, in text a model reads: colours and cursor moves
+    dropped, a line redrawn with carriage returns (a progress bar) as it was last drawn, bytes
+    that are not UTF-8 as U+FFFD, and any other control character escaped (\\x07), tab and line
+    feed kept. The saved file keeps the bytes as they came."""
+    text = data.decode("utf-8", "replace")
+    if "\x1b" in text:
+        text = _OSC_RE.sub("", _CSI_RE.sub("", text))
+    if "\r" in text:
+        text = "\n".join(_as_drawn(line) for line in text.replace("\r\n", "\n").split("\n"))
+    return escape_text(text)
+
+
+def _as_drawn(line: str) -> str:
+    if "\r" not in line:
+        return line
+    return next((part for part in reversed(line.split("\r")) if part), "")
+
+
+# ECMA-48 control sequences: CSI (colours, cursor moves, erasing) and OSC (a window title, a
+# link), which tools print even into a pipe when told to (pytest --color=yes, FORCE_COLOR).
+_CSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+_OSC_RE = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 class Kept(NamedTuple):
