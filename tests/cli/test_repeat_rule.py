@@ -53,18 +53,22 @@ def test_refresh_and_undo_sent_again_in_later_turns_run(tmp_path: Path) -> None:
 
 def test_a_change_in_a_message_like_an_earlier_one_is_not_run_unasked(tmp_path: Path) -> None:
     w = Workspace(tmp_path, {"log.md": "start\n"})
-    message = "Adding a line.\n" + chan("/append log.md\nonce")
-    assert w.exec(message).one["ok"]
+    message = "Adding a line.\n" + chan("/append log.md\nonce") + chan("/open log.md")
+    assert [r["ok"] for r in w.exec(message).results] == [True, True]
     again = w.exec(message)
-    result = again.one
+    result, opened = again.results
     # Not "the person said no": no one was asked about the repeat, and the model is told how to
-    # run it again on purpose in one round trip.
+    # run it again on purpose in one round trip. What comes after it runs: the same message run
+    # again would be a repeat again, so nothing may wait for that.
     assert result["error_code"] == "NOT_APPROVED" and not result["ok"]
     assert "same text as message 1, whose /append ran then" in result["summary"]
-    assert "--approve all does not give; the rest of the message ran" in result["summary"]
+    assert "--approve all does not give; nothing changed; the blocks after it ran" in (
+        result["summary"]
+    )
     advice = again.text()
     assert "send it in a new message with words of its own around the block" in advice
     assert "to change the file" not in advice
+    assert opened["ok"] and opened["details"].endswith("once")
     assert w.read("log.md") == "start\nonce\n"  # appended once
 
 

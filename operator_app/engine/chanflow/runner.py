@@ -33,7 +33,7 @@ from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import MessageContext, Unanswered
-from ..messages.not_approved import RUNS_WHEN
+from ..messages.not_approved import RUNS_WHEN, UNASKED_REPEAT
 from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
 from . import bash, entries, finding, reading, undoing, writing
@@ -256,6 +256,8 @@ class StringRunner:
                 action=action,
                 line=block.start_line,
             )
+            if isinstance(error, _Unasked):  # the rest of the message runs (not_approved.py)
+                result = replace(result, extra={**result.extra, UNASKED_REPEAT: True})
             durable = request is not None and request.writes
             kept = None if result.status in ("rejected", "conflict") else key
             return ChanAnswer(result, kept, durable)
@@ -365,18 +367,22 @@ def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | N
     return replace(result, status="failed")  # "rejected" is the write that waits
 
 
+class _Unasked(StringError):
+    """A change in a message that repeats an earlier one, when no one is asked (--approve all)."""
+
+
 def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
-    """A change in a message that repeats an earlier one, when no one is asked (--approve all):
-    not a "no" (no one said it), and not a fault of the block: what makes it run is a message of
-    its own."""
+    """Not a "no" (no one said it), and not a fault of the block: what makes it run is a message
+    of its own. The rest of the message runs: run again, the same text would be a repeat again,
+    so nothing may wait for that."""
     action = earlier.action or "command"
     what = "script" if action == "bash" else "change"
-    return StringError(
+    return _Unasked(
         StringCode.NOT_APPROVED,
         f"{line} was not run: this message has the same text as message {number}, whose {action} "
         f"ran then, so it reads as that message sent again; a repeated message's {what} needs "
-        "the person's yes in Operator's dialog, which --approve all does not give; the rest of "
-        "the message ran; nothing changed",
+        "the person's yes in Operator's dialog, which --approve all does not give; nothing "
+        "changed; the blocks after it ran as usual",
         f"to run this {what} again on purpose, send it in a new message with words of its own "
         "around the block (a message exactly like an earlier one is taken for it sent again)",
     )

@@ -71,9 +71,16 @@ def not_run(first_line: str) -> OperatorError:
     )
 
 
+# A String change left unrun because its message repeats an earlier one (chanflow/runner.py):
+# NOT_APPROVED, but it holds nothing back; the same message run again would be a repeat again.
+UNASKED_REPEAT = "unasked_repeat"
+
+
 def holds_back(result: CommandResult) -> bool:
     """A write or a command no person was asked about: the rest of its message waits with it.
     (String's code is spelt out: its catalog is imported only when a String block comes.)"""
+    if result.extra.get(UNASKED_REPEAT):
+        return False
     return result.error_code in (ErrorCode.ERR_NOT_APPROVED.value, "NOT_APPROVED")
 
 
