@@ -60,3 +60,19 @@ def test_a_stray_close_tag_is_answered(tmp_path: Path) -> None:
     assert f"<{S}=string:file:main>" in context(stray)
     # The response block shows it escaped (no tag but its own: tag_escape.py).
     assert f"write it exactly: <\\{S}=string:file:main>" in run.copy_text
+
+
+def test_a_nested_tags_advice_followed_to_the_letter_writes_the_tags(tmp_path: Path) -> None:
+    """The advice names no tag (a response shows every tag start with one more backslash, so a
+    tag in it reached the model doubled and went into the file so); done as it says, the file
+    gets the tags."""
+    w = Workspace(tmp_path)
+    tag = f"<{S}=string:notes>/ls</{S}>"
+    nested = w.exec(f"<{S}=string:edge>\n/write tags.md\nExample: {tag}\n</{S}>\n")
+    first = nested.results[0]
+    told = f"{first['summary']}\n{first['details'] or ''}"
+    assert first["error_code"] == "NESTED_BLOCK" and S not in told
+    assert "put one backslash right after the < of each of its open and close tags" in told
+    escaped = tag.replace("<", "<\\")
+    done = w.exec(f"<{S}=string:edge>\n/write tags.md\nExample: {escaped}\n</{S}>\n")
+    assert done.one["ok"] and w.read("tags.md") == f"Example: {tag}\n"

@@ -62,8 +62,9 @@ def test_a_change_in_a_message_like_an_earlier_one_is_not_run_unasked(tmp_path: 
     # again would be a repeat again, so nothing may wait for that.
     assert result["error_code"] == "NOT_APPROVED" and not result["ok"]
     assert "same text as message 1, whose /append ran then" in result["summary"]
-    assert "--approve all does not give; nothing changed; the blocks after it ran" in (
-        result["summary"]
+    assert (
+        "--approve all does not give; nothing changed; the blocks after it ran"
+        in (result["summary"])
     )
     advice = again.text()
     assert "send it in a new message with words of its own around the block" in advice

@@ -9,9 +9,11 @@ from .blocks import ChanBlock
 from .errors import StringCode, StringError
 from .near_miss import exact_form
 
+# Said without a tag: a response shows every tag start with one more backslash (tag_escape.py),
+# so a tag written here would reach the model with two and be copied so into the file.
 ESCAPES = (
-    f"to write text holding a tag, write <\\{grammar.SIGIL}= and <\\/{grammar.SIGIL}> in the "
-    f"content: the file gets <{grammar.SIGIL}= and </{grammar.SIGIL}>"
+    "to write text holding a tag, put one backslash right after the < of each of its open and "
+    "close tags in the content; the file gets the tags without it"
 )
 
 
