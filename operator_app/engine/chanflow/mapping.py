@@ -5,7 +5,9 @@ lines that say what to do (the workspace and the path asked for, a file's line c
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import PurePosixPath
 
 from ...protocol.chanflow.commands import leaves_workspace, workspace_relative
 from ...protocol.chanflow.errors import StringCode, StringError
@@ -153,6 +155,16 @@ def not_approved_in_string(
 def check_path(ws: Workspace, path: str) -> Target:
     """The checked Target of a String path, or INVALID_PATH naming the workspace and the path."""
     if path.startswith("/"):
+        inside = PurePosixPath(os.path.normpath(path))
+        if inside.is_relative_to(ws.root):
+            # Named from the root, not quoted: what a model is told has the workspace's own path
+            # made relative (internal_failure.py), so "requested: README.md" read as outside.
+            rel = inside.relative_to(ws.root).as_posix()
+            raise StringError(
+                StringCode.INVALID_PATH,
+                "an absolute path is not taken, even one inside the workspace",
+                f"send it from the root: ~/{'' if rel == '.' else rel}",
+            )
         raise StringError(
             StringCode.INVALID_PATH,
             "path is outside workspace boundary",

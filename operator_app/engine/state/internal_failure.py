@@ -10,6 +10,7 @@ folder, the install), whatever put them there.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -68,12 +69,21 @@ def internal_message(exc: BaseException, state_dir: Path | None, doing: str) -> 
 
 def without_machine_paths(text: str, workspace: Path, state_dir: Path | None) -> str:
     """`text` with the absolute paths of the workspace (made relative), the state folder and
-    the install replaced by what they are."""
+    the install replaced by what they are. Only whole paths: a path that merely begins like one
+    of them (/x/ws beside /x/wsx, /x/st beside /x/stolen.md) is a path the model sent, kept as
+    it is."""
     replacements = [(str(_PACKAGE), "<Operator>")]
     if state_dir is not None:
         replacements.append((str(state_dir), "<Operator's state folder>"))
     replacements += [(str(workspace) + "/", ""), (str(workspace), ".")]
     for absolute, shown in sorted(replacements, key=lambda pair: -len(pair[0])):
-        if absolute and absolute != "/":
-            text = text.replace(absolute, shown)
+        if absolute and absolute != "/" and absolute in text:
+            ending = "" if absolute.endswith("/") else _PATH_ENDS
+            # (shown as a literal: a replacement string would read its backslashes)
+            text = re.compile(re.escape(absolute) + ending).sub(shown.replace("\\", "\\\\"), text)
     return text
+
+
+# Where a path ends: the end of the text, a separator, space, a quote or closing punctuation, or
+# a full stop that ends a sentence.
+_PATH_ENDS = r"(?=$|[/\s\"'`),:;\]>]|\.(?:$|\s))"
