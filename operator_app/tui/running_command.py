@@ -29,6 +29,13 @@ class RunningCommandControl:
 
     def heard(self, number: int, event: CommandOutput) -> None:
         """A command's output so far (or its end)."""
+        if self.running.output is None and not event.done:
+            # It started: the question that stood on the status line ("y: run, n: decline") is
+            # answered, and its keys do nothing now.
+            self.panes.status(
+                f"Message {number}: {event.command_id} runs; its output streams into the details "
+                "pane; x stops it."
+            )
         self.running.output = None if event.done else event
         self.running.number = number
         if event.done and self.running.quit_question is not None:

@@ -209,20 +209,27 @@ async def test_a_running_command_streams_its_output_and_x_stops_it(
     needs_sandbox()
     app = make_app(workspace, state)
     async with app.run_test(size=(160, 50)) as pilot:
-        script = "for i in 1 2 3; do echo tick $i; done\ntouch made.txt\nsleep 60"
+        script = "for i in $(seq 120); do echo tick $i; done\ntouch made.txt\nsleep 60"
         app.post_message(events.Paste(run_block("c1", script)))
         await wait_for(pilot, lambda: asks_to_run(app))
+        assert "y: run, n: decline" in app.status_line.text
         await pilot.press("y")
-        # Its output shows while it runs, with the time so far; x is offered then.
-        await wait_for(pilot, lambda: "tick 3" in details_text(app))
+        # Its output shows while it runs, with the time so far; x is offered then. The status
+        # line no longer offers y and n, and the pane follows the newest lines.
+        await wait_for(pilot, lambda: "tick 120" in details_text(app))
         await wait_for(pilot, lambda: "running " in details_text(app))
+        assert app.status_line.text == (
+            "Message 1: c1 runs; its output streams into the details pane; x stops it."
+        )
+        view = app.query_one("#details")
+        await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
         assert app.check_action("stop_command", ()) is True
         await pilot.press("x")
         await wait_for(pilot, lambda: finished(app), timeout=30)
         (result,) = results_of(app)
         assert result.error_code == "ERR_COMMAND_KILLED" and "by the person" in result.summary
         assert not (workspace / "made.txt").exists()  # its changes were discarded
-        assert app.check_action("stop_command", ()) is False
+        await wait_for(pilot, lambda: app.check_action("stop_command", ()) is False)
 
 
 async def test_quitting_while_a_command_runs_asks_then_stops_it(

@@ -135,7 +135,7 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
         assert app.check_action("undo", ()) is None  # nothing to undo yet: the footer dims the key
         await answer_the_write(pilot, app, "y")
         assert (workspace / "notes" / "plan.txt").read_bytes() != before
-        assert app.check_action("undo", ()) is True
+        await wait_for(pilot, lambda: app.check_action("undo", ()) is True)
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmScreen))
         assert app.screen.entry.rel == "notes/plan.txt"
@@ -147,7 +147,8 @@ async def test_undo_restores_the_file_after_confirmation(workspace: Path, state:
         await pilot.press("y")
         await wait_for(pilot, lambda: (workspace / "notes" / "plan.txt").read_bytes() == before)
         await wait_for(pilot, lambda: "Restored notes/plan.txt" in app.status_line.text)
-        assert app.check_action("undo", ()) is None
+        # The journal is read again on a worker after the undo is said: u dims once it is read.
+        await wait_for(pilot, lambda: app.check_action("undo", ()) is None)
 
 
 async def test_an_undone_change_shows_as_undone_in_its_messages_table(

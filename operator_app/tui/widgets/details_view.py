@@ -87,8 +87,14 @@ class DetailsView(LinesView):
         if key == self._shown and key is not None:
             return
         same_row = self._shown is not None and key is not None and self._shown[0] == key[0]
+        # A running command's output is followed as it comes, like tail -f: its newest lines are
+        # the ones that matter; once the person scrolls up to read, their place is kept.
+        running = row is not None and row.result is None and bool(row.live)
+        follow = running and (not same_row or self.scroll_y >= self.max_scroll_y - 1)
         self._shown, self._row = key, row
         self.set_lines(detail_lines(row, width), keep_scroll=same_row)
+        if follow:
+            self.scroll_end(animate=False)
 
     def on_resize(self) -> None:
         self.show(self._row)  # headings and summaries are wrapped to the width
