@@ -146,20 +146,38 @@ def allowed_commands(workspace: Path) -> list[str]:
     return [rule for rule in rules if isinstance(rule, str)] if isinstance(rules, list) else []
 
 
-def allow_command(workspace: Path, script: str) -> bool:
-    """Always allow this exact script in `workspace` from now on."""
+def allowed_with_network(workspace: Path) -> list[str]:
+    """Of those, the scripts allowed with the network (the person had turned it on, w, when they
+    said r)."""
+    rules = _by_workspace("shell_allowed_network").get(str(workspace))
+    return [rule for rule in rules if isinstance(rule, str)] if isinstance(rules, list) else []
+
+
+def allow_command(workspace: Path, script: str, *, network: bool = False) -> bool:
+    """Always allow this exact script in `workspace` from now on (`network`: with the network,
+    as the person allowed it in the dialog; without, a rule given earlier with it is narrowed)."""
     rules = _by_workspace("shell_allowed")
     mine = allowed_commands(workspace)
     if script not in mine:
         mine.append(script)
-    return save("shell_allowed", {**rules, str(workspace): mine})
+    saved = save("shell_allowed", {**rules, str(workspace): mine})
+    with_network = [rule for rule in allowed_with_network(workspace) if rule != script]
+    if network:
+        with_network.append(script)
+    return _save_for(workspace, "shell_allowed_network", with_network) and saved
 
 
 def revoke_command(workspace: Path, script: str) -> bool:
-    rules = _by_workspace("shell_allowed")
     mine = [rule for rule in allowed_commands(workspace) if rule != script]
-    rest = {key: value for key, value in rules.items() if key != str(workspace)}
-    return save("shell_allowed", {**rest, **({str(workspace): mine} if mine else {})})
+    with_network = [rule for rule in allowed_with_network(workspace) if rule != script]
+    saved = _save_for(workspace, "shell_allowed", mine)
+    return _save_for(workspace, "shell_allowed_network", with_network) and saved
+
+
+def _save_for(workspace: Path, key: str, rules: list[str]) -> bool:
+    """`key`'s list for `workspace`, the entry dropped when it is empty."""
+    rest = {name: value for name, value in _by_workspace(key).items() if name != str(workspace)}
+    return save(key, {**rest, **({str(workspace): rules} if rules else {})})
 
 
 def all_allowed_commands() -> dict[str, list[str]]:

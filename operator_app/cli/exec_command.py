@@ -96,8 +96,12 @@ def shell_policy(root: Any, args: argparse.Namespace) -> Any:
     def always_allowed(script: str) -> bool:
         return args.approve != "none" and script in settings.allowed_commands(root)
 
+    def with_network(script: str) -> bool:
+        return script in settings.allowed_with_network(root)
+
     return ShellPolicy(
         always_allowed=always_allowed,
+        allowed_with_network=with_network,
         network=bool(args.network) or settings.network_allowed(root),
         env_allow=tuple(settings.env_allowed()),
         unsandboxed="ask" if args.allow_unsandboxed else "refuse",

@@ -19,8 +19,12 @@ def command_policy(root: Path) -> ShellPolicy:
     def always_allowed(script: str) -> bool:
         return script in settings.allowed_commands(root)
 
+    def with_network(script: str) -> bool:
+        return script in settings.allowed_with_network(root)
+
     return ShellPolicy(
         always_allowed=always_allowed,
+        allowed_with_network=with_network,
         network=settings.network_allowed(root),
         env_allow=tuple(settings.env_allowed()),
         unsandboxed="ask",
@@ -31,7 +35,7 @@ def command_policy(root: Path) -> ShellPolicy:
 def command_answer(answer: str, plan: WritePlan, root: Path) -> Answer:
     """The engine's answer for the dialog's: yes, all, network, always(-network), or no."""
     if answer in ("always", "always-network") and plan.run is not None:
-        settings.allow_command(root, plan.run.script)
+        settings.allow_command(root, plan.run.script, network=answer == "always-network")
     if answer in ("network", "always-network"):
         return RunGrant(network=True)
     return answer in ("yes", "all", "always")

@@ -307,6 +307,31 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The keys of a command's dialog (shell.run, a bash topic's script).
+COMMAND_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "run it: sandboxed, what it changed is shown to you afterwards, to apply or not"),
+    ("n", "decline: nothing runs, and the model is told you declined"),
+    (
+        "a",
+        "run this and the rest of this message; asks once more first, as a command is among them "
+        "(sandboxed commands only)",
+    ),
+    ("w", "let this one command use the network (on/off; the header says which)"),
+    (
+        "r",
+        "run it, and always allow this exact command in this workspace, without asking (its "
+        'network as the dialog shows it); the palette\'s "Commands always allowed" revokes it',
+    ),
+    (
+        "escape",
+        "decide later: the command keeps waiting (the rest of its message with it); d, or enter "
+        "on its row, shows it again",
+    ),
+    ("up / down / page up / page down / home / end", "scroll the script"),
+    ("?", "these keys"),
+)
+
+
 # The keys of the question before a read of a file that looks like a secret.
 SECRET_READ_KEYS: tuple[tuple[str, str], ...] = (
     ("y", "let the model read the file: its content goes to the model, and the chat's provider"),

@@ -96,6 +96,17 @@ def resumed_text(count: int, interrupted: int) -> str:
     return text + " Paste the model's next answer anywhere."
 
 
+def what_waits(plan: WritePlan) -> str:
+    """What a consent dialog asks about, in a word or two: "a write", "a command", ..."""
+    if plan.run is not None:
+        return "a command"
+    if plan.kind == "changeset":
+        return "a command's changes"
+    if plan.kind == "read":
+        return "a secret-looking file's read"
+    return "a write"
+
+
 def waits_text(number: int, plan: WritePlan) -> str:
     """The status line while a question waits for the person: a write, a command, a read."""
     if plan.run is not None:

@@ -17,6 +17,7 @@ from .screens.command_consent import consent_screen
 from .screens.confirm import ConfirmScreen
 from .screens.plan_dialog import PlanDialog
 from .state import WAITING
+from .status_text import what_waits
 
 if TYPE_CHECKING:
     from .app_link import AppLink
@@ -79,9 +80,9 @@ class WaitingWriteControl:
             # dialog opened under their fingers would take the next y or a as its answer. A write
             # streamed in from the browser can arrive at any moment, so it waits to be called up.
             plan = message.plan
-            what = "A secret-looking file's read" if plan.kind == "read" else "A write"
+            what = what_waits(plan)
             self.app.notify(
-                f"{what} waits for you: {plan.action} on {plan.target.rel} "
+                f"{what[0].upper()}{what[1:]} waits for you: {plan.action} on {plan.target.rel} "
                 f"(message {message.number}). Close this, then press d to see it.",
                 severity="warning",
                 timeout=20,
@@ -134,7 +135,10 @@ class WaitingWriteControl:
                 "commands show as not run).",
             )
             asking = self.waiting.quit_question = ConfirmScreen(
-                "a write waits for you", question, yes="quit (ctrl+q again too)", no="stay"
+                f"{what_waits(waiting.plan)} waits for you",
+                question,
+                yes="quit (ctrl+q again too)",
+                no="stay",
             )
 
             async def answered(yes: bool | None) -> None:

@@ -20,6 +20,7 @@ from operator_app.tui.screens.allowed_commands import AllowedCommandsScreen
 from operator_app.tui.screens.command_consent import CommandConsentScreen
 from operator_app.tui.screens.confirm import ConfirmScreen
 from operator_app.tui.screens.consent import ConsentScreen
+from operator_app.tui.screens.help import KeysScreen
 from operator_app.tui.screens.undo_confirm import UndoConfirmScreen
 from tests.support.blocks import b64, block
 from tests.support.pilot import notes, wait_for
@@ -65,7 +66,10 @@ async def test_a_command_is_asked_about_run_and_its_changes_reviewed_then_undone
         app.post_message(events.Paste(run_block("c1", "echo more >> README.md\ntouch made.txt")))
         await wait_for(pilot, lambda: asks_to_run(app))
         text = shown(app)
-        assert "shell.run wants to run this in ~/" in text and "time limit 120 s" in text
+        # Named as OPERATOR_CMD's results name it (not "~/", which a script reads as $HOME), with
+        # the script's length, so a line below the fold is known to be there.
+        assert "shell.run wants to run this 2-line script in the workspace root" in text
+        assert "time limit 120 s" in text and "? keys" in text
         assert "network off" in text and "sandboxed" in text and "NOT SANDBOXED" not in text
         script = app.screen.query_one("#consent-diff").plain
         assert "echo more >> README.md" in script and "touch made.txt" in script
@@ -117,6 +121,37 @@ async def test_w_lets_one_command_use_the_network(workspace: Path, state: Path) 
         await wait_for(pilot, lambda: finished(app))
         (result,) = results_of(app)
         assert result.extra["network"] is True
+
+
+async def test_w_then_r_always_allows_the_command_with_its_network(
+    workspace: Path, state: Path
+) -> None:
+    """The rule keeps what the person allowed: a command allowed with the network runs with it
+    next time (it ran without, and failed, with nothing said), the list says so, and a later r
+    without w narrows it."""
+    needs_sandbox()
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", "echo fetch")))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: "network on" in shown(app))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: finished(app))
+        root = workspace.resolve()
+        assert settings.allowed_with_network(root) == ["echo fetch"]
+        app.post_message(events.Paste(run_block("c2", "echo fetch")))
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
+        (again,) = results_of(app)  # ran without a dialog, with the network
+        assert again.ok and again.extra["network"] is True
+        app.push_screen(AllowedCommandsScreen(root))
+        await wait_for(pilot, lambda: bool(app.screen.query("#allowed-list")))
+        await pilot.pause(0.1)
+        listed = app.screen.query_one("#allowed-list").get_option_at_index(0).prompt.plain
+        assert listed == "echo fetch   with the network"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: settings.allowed_commands(root) == [])
+        assert settings.allowed_with_network(root) == []
 
 
 async def test_r_always_allows_the_exact_command_listed_and_revoked_in_the_palette(
@@ -267,6 +302,15 @@ async def test_a_repeated_messages_script_is_asked_with_the_fact_even_when_alway
         app.post_message(events.Paste(message))
         await wait_for(pilot, lambda: asks_to_run(app))
         assert "note:" not in shown(app)
+        assert "bash wants to run this command in ~/ " in shown(app)  # String's way of naming
+        await pilot.press("question_mark")  # the dialog's own keys
+        await wait_for(pilot, lambda: isinstance(app.screen, KeysScreen))
+        assert app.screen.title_text == "keys of a command's dialog"
+        assert ("w", "let this one command use the network (on/off; the header says which)") in (
+            app.screen.keys
+        )
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: asks_to_run(app))
         await pilot.press("r")  # yes, and always allow this script here
         await wait_for(pilot, lambda: asks_to_apply(app))
         await pilot.press("y")

@@ -88,8 +88,8 @@ async def test_the_dialog_says_which_write_it_is_and_what_a_applies_after_it(
         await pilot.press("n")
         await wait_for(pilot, lambda: asks(app) and app.screen.plan.command_id == "d1")
         text = dialog_text(app)
-        assert "write 4 of 4" in text and "No other write follows in this message." in text
-        assert "apply this (the last write)" in text
+        assert "write 4 of 4" in text and "Nothing else in this message waits for your yes." in text
+        assert "apply this (the last one)" in text
         await pilot.press("a")  # nothing after it: no second question
         # seven results: e1 too, answered as a repeat without running
         await wait_for(pilot, lambda: finished(app) and len(results_of(app)) == 7)

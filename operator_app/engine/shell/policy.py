@@ -20,6 +20,8 @@ class ShellPolicy(Struct, frozen=True):
     # Whether this exact script is always allowed in this workspace (asked afresh each time, so a
     # rule revoked in the settings holds at once). Sandboxed commands only.
     always_allowed: Callable[[str], bool] = _never
+    # Whether such a script was allowed with the network (w on when the person said r).
+    allowed_with_network: Callable[[str], bool] = _never
     network: bool = False  # this workspace's commands may use the network
     env_allow: tuple[str, ...] = field(default_factory=tuple)
     # Where no sandbox can be had: "refuse" (ERR_NOT_SANDBOXED, nothing runs) or "ask" (the person

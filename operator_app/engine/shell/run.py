@@ -140,7 +140,7 @@ def run_command(
         run=run,
     )
     answer: Answer = (
-        RunGrant(network=policy.network)
+        RunGrant(network=policy.network or policy.allowed_with_network(script))
         if sandbox.usable and policy.always_allowed(script) and not notes
         else host.ask(ask, message)
     )

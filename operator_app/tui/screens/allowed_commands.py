@@ -53,8 +53,12 @@ class AllowedCommandsScreen(ModalScreen[None]):
         if not rules:
             found.add_option(Option("(no command is always allowed in this workspace)", id="-"))
             return
+        networked = set(settings.allowed_with_network(self.workspace))
         for number, script in enumerate(rules):
-            found.add_option(Option(Text(script.replace("\n", " ⏎ ")), id=str(number)))
+            shown = Text(script.replace("\n", " ⏎ "))
+            if script in networked:
+                shown.append("   with the network", style="bold yellow")
+            found.add_option(Option(shown, id=str(number)))
         found.highlighted = 0
 
     def action_revoke(self) -> None:

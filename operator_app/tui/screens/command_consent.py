@@ -16,8 +16,10 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
 from ...engine import WriteOutlook, WritePlan
+from ..keys import COMMAND_KEYS
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines
 from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
+from .help import KeysScreen
 from .plan_dialog import PlanDialog
 
 SHELL = CodeColours.for_file("script.sh")
@@ -31,10 +33,14 @@ def script_lines(script: str) -> list[StyledLine]:
 def facts(plan: WritePlan, network: bool) -> Text:
     run = plan.run
     assert run is not None
-    folder = "~/" if run.cwd == "." else f"~/{run.cwd}"
+    if plan.action == "shell.run":  # OPERATOR_CMD names folders from the root, as its results do
+        folder = "the workspace root" if run.cwd == "." else f"{run.cwd}/"
+    else:  # a String bash topic's, as its responses do ("cwd: ~/src")
+        folder = "~/" if run.cwd == "." else f"~/{run.cwd}"
+    lines = run.script.rstrip("\n").count("\n") + 1
     text = Text.assemble(
         (f"{plan.action} ", "bold"),
-        "wants to run this in ",
+        "wants to run this " + (f"{lines}-line script" if lines > 1 else "command") + " in ",
         (folder, "bold cyan"),
         f"   time limit {run.timeout_s} s   network ",
         ("on" if network else "off", "bold yellow" if network else "bold"),
@@ -72,6 +78,7 @@ class CommandConsentScreen(PlanDialog):
         Binding("w", "toggle_network", "Network"),
         Binding("r", "always", "Always allow"),
         Binding("escape", "answer('later')", "Decide later"),
+        Binding("question_mark", "keys", "Keys"),
     ]
 
     def __init__(
@@ -103,7 +110,7 @@ class CommandConsentScreen(PlanDialog):
             yield Static(
                 Text.from_markup(
                     f"[b]y[/b] run   [b]n[/b] decline{more}   [b]w[/b] network on/off   "
-                    "[b]esc[/b] decide later   (nothing runs before you answer)"
+                    "[b]esc[/b] decide later   [b]?[/b] keys   (nothing runs before you answer)"
                 ),
                 id="consent-keys",
             )
@@ -127,6 +134,9 @@ class CommandConsentScreen(PlanDialog):
         if answer == "yes" and self.network and not (self.plan.run and self.plan.run.network):
             answer = "network"
         self.dismiss(answer)
+
+    def action_keys(self) -> None:
+        self.app.push_screen(KeysScreen("keys of a command's dialog", COMMAND_KEYS))
 
     def action_toggle_network(self) -> None:
         self.network = not self.network

@@ -120,7 +120,7 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
                 "this one.",
                 style="yellow",
             )
-        return Text("No other write follows in this message.", style="dim")
+        return Text("Nothing else in this message waits for your yes.", style="dim")
     # The key is quoted: "Then a applies" reads as an article.
     text = Text(f'"a" also applies {plural(len(outlook.rest), "more write")} of this message:\n')
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
@@ -206,7 +206,7 @@ READ_REST = Text(
 
 
 def keys_text(outlook: WriteOutlook) -> Text:
-    rest = "this and the rest" if outlook.rest or outlook.open_ended else "this (the last write)"
+    rest = "this and the rest" if outlook.rest or outlook.open_ended else "this (the last one)"
     return Text.from_markup(
         f"[b]y[/b] apply   [b]n[/b] reject   [b]a[/b] apply {rest}   "
         "[b]esc[/b] decide later   [b]?[/b] keys"
