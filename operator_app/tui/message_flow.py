@@ -107,7 +107,7 @@ class MessageFlow:
             )
             return
         self.panes.show_welcome(False)
-        waiting = self.waiting.write
+        waiting, running = self.waiting.write, self.running_command.running
         if waiting is not None:
             self.app.notify(
                 f"This {source} runs once you decide on {waiting.plan.command_id} of message "
@@ -115,6 +115,16 @@ class MessageFlow:
                 severity="warning",
                 timeout=10,
             )
+        elif running.output is not None:
+            # Messages run one at a time: this one comes after the rest of the running one,
+            # including any question its command's changes will ask.
+            said = (
+                f"This {source} runs once message {running.number} is done: its "
+                f"{running.output.command_id} runs now (x stops it), and what it changes is "
+                "asked about first."
+            )
+            self.app.notify(said, severity="warning", timeout=10)
+            self.panes.status(said)
         else:
             self.panes.status(f"Running a {source} of {len(text):,} characters...")
         self.app.in_thread(lambda: self._run_message(runner, text, source, scan), group="engine")

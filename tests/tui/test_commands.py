@@ -258,9 +258,22 @@ async def test_a_running_command_streams_its_output_and_x_stops_it(
         )
         view = app.query_one("#details")
         await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
+        # A paste meanwhile waits its turn, and is told so (it said "Running a paste...").
+        app.post_message(events.Paste(block("r1", "fs.stat", path="README.md")))
+        await wait_for(
+            pilot,
+            lambda: any(
+                "This paste runs once message 1 is done: its c1 runs now (x stops it)" in note
+                for note in notes(app)
+            ),
+        )
         assert app.check_action("stop_command", ()) is True
         await pilot.press("x")
-        await wait_for(pilot, lambda: finished(app), timeout=30)
+        await wait_for(pilot, lambda: app.view_number == 2 and finished(app), timeout=30)
+        (stat,) = results_of(app)  # the paste ran once the command was done
+        assert stat.ok
+        await pilot.press("[")
+        await wait_for(pilot, lambda: app.view_number == 1)
         (result,) = results_of(app)
         assert result.error_code == "ERR_COMMAND_KILLED" and "by the person" in result.summary
         assert not (workspace / "made.txt").exists()  # its changes were discarded
