@@ -251,16 +251,27 @@ async def test_copy_gives_exactly_what_exec_prints(
 async def test_without_a_clipboard_the_text_is_shown_and_saved(
     workspace: Path, state: Path
 ) -> None:
+    (workspace / "notes" / "long.txt").write_text("word " * 60 + "\n")
     app = make_app(workspace, state)
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(events.Paste(READS))
-        await wait_for(pilot, finished_with(app, 2))
+        app.post_message(events.Paste(READS + block("r9", "fs.read", path="notes/long.txt")))
+        await wait_for(pilot, finished_with(app, 3))
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, CopyFallbackScreen))
         fallback = app.screen
         assert fallback.saved_to is not None and fallback.saved_to.read_text() == app.clipboard
         assert str(fallback.saved_to) in notes(app)[-1]
-        assert fallback.query_one("#fallback-text").text == app.clipboard
+        shown = fallback.query_one("#fallback-text")
+        assert shown.text == app.clipboard
+        # A result's base64 is one long line: not wrapped into several here (a terminal's own
+        # selection would copy them so), and the note says where to select it whole.
+        assert any(len(line) > 100 for line in app.clipboard.split("\n"))
+        assert shown.soft_wrap is False
+        note = " ".join(str(fallback.query_one("#fallback-note").render()).split())
+        assert (
+            "print the text where your terminal wraps it, and select it there: "
+            f"cat {fallback.saved_to}" in note
+        )
         await pilot.press("t")  # "my terminal's copy works": remembered, not shown again
         assert settings.terminal_copy_trusted()
         await pilot.press("c")

@@ -4,6 +4,7 @@ with the file it was saved to. `t` says "my terminal's copy works": this view is
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -13,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
 from ..clipboard import where_saved
+
+WIDE_LINE = 100  # longer lines than this are not wrapped in the view (base64 must stay whole)
 
 
 class CopyFallbackScreen(ModalScreen[bool]):
@@ -42,10 +45,19 @@ class CopyFallbackScreen(ModalScreen[bool]):
             "If pasting in the chat works, press t and this view won't come back. Otherwise "
             f"select the text below. {saved}."
         )
+        longest = max((len(line) for line in self.text.split("\n")), default=0)
+        if longest > WIDE_LINE and self.saved_to is not None:
+            # A terminal's own selection copies a line this view wraps as several, and a result's
+            # base64 must stay one line; a line the terminal itself wrapped is copied whole.
+            note += (
+                f" Lines up to {longest:,} characters long are not wrapped here: scroll sideways, "
+                "or print the text where your terminal wraps it, and select it there: cat "
+                f"{shlex.quote(str(self.saved_to))}"
+            )
         with Vertical(id="fallback-box") as box:
             box.border_title = "copied text"
             yield Static(note, id="fallback-note")
-            yield TextArea(self.text, read_only=True, id="fallback-text")
+            yield TextArea(self.text, read_only=True, soft_wrap=False, id="fallback-text")
         yield Footer()
 
     def action_close(self, trusted: bool) -> None:
