@@ -832,8 +832,10 @@ def test_a_bash_topics_failures_in_strings_codes(
         listener=listen,
         shell=ShellPolicy(unsandboxed="refuse"),
     )
-    (result,) = engine.run_text(bash("dev", "echo begun; sleep 30")).results
+    (result,) = engine.run_text(bash("dev", "echo begun\nsleep 30")).results
     assert result.error_code == code and result.summary.startswith(f"\u2717 {code}: ")
+    if setup == "reject":  # a script of two lines is named as the dialog named it
+        assert "the person declined to run echo begun ...; nothing ran" in result.summary
     if setup in ("timeout", "stop"):
         assert "output so far:" in (result.details or "") and "begun" in (result.details or "")
 

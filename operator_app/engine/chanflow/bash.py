@@ -93,7 +93,8 @@ def cmd_script(call: Call) -> Answer:
         if result.error_code == ErrorCode.ERR_NOT_APPROVED.value:
             raise not_approved_in_string(call.request.line, runs=True)
         if result.status == "rejected":
-            raise declined(f"to run {call.request.line}", "nothing ran")
+            more = " ..." if script.strip().count("\n") else ""  # as the dialog named it
+            raise declined(f"to run {call.request.line}{more}", "nothing ran")
         code = ErrorCode(result.error_code) if result.error_code else ErrorCode.ERR_INTERNAL
         error = told_in_string(OperatorError(code, result.summary.partition(": ")[2]))
         tail = [line for line in output.split("\n") if line][-OUTPUT_IN_AN_ERROR:]
