@@ -39,6 +39,11 @@ def test_write_without_content_is_refused_and_one_empty_line_empties(tmp_path: P
     assert w.read("a.md") == "keep\n"
     emptied = w.exec(f"<{S}=string:t>/write a.md\n\n</{S}>\n").one
     assert emptied["ok"] and w.read("a.md") == ""
+    # A new empty file is a change: not "(no change: the file already holds this)".
+    made = w.exec(f"<{S}=string:t>/write b.md\n\n</{S}>\n").one
+    assert made["ok"] and w.read("b.md") == "" and content(made) == "(a new, empty file)"
+    again = w.exec(f"Once more.\n<{S}=string:t>/write b.md\n\n</{S}>\n").one
+    assert content(again) == "(no change: the file already holds this)"
 
 
 def test_set_takes_its_value_on_the_next_line_and_refuses_nothing_after_equals(

@@ -88,7 +88,12 @@ def _run(
     changed = run_change(call, command, message, accept=accept, rewrites=rewrites)
     plan = changed.plan
     call.topic.read[target.rel] = digest(plan.new_bytes) or ""
-    change = numbered_change(plan.diff) if plan.diff else "(no change: the file already holds this)"
+    if plan.diff:
+        change = numbered_change(plan.diff)
+    elif plan.base is None:  # a new, empty file: no lines to show, but a change all the same
+        change = "(a new, empty file)"
+    else:
+        change = "(no change: the file already holds this)"
     return Answer(
         message(plan),
         content=change,
