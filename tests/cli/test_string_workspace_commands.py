@@ -93,6 +93,16 @@ def test_mv_cp_rm_change_the_tree_and_undo_takes_each_back(tmp_path: Path) -> No
     assert w.read("README.md") == "Read me.\n"
 
 
+def test_undo_of_a_copy_over_a_file_says_the_file_is_back(tmp_path: Path) -> None:
+    """It said "removed ~/b, the copy of ~/a (and the file it replaced)" while b was put back."""
+    w = Workspace(tmp_path, {"a.md": "new\n", "b.md": "old\n"})
+    assert w.exec("Copying.\n" + chan("/cp a.md b.md --overwrite")).one["ok"]
+    assert w.read("b.md") == "new\n"
+    undone = w.exec("Back.\n" + chan("/undo")).one
+    assert undone["summary"] == "\u2713 Undo: ~/b.md is back as it was before the copy of ~/a.md"
+    assert w.read("b.md") == "old\n"
+
+
 def test_mv_onto_a_file_needs_overwrite_and_declined_changes_nothing(tmp_path: Path) -> None:
     w = Workspace(tmp_path, FILES)
     refused = w.exec(chan("/mv src/notes.md README.md")).one

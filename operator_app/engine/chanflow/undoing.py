@@ -144,9 +144,12 @@ def _undo_entry_change(call: Call, journal: Journal, entry: JournalEntry) -> Ans
         target, target_to = call.ws.walked(entry.rel), None
         kind, what = "create", f"brings {shown} back from the trash"
         message = f"Undo: restored {shown} from the trash"
-    if entry.replaced:
+    if entry.replaced and entry.kind == "copy":  # the copy went over a file: that file is back
+        what = f"puts {shown_to} back as it was before the copy of {shown}"
+        message = f"Undo: {shown_to} is back as it was before the copy of {shown}"
+    elif entry.replaced:
         what += " and puts back the file it replaced"
-        message += " (and the file it replaced)"
+        message += " (and put back the file it replaced)"
     plan = WritePlan(
         action="/undo",
         command_id=call.request_id,
