@@ -126,3 +126,18 @@ def test_help_and_the_served_list_name_operators_own_commands(tmp_path: Path) ->
     unknown = w.exec(chan("/search x")).one
     assert unknown["error_code"] == "COMMAND_UNSUPPORTED"
     assert "/find, /grep, /tree, /mv, /cp, /rm" in unknown["details"]
+
+
+def test_a_kept_versions_block_or_lines_open_as_written(tmp_path: Path) -> None:
+    """The prompt lists path#id, path:L5 and path@c2 side by side; together they were read as
+    a file named "README.md@c1" (NOT_FOUND, its close name the file the model had named)."""
+    doc = "# T\n\n## Decisions\n\none\ntwo\n\n## Other\n\nx\n"
+    w = Workspace(tmp_path, {"R.md": doc})
+    assert w.exec(chan("/commit R.md")).one["ok"]
+    w.put("R.md", doc.replace("two", "TWO"))
+    run = w.exec(chan("/open R.md@c1#decisions") + chan("/open R.md@c1:L5-L6"))
+    block, lines = run.results
+    assert block["summary"] == "Opened R.md@c1#decisions"
+    assert content(block) == "## Decisions\n\none\ntwo"
+    assert lines["summary"] == "Opened R.md@c1:L5-L6"
+    assert content(lines) == "5 \u2502 one\n6 \u2502 two"

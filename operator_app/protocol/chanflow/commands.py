@@ -263,13 +263,13 @@ class Location(Struct, frozen=True):
     def shown(self) -> str:
         """The location as the model wrote it, for system messages ("notes.md#decisions")."""
         text = self.path or ""
+        if self.version is not None:  # path@c2, path@c2#id, path@c2:L5-L10
+            text += f"@c{self.version}"
         if self.block is not None:
             text += f"#{self.block}"
         if self.lines is not None:
             first, last = self.lines
             text += f":L{first}" + (f"-L{last}" if last != first else "")
-        if self.version is not None:
-            text += f"@c{self.version}"
         return text
 
 
@@ -300,6 +300,9 @@ def parse_location(name: str, argument: str) -> Location:
     head, hash_mark, tail = text.rpartition("#")
     if hash_mark and grammar.BLOCK_ID_RE.fullmatch(tail) and "/" not in tail:
         block, text = tail, head
+    match = grammar.VERSION_RE.search(text) if version is None else None
+    if match:  # a kept version's block or lines: path@c2#id, path@c2:L5-L10
+        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
     path = text.strip() or None
     if path is not None and path.startswith("@"):
         raise StringError(
