@@ -27,6 +27,13 @@ def test_words_after_a_path_are_refused_and_a_quoted_path_has_spaces(tmp_path: P
     assert quoted["ok"] and w.read("notes/new notes.md") == "hello world\n"
     existing = w.exec(chan("/open notes/old notes.md")).one  # a name with spaces that exists
     assert existing["ok"] and content(existing) == "old"
+    # /open takes no content: only the quoting is advised, quoting the path whole.
+    opened = w.exec(chan('/open ~/"day log/plan one.md"')).one
+    assert opened["error_code"] == "INVALID_PARAMS"
+    assert "content" not in context(opened)
+    assert context(opened) == (
+        'a path with spaces is written in quotes, whole: /open "~/day log/plan one.md"'
+    )
 
 
 def test_write_without_content_is_refused_and_one_empty_line_empties(tmp_path: Path) -> None:

@@ -75,12 +75,21 @@ def _refuse_words_after_path(call: Call, target: Target, path: str) -> None:
         return  # a name with spaces that exists: it is what the model meant
     first, _, rest = path.partition(" ")
     name = call.request.name
+    content = (
+        f"the content goes on the lines after the command line: /{name} {first}, then the text"
+        if name in _TAKES_CONTENT
+        else ""
+    )
+    whole = path.replace('"', "")  # quoted whole, not in parts (~/"my docs/a.md")
     raise StringError(
         StringCode.INVALID_PARAMS,
         f"/{name} takes one path, and {rest.strip()!r} follows {first} on the command line",
-        f"the content goes on the lines after the command line: /{name} {first}, then the text",
-        f'a path with spaces is written in quotes: /{name} "{path}"',
+        content,
+        f'a path with spaces is written in quotes, whole: /{name} "{whole}"',
     )
+
+
+_TAKES_CONTENT = frozenset({"write", "append", "replace", "edit"})
 
 
 def read_bytes(
