@@ -102,6 +102,9 @@ class WaitingWriteControl:
             return
         if self.book.view_number != waiting.number:
             self.panes.show_message(waiting.number)
+        # The notes that said "press d" have been heard; left up, they would cover the
+        # dialog's keys for the rest of their 20 s.
+        self.app.clear_notifications()
         self._show_consent(waiting)
 
     def busy(self, what: str) -> bool:
