@@ -487,6 +487,25 @@ def test_one_line_of_megabytes_is_cut_in_bytes_and_keeps_its_end(ws: Path, tmp_p
     assert text.startswith("a" * 20_000 + "\n... ")
 
 
+def test_short_output_is_whole_however_it_arrives(ws: Path, tmp_path: Path) -> None:
+    """150 lines arriving a few at a time were cut to their first 100 with no word; 30,000 bytes
+    in one line were shown with a "0 bytes cut" marker inside the line."""
+    sandbox_or_skip()
+    lines = run(
+        ws,
+        tmp_path / "st",
+        "for i in $(seq 150); do echo line$i; sleep 0.002; done",
+        "--approve",
+        "all",
+    )
+    assert output_of(lines) == "".join(f"line{i}\n" for i in range(1, 151))
+    assert "# output:" not in str(lines["details"])
+    wide = run(
+        ws, tmp_path / "st", "head -c 30000 /dev/zero | tr '\\0' a; echo", "--approve", "all"
+    )
+    assert output_of(wide) == "a" * 30000 + "\n"
+
+
 def test_long_lines_are_cut_by_bytes_with_the_lines_counted(ws: Path, tmp_path: Path) -> None:
     sandbox_or_skip()
     script = (

@@ -48,11 +48,10 @@ class OutputLog:
                 self.saved += len(kept)
             self.bytes += len(chunk)
             self.lines += chunk.count(b"\n")
-            if not self._head_full:
+            if not self._head_full:  # all of a short output; kept() takes its first lines
                 room = HEAD_BYTES - len(self._head)
                 self._head += chunk[:room]
-                if len(self._head) >= HEAD_BYTES or self._head.count(b"\n") >= HEAD_LINES:
-                    self._head_full = True
+                self._head_full = len(self._head) >= HEAD_BYTES
             self._tail += chunk
             if len(self._tail) > 2 * TAIL_BYTES:
                 del self._tail[: len(self._tail) - TAIL_BYTES]
@@ -92,6 +91,8 @@ class OutputLog:
         room = min(TAIL_BYTES, total - len(shown_head))
         shown_tail = _last_lines(tail[len(tail) - room :] if room > 0 else b"", TAIL_LINES)
         cut_bytes = total - len(shown_head) - len(shown_tail)
+        if cut_bytes <= 0:  # the two ends meet: all of it fits after all (20,001 to 40,000 bytes)
+            return Kept(readable(shown_head + shown_tail))
         cut_lines = breaks - shown_head.count(b"\n") - shown_tail.count(b"\n")
         if cut_lines:
             what = f"{cut_lines} line{'s' if cut_lines != 1 else ''} cut ({cut_bytes:,} bytes"
