@@ -454,6 +454,13 @@ def test_three_hundred_thousand_lines_are_capped(ws: Path, tmp_path: Path) -> No
     saved = Path(details.split("all of it: ")[1].split("\n")[0])
     assert saved.read_text().count("\n") == 300000
     assert len(details) < 60_000
+    # The model is given that path: a later command reads it, though the sandbox hides the
+    # state folder around it.
+    again = run(
+        ws, tmp_path / "st", f"wc -l < '{saved}'; ls '{saved.parent.parent}'", "--approve", "all"
+    )
+    assert output_of(again).split("\n")[0] == "300000"
+    assert "runs" not in output_of(again)  # the rest of the state folder stays hidden
 
 
 def test_output_reads_as_the_terminal_showed_it(ws: Path, tmp_path: Path) -> None:

@@ -207,6 +207,8 @@ def _launch(
                         *(Path(path) for path in host.shell.hidden),
                     ],
                 ),
+                # A long result says where its whole output is saved: a later command reads it.
+                readable=[log.path.parent],
             )
             fds: tuple[int, ...] = (script_file.fileno(), cwd_w)
             start_in = str(folder.base)

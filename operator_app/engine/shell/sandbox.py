@@ -108,9 +108,11 @@ class Sandbox(Struct, frozen=True):
         network: bool,
         command: list[str],
         hidden: Iterable[Path] = (),
+        readable: Iterable[Path] = (),
     ) -> list[str]:
-        """The bwrap command line that runs `command` in `cwd` with the workspace overlaid and
-        the `hidden` paths (hidden_paths) shown empty."""
+        """The bwrap command line that runs `command` in `cwd` with the workspace overlaid, the
+        `hidden` paths (hidden_paths) shown empty, and the `readable` folders, read-only, even
+        below a hidden one (the saved outputs a result points the model to)."""
         assert self.bwrap is not None
         args = [
             self.bwrap,
@@ -141,6 +143,7 @@ class Sandbox(Struct, frozen=True):
             # After the overlay, so a store inside the workspace (a workspace that is the home
             # folder) is hidden too; the overlay's own layers are taken from the host's view.
             *_masks(hidden, workspace),
+            *[option for path in readable for option in ("--ro-bind", str(path), str(path))],
             "--chdir",
             str(cwd),
             "--",
