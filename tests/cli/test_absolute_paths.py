@@ -48,3 +48,21 @@ def test_operator_cmd_a_path_beside_the_state_folder_is_quoted_whole(tmp_path: P
     (inside,) = w.exec(block("c2", "fs.read", path=f"{w.ws}/a.txt")).results
     assert inside["summary"].endswith("paths are relative to the workspace root: send a.txt")
     assert str(w.ws) not in inside["summary"] and str(tmp_path) not in inside["summary"]
+
+
+def test_what_a_model_is_told_holds_no_machine_path_however_it_ends(tmp_path: Path) -> None:
+    """The workspace's and the state folder's paths are replaced wherever they end a name (a
+    quote, an ellipsis, punctuation, a dot or dash joined on), and kept only inside a longer
+    name of the model's own."""
+    from operator_app.engine.state.internal_failure import without_machine_paths
+
+    ws, state = tmp_path / "ws", tmp_path / "st"
+    text = (
+        f"'cd {ws}...' {ws}? {{{ws}}} {ws}! {ws}* {ws}|x {state}.lock {state}-old {ws}/a.md "
+        f"{ws} | {tmp_path}/stolen.md {tmp_path}/wsx/a.md"
+    )
+    told = without_machine_paths(text, ws, state)
+    assert told == (
+        "'cd ....' .? {.} .! .* .|x <Operator's state folder>.lock <Operator's state folder>-old "
+        f"a.md . | {tmp_path}/stolen.md {tmp_path}/wsx/a.md"
+    )

@@ -84,6 +84,7 @@ def without_machine_paths(text: str, workspace: Path, state_dir: Path | None) ->
     return text
 
 
-# Where a path ends: the end of the text, a separator, space, a quote or closing punctuation, or
-# a full stop that ends a sentence.
-_PATH_ENDS = r"(?=$|[/\s\"'`),:;\]>]|\.(?:$|\s))"
+# Where a path ends: anything but a letter, digit or underscore that would go on with its last
+# name (/x/ws in /x/wsx/a.md is not the workspace). A dot, a dash or a quote after it ends it:
+# hiding too much is the safe side.
+_PATH_ENDS = r"(?!\w)"
