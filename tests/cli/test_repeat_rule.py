@@ -61,13 +61,13 @@ def test_a_change_in_a_message_like_an_earlier_one_is_not_run_unasked(tmp_path: 
     # run it again on purpose in one round trip. What comes after it runs: the same message run
     # again would be a repeat again, so nothing may wait for that.
     assert result["error_code"] == "NOT_APPROVED" and not result["ok"]
-    assert "same text as message 1, whose /append ran then" in result["summary"]
+    assert "same text as message 1, whose /append was applied" in result["summary"]
     assert (
         "--approve all does not give; nothing changed; the blocks after it ran"
         in (result["summary"])
     )
     advice = again.text()
-    assert "send it in a new message with words of its own around the block" in advice
+    assert "send it in a new message with words of your own before the block" in advice
     assert "to change the file" not in advice
     assert opened["ok"] and opened["details"].endswith("once")
     assert w.read("log.md") == "start\nonce\n"  # appended once
@@ -162,7 +162,7 @@ def test_a_repeated_messages_script_never_reruns_unasked(tmp_path: Path) -> None
     assert first["ok"] and w.read("log.md") == "start\nonce\n", first
     again = w.exec(message).one  # the same text as message 1: --approve all asks no one
     assert again["error_code"] == "NOT_APPROVED" and not again["ok"]
-    assert "same text as message 1, whose bash ran then" in again["summary"]
+    assert "same text as message 1, whose bash was applied" in again["summary"]
     assert "to run this script again on purpose" in f"{again['summary']}{again['details']}"
     assert w.read("log.md") == "start\nonce\n"
     rerun = w.exec("Once more, after the fix.\n" + chan("echo once >> log.md", "bash:dev")).one

@@ -67,16 +67,19 @@ def identify(
     return Identity(text_key, used.get(text_key), lookalike)
 
 
+def earlier_outcome(result: CommandResult) -> str:
+    """What became of a change in an earlier message: "applied", "declined", "refused (CODE)"."""
+    if result.ok:
+        return "applied"
+    if result.status == "rejected":
+        return "declined"
+    return f"refused ({result.error_code})" if result.error_code else "not applied"
+
+
 def lookalike_note(message: int, result: CommandResult) -> str:
     """What the consent dialog says of a change in a message that repeats an earlier one."""
     action = result.action or "command"
-    if result.ok:
-        outcome = "applied"
-    elif result.status == "rejected":
-        outcome = "declined"
-    else:
-        outcome = f"refused ({result.error_code})" if result.error_code else "not applied"
     return (
-        f"this message has the same text as message {message}, whose {action} was {outcome}; "
-        "approve only if it should run again"
+        f"this message has the same text as message {message}, whose {action} was "
+        f"{earlier_outcome(result)}; approve only if it should run again"
     )

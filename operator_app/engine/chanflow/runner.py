@@ -38,7 +38,7 @@ from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
 from . import bash, entries, finding, reading, undoing, writing
 from .context import Answer, Call
-from .identity import Identity, content_key, identify, lookalike_note
+from .identity import Identity, content_key, earlier_outcome, identify, lookalike_note
 from .mapping import told_in_string
 from .recovered import recovered_result
 from .topics import TopicStore
@@ -380,11 +380,12 @@ def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
     return _Unasked(
         StringCode.NOT_APPROVED,
         f"{line} was not run: this message has the same text as message {number}, whose {action} "
-        f"ran then, so it reads as that message sent again; a repeated message's {what} needs "
-        "the person's yes in Operator's dialog, which --approve all does not give; nothing "
-        "changed; the blocks after it ran as usual",
-        f"to run this {what} again on purpose, send it in a new message with words of its own "
-        "around the block (a message exactly like an earlier one is taken for it sent again)",
+        f"was {earlier_outcome(earlier)}, so it reads as that message sent again; a repeated "
+        f"message's {what} needs the person's yes in Operator's dialog, which --approve all does "
+        "not give; nothing changed; the blocks after it ran as usual",
+        f"to run this {what} again on purpose, send it in a new message with words of your own "
+        "before the block (a message that begins exactly like an earlier one, up to the block's "
+        "end, is taken for it sent again)",
     )
 
 
