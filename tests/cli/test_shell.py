@@ -321,16 +321,20 @@ def test_credential_stores_and_operators_settings_are_not_there_to_read(
     config.mkdir(parents=True)
     (config / "settings.json").write_text('{"bridge_token": "PAIRING-TOKEN"}\n')
     (home / "README.md").write_text("visible\n")
+    vault = home / "vault"  # a store moved by its variable (gpg's here)
+    vault.mkdir()
+    (vault / "private.key").write_text("GPG-SECRET\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(config))
+    monkeypatch.setenv("GNUPGHOME", str(vault))
     script = (
         "cat README.md; ls -A .ssh | wc -l; cat .ssh/id_ed25519 .netrc "
-        ".config/operator-app/settings.json; echo new > .ssh/planted\n"
+        ".config/operator-app/settings.json vault/private.key; echo new > .ssh/planted\n"
     )
     result = run(home, tmp_path / "st", script, "--approve", "all")
     text = output_of(result)
     assert "visible" in text and "\n0\n" in f"\n{text}"  # the workspace is there, .ssh empty
-    for secret in ("PRIVATE-KEY-BYTES", "NETRC-PASSWORD", "PAIRING-TOKEN"):
+    for secret in ("PRIVATE-KEY-BYTES", "NETRC-PASSWORD", "PAIRING-TOKEN", "GPG-SECRET"):
         assert secret not in text
     assert not (home / ".ssh" / "planted").exists()
     assert "changes: none" in str(result["details"])
@@ -346,12 +350,12 @@ def test_the_sandbox_hides_folders_and_files_but_never_the_workspace() -> None:
         cwd=Path("/srv/ws"),
         network=False,
         command=["true"],
-        hidden=[Path("/etc"), Path("/etc/hostname"), Path("/srv"), Path("/tmp/x")],
+        hidden=[Path("/etc"), Path("/etc/hostname"), Path("/srv"), Path("/tmp")],
     )
     joined = " ".join(argv)
     assert "--tmpfs /etc " in joined and "--ro-bind /dev/null /etc/hostname" in joined
     assert "--tmpfs /srv " not in joined  # it holds the workspace
-    assert "/tmp/x" not in joined  # the sandbox's /tmp is its own already
+    assert joined.count("--tmpfs /tmp ") == 1  # the sandbox's /tmp is its own already
     assert joined.index("--tmpfs /etc ") > joined.index("--overlay ")
 
 

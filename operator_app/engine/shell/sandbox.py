@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -55,10 +55,39 @@ CREDENTIAL_STORES = (
 _PRIVATE = (Path("/tmp"), Path("/var/tmp"), Path("/dev"), Path("/proc"))
 
 
-def hidden_paths(home: Path | None, extra: Iterable[Path]) -> list[Path]:
-    """The credential stores in `home` and the `extra` paths (Operator's folders), as they are
-    on this disk: only those that exist, each once, links resolved (a mount covers the target)."""
+# The same stores where the person moved them: (variable, the store below it). KUBECONFIG may
+# name several files, separated as PATH is.
+RELOCATED_STORES = (
+    ("GNUPGHOME", ""),
+    ("DOCKER_CONFIG", ""),
+    ("KUBECONFIG", ""),
+    ("PASSWORD_STORE_DIR", ""),
+    ("AWS_SHARED_CREDENTIALS_FILE", ""),
+    ("AWS_CONFIG_FILE", ""),
+    ("CLOUDSDK_CONFIG", ""),
+    ("XDG_CONFIG_HOME", "gcloud"),
+    ("XDG_CONFIG_HOME", "gh"),
+    ("XDG_DATA_HOME", "keyrings"),
+)
+
+
+def _relocated(environ: Mapping[str, str]) -> list[Path]:
+    found = []
+    for variable, below in RELOCATED_STORES:
+        for value in environ.get(variable, "").split(os.pathsep):
+            if value.strip() and os.path.isabs(value):
+                found.append(Path(value) / below if below else Path(value))
+    return found
+
+
+def hidden_paths(
+    home: Path | None, extra: Iterable[Path], environ: Mapping[str, str] = os.environ
+) -> list[Path]:
+    """The credential stores in `home` or where the environment moved them, and the `extra`
+    paths (Operator's folders), as they are on this disk: only those that exist, each once,
+    links resolved (a mount covers the target)."""
     wanted = [home / store for store in CREDENTIAL_STORES] if home is not None else []
+    wanted += _relocated(environ)
     found: list[Path] = []
     for path in [*wanted, *extra]:
         try:
@@ -83,7 +112,7 @@ def _masks(hidden: Iterable[Path], workspace: Path) -> list[str]:
             continue
         if path.is_dir():
             options += ["--tmpfs", str(path)]
-        elif path.is_file():
+        elif path.exists():  # a file, or a pipe or socket a secret manager serves it through
             options += ["--ro-bind", "/dev/null", str(path)]
     return options
 
