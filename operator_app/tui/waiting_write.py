@@ -85,7 +85,9 @@ class WaitingWriteControl:
                 f"{what[0].upper()}{what[1:]} waits for you: {plan.action} on {plan.target.rel} "
                 f"(message {message.number}). Close this, then press d to see it.",
                 severity="warning",
-                timeout=20,
+                # Short: the status line keeps saying it, and a note still up when the person
+                # presses d would cover the dialog's keys.
+                timeout=8,
             )
             self.panes.status(
                 f"Message {message.number}: {plan.action} on {plan.target.rel} waits for you: "
@@ -102,9 +104,6 @@ class WaitingWriteControl:
             return
         if self.book.view_number != waiting.number:
             self.panes.show_message(waiting.number)
-        # The notes that said "press d" have been heard; left up, they would cover the
-        # dialog's keys for the rest of their 20 s.
-        self.app.clear_notifications()
         self._show_consent(waiting)
 
     def busy(self, what: str) -> bool:
