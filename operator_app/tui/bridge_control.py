@@ -18,6 +18,7 @@ from .bridge_words import (
     BRIDGE_OFF,
     RUN_HELD,
     delivered_note,
+    happened,
     health_note,
     held_question,
     paused_note,
@@ -241,7 +242,8 @@ class BridgeControl:
             # The person is in another dialog: a question opened under their fingers would take
             # the next y as its answer.
             self.app.notify(
-                f"{plural(len(answers), 'answer')} ended while Operator was not listening. Close "
+                f"{plural(len(answers), 'answer')} {happened(answers)} while Operator was not "
+                "listening. Close "
                 f"this, then run {'it' if len(answers) == 1 else 'them'} from the palette "
                 f"(ctrl+p): {RUN_HELD}.",
                 title="Bridge",

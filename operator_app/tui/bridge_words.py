@@ -17,19 +17,22 @@ def _it(count: int) -> str:
     return "it" if count == 1 else "them"
 
 
+def happened(answers: list[HeldAnswer]) -> str:
+    """What the answers did while Operator was not listening: "ended", "began" (the model still
+    writes them all) or "came" (some of each)."""
+    writing = sum(1 for answer in answers if answer.generating)
+    if writing == 0:
+        return "ended"
+    return "began" if writing == len(answers) else "came"
+
+
 def held_question(answers: list[HeldAnswer]) -> Text:
     """ "1 answer ended while Operator was not listening — run it?" and the answers, one a line.
     An answer the model still writes did not end: its line says so, and so does the headline."""
     count = len(answers)
-    writing = sum(1 for answer in answers if answer.generating)
-    if writing == 0:
-        happened = "ended"
-    elif writing == count:
-        happened = "began"
-    else:
-        happened = "came"
     headline = (
-        f"{plural(count, 'answer')} {happened} while Operator was not listening — run {_it(count)}?"
+        f"{plural(count, 'answer')} {happened(answers)} while Operator was not listening — "
+        f"run {_it(count)}?"
     )
     lines = [Text(headline, style="bold")]
     for answer in answers:

@@ -637,8 +637,8 @@ async def test_a_held_answer_that_grows_is_not_announced_again_at_each_line(
         await extension.message(text, generating=False)
         await pilot.pause(0.3)
 
-        def said() -> int:
-            return sum("ended while Operator was not listening" in note for note in notes(app))
+        def said() -> int:  # (it began: the model still wrote it when the note was said)
+            return sum("1 answer began while Operator was not listening" in n for n in notes(app))
 
         assert said() == 1 and app.screen is palette
         await pilot.press("escape")
