@@ -76,6 +76,9 @@ async def test_a_command_is_asked_about_run_and_its_changes_reviewed_then_undone
         assert (workspace / "README.md").read_bytes() == before  # nothing ran yet
         await pilot.press("y")
         await wait_for(pilot, lambda: asks_to_apply(app))
+        assert app.screen.query_one("#consent-box").border_title == (
+            "message 1: a command's changes wait for you"
+        )
         diff = app.screen.query_one("#consent-diff").plain
         assert "+more" in diff and "made.txt" in diff
         assert "2 files: 1 changed, 1 created" in shown(app)
@@ -258,6 +261,8 @@ async def test_a_running_command_streams_its_output_and_x_stops_it(
         )
         view = app.query_one("#details")
         await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
+        # The script above, the output below it: the newest line is the pane's last.
+        assert details_text(app).rstrip().endswith("tick 120")
         # A paste meanwhile waits its turn, and is told so (it said "Running a paste...").
         app.post_message(events.Paste(block("r1", "fs.stat", path="README.md")))
         await wait_for(

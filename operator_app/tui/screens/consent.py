@@ -186,11 +186,16 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
     return text
 
 
-def box_title(outlook: WriteOutlook, message_number: int | None, reads: bool = False) -> str:
+def box_title(outlook: WriteOutlook, message_number: int | None, kind: str = "write") -> str:
     where = f"message {message_number}: " if message_number else ""
-    if reads:
+    if kind == "read":
         return f"{where}a read of a secret-looking file waits for you"
-    which = f"write {outlook.position} of {outlook.total}" if outlook.total > 1 else "a write"
+    if outlook.total > 1:
+        which = f"write {outlook.position} of {outlook.total}"
+    elif kind == "changeset":
+        return f"{where}a command's changes wait for you"
+    else:
+        which = "a write"
     return f"{where}{which} in this message waits for you"
 
 
@@ -234,7 +239,7 @@ class ConsentScreen(PlanDialog):
         plan, outlook = self.plan, self.outlook
         reads = plan.kind == "read"
         with Vertical(id="consent-box") as box:
-            box.border_title = box_title(outlook, self.message_number, reads)
+            box.border_title = box_title(outlook, self.message_number, plan.kind)
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
@@ -246,7 +251,9 @@ class ConsentScreen(PlanDialog):
         yield Footer()
 
     def show_outlook(self, outlook: WriteOutlook) -> None:
-        self.query_one("#consent-box").border_title = box_title(outlook, self.message_number)
+        self.query_one("#consent-box").border_title = box_title(
+            outlook, self.message_number, self.plan.kind
+        )
         self.query_one("#consent-rest", Static).update(rest_text(outlook, self.plan.target.rel))
         self.query_one("#consent-keys", Static).update(keys_text(outlook))
 

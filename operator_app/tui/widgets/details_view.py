@@ -41,8 +41,10 @@ def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
     )
     if result is None:
         lines += wrapped(f"{row.status}: {row.summary}".rstrip(": "), "warn", width)
-        if row.live:  # a command running: its output so far, as it comes
-            lines += [StyledLine("")] + _body(row.live)
+        if row.live:  # a command running: its script, then its output so far, newest last
+            if row.diff:
+                lines += [StyledLine("")] + _body(row.diff, diff_of=row.path or "")
+            return lines + [StyledLine("")] + _body(row.live)
     else:
         lines += wrapped(result.summary, "ok" if result.ok else "error", width)
         if row.status == UNDONE:
