@@ -16,6 +16,7 @@ from textual import events
 
 from operator_app import settings
 from operator_app.engine import find_sandbox
+from operator_app.tui.command_answers import command_answer
 from operator_app.tui.screens.allowed_commands import AllowedCommandsScreen
 from operator_app.tui.screens.command_consent import CommandConsentScreen
 from operator_app.tui.screens.confirm import ConfirmScreen
@@ -54,6 +55,14 @@ def shown(app: Any) -> str:
 
 def run_block(cid: str, script: str) -> str:
     return block(cid, "shell.run", command_b64=b64(script))
+
+
+async def asked_with_network(app: Any, pilot: Any, script: str) -> None:
+    """`script` pasted as c1, its dialog up, and w pressed: the network on for it."""
+    app.post_message(events.Paste(run_block("c1", script)))
+    await wait_for(pilot, lambda: asks_to_run(app))
+    await pilot.press("w")
+    await wait_for(pilot, lambda: "network on" in shown(app))
 
 
 async def test_a_command_is_asked_about_run_and_its_changes_reviewed_then_undone(
@@ -116,10 +125,7 @@ async def test_w_lets_one_command_use_the_network(workspace: Path, state: Path) 
     needs_sandbox()
     app = make_app(workspace, state)
     async with app.run_test(size=(160, 50)) as pilot:
-        app.post_message(events.Paste(run_block("c1", "true")))
-        await wait_for(pilot, lambda: asks_to_run(app))
-        await pilot.press("w")
-        await wait_for(pilot, lambda: "network on" in shown(app))
+        await asked_with_network(app, pilot, "true")
         await pilot.press("y")
         await wait_for(pilot, lambda: finished(app))
         (result,) = results_of(app)
@@ -135,10 +141,8 @@ async def test_w_then_r_always_allows_the_command_with_its_network(
     needs_sandbox()
     app = make_app(workspace, state)
     async with app.run_test(size=(160, 50)) as pilot:
-        app.post_message(events.Paste(run_block("c1", "echo fetch")))
-        await wait_for(pilot, lambda: asks_to_run(app))
-        await pilot.press("w")
-        await wait_for(pilot, lambda: "network on" in shown(app))
+        await asked_with_network(app, pilot, "echo fetch")
+        plan = app.screen.plan
         await pilot.press("r")
         await wait_for(pilot, lambda: finished(app))
         root = workspace.resolve()
@@ -152,6 +156,11 @@ async def test_w_then_r_always_allows_the_command_with_its_network(
         await pilot.pause(0.1)
         listed = app.screen.query_one("#allowed-list").get_option_at_index(0).prompt.plain
         assert listed == "echo fetch   with the network"
+        # r without w, as the dialog's answer reaches the settings: the rule narrowed.
+        command_answer("always", plan, root)
+        assert settings.allowed_commands(root) == ["echo fetch"]
+        assert settings.allowed_with_network(root) == []
+        command_answer("always-network", plan, root)  # and back, for the revoke below
         await pilot.press("enter")
         await wait_for(pilot, lambda: settings.allowed_commands(root) == [])
         assert settings.allowed_with_network(root) == []
