@@ -1,5 +1,5 @@
 """The message scanner: String's ChanFlow blocks found beside OPERATOR_CMD blocks in one message,
-whole or streamed in any chunking, with the same events and keys either way (protocol/message.py).
+whole or streamed in any chunking, with the same events and keys either way (protocol/message/).
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from operator_app.protocol.blocks import RawBlock, ScanWarning
 from operator_app.protocol.chanflow.blocks import ChanBlock, PendingChanBlock
+from operator_app.protocol.chanflow.reader import MAX_PAYLOAD_CHARS, split_tag
 from operator_app.protocol.grammar import WINDOW_CHARS
-from operator_app.protocol.message import MAX_PAYLOAD_CHARS, MessageScanner, scan_whole, split_tag
+from operator_app.protocol.message import MessageScanner, scan_whole
 
 S = "\U0001d49e"
 READ = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
