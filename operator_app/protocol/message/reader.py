@@ -83,7 +83,8 @@ class LineReader(Protocol):
     spans: ClassVar[bool]  # False
 
     def feed(self, chunk: str) -> Sequence[MessageEvent]:
-        """The next text outside span readers' blocks; the blocks and warnings it completed."""
+        """The next text outside span readers' blocks; the blocks and warnings it completed, as
+        a list (the scanner hands it on as its own answer)."""
         ...
 
     @property

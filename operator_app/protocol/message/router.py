@@ -16,16 +16,13 @@ for its end, and each character is counted and hashed once (taken.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from .. import grammar
 from ..blocks import ScanWarning
-from .reader import LineReader, MessageEvent, Opening, Reader, SpanReader
+from .reader import LineReader, MessageEvent, Opening, Pending, Reader, SpanReader
 from .taken import ACCOUNT_EVERY, Taken
 from .window import MessageScan, message_window
-
-if TYPE_CHECKING:
-    from ..dialect import Pending
 
 __all__ = ["MessageScanner", "scan_whole", "windowed_scanner"]
 
