@@ -218,8 +218,8 @@ class ScannerMeter:
         from operator_app.protocol import message
         from operator_app.tui import message_flow
 
-        # The message scanner both dialects share is what the stream and the view feed (its fast
-        # path queues prose without calling the OPERATOR_CMD scanner's feed: meter it, not that).
+        # The message scanner every dialect shares is what the stream and the view feed (it hands
+        # the text on to each dialect's reader: meter it, not them).
         self.scanner: Any = message  # patched while installed: Any, not the module's own types
         # Modules that call scan_whole by a name of their own (engine/dialects imports it from
         # `message` when called, so the patch of `message` reaches it).

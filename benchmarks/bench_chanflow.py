@@ -2,7 +2,7 @@
 """The cost of finding String's ChanFlow blocks (issue 17). Every figure is a ratio against a
 baseline measured in the same run, alternately, so load hits both alike:
 
-1. the message scanner (protocol/message.py, what the engine runs) over a 200,000-character
+1. the message scanner (protocol/message/, what the engine runs) over a 200,000-character
    message holding 100 ChanFlow blocks, against the OPERATOR_CMD scanner over a 200,000-character
    message holding 100 OPERATOR_CMD blocks, both fed whole                 (target: within 1.5x)
 2. the same two fed in 100-character chunks, `pending` asked after each as the

@@ -2,7 +2,7 @@
 """Protocol and start-up benchmarks (issue 2). Every figure is a ratio against a baseline measured
 in the same run, so the result does not depend on the machine:
 
-1. the message scanner alone (protocol/message.py: both dialects, as the engine runs it) over a
+1. the message scanner alone (protocol/message/: every dialect, as the engine runs it) over a
    200,000-character message holding 100 OPERATOR_CMD blocks, against a bare
    `re.finditer` pass over the same text for the four markers         (target: within 3x)
 2. scan + parse + validate of that message, against the same bare pass (target: within 10x)

@@ -92,8 +92,10 @@ def set_auto_copy(on: bool) -> bool:
 
 
 def prompt_dialect() -> str:
-    """Which system prompt `p` copies: "operator" (OPERATOR_CMD, the default) or "string"."""
-    return "string" if load_settings().get("prompt_dialect") == "string" else "operator"
+    """The name of the dialect whose system prompt `p` copies, as the settings keep it ("" when
+    they name none; the TUI takes the table's default for a name it does not know)."""
+    chosen = load_settings().get("prompt_dialect")
+    return chosen if isinstance(chosen, str) else ""
 
 
 def set_prompt_dialect(dialect: str) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 from aiohttp import web
 
 from .. import __version__
+from ..protocol import page_openers
 from . import guard
 from .connections import ConnectionBook, GuardedHandler, protocol_factory
 from .feeder import StreamHost
@@ -272,6 +273,9 @@ async def _hello(request: web.Request) -> web.Response:
             "workspace": bridge.workspace_name(),
             "operator_version": __version__,
             "bridge": "stopping" if stopping else "connected",
+            # What a block for Operator begins with on a page, per dialect: the extension looks
+            # for these, so a dialect Operator learns needs no new extension.
+            "openers": page_openers(),
         }
     )
 

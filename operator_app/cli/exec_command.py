@@ -16,7 +16,7 @@ from .inputs import open_session, open_workspace, read_message
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..engine import Engine, StateUnusable, approve_all, no_person, reject_all
-    from ..protocol import render_results
+    from ..protocol import block_forms, render_results
 
     if not gc.isenabled():
         # The `operator-app` command pauses the collector for its start-up (entry.py): what the
@@ -55,7 +55,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
         warnings += how_to_approve(run.results, args)
     warnings += secrets_declined(run.results, args)
     if run.blocks_seen == 0:
-        warnings.append("no OPERATOR_CMD or <\U0001d49e=string:...> blocks found in the message")
+        warnings.append(f"no {block_forms()} blocks found in the message")
     for dup in run.duplicates:
         if dup.earlier_message == run.number:
             continue  # a duplicate within the message: its own warning says so
@@ -117,12 +117,12 @@ def secret_paths(root: Any) -> Any:
     return SecretPaths.configured(*settings.secret_paths(root))
 
 
-SECRET_DECLINED_CODES = ("ERR_SECRET_DECLINED", "SECRET_DECLINED")  # OPERATOR_CMD, String
-
-
 def secrets_declined(results: list[Any], args: argparse.Namespace) -> list[str]:
-    """The warning when reads of secret-looking files were refused for want of a yes."""
-    declined = [str(r.path) for r in results if r.error_code in SECRET_DECLINED_CODES]
+    """The warning when reads of secret-looking files were refused for want of a yes (whichever
+    dialect spells the refusal's code)."""
+    from ..protocol import engine_code
+
+    declined = [str(r.path) for r in results if engine_code(r) == "ERR_SECRET_DECLINED"]
     if not declined or args.approve == "all":
         return []
     return [
@@ -134,8 +134,7 @@ def secrets_declined(results: list[Any], args: argparse.Namespace) -> list[str]:
 
 def result_json(result: Any) -> dict[str, Any]:
     """A result for the envelope: id and summary exactly as its block gives them, and what its
-    dialect adds (a String result names its topic, command line and time, as its response
-    block does)."""
+    dialect adds (protocol/dialect.py `describe`: what its form says besides them)."""
     from ..protocol import dialect_named, one_line
 
     return {
@@ -192,13 +191,15 @@ def _not_done(result: Any) -> str:
 
 
 def _named(result: Any) -> str:
-    """A write or command as the person recognises it: its id and what it is."""
-    request = result.frame.get("request")
+    """A write or command as the person recognises it: its id and what it is (the command as
+    the model wrote it, when its dialect's answer quotes it)."""
+    from ..protocol import action_kind, dialect_named
+
+    request = dialect_named(result.dialect).request(result)
     if request:
         return f"{result.shown_id} ({request})"
-    if result.action == "shell.run":
-        return f"{result.shown_id} (shell.run in {result.path})"
-    return f"{result.shown_id} ({result.action} of {result.path})"
+    where = "in" if action_kind(result.action) == "run" else "of"
+    return f"{result.shown_id} ({result.action} {where} {result.path})"
 
 
 def plural(n: int, noun: str) -> str:

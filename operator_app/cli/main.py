@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .envelope import (
     EXIT_INTERNAL,
@@ -27,23 +27,26 @@ from .exec_command import cmd_exec
 from .parser import UsageError, command_line
 from .session_commands import cmd_results, cmd_undo
 
+if TYPE_CHECKING:
+    from ..protocol import PromptLength
+
 
 def cmd_spec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    """The prompt of a dialect: for OPERATOR_CMD the compact one, or the whole specification
-    (--full with the opening paragraph, --raw without); for String its one prompt."""
-    from ..protocol import dialect_named, full_prompt, interface_text
+    """The prompt of a dialect: its own, or, for a dialect whose specification is longer than
+    its prompt, the whole of it (--full with the prompt's opening paragraph, --raw without)."""
+    from ..protocol import all_dialects, dialect_named
 
-    if (args.full or args.raw) and args.dialect != "operator":
+    dialect = dialect_named(args.dialect)
+    length: PromptLength = "prompt"
+    if args.raw or args.full:
+        length = "raw" if args.raw else "full"
+    if length not in dialect.prompt_lengths:
+        having = [f"--dialect {d.name}" for d in all_dialects() if length in d.prompt_lengths]
         raise UsageError(
-            "operator-app spec: --full and --raw are for --dialect operator; "
-            f"{dialect_named(args.dialect).title}'s prompt (--dialect {args.dialect}) is one text"
+            f"operator-app spec: --full and --raw are for {' or '.join(having)}; "
+            f"{dialect.title}'s prompt (--dialect {args.dialect}) is one text"
         )
-    if args.raw:
-        text = interface_text()
-    elif args.full:
-        text = full_prompt()
-    else:
-        text = dialect_named(args.dialect).prompt()
+    text = dialect.prompt(length)
     return EXIT_OK, {"text": text}, text if text.endswith("\n") else text + "\n"
 
 

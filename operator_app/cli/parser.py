@@ -110,7 +110,23 @@ def _exec_parser(sub: Any) -> None:
     )
 
 
+def dialects_help() -> str:
+    """What --dialect offers, from the table of dialects: each one's blocks and prompts."""
+    from ..protocol import all_dialects
+
+    def one(index: int, dialect: Any) -> str:
+        notes = ["the default"] if index == 0 else []
+        longer = [length for length in dialect.prompt_lengths if length != "prompt"]
+        notes += [f"also --{' and --'.join(longer)}"] if longer else []
+        said = f" ({'; '.join(notes)})" if notes else ""
+        return f"{dialect.name}: {dialect.title} blocks{said}"
+
+    return "; ".join(one(index, dialect) for index, dialect in enumerate(all_dialects()))
+
+
 def _spec_parser(sub: Any) -> None:
+    from ..protocol import default_name, registered_names
+
     spec = sub.add_parser(
         "spec",
         help="print the system prompt to paste into the chat (the compact one: under 8,000 "
@@ -130,10 +146,9 @@ def _spec_parser(sub: Any) -> None:
     )
     spec.add_argument(
         "--dialect",
-        choices=("operator", "string"),
-        default="operator",
-        help="operator: OPERATOR_CMD blocks (the default); string: String's ChanFlow blocks (one "
-        "prompt; --full and --raw are for operator)",
+        choices=registered_names(),
+        default=default_name(),
+        help=dialects_help(),
     )
 
 
@@ -190,8 +205,8 @@ def command_line(
     parser = Parser(
         prog="operator-app",
         description=(
-            "Work on a folder with a chat LLM through its OPERATOR_CMD blocks or String's ChanFlow "
-            "blocks."
+            "Work on a folder with a chat LLM through the blocks of commands it writes "
+            "(operator-app spec --help: the dialects)."
         ),
         epilog=EPILOG,
     )

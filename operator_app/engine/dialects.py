@@ -9,7 +9,7 @@ import importlib
 from functools import cache
 from typing import TYPE_CHECKING
 
-from ..protocol.dialects import dialect_named
+from ..protocol.dialects import default_name, dialect_named
 
 if TYPE_CHECKING:
     from ..protocol.results import CommandResult
@@ -35,7 +35,9 @@ def recover_interrupted_writes(
     from .changes.recovery import recover_interrupted_writes as recover
 
     def phrase(intent: WriteIntent, landing: Landing) -> CommandResult:
-        return engine_half(str(intent.extra.get("dialect", "operator"))).recovered(intent, landing)
+        return engine_half(str(intent.extra.get("dialect", default_name()))).recovered(
+            intent, landing
+        )
 
     return recover(workspace, session, phrase)
 

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
         ACTIONS as ACTIONS,
     )
     from .dialect import (
+        ActionKind as ActionKind,
+    )
+    from .dialect import (
         Block as Block,
     )
     from .dialect import (
@@ -25,6 +28,12 @@ if TYPE_CHECKING:
     )
     from .dialect import (
         Pending as Pending,
+    )
+    from .dialect import (
+        PromptLength as PromptLength,
+    )
+    from .dialects import (
+        action_kind as action_kind,
     )
     from .dialects import (
         action_writes as action_writes,
@@ -36,7 +45,19 @@ if TYPE_CHECKING:
         bare_summary as bare_summary,
     )
     from .dialects import (
+        block_forms as block_forms,
+    )
+    from .dialects import (
+        default_name as default_name,
+    )
+    from .dialects import (
         dialect_named as dialect_named,
+    )
+    from .dialects import (
+        dialect_of_action as dialect_of_action,
+    )
+    from .dialects import (
+        engine_code as engine_code,
     )
     from .dialects import (
         longest_opener as longest_opener,
@@ -48,7 +69,19 @@ if TYPE_CHECKING:
         nothing_to_run as nothing_to_run,
     )
     from .dialects import (
+        page_openers as page_openers,
+    )
+    from .dialects import (
+        register as register,
+    )
+    from .dialects import (
+        registered_names as registered_names,
+    )
+    from .dialects import (
         render_results as render_results,
+    )
+    from .dialects import (
+        unregister as unregister,
     )
     from .escapes import (
         escape_controls as escape_controls,
@@ -103,10 +136,21 @@ if TYPE_CHECKING:
 _FACE = {
     "ScanWarning": "blocks",
     "ACTIONS": "commands",
+    "ActionKind": "dialect",
     "Block": "dialect",
     "Dialect": "dialect",
     "Pending": "dialect",
+    "PromptLength": "dialect",
     "action_writes": "dialects",
+    "action_kind": "dialects",
+    "block_forms": "dialects",
+    "default_name": "dialects",
+    "dialect_of_action": "dialects",
+    "engine_code": "dialects",
+    "page_openers": "dialects",
+    "register": "dialects",
+    "unregister": "dialects",
+    "registered_names": "dialects",
     "all_dialects": "dialects",
     "bare_summary": "dialects",
     "dialect_named": "dialects",

@@ -93,6 +93,14 @@ def count_breaks(text: str, start: int = 0, stop: int | None = None) -> int:
     )
 
 
+def first_break(text: str, start: int, stop: int) -> int:
+    """Where the first line break of text[start:stop] stands, -1 when it has none."""
+    newline, cr = text.find("\n", start, stop), text.find("\r", start, stop)
+    if newline < 0 or (0 <= cr < newline):
+        return cr
+    return newline
+
+
 def with_lf_breaks(text: str) -> str:
     """A message's text with each of its line breaks written "\n"."""
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -1,17 +1,22 @@
 """The OPERATOR_CMD dialect's pure half (protocol/dialect.py): OPERATOR_RESULT blocks (one per
 command, a single-line summary, a single-line details_b64), the wording of an invalid block's
-result, and the compact system prompt. Its blocks are found by scanner.py, validated by
-commands/, and run by engine/opcmd."""
+result, and the compact system prompt. Its blocks are found by scanner.py (a line reader),
+validated by commands/, and run by engine/opcmd. Its error codes are the engine's own."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .codec import encode_b64_text
-from .errors import OperatorError
+from .errors import ErrorCode, OperatorError
 from .grammar import CMD_START, RESULT_END, RESULT_START
 from .results import CommandResult, one_line
+
+if TYPE_CHECKING:
+    from .dialect import ActionKind, Dialect, PromptLength
+    from .message.reader import Opening
+    from .scanner import Scanner
 
 
 def invalid_summary(error: OperatorError) -> str:
@@ -41,7 +46,19 @@ class OperatorCmd:
     title = "OPERATOR_CMD"
     block_form = CMD_START
     opener = CMD_START
+    page_opener = CMD_START
+    opener_starts_line = True
     engine_half = "operator_app.engine.opcmd.runner"
+    prompt_lengths: tuple[PromptLength, ...] = ("prompt", "full", "raw")
+
+    def reader(self, opening: Opening) -> Scanner:
+        from .scanner import Scanner
+
+        return Scanner(
+            first_line=opening.first_line,
+            skip_first_fragment=opening.fragment,
+            window_cut=opening.window_cut,
+        )
 
     def own_answers(self, text: str, blocks: tuple[Any, ...]) -> str | None:
         if RESULT_START in text:
@@ -66,11 +83,28 @@ class OperatorCmd:
     def describe(self, result: CommandResult) -> dict[str, Any]:
         return {}
 
-    def writes(self, action: str | None) -> bool | None:
+    def action_kind(self, action: str | None) -> ActionKind | None:
         from .commands import model_for
 
         model = model_for(action) if action is not None else None
-        return None if model is None else model.WRITES
+        if model is None:
+            return None
+        if model.RUNS:
+            return "run"
+        return "write" if model.WRITES else "read"
+
+    def engine_code(self, code: str | None) -> str | None:
+        return code if code in _ENGINE_CODES else None
+
+    def named(self, result: CommandResult) -> str:
+        return f"{result.shown_id} ({result.action} on {result.path})"
+
+    def request(self, result: CommandResult) -> str | None:
+        return None
+
+    def folder(self, rel: str) -> str:
+        # as its results name folders: from the root
+        return "the workspace root" if rel == "." else f"{rel}/"
 
     def bare_summary(self, summary: str, code: str | None) -> str:
         if code:
@@ -78,10 +112,13 @@ class OperatorCmd:
                 summary = summary.removeprefix(prefix)
         return summary
 
-    def prompt(self) -> str:
-        from .spec import system_prompt
+    def prompt(self, length: PromptLength = "prompt") -> str:
+        from .spec import full_prompt, interface_text, system_prompt
 
-        return system_prompt()
+        if length == "full":
+            return full_prompt()
+        return interface_text() if length == "raw" else system_prompt()
 
 
-DIALECT = OperatorCmd()
+_ENGINE_CODES = frozenset(code.value for code in ErrorCode)
+DIALECT: Dialect = OperatorCmd()

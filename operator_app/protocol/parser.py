@@ -31,59 +31,21 @@ def parse_fields(block: RawBlock) -> Fields:
     joined = "\t".join(text for _, text in block.lines)
     plain = joined.isascii() and grammar.CONTROL_CHAR_RE.search(joined) is None
     for line_no, text in block.lines:
-        bad = None if plain else grammar.NON_ASCII_RE.search(text)
-        if bad:
-            raise OperatorError(
-                ErrorCode.ERR_NON_ASCII_IN_CMD,
-                (
-                    f"line {line_no} has the non-ASCII character {bad.group()!r} "
-                    f"(U+{ord(bad.group()):04X}) at column {bad.start() + 1}; use ASCII only "
-                    "inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
-                ),
-            )
-        control = None if plain else grammar.CONTROL_CHAR_RE.search(text)
-        if control:
-            char = control.group()
-            name = _CONTROL_NAMES.get(char, f"U+{ord(char):04X}")
-            raise OperatorError(
-                ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
-                (
-                    f"line {line_no} has the control character {name} (\\x{ord(char):02x}) at "
-                    f"column {control.start() + 1}; only printable ASCII and tab may appear inside "
-                    "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 "
-                    "field"
-                ),
-            )
+        if not plain:
+            _check_characters(line_no, text)
         stripped = text.strip()
         key, colon, value = stripped.partition(":")
         key = key.strip()
-        is_pair = bool(colon) and grammar.KEY_RE.fullmatch(key) is not None
-        if after_content and not is_pair:
-            # The spec's own wording for this mistake, verbatim; the line goes into the details.
-            raise OperatorError(
-                ErrorCode.ERR_CONTENT_HAS_NEWLINES,
-                "content contains newline; use content_b64.",
-                f"content starts on line {lines['content']} and continues on line {line_no}",
+        if not colon or grammar.KEY_RE.fullmatch(key) is None:
+            raise _no_pair(
+                line_no,
+                stripped,
+                key if colon else None,
+                after_content,
+                wrapped_b64,
+                previous,
+                lines,
             )
-        if not stripped:
-            raise OperatorError(
-                ErrorCode.ERR_EMPTY_LINE_IN_CMD,
-                (
-                    f"line {line_no} inside the block is empty; remove blank lines between "
-                    "OPERATOR_CMD and END_OPERATOR_CMD"
-                ),
-            )
-        if not is_pair and wrapped_b64 and _BASE64_LINE_RE.fullmatch(stripped):
-            raise OperatorError(
-                ErrorCode.ERR_INVALID_BASE64,
-                (
-                    f"{wrapped_b64} (line {lines[wrapped_b64]}) runs on over line {line_no}: "
-                    f"base64 must be on one line; send the whole value on the {wrapped_b64} line, "
-                    "without line breaks or spaces"
-                ),
-            )
-        if not is_pair:
-            raise _not_a_pair(line_no, stripped, key if colon else None, previous)
         if key in values:
             raise OperatorError(
                 ErrorCode.ERR_DUPLICATE_FIELD,
@@ -95,6 +57,71 @@ def parse_fields(block: RawBlock) -> Fields:
         previous = key
         wrapped_b64 = key if key.endswith("_b64") else None
     return Fields(values, lines)
+
+
+def _check_characters(line_no: int, text: str) -> None:
+    """ASCII only, and no control character but tab."""
+    bad = grammar.NON_ASCII_RE.search(text)
+    if bad:
+        raise OperatorError(
+            ErrorCode.ERR_NON_ASCII_IN_CMD,
+            (
+                f"line {line_no} has the non-ASCII character {bad.group()!r} "
+                f"(U+{ord(bad.group()):04X}) at column {bad.start() + 1}; use ASCII only "
+                "inside OPERATOR_CMD, send other text base64-encoded in a *_b64 field"
+            ),
+        )
+    control = grammar.CONTROL_CHAR_RE.search(text)
+    if control:
+        char = control.group()
+        name = _CONTROL_NAMES.get(char, f"U+{ord(char):04X}")
+        raise OperatorError(
+            ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
+            (
+                f"line {line_no} has the control character {name} (\\x{ord(char):02x}) at "
+                f"column {control.start() + 1}; only printable ASCII and tab may appear inside "
+                "OPERATOR_CMD; remove it, or send text that needs it base64-encoded in a *_b64 "
+                "field"
+            ),
+        )
+
+
+def _no_pair(
+    line_no: int,
+    stripped: str,
+    key: str | None,
+    after_content: bool,
+    wrapped_b64: str | None,
+    previous: str | None,
+    lines: dict[str, int],
+) -> OperatorError:
+    """What a line that is not "key: value" is, in the order the mistakes are worth naming:
+    content run on over lines, a blank line, base64 wrapped over lines, anything else."""
+    if after_content:
+        # The spec's own wording for this mistake, verbatim; the line goes into the details.
+        return OperatorError(
+            ErrorCode.ERR_CONTENT_HAS_NEWLINES,
+            "content contains newline; use content_b64.",
+            f"content starts on line {lines['content']} and continues on line {line_no}",
+        )
+    if not stripped:
+        return OperatorError(
+            ErrorCode.ERR_EMPTY_LINE_IN_CMD,
+            (
+                f"line {line_no} inside the block is empty; remove blank lines between "
+                "OPERATOR_CMD and END_OPERATOR_CMD"
+            ),
+        )
+    if wrapped_b64 and _BASE64_LINE_RE.fullmatch(stripped):
+        return OperatorError(
+            ErrorCode.ERR_INVALID_BASE64,
+            (
+                f"{wrapped_b64} (line {lines[wrapped_b64]}) runs on over line {line_no}: "
+                f"base64 must be on one line; send the whole value on the {wrapped_b64} line, "
+                "without line breaks or spaces"
+            ),
+        )
+    return _not_a_pair(line_no, stripped, key, previous)
 
 
 def _not_a_pair(

@@ -15,7 +15,7 @@ after every chunk.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import ClassVar
 
 from msgspec import Struct
 
@@ -31,6 +31,7 @@ from .blocks import (
     not_alone_message,
 )
 from .errors import ErrorCode, OperatorError
+from .message.window import message_window
 
 __all__ = [
     "PendingBlock",
@@ -47,10 +48,12 @@ _END_TOKEN = "END_OPERATOR_"
 _TOKEN_HEAD = len(_END_TOKEN) - 1  # how much of the token can come before the chunk that ends it
 
 
-AnyScanner = TypeVar("AnyScanner", bound="Scanner")
-
-
 class Scanner:
+    """OPERATOR_CMD's reader: a line reader (protocol/message/reader.py), given every line of the
+    message outside other dialects' blocks."""
+
+    spans: ClassVar[bool] = False
+
     def __init__(
         self, *, first_line: int = 1, skip_first_fragment: bool = False, window_cut: bool = False
     ) -> None:
@@ -116,48 +119,58 @@ class Scanner:
 
         Blocks are only ever completed by a line holding "END_OPERATOR_", so text is merely
         queued until such a line is complete; the work then happens once, in `_consume`.
-        This keeps a stream of small chunks about as cheap as one feed of the whole text.
+        This keeps a stream of small chunks about as cheap as one feed of the whole text: a
+        chunk of prose without "_" costs the tests below and an append, no call.
         """
         if self._first_or_ended:  # one test on the hot path for two rare cases
-            if self._ended:
-                raise RuntimeError("feed() after end()")
-            if not chunk:
-                return []
-            self._first_or_ended = False
-            # A byte order mark opening the message (a file saved by Windows Notepad) is encoding,
-            # not text: left in, it would hide a marker on the first line.
-            chunk = chunk.removeprefix("\ufeff")
+            chunk = self._opening(chunk)
         if not chunk:
             return []
         self._pieces.append(chunk)
         if not self._armed:
-            # Nothing is emitted before an END marker's line is complete, so only "END_OPERATOR_"
-            # arms the scanner. A token split across chunks ends in this chunk's first 13
-            # characters, and every suffix of the token holds "_": only then is the text queued
-            # before it (over as many chunks as it takes) worth a look. Most prose has no "_" at
-            # all, which one quick test settles.
-            if "_" in chunk and (
-                _END_TOKEN in chunk
-                or (
-                    chunk.find("_", 0, 13) >= 0
-                    and _END_TOKEN
-                    in self._text_before(len(self._pieces) - 1, _TOKEN_HEAD) + chunk[:13]
-                )
-            ):
-                self._armed = True
-            else:
+            # Nothing is emitted before an END marker's line is complete, so only
+            # "END_OPERATOR_" arms the scanner. Most prose has no "_" at all, which one quick
+            # test settles.
+            if "_" not in chunk or not self._arms(chunk):
                 return self._take_backlog([]) if self._backlog else []
-        # A "\r" that ended the text before this chunk was held as maybe half of "\r\n": a chunk
-        # not starting with "\n" completes that line (an END line, in CR-only text) by itself.
-        if (
-            "\n" not in chunk
-            and "\r" not in chunk
-            and not (len(self._pieces) > 1 and self._pieces[-2].endswith("\r"))
-        ):
+            self._armed = True
+        if not self._completes_line(chunk):
             return self._take_backlog([]) if self._backlog else []
         events = self._consume(final=False)
         self._armed = _END_TOKEN in self._pieces[-1]
         return self._take_backlog(events) if self._backlog else events
+
+    def _opening(self, chunk: str) -> str:
+        """The first chunk (or one after end(), refused): without the byte order mark it may
+        open with."""
+        if self._ended:
+            raise RuntimeError("feed() after end()")
+        if chunk:
+            self._first_or_ended = False
+            # A byte order mark opening the message (a file saved by Windows Notepad) is
+            # encoding, not text: left in, it would hide a marker on the first line.
+            chunk = chunk.removeprefix("\ufeff")
+        return chunk
+
+    def _arms(self, chunk: str) -> bool:
+        """Whether `chunk` (which holds "_") completes "END_OPERATOR_": a token split across
+        chunks ends in this chunk's first 13 characters, and every suffix of the token holds
+        "_"; only then is the text queued before it (over as many chunks as it takes) worth a
+        look."""
+        return _END_TOKEN in chunk or (
+            chunk.find("_", 0, 13) >= 0
+            and _END_TOKEN in self._text_before(len(self._pieces) - 1, _TOKEN_HEAD) + chunk[:13]
+        )
+
+    def _completes_line(self, chunk: str) -> bool:
+        """Whether `chunk` completes a line: it holds a break, or the "\r" that ended the text
+        before it (held as maybe half of "\r\n") is a line's end now that it does not start
+        with "\n" (an END line, in CR-only text)."""
+        return (
+            "\n" in chunk
+            or "\r" in chunk
+            or (len(self._pieces) > 1 and self._pieces[-2].endswith("\r"))
+        )
 
     def _text_before(self, index: int, size: int) -> str:
         """The last `size` characters queued before piece `index`. Text already walked ended at a
@@ -431,46 +444,17 @@ class ScanResult(Struct, frozen=True):
     window_start: int  # character offset where scanning began (0 unless the message was cut)
 
 
-class Window(Struct, frozen=True):
-    """Where the spec's window (the last WINDOW_CHARS characters) cuts a message."""
-
-    start: int  # the offset of its first character
-    first_line: int  # the message line it starts in
-    fragment: bool  # it starts inside that line, which is then skipped
-    warning: ScanWarning  # what the scan says about the cut
-
-
-def message_window(text: str) -> Window | None:
-    """The window of `text`, or None when the whole text fits in it (both scanners use this)."""
-    start = max(0, len(text) - grammar.WINDOW_CHARS)
-    if not start:
-        return None
-    first_line = 1 + grammar.count_breaks(text, 0, start)
-    # When the cut falls between "\r" and "\n" the "\n" is that line's own break.
-    if text[start - 1] == "\r" and text[start] == "\n":
-        start += 1
-    warning = ScanWarning(
-        first_line,
-        f"the message is {len(text)} characters; only the last {grammar.WINDOW_CHARS} were scanned",
-    )
-    return Window(start, first_line, text[start - 1] not in "\r\n", warning)
-
-
-def windowed_as(kind: type[AnyScanner], text: str) -> tuple[AnyScanner, int, ScanWarning | None]:
-    """A scanner of `kind` for the spec's window of `text` (its last WINDOW_CHARS characters),
-    the offset the window starts at, and the warning to give when it cuts the text. Feed it
-    text[start:]."""
+def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
+    """An OPERATOR_CMD scanner for the spec's window of `text` (its last WINDOW_CHARS
+    characters), the offset the window starts at, and the warning to give when it cuts the text.
+    Feed it text[start:]."""
     window = message_window(text)
     if window is None:
-        return kind(), 0, None
-    scanner = kind(
+        return Scanner(), 0, None
+    scanner = Scanner(
         first_line=window.first_line, skip_first_fragment=window.fragment, window_cut=True
     )
     return scanner, window.start, window.warning
-
-
-def windowed(text: str) -> tuple[Scanner, int, ScanWarning | None]:
-    return windowed_as(Scanner, text)
 
 
 def scan_message(text: str) -> ScanResult:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from .. import settings
-from ..protocol import Dialect, all_dialects, dialect_named, render_results
+from ..protocol import Dialect, all_dialects, default_name, dialect_named, render_results
 from .clipboard import deliver, where_saved
 from .display import plural
 from .messages import CopyDone
@@ -162,11 +162,11 @@ class CopyControl:
 
 
 def prompt_dialect() -> Dialect:
-    """The dialect whose system prompt `p` copies (the settings name it; OPERATOR_CMD unless
-    they name another that is known)."""
+    """The dialect whose system prompt `p` copies (the settings name it; the table's default
+    unless they name another that is known)."""
     chosen = settings.prompt_dialect()
     known = {dialect.name for dialect in all_dialects()}
-    return dialect_named(chosen if chosen in known else "operator")
+    return dialect_named(chosen if chosen in known else default_name())
 
 
 def next_prompt_dialect() -> Dialect:

@@ -148,8 +148,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         display="p",
         action="copy_prompt",
         label="Copy prompt",
-        help="copy the system prompt (`operator-app spec`; the palette switches it to String's) "
-        "to paste into the chat",
+        help="copy the system prompt (`operator-app spec`; the palette switches its dialect) to "
+        "paste into the chat",
         short="Prompt",
     ),
     Key(

@@ -22,7 +22,7 @@ def add_options(parser: Any) -> None:
     parser.add_argument(
         "--watch-clipboard",
         action="store_true",
-        help="TUI: take new clipboard text holding OPERATOR_CMD",
+        help="TUI: take new clipboard text holding a block for Operator",
     )
     parser.add_argument(
         "--message", metavar="FILE", help="TUI: open with this message already pasted"

@@ -19,7 +19,7 @@ from ..engine import (
     UsedIds,
     unanswered_blocks,
 )
-from ..protocol import CommandResult, action_writes, dialect_named
+from ..protocol import CommandResult, action_writes, default_name, dialect_named
 
 WAITING = "waiting for you"
 NOT_RUN = "not run"
@@ -241,7 +241,7 @@ def writes(action: str | None) -> bool:
 def bare_summary(summary: str, result: CommandResult | None, code: str | None) -> str:
     """A summary without what the status column shows beside it anyway: the marks of the
     result's dialect (a String confirmation's "✓ "), and with `code` the error code's prefix."""
-    dialect = result.dialect if result is not None else "operator"
+    dialect = result.dialect if result is not None else default_name()
     return dialect_named(dialect).bare_summary(summary, code)
 
 

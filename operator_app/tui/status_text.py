@@ -66,8 +66,8 @@ def decided_text(number: int, result: CommandResult) -> str:
 
 def streaming_text(state: MessageState, source_name: str, end_key: bool = True) -> str:
     return (
-        f"Message {state.number} is streaming from {source_name}: each block runs when its "
-        "END_OPERATOR_CMD line arrives" + ("; e ends the message." if end_key else ".")
+        f"Message {state.number} is streaming from {source_name}: each block runs as soon as its "
+        "end arrives" + ("; e ends the message." if end_key else ".")
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from operator_app.protocol import page_openers
 from tests.support.browser import MockSites, chromium_args, chromium_environment, chromium_path
 from tests.support.contract_double import BridgeDouble
 
@@ -78,6 +79,9 @@ class ExtensionBrowser:
 
     def reset(self, **values: Any) -> None:
         self.worker.evaluate("globalThis.operatorBridge.store.clear()")
+        # Paired: the pairing's hello named the openers (docs/bridge-protocol.md).
+        if values.get("token"):
+            values.setdefault("openers", page_openers())
         if values:
             self.set_storage(values)
         for page in self.context.pages:

@@ -25,7 +25,7 @@ from operator_app.engine.executor import (
 )
 from operator_app.engine.state.session import Session
 from operator_app.protocol import CommandResult, render_results
-from operator_app.protocol.message import MAX_PAYLOAD_CHARS
+from operator_app.protocol.chanflow.reader import MAX_PAYLOAD_CHARS
 from tests.support.blocks import block
 from tests.support.cases import ROOT
 

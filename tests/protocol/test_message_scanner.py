@@ -1,16 +1,18 @@
 """The message scanner: String's ChanFlow blocks found beside OPERATOR_CMD blocks in one message,
-whole or streamed in any chunking, with the same events and keys either way (protocol/message.py).
+whole or streamed in any chunking, with the same events and keys either way (protocol/message/).
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from operator_app.protocol.blocks import RawBlock, ScanWarning
 from operator_app.protocol.chanflow.blocks import ChanBlock, PendingChanBlock
+from operator_app.protocol.chanflow.reader import MAX_PAYLOAD_CHARS, MAX_STRAY_ANSWERS, split_tag
 from operator_app.protocol.grammar import WINDOW_CHARS
-from operator_app.protocol.message import MAX_PAYLOAD_CHARS, MessageScanner, scan_whole, split_tag
+from operator_app.protocol.message import MessageScanner, scan_whole
 
 S = "\U0001d49e"
 READ = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
@@ -226,3 +228,26 @@ def test_any_mix_scans_alike_whole_and_streamed(parts: list[str], cuts: list[int
     for found in chan(events):
         line = lines[found.start_line - 1]
         assert (S in line or "=string" in line) if found.fault else f"<{S}=" in line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("unit", "answered"),
+    [
+        (S, 0),  # the sigil in prose
+        (f"</{S}>", MAX_STRAY_ANSWERS + 1),  # stray close tags: 100 answered, then one warning
+        ("=string", 0),  # what a tag with a look-alike of the sigil holds
+        ("<C=string:", 0),  # look-alike tags that never end (read as near misses each)
+    ],
+)
+def test_a_flood_of_tag_pieces_scans_in_linear_time_and_alike_in_chunks(
+    unit: str, answered: int
+) -> None:
+    """10^5 of one piece of a tag, with no line break: each place is read over one tag's length,
+    never to the message's end, so this takes seconds, not hours; fed whole or in 10,000-
+    character chunks with `pending` asked after each, it gives the same events."""
+    text = unit * 100_000
+    scanner = MessageScanner()
+    whole = scanner.feed(text) + scanner.end()
+    streamed = _events(text, list(range(10_000, len(text), 10_000)))
+    assert norm(streamed) == norm(whole) and len(whole) == answered

@@ -17,6 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from operator_app.protocol import page_openers
+
 
 @dataclass
 class Recorded:
@@ -52,6 +54,8 @@ class BridgeDouble:
         self.workspace: str | None = (
             "demo"  # None: Operator has no workspace open (409 on /v1/message)
         )
+        # What the hello says a block for Operator begins with on a page (Operator's own table).
+        self.openers: list[dict[str, str | bool]] = page_openers()
         handler = type("Handler", (_Handler,), {"double": self})
         # a given port: Operator back after a restart
         self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
@@ -232,6 +236,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "workspace": self.double.workspace,
                     "operator_version": "0.1.0",
                     "bridge": bridge,
+                    "openers": self.double.openers,
                 },
             )
         elif route == "/v1/message" and self.double.workspace is None:

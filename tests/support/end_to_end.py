@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from operator_app import settings
+from operator_app.protocol import page_openers
 from tests.support.bridge_http import bridged_app
 from tests.support.browser import SECURE_HOSTS, AsyncExtensionBrowser
 from tests.support.pilot import SIZE, wait_for
@@ -104,7 +105,9 @@ async def paired_tui_and_browser(
         AsyncExtensionBrowser(tmp_path / "profile") as browser,
     ):
         await wait_for(pilot, lambda: app.bridge is not None and app.bridge.port)
-        await browser.set_storage({"token": token, "port": app.bridge.port, **storage})
+        # As a person who paired before: the pairing's hello named the openers too.
+        paired = {"token": token, "port": app.bridge.port, "openers": page_openers()}
+        await browser.set_storage({**paired, **storage})
         yield app, pilot, browser
 
 

@@ -32,7 +32,7 @@ from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.errors import OperatorError
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
-from ..messages.interface import MessageContext, Unanswered
+from ..messages.interface import DialectEngine, MessageContext, Unanswered
 from ..messages.not_approved import RUNS_WHEN, UNASKED_REPEAT
 from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
@@ -429,4 +429,4 @@ def _substituted(topic: str, request: Request, variables: dict[str, str]) -> Req
     return replace(read_payload(substituted + body), line=request.line)
 
 
-ENGINE_HALF = StringEngine()
+ENGINE_HALF: DialectEngine = StringEngine()

@@ -1,5 +1,6 @@
-"""The engine half of a dialect, and what it is given. `DialectEngine` is registered once
-(protocol/dialects.py names the module that holds it as `ENGINE_HALF`); for each message it makes
+"""The engine half of a dialect, and what it is given. `DialectEngine` is registered once: the
+dialect's pure half (protocol/dialect.py) names the module that holds it as `ENGINE_HALF`, typed
+`DialectEngine` there so the type checker holds it to this interface. For each message it makes
 a `BlockRunner`, which answers that dialect's blocks in message order through the
 `MessageContext` the executor hands it: the engine's actions (execute, consent), the session, and
 the one way results are added (recorded before anyone sees them). The executor never looks at a
@@ -8,7 +9,7 @@ block's type: it asks the block's dialect."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from msgspec import Struct
 
@@ -156,6 +157,7 @@ class Unanswered(Struct, frozen=True):
     earlier_message: int | None = None
 
 
+@runtime_checkable
 class DialectEngine(Protocol):
     name: str
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...protocol.dialects import action_kind, dialect_named, engine_code
 from ...protocol.errors import HOW_TO_APPROVE, ErrorCode, OperatorError
 
 if TYPE_CHECKING:
@@ -71,34 +72,28 @@ def not_run(first_line: str) -> OperatorError:
     )
 
 
-# A String change left unrun because its message repeats an earlier one (chanflow/runner.py):
-# NOT_APPROVED, but it holds nothing back; the same message run again would be a repeat again.
+# A change left unrun because its message repeats an earlier one (String's runner marks it so):
+# not approved, but it holds nothing back; the same message run again would be a repeat again.
 UNASKED_REPEAT = "unasked_repeat"
 
 
 def holds_back(result: CommandResult) -> bool:
     """A write or a command no person was asked about: the rest of its message waits with it.
-    (String's code is spelt out: its catalog is imported only when a String block comes.)"""
+    (Its code in its dialect's spelling stands for ERR_NOT_APPROVED: protocol/dialects.py.)"""
     if result.extra.get(UNASKED_REPEAT):
         return False
-    return result.error_code in (ErrorCode.ERR_NOT_APPROVED.value, "NOT_APPROVED")
+    return engine_code(result) == ErrorCode.ERR_NOT_APPROVED.value
 
 
 def runs_a_command(result: CommandResult) -> bool:
     """Whether `result` is a command's (shell.run, a String bash script), not a write's."""
-    from ...protocol.chanflow.bash import SCRIPT
-
-    return result.action in ("shell.run", SCRIPT)
+    return action_kind(result.action) == "run"
 
 
 def held_back_by(write: CommandResult) -> str:
-    """Why a command after `write` was not run, as its answer says (either dialect's)."""
-    if write.dialect == "string":
-        request = write.frame.get("request", write.action or "")
-        what = f"[{write.shown_id}] {request}"
-    else:
-        what = f"{write.shown_id} ({write.action} on {write.path})"
+    """Why a command after `write` was not run, as its answer says (in the write's dialect's
+    terms, which are the held-back command's too)."""
     return (
-        f"not run: it comes after {what}, which waits for a person's approval; the commands "
-        "after a write wait with it; nothing changed"
+        f"not run: it comes after {dialect_named(write.dialect).named(write)}, which waits for a "
+        "person's approval; the commands after a write wait with it; nothing changed"
     )

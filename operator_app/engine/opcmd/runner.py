@@ -17,7 +17,7 @@ from ...protocol.operator_cmd import invalid_summary, operator_error
 from ...protocol.parser import parse_fields
 from ...protocol.results import CommandResult, failed, repeated
 from ..messages.events import BlockStarted, DuplicateSkipped
-from ..messages.interface import MessageContext, Unanswered
+from ..messages.interface import DialectEngine, MessageContext, Unanswered
 from ..messages.not_approved import RUNS_WHEN
 from ..messages.outlook import PlannedWrite, normalised
 from ..state.internal_failure import internal_message
@@ -322,4 +322,4 @@ def _noted(block: RawBlock, result: CommandResult) -> CommandResult:
     return replace(result, summary=result.summary + note) if note else result
 
 
-ENGINE_HALF = OperatorCmdEngine()
+ENGINE_HALF: DialectEngine = OperatorCmdEngine()

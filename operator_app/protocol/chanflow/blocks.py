@@ -12,7 +12,7 @@ from . import grammar
 
 # What spoils a block before its command is even read: it never closed before the message
 # ended, another open tag stands inside it (then where it really ends cannot be told), or its
-# payload is larger than any block Operator takes (protocol/message.py, MAX_PAYLOAD_CHARS).
+# payload is larger than any block Operator takes (reader.py, MAX_PAYLOAD_CHARS).
 # A near-miss tag (near_miss.py) or a close tag without its open tag is "malformed"; a block the
 # message's window cut (its open tag stands before the last WINDOW_CHARS characters) is "cut".
 Fault = Literal["unclosed", "nested", "too_large", "malformed", "cut"]

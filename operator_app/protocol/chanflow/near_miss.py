@@ -1,6 +1,6 @@
 """Tags that were meant as ChanFlow tags but are not (pure): a look-alike of the sigil where 𝒞
 (U+1D49E) goes, full-width brackets, an invisible character inside, a tag split over two lines,
-the channel in capitals, a close tag with a space. protocol/message.py finds the places where one
+the channel in capitals, a close tag with a space. reader.py finds the places where one
 may stand (the sigil, or "=string" after a "<" and one character) and asks here; a tag read
 this way opens a block that is answered with MALFORMED_TAG showing the exact form, instead of
 being passed over in silence. Only called at those places, never on the hot path of prose."""
@@ -72,55 +72,90 @@ def open_miss(text: str, at: int, *, ended: bool, lead: str = "") -> TagMiss | s
     window = lead + text[base : at + grammar.MAX_TAG_CHARS]
     offset = base - len(lead)  # a window position plus this is a position in `text`
     pos = at - offset
-    open_ended = not ended and at + grammar.MAX_TAG_CHARS >= len(text)
+    close_at = _tag_end(window, pos)
+    if close_at is None:
+        open_ended = not ended and at + grammar.MAX_TAG_CHARS >= len(text)
+        return "more" if open_ended and _breaks(window, pos, len(window)) <= 2 else None
+    if close_at < 0:
+        return None
+    parts = _tag_parts(window, pos, close_at)
+    if parts is None:
+        return None
+    begin, end, problems, header, sigil = parts
+    if not problems:
+        return None  # the exact form: the scanner's own
+    close = f"</{sigil}>" if sigil != grammar.SIGIL else grammar.CLOSE
+    return TagMiss(begin + offset, end + offset, header, close, "; ".join(problems))
+
+
+def _breaks(window: str, start: int, stop: int) -> int:
+    return window.count("\n", start, stop) + window.count("\r", start, stop)
+
+
+def _tag_end(window: str, pos: int) -> int | None:
+    """Where the ">" (or its full-width look-alike) ending a tag at `pos` stands; None when the
+    window has none within the tag's line and the next (more text may bring it), -1 when there
+    can be no tag here (it spills over more lines, or another tag begins first)."""
     ends = [found for found in (window.find(">", pos), window.find("\uff1e", pos)) if found >= 0]
-    breaks = window.count("\n", pos, min(ends) if ends else len(window))
-    breaks += window.count("\r", pos, min(ends) if ends else len(window))
-    if breaks > 2 or not ends:  # a tag is one line; a near miss may spill onto the next
-        return "more" if open_ended and breaks <= 2 else None
+    if not ends:
+        return None
     close_at = min(ends)
+    if _breaks(window, pos, close_at) > 2:  # a tag is one line; a near miss may spill onto the next
+        return -1
     if "<" in window[pos + 1 : close_at] or "\uff1c" in window[pos + 1 : close_at]:
-        return None  # another tag begins before this one would end
+        return -1  # another tag begins before this one would end
+    return close_at
+
+
+# A near-miss tag read: where it begins and ends in its window, what is wrong with it, the header
+# it meant, and the sigil (or look-alike) it was written with.
+_Parts = tuple[int, int, list[str], str, str]
+
+
+def _tag_parts(window: str, pos: int, close_at: int) -> _Parts | None:
+    """The tag ending at `close_at`, read with invisible characters left out and full-width
+    brackets made plain: None when what stands there is no tag of String's channel."""
     normal, places, changes = _normal(window, 0, close_at + 1)
     lt = _last_open_bracket(normal, places, pos)
     if lt < 0:
         return None
-    rest = normal[lt + 1 :]
-    sigil, rest = rest[:1], rest[1:]
+    sigil, rest = normal[lt + 1 : lt + 2], normal[lt + 2 :]
     if not sigil or sigil in "<>/= \t\r\n":
         return None
     spaced = rest[: len(rest) - len(rest.lstrip(" \t"))]
     rest = rest.lstrip(" \t")
-    if not rest.startswith("="):
+    gt = rest.find(">", 1)
+    if not rest.startswith("=") or gt < 0:
         return None
-    body = rest[1:]
-    gt = body.find(">")
-    if gt < 0:
-        return None
-    head = body[:gt]
-    split = "\n" in head or "\r" in head
+    head = rest[1:gt]
     match = _HEAD_RE.fullmatch(re.sub(r"\s+", "", head))
     if match is None:
         return None
     channel, topic = match.group(1), match.group(2)
+    if channel.lower() != grammar.CHANNEL:
+        return None  # another channel's tag, or prose
     begin = places[lt]
-    end = places[lt + 1 + len(sigil) + len(spaced) + 1 + gt] + 1
+    end = places[lt + 1 + len(sigil) + len(spaced) + gt] + 1
     problems = list(dict.fromkeys(what for index, what in changes if begin <= index < end))
+    problems = _written_wrong(problems, sigil, spaced, head, channel)
+    header = f"{grammar.CHANNEL}:{topic}" if topic is not None else grammar.CHANNEL
+    return begin, end, problems, header, sigil
+
+
+def _written_wrong(
+    problems: list[str], sigil: str, spaced: str, head: str, channel: str
+) -> list[str]:
+    """What else is wrong with a tag besides characters changed in it: the sigil, a space before
+    "=", a line break, the channel's case."""
     if sigil != grammar.SIGIL:
         problems.insert(0, f"{described(sigil)} where the sigil {described(grammar.SIGIL)} goes")
     if spaced:
         problems.append("a space before =")
-    if split:
+    if "\n" in head or "\r" in head:
         problems.append("a line break inside it (a tag is one line)")
     if channel != grammar.CHANNEL:
-        if channel.lower() != grammar.CHANNEL:
-            return None  # another channel's tag, or prose
         problems.append(f'the channel written "{channel}" (it is "{grammar.CHANNEL}", lower case)')
-    if not problems:
-        return None  # the exact form: the scanner's own
-    header = f"{grammar.CHANNEL}:{topic}" if topic is not None else grammar.CHANNEL
-    close = f"</{sigil}>" if sigil != grammar.SIGIL else grammar.CLOSE
-    return TagMiss(begin + offset, end + offset, header, close, "; ".join(problems))
+    return problems
 
 
 def _line_end(text: str, start: int) -> int:

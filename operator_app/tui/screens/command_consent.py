@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
 from ...engine import WriteOutlook, WritePlan
+from ...protocol import dialect_of_action
 from ..keys import COMMAND_KEYS
 from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines
 from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
@@ -33,10 +34,9 @@ def script_lines(script: str) -> list[StyledLine]:
 def facts(plan: WritePlan, network: bool) -> Text:
     run = plan.run
     assert run is not None
-    if plan.action == "shell.run":  # OPERATOR_CMD names folders from the root, as its results do
-        folder = "the workspace root" if run.cwd == "." else f"{run.cwd}/"
-    else:  # a String bash topic's, as its responses do ("cwd: ~/src")
-        folder = "~/" if run.cwd == "." else f"~/{run.cwd}"
+    # The folder as the results of the command's dialect name it, which the model reads too.
+    dialect = dialect_of_action(plan.action)
+    folder = dialect.folder(run.cwd) if dialect is not None else run.cwd
     lines = run.script.rstrip("\n").count("\n") + 1
     text = Text.assemble(
         (f"{plan.action} ", "bold"),

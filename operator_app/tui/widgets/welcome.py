@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 STEPS = (
     "Press [b]p[/b] to copy the system prompt, and paste it into your chat with the model.",
-    "Ask the model for what you want; it answers with OPERATOR_CMD blocks.",
+    "Ask the model for what you want; it answers with blocks of commands for Operator.",
     (
         "Paste its whole answer here. Reads run at once; each write shows its diff and waits for "
         "[b]y[/b] / [b]n[/b]."

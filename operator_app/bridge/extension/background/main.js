@@ -120,13 +120,34 @@ function browserName() {
 async function hello() {
   lastHelloAt = Date.now();
   const outcome = await call("POST", "hello", { tab: tabForHello(), browser: browserName() });
-  heardFrom(outcome);
+  await heardFrom(outcome);
   return outcome;
 }
 
-/* A hello's answer that names a workspace: the page messages refused for want of one go now. */
-function heardFrom(outcome) {
+/* A hello's answer that names a workspace: the page messages refused for want of one go now.
+   It names the openers too. */
+async function heardFrom(outcome) {
   if (outcome.ok && outcome.data && outcome.data.workspace) pages.workspaceOpen();
+  if (outcome.ok && outcome.data) await learnOpeners(outcome.data.openers).catch(() => null);
+}
+
+/* ---- what Operator's blocks begin with on a page (its hello says; content/text.js looks) ---- */
+
+/* The openers [{dialect, text, line_start}] as Operator last said them: kept in the store, so a
+   restarted worker has them before its first hello is answered. None before Operator ever
+   answered one (pairing says hello at once); asking sends nothing, so a page nobody chose to
+   watch makes no request by asking. */
+async function knownOpeners() {
+  return (await Store.get(["openers"])).openers || [];
+}
+
+/* Openers a hello named: kept, and the watched pages hear of a change at once. */
+async function learnOpeners(said) {
+  if (!Array.isArray(said)) return;
+  const { openers } = await Store.get(["openers"]);
+  if (JSON.stringify(said) === JSON.stringify(openers)) return;
+  await Store.set({ openers: said });
+  for (const tabId of chatTabs.keys()) tellTab(tabId, { type: "openers", openers: said });
 }
 
 let presenceRunning = false;
@@ -144,7 +165,7 @@ async function keepPresence() {
       const outcome = await call("POST", "hello", { tab: tabForHello(), browser: browserName(), wait: connection.state === "connected" ? PRESENCE_WAIT_S : 0 },
         { timeoutMs: (PRESENCE_WAIT_S + 10) * 1000 });
       if (!outcome.ok && outcome.error.code === "BRIDGE_BAD_REQUEST") break; // an Operator that knows no `wait`
-      heardFrom(outcome);
+      await heardFrom(outcome);
       const waited = Date.now() - started;
       if (waited < PRESENCE_RETRY_MS) await new Promise((resolve) => setTimeout(resolve, PRESENCE_RETRY_MS - waited));
     }
@@ -408,6 +429,7 @@ const FROM_PAGE = new Map([
     return pages.post(tabId, message.payload);
   }],
   ["ping", pinged],
+  ["openers", async () => ({ openers: await knownOpeners() })],
   ["delivered", async (message, sender, tabId) => {
     if (!(await pages.wasHandedTo(message, tabId))) return { refused: HANDED_NOTHING };
     setBadge(tabId, message.sent ? "" : String(message.count));
@@ -508,6 +530,12 @@ async function handle(message, sender) {
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
   handle(message, sender).then(reply, (error) => reply({ error: String(error) }));
   return true; // the reply comes asynchronously
+});
+
+// A worker that starts paired but without the openers (an extension older than them, updated):
+// Operator is asked at once, not at the first watched page's ping.
+Promise.all([Api.settings(), Store.get(["openers"])]).then(([stored, { openers }]) => {
+  if (stored.token && !openers) hello();
 });
 
 // For a person debugging the extension from its service worker console (and for the tests).

@@ -13,7 +13,8 @@
      being written, and its position
      among the page's assistant messages. A message is over when the site's "still generating"
      indicator goes (and the text has settled), or, where no indicator was ever seen on this page,
-     after a quiet period. Only messages that hold OPERATOR_CMD are sent. A message already on the
+     after a quiet period. Only messages that hold a block's opener are sent (Operator names them:
+     content/text.js). A message already on the
      page when watching starts, that does not change and shows no indicator, was written before:
      it is sent once, finished, never as if it were being written (Operator holds an answer that
      ended while it was not listening, docs/bridge-protocol.md).
@@ -325,7 +326,7 @@
     });
   }
 
-  /* The page shows OPERATOR_CMD, nothing has changed for the quiet period, and the adapter finds
+  /* The page shows a block's start, nothing has changed for the quiet period, and the adapter finds
      no answer: the answer ended without a message Operator could read. Said once per such state. */
   let unreadNoticedFor = null;
   let unreadCheckTimer = null;
@@ -477,6 +478,12 @@
       Promise.resolve(delivery.onResults(message.results)).then(reply);
       return true; // the answer comes once the input box has taken the text (or not)
     }
+    else if (message.type === "openers") {
+      // Operator named what its blocks begin with (again, or for the first time): look again.
+      Text.setOpeners(message.openers);
+      if (active) scheduleScan(0);
+      reply({ ok: true });
+    }
     else if (message.type === "progress") showProgress(message);
     else if (message.type === "connection") showConnection(message);
     else if (message.type === "ping") reply({ alive: true });
@@ -575,8 +582,15 @@
     const answer = await send({ type: "may-watch" });
     if (answer && answer.watch) {
       await loadSelectors();
+      await loadOpeners();
       start();
     }
+  }
+
+  /* What Operator's blocks begin with on a page, as Operator last said (content/text.js). */
+  async function loadOpeners() {
+    const answer = await send({ type: "openers" });
+    if (answer && answer.openers) Text.setOpeners(answer.openers);
   }
 
   async function loadSelectors() {
@@ -595,6 +609,7 @@
   document.addEventListener("visibilitychange", () => { if (!document.hidden) ping(); });
   // A textarea's text is no DOM mutation: results sent, cleared or edited there are noticed here.
   document.addEventListener("input", () => delivery.checkDeliveredStillThere(), true);
-  if (isGeneric) askToWatch();
-  else loadSelectors().then(start);
+  // The openers first: an idle page still tells the popup whether it holds a block for Operator.
+  if (isGeneric) loadOpeners().then(askToWatch);
+  else loadSelectors().then(loadOpeners).then(start);
 })();

@@ -2,27 +2,44 @@
    breaks the page shows. Pure DOM reads, no messaging.
 
    Text is taken with innerText, which is what the person sees: <br>, paragraphs and <pre> give
-   line breaks, hidden elements give none of their text. */
+   line breaks, hidden elements give none of their text.
+
+   What a block for Operator begins with is Operator's word, not this file's: the bridge's hello
+   names each dialect's opener (docs/bridge-protocol.md), the background keeps the list, and
+   `setOpeners` hands it here. Until Operator has said it once, no text holds a block. */
 
 (function (root) {
   "use strict";
 
-  const MARKER = "OPERATOR_CMD";
-  // A line that holds the marker token at its start, possibly behind markdown punctuation (the
-  // server decides whether it is a valid marker; the generic finder only needs to see it).
-  const MARKER_LINE = /(?:^|\n)[ \t>*#`\-\d.)]*OPERATOR_CMD(?![A-Za-z0-9_])/;
-  // String's blocks (ChanFlow) open with this tag anywhere in a line: <\u{1D49E}=string:topic>.
-  const STRING_TAG = "<\u{1D49E}=";
-  const STRING_BLOCK = "<\u{1D49E}=string";
+  // Behind these at most, an opener that stands at a line's start still starts it: markdown
+  // punctuation (a quote, a list's dash or number, a fence). Operator decides whether the line
+  // is a valid block start; the finder only needs to see it.
+  const LINE_LEAD = "(?:^|\\n)[ \\t>*#`\\-\\d.)]*";
+  let openers = []; // {text, startsLine: RegExp | null}, as Operator's hello said
 
-  /* Whether a text node may hold a block for Operator (cheap: the tree walks ask every node). */
-  function mayHoldBlock(data) {
-    return data.includes(MARKER) || data.includes(STRING_TAG);
+  function escaped(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   }
 
-  /* Whether a text node holds a block's start: an OPERATOR_CMD marker line or a String tag. */
+  /* The openers the bridge's hello names: [{dialect, text, line_start}]. */
+  function setOpeners(list) {
+    openers = (Array.isArray(list) ? list : [])
+      .filter((opener) => opener && typeof opener.text === "string" && opener.text.length > 0)
+      .map((opener) => ({
+        text: opener.text,
+        // An opener that stands at a line's start, and not inside a longer word.
+        startsLine: opener.line_start === true ? new RegExp(LINE_LEAD + escaped(opener.text) + "(?![A-Za-z0-9_])") : null,
+      }));
+  }
+
+  /* Whether a text may hold a block for Operator (cheap: the tree walks ask every node). */
+  function mayHoldBlock(data) {
+    return openers.some((opener) => data.includes(opener.text));
+  }
+
+  /* Whether a text node holds a block's start: an opener where its dialect writes one. */
   function holdsBlockStart(data) {
-    return MARKER_LINE.test(data) || data.includes(STRING_BLOCK);
+    return openers.some((opener) => (opener.startsLine ? opener.startsLine.test(data) : data.includes(opener.text)));
   }
 
   // Elements that are parts of a message, never a whole message.
@@ -34,7 +51,7 @@
   const MESSAGE_LIKE = '[data-message-author-role], [data-message-id], article, [role="article"]';
 
   function holdsMarker(text) {
-    return text.includes(MARKER) || text.includes(STRING_BLOCK);
+    return mayHoldBlock(text);
   }
 
   /* The first alternative that finds anything, as {selector, elements}; outermost matches only,
@@ -120,8 +137,8 @@
     return false;
   }
 
-  /* Generic pages: the element around the last block start (an OPERATOR_CMD marker line or a
-     String tag) outside the person's own text (`ownNode`) that looks like one
+  /* Generic pages: the element around the last block start (holdsBlockStart) outside the
+     person's own text (`ownNode`) that looks like one
      message: climbing from the marker, the first container that has a sibling of its own kind (an
      item in a list of messages), or that says it is a message, without ever taking in the input
      box. */
@@ -165,6 +182,6 @@
   }
 
   root.OperatorText = Object.freeze({
-    MARKER, MARKER_LINE, STRING_TAG, mayHoldBlock, holdsBlockStart, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
+    setOpeners, mayHoldBlock, holdsBlockStart, holdsMarker, queryFirst, queryVisible, isVisible, messageText, lastMarkedMessage, positionAmongKind,
   });
 })(globalThis);

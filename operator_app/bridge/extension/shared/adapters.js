@@ -152,7 +152,7 @@
   ];
 
   // Any other page (a local Open WebUI, a chat this table does not know): the message is the last
-  // element holding an OPERATOR_CMD marker line (content/text.js finds it), the input box is the
+  // element holding a block's start (content/text.js finds it), the input box is the
   // last visible editable element, and the end of an answer is a quiet period.
   const GENERIC = {
     id: "generic",
