@@ -2,7 +2,9 @@
 person (diff, status) and the session's records. A result names the dialect that answers it;
 that dialect renders it (protocol/dialects.py `render_results`: an OPERATOR_RESULT block, a String
 response), and what its form needs beyond the common fields travels in `frame`, which only the
-dialect reads."""
+dialect reads. What the action did is its `outcome`, the record the engine made of it
+(protocol/outcomes.py): what reads a result learns facts there, never from its text; a failed
+one carries its error's code and message as fields too."""
 
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ import re
 from copy import copy
 from typing import Any, Literal
 
-from msgspec import Struct, field
+from msgspec import Struct, ValidationError, convert, field, to_builtins
 from msgspec.structs import force_setattr, replace
 
 from .chanflow.tag_escape import escape_tags
 from .errors import OperatorError
 from .escapes import escape_controls
+from .outcomes import Outcome
 
 Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
 
@@ -77,9 +80,13 @@ class CommandResult(Struct, frozen=True):
     # What the dialect's form needs besides id, summary and details (a String response: its
     # topic, command line and time); read by that dialect alone.
     frame: dict[str, str] = field(default_factory=dict)
+    # What the action did, as the engine recorded it (None: nothing it did is recorded, as for an
+    # invalid block or a write that was declined; results kept before records were made).
+    outcome: Outcome | None = None
+    error_message: str | None = None  # a failure: its error's message, without the code
 
     def __post_init__(self) -> None:
-        for name in ("summary", "details", "path", "diff"):
+        for name in ("summary", "details", "path", "diff", "error_message"):
             value = getattr(self, name)
             if value is not None and _SURROGATE_RE.search(value):
                 force_setattr(self, name, encodable(value))
@@ -98,6 +105,8 @@ class CommandResult(Struct, frozen=True):
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
         data["extra"] = dict(self.extra)
         data["frame"] = dict(self.frame)
+        if self.outcome is not None:
+            data["outcome"] = to_builtins(self.outcome)
         return data
 
     @classmethod
@@ -107,7 +116,12 @@ class CommandResult(Struct, frozen=True):
         legacy = {k: data[k] for k in _LEGACY_FRAME if data.get(k) is not None}
         if legacy and "frame" not in data:
             known["frame"] = {_LEGACY_FRAME[k]: str(v) for k, v in legacy.items()}
+        known["outcome"] = outcome_of(data.get("outcome"))
         return cls(**known)
+
+    def outcome_json(self) -> dict[str, Any] | None:
+        """The record as plain JSON values (`--json`), with its type under "type"."""
+        return None if self.outcome is None else dict(to_builtins(self.outcome))
 
     def with_line(self, line: int | None) -> CommandResult:
         if line == self.line:
@@ -122,6 +136,21 @@ class CommandResult(Struct, frozen=True):
 _FIELD_NAMES: tuple[str, ...] = CommandResult.__struct_fields__
 _FIELD_SET = frozenset(_FIELD_NAMES)
 _LEGACY_FRAME = {"topic": "topic", "request": "request", "at": "time"}
+
+
+def outcome_of(data: object) -> Outcome | None:
+    """A stored record read back; None for a result kept without one (a session recorded before
+    results had records) or with one this version cannot read: the result itself still loads."""
+    if data is None:
+        return None
+    try:
+        return convert({"outcome": data}, _Stored).outcome
+    except ValidationError:
+        return None
+
+
+class _Stored(Struct, frozen=True):
+    outcome: Outcome
 
 
 def repeated(result: CommandResult, message: int, line: int | None) -> CommandResult:
@@ -159,4 +188,5 @@ def failed(
         error_code=error.code.value,
         status=status,
         line=line,
+        error_message=error.message,
     )
