@@ -188,12 +188,12 @@ def test_a_topic_outlives_its_process_until_close(tmp_path: Path) -> None:
 def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from operator_app.engine.chanflow import runner as chanflow_run
+    from operator_app.engine.chanflow import topic_types
 
     def broken(call: object) -> object:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(chanflow_run._HANDLERS, "ls", broken)
+    monkeypatch.setitem(topic_types._FILE_HANDLERS, "ls", broken)
     folder = Folder(tmp_path, {"a.md": "x\n"})
     failed, read = folder.run(chan("t", "/ls") + chan("t", "/open a.md"))
     assert failed.error_code == "INTERNAL" and "(RuntimeError in engine/" in failed.summary

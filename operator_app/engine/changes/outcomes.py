@@ -14,6 +14,7 @@ from ..safety.journal import JournalEntry
 class CommitOutcome(Struct, frozen=True):
     summary: str
     seq: int | None
+    note: str = ""  # what the commit adds to the plan's summary, alone (a change-set's record)
 
 
 class UndoRefused(Exception):
