@@ -133,9 +133,10 @@ def secrets_declined(results: list[Any], args: argparse.Namespace) -> list[str]:
 
 
 def result_json(result: Any) -> dict[str, Any]:
-    """A result for the envelope: id and summary exactly as its block gives them, and what its
+    """A result for the envelope: id and summary exactly as its block gives them, what its
     dialect adds (a String result names its topic, command line and time, as its response
-    block does)."""
+    block does), and the record of what it did (`outcome`: a command's exit status, folder,
+    output and change-set; a change's moves and hashes; null when nothing is recorded)."""
     from ..protocol import dialect_named, one_line
 
     return {
@@ -151,6 +152,7 @@ def result_json(result: Any) -> dict[str, Any]:
         "line": result.line,
         "dialect": result.dialect,
         **dialect_named(result.dialect).describe(result),
+        "outcome": result.outcome_json(),
     }
 
 

@@ -138,10 +138,17 @@ class StringRunner:
 
     def run(self, block: Block) -> None:
         assert isinstance(block, ChanBlock)
-        context = self.context
         if not self._answers(block):
             return
-        parsed = self._parse(block, keep=False)
+        # Kept while it runs: the outlook of its own dialog reads it too.
+        parsed = self._parse(block, keep=True)
+        try:
+            self._run(block, parsed)
+        finally:
+            self._parsed.pop(id(block), None)
+
+    def _run(self, block: ChanBlock, parsed: Parsed) -> None:
+        context = self.context
         identity = self._identity(block)
         rid = identity.request_id
         first = request_line(block.payload)
