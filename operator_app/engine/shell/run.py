@@ -197,7 +197,6 @@ def _launch(
     folder: RunFolder,
     network: bool,
 ) -> _Ran:
-    ws = host.workspace
     env, _ = command_environment(os.environ, host.shell.env_allow, sandboxed=sandbox.usable)
     log = OutputLog(folder.output)
     control = Control()
@@ -206,39 +205,8 @@ def _launch(
         script_file.flush()
         script_file.seek(0)
         cwd_r, cwd_w = os.pipe()
-        bash = shutil.which("bash") or "/bin/bash"
-        inner = [
-            bash,
-            "--noprofile",
-            "--norc",
-            "-c",
-            _WRAPPER.format(cwd=cwd_w, script=script_file.fileno()),
-            "bash",
-        ]
-        folder_path = ws.root.joinpath(*where.parts)
-        if sandbox.usable:
-            argv = sandbox.argv(
-                workspace=ws.root,
-                upper=folder.upper,
-                work=folder.work,
-                cwd=folder_path,
-                network=network,
-                command=inner,
-                hidden=hidden_paths(
-                    _home(),
-                    [
-                        host.session.state_dir,
-                        state_home(),
-                        *(Path(path) for path in host.shell.hidden),
-                    ],
-                ),
-                # A long result says where its whole output is saved: a later command reads it.
-                readable=[log.path.parent],
-            )
-            fds: tuple[int, ...] = (script_file.fileno(), cwd_w)
-            start_in = str(folder.base)
-        else:
-            argv, fds, start_in = inner, (script_file.fileno(), cwd_w), str(folder_path)
+        start = _Start(script_file.fileno(), cwd_w)
+        argv, start_in = _argv(host, where, sandbox, folder, network, log, start)
 
         def tick(seconds: float) -> None:
             host.notify(
@@ -254,7 +222,7 @@ def _launch(
                     env=env,
                     timeout_s=command.timeout_s,
                     log=log,
-                    pass_fds=fds,
+                    pass_fds=(start.script_fd, start.cwd_fd),
                     cwd_fd=cwd_r,
                     control=control,
                     tick=tick,
@@ -270,6 +238,47 @@ def _launch(
         )
     )
     return _Ran(finished, log, network, sandbox.usable)
+
+
+class _Start(Struct, frozen=True):
+    script_fd: int  # bash reads the script from it
+    cwd_fd: int  # bash writes "+" on it as it starts, and its final folder from its EXIT trap
+
+
+def _argv(
+    host: ShellHost,
+    where: Target,
+    sandbox: Sandbox,
+    folder: RunFolder,
+    network: bool,
+    log: OutputLog,
+    start: _Start,
+) -> tuple[list[str], str]:
+    """The command line that runs the script (in the sandbox when there is one), and the folder
+    it is started in."""
+    ws = host.workspace
+    bash = shutil.which("bash") or "/bin/bash"
+    wrapper = _WRAPPER.format(cwd=start.cwd_fd, script=start.script_fd)
+    inner = [bash, "--noprofile", "--norc", "-c", wrapper, "bash"]
+    folder_path = ws.root.joinpath(*where.parts)
+    if not sandbox.usable:
+        return inner, str(folder_path)
+    hidden = hidden_paths(
+        _home(),
+        [host.session.state_dir, state_home(), *(Path(path) for path in host.shell.hidden)],
+    )
+    argv = sandbox.argv(
+        workspace=ws.root,
+        upper=folder.upper,
+        work=folder.work,
+        cwd=folder_path,
+        network=network,
+        command=inner,
+        hidden=hidden,
+        # A long result says where its whole output is saved: a later command reads it.
+        readable=[log.path.parent],
+    )
+    return argv, str(folder.base)
 
 
 def _home() -> Path | None:

@@ -311,23 +311,14 @@ def parse_location(name: str, argument: str) -> Location:
     """`path`, `path#block`, `path@c3`, `path:L5`, `path:L5-L10`, or `#block` / `:L5-L10` alone
     for the topic's current document."""
     text = argument.strip()
-    version = lines = block = None
-    match = grammar.VERSION_RE.search(text)
-    if match:
-        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
-    match = grammar.LINES_RE.search(text)
-    if match:
-        first = _number(name, match.group(1), "a line number")
-        last = _number(name, match.group(2), "a line number") if match.group(2) else first
-        if first < 1 or last < first:
-            raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
-        lines, text = (first, last), text[: match.start()]
+    version, text = _version(name, text)
+    lines, text = _lines(name, text)
     head, hash_mark, tail = text.rpartition("#")
+    block = None
     if hash_mark and grammar.BLOCK_ID_RE.fullmatch(tail) and "/" not in tail:
         block, text = tail, head
-    match = grammar.VERSION_RE.search(text) if version is None else None
-    if match:  # a kept version's block or lines: path@c2#id, path@c2:L5-L10
-        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
+    if version is None:  # a kept version's block or lines: path@c2#id, path@c2:L5-L10
+        version, text = _version(name, text)
     path = text.strip() or None
     if path is not None and path.startswith("@"):
         raise StringError(
@@ -338,6 +329,26 @@ def parse_location(name: str, argument: str) -> Location:
         )
     quoted = path is not None and unquoted(path) != path
     return Location(unquoted(path) if path else None, block, lines, version, quoted)
+
+
+def _version(name: str, text: str) -> tuple[int | None, str]:
+    """The `@cN` a location's text ends with, and the text before it."""
+    match = grammar.VERSION_RE.search(text)
+    if match is None:
+        return None, text
+    return _number(name, match.group(1), "a version"), text[: match.start()]
+
+
+def _lines(name: str, text: str) -> tuple[tuple[int, int] | None, str]:
+    """The `:L5` or `:L5-L10` a location's text ends with, and the text before it."""
+    match = grammar.LINES_RE.search(text)
+    if match is None:
+        return None, text
+    first = _number(name, match.group(1), "a line number")
+    last = _number(name, match.group(2), "a line number") if match.group(2) else first
+    if first < 1 or last < first:
+        raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
+    return (first, last), text[: match.start()]
 
 
 def workspace_relative(path: str) -> str:
