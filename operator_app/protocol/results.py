@@ -84,6 +84,8 @@ class CommandResult(Struct, frozen=True):
     # invalid block or a write that was declined; results kept before records were made).
     outcome: Outcome | None = None
     error_message: str | None = None  # a failure: its error's message, without the code
+    # The answer to a block that already ran: the message it ran in, whose answer this is.
+    repeat_of: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("summary", "details", "path", "diff", "error_message"):
@@ -117,6 +119,10 @@ class CommandResult(Struct, frozen=True):
         if legacy and "frame" not in data:
             known["frame"] = {_LEGACY_FRAME[k]: str(v) for k, v in legacy.items()}
         known["outcome"] = outcome_of(data.get("outcome"))
+        # Sessions recorded before a repeat said so in a field kept it in `extra`.
+        earlier = dict(data.get("extra") or {}).get("repeat_of")
+        if "repeat_of" not in data and isinstance(earlier, int):
+            known["repeat_of"] = earlier
         return cls(**known)
 
     def outcome_json(self) -> dict[str, Any] | None:
@@ -164,7 +170,7 @@ def repeated(result: CommandResult, message: int, line: int | None) -> CommandRe
             "send it with a new id)"
         ),
         line=line,
-        extra={**result.extra, "repeat_of": message},
+        repeat_of=message,
     )
 
 

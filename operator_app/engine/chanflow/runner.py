@@ -359,7 +359,7 @@ class StringRunner:
             result,
             details=details,
             line=block.start_line,
-            extra={**result.extra, "repeat_of": number},
+            repeat_of=number,
         )
         return ChanAnswer(repeated, None, False, repeat_of=number)
 
