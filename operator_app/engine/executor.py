@@ -639,7 +639,12 @@ class Engine:
             return _refused(done, applied.error, status, details=applied.error.context)
         rewrote = call.rewrites if call.rewrites is not None else command.action == "fs.write"
         record = change_record(
-            self.workspace, plan, seq=applied.done.seq, rewrote=rewrote, undo_cut=applied.undo_cut
+            self.workspace,
+            plan,
+            seq=applied.done.seq,
+            rewrote=rewrote,
+            undo_cut=applied.undo_cut,
+            new_sha=applied.done.new_sha,
         )
         cut = f"; {applied.undo_cut}" if applied.undo_cut else ""  # said to the model too
         return replace(done, summary=applied.done.summary + cut, outcome=record)

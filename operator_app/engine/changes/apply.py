@@ -86,8 +86,10 @@ def change_record(
     rewrote: bool,
     undo_cut: str | None = None,
     undoes: int | None = None,
+    new_sha: str | None = None,
 ) -> ChangeOutcome:
-    """The record of `plan`, made (a plan of kind create, modify, delete, copy or move)."""
+    """The record of `plan`, made (a plan of kind create, modify, delete, copy or move).
+    `new_sha`: the new content's hash, when the commit computed it already."""
     to = plan.target_to
     new = plan.new_bytes if plan.kind in ("create", "modify") else None
     return ChangeOutcome(
@@ -99,7 +101,7 @@ def change_record(
         moves=plan.line_moves,
         rewrote=rewrote,
         old_sha256=_sha(plan.base),
-        new_sha256=_sha(new),
+        new_sha256=new_sha or _sha(new),
         lines=_line_count(new),
         seq=seq,
         undoes=undoes,
