@@ -574,7 +574,7 @@ class Engine:
             return self.decide(plan, outlook)
 
     def _write(self, command: Command, call: Execution) -> CommandResult:
-        from .changes.apply import apply_plan
+        from .changes.apply import apply_plan, change_record
 
         plan = self._plan(command, call)
         refused = call.accept_plan(plan) if call.accept_plan is not None else None
@@ -592,8 +592,9 @@ class Engine:
             diff=plan.diff or None,
             extra=plan.counts(),
         )
-        if plan.kind == "noop":  # nothing to consent to
-            return done
+        if plan.kind == "noop":  # nothing to consent to, nothing written
+            record = change_record(self.workspace, plan, seq=None, rewrote=_rewrites(command, call))
+            return replace(done, outcome=record)
         applied = apply_plan(self, plan, call.message, call.before_commit)
         return self._written(command, plan, done, applied, call)
 
@@ -637,12 +638,11 @@ class Engine:
             assert applied.error is not None
             status: Status = "conflict" if applied.verdict == "conflict" else "failed"
             return _refused(done, applied.error, status, details=applied.error.context)
-        rewrote = call.rewrites if call.rewrites is not None else command.action == "fs.write"
         record = change_record(
             self.workspace,
             plan,
             seq=applied.done.seq,
-            rewrote=rewrote,
+            rewrote=_rewrites(command, call),
             undo_cut=applied.undo_cut,
             new_sha=applied.done.new_sha,
         )
@@ -670,6 +670,11 @@ _BY_KIND: dict[CommandKind, Callable[[Engine, Command, Execution], CommandResult
     "write": Engine._write,
     "run": Engine._run,
 }
+
+
+def _rewrites(command: Command, call: Execution) -> bool:
+    """Whether the write gives the file's whole text (its record's `rewrote`)."""
+    return call.rewrites if call.rewrites is not None else command.action == "fs.write"
 
 
 def _refused(

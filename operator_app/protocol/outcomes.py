@@ -47,7 +47,9 @@ class ReadOutcome(Struct, frozen=True, kw_only=True, tag="read"):
     sha256: str  # of the bytes read
 
 
-ChangeKind = Literal["create", "modify", "delete", "copy", "move"]
+# "none": a write whose file already held its content: nothing was written, but the model knows
+# the text (a whole-file write's `rewrote` still holds).
+ChangeKind = Literal["create", "modify", "delete", "copy", "move", "none"]
 
 
 class ChangeOutcome(Struct, frozen=True, kw_only=True, tag="change"):

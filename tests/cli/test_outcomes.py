@@ -214,3 +214,30 @@ def test_a_session_recorded_before_results_had_records_still_loads(
     # The id is still known as used: the same block again is a repeat.
     (again,) = exec_json(ws, state, block("r1", "fs.read", path="real/f.md"))
     assert again["summary"].startswith("already ran in message 1: ")
+
+
+def test_a_whole_file_write_that_changes_nothing_still_gives_the_model_its_numbering(
+    ws: Path, tmp_path: Path
+) -> None:
+    """fs.write of the text the file holds already writes nothing, but the model numbers what
+    follows from that text: its record (kind "none", rewrote) starts the count again, so a line
+    edit after it applies where an edit numbered from the message's start would be refused."""
+    state = tmp_path / "st"
+    f = ws / "real" / "f.md"
+    insert = {"version": 1, "edits": [{"op": "replaceRange", "startLine": 2, "endLine": 2}]}
+    insert["edits"][0]["text"] = "line 2\nline 2b\n"
+    grown = f.read_text().replace("line 2\n", "line 2\nline 2b\n")
+    edit8 = {"version": 1, "edits": [{"op": "replaceRange", "startLine": 8, "endLine": 8}]}
+    edit8["edits"][0]["text"] = "LINE 7\n"
+    message = (
+        block("w1", "fs.applyEdits", path="real/f.md", edits_b64=b64(json.dumps(insert)))
+        + block("w2", "fs.write", path="real/f.md", content_b64=b64(grown))
+        + block("w3", "fs.applyEdits", path="real/f.md", edits_b64=b64(json.dumps(edit8)))
+    )
+    inserted, same, edited = exec_json(ws, state, message)
+    assert inserted["ok"] and same["summary"].startswith("No change: ")
+    assert same["outcome"]["kind"] == "none" and same["outcome"]["rewrote"] is True
+    assert same["outcome"]["seq"] is None
+    assert same["outcome"]["new_sha256"] == hashlib.sha256(grown.encode()).hexdigest()
+    assert edited["ok"], edited["summary"]
+    assert f.read_text().split("\n")[7] == "LINE 7"

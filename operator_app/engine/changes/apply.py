@@ -75,6 +75,7 @@ _KINDS: dict[str, ChangeKind] = {
     "delete": "delete",
     "copy": "copy",
     "move": "move",
+    "noop": "none",
 }
 
 
@@ -88,10 +89,11 @@ def change_record(
     undoes: int | None = None,
     new_sha: str | None = None,
 ) -> ChangeOutcome:
-    """The record of `plan`, made (a plan of kind create, modify, delete, copy or move).
-    `new_sha`: the new content's hash, when the commit computed it already."""
+    """The record of `plan`, made (a plan of kind create, modify, delete, copy or move; or
+    noop, a write that finds its content there already). `new_sha`: the new content's hash,
+    when the commit computed it already."""
     to = plan.target_to
-    new = plan.new_bytes if plan.kind in ("create", "modify") else None
+    new = plan.new_bytes if plan.kind in ("create", "modify", "noop") else None
     return ChangeOutcome(
         kind=_KINDS[plan.kind],
         path=plan.target.rel,
