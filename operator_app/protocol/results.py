@@ -13,6 +13,7 @@ from copy import copy
 from typing import Any, Literal
 
 from msgspec import Struct, ValidationError, convert, field, to_builtins
+from msgspec.json import encode as json_encode
 from msgspec.structs import force_setattr, replace
 
 from .chanflow.tag_escape import escape_tags
@@ -92,6 +93,8 @@ class CommandResult(Struct, frozen=True):
             value = getattr(self, name)
             if value is not None and _SURROGATE_RE.search(value):
                 force_setattr(self, name, encodable(value))
+        if self.outcome is not None and not _encodes(self.outcome):
+            force_setattr(self, "outcome", _encodable_record(self.outcome))
 
     @property
     def shown_id(self) -> str:
@@ -142,6 +145,31 @@ class CommandResult(Struct, frozen=True):
 _FIELD_NAMES: tuple[str, ...] = CommandResult.__struct_fields__
 _FIELD_SET = frozenset(_FIELD_NAMES)
 _LEGACY_FRAME = {"topic": "topic", "request": "request", "at": "time"}
+
+
+def _encodes(record: Outcome) -> bool:
+    """Whether the record can be written as UTF-8 (a file's name that is not UTF-8 reaches it as
+    lone surrogates, as it reaches a summary); checked by msgspec's encoder, in C."""
+    try:
+        json_encode(record)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _encodable_record(record: Outcome) -> Outcome | None:
+    """The record with every lone surrogate in its text written as an escape (`encodable`)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return encodable(value)
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(item) for item in value]
+        return value
+
+    return outcome_of(clean(to_builtins(record)))
 
 
 def outcome_of(data: object) -> Outcome | None:

@@ -86,3 +86,17 @@ def test_a_result_kept_before_results_had_fields_for_them_loads() -> None:
     assert loaded.outcome is None and loaded.error_message is None and loaded.repeat_of == 2
     broken = CommandResult.from_json({**kept, "outcome": {"type": "run", "exit": "zero"}})
     assert broken.outcome is None and broken.id == "r1"
+
+
+def test_a_record_holding_a_name_that_is_not_utf8_is_written_with_escapes() -> None:
+    """A file's name that is not UTF-8 reaches a record as lone surrogates, as it reaches a
+    summary: the result stores and prints it escaped, never failing to encode."""
+    import json
+
+    from operator_app.protocol.outcomes import WalkOutcome
+
+    walk = WalkOutcome(path="notes", rows=("notes/caf\udce9.txt:1: needle",))
+    result = CommandResult(id="t1", ok=True, summary="1 match", outcome=walk)
+    assert isinstance(result.outcome, WalkOutcome)
+    assert result.outcome.rows == ("notes/caf\\xe9.txt:1: needle",)
+    json.dumps(result.to_json()).encode("utf-8")  # no lone surrogate left
