@@ -36,6 +36,7 @@ from operator_app.engine import (  # noqa: E402
     Workspace,
     find_sandbox,
 )
+from operator_app.protocol import RunOutcome  # noqa: E402
 
 FILES = 100 if SMOKE else 1000
 
@@ -52,7 +53,8 @@ def sandboxed_true(ws: Path, state: Path, number: int) -> float:
     start = time.perf_counter()
     (result,) = engine.run_text(block(f"t{number}", "true")).results
     elapsed = time.perf_counter() - start
-    assert result.ok and result.extra.get("sandboxed") is True, result.summary
+    assert result.ok and isinstance(result.outcome, RunOutcome), result.summary
+    assert result.outcome.sandboxed, result.summary
     return elapsed
 
 
@@ -82,7 +84,8 @@ def change_set(ws: Path, state: Path) -> tuple[float, float, int]:
     script = 'for f in files/*.txt; do echo changed >> "$f"; done'
     (result,) = engine.run_text(block("touch-1000", script)).results
     done = time.perf_counter()
-    assert result.ok and "changes applied" in result.summary, result.summary
+    assert result.ok and isinstance(result.outcome, RunOutcome), result.summary
+    assert result.outcome.changes.state == "applied", result.summary
     return asked[0] - ended[0], done - asked[0], files[0]
 
 

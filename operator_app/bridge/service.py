@@ -442,7 +442,7 @@ class Bridge:
         owed: list[CommandResult] = []
         for message in self._owed_messages(key):
             if message.ended and message.problem is None:
-                fresh = [r for r in message.results if r.extra.get("repeat_of") not in this_page]
+                fresh = [r for r in message.results if r.repeat_of not in this_page]
                 later = {result.id for result in fresh}
                 owed = [result for result in owed if result.id not in later] + fresh
         return owed

@@ -133,8 +133,10 @@ def secrets_declined(results: list[Any], args: argparse.Namespace) -> list[str]:
 
 
 def result_json(result: Any) -> dict[str, Any]:
-    """A result for the envelope: id and summary exactly as its block gives them, and what its
-    dialect adds (protocol/dialect.py `describe`: what its form says besides them)."""
+    """A result for the envelope: id and summary exactly as its block gives them, what its
+    dialect adds (protocol/dialect.py `describe`: what its form says besides them), and the record
+    of what it did (`outcome`: a command's exit status, folder, output and change-set; a change's
+    moves and hashes; null when nothing is recorded)."""
     from ..protocol import dialect_named, one_line
 
     return {
@@ -150,6 +152,7 @@ def result_json(result: Any) -> dict[str, Any]:
         "line": result.line,
         "dialect": result.dialect,
         **dialect_named(result.dialect).describe(result),
+        "outcome": result.outcome_json(),
     }
 
 

@@ -74,8 +74,13 @@ def _show(prompt: Any, plan: Any, limit: int | None) -> None:
         prompt.write(
             f"\n{terminal_safe(plan.action)} wants to run, in {terminal_safe(run.cwd)} "
             f"(time limit {run.timeout_s} s, network {'on' if run.network else 'off'}, "
-            f"{'sandboxed' if run.sandboxed else 'NOT SANDBOXED: it changes the tree directly'}"
-            "):\n"
+            + (
+                "sandboxed"
+                if run.sandboxed
+                else f"NOT SANDBOXED ({terminal_safe(run.unsandboxed_why)}): it changes the tree "
+                "directly"
+            )
+            + "):\n"
         )
         lines = ["  $ " + line for line in lines]
     else:

@@ -23,6 +23,7 @@ from ..protocol.blocks import ScanWarning
 from ..protocol.errors import ErrorCode, OperatorError
 from ..protocol.grammar import WINDOW_CHARS
 from ..protocol.message import MessageScan, MessageScanner, scan_whole, windowed_scanner
+from ..protocol.outcomes import ChangeOutcome, RunOutcome, undo_cut
 from ..protocol.results import CommandResult, Status, failed
 from .boundary.secrets import OPERATORS_OWN, SecretPaths
 from .dialects import engine_half
@@ -44,9 +45,10 @@ from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
-    from ..protocol.commands.base import Command
+    from ..protocol.commands.base import Command, CommandKind
     from ..protocol.dialect import Block, Pending
     from .boundary.workspace import Workspace
+    from .changes.apply import Applied
     from .changes.plan import WritePlan
     from .messages.interface import BlockRunner
     from .messages.lines import MessageLines
@@ -288,26 +290,22 @@ class MessageRun(Struct):
         notes: tuple[str, ...] = (),
         rewrites: bool | None = None,
     ) -> CommandResult:
-        committed: list[WritePlan] = []  # a command's change-set, as it is committed
-
-        def committing(plan: WritePlan) -> None:
-            committed.append(plan)
-            if before_commit is not None:
-                before_commit(plan)
-
         result = self.engine.execute(
             command,
-            before_commit=committing if command.RUNS else before_commit,
+            before_commit=before_commit,
             before_progress=self._flush,
             message=self.number,
             accept_plan=accept_plan,
             action_label=action_label,
             notes=notes,
+            rewrites=rewrites,
         )
-        if command.RUNS:
-            self.lines.ran(result, committed[-1].changes if committed else None)
-        elif command.WRITES and result.ok:
-            self.lines.committed(command.action, result, rewrites=rewrites)
+        outcome = result.outcome
+        # What the message's writes did to each file's lines, read from their records.
+        if isinstance(outcome, RunOutcome):
+            self.lines.ran(outcome, result.id)
+        elif isinstance(outcome, ChangeOutcome) and result.ok:
+            self.lines.committed(outcome, result.id)
         return result
 
     def consent(self, plan: WritePlan) -> bool:
@@ -353,8 +351,9 @@ class MessageRun(Struct):
         result = self.engine.told_to_model(result)
         if self.held_back is None and holds_back(result):
             self.held_back = held_back_by(result)
-        if "undo_cut" in result.extra:  # the person hears it too (journal_budget.py)
-            self.warnings.append(f"line {result.line}: {result.extra['undo_cut']}")
+        cut = undo_cut(result.outcome)
+        if cut is not None:  # the person hears it too (journal_budget.py)
+            self.warnings.append(f"line {result.line}: {cut}")
         if not durable:
             self.engine.session.stage_result(self.number, result, content_key)
             self._unshown.append(result)
@@ -476,6 +475,7 @@ class Engine:
         accept_plan: Callable[[WritePlan], OperatorError | None] | None = None,
         action_label: str | None = None,
         notes: tuple[str, ...] = (),
+        rewrites: bool | None = None,
     ) -> CommandResult:
         """Run one command of message `message`; `before_commit` is called once a write is
         approved, just before it is committed (MessageRun records the intent there),
@@ -485,45 +485,26 @@ class Engine:
         the plan (the consent dialog, the journal) calls the action instead of its own name, as
         "/append" for the String command a write was mapped from. `notes`: what the person must
         read in the write's dialog before anything else (its plan is then asked about on its own:
-        "apply the rest" does not approve it)."""
+        "apply the rest" does not approve it). `rewrites`: the write gives the file's whole text
+        (None: fs.write does, nothing else), as its record says."""
+        call = Execution(
+            message=message,
+            before_commit=before_commit,
+            before_progress=before_progress,
+            accept_plan=accept_plan,
+            action_label=action_label,
+            notes=notes,
+            rewrites=rewrites,
+        )
         try:
-            if command.RUNS:
-                from .shell.run import run_command
-
-                return run_command(
-                    self,
-                    command,  # type: ignore[arg-type]
-                    message=message,
-                    before_commit=before_commit,
-                    action_label=action_label,
-                    notes=notes,
-                )
-            if command.WRITES:
-                return self._write(
-                    command, before_commit, message, accept_plan, action_label, notes
-                )
-            return self._read(command, before_progress, message)
+            return _BY_KIND[command.kind](self, command, call)
         except OperatorError as exc:
             return failed(command.id, exc, action=command.action, path=command.path_or_none)
         except StateUnusable:
             # the session could not be taken back after a consent: nothing more can be recorded
             raise
         except OSError as exc:
-            if exc.errno in (errno.EACCES, errno.EPERM):
-                error = OperatorError(
-                    ErrorCode.ERR_PERMISSION_DENIED,
-                    (
-                        f"{command.action} on {command.path_or_none} was refused "
-                        f"by the operating system ({exc.strerror}); nothing was "
-                        "changed; ask the person to check the permissions"
-                    ),
-                )
-            else:
-                error = OperatorError(
-                    ErrorCode.ERR_IO,
-                    f"{command.action} failed: {exc.strerror or type(exc).__name__}; nothing "
-                    "was changed",
-                )
+            error = _os_error(command, exc)
             return failed(command.id, error, action=command.action, path=command.path_or_none)
         except Exception as exc:
             error = OperatorError(
@@ -533,20 +514,32 @@ class Engine:
             )
             return failed(command.id, error, action=command.action, path=command.path_or_none)
 
-    def _read(
-        self, command: Command, before_progress: Callable[[], None] | None, message: int
-    ) -> CommandResult:
+    def _run(self, command: Command, call: Execution) -> CommandResult:
+        from .shell.run import run_command
+
+        return run_command(
+            self,
+            command,
+            message=call.message,
+            before_commit=call.before_commit,
+            action_label=call.action_label,
+            notes=call.notes,
+        )
+
+    def _read(self, command: Command, call: Execution) -> CommandResult:
         from .changes.secret_read import ask_before_reading
         from .reads.context import ReadContext
         from .reads.handlers import READ_HANDLERS
 
         def progress(text: str) -> None:
-            if before_progress is not None:
-                before_progress()
+            if call.before_progress is not None:
+                call.before_progress()
             self.notify(Progress(command.id, text))
 
         # Secrets ask first: the person says yes before the model gets such a file's content.
-        asked = ask_before_reading(self.workspace, self.secrets, self.consent, command, message)
+        asked = ask_before_reading(
+            self.workspace, self.secrets, self.consent, command, call.message
+        )
         if asked is not None and not asked.allowed:
             return asked.unanswered(command) if self.nobody_to_ask else asked.declined(command)
         result = READ_HANDLERS[command.action](
@@ -580,25 +573,11 @@ class Engine:
         ):
             return self.decide(plan, outlook)
 
-    def _write(
-        self,
-        command: Command,
-        before_commit: Callable[[WritePlan], None] | None,
-        message: int,
-        accept_plan: Callable[[WritePlan], OperatorError | None] | None,
-        action_label: str | None = None,
-        notes: tuple[str, ...] = (),
-    ) -> CommandResult:
-        from .changes.secret_read import note_on_transfer
-        from .changes.write import commit, plan_write
-        from .safety.journal_budget import keep_within_budget
+    def _write(self, command: Command, call: Execution) -> CommandResult:
+        from .changes.apply import apply_plan, change_record
 
-        plan = note_on_transfer(plan_write(command, self.workspace), self.secrets)
-        if action_label is not None:
-            plan = replace(plan, action=action_label)
-        if notes:
-            plan = replace(plan, notes=notes + plan.notes, asked_alone=True)
-        refused = accept_plan(plan) if accept_plan is not None else None
+        plan = self._plan(command, call)
+        refused = call.accept_plan(plan) if call.accept_plan is not None else None
         if refused is not None:
             status: Status = "conflict" if refused.code is ErrorCode.ERR_CONFLICT else "failed"
             return failed(
@@ -613,12 +592,39 @@ class Engine:
             diff=plan.diff or None,
             extra=plan.counts(),
         )
-        if plan.kind == "noop":  # nothing to consent to
-            return done
-        if not self.consent(plan, message):
+        if plan.kind == "noop":  # nothing to consent to, nothing written
+            record = change_record(self.workspace, plan, seq=None, rewrote=_rewrites(command, call))
+            return replace(done, outcome=record)
+        applied = apply_plan(self, plan, call.message, call.before_commit)
+        return self._written(command, plan, done, applied, call)
+
+    def _plan(self, command: Command, call: Execution) -> WritePlan:
+        """The write's plan, as the person is asked about it."""
+        from .changes.secret_read import note_on_transfer
+        from .changes.write import plan_write
+
+        plan = note_on_transfer(plan_write(command, self.workspace), self.secrets)
+        if call.action_label is not None:
+            plan = replace(plan, action=call.action_label)
+        if call.notes:
+            plan = replace(plan, notes=call.notes + plan.notes, asked_alone=True)
+        return plan
+
+    def _written(
+        self,
+        command: Command,
+        plan: WritePlan,
+        done: CommandResult,
+        applied: Applied,
+        call: Execution,
+    ) -> CommandResult:
+        """The write's result, from what became of its plan."""
+        from .changes.apply import change_record
+
+        if applied.verdict in ("declined", "not_approved"):
             error = (
                 not_approved(command.action, plan.target.rel)
-                if self.nobody_to_ask
+                if applied.verdict == "not_approved"
                 else OperatorError(
                     ErrorCode.ERR_REJECTED,
                     (
@@ -627,26 +633,75 @@ class Engine:
                     ),
                 )
             )
-            return replace(
-                done, ok=False, summary=str(error), error_code=error.code.value, status="rejected"
-            )
-        if before_commit is not None:
-            before_commit(plan)
-        try:
-            outcome = commit(plan, self.workspace, self.session.state_dir)
-            cut = keep_within_budget(self.session.state_dir, outcome.seq, message)
-        except OperatorError as exc:
-            status = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
-            return replace(
-                done,
-                ok=False,
-                summary=str(exc),
-                details=exc.context,
-                error_code=exc.code.value,
-                status=status,
-            )
-        if cut is not None:  # said to the model, and shown to the person as a warning
-            return replace(
-                done, summary=f"{outcome.summary}; {cut}", extra={**done.extra, "undo_cut": cut}
-            )
-        return replace(done, summary=outcome.summary)
+            return _refused(done, error, "rejected")
+        if applied.done is None:
+            assert applied.error is not None
+            status: Status = "conflict" if applied.verdict == "conflict" else "failed"
+            return _refused(done, applied.error, status, details=applied.error.context)
+        record = change_record(
+            self.workspace,
+            plan,
+            seq=applied.done.seq,
+            rewrote=_rewrites(command, call),
+            undo_cut=applied.undo_cut,
+            new_sha=applied.done.new_sha,
+        )
+        cut = f"; {applied.undo_cut}" if applied.undo_cut else ""  # said to the model too
+        return replace(done, summary=applied.done.summary + cut, outcome=record)
+
+
+class Execution(Struct, frozen=True, kw_only=True):
+    """How one command is run (Engine.execute's arguments), handed to the handler of its kind."""
+
+    message: int
+    before_commit: Callable[[WritePlan], None] | None = None
+    before_progress: Callable[[], None] | None = None
+    accept_plan: Callable[[WritePlan], OperatorError | None] | None = None
+    action_label: str | None = None
+    notes: tuple[str, ...] = ()
+    rewrites: bool | None = None
+
+
+# How each kind of command runs (protocol/commands/base.py `Command.kind`): a read at once, a
+# write planned, asked about and committed, a command asked about, run, and its changes asked
+# about in turn.
+_BY_KIND: dict[CommandKind, Callable[[Engine, Command, Execution], CommandResult]] = {
+    "read": Engine._read,
+    "write": Engine._write,
+    "run": Engine._run,
+}
+
+
+def _rewrites(command: Command, call: Execution) -> bool:
+    """Whether the write gives the file's whole text (its record's `rewrote`)."""
+    return call.rewrites if call.rewrites is not None else command.action == "fs.write"
+
+
+def _refused(
+    done: CommandResult, error: OperatorError, status: Status, *, details: str | None = None
+) -> CommandResult:
+    return replace(
+        done,
+        ok=False,
+        summary=str(error),
+        details=details,
+        error_code=error.code.value,
+        status=status,
+        error_message=error.message,
+    )
+
+
+def _os_error(command: Command, exc: OSError) -> OperatorError:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return OperatorError(
+            ErrorCode.ERR_PERMISSION_DENIED,
+            (
+                f"{command.action} on {command.path_or_none} was refused "
+                f"by the operating system ({exc.strerror}); nothing was "
+                "changed; ask the person to check the permissions"
+            ),
+        )
+    return OperatorError(
+        ErrorCode.ERR_IO,
+        f"{command.action} failed: {exc.strerror or type(exc).__name__}; nothing was changed",
+    )

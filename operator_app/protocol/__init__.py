@@ -107,6 +107,21 @@ if TYPE_CHECKING:
     from .message import (
         windowed_scanner as windowed_scanner,
     )
+    from .outcomes import (
+        ChangeOutcome as ChangeOutcome,
+    )
+    from .outcomes import (
+        Outcome as Outcome,
+    )
+    from .outcomes import (
+        ReadOutcome as ReadOutcome,
+    )
+    from .outcomes import (
+        RunOutcome as RunOutcome,
+    )
+    from .outcomes import (
+        WalkOutcome as WalkOutcome,
+    )
     from .results import (
         CommandResult as CommandResult,
     )
@@ -166,6 +181,11 @@ _FACE = {
     "MessageScanner": "message",
     "scan_whole": "message",
     "windowed_scanner": "message",
+    "ChangeOutcome": "outcomes",
+    "Outcome": "outcomes",
+    "ReadOutcome": "outcomes",
+    "RunOutcome": "outcomes",
+    "WalkOutcome": "outcomes",
     "CommandResult": "results",
     "Status": "results",
     "count": "results",

@@ -2,7 +2,9 @@
 person (diff, status) and the session's records. A result names the dialect that answers it;
 that dialect renders it (protocol/dialects.py `render_results`: an OPERATOR_RESULT block, a String
 response), and what its form needs beyond the common fields travels in `frame`, which only the
-dialect reads."""
+dialect reads. What the action did is its `outcome`, the record the engine made of it
+(protocol/outcomes.py): what reads a result learns facts there, never from its text; a failed
+one carries its error's code and message as fields too."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ import re
 from copy import copy
 from typing import Any, Literal
 
-from msgspec import Struct, field
+from msgspec import Struct, ValidationError, convert, field, to_builtins
+from msgspec.json import encode as json_encode
 from msgspec.structs import force_setattr, replace
 
 from .chanflow.tag_escape import escape_tags
 from .errors import OperatorError
 from .escapes import escape_controls
+from .outcomes import Outcome
 
 Status = Literal["ok", "failed", "invalid", "rejected", "conflict"]
 
@@ -77,12 +81,20 @@ class CommandResult(Struct, frozen=True):
     # What the dialect's form needs besides id, summary and details (a String response: its
     # topic, command line and time); read by that dialect alone.
     frame: dict[str, str] = field(default_factory=dict)
+    # What the action did, as the engine recorded it (None: nothing it did is recorded, as for an
+    # invalid block or a write that was declined; results kept before records were made).
+    outcome: Outcome | None = None
+    error_message: str | None = None  # a failure: its error's message, without the code
+    # The answer to a block that already ran: the message it ran in, whose answer this is.
+    repeat_of: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("summary", "details", "path", "diff"):
+        for name in ("summary", "details", "path", "diff", "error_message"):
             value = getattr(self, name)
             if value is not None and _SURROGATE_RE.search(value):
                 force_setattr(self, name, encodable(value))
+        if self.outcome is not None and not _encodes(self.outcome):
+            force_setattr(self, "outcome", _encodable_record(self.outcome))
 
     @property
     def shown_id(self) -> str:
@@ -98,6 +110,8 @@ class CommandResult(Struct, frozen=True):
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
         data["extra"] = dict(self.extra)
         data["frame"] = dict(self.frame)
+        if self.outcome is not None:
+            data["outcome"] = to_builtins(self.outcome)
         return data
 
     @classmethod
@@ -107,7 +121,16 @@ class CommandResult(Struct, frozen=True):
         legacy = {k: data[k] for k in _LEGACY_FRAME if data.get(k) is not None}
         if legacy and "frame" not in data:
             known["frame"] = {_LEGACY_FRAME[k]: str(v) for k, v in legacy.items()}
+        known["outcome"] = outcome_of(data.get("outcome"))
+        # Sessions recorded before a repeat said so in a field kept it in `extra`.
+        earlier = dict(data.get("extra") or {}).get("repeat_of")
+        if "repeat_of" not in data and isinstance(earlier, int):
+            known["repeat_of"] = earlier
         return cls(**known)
+
+    def outcome_json(self) -> dict[str, Any] | None:
+        """The record as plain JSON values (`--json`), with its type under "type"."""
+        return None if self.outcome is None else dict(to_builtins(self.outcome))
 
     def with_line(self, line: int | None) -> CommandResult:
         if line == self.line:
@@ -124,6 +147,46 @@ _FIELD_SET = frozenset(_FIELD_NAMES)
 _LEGACY_FRAME = {"topic": "topic", "request": "request", "at": "time"}
 
 
+def _encodes(record: Outcome) -> bool:
+    """Whether the record can be written as UTF-8 (a file's name that is not UTF-8 reaches it as
+    lone surrogates, as it reaches a summary); checked by msgspec's encoder, in C."""
+    try:
+        json_encode(record)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _encodable_record(record: Outcome) -> Outcome | None:
+    """The record with every lone surrogate in its text written as an escape (`encodable`)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return encodable(value)
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(item) for item in value]
+        return value
+
+    return outcome_of(clean(to_builtins(record)))
+
+
+def outcome_of(data: object) -> Outcome | None:
+    """A stored record read back; None for a result kept without one (a session recorded before
+    results had records) or with one this version cannot read: the result itself still loads."""
+    if data is None:
+        return None
+    try:
+        return convert({"outcome": data}, _Stored).outcome
+    except ValidationError:
+        return None
+
+
+class _Stored(Struct, frozen=True):
+    outcome: Outcome
+
+
 def repeated(result: CommandResult, message: int, line: int | None) -> CommandResult:
     """The answer to a block that already ran in an earlier message (the same id, the same
     content): its result from then, ok or not as it was, details and all, its summary saying where
@@ -135,7 +198,7 @@ def repeated(result: CommandResult, message: int, line: int | None) -> CommandRe
             "send it with a new id)"
         ),
         line=line,
-        extra={**result.extra, "repeat_of": message},
+        repeat_of=message,
     )
 
 
@@ -159,4 +222,5 @@ def failed(
         error_code=error.code.value,
         status=status,
         line=line,
+        error_message=error.message,
     )

@@ -218,9 +218,8 @@ class MessageState(Struct):
         row.path = result.path or row.path
         row.status, row.summary, row.result = status_of(result), result.summary, result
         row.diff = result.diff or row.diff
-        repeat_of = result.extra.get("repeat_of")
-        if isinstance(repeat_of, int):
-            row.earlier_message = repeat_of
+        if result.repeat_of is not None:
+            row.earlier_message = result.repeat_of
 
     def _open_row(self, command_id: str) -> Row | None:
         for line in sorted(self.rows, reverse=True):
@@ -249,7 +248,7 @@ def status_of(result: CommandResult) -> str:
     """The row status of a result: "ok", "failed", "invalid", "conflict" or "rejected" (the
     error code is the result's own, and the table shows it with the summary), or "duplicate" for
     the answer to a command that already ran."""
-    if result.extra.get("repeat_of") is not None:
+    if result.repeat_of is not None:
         return "duplicate"
     return "ok" if result.ok else result.status
 

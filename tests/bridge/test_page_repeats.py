@@ -49,7 +49,7 @@ def test_a_page_message_sent_again_never_runs_a_block_twice(tmp_path: Path) -> N
     # The page shows the answer again, grown after its message ended: a further Operator message
     # with the whole text. Its /append already ran: answered from then, not run again.
     repeat, opened = deliver(page, grown)
-    assert repeat.extra["repeat_of"] == 1 and repeat.id == appended.id
+    assert repeat.repeat_of == 1 and repeat.id == appended.id
     assert opened.ok and (ws / "log.md").read_text() == "start\nonce\n"
     assert len(asked) == 1
     # The same words as a new answer of the model (the next position): a look-alike, asked about

@@ -384,6 +384,7 @@ RESULT_KEYS = {
     "truncated",
     "line",
     "dialect",
+    "outcome",  # the record of what it did, or null (tests/cli/test_outcomes.py)
 }
 
 
@@ -428,6 +429,8 @@ def test_json_data_has_the_declared_shape_for_every_kind_of_result(
         ("w1", "fs.write", False, "rejected", "ERR_NOT_APPROVED", 17),  # no --approve, no tty
     ]
     assert json.loads(data["results"][0]["details"])["path"] == "README.md"  # decoded, not base64
+    # Nothing recorded: fs.stat shows no lines, the invalid blocks and the write did nothing.
+    assert [r["outcome"] for r in data["results"]] == [None] * 4
     assert json.loads(data["results"][2]["details"]) == {
         "message": data["results"][2]["summary"],
         "related_id": None,

@@ -169,7 +169,7 @@ def test_huge_numbers_are_invalid_params_and_an_outside_link_is_no_internal_erro
 def test_an_internal_failure_names_no_traceback_and_no_path(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from operator_app.engine.chanflow import runner as chanflow_run
+    from operator_app.engine.chanflow import topic_types
     from operator_app.engine.reads import handlers
 
     def broken(*_: object) -> object:
@@ -179,7 +179,7 @@ def test_an_internal_failure_names_no_traceback_and_no_path(
         raise RuntimeError(f"bug near {Path(handlers.__file__).parent}")
 
     monkeypatch.setitem(handlers.READ_HANDLERS, "fs.stat", crashing)
-    monkeypatch.setitem(chanflow_run._HANDLERS, "ls", crashing)
+    monkeypatch.setitem(topic_types._FILE_HANDLERS, "ls", crashing)
     monkeypatch.setitem(handlers.READ_HANDLERS, "fs.list", broken)
     (ws / "a.txt").write_text("x\n")
     path = tmp_path / "message.txt"

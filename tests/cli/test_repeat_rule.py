@@ -222,6 +222,6 @@ def test_a_page_message_delivered_again_never_reruns_its_script(tmp_path: Path) 
     (first,) = engine.run_text(message, origin="chat.example/c/1#3").results
     # The bridge delivers the same page message again (it grew, or after a restart).
     (again,) = engine.run_text(message + "Done.\n", origin="chat.example/c/1#3").results
-    assert first.ok and again.extra["repeat_of"] == 1 and again.id == first.id
+    assert first.ok and again.repeat_of == 1 and again.id == first.id
     assert "nothing was run again" in (again.details or "")
     assert w.read("log.md") == "start\nonce\n"

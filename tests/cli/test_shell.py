@@ -714,7 +714,8 @@ def test_without_a_sandbox_the_question_says_so_and_a_blanket_yes_is_not_enough(
     )
     (result,) = engine.run_text(block("c1", "shell.run", command="echo hi")).results
     (plan,) = asked
-    assert plan.run.sandboxed is False and plan.notes[0].startswith("NOT sandboxed: ")
+    # Said by the dialog from the field, in red (not a note to match by its words).
+    assert plan.run.sandboxed is False and plan.run.unsandboxed_why and not plan.notes
     assert result.ok
     # The engine's own default refuses: no front end said the person may allow it.
     bare = Engine(Workspace(ws), Session(tmp_path / "st2"), decide=decide)

@@ -246,3 +246,33 @@ def test_a_secret_read_asks_on_the_terminal_and_a_for_the_writes_does_not_cover_
     assert (ws / "a.txt").read_text() == "one" and (ws / "b.txt").read_text() == "two"
     assert out.count("ok: true") == (3 if read else 2)
     assert ("ERR_SECRET_DECLINED" in out) is not read
+
+
+def test_a_command_without_a_sandbox_says_so_once_with_the_reason(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no sandbox can be had, the question says so with the reason, from the plan's field:
+    once, and not again as a note."""
+    monkeypatch.setenv("OPERATOR_SANDBOX", "none")
+    (tmp_path / "message.txt").write_text(block("c1", "shell.run", command="echo hi"))
+    term = Terminal(
+        [
+            APP,
+            "exec",
+            "--workspace",
+            str(ws),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--allow-unsandboxed",
+            str(tmp_path / "message.txt"),
+        ]
+    )
+    shown = term.read_until(b"Run this command?")
+    assert (
+        b"NOT SANDBOXED (sandboxing is turned off (OPERATOR_SANDBOX=none)): it changes the tree "
+        b"directly" in shown
+    )
+    assert shown.count(b"OPERATOR_SANDBOX=none") == 1 and b"note:" not in shown
+    term.answer("n")
+    code, _, err = term.finish()
+    assert code == 0, err

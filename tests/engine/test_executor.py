@@ -107,7 +107,7 @@ def test_identical_repeat_is_not_run_again_and_different_content_is_a_duplicate_
         f"already ran in message {first.number}: {first.results[0].summary} (not run again; to run "
         "it again, send it with a new id)"
     )
-    assert answer.extra["repeat_of"] == first.number and answer.line == 1
+    assert answer.repeat_of == first.number and answer.line == 1
     assert (ws / "notes" / "new.txt").read_text() == "changed by hand\n"  # not written twice
     other = engine(ws, state, decide=approve_all).run_text(
         block("w1", "fs.write", path="notes/new.txt", content="bye")

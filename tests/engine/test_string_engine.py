@@ -108,7 +108,7 @@ def test_a_page_message_delivered_again_after_a_restart_gets_the_first_answer(
     (first,) = folder.engine().run_text(message, origin=page).results
     (again,) = folder.engine().run_text(message, origin=page).results  # as after a restart
     assert first.ok and again.ok and again.id == first.id
-    assert again.extra["repeat_of"] == 1 and again.details is not None
+    assert again.repeat_of == 1 and again.details is not None
     assert again.details.startswith("(a repeat: this block already ran in message 1;")
     assert (folder.ws / "log.md").read_text() == "start\nonce\n"  # appended once
 
@@ -188,12 +188,12 @@ def test_a_topic_outlives_its_process_until_close(tmp_path: Path) -> None:
 def test_an_operator_bug_is_an_internal_error_and_loses_no_other_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from operator_app.engine.chanflow import runner as chanflow_run
+    from operator_app.engine.chanflow import topic_types
 
     def broken(call: object) -> object:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(chanflow_run._HANDLERS, "ls", broken)
+    monkeypatch.setitem(topic_types._FILE_HANDLERS, "ls", broken)
     folder = Folder(tmp_path, {"a.md": "x\n"})
     failed, read = folder.run(chan("t", "/ls") + chan("t", "/open a.md"))
     assert failed.error_code == "INTERNAL" and "(RuntimeError in engine/" in failed.summary
@@ -274,7 +274,7 @@ def test_a_string_change_the_app_died_in_is_told_in_strings_form(
         assert result.error_code == "WRITE_FAILED" and "it was not made" in result.summary
         assert (folder.ws / "a.md").read_text() == "old\n"
         (again,) = folder.run(message)  # it did not: sent again, it runs
-        assert again.ok and "repeat_of" not in again.extra
+        assert again.ok and again.repeat_of is None
     assert render_results([result]).startswith(f"<{S}=string:file:t time=")
 
 

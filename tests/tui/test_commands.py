@@ -129,7 +129,7 @@ async def test_w_lets_one_command_use_the_network(workspace: Path, state: Path) 
         await pilot.press("y")
         await wait_for(pilot, lambda: finished(app))
         (result,) = results_of(app)
-        assert result.extra["network"] is True
+        assert result.outcome.network is True
 
 
 async def test_w_then_r_always_allows_the_command_with_its_network(
@@ -150,7 +150,7 @@ async def test_w_then_r_always_allows_the_command_with_its_network(
         app.post_message(events.Paste(run_block("c2", "echo fetch")))
         await wait_for(pilot, lambda: app.view_number == 2 and finished(app))
         (again,) = results_of(app)  # ran without a dialog, with the network
-        assert again.ok and again.extra["network"] is True
+        assert again.ok and again.outcome.network is True
         app.push_screen(AllowedCommandsScreen(root))
         await wait_for(pilot, lambda: bool(app.screen.query("#allowed-list")))
         await pilot.pause(0.1)

@@ -156,3 +156,31 @@ def test_a_commands_change_sets_count_in_the_budget(
     assert (ws / "f.txt").read_bytes() == b"F" * 25_000
     _, out, err = cli("undo", "--workspace", str(ws), "--state-dir", str(state), "--steps", "9")
     assert (ws / "f.txt").read_bytes() == b"D" * 25_000, out + err  # s5, s4 taken back
+
+
+def test_a_string_change_that_cuts_the_undo_depth_tells_the_model_and_the_person(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same budget through String's /write: the answer says so after its confirmation, the
+    change's record holds the sentence, and the person is warned as for OPERATOR_CMD (the
+    warning is read from the record, which String's answer carries)."""
+    monkeypatch.setenv("OPERATOR_TRASH", "session")
+    monkeypatch.setattr(journal_budget, "MESSAGE_MAX_BYTES", 60_000)
+    ws, state = tmp_path / "ws", tmp_path / "state"
+    ws.mkdir()
+    (ws / "f.txt").write_text("A" * 25_000 + "\n")
+    message = "".join(
+        f"<{SIGIL}=string:t>/write f.txt\n{letter * 25_000}</{SIGIL}>\n" for letter in "BCDEF"
+    )
+    path = tmp_path / "message.txt"
+    path.write_text(message)
+    _, out, _ = cli(
+        "exec", "--workspace", str(ws), "--state-dir", str(state), "--approve", "all", "--json",
+        str(path),
+    )  # fmt: skip
+    envelope = json.loads(out)
+    results = envelope["data"]["results"]
+    cut = [r for r in results if r["outcome"]["undo_cut"]]
+    assert len(cut) == 3, [r["details"] for r in results]
+    assert cut[0]["outcome"]["undo_cut"] in cut[0]["details"]
+    assert any("undo depth cut" in warning for warning in envelope["warnings"]), envelope

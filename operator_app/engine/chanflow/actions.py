@@ -3,7 +3,8 @@ Mapping): the command model made from the String command's fields (its id is the
 a change run through `MessageContext.execute`: planned, shown under the String command's name
 (with what a repeated message's dialog must say first), asked about, committed; a decline or a
 failure told in String's terms (a change no one could be asked about, NOT_APPROVED:
-engine/messages/not_approved.py), and the change remembered as the topic's, for /undo."""
+engine/messages/not_approved.py), and the change remembered as the topic's, for /undo; its
+record (`Call.outcome`) goes with the answer."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.commands.base import Command
 from ...protocol.commands.catalog import model_for
 from ...protocol.errors import ErrorCode, OperatorError
+from ...protocol.outcomes import undo_cut
 from ..changes.plan import WritePlan
 from .context import Call
 from .mapping import failure_of, not_approved_in_string, told_in_string
@@ -92,5 +94,6 @@ def run_change(
     plan = planned[-1]
     if plan.kind != "noop":
         call.topic.changes.append(call.request_id)
-    cut = result.extra.get("undo_cut")
-    return Changed(plan, (str(cut),) if cut else ())
+    call.outcome = result.outcome
+    cut = undo_cut(result.outcome)
+    return Changed(plan, (cut,) if cut else ())

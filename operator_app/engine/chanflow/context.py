@@ -1,7 +1,8 @@
 """What a String command is handed and hands back. `Call` holds the block being answered: the
 message it runs in (engine/messages/interface.py `MessageContext`: the engine's `execute` and
 `consent`, the workspace, the session), the topic's state, and the request. `Answer` is a
-handler's success; a failure is a StringError raised."""
+handler's success; a failure is a StringError raised. Either way the handler leaves the record of
+what the engine did in `Call.outcome`, and the answer carries it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from msgspec import Struct, field
 
 from ...protocol.chanflow.commands import Request
+from ...protocol.outcomes import Outcome
 from ..boundary.workspace import Workspace
 from ..messages.interface import MessageContext
 from .topics import TopicState, TopicStore
@@ -32,6 +34,9 @@ class Call(Struct):
     lookalike: str | None = None
     # Said after the answer's message (why a secret read waited).
     notes: list[str] = field(default_factory=list)
+    # What the command did, as the engine recorded it (a read, a change, a walk, a script that
+    # ran): the answer carries it, whether the command succeeded or not.
+    outcome: Outcome | None = None
 
     @property
     def ws(self) -> Workspace:

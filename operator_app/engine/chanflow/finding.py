@@ -2,8 +2,8 @@
 read run through `MessageContext.execute` (the same walk, skip rules, caps and time limit):
 /find GLOB [folder] is fs.find, /grep TEXT [folder] is fs.searchTree ("path:line: text"), /tree
 [folder] [depth] is fs.tree. The answer's system message is the read's summary, its content the
-entries or matches, and what the read's header says beyond counts (cut short, skipped files)
-comes first as context lines, in String's words."""
+entries or matches, and what the walk's record says beyond them (cut short, skipped files) comes
+first as context lines, in String's words."""
 
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ from ...protocol.chanflow.arguments import read_arguments
 from ...protocol.chanflow.commands import usage_error
 from ...protocol.chanflow.errors import StringError
 from ...protocol.errors import OperatorError
+from ...protocol.outcomes import WalkOutcome
 from ...protocol.results import CommandResult
 from .actions import command_for
 from .context import Answer, Call
 from .mapping import check_path, failure_of, in_string_terms
 
-# Header lines of the engine's reads that say more than the system message does.
-_KEPT_HEADERS = ("# truncated:", "# skipped:", "# not searched:", "# note:")
 _GREP_FLAGS = ("regex", "ignore-case")
 _GREP_VALUED = ("include", "exclude")
 
@@ -36,20 +35,16 @@ def _run(call: Call, action: str, fields: Mapping[str, object]) -> CommandResult
     return result
 
 
-def _answer(result: CommandResult, empty: str) -> Answer:
-    headers: list[str] = []
-    body: list[str] = []
-    for line in (result.details or "").split("\n"):
-        if line.startswith("# "):
-            if line.startswith(_KEPT_HEADERS):
-                headers.append(in_string_terms(line[2:]))
-        elif line:
-            body.append(line)
+def _answer(call: Call, result: CommandResult, empty: str) -> Answer:
+    """The walk's answer, from its record: its rows, and its caveats in String's words."""
+    walk = result.outcome
+    assert isinstance(walk, WalkOutcome)
+    call.outcome = walk
     return Answer(
         in_string_terms(result.summary),
-        content="\n".join(body) or empty,
+        content="\n".join(row for row in walk.rows if row) or empty,
         path=result.path,
-        context=tuple(headers),
+        context=tuple(in_string_terms(caveat) for caveat in walk.caveats),
     )
 
 
@@ -60,7 +55,7 @@ def cmd_find(call: Call) -> Answer:
     pattern = args.words[0]
     folder = _folder(call, args.words[1] if len(args.words) > 1 else None)
     result = _run(call, "fs.find", {"path": folder, "pattern": pattern})
-    return _answer(result, "(no entry matches)")
+    return _answer(call, result, "(no entry matches)")
 
 
 def cmd_grep(call: Call) -> Answer:
@@ -85,7 +80,7 @@ def cmd_grep(call: Call) -> Answer:
     for name in _GREP_VALUED:
         if name in args.options:
             fields[name] = args.options[name]
-    return _answer(_run(call, "fs.searchTree", fields), "(no line matches)")
+    return _answer(call, _run(call, "fs.searchTree", fields), "(no line matches)")
 
 
 def _grep_folder(call: Call, words: tuple[str, ...]) -> str:
@@ -112,7 +107,7 @@ def cmd_tree(call: Call) -> Answer:
         raise usage_error("tree", "/tree takes a folder and a depth (a number), both optional")
     folder = _folder(call, words[0] if words else None)
     result = _run(call, "fs.tree", {"path": folder, "depth": depth})
-    return _answer(result, "(empty folder)")
+    return _answer(call, result, "(empty folder)")
 
 
 def _exists(call: Call, raw: str) -> bool:

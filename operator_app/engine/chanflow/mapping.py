@@ -70,15 +70,17 @@ def told_in_string(error: OperatorError, *, writing: bool = False) -> StringErro
     )
 
 
-def failure_of(result: CommandResult, *, writing: bool = False) -> StringError:
-    """The String error of an engine action's failed result (its summary is "ERR_...: message",
-    its details the error's context)."""
+def failure_of(
+    result: CommandResult, *, writing: bool = False, context: bool = True
+) -> StringError:
+    """The String error of an engine action's failed result: its error's code and message, and
+    (`context`) its details, the error's context."""
     try:
         code = ErrorCode(result.error_code or "")
     except ValueError:
         code = ErrorCode.ERR_INTERNAL
-    message = result.summary.partition(": ")[2] if result.summary.startswith("ERR_") else ""
-    error = OperatorError(code, message or result.summary, result.details)
+    message = result.error_message or result.summary
+    error = OperatorError(code, message, result.details if context else None)
     return told_in_string(error, writing=writing)
 
 

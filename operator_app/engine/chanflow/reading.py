@@ -1,12 +1,15 @@
 """The String commands that change no file: /help, /info, /ls, /open (a document, a block, some
 lines, a kept version), /back, /refresh, /edit without content (the numbered source), /verify,
 /set, /close, /commit and /log. What a topic reads is remembered (its hash, for CONFLICT; where it
-is, for /back)."""
+is, for /back), and each view of a file's lines is recorded (protocol/outcomes.py `ReadOutcome`)
+with the answer."""
 
 from __future__ import annotations
 
 import time
 from datetime import datetime
+
+from msgspec import Struct
 
 from ...protocol.caps import SHOWN_MAX_BYTES, cap_lines
 from ...protocol.chanflow.commands import (
@@ -22,7 +25,9 @@ from ...protocol.chanflow.results import confirmation
 from ...protocol.errors import OperatorError
 from ...protocol.escapes import escape_name as shown_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
+from ...protocol.outcomes import ReadOutcome
 from ...protocol.results import count
+from ..boundary.views import lines_from, viewed
 from .context import Answer, Call
 from .documents import (
     LINES_READ_MAX_BYTES,
@@ -97,7 +102,26 @@ def cmd_ls(call: Call) -> Answer:
     )
 
 
-Shown = tuple[str, tuple[str, ...]]  # the content, and the context lines that say it was cut
+class Shown(Struct, frozen=True):
+    """What a location shows of a document: the content, the context lines that say it was cut,
+    and which lines it shows (first..last, none when last < first), numbered or not."""
+
+    content: str
+    notes: tuple[str, ...]
+    first: int
+    last: int
+    numbered: bool
+
+    def record(self, call: Call, doc: Doc) -> ReadOutcome:
+        """The read's record: the answer carries it (protocol/outcomes.py)."""
+        return viewed(
+            call.ws,
+            doc.target,
+            doc.data,
+            lines=len(doc.lines),
+            shown=lines_from(self.first, self.last),
+            numbered=self.numbered,
+        )
 
 
 def _show(call: Call, doc: Doc, location: Location, *, numbers: bool = False) -> Shown:
@@ -119,7 +143,8 @@ def _show(call: Call, doc: Doc, location: Location, *, numbers: bool = False) ->
             f"open a block (#id) or some lines of it: /open ~/{doc.target.rel}:L1-L400 (it has "
             f"{total:,} line{'s' if total != 1 else ''})",
         )
-    return (numbered(lines, 1) if numbers else doc.text.text.removesuffix("\n")), ()
+    content = numbered(lines, 1) if numbers else doc.text.text.removesuffix("\n")
+    return Shown(content, (), 1, len(lines), numbers)
 
 
 def _lines_shown(doc: Doc, lines: list[str], first: int, last: int, *, numbers: bool) -> Shown:
@@ -127,14 +152,14 @@ def _lines_shown(doc: Doc, lines: list[str], first: int, last: int, *, numbers: 
     rows = numbered(part, first).split("\n") if numbers and part else part
     kept, left_out = cap_lines(rows, SHOWN_MAX_BYTES)
     if not left_out:
-        return "\n".join(kept), ()
+        return Shown("\n".join(kept), (), first, last, numbers)
     end = first + len(kept) - 1
     path = _base_shown(doc.shown)
     note = (
         f"shown: lines {first}-{end} of {first}-{last}, {SHOWN_MAX_BYTES:,} bytes being the most "
         f"one response shows; /open {path}:L{end + 1}-L{last} for the rest"
     )
-    return "\n".join(kept), (note,)
+    return Shown("\n".join(kept), (note,), first, end, numbers)
 
 
 def _open_place(call: Call, location: Location) -> tuple[Doc, Shown]:
@@ -143,6 +168,7 @@ def _open_place(call: Call, location: Location) -> tuple[Doc, Shown]:
     doc = load(call, target, shown, limit=limit)
     content = _show(call, doc, location)
     call.topic.read[target.rel] = doc.sha
+    call.outcome = content.record(call, doc)
     return doc, content
 
 
@@ -152,9 +178,11 @@ def cmd_open(call: Call) -> Answer:
     location = parse_location("open", call.request.argument)
     if location.version is not None:
         return _open_version(call, location)
-    doc, (content, note) = _open_place(call, location)
+    doc, shown = _open_place(call, location)
     call.topic.go_to(Place(doc.target.rel, _base_shown(doc.shown), location.block, location.lines))
-    return Answer(f"Opened {doc.shown}", content=content, path=doc.target.rel, context=note)
+    return Answer(
+        f"Opened {doc.shown}", content=shown.content, path=doc.target.rel, context=shown.notes
+    )
 
 
 def _base_shown(shown: str) -> str:
@@ -172,6 +200,7 @@ def _reopen(call: Call, place: Place) -> tuple[Doc, Shown]:
     doc = load(call, target, shown)
     content = _show(call, doc, _place_location(place))
     call.topic.read[target.rel] = doc.sha
+    call.outcome = content.record(call, doc)
     return doc, content
 
 
@@ -181,25 +210,30 @@ def cmd_back(call: Call) -> Answer:
         raise StringError(StringCode.NO_HISTORY, "no previous location in this topic")
     place = topic.history.pop()
     topic.current = place
-    doc, (content, note) = _reopen(call, place)
-    return Answer(f"Back to {doc.shown}", content=content, path=doc.target.rel, context=note)
+    doc, shown = _reopen(call, place)
+    return Answer(
+        f"Back to {doc.shown}", content=shown.content, path=doc.target.rel, context=shown.notes
+    )
 
 
 def cmd_refresh(call: Call) -> Answer:
     place = call.topic.current
     if place is None:
         raise usage_error("refresh", "no document is open in this topic: /open one first")
-    doc, (content, note) = _reopen(call, place)
-    return Answer(f"Refreshed {doc.shown}", content=content, path=doc.target.rel, context=note)
+    doc, shown = _reopen(call, place)
+    return Answer(
+        f"Refreshed {doc.shown}", content=shown.content, path=doc.target.rel, context=shown.notes
+    )
 
 
 def cmd_edit_view(call: Call) -> Answer:
     location = parse_location("edit", call.request.argument)
     target, shown = target_of(call, location)
     doc = load(call, target, shown)
-    content, note = _show(call, doc, location, numbers=True)
+    view = _show(call, doc, location, numbers=True)
     call.topic.read[target.rel] = doc.sha
-    return Answer(f"[editing: {shown}]", content=content, path=target.rel, context=note)
+    call.outcome = view.record(call, doc)
+    return Answer(f"[editing: {shown}]", content=view.content, path=target.rel, context=view.notes)
 
 
 def cmd_verify(call: Call) -> Answer:
@@ -211,6 +245,8 @@ def cmd_verify(call: Call) -> Answer:
     block = block_of(doc, location.block)
     lines = doc.lines[block.first - 1 : block.last]
     preview = numbered(lines[:PREVIEW_LINES], block.first)
+    last_shown = block.first + min(len(lines), PREVIEW_LINES) - 1
+    call.outcome = Shown(preview, (), block.first, last_shown, True).record(call, doc)
     more = len(lines) - PREVIEW_LINES
     if more > 0:
         preview += f"\n\u2026 ({count(more, 'more line')})"
@@ -322,6 +358,7 @@ def _open_version(call: Call, location: Location) -> Answer:
     target = check_path(call.ws, rel)
     ask_first(call, target)  # a kept version of a secret is one too
     doc = Doc(target, shown, data, decode(target, data))
-    content, note = _show(call, doc, Location(None, location.block, location.lines))
+    # A kept version's lines are not the file's: its view is not recorded as one of the file.
+    view = _show(call, doc, Location(None, location.block, location.lines))
     call.topic.go_to(Place(rel, _base_shown(shown)))
-    return Answer(f"Opened {shown}", content=content, path=rel, context=note)
+    return Answer(f"Opened {shown}", content=view.content, path=rel, context=view.notes)

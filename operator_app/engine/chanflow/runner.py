@@ -14,72 +14,32 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 from msgspec.structs import replace
 
-from ...protocol.chanflow.bash import is_bash, read_request
 from ...protocol.chanflow.blocks import ChanBlock
-from ...protocol.chanflow.commands import (
-    Request,
-    parse_location,
-    parse_topic,
-    read_payload,
-    substitute,
-    workspace_relative,
-)
+from ...protocol.chanflow.commands import Request, parse_topic
 from ...protocol.chanflow.errors import StringCode, StringError
 from ...protocol.chanflow.faults import fault_error
 from ...protocol.chanflow.grammar import SIGIL
 from ...protocol.chanflow.responses import after_message
 from ...protocol.chanflow.results import string_failed, string_ok
 from ...protocol.errors import OperatorError
+from ...protocol.outcomes import Outcome
 from ...protocol.results import CommandResult
 from ..messages.events import BlockStarted, ForeignBlock
 from ..messages.interface import DialectEngine, MessageContext, Unanswered
 from ..messages.not_approved import RUNS_WHEN, UNASKED_REPEAT
-from ..messages.outlook import PlannedWrite, normalised
+from ..messages.outlook import PlannedWrite
 from ..state.internal_failure import internal_message
-from . import bash, entries, finding, reading, undoing, writing
 from .context import Answer, Call
 from .identity import Identity, content_key, earlier_outcome, identify, lookalike_note
 from .mapping import told_in_string
 from .recovered import recovered_result
+from .topic_types import TopicType, topic_type
 from .topics import TopicStore
 
 if TYPE_CHECKING:
     from ...protocol.dialect import Block
     from ..changes.outcomes import Landing
     from ..state.used_ids import UsedId, WriteIntent
-
-Handler = Callable[[Call], Answer]
-_HANDLERS: dict[str, Handler] = {
-    "help": reading.cmd_help,
-    "info": reading.cmd_info,
-    "ls": reading.cmd_ls,
-    "open": reading.cmd_open,
-    "back": reading.cmd_back,
-    "refresh": reading.cmd_refresh,
-    "verify": reading.cmd_verify,
-    "set": reading.cmd_set,
-    "close": reading.cmd_close,
-    "commit": reading.cmd_commit,
-    "log": reading.cmd_log,
-    "write": writing.cmd_write,
-    "append": writing.cmd_append,
-    "replace": writing.cmd_replace,
-    "undo": undoing.cmd_undo,
-    "find": finding.cmd_find,
-    "grep": finding.cmd_grep,
-    "tree": finding.cmd_tree,
-    "mv": entries.cmd_mv,
-    "cp": entries.cmd_cp,
-    "rm": entries.cmd_rm,
-}
-# A bash topic's: its script, and its // commands (protocol/chanflow/bash.py).
-_BASH_HANDLERS: dict[str, Handler] = {
-    "bash": bash.cmd_script,
-    "info": bash.cmd_info,
-    "close": bash.cmd_close,
-    "help": bash.cmd_help,
-}
-
 
 _EDIT_MODE = ("edit", "replace")  # commands whose answers carry mode=edit (seed 003)
 
@@ -108,43 +68,121 @@ def command_word(line: str) -> str:
     return f"/{word[:20]}" if word.isascii() and word.isalpha() else "/?"
 
 
+class Parsed(Struct, frozen=True):
+    """A block read once (its topic, its type's reading of its payload): what running it, holding
+    it back and a waiting dialog's outlook all start from."""
+
+    topic: str | None  # the topic's "type:name"; None when the tag's topic is refused
+    request: Request | None  # None: refused, `error` says why
+    error: StringError | None = None
+
+    @property
+    def kind(self) -> TopicType:
+        assert self.topic is not None
+        return topic_type(self.topic)
+
+
+def parse_block(block: ChanBlock) -> Parsed:
+    """The block's topic and request, or the error that refuses them (a tag's attributes are for
+    Operator's answers: a command's tag carries none)."""
+    try:
+        topic = parse_topic(block.topic)
+    except StringError as error:
+        return Parsed(None, None, error)
+    if block.attributes:
+        refusal = StringError(
+            StringCode.INVALID_TARGET,
+            "a command's tag carries no attributes",
+            f"tag the block string:{topic} and nothing more; time= and mode= are for "
+            "Operator's answers",
+        )
+        return Parsed(topic, None, refusal)
+    try:
+        return Parsed(topic, topic_type(topic).read(topic, block.payload))
+    except StringError as error:
+        return Parsed(topic, None, error)
+
+
+class Frame(Struct, frozen=True):
+    """What a block's answer is framed with, whatever becomes of it."""
+
+    rid: str
+    topic: str  # as the response's tag names it
+    line: str  # the block's first line, as written
+    at: str
+    action: str
+    key: str  # its content key
+    start_line: int
+
+    def failed(self, error: StringError, outcome: Outcome | None) -> CommandResult:
+        return string_failed(
+            self.rid,
+            error,
+            topic=self.topic,
+            request=self.line,
+            at=self.at,
+            action=self.action,
+            line=self.start_line,
+            outcome=outcome,
+        )
+
+
 class StringRunner:
     """Answers one message's String blocks."""
 
     def __init__(self, context: MessageContext) -> None:
         self.context = context
         self.store = TopicStore(context.session.state_dir)
+        # Blocks read ahead (a waiting write's outlook) and not run yet, by identity.
+        self._parsed: dict[int, tuple[ChanBlock, Parsed]] = {}
 
     def run(self, block: Block) -> None:
         assert isinstance(block, ChanBlock)
+        if not self._answers(block):
+            return
+        # Kept while it runs: the outlook of its own dialog reads it too.
+        parsed = self._parse(block, keep=True)
+        try:
+            self._run(block, parsed)
+        finally:
+            self._parsed.pop(id(block), None)
+
+    def _run(self, block: ChanBlock, parsed: Parsed) -> None:
         context = self.context
-        line = block.start_line
-        if not block.for_operator:
-            context.warn(
-                f"line {line}: a <{SIGIL}={block.channel}:...> block is for another channel; "
-                "Operator does not answer it"
-            )
-            context.notify(ForeignBlock(line, block.channel))
-            return
-        if block.is_response:
-            attribute = block.attributes.split("=")[0]
-            context.warn(
-                f"line {line}: a String response (its tag carries {attribute}=) is Operator's "
-                "own answer, pasted back; it was not run"
-            )
-            return
-        first = request_line(block.payload)
         identity = self._identity(block)
         rid = identity.request_id
-        context.notify(BlockStarted(line, rid, first.split(" ", 1)[0] or None, None))
-        held = _held_back(block, rid, context.held_back) if identity.earlier is None else None
+        first = request_line(block.payload)
+        context.notify(BlockStarted(block.start_line, rid, first.split(" ", 1)[0] or None, None))
+        held = (
+            _held_back(block, parsed, rid, context.held_back) if identity.earlier is None else None
+        )
         if held is not None:
             context.add(held, content_key=None)
             return
-        if _may_write(block):
+        if parsed.request is not None and parsed.request.writes:
             context.flush()  # what ran before a write is recorded and shown before it is asked
-        answer = self._answer(block)
+        answer = self._answer(block, parsed, identity)
         context.add(answer.result, content_key=answer.content_key, durable=answer.durable)
+
+    def _answers(self, block: ChanBlock) -> bool:
+        """Whether the block is one to answer: not another channel's, nor a response of
+        Operator's pasted back (each a warning of the message)."""
+        line = block.start_line
+        if not block.for_operator:
+            self.context.warn(
+                f"line {line}: a <{SIGIL}={block.channel}:...> block is for another channel; "
+                "Operator does not answer it"
+            )
+            self.context.notify(ForeignBlock(line, block.channel))
+            return False
+        if block.is_response:
+            attribute = block.attributes.split("=")[0]
+            self.context.warn(
+                f"line {line}: a String response (its tag carries {attribute}=) is Operator's "
+                "own answer, pasted back; it was not run"
+            )
+            return False
+        return True
 
     def planned_write(self, block: Block, used: Mapping[str, UsedId]) -> PlannedWrite | None:
         """A String block that changes a file, as it will run; its path is the one written (a
@@ -153,156 +191,162 @@ class StringRunner:
         assert isinstance(block, ChanBlock)
         if not block.runs or block.fault is not None:
             return None
+        parsed = self._parse(block, keep=True)
+        request = parsed.request
+        if parsed.topic is None or request is None or not request.writes:
+            return None
         rid = identify(block.key, used, content_key(block.key, self.context.origin_key)).request_id
         try:
-            topic = parse_topic(block.topic)
-            request = read_request(topic, block.payload)
-            if not request.writes:
-                return None
-            if is_bash(topic):
-                folder = normalised(self.store.load(topic).cwd)
-                return PlannedWrite(
-                    block.start_line, rid, request.name, folder, command=request.line
-                )
-            path = (
-                parse_location(request.name, request.argument).path
-                if request.name != "undo"
-                else None
-            )
+            touches = parsed.kind.touches(self.store, parsed.topic, request)
         except StringError:
             return None
-        shown = (
-            normalised(workspace_relative(path))
-            if path
-            else f"(/{request.name}: a place in the topic)"
+        return PlannedWrite(
+            block.start_line, rid, touches.action, touches.path, command=touches.command
         )
-        return PlannedWrite(block.start_line, rid, f"/{request.name}", shown)
 
     def pause(self) -> None:
         self.store.flush()  # the topics this message changed, written back once (topics.py)
 
     def end(self) -> None:
-        pass
+        self._parsed.clear()
+
+    def _parse(self, block: ChanBlock, *, keep: bool) -> Parsed:
+        """The block read, once: kept when it will be asked for again (`keep`: it is yet to
+        run)."""
+        kept = self._parsed.pop(id(block), None)
+        parsed = kept[1] if kept is not None and kept[0] is block else parse_block(block)
+        if keep:
+            self._parsed[id(block)] = (block, parsed)
+        return parsed
 
     def _identity(self, block: ChanBlock) -> Identity[CommandResult]:
         key = content_key(block.key, self.context.origin_key)
         return identify(block.key, self.context.session.used_ids(), key)
 
-    def _answer(self, block: ChanBlock) -> ChanAnswer:
-        context = self.context
-        identity = self._identity(block)
-        rid = identity.request_id
+    def _answer(
+        self, block: ChanBlock, parsed: Parsed, identity: Identity[CommandResult]
+    ) -> ChanAnswer:
         if identity.earlier is not None:
             return self._repeat(identity.earlier, block)
-        topic_shown = block.topic if block.topic else "file:main"
-        try:
-            topic_shown = parse_topic(block.topic)
-        except StringError:
-            pass  # told below, unless the block's fault is told first
         line = request_line(block.payload)
-        at = now()
-        action = command_word(line)
-        request: Request | None = None
-        key = content_key(block.key, context.origin_key)
+        frame = Frame(
+            rid=identity.request_id,
+            topic=parsed.topic or block.topic or "file:main",
+            line=line,
+            at=now(),
+            action=command_word(line),
+            key=content_key(block.key, self.context.origin_key),
+            start_line=block.start_line,
+        )
+        call: Call | None = None
+        # A change to the workspace may be attempted: its answer is recorded with an fsync.
+        writes = block.fault is None and parsed.request is not None and parsed.request.writes
         try:
-            fault = fault_error(block)
-            if fault is not None:
-                raise fault
-            topic = parse_topic(block.topic)
-            topic_shown = topic
-            request = _request_of(block, topic)
-            action = _action_of(topic, request)
-            state = self.store.load(topic)
-            request = _substituted(topic, request, state.variables)
-
-            def record_intent(act: str, rel: str, summary: str, extra: dict[str, object]) -> None:
-                context.record_intent(
-                    rid,
-                    action=act,
-                    path=rel,
-                    line=block.start_line,
-                    summary=summary,
-                    content_key=key,
-                    extra={"topic": topic, "request": line, "at": at, **extra},
-                )
-
-            call = Call(
-                context=context,
-                store=self.store,
-                topic=state,
-                line=block.start_line,
-                request_id=rid,
-                request=request,
-                content_key=key,
-                record_intent=record_intent,
-            )
-            if identity.lookalike is not None and request.writes:
-                _, number, earlier_result = identity.lookalike
-                call.lookalike = lookalike_note(number, earlier_result)
-                if context.unattended:
-                    raise _unasked(number, earlier_result, request.line)
-            answer = self._handler(topic, request)(call)
-            if call.notes:  # why it waited (a secret read)
-                answer = replace(answer, context=(*answer.context, *call.notes))
-            if not call.closed:
-                self.store.save(state)
+            frame, call = self._called(block, parsed, frame, identity)
+            answer = parsed.kind.handler(call.request)(call)
+            return self._answered(frame, call, answer)
         except StringError as error:
-            result = string_failed(
-                rid,
-                error,
-                topic=topic_shown,
-                request=line,
-                at=at,
-                action=action,
-                line=block.start_line,
-            )
-            if isinstance(error, _Unasked):  # the rest of the message runs (not_approved.py)
-                result = replace(result, extra={**result.extra, UNASKED_REPEAT: True})
-            durable = request is not None and request.writes
-            kept = None if result.status in ("rejected", "conflict") else key
-            return ChanAnswer(result, kept, durable)
+            return self._refused(frame, call, writes, error)
         except Exception as exc:  # one command's bug must not lose the others' results
-            if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
-                failure = told_in_string(exc, writing=request is not None and request.writes)
-            else:
-                failure = StringError(
-                    StringCode.INTERNAL,
-                    internal_message(exc, context.session.state_dir, f"on {action}")
-                    + "; tell the person",
-                )
-            result = string_failed(
-                rid,
-                failure,
-                topic=topic_shown,
-                request=line,
-                at=at,
-                action=action,
-                line=block.start_line,
+            return self._broken(frame, call, writes, exc)
+
+    def _called(
+        self,
+        block: ChanBlock,
+        parsed: Parsed,
+        frame: Frame,
+        identity: Identity[CommandResult],
+    ) -> tuple[Frame, Call]:
+        """The call a sound block's handler is given, its topic loaded and its {variables} put
+        in; the StringError of a block that is not sound."""
+        fault = fault_error(block)
+        if fault is not None:
+            raise fault
+        if parsed.request is None or parsed.topic is None:
+            assert parsed.error is not None
+            raise parsed.error
+        topic, kind = parsed.topic, parsed.kind
+        frame = replace(frame, action=kind.action(parsed.request))
+        state = self.store.load(topic)
+        request = kind.substitute(parsed.request, state.variables)
+        call = Call(
+            context=self.context,
+            store=self.store,
+            topic=state,
+            line=block.start_line,
+            request_id=frame.rid,
+            request=request,
+            content_key=frame.key,
+            record_intent=self._intents(frame, topic),
+        )
+        if identity.lookalike is not None and request.writes:
+            _, number, earlier_result = identity.lookalike
+            call.lookalike = lookalike_note(number, earlier_result)
+            if self.context.unattended:
+                raise _unasked(number, earlier_result, request.line)
+        return frame, call
+
+    def _intents(
+        self, frame: Frame, topic: str
+    ) -> Callable[[str, str, str, dict[str, object]], None]:
+        """How a change of the block records its intent before it commits (recovery tells it
+        again from that)."""
+        context = self.context
+
+        def record_intent(act: str, rel: str, summary: str, extra: dict[str, object]) -> None:
+            context.record_intent(
+                frame.rid,
+                action=act,
+                path=rel,
+                line=frame.start_line,
+                summary=summary,
+                content_key=frame.key,
+                extra={"topic": topic, "request": frame.line, "at": frame.at, **extra},
             )
-            return ChanAnswer(result, None, True)
+
+        return record_intent
+
+    def _answered(self, frame: Frame, call: Call, answer: Answer) -> ChanAnswer:
+        if call.notes:  # why it waited (a secret read)
+            answer = replace(answer, context=(*answer.context, *call.notes))
+        if not call.closed:
+            self.store.save(call.topic)
         rest = after_message(content=answer.content, context=answer.context)
         result = string_ok(
-            rid,
-            topic=topic_shown,
-            request=line,
-            at=at,
+            frame.rid,
+            topic=frame.topic,
+            request=frame.line,
+            at=frame.at,
             message=answer.message,
             rest=rest,
-            action=action,
+            action=frame.action,
             path=answer.path,
-            line=block.start_line,
+            line=frame.start_line,
             diff=answer.diff,
-            mode="edit" if request.name in _EDIT_MODE else None,
+            mode="edit" if call.request.name in _EDIT_MODE else None,
+            outcome=call.outcome,
         )
-        return ChanAnswer(result, key, request.writes)
+        return ChanAnswer(result, frame.key, call.request.writes)
 
-    @staticmethod
-    def _handler(topic: str, request: Request) -> Handler:
-        if is_bash(topic):
-            return _BASH_HANDLERS[request.name]
-        if request.name == "edit":
-            return writing.cmd_edit if request.body is not None else reading.cmd_edit_view
-        return _HANDLERS[request.name]
+    def _refused(
+        self, frame: Frame, call: Call | None, writes: bool, error: StringError
+    ) -> ChanAnswer:
+        result = frame.failed(error, call.outcome if call is not None else None)
+        if isinstance(error, _Unasked):  # the rest of the message runs (not_approved.py)
+            result = replace(result, extra={**result.extra, UNASKED_REPEAT: True})
+        kept = None if result.status in ("rejected", "conflict") else frame.key
+        return ChanAnswer(result, kept, writes)
+
+    def _broken(self, frame: Frame, call: Call | None, writes: bool, exc: Exception) -> ChanAnswer:
+        if isinstance(exc, OperatorError):  # an engine refusal a handler did not translate
+            failure = told_in_string(exc, writing=writes)
+        else:
+            failure = StringError(
+                StringCode.INTERNAL,
+                internal_message(exc, self.context.session.state_dir, f"on {frame.action}")
+                + "; tell the person",
+            )
+        return ChanAnswer(frame.failed(failure, call.outcome if call else None), None, True)
 
     def _repeat(self, earlier: tuple[str, int, CommandResult], block: ChanBlock) -> ChanAnswer:
         _, number, result = earlier
@@ -315,7 +359,7 @@ class StringRunner:
             result,
             details=details,
             line=block.start_line,
-            extra={**result.extra, "repeat_of": number},
+            repeat_of=number,
         )
         return ChanAnswer(repeated, None, False, repeat_of=number)
 
@@ -340,28 +384,20 @@ class StringEngine:
         return recovered_result(intent, landing)
 
 
-def _held_back(block: ChanBlock, rid: str, why: str | None) -> CommandResult | None:
+def _held_back(block: ChanBlock, parsed: Parsed, rid: str, why: str | None) -> CommandResult | None:
     """A block after a write no person could approve (engine/messages/not_approved.py): not run,
     its key free, answered NOT_APPROVED. None when blocks run, or for a block that runs nothing
     anyway (a refused block, a command Operator does not serve), which is answered as ever."""
-    if why is None or block.fault is not None or block.attributes:
+    if why is None or block.fault is not None or parsed.request is None:
         return None
-    try:
-        topic = parse_topic(block.topic)
-        request = read_request(topic, block.payload)
-    except StringError:
-        return None
-    line = request_line(block.payload)
-    action = f"/{request.name}"
-    if is_bash(topic):
-        action = request.name if request.writes else f"//{request.name}"
+    assert parsed.topic is not None
     result = string_failed(
         rid,
         StringError(StringCode.NOT_APPROVED, why, RUNS_WHEN),
-        topic=topic,
-        request=line,
+        topic=parsed.topic,
+        request=request_line(block.payload),
         at=now(),
-        action=action,
+        action=parsed.kind.action(parsed.request),
         line=block.start_line,
     )
     return replace(result, status="failed")  # "rejected" is the write that waits
@@ -387,46 +423,6 @@ def _unasked(number: int, earlier: CommandResult, line: str) -> StringError:
         "before the block (a message that begins exactly like an earlier one, up to the block's "
         "end, is taken for it sent again)",
     )
-
-
-def _may_write(block: ChanBlock) -> bool:
-    """Whether the block's command is one that writes, from its first line alone (a block that
-    fails before it runs asks nothing, so a wrong guess only costs an early flush)."""
-    try:
-        return read_request(parse_topic(block.topic), block.payload).writes
-    except StringError:
-        return False
-
-
-def _request_of(block: ChanBlock, topic: str) -> Request:
-    """The block's command, read from its payload; its tag carries nothing but the topic."""
-    if block.attributes:
-        raise StringError(
-            StringCode.INVALID_TARGET,
-            "a command's tag carries no attributes",
-            f"tag the block string:{topic} and nothing more; time= and mode= are for "
-            "Operator's answers",
-        )
-    return read_request(topic, block.payload)
-
-
-def _action_of(topic: str, request: Request) -> str:
-    """How the block's command is named in results: /open; a bash topic's script is "bash" and
-    its own commands are written //info."""
-    if is_bash(topic):
-        return request.name if request.writes else f"//{request.name}"
-    return f"/{request.name}"
-
-
-def _substituted(topic: str, request: Request, variables: dict[str, str]) -> Request:
-    """The command line with the topic's {variables} put in (not /set's own, nor a script's)."""
-    if request.name == "set" or is_bash(topic):
-        return request
-    substituted = substitute(request.line, variables)
-    if substituted == request.line:
-        return request
-    body = "" if request.body is None else "\n" + request.body
-    return replace(read_payload(substituted + body), line=request.line)
 
 
 ENGINE_HALF: DialectEngine = StringEngine()

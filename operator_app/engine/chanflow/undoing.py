@@ -2,7 +2,9 @@
 of change it was (a file's content, or an entry Operator's own /mv, /cp or /rm moved, copied or
 put in the trash), asked about first like any change (with the diff, or what goes where), and
 recorded as an intent that names the change it takes back, so recovery knows whether it
-landed."""
+landed. Its answer carries the record of what it did (protocol/outcomes.py `ChangeOutcome`, with
+`undoes`: the change it took back), which the message's line bookkeeping reads as it reads any
+change's."""
 
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ from ...protocol.chanflow.results import confirmation
 from ...protocol.errors import OperatorError
 from ...protocol.grammar import WRITE_MAX_BYTES
 from ...protocol.results import count
+from ..boundary.target import Target
+from ..changes.apply import change_record
 from ..changes.outcomes import UndoRefused
 from ..changes.plan import PlanKind, WritePlan
 from ..changes.undo import undo_entry, undoable
 from ..safety.journal import Journal, JournalEntry, PreImageMismatch
-from ..textops.diff import unified_diff
-from ..textops.line_moves import changes_of_diff, moves_clause
+from ..textops.diff import TextDiff, text_diff
+from ..textops.line_moves import moves_clause
 from ..textops.textfile import TextDoc, split_lines
 from .actions import declined
 from .context import Answer, Call
@@ -52,6 +56,44 @@ def cmd_undo(call: Call) -> Answer:
         return _undo_entry_change(call, journal, entry)
     target = call.ws.target(entry.rel)
     shown = f"~/{entry.rel}"
+    data = _as_left(call, target, entry, shown)
+    before = _before(journal, entry, data, shown)
+    old_text = TextDoc.decode(data, label=entry.rel).text if data else ""
+    new_text = TextDoc.decode(before, label=entry.rel).text if before else ""
+    diff = text_diff(old_text, new_text, entry.rel, deleted=before is None)
+    plan = WritePlan(
+        action="/undo",
+        command_id=call.request_id,
+        target=target,
+        kind="modify" if before is not None else "delete",
+        base_hash=None,
+        new_bytes=before,
+        diff=diff.text,
+        added=diff.added,
+        removed=diff.removed,
+        summary=f"Undo: reverted {shown}" if before is not None else f"Undo: removed {shown}",
+        notes=(call.lookalike,) if call.lookalike else (),
+        asked_alone=call.lookalike is not None,
+        base=data,
+        line_moves=diff.moves,
+    )
+    _ask(call, plan, shown)
+    message = confirmation(_reverted(shown, before, diff, old_text, new_text))
+    _take_back(call, journal, entry, message)
+    _record(call, plan, entry)
+    call.topic.read[entry.rel] = digest(before) or ""
+    if before is None:
+        call.topic.read.pop(entry.rel, None)
+    return Answer(
+        message,
+        content=numbered_change(diff.text) if diff.text else None,
+        path=entry.rel,
+        diff=diff.text,
+    )
+
+
+def _as_left(call: Call, target: Target, entry: JournalEntry, shown: str) -> bytes | None:
+    """The file as the change left it; CONFLICT when it changed since."""
     data = read_bytes(call, target, limit=WRITE_MAX_BYTES, writing=True)
     if digest(data) != entry.new_sha:
         raise StringError(
@@ -61,53 +103,39 @@ def cmd_undo(call: Call) -> Answer:
             f"current: {short(digest(data))}",
             "/refresh it, and write the part you want back",
         )
-    before: bytes | None = None
-    if entry.kind != "create":
-        try:
-            before = journal.pre_image(entry, data)
-        except (OSError, PreImageMismatch):
-            raise StringError(
-                StringCode.WRITE_FAILED,
-                f"the saved copy of {shown} from before the change is missing; nothing changed",
-            ) from None
-    old_text = TextDoc.decode(data, label=entry.rel).text if data else ""
-    new_text = TextDoc.decode(before, label=entry.rel).text if before else ""
-    diff, added, removed = unified_diff(old_text, new_text, entry.rel, deleted=before is None)
-    summary = f"Undo: reverted {shown}" if before is not None else f"Undo: removed {shown}"
-    plan = WritePlan(
-        action="/undo",
-        command_id=call.request_id,
-        target=target,
-        kind="modify" if before is not None else "delete",
-        base_hash=None,
-        new_bytes=before,
-        diff=diff,
-        added=added,
-        removed=removed,
-        summary=summary,
-        notes=(call.lookalike,) if call.lookalike else (),
-        asked_alone=call.lookalike is not None,
-    )
-    _ask(call, plan, shown)
-    lines = count(len(split_lines(new_text)), "line")
-    moves = moves_clause(changes_of_diff(diff), len(split_lines(old_text))) if before else None
-    message = confirmation(
-        f"Undo: reverted {shown} ({lines}{'; ' + moves if moves else ''})"
-        if before is not None
-        else f"Undo: removed {shown}"
-    )
-    _take_back(call, journal, entry, message)
-    if diff:
-        call.context.lines.changed(entry.rel, diff, call.request_id)
-    call.topic.read[entry.rel] = digest(before) or ""
+    return data
+
+
+def _before(journal: Journal, entry: JournalEntry, data: bytes | None, shown: str) -> bytes | None:
+    """The file's bytes before the change (None: the change created it)."""
+    if entry.kind == "create":
+        return None
+    try:
+        return journal.pre_image(entry, data)
+    except (OSError, PreImageMismatch):
+        raise StringError(
+            StringCode.WRITE_FAILED,
+            f"the saved copy of {shown} from before the change is missing; nothing changed",
+        ) from None
+
+
+def _reverted(
+    shown: str, before: bytes | None, diff: TextDiff, old_text: str, new_text: str
+) -> str:
+    """What the undo did, as its confirmation says it."""
     if before is None:
-        call.topic.read.pop(entry.rel, None)
-    return Answer(
-        message,
-        content=numbered_change(diff) if diff else None,
-        path=entry.rel,
-        diff=diff,
-    )
+        return f"Undo: removed {shown}"
+    lines = count(len(split_lines(new_text)), "line")
+    moves = moves_clause(diff.moves, len(split_lines(old_text)))
+    return f"Undo: reverted {shown} ({lines}{'; ' + moves if moves else ''})"
+
+
+def _record(call: Call, plan: WritePlan, entry: JournalEntry) -> None:
+    """The undo's record, made once: the answer carries it, and the message's line bookkeeping
+    reads it (docs/design.md, "the line-number rule")."""
+    record = change_record(call.ws, plan, seq=None, rewrote=False, undoes=entry.seq)
+    call.outcome = record
+    call.context.lines.committed(record, call.request_id)
 
 
 def _ask(call: Call, plan: WritePlan, shown: str) -> None:
@@ -167,6 +195,7 @@ def _undo_entry_change(call: Call, journal: Journal, entry: JournalEntry) -> Ans
     )
     _ask(call, plan, shown)
     _take_back(call, journal, entry, confirmation(message))
+    _record(call, plan, entry)
     for rel in (entry.rel, entry.rel_to):
         if rel is not None:
             call.topic.read.pop(rel, None)

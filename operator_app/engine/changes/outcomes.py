@@ -14,6 +14,8 @@ from ..safety.journal import JournalEntry
 class CommitOutcome(Struct, frozen=True):
     summary: str
     seq: int | None
+    note: str = ""  # what the commit adds to the plan's summary, alone (a change-set's record)
+    new_sha: str | None = None  # a content change: the hash of the bytes it wrote, as journalled
 
 
 class UndoRefused(Exception):

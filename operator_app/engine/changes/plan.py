@@ -12,6 +12,7 @@ from typing import Literal
 from msgspec import Struct, field
 
 from ...protocol.errors import OperatorError
+from ...protocol.outcomes import Moves
 from ...protocol.results import count
 from ..boundary.fsops import kind_of
 from ..boundary.target import Target
@@ -73,6 +74,9 @@ class WritePlan(Struct, frozen=True, kw_only=True):
     # How the change moved the lines after it ("lines after 286 moved +2"), for its answer; None
     # when it moved none (docs/design.md, "the line-number rule").
     moves: str | None = None
+    # A content change: its exact line moves, as the diff that compared the texts found them (the
+    # change's record carries them: protocol/outcomes.py).
+    line_moves: Moves = ()
     # a write: the bytes it was planned from (None: the file did not exist)
     base: bytes | None = None
     # A copy or move (fs.copy, fs.move, fs.rename): `target` is the entry, `target_to` where it

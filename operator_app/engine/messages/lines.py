@@ -1,10 +1,11 @@
 """The line-number rule, kept per message run (docs/design.md, "the line-number rule"). A model
 writes a whole message before anything in it runs, so every line number in it counts the file
 as it was when the message began. This remembers what each write of the message did to each
-file's lines (recorded by the message run for every change it commits, of either dialect), so
-that a line-addressed edit is applied only while its numbers still name the lines they named:
-when an earlier write moved its range (changed how many lines stand above it) or changed lines
-inside it, the dialect refuses it, with the range those lines have now and the lines themselves.
+file's lines, read from the record of every change the message run commits, of either dialect
+(protocol/outcomes.py: the moves its text transform computed), so that a line-addressed edit is
+applied only while its numbers still name the lines they named: when an earlier write moved its
+range (changed how many lines stand above it) or changed lines inside it, the dialect refuses it,
+with the range those lines have now and the lines themselves.
 
 A write that gives a file's whole text (fs.write, String's /write) starts the count again: the
 model numbers what follows from the text it wrote. A file deleted forgets its count; one moved
@@ -23,15 +24,13 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
-from ..textops.line_moves import Step, carry, changes_of_diff
+from ..textops.line_moves import Step, carry
 
 if TYPE_CHECKING:
-    from ...protocol.results import CommandResult
+    from ...protocol.outcomes import ChangeOutcome, RunOutcome
     from ..boundary.workspace import Workspace
-    from ..changes.changeset.items import ChangeSet
 
 SHOWN_LINES = 40  # of the lines a refusal shows as they are now; more are cut in the middle
-_TRANSFERS = ("fs.move", "fs.rename", "fs.copy")
 
 
 class LinesMoved(Struct, frozen=True):
@@ -55,46 +54,36 @@ class MessageLines(Struct):
     _anywhere: str | None = None
     _rewritten: set[str] = field(default_factory=set)
 
-    def committed(self, action: str, result: CommandResult, *, rewrites: bool | None) -> None:
-        """A write of this message was made (`result` is its ok result: path, diff, path_to).
-        `rewrites`: it gave the file's whole text (None: fs.write does, nothing else)."""
-        rel = result.path
-        if rel is None:
-            return
-        if action == "fs.delete":
+    def committed(self, change: ChangeOutcome, by: str) -> None:
+        """A write of this message (the command `by`) was made: its record says what it did."""
+        rel = change.path
+        if change.kind == "delete":
             self._forget(rel)
-        elif action in _TRANSFERS:
-            to = result.extra.get("path_to")
-            if isinstance(to, str):
-                self._carry(rel, to, keep=action == "fs.copy")
-        elif rewrites or (rewrites is None and action == "fs.write"):
+        elif change.kind in ("copy", "move"):
+            if change.path_to is not None:
+                self._carry(rel, change.path_to, keep=change.kind == "copy")
+        elif change.rewrote:
             self._steps.pop(rel, None)
             self._by_command.pop(rel, None)
             self._rewritten.add(rel)
-        elif result.diff:
-            self.changed(rel, result.diff, result.id)
+        elif change.moves:
+            self._steps.setdefault(rel, []).append((by, change.moves))
 
-    def ran(self, result: CommandResult, changes: ChangeSet | None) -> None:
-        """A command of this message ran: `changes` is its change-set as committed (None: none
-        was); a command without a sandbox changed the tree directly, so any file."""
-        state = result.extra.get("changes")
-        if state == "direct":
-            self._anywhere, self._rewritten = result.id, set()
+    def ran(self, run: RunOutcome, by: str) -> None:
+        """A command of this message (`by`) ran: its record says what became of its change-set;
+        a command without a sandbox changed the tree directly, so any file."""
+        changes = run.changes
+        if changes.state == "direct":
+            self._anywhere, self._rewritten = by, set()
             return
-        if state != "applied" or changes is None:
+        if changes.state != "applied":
             return
-        for item in changes.items:
-            if item.op == "write":
-                self._steps.pop(item.rel, None)
-                self._by_command[item.rel] = result.id
-            elif item.op == "delete":
-                self._forget(item.rel)
-
-    def changed(self, rel: str, diff: str, by: str) -> None:
-        """A change of `rel` made with this preview diff (String's /undo records its own)."""
-        step = changes_of_diff(diff)
-        if step:
-            self._steps.setdefault(rel, []).append((by, step))
+        for entry in changes.entries:
+            if entry.change in ("created", "changed"):
+                self._steps.pop(entry.path, None)
+                self._by_command[entry.path] = by
+            elif entry.change == "deleted":
+                self._forget(entry.path)
 
     def moved(self, ws: Workspace, rel: str, first: int, last: int) -> LinesMoved | None:
         """None while lines first..last (as the message began) are still where they were and

@@ -7,7 +7,7 @@ model told "the person declined" would argue with the person or drop the change.
 none` is a person's answer given ahead: ERR_REJECTED, and the rest of the message runs; it also
 sets the person's always-allow rules aside.) A command the person always allows in this workspace
 is their yes given ahead, so it runs; but what it changed is not applied, since no one can review
-it, and its result says that in its `changes` line (NO_REVIEW).
+it, and its result says that in its `changes` line (protocol/run_text.py NO_REVIEW).
 
 The commands after it in its message are held back with it: not run, and answered with the same
 code, their ids left free (each dialect's runner answers them in its own form, through
@@ -34,11 +34,6 @@ if TYPE_CHECKING:
 
 # Said of every command held back, after the reason: how it comes to run.
 RUNS_WHEN = "it runs when the person runs the same message again with approval"
-# Why an always-allowed command's changes were not applied in such a run.
-NO_REVIEW = (
-    "no person was asked to review them: Operator ran without a terminal and without --approve; "
-    "they land when the person runs the command from a terminal, or with --approve all"
-)
 
 
 def no_person(plan: WritePlan, outlook: WriteOutlook) -> bool:

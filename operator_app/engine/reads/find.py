@@ -12,6 +12,7 @@ from ...protocol.commands import navigation
 from ...protocol.commands.navigation import FsFind
 from ...protocol.escapes import escape_name as shown_name
 from ...protocol.globs import find_globs, own_match
+from ...protocol.outcomes import WalkOutcome
 from ...protocol.results import CommandResult
 from ..boundary.gitignore import IgnoreRulesTooSlow
 from ..boundary.tree_walk import FileRun, Folder, Notice
@@ -90,18 +91,20 @@ def _result(
     header = [f"# pattern: {json.dumps(cmd.pattern)}", f"# path: {where}"]
     shown = f"{len(found)} shown of {total}" if capped else str(total)
     header.append(f"# found: {shown}; {looked_at}" + (" (truncated)" if truncated else ""))
+    caveats = []  # what may be missing, said in String's /find too
     if capped:
-        header.append(
-            f"# truncated: only the first {FsFind.MAX_RESULTS} are listed (in path order); "
+        caveats.append(
+            f"truncated: only the first {FsFind.MAX_RESULTS} are listed (in path order); "
             "narrow the pattern or the path"
         )
     if stop_reason:
-        header.append(f"# truncated: {stop_reason}")
+        caveats.append(f"truncated: {stop_reason}")
     if skipped:
         names = {"gitignore": "ignored by .gitignore", "unreadable": "unreadable"}
         parts = [f"{n} {names.get(r, r)}" for r, n in sorted(skipped.items())]
-        header.append(f"# skipped: {', '.join(parts)}")
-    header += [f"# note: {shown_name(note)}" for note in notes]
+        caveats.append(f"skipped: {', '.join(parts)}")
+    caveats += [f"note: {shown_name(note)}" for note in notes]
+    header += [f"# {caveat}" for caveat in caveats]
     noun = "entry matches" if total == 1 else "entries match"
     summary = f"{total} {noun} {json.dumps(cmd.pattern)} under {where} ({looked_at}"
     summary += f"; {len(found)} listed)" if capped else ")"
@@ -117,4 +120,5 @@ def _result(
         action=cmd.action,
         path=where,
         truncated=truncated,
+        outcome=WalkOutcome(path=where, rows=tuple(found), caveats=tuple(caveats)),
     )

@@ -13,7 +13,9 @@ from ...protocol.caps import SHOWN_MAX_BYTES, cap_lines
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
+from ...protocol.outcomes import ReadOutcome
 from ...protocol.results import CommandResult, count
+from ..boundary.views import lines_from, spans, viewed
 from ..boundary.workspace import Target, Workspace
 from ..textops.textfile import TextDoc, decode_text, split_lines
 from .context import MATCH_DISPLAY_LIMIT, ReadContext, matching_lines
@@ -41,6 +43,7 @@ def _ok(
     *,
     path: str | None = None,
     truncated: bool = False,
+    outcome: ReadOutcome | None = None,
 ) -> CommandResult:
     return CommandResult(
         id=cmd.id,
@@ -50,6 +53,7 @@ def _ok(
         action=cmd.action,
         path=path,
         truncated=truncated,
+        outcome=outcome,
     )
 
 
@@ -83,7 +87,9 @@ def _file_target(
     return target
 
 
-def _read_doc(ws: Workspace, target: Target, *, max_bytes: int, action: str) -> TextDoc:
+def _read_doc(
+    ws: Workspace, target: Target, *, max_bytes: int, action: str
+) -> tuple[bytes, TextDoc]:
     try:
         data = ws.read_file(target, max_bytes=max_bytes)
     except OperatorError as exc:
@@ -100,7 +106,7 @@ def _read_doc(ws: Workspace, target: Target, *, max_bytes: int, action: str) -> 
                 ),
             ) from None
         raise
-    return TextDoc.decode(data, label=target.rel)
+    return data, TextDoc.decode(data, label=target.rel)
 
 
 def get_interface_spec(cmd: GetInterfaceSpec, ctx: ReadContext) -> CommandResult:
@@ -186,16 +192,15 @@ def fs_read(cmd: FsRead, ctx: ReadContext) -> CommandResult:
     if data and not data.endswith(b"\n"):
         notes.append("no newline at end of file")
     extra = f"; {', '.join(notes)}" if notes else ""
-    summary = (
-        f"Read {target.rel} ({count(len(data), 'byte')}, "
-        f"{count(len(split_lines(text)), 'line')}{extra})"
-    )
-    return _ok(cmd, summary, text, path=target.rel)
+    total = len(split_lines(text))
+    summary = f"Read {target.rel} ({count(len(data), 'byte')}, {count(total, 'line')}{extra})"
+    record = viewed(ws, target, data, lines=total, shown=lines_from(1, total), numbered=False)
+    return _ok(cmd, summary, text, path=target.rel, outcome=record)
 
 
 def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path)
-    doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.readSlice")
+    data, doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.readSlice")
     lines = split_lines(doc.text)
     total = len(lines)
     if cmd.start > max(total, 1):
@@ -229,12 +234,26 @@ def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
     if clipped:
         header.append(f"# note: lines over {LINE_DISPLAY_LIMIT} characters are cut")
     shown = f"lines {first}-{last} of {total}" if total else "(empty file, 0 lines)"
-    return _ok(cmd, f"Read {target.rel} {shown}", "\n".join(header + body), path=target.rel)
+    record = viewed(
+        ctx.workspace,
+        target,
+        data,
+        lines=total,
+        shown=lines_from(first, last),
+        numbered=True,
+    )
+    return _ok(
+        cmd,
+        f"Read {target.rel} {shown}",
+        "\n".join(header + body),
+        path=target.rel,
+        outcome=record,
+    )
 
 
 def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path, dir_code=ErrorCode.ERR_SEARCH_PATH_IS_DIR)
-    doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.search")
+    data, doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.search")
     found, total = matching_lines(doc.text, cmd.text, cmd.MAX_MATCHES)
     truncated = total > len(found)
     # The spec: 'header includes "(truncated)" when clipped' -- those exact characters.
@@ -245,7 +264,22 @@ def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     summary = f"{total} {noun} for {json.dumps(cmd.text)} in {target.rel}" + (
         f" (showing the first {len(found)})" if truncated else ""
     )
-    return _ok(cmd, summary, "\n".join(header + body), path=target.rel, truncated=truncated)
+    record = viewed(
+        ctx.workspace,
+        target,
+        data,
+        lines=len(split_lines(doc.text)),
+        shown=spans([n for n, _ in found]),
+        numbered=True,
+    )
+    return _ok(
+        cmd,
+        summary,
+        "\n".join(header + body),
+        path=target.rel,
+        truncated=truncated,
+        outcome=record,
+    )
 
 
 def fs_stat(cmd: FsStat, ctx: ReadContext) -> CommandResult:
@@ -314,21 +348,20 @@ def fs_tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
     return tree(cmd, ctx)
 
 
-def _region_doc(cmd: CommentStyleFields, ctx: ReadContext) -> tuple[Target, TextDoc]:
+def _region_doc(cmd: CommentStyleFields, ctx: ReadContext) -> tuple[Target, bytes, TextDoc]:
     target = _file_target(ctx.workspace, cmd.path)
     from ..textops.styles import style_for
 
     style_for(cmd, target.rel)  # no known comment style is the first thing to report
-    return target, _read_doc(
-        ctx.workspace, target, max_bytes=LARGE_READ_MAX_BYTES, action=cmd.action
-    )
+    data, doc = _read_doc(ctx.workspace, target, max_bytes=LARGE_READ_MAX_BYTES, action=cmd.action)
+    return target, data, doc
 
 
 def fs_list_regions(cmd: FsListRegions, ctx: ReadContext) -> CommandResult:
     from ..textops.regions import scan_regions
     from ..textops.styles import style_for
 
-    target, doc = _region_doc(cmd, ctx)
+    target, _, doc = _region_doc(cmd, ctx)
     scan = scan_regions(doc.text, style_for(cmd, target.rel))
     regions = [
         {
@@ -420,7 +453,7 @@ def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
     from ..textops.regions import locate_region, read_region
     from ..textops.styles import style_for
 
-    target, doc = _region_doc(cmd, ctx)
+    target, data, doc = _region_doc(cmd, ctx)
     style = style_for(cmd, target.rel)
     region = locate_region(doc.text, style, cmd.marker_id, label=target.rel)
     content = read_region(doc.text, style, cmd.marker_id, label=target.rel)
@@ -437,7 +470,11 @@ def fs_read_region(cmd: FsReadRegion, ctx: ReadContext) -> CommandResult:
         f"Read region {cmd.marker_id} of {target.rel} (lines "
         f"{region.begin_line}-{region.end_line}, {count(inner, 'content line')})"
     )
-    return _ok(cmd, summary, content, path=target.rel)
+    inside = lines_from(region.begin_line + 1, region.end_line - 1)
+    record = viewed(
+        ctx.workspace, target, data, lines=len(split_lines(doc.text)), shown=inside, numbered=False
+    )
+    return _ok(cmd, summary, content, path=target.rel, outcome=record)
 
 
 READ_HANDLERS: dict[str, Callable[..., CommandResult]] = {  # action -> handler

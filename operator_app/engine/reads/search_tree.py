@@ -20,6 +20,7 @@ from collections import Counter
 from ...protocol.commands import navigation
 from ...protocol.commands.navigation import FsSearchTree
 from ...protocol.escapes import escape_name as shown_name
+from ...protocol.outcomes import WalkOutcome
 from ...protocol.regex_cost import MATCH_TIME_LIMIT_S, too_costly
 from ...protocol.results import CommandResult, count
 from ..boundary.fsops import read_walked
@@ -195,13 +196,14 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         for name, value in (("include", cmd.include), ("exclude", cmd.exclude))
         if value
     ]
+    caveats: list[str] = []  # what may be missing, said in String's /grep too
     if search.capped:
         header.append(
             f"# matches: {shown} shown, in {files}; {count(search.files_matching, 'file')} match "
             f"in all; {scanned} (truncated)"
         )
-        header.append(
-            f"# truncated: only the first {FsSearchTree.MAX_MATCHES} matching lines are shown (in "
+        caveats.append(
+            f"truncated: only the first {FsSearchTree.MAX_MATCHES} matching lines are shown (in "
             "path order); refine the query, or narrow it with path, include or exclude"
         )
     else:
@@ -209,7 +211,8 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
             f"# matches: {shown} in {files}; {scanned}" + (" (truncated)" if truncated else "")
         )
     if search.stop_reason:
-        header.append(f"# truncated: {search.stop_reason}")
+        caveats.append(f"truncated: {search.stop_reason}")
+    header += [f"# {caveat}" for caveat in caveats]
     if search.secrets:
         named = ", ".join(shown_name(rel) for rel in search.secrets[:SECRETS_NAMED])
         more = len(search.secrets) - SECRETS_NAMED
@@ -218,17 +221,9 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
             + (f" and {more} more" if more > 0 else "")
             + " (fs.read of one asks the person first)"
         )
-    header += [f"# note: {shown_name(note)}" for note in search.notes]
-    if search.skipped:
-        filtered = {
-            reason: n for reason, n in search.skipped.items() if reason in _FILTERED_REASONS
-        }
-        skipped = sorted((r, n) for r, n in search.skipped.items() if r not in _FILTERED_REASONS)
-        if skipped:
-            header.append(f"# skipped: {', '.join(_skipped(r, n) for r, n in skipped)}")
-        if filtered:
-            parts = [f"{n} {_FILTERED_REASONS[r]}" for r, n in sorted(filtered.items())]
-            header.append(f"# not searched: {', '.join(parts)}")
+    later = [f"note: {shown_name(note)}" for note in search.notes] + _skips(search.skipped)
+    header += [f"# {caveat}" for caveat in later]
+    caveats += later
     if search.capped:
         summary = (
             f"{shown} of the matches for {json.dumps(cmd.text)} shown, from {search.files_shown} "
@@ -250,7 +245,21 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         action=cmd.action,
         path=where,
         truncated=truncated,
+        outcome=WalkOutcome(path=where, rows=tuple(search.matches), caveats=tuple(caveats)),
     )
+
+
+def _skips(skipped: Counter[str]) -> list[str]:
+    """What the search did not look into, and why: skipped files, and those the filters left."""
+    if not skipped:
+        return []
+    filtered = {reason: n for reason, n in skipped.items() if reason in _FILTERED_REASONS}
+    others = sorted((r, n) for r, n in skipped.items() if r not in _FILTERED_REASONS)
+    said = [f"skipped: {', '.join(_skipped(r, n) for r, n in others)}"] if others else []
+    if filtered:
+        parts = [f"{n} {_FILTERED_REASONS[r]}" for r, n in sorted(filtered.items())]
+        said.append(f"not searched: {', '.join(parts)}")
+    return said
 
 
 _FILTERED_REASONS = {"outside include": "outside include", "excluded": "excluded"}

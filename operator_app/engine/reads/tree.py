@@ -18,6 +18,7 @@ from ...protocol.commands import navigation
 from ...protocol.commands.navigation import FsTree
 from ...protocol.errors import ErrorCode, OperatorError
 from ...protocol.escapes import escape_name as shown_name
+from ...protocol.outcomes import WalkOutcome
 from ...protocol.results import CommandResult, count
 from ..boundary.gitignore import IgnoreRulesTooSlow
 from ..boundary.tree_walk import FileRun, Folder, Notice, WalkEvent
@@ -190,13 +191,14 @@ def _result(
         f"# entries: {len(lines)} shown; subfolders first, files with their size"
         + (" (truncated)" if truncated else ""),
     ]
-    header += [f"# truncated: {note}" for note in notes]
+    caveats = [f"truncated: {note}" for note in notes]  # said in String's /tree too
     if skipped["gitignore"]:
         more = ", ..." if skipped["gitignore"] > len(ignored) else ""
-        header.append(
-            f"# skipped: {skipped['gitignore']} ignored by .gitignore ({', '.join(ignored)}{more})"
+        caveats.append(
+            f"skipped: {skipped['gitignore']} ignored by .gitignore ({', '.join(ignored)}{more})"
         )
-    header += [f"# note: {shown_name(note)}" for note in gitignore_notes]
+    caveats += [f"note: {shown_name(note)}" for note in gitignore_notes]
+    header += [f"# {caveat}" for caveat in caveats]
     parts = [count(kinds["folder"], "folder"), count(kinds["file"], "file")]
     parts += [
         count(kinds[k], noun)
@@ -217,4 +219,5 @@ def _result(
         action=cmd.action,
         path=top.rel,
         truncated=truncated,
+        outcome=WalkOutcome(path=top.rel, rows=tuple(lines), caveats=tuple(caveats)),
     )

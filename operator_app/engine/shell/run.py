@@ -3,7 +3,9 @@ asked (the exact script, its folder, its time limit, sandboxed or not, network o
 always-allow rule of theirs covers it; the script run by bash in the sandbox (sandbox.py) with the
 live output announced; then what it changed in the workspace, read from the overlay's upper layer,
 is one change-set (changes/changeset) asked about, committed, journalled and undoable like any
-write. The journal records every run: script, folder, exit, output file and change-set.
+write. The journal records every run: script, folder, exit, output file and change-set. What
+happened is one record (protocol/outcomes.py `RunOutcome`), made here; the result's words are
+rendered from it (protocol/run_text.py), and String's bash topic renders its own from it too.
 
 Where no sandbox can be had, the command runs only if the front end's policy says the person may
 allow it and they do, explicitly; it then changes the tree directly, and its result says so."""
@@ -21,18 +23,19 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct
 from msgspec.structs import replace
 
+from ...protocol.commands.shell import ShellRun
 from ...protocol.errors import ErrorCode, OperatorError
-from ...protocol.results import CommandResult, count, failed
+from ...protocol.outcomes import ChangesetOutcome, CwdUnknown, RunEnd, RunOutcome, RunOutput
+from ...protocol.results import CommandResult, failed
+from ...protocol.run_text import run_details, run_failure, run_summary
 from ..boundary.target import Target
 from ..boundary.workspace import Workspace
-from ..changes.changeset.items import left_out_lines
+from ..changes.apply import apply_plan
 from ..changes.changeset.plan import plan_changeset, read_changes
 from ..changes.plan import CommandRun, WritePlan
-from ..changes.write import commit
 from ..messages.events import CommandOutput
-from ..messages.not_approved import NO_REVIEW, not_run
+from ..messages.not_approved import not_run
 from ..safety.journal import Journal
-from ..safety.journal_budget import keep_within_budget
 from ..state.session import state_home
 from .environment import command_environment
 from .output import OutputLog
@@ -42,7 +45,7 @@ from .runs import RunFolder
 from .sandbox import Sandbox, find_sandbox, hidden_paths
 
 if TYPE_CHECKING:
-    from ...protocol.commands.shell import ShellRun
+    from ...protocol.commands.base import Command
     from ..messages.events import EngineEvent
     from ..state.session import Session
 
@@ -95,7 +98,7 @@ def _folder(ws: Workspace, cwd: str | None) -> Target:
 
 def run_command(
     host: ShellHost,
-    command: ShellRun,
+    command: Command,
     *,
     message: int,
     before_commit: Callable[[WritePlan], None] | None,
@@ -105,63 +108,85 @@ def run_command(
     """Ask, run, and apply what the command changed. `notes`: what the person must read before
     anything else (a repeated message's command: MessageContext.execute); such a command is
     asked about on its own, even when an always-allow rule covers its script."""
+    if not isinstance(command, ShellRun):
+        raise TypeError(f"{command.action} is not a command that runs a program")
     ws, policy = host.workspace, host.shell
     action = action_label or command.action
     where = _folder(ws, command.cwd)
     sandbox = find_sandbox()
-    script = command.script
-    run = CommandRun(
-        script=script,
-        cwd=where.rel,
-        timeout_s=command.timeout_s,
-        sandboxed=sandbox.usable,
-        network=policy.network,
-        unsandboxed_why=sandbox.why,
-    )
     if not sandbox.usable and policy.unsandboxed == "refuse":
         raise OperatorError(
             ErrorCode.ERR_NOT_SANDBOXED,
             f"no sandbox can be had here ({sandbox.why}) and commands without one are not "
             "allowed in this run; nothing ran; ask the person to run it themselves",
         )
-    ask = WritePlan(
+    ask = _question(command, where, sandbox, policy, action, notes)
+    assert ask.run is not None
+    answer: Answer = (
+        RunGrant(network=policy.network or policy.allowed_with_network(command.script))
+        if sandbox.usable and policy.always_allowed(command.script) and not notes
+        else host.ask(ask, message)
+    )
+    if answer is False:
+        return _not_run(host, command, where, ask.run)
+    network = answer.network if isinstance(answer, RunGrant) else policy.network
+    folder = RunFolder(host.session.state_dir, command.id)
+    try:
+        ran = _launch(host, command, where, sandbox, folder, network)
+        outcome, diff = _outcome(host, command, where, ran, folder, message, before_commit, action)
+    finally:
+        folder.remove()
+    _journal(host, command, action, outcome)
+    return _result(command, outcome, diff)
+
+
+def _question(
+    command: ShellRun,
+    where: Target,
+    sandbox: Sandbox,
+    policy: ShellPolicy,
+    action: str,
+    notes: tuple[str, ...],
+) -> WritePlan:
+    """The plan of kind "run" the person is asked about (without a sandbox, its `run` says why,
+    and the dialog says it in red)."""
+    run = CommandRun(
+        script=command.script,
+        cwd=where.rel,
+        timeout_s=command.timeout_s,
+        sandboxed=sandbox.usable,
+        network=policy.network,
+        unsandboxed_why=sandbox.why,
+    )
+    return WritePlan(
         action=action,
         command_id=command.id,
         target=where,
         kind="run",
         base_hash=None,
         new_bytes=None,
-        diff=script,
+        diff=command.script,
         added=0,
         removed=0,
         summary=f"run {run.first_line}",
-        notes=notes + (() if sandbox.usable else (f"NOT sandboxed: {sandbox.why}",)),
+        notes=notes,
         asked_alone=bool(notes),
         run=run,
     )
-    answer: Answer = (
-        RunGrant(network=policy.network or policy.allowed_with_network(script))
-        if sandbox.usable and policy.always_allowed(script) and not notes
-        else host.ask(ask, message)
-    )
-    if answer is False:
-        error = (
-            not_run(run.first_line)
-            if host.nobody_to_ask
-            else OperatorError(
-                ErrorCode.ERR_REJECTED,
-                f"the person declined to run this command ({run.first_line}); nothing ran; ask "
-                "them what they want before trying again",
-            )
+
+
+def _not_run(host: ShellHost, command: ShellRun, where: Target, run: CommandRun) -> CommandResult:
+    """The answer to a command the person declined, or that no one could be asked about."""
+    error = (
+        not_run(run.first_line)
+        if host.nobody_to_ask
+        else OperatorError(
+            ErrorCode.ERR_REJECTED,
+            f"the person declined to run this command ({run.first_line}); nothing ran; ask "
+            "them what they want before trying again",
         )
-        return failed(command.id, error, action=command.action, path=where.rel, status="rejected")
-    network = answer.network if isinstance(answer, RunGrant) else policy.network
-    folder = RunFolder(host.session.state_dir, command.id)
-    try:
-        ran = _launch(host, command, where, sandbox, folder, network)
-        return _answer(host, command, where, ran, folder, message, before_commit, action)
-    finally:
-        folder.remove()
+    )
+    return failed(command.id, error, action=command.action, path=where.rel, status="rejected")
 
 
 def _launch(
@@ -172,7 +197,6 @@ def _launch(
     folder: RunFolder,
     network: bool,
 ) -> _Ran:
-    ws = host.workspace
     env, _ = command_environment(os.environ, host.shell.env_allow, sandboxed=sandbox.usable)
     log = OutputLog(folder.output)
     control = Control()
@@ -181,39 +205,8 @@ def _launch(
         script_file.flush()
         script_file.seek(0)
         cwd_r, cwd_w = os.pipe()
-        bash = shutil.which("bash") or "/bin/bash"
-        inner = [
-            bash,
-            "--noprofile",
-            "--norc",
-            "-c",
-            _WRAPPER.format(cwd=cwd_w, script=script_file.fileno()),
-            "bash",
-        ]
-        folder_path = ws.root.joinpath(*where.parts)
-        if sandbox.usable:
-            argv = sandbox.argv(
-                workspace=ws.root,
-                upper=folder.upper,
-                work=folder.work,
-                cwd=folder_path,
-                network=network,
-                command=inner,
-                hidden=hidden_paths(
-                    _home(),
-                    [
-                        host.session.state_dir,
-                        state_home(),
-                        *(Path(path) for path in host.shell.hidden),
-                    ],
-                ),
-                # A long result says where its whole output is saved: a later command reads it.
-                readable=[log.path.parent],
-            )
-            fds: tuple[int, ...] = (script_file.fileno(), cwd_w)
-            start_in = str(folder.base)
-        else:
-            argv, fds, start_in = inner, (script_file.fileno(), cwd_w), str(folder_path)
+        start = _Start(script_file.fileno(), cwd_w)
+        argv, start_in = _argv(host, where, sandbox, folder, network, log, start)
 
         def tick(seconds: float) -> None:
             host.notify(
@@ -229,7 +222,7 @@ def _launch(
                     env=env,
                     timeout_s=command.timeout_s,
                     log=log,
-                    pass_fds=fds,
+                    pass_fds=(start.script_fd, start.cwd_fd),
                     cwd_fd=cwd_r,
                     control=control,
                     tick=tick,
@@ -247,6 +240,47 @@ def _launch(
     return _Ran(finished, log, network, sandbox.usable)
 
 
+class _Start(Struct, frozen=True):
+    script_fd: int  # bash reads the script from it
+    cwd_fd: int  # bash writes "+" on it as it starts, and its final folder from its EXIT trap
+
+
+def _argv(
+    host: ShellHost,
+    where: Target,
+    sandbox: Sandbox,
+    folder: RunFolder,
+    network: bool,
+    log: OutputLog,
+    start: _Start,
+) -> tuple[list[str], str]:
+    """The command line that runs the script (in the sandbox when there is one), and the folder
+    it is started in."""
+    ws = host.workspace
+    bash = shutil.which("bash") or "/bin/bash"
+    wrapper = _WRAPPER.format(cwd=start.cwd_fd, script=start.script_fd)
+    inner = [bash, "--noprofile", "--norc", "-c", wrapper, "bash"]
+    folder_path = ws.root.joinpath(*where.parts)
+    if not sandbox.usable:
+        return inner, str(folder_path)
+    hidden = hidden_paths(
+        _home(),
+        [host.session.state_dir, state_home(), *(Path(path) for path in host.shell.hidden)],
+    )
+    argv = sandbox.argv(
+        workspace=ws.root,
+        upper=folder.upper,
+        work=folder.work,
+        cwd=folder_path,
+        network=network,
+        command=inner,
+        hidden=hidden,
+        # A long result says where its whole output is saved: a later command reads it.
+        readable=[log.path.parent],
+    )
+    return argv, str(folder.base)
+
+
 def _home() -> Path | None:
     try:
         return Path.home()
@@ -254,27 +288,31 @@ def _home() -> Path | None:
         return None
 
 
-def _seconds(value: float) -> str:
-    return f"{value:.1f} s"
-
-
-def _ended_in(ws: Workspace, finished: Finished) -> tuple[str | None, str]:
-    """(the workspace-relative folder the command ended in, or None; a note when it is not one)."""
+def _ended_in(ws: Workspace, finished: Finished) -> tuple[str | None, CwdUnknown, str]:
+    """(the workspace-relative folder the command ended in, or None; why it is not known; where
+    it ended when that was outside the workspace)."""
     said = finished.cwd
     if said is None:
         if finished.timed_out or finished.stopped or finished.exit is None:
-            return None, "where it ended is not known: it was stopped"
-        return None, (
-            "where it ended is not known: the script replaced its shell (exec) or its EXIT trap, "
-            "which tells it"
-        )
+            return None, "stopped", ""
+        return None, "no_trap", ""
     path = Path(said)
     if path == ws.root or path.is_relative_to(ws.root):
-        return path.relative_to(ws.root).as_posix() or ".", ""
-    return None, f"it ended outside the workspace ({said})"
+        return path.relative_to(ws.root).as_posix() or ".", "", ""
+    return None, "outside", said
 
 
-def _answer(
+def _end(finished: Finished) -> RunEnd:
+    if not finished.started:
+        return "not_started"
+    if finished.timed_out:
+        return "timeout"
+    if finished.stopped:
+        return "stopped"
+    return "signal" if finished.exit is None else "exit"
+
+
+def _outcome(
     host: ShellHost,
     command: ShellRun,
     where: Target,
@@ -283,126 +321,52 @@ def _answer(
     message: int,
     before_commit: Callable[[WritePlan], None] | None,
     action: str,
-) -> CommandResult:
-    ws, finished, log = host.workspace, ran.finished, ran.log
-    kept = log.kept()
-    output = kept.text
-    ended, where_note = _ended_in(ws, finished)
-    shown_cwd = ended if ended is not None else where.rel
-    record = {
-        "command_id": command.id,
-        "action": action,
-        "script": command.script,
-        "cwd": where.rel,
-        "seconds": round(finished.seconds, 3),
-        "output": str(log.path),
-        "sandboxed": ran.sandboxed,
-        "network": ran.network,
-    }
-    journal = Journal(host.session.state_dir)
-    header = [
-        f"# exit: {finished.exit if finished.exit is not None else 'none'} | cwd: "
-        f"{shown_cwd} | {_seconds(finished.seconds)}"
-    ]
-    if where_note:  # then the cwd above is where it started
-        header.append(f"# cwd: it started in {where.rel}; {where_note}")
-    failure: OperatorError | None = None
-    changes_state = "none"
-    if not ran.sandboxed:
-        changes_state = "direct"
-        header.append(
-            "# changes: made directly in the tree (not sandboxed: not reviewed, not undoable)"
-        )
+) -> tuple[RunOutcome, str | None]:
+    """The command's record (and the diff of its change-set shown to the person): what it ended
+    with, where, its output, and what became of its changes, asked about and applied here."""
+    finished, end = ran.finished, _end(ran.finished)
+    ended, unknown, outside = _ended_in(host.workspace, finished)
     diff: str | None = None
-    seq: int | None = None
-    if not finished.started:
-        failure = OperatorError(
-            ErrorCode.ERR_SANDBOX_FAILED,
-            "the sandbox could not be set up, so the command did not run: "
-            + (output.strip().splitlines() or ["no reason given"])[-1],
-        )
-        changes_state = "none"
-    elif finished.timed_out or finished.stopped or finished.exit is None:
-        if finished.timed_out:
-            failure = OperatorError(
-                ErrorCode.ERR_COMMAND_TIMEOUT,
-                f"the command ran past its {command.timeout_s} s limit and was stopped with its "
-                "whole process group; its file changes were discarded; send a quicker command or "
-                "a larger timeout_s (at most 600)",
-            )
-        else:
-            by = "by the person" if finished.stopped else f"by signal {finished.signal}"
-            failure = OperatorError(
-                ErrorCode.ERR_COMMAND_KILLED,
-                f"the command was stopped {by} after {_seconds(finished.seconds)}; its file "
-                "changes were discarded; ask the person before running it again",
-            )
-        if ran.sandboxed:
-            changes_state = "discarded"
-            header.append("# changes: discarded (the command did not finish)")
-    elif ran.sandboxed:
-        changes_state, lines, diff, seq = _changes(
-            host, command, where, folder, message, before_commit, action
-        )
-        header += lines
-    if kept.cut_bytes:
-        saved = (
-            "all of it"
-            if log.saved == log.bytes
-            else f"its first {log.saved // 2**20} MB (of {log.bytes // 2**20} MB)"
-        )
-        header.append(
-            f"# output: {count(log.line_count, 'line')} ({log.bytes:,} bytes), "
-            f"{count(kept.cut_lines, 'line')} ({kept.cut_bytes:,} bytes) cut from the middle; "
-            f"{saved}: {log.path}"
-        )
-    record.update(exit=finished.exit, changes=changes_state, changeset=seq)
-    journal.note_run(record)
-    details = "\n".join(header) + "\n" + output
-    extra: dict[str, object] = {
-        "exit": finished.exit,
-        "cwd": ended,
-        "cwd_note": where_note,
-        "seconds": round(finished.seconds, 3),
-        "sandboxed": ran.sandboxed,
-        "network": ran.network,
-        "output_file": str(log.path),
-        "lines": log.line_count,
-        "cut": kept.cut_lines,
-        "cut_bytes": kept.cut_bytes,
-        "changes": changes_state,
-        "header_lines": len(header),
-    }
-    undo_cut = next((line[2:] for line in header if line.startswith("# undo depth cut")), None)
-    if undo_cut:  # the person hears it too, as for any write (executor.py)
-        extra["undo_cut"] = undo_cut
-    if failure is not None:
-        result = failed(command.id, failure, action=command.action, path=where.rel)
-        return replace(result, details=details, extra=extra, diff=diff)
-    change_words = {
-        "none": "no file changes",
-        "direct": "changes made directly (not sandboxed)",
-    }.get(changes_state, "")
-    changes_line = next((line for line in header if line.startswith("# changes: ")), "")
-    place = f"cwd {ended}" if ended is not None else f"started in {where.rel}; {where_note}"
-    summary = f"exit {finished.exit} in {_seconds(finished.seconds)} ({place}); " + (
-        change_words or "changes " + changes_line.removeprefix("# changes: ")
+    if not ran.sandboxed:
+        changes = ChangesetOutcome(state="direct")
+    elif end == "not_started":
+        changes = ChangesetOutcome(state="none")
+    elif end != "exit":
+        changes = ChangesetOutcome(state="discarded")
+    else:
+        changes, diff = _changeset(host, command, where, folder, message, before_commit, action)
+    outcome = RunOutcome(
+        end=end,
+        exit=finished.exit,
+        signal=finished.signal,
+        seconds=finished.seconds,
+        timeout_s=command.timeout_s,
+        started_in=where.rel,
+        ended_in=ended,
+        cwd_unknown=unknown,
+        outside=outside,
+        sandboxed=ran.sandboxed,
+        network=ran.network,
+        output=_output(ran.log),
+        changes=changes,
     )
-    if undo_cut:
-        summary += f"; {undo_cut}"
-    return CommandResult(
-        id=command.id,
-        ok=True,
-        summary=summary,
-        details=details,
-        action=command.action,
-        path=where.rel,
-        diff=diff,
-        extra=extra,
+    return outcome, diff
+
+
+def _output(log: OutputLog) -> RunOutput:
+    kept = log.kept()
+    return RunOutput(
+        text=kept.text,
+        lines=log.line_count,
+        bytes=log.bytes,
+        cut_lines=kept.cut_lines,
+        cut_bytes=kept.cut_bytes,
+        saved=str(log.path),
+        saved_bytes=log.saved,
     )
 
 
-def _changes(
+def _changeset(
     host: ShellHost,
     command: ShellRun,
     where: Target,
@@ -410,12 +374,11 @@ def _changes(
     message: int,
     before_commit: Callable[[WritePlan], None] | None,
     action: str,
-) -> tuple[str, list[str], str | None, int | None]:
-    """The command's change-set asked about and applied: (what became of it, header lines, the
-    diff shown, the journal seq)."""
+) -> tuple[ChangesetOutcome, str | None]:
+    """The command's change-set asked about and applied: what became of it, and the diff shown."""
     ws = host.workspace
     found = read_changes(ws, folder.upper)
-    left = [f"# changes: {line}" for line in left_out_lines(found.left())]
+    left = found.left()
     try:
         plan = plan_changeset(
             ws,
@@ -426,44 +389,60 @@ def _changes(
             where=where.rel,
             started_ns=folder.started_ns,
         )
-    except OperatorError as exc:
-        return "conflict", [f"# changes: not applied ({exc})", *left], None, None
+    except OperatorError as exc:  # changed in the tree behind its back: nothing asked
+        return ChangesetOutcome(state="conflict", reason=str(exc), left_out=left), None
     if plan is None:
-        return "none", ["# changes: none", *left], None, None
+        return ChangesetOutcome(state="none", left_out=left), None
     assert plan.changes is not None
-    described = plan.changes.describe()
-    named = f"# entries: {plan.changes.entries()}"
-    if host.ask(plan, message) is False:
-        if host.nobody_to_ask:  # an always-allowed command with no one to review its changes
-            return (
-                "not approved",
-                [f"# changes: not applied ({NO_REVIEW}): {described}", named, *left],
-                plan.diff,
-                None,
-            )
-        return (
-            "declined",
-            [f"# changes: not applied (the person declined them): {described}", named, *left],
-            plan.diff,
-            None,
+    applied = apply_plan(host, plan, message, before_commit)
+    what = ChangesetOutcome(
+        state=applied.verdict,
+        summary=plan.changes.describe(),
+        entries=plan.changes.entry_records(),
+        left_out=left,
+        reason=str(applied.error) if applied.error is not None else "",
+    )
+    if applied.done is not None:
+        what = replace(
+            what, note=applied.done.note, seq=applied.done.seq, undo_cut=applied.undo_cut
         )
-    if before_commit is not None:
-        before_commit(plan)
-    try:
-        outcome = commit(plan, ws, host.session.state_dir)
-    except OperatorError as exc:
-        state = "conflict" if exc.code is ErrorCode.ERR_CONFLICT else "failed"
-        return state, [f"# changes: not applied ({exc})", named, *left], plan.diff, None
-    # What a set keeps to be undone counts in the journal's budget like any write's.
-    cut = keep_within_budget(host.session.state_dir, outcome.seq, message)
-    return (
-        "applied",
-        [
-            f"# changes: {outcome.summary.removeprefix('changes ')}",
-            named,
-            *left,
-            *([f"# {cut}"] if cut else []),
-        ],
-        plan.diff,
-        outcome.seq,
+    return what, plan.diff
+
+
+def _journal(host: ShellHost, command: ShellRun, action: str, outcome: RunOutcome) -> None:
+    """Every run is a record of the journal, whatever became of it."""
+    Journal(host.session.state_dir).note_run(
+        {
+            "command_id": command.id,
+            "action": action,
+            "script": command.script,
+            "cwd": outcome.started_in,
+            "seconds": round(outcome.seconds, 3),
+            "output": outcome.output.saved,
+            "sandboxed": outcome.sandboxed,
+            "network": outcome.network,
+            "exit": outcome.exit,
+            "changes": outcome.changes.state,
+            "changeset": outcome.changes.seq,
+        }
+    )
+
+
+def _result(command: ShellRun, outcome: RunOutcome, diff: str | None) -> CommandResult:
+    """The command's result: its summary and details in words (protocol/run_text.py), and the
+    record they were rendered from."""
+    details = run_details(outcome)
+    failure = run_failure(outcome)
+    if failure is not None:
+        result = failed(command.id, failure, action=command.action, path=outcome.started_in)
+        return replace(result, details=details, diff=diff, outcome=outcome)
+    return CommandResult(
+        id=command.id,
+        ok=True,
+        summary=run_summary(outcome),
+        details=details,
+        action=command.action,
+        path=outcome.started_in,
+        diff=diff,
+        outcome=outcome,
     )

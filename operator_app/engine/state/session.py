@@ -7,7 +7,8 @@ Layout of a state folder (one per workspace):
     session/messages.jsonl   one record when a message starts and one when it ends
     session/messages/N.txt   the message text
     (every folder 0700, every file 0600: the person's alone, ondisk/private.py)
-    session/results.jsonl    one record per result: message number, result, content key
+    session/results.jsonl    one record per result: message number, result (with the record of
+                             what its action did, protocol/outcomes.py), content key
     journal/                 see safety/journal.py
     trash/                   deleted files when the system has no trash
     lock                     held while a process works in the session (state/lock.py)

@@ -1,74 +1,24 @@
 """How a change moved a file's lines, and what that does to line numbers written before it
-(docs/design.md, "the line-number rule"). Pure: a change is read from its preview diff, or made
-from one edit's place in the text; a range of lines is carried through the changes made after it
-was written, which says whether they touched lines above it or inside it (then its numbers no
-longer mean what they meant) and where those lines are now."""
+(docs/design.md, "the line-number rule"). Pure: a change's moves are what the text transform that
+made it computed (textops/diff.py `text_diff`, or one edit's place in the text here); a range of
+lines is carried through the changes made after it was written, which says whether they touched
+lines above it or inside it (then its numbers no longer mean what they meant) and where those
+lines are now."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from msgspec import Struct
 
-_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+from ...protocol.outcomes import Change, Moves
+
+__all__ = ["MOVES_SHOWN", "Carried", "Change", "Step", "carry", "change_of_span", "moves_clause"]
+
 MOVES_SHOWN = 3  # places a "lines after N moved" clause names; more are counted
 
 
-class Change(Struct, frozen=True):
-    """Old lines [start, end) became new lines [new_start, new_end) (0-based, half-open, each in
-    the numbering of the text just before the change)."""
-
-    start: int
-    end: int
-    new_start: int
-    new_end: int
-
-    @property
-    def delta(self) -> int:
-        return (self.new_end - self.new_start) - (self.end - self.start)
-
-
-Step = tuple[Change, ...]  # one write's changes, in order, none overlapping
-
-
-def changes_of_diff(diff: str) -> Step:
-    """The exact changes of a unified diff made by textops/diff.py (context lines skipped)."""
-    changes: list[Change] = []
-    old = new = 0
-    run: list[int] | None = None  # [old start, old end, new start, new end] of the open change
-    for line in diff.split("\n"):
-        match = _HUNK_RE.match(line)
-        if match:
-            if run is not None:
-                changes.append(Change(*run))
-                run = None
-            old_len, new_len = match.group(2), match.group(4)
-            # "-5,0" means an insertion after line 5: the next old line is the 6th.
-            old = int(match.group(1)) - (0 if old_len == "0" else 1)
-            new = int(match.group(3)) - (0 if new_len == "0" else 1)
-            continue
-        if line.startswith(("--- ", "+++ ")) and not changes and run is None and old == new == 0:
-            continue
-        mark = line[:1]
-        if mark in ("-", "+"):
-            if run is None:
-                run = [old, old, new, new]
-            if mark == "-":
-                old += 1
-                run[1] = old
-            else:
-                new += 1
-                run[3] = new
-        elif mark == " ":
-            if run is not None:
-                changes.append(Change(*run))
-                run = None
-            old += 1
-            new += 1
-    if run is not None:
-        changes.append(Change(*run))
-    return tuple(changes)
+Step = Moves  # one write's changes, in order, none overlapping
 
 
 def change_of_span(

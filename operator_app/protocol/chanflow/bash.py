@@ -6,11 +6,16 @@ text and the system prompt read this table. What a script or a command does is t
 
 from __future__ import annotations
 
-from .commands import CommandSpec, Request, read_payload
+from msgspec import Struct
+
+from ..outcomes import RunOutcome
+from ..run_text import fact_lines, where_note
+from .commands import CommandSpec, Request
 from .errors import StringCode, StringError
-from .grammar import BASH_TOPIC_TYPE, SIGIL
+from .grammar import SIGIL
 
 SCRIPT = "bash"  # the action a script runs as (the table's action column)
+OUTPUT_IN_AN_ERROR = 40  # lines of a stopped script's output its error response shows
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="info",
@@ -28,34 +33,6 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 BY_NAME = {spec.name: spec for spec in COMMANDS}
 SERVED = ", ".join(f"//{spec.name}" for spec in COMMANDS)
-
-
-def is_bash(topic: str) -> bool:
-    return topic.partition(":")[0] == BASH_TOPIC_TYPE
-
-
-def read_request(topic: str, payload: str) -> Request:
-    """A block's request, read as its topic's type reads payloads."""
-    if is_bash(topic):
-        return read_bash_payload(payload)
-    try:
-        return read_payload(payload)
-    except StringError as error:
-        name = topic.rpartition(":")[2]
-        if name in _SHELL_NAMES and error.code is StringCode.COMMAND_UNSUPPORTED:
-            # string:bash is the file topic "bash" (a bare name is file:NAME): a script meant
-            # for a bash topic, which needs a name of its own.
-            raise StringError(
-                error.code,
-                error.message,
-                *error.context,
-                f"to run a script, tag it string:bash:NAME (string:{name} is the file topic "
-                f"file:{name})",
-            ) from None
-        raise
-
-
-_SHELL_NAMES = frozenset({"bash", "sh", "shell", "terminal", "zsh"})
 
 
 def read_bash_payload(payload: str) -> Request:
@@ -89,6 +66,37 @@ def read_bash_payload(payload: str) -> Request:
             "send the script in a block of its own",
         )
     return Request(first, name, "", None)
+
+
+class ScriptAnswer(Struct, frozen=True):
+    message: str  # "exit: 0 | cwd: ~/src"
+    context: tuple[str, ...]  # what became of its changes, how its output was cut, its folder
+    output: str
+
+
+def home(rel: str | None) -> str:
+    """A workspace folder as a bash topic names it: "~/", "~/src"."""
+    return "~/" if rel in (None, ".", "") else f"~/{rel}"
+
+
+def script_answer(run: RunOutcome, note: str = "") -> ScriptAnswer:
+    """The response to a script that ran to its end (seed 000's bash row), from its record:
+    `exit: N | cwd: ~/folder`, then the facts (its changes, its output cut), and `note` (why it
+    ran where it did) first; a script that ended where the session cannot follow leaves it at the
+    root, and says so."""
+    context = ([note] if note else []) + fact_lines(run)
+    if run.ended_in is None:
+        context.append(f"{where_note(run)}; the session is back at ~/")
+    cwd = run.ended_in if run.ended_in is not None else "."
+    return ScriptAnswer(f"exit: {run.exit} | cwd: {home(cwd)}", tuple(context), run.output.text)
+
+
+def script_failure(run: RunOutcome, note: str = "") -> list[str]:
+    """The context lines of the error of a script that did not run to its end: the facts, then
+    the output so far (its last lines)."""
+    tail = [line for line in run.output.text.split("\n") if line][-OUTPUT_IN_AN_ERROR:]
+    shown = ["output so far:", *tail] if tail else []
+    return ([note] if note else []) + fact_lines(run) + shown
 
 
 def help_text() -> str:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from ..grammar import LINE_BREAK_RE, with_lf_breaks
 from . import grammar
@@ -245,6 +247,29 @@ def read_payload(payload: str) -> Request:
     return Request(line, name, command.group(2).strip(), body, writes)
 
 
+# The names a model gives a file topic it means as a shell (string:bash is file:bash).
+_SHELL_NAMES = frozenset({"bash", "sh", "shell", "terminal", "zsh"})
+
+
+def read_file_request(topic: str, payload: str) -> Request:
+    """A file topic's block read: its command, or the error that refuses it."""
+    try:
+        return read_payload(payload)
+    except StringError as error:
+        name = topic.rpartition(":")[2]
+        if name in _SHELL_NAMES and error.code is StringCode.COMMAND_UNSUPPORTED:
+            # string:bash is the file topic "bash" (a bare name is file:NAME): a script meant
+            # for a bash topic, which needs a name of its own.
+            raise StringError(
+                error.code,
+                error.message,
+                *error.context,
+                f"to run a script, tag it string:bash:NAME (string:{name} is the file topic "
+                f"file:{name})",
+            ) from None
+        raise
+
+
 def usage_error(name: str, problem: str) -> StringError:
     spec = BY_NAME[name]
     return StringError(StringCode.INVALID_PARAMS, problem, "usage: " + " | ".join(spec.usage))
@@ -286,23 +311,14 @@ def parse_location(name: str, argument: str) -> Location:
     """`path`, `path#block`, `path@c3`, `path:L5`, `path:L5-L10`, or `#block` / `:L5-L10` alone
     for the topic's current document."""
     text = argument.strip()
-    version = lines = block = None
-    match = grammar.VERSION_RE.search(text)
-    if match:
-        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
-    match = grammar.LINES_RE.search(text)
-    if match:
-        first = _number(name, match.group(1), "a line number")
-        last = _number(name, match.group(2), "a line number") if match.group(2) else first
-        if first < 1 or last < first:
-            raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
-        lines, text = (first, last), text[: match.start()]
+    version, text = _version(name, text)
+    lines, text = _lines(name, text)
     head, hash_mark, tail = text.rpartition("#")
+    block = None
     if hash_mark and grammar.BLOCK_ID_RE.fullmatch(tail) and "/" not in tail:
         block, text = tail, head
-    match = grammar.VERSION_RE.search(text) if version is None else None
-    if match:  # a kept version's block or lines: path@c2#id, path@c2:L5-L10
-        version, text = _number(name, match.group(1), "a version"), text[: match.start()]
+    if version is None:  # a kept version's block or lines: path@c2#id, path@c2:L5-L10
+        version, text = _version(name, text)
     path = text.strip() or None
     if path is not None and path.startswith("@"):
         raise StringError(
@@ -313,6 +329,26 @@ def parse_location(name: str, argument: str) -> Location:
         )
     quoted = path is not None and unquoted(path) != path
     return Location(unquoted(path) if path else None, block, lines, version, quoted)
+
+
+def _version(name: str, text: str) -> tuple[int | None, str]:
+    """The `@cN` a location's text ends with, and the text before it."""
+    match = grammar.VERSION_RE.search(text)
+    if match is None:
+        return None, text
+    return _number(name, match.group(1), "a version"), text[: match.start()]
+
+
+def _lines(name: str, text: str) -> tuple[tuple[int, int] | None, str]:
+    """The `:L5` or `:L5-L10` a location's text ends with, and the text before it."""
+    match = grammar.LINES_RE.search(text)
+    if match is None:
+        return None, text
+    first = _number(name, match.group(1), "a line number")
+    last = _number(name, match.group(2), "a line number") if match.group(2) else first
+    if first < 1 or last < first:
+        raise usage_error(name, f"lines L{first}-L{last} are not a range of lines")
+    return (first, last), text[: match.start()]
 
 
 def workspace_relative(path: str) -> str:
@@ -335,7 +371,7 @@ def leaves_workspace(relative: str) -> str | None:
 # --- variables ------------------------------------------------------------------------------
 
 
-def substitute(line: str, variables: dict[str, str]) -> str:
+def substitute(line: str, variables: Mapping[str, str]) -> str:
     """`line` with each {name} replaced by the topic's value; $NAME is never a variable here."""
     runtime = grammar.RUNTIME_VARIABLE_RE.search(line)
     if runtime:
@@ -357,6 +393,15 @@ def substitute(line: str, variables: dict[str, str]) -> str:
         return variables[name]
 
     return grammar.VARIABLE_RE.sub(value, line)
+
+
+def with_variables(request: Request, variables: Mapping[str, str]) -> Request:
+    """A file topic's request with the topic's {variables} put into its command line (not into
+    /set's own, which names them). Only the argument can hold one: the command's name cannot."""
+    if request.name == "set":
+        return request
+    argument = substitute(request.argument, variables).strip()
+    return request if argument == request.argument else replace(request, argument=argument)
 
 
 def parse_set(argument: str, body: str | None = None) -> tuple[str, str] | None:

@@ -59,7 +59,20 @@ def after_message(*, content: str | None = None, context: tuple[str, ...] = ()) 
 def numbered_change(diff: str, *, limit: int = CHANGE_LINES_SHOWN) -> str:
     """A unified diff as String shows a change: `12 │ kept`, `13 -│ removed` (its old number),
     `13 +│ added` (its new number), "…" between hunks; at most `limit` lines."""
-    rows: list[tuple[str, str, str]] = []  # (number, mark, text)
+    rows = _numbered_rows(diff)
+    shown, more = rows[:limit], len(rows) - limit
+    width = max((len(number) for number, _, _ in shown), default=1)
+    out = [_numbered_row(row, width) for row in shown]
+    if more > 0:
+        out.append(f"\u2026 ({more} more lines of the change)")
+    return "\n".join(out)
+
+
+Row = tuple[str, str, str]  # (number, mark, text); the mark "…" is the gap between two hunks
+
+
+def _numbered_rows(diff: str) -> list[Row]:
+    rows: list[Row] = []
     old = new = 0
     for line in diff.split("\n"):
         if line.startswith(("--- ", "+++ ")) and not rows and old == new == 0:
@@ -70,29 +83,29 @@ def numbered_change(diff: str, *, limit: int = CHANGE_LINES_SHOWN) -> str:
                 rows.append(("", "\u2026", ""))
             old, new = int(match.group(1)), int(match.group(3))
             continue
-        if not line or line.startswith("\\"):
-            continue
-        mark, text = line[0], line[1:]
-        if mark == "-":
-            rows.append((str(old), "-", text))
-            old += 1
-        elif mark == "+":
-            rows.append((str(new), "+", text))
-            new += 1
-        elif mark == " ":
-            rows.append((str(new), " ", text))
-            old += 1
-            new += 1
-    shown, more = rows[:limit], len(rows) - limit
-    width = max((len(number) for number, _, _ in shown), default=1)
-    out = []
-    for number, mark, text in shown:
-        if mark == "\u2026":
-            out.append("\u2026")
-            continue
-        gutter = "\u2502" if mark == " " else f"{mark}\u2502"
-        row = f"{number.rjust(width)} {gutter} {text}"
-        out.append(row if text else row.rstrip(" "))
-    if more > 0:
-        out.append(f"\u2026 ({more} more lines of the change)")
-    return "\n".join(out)
+        row, old, new = _diff_line(line, old, new)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def _diff_line(line: str, old: int, new: int) -> tuple[Row | None, int, int]:
+    """A hunk's line as a row (none for "\\ No newline ..." or an empty line), and the old and
+    new line numbers after it."""
+    mark, text = line[:1], line[1:]
+    if mark == "-":
+        return (str(old), "-", text), old + 1, new
+    if mark == "+":
+        return (str(new), "+", text), old, new + 1
+    if mark == " ":
+        return (str(new), " ", text), old + 1, new + 1
+    return None, old, new
+
+
+def _numbered_row(row: Row, width: int) -> str:
+    number, mark, text = row
+    if mark == "\u2026":
+        return "\u2026"
+    gutter = "\u2502" if mark == " " else f"{mark}\u2502"
+    shown = f"{number.rjust(width)} {gutter} {text}"
+    return shown if text else shown.rstrip(" ")

@@ -1,10 +1,12 @@
 """A String command's result as a `CommandResult`, so both dialects are recorded, listed, copied
 and recovered alike: the id Operator gave the block, the system message as the summary, what
 follows it (context lines, or "---" and the content) as the details, and the topic, the command
-line and the time it needs to be rendered as a response block again."""
+line and the time it needs to be rendered as a response block again, and the record of what the
+engine did for it (protocol/outcomes.py), whichever way it ended."""
 
 from __future__ import annotations
 
+from ..outcomes import Outcome
 from ..results import CommandResult, Status
 from .dialect import MODE, REQUEST, TIME, TOPIC
 from .errors import StringCode, StringError
@@ -51,6 +53,7 @@ def string_ok(
     line: int | None = None,
     diff: str | None = None,
     mode: str | None = None,
+    outcome: Outcome | None = None,
 ) -> CommandResult:
     frame = {TOPIC: topic, REQUEST: request, TIME: at}
     if mode:
@@ -66,6 +69,7 @@ def string_ok(
         diff=diff,
         dialect="string",
         frame=frame,
+        outcome=outcome,
     )
 
 
@@ -80,6 +84,7 @@ def string_failed(
     path: str | None = None,
     line: int | None = None,
     diff: str | None = None,
+    outcome: Outcome | None = None,
 ) -> CommandResult:
     status: Status = "invalid" if error.code in _INVALID else _STATUS.get(error.code, "failed")
     return CommandResult(
@@ -95,4 +100,6 @@ def string_failed(
         diff=diff,
         dialect="string",
         frame={TOPIC: topic, REQUEST: request, TIME: at},
+        outcome=outcome,
+        error_message=error.message,
     )

@@ -12,12 +12,17 @@ model's validator the first time a command of that action is validated, not at i
 
 import re
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..codec import decode_b64_text
 from ..errors import ErrorCode, OperatorError
+
+# How the engine runs a command (engine/executor.py dispatches on it, one handler per kind): a
+# read at once; a write planned, asked about and committed; a run asked about, run, and what it
+# changed asked about as a change-set.
+CommandKind = Literal["read", "write", "run"]
 
 _WHOLE_NUMBER_RE = re.compile(r"[0-9]+")
 # Any size of number is taken ("lines: 99999999999" is clamped, a huge start is past the end) and
@@ -87,6 +92,14 @@ class Command(BaseModel):
     version: str
     id: str
     action: str
+
+    @property
+    def kind(self) -> CommandKind:
+        """How the engine runs it: a command that runs a program is a "run" (it writes too: the
+        person is asked first), one that otherwise changes anything a "write", the rest reads."""
+        if self.RUNS:
+            return "run"
+        return "write" if self.WRITES else "read"
 
     @property
     def path_or_none(self) -> str | None:

@@ -96,9 +96,8 @@ class CommandConsentScreen(PlanDialog):
         with Vertical(id="consent-box") as box:
             box.border_title = self._title(self.outlook)
             yield Static(facts(plan, self.network), id="consent-title")
-            for note in plan.notes:
-                if not note.startswith("NOT sandboxed"):  # facts() says that one, in red
-                    yield Static(Text(f"note: {note}", style="yellow"))
+            for note in plan.notes:  # not sandboxed: facts() says so, in red, from plan.run
+                yield Static(Text(f"note: {note}", style="yellow"))
             yield Static(rest_text(self.outlook, plan.target.rel), id="consent-rest")
             yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
             more = (

@@ -94,4 +94,4 @@ def commit_changeset(
     synced = sync_folders(ws, items)
     journal.commit(entry, sync=True)
     extra = "; ".join(notes + ([synced] if synced else []))
-    return CommitOutcome(plan.summary + (f" ({extra})" if extra else ""), seq)
+    return CommitOutcome(plan.summary + (f" ({extra})" if extra else ""), seq, extra)

@@ -1,6 +1,7 @@
 """What a change-set is made of, as data: each entry it changes (`Item`), what that entry was in
 the tree when the set was planned (`Entry`, checked again before anything is touched), and the set
-itself with what it leaves out (ignored paths, symlinks and special files a command made)."""
+itself with what it leaves out (ignored paths, symlinks and special files a command made: a
+`LeftOut` of protocol/outcomes.py, as the command's record keeps it)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from typing import Any, Literal
 
 from msgspec import Struct, field
 
-from ....protocol.escapes import escape_name
+from ....protocol.outcomes import EntryChange, LeftOut, SetEntry
+from ....protocol.run_text import left_out_lines
 
-ENTRIES_SHOWN = 40  # entries a command's result names (the person sees them all in the diff)
+__all__ = ["ChangeSet", "Entry", "EntryKind", "Item", "LeftOut", "Op", "left_out_lines"]
 
 Op = Literal["write", "delete", "rmdir", "mkdir"]
 EntryKind = Literal["file", "dir", "symlink", "other"]
@@ -139,15 +141,6 @@ class Item(Struct, frozen=True):
         )
 
 
-class LeftOut(Struct, frozen=True):
-    """Entries of the command's changes that are not part of the set, by folder: under ignored
-    paths (.gitignore, .git/), or symlinks and special files the command made."""
-
-    why: Literal["ignored", "symlink", "special"]
-    folder: str  # workspace-relative, "." for the root
-    count: int
-
-
 class ChangeSet(Struct, frozen=True):
     upper: Path  # the overlay's upper layer: the new bytes of every `write`
     items: tuple[Item, ...]
@@ -168,48 +161,17 @@ class ChangeSet(Struct, frozen=True):
         ]
         return f"{total} file{'s' if total != 1 else ''}: {', '.join(parts)}"
 
-    def entries(self, most: int = ENTRIES_SHOWN) -> str:
-        """ "src/app.py (changed), new.txt (created), build/ (folder made)": which entries, so
-        the model knows what its command touched (the person sees the diff), the first `most`
-        and how many more."""
-        shown = [f"{escape_name(item.rel)}{_WHAT[_kind(item)]}" for item in self.items[:most]]
-        more = len(self.items) - most
-        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-
     def left_out_lines(self) -> list[str]:
         return left_out_lines(self.left_out)
 
-
-_WHAT = {
-    "changed": " (changed)",
-    "created": " (created)",
-    "deleted": " (deleted)",
-    "mkdir": "/ (folder made)",
-    "rmdir": "/ (folder removed)",
-}
+    def entry_records(self) -> tuple[SetEntry, ...]:
+        """Each entry the set changes, as its record names it (protocol/outcomes.py)."""
+        return tuple(SetEntry(item.rel, _kind(item), item.new_sha) for item in self.items)
 
 
-def _kind(item: Item) -> str:
+def _kind(item: Item) -> EntryChange:
     if item.op == "write":
         return "created" if item.before is None else "changed"
-    return "deleted" if item.op == "delete" else item.op
-
-
-def left_out_lines(left_out: tuple[LeftOut, ...]) -> list[str]:
-    """One line per reason, folders with their counts: "not applied (ignored paths):
-    .pytest_cache/ (3), src/__pycache__/ (2)"."""
-    lines = []
-    for why, title in (
-        ("ignored", "not applied (ignored paths)"),
-        ("symlink", "not applied (symlinks)"),
-        ("special", "not applied (special files)"),
-    ):
-        found = [left for left in left_out if left.why == why]
-        if found:
-            shown = ", ".join(
-                f"{'./' if left.folder == '.' else left.folder + '/'} ({left.count})"
-                for left in found[:8]
-            )
-            more = f" and {len(found) - 8} more folders" if len(found) > 8 else ""
-            lines.append(f"{title}: {shown}{more}")
-    return lines
+    if item.op == "delete":
+        return "deleted"
+    return "folder made" if item.op == "mkdir" else "folder removed"

@@ -130,4 +130,5 @@ def commit_content(
     finally:
         os.close(dir_fd)
     assert entry is not None
-    return CommitOutcome(plan.summary + (f" ({note})" if note else ""), entry.seq)
+    summary = plan.summary + (f" ({note})" if note else "")
+    return CommitOutcome(summary, entry.seq, new_sha=entry.new_sha)

@@ -16,8 +16,8 @@ from ....protocol.grammar import WRITE_MAX_BYTES
 from ....protocol.results import count
 from ...boundary.target import Target
 from ...boundary.workspace import Workspace
-from ...textops.diff import unified_diff
-from ...textops.line_moves import changes_of_diff, moves_clause
+from ...textops.diff import text_diff
+from ...textops.line_moves import moves_clause
 from ...textops.textfile import TextDoc, new_file_bytes, split_lines
 from ..plan import PlanKind, WritePlan
 
@@ -107,12 +107,13 @@ def _plan(
             summary=f"No change: {target.rel} already has this content",
             base=old,
         )
-    diff, added, removed = unified_diff(before, after, target.rel, created=old is None)
+    diff = text_diff(before, after, target.rel, created=old is None)
     kind: PlanKind = "create" if old is None else "modify"
     moves = None
     if old is not None:
         old_lines = before.count("\n") + (1 if before and not before.endswith("\n") else 0)
-        moves = moves_clause(changes_of_diff(diff), old_lines)
+        moves = moves_clause(diff.moves, old_lines)
+    counts = summary.format(added=diff.added, removed=diff.removed)
     return WritePlan(
         action=cmd.action,
         command_id=cmd.id,
@@ -120,13 +121,14 @@ def _plan(
         kind=kind,
         base_hash=None,
         new_bytes=new,
-        diff=diff,
-        added=added,
-        removed=removed,
-        summary=summary.format(added=added, removed=removed) + (f"; {moves}" if moves else ""),
+        diff=diff.text,
+        added=diff.added,
+        removed=diff.removed,
+        summary=counts + (f"; {moves}" if moves else ""),
         notes=notes,
         base=old,
         moves=moves,
+        line_moves=diff.moves,
     )
 
 
