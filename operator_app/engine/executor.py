@@ -12,7 +12,7 @@ starts reporting progress; a write's result is recorded durably on its own.
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from .boundary.secrets import OPERATORS_OWN, SecretPaths
 from .dialects import engine_half
 from .messages.events import (
     AwaitingDecision,
+    BlocksFound,
     BlockStarted,
     DuplicateSkipped,
     EngineEvent,
@@ -44,6 +45,8 @@ from .state.internal_failure import internal_message, without_machine_paths
 from .state.session import Session, StateUnusable, check_state_location
 
 if TYPE_CHECKING:
+    from ..protocol.blocks import RawBlock
+    from ..protocol.chanflow.blocks import ChanBlock
     from ..protocol.commands.base import Command
     from ..protocol.dialect import Block, Pending
     from .boundary.workspace import Workspace
@@ -185,6 +188,7 @@ class MessageRun(Struct):
         for warning in scan.warnings:
             self.warnings.append(f"line {warning.line}: {warning.message}")
         self._blocks = list(scan.blocks)
+        self._found(scan.blocks)
         for index in range(len(self._blocks)):
             self._run_block(index)
 
@@ -196,11 +200,19 @@ class MessageRun(Struct):
                 self.warnings.append(f"line {event.line}: {event.message}")
             else:
                 self._blocks.append(event)
+        self._found(event for event in events if not isinstance(event, ScanWarning))
         for index in range(first, len(self._blocks)):
             self._run_block(index)
         self._flush()
         self.settle()  # the caller lets go of the session after a chunk
         return self.results[start:]
+
+    def _found(self, blocks: Iterable[RawBlock | ChanBlock]) -> None:
+        """Say where the blocks just scanned stand, before they run (BlocksFound): a front end
+        marks them from this scan, never scanning the text again."""
+        found = BlocksFound.of(blocks)
+        if found.spans:
+            self.engine.notify(found)
 
     def _run_block(self, index: int) -> None:
         block = self._blocks[index]
