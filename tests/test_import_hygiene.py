@@ -1,8 +1,9 @@
 """The headless path stays light: `operator-app exec`, through the entry point that also opens the
 TUI, never imports Textual or Rich, nor what only an error or a write needs (difflib, traceback,
 unidiff), nor the command models of other actions than those it runs (declaring all 21 costs a
-start twice what the read's family does); and the scanner alone imports no pydantic (it is the
-part that must be fast on every paste)."""
+start twice what the read's family does); the scanner alone imports no pydantic (it is the
+part that must be fast on every paste), and neither do the TUI's modules before the first
+screen."""
 
 from __future__ import annotations
 
@@ -98,6 +99,25 @@ def test_scanner_alone_imports_no_pydantic() -> None:
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.stdout.strip() == "False"
+
+
+def test_the_tuis_modules_leave_pydantic_and_the_lexer_table_for_later() -> None:
+    """The TUI's first screen waits for its imports: the command models (pydantic) are declared
+    on the first paste or when help is first shown, and Pygments' lexer table is loaded by the
+    warm-up thread or the first diff, never by importing the app's modules."""
+    code = (
+        "import sys, operator_app.tui.app; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' "
+        "or m in ('pygments.lexers', 'operator_app.protocol.commands.base')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.stdout.strip() == "[]"
 
 
 CHECK_COLLECTOR = """
