@@ -15,17 +15,38 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import sys
 from pathlib import Path
+
+APP_NAME = "operator-app"  # the config folder's name in the person's config home
 
 
 def config_dir() -> Path:
     override = os.environ.get("OPERATOR_CONFIG_DIR")
     if override:
         return Path(override)
+    home = _xdg_home("XDG_CONFIG_HOME", "~/.config")
+    if home is not None:
+        return Path(home) / APP_NAME
     from platformdirs import user_config_dir
 
-    return Path(user_config_dir("operator-app"))
+    return Path(user_config_dir(APP_NAME))
+
+
+def _xdg_home(variable: str, default: str) -> str | None:
+    """On Linux, the folder platformdirs names for an XDG base directory: the absolute path in
+    `variable` ("XDG_CONFIG_HOME"), else `default` under the home folder. Read here, not imported:
+    platformdirs brings tempfile, shutil and their compression modules with it, 18 M of the
+    instructions of every `exec` (docs/design.md, "Start-up"). None elsewhere, and for a home
+    folder that is not an absolute path: platformdirs answers then. engine/state/session.py reads
+    the state home the same way (the engine may not import this module); tests/test_settings.py
+    holds both to platformdirs' answers."""
+    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel"):
+        return None
+    named = os.environ.get(variable, "")
+    if os.path.isabs(named):
+        return named
+    return os.path.expanduser(default) if os.path.isabs(os.environ.get("HOME", "")) else None
 
 
 def scratch_dir() -> Path | None:
@@ -214,6 +235,8 @@ def save(key: str, value: object) -> bool:
 
 
 def update(values: dict[str, object]) -> bool:
+    import tempfile  # (only here: every `exec` reads the settings, none writes them)
+
     settings = load_settings()
     settings.update(values)
     folder = config_dir()

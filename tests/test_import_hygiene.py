@@ -1,8 +1,9 @@
 """The headless path stays light: `operator-app exec`, through the entry point that also opens the
 TUI, never imports Textual or Rich, nor what only an error or a write needs (difflib, traceback,
 unidiff), nor the command models of other actions than those it runs (declaring all 21 costs a
-start twice what the read's family does); and the scanner alone imports no pydantic (it is the
-part that must be fast on every paste)."""
+start twice what the read's family does); the scanner alone imports no pydantic (it is the
+part that must be fast on every paste), and neither do the TUI's modules before the first
+screen."""
 
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ def test_exec_of_a_read_imports_nothing_it_does_not_need(tmp_path: Path) -> None
 
 
 CHECK_ENTRY = """
-import atexit, sys, tempfile, pathlib
-ws = pathlib.Path(tempfile.mkdtemp()); (ws / "a.txt").write_text("hi")
+import atexit, sys, pathlib
+ws = pathlib.Path(sys.argv[1]) / "ws"; ws.mkdir(parents=True); (ws / "a.txt").write_text("hi")
 msg = ws.parent / (ws.name + ".msg"); msg.write_text(
     "OPERATOR_CMD\\nversion: 1\\nid: r\\naction: fs.read\\npath: a.txt\\nEND_OPERATOR_CMD\\n")
 watched = ("importlib.metadata", "operator_app.engine.boundary.gitignore",
@@ -50,7 +51,7 @@ watched = ("importlib.metadata", "operator_app.engine.boundary.gitignore",
            "operator_app.engine.messages.lines", "operator_app.engine.boundary.tree_walk",
            "operator_app.engine.opcmd.line_edits", "operator_app.engine.opcmd.failed_writes",
            "operator_app.engine.opcmd.recovered", "operator_app.engine.changes.outcomes",
-           "operator_app.engine.safety.journal", "shlex")
+           "operator_app.engine.safety.journal", "shlex", "platformdirs", "tempfile", "shutil")
 atexit.register(lambda: print("loaded:" + ",".join(m for m in watched if m in sys.modules)))
 sys.argv = ["operator-app", "exec", "--workspace", str(ws),
             "--state-dir", str(ws.parent / (ws.name + ".st")), str(msg)]
@@ -59,23 +60,30 @@ entry()
 """
 
 
-def _entry_loads(env: dict[str, str]) -> str:
+def _entry_loads(env: dict[str, str], folder: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-c", CHECK_ENTRY], capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", CHECK_ENTRY, str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     assert "ok: true" in done.stdout
     return done.stdout.rsplit("loaded:", 1)[1].strip()
 
 
-def test_the_command_of_a_read_skips_plugin_discovery_and_ignore_rules() -> None:
+def test_the_command_of_a_read_skips_plugin_discovery_and_ignore_rules(tmp_path: Path) -> None:
     """Through `operator-app`'s own entry: pydantic's plugin loader (which imports
     importlib.metadata only to find no plugins) is stood in for, and a read loads no .gitignore
     machinery, no tree walk, no write plan, no line-number bookkeeping and nothing that only a
-    write that failed or was cut short needs; a plugin setting of the person's own is kept, and
-    pydantic's loader with it."""
+    write that failed or was cut short needs, nor platformdirs (the XDG folders are read without
+    it on Linux) and the tempfile and shutil it brings; a plugin setting of the person's own is
+    kept, and pydantic's loader with it."""
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
-    assert _entry_loads(env) == ""
-    assert _entry_loads(env | {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}) == "importlib.metadata"
+    assert _entry_loads(env, tmp_path / "one") == ""
+    own = env | {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}
+    # (importlib.metadata brings tempfile and shutil with it: the person asked for that)
+    assert "importlib.metadata" in _entry_loads(own, tmp_path / "two").split(",")
 
 
 def test_scanner_alone_imports_no_pydantic() -> None:
@@ -91,6 +99,25 @@ def test_scanner_alone_imports_no_pydantic() -> None:
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.stdout.strip() == "False"
+
+
+def test_the_tuis_modules_leave_pydantic_and_the_lexer_table_for_later() -> None:
+    """The TUI's first screen waits for its imports: the command models (pydantic) are declared
+    on the first paste or when help is first shown, and Pygments' lexer table is loaded by the
+    warm-up thread or the first diff, never by importing the app's modules."""
+    code = (
+        "import sys, operator_app.tui.app; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' "
+        "or m in ('pygments.lexers', 'operator_app.protocol.commands.base')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.stdout.strip() == "[]"
 
 
 CHECK_COLLECTOR = """

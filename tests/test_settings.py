@@ -1,10 +1,13 @@
 """The settings file: private to its owner (it holds the bridge's pairing token), replaced whole,
-and a broken one never stops the app."""
+and a broken one never stops the app; it and the sessions live where platformdirs says."""
 
 from __future__ import annotations
 
 import stat
+import sys
 from pathlib import Path
+
+import pytest
 
 from operator_app import settings
 
@@ -53,3 +56,31 @@ def test_secret_paths_are_operators_own_unless_the_settings_name_them(
     assert settings.secret_paths(blog) == ([".env*", "*.key"], [])
     settings.save("secret_paths", "not a table")
     assert settings.secret_paths(shop) == (None, [])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the XDG folders are read so on Linux only")
+@pytest.mark.parametrize(
+    "environment",
+    [
+        {"XDG_CONFIG_HOME": "/x/config", "XDG_STATE_HOME": "/x/state/"},
+        {"XDG_CONFIG_HOME": "relative/config", "XDG_STATE_HOME": ""},
+        {},
+        {"HOME": "/"},
+    ],
+)
+def test_the_config_and_state_homes_are_where_platformdirs_puts_them(
+    environment: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read without importing platformdirs on the start of every command (docs/design.md,
+    "Start-up"), the folders are the ones platformdirs names, whatever the variables say."""
+    from platformdirs import user_config_dir, user_state_dir
+
+    from operator_app.engine.state.session import STATE_APP_NAME, state_home
+
+    for name in ("OPERATOR_CONFIG_DIR", "OPERATOR_STATE_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert settings.config_dir() == Path(user_config_dir("operator-app"))
+    assert state_home() == Path(user_state_dir(STATE_APP_NAME))

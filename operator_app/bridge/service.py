@@ -14,7 +14,7 @@ from typing import Any
 from msgspec import Struct, field
 
 from ..engine import AwaitingDecision, EngineEvent, ResultReady
-from ..protocol import CommandResult, render_results, scan_whole
+from ..protocol import CommandResult, GrowingScan, render_results
 from .feeder import Feeder, StreamHost
 from .ledger import Ledger
 from .pages import Feed, Open, PageKey, PageMessages, StreamOp
@@ -63,15 +63,34 @@ class HeldAnswer(Struct):
     title: str
     text: str
     generating: bool = False  # the model still writes it (told again mid-answer, or it grows)
+    # How many blocks it would run if the person said so now, valid or not (scanned, not run): a
+    # block still being written runs once the answer ends. Counted as the text arrives, by one
+    # scan that goes on with what each telling adds: the question about it is worded again at
+    # each line the model writes, and an answer is never scanned whole for it again.
+    blocks: int = 0
+    _scan: GrowingScan = field(default_factory=GrowingScan)
+
+    def __post_init__(self) -> None:
+        self._count()
 
     @property
     def lines(self) -> list[str]:
         return self.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
-    @property
-    def blocks(self) -> int:
-        """How many blocks it would run, valid or not (it is scanned, not run)."""
-        return sum(1 for block in scan_whole(self.text).blocks if block.runs)
+    def tell(self, text: str, generating: bool) -> bool:
+        """The page told it again: `text` as the page has it now (a shorter text is an older
+        telling, and changes nothing), and whether the model still writes it. True when what the
+        person is asked about changed: it grew, or it ended."""
+        before = (self.text, self.generating)
+        if text != self.text and not self.text.startswith(text):
+            self.text = text
+        self.generating = generating
+        self._count()
+        return (self.text, self.generating) != before
+
+    def _count(self) -> None:
+        found = self._scan.blocks(self.text, ended=not self.generating)
+        self.blocks = sum(1 for block in found if block.runs)
 
 
 class Tab(Struct, frozen=True):
@@ -283,11 +302,7 @@ class Bridge:
                 del self.held[key]
                 self._tell_held()
                 return False
-            before = (held.text, held.generating)
-            if text != held.text and not held.text.startswith(text):
-                held.text = text
-            held.generating = generating
-            if (held.text, held.generating) != before:
+            if held.tell(text, generating):
                 # The person's question follows it: "began" became "ended", or it grew.
                 self._tell_held()
             return True

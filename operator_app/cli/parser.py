@@ -200,8 +200,8 @@ def command_line(
 ) -> Parser:
     """The parser of `operator-app`: `options` adds the options taken with no sub-command (the
     TUI's), `sub_commands` declares each sub-command. When `argv` starts with a sub-command only
-    that one's parser is built: each costs gettext lookups on disk, and exec's start-up is
-    measured."""
+    that one's parser is built, and the options taken without one are not (none can stand before
+    it then): each costs gettext lookups on disk, and exec's start-up is measured."""
     parser = Parser(
         prog="operator-app",
         description=(
@@ -210,12 +210,12 @@ def command_line(
         ),
         epilog=EPILOG,
     )
-    if options is not None:
+    chosen = argv[0] if argv and argv[0] in sub_commands else None
+    if options is not None and chosen is None:
         options(parser)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     # With prog given, argparse does not build a help formatter (which imports shutil, bz2, lzma).
     sub = parser.add_subparsers(dest="command", parser_class=Parser, prog="operator-app")
-    chosen = argv[0] if argv and argv[0] in sub_commands else None
     for name, declare in sub_commands.items():
         if chosen in (None, name):
             declare(sub)

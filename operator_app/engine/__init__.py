@@ -63,6 +63,12 @@ if TYPE_CHECKING:
         AwaitingDecision as AwaitingDecision,
     )
     from .messages.events import (
+        BlocksFound as BlocksFound,
+    )
+    from .messages.events import (
+        BlockSpan as BlockSpan,
+    )
+    from .messages.events import (
         BlockStarted as BlockStarted,
     )
     from .messages.events import (
@@ -170,6 +176,8 @@ _FACE = {
     "reject_all": "executor",
     "AwaitingDecision": "messages.events",
     "CommandOutput": "messages.events",
+    "BlockSpan": "messages.events",
+    "BlocksFound": "messages.events",
     "BlockStarted": "messages.events",
     "DuplicateSkipped": "messages.events",
     "EngineEvent": "messages.events",

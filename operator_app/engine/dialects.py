@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..protocol.dialects import default_name, dialect_named
 
 if TYPE_CHECKING:
+    from ..protocol.message import MessageScan
     from ..protocol.results import CommandResult
     from .boundary.workspace import Workspace
     from .changes.outcomes import Landing
@@ -43,15 +44,18 @@ def recover_interrupted_writes(
 
 
 def unanswered_blocks(
-    text: str, number: int, used: UsedIds, *, interrupted: bool
+    text: str, number: int, used: UsedIds, *, interrupted: bool, scan: MessageScan | None = None
 ) -> list[Unanswered]:
     """The blocks of message `number` (its recorded `text`) that have no result of their own:
     repeats of an earlier message's commands, and, in a message the app stopped in
-    (`interrupted`), blocks that never ran. The caller leaves out those it holds results for."""
-    from ..protocol.message import scan_whole
+    (`interrupted`), blocks that never ran. The caller leaves out those it holds results for.
+    `scan`: the scan of `text`, when the caller made it already (it is not made twice)."""
+    if scan is None:
+        from ..protocol.message import scan_whole
 
+        scan = scan_whole(text)
     found = []
-    for block in scan_whole(text).blocks:
+    for block in scan.blocks:
         missing = engine_half(block.dialect).unanswered(block, used, number, interrupted)
         if missing is not None:
             found.append(missing)

@@ -12,7 +12,8 @@ starts reporting progress; a write's result is recorded durably on its own.
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from .boundary.secrets import OPERATORS_OWN, SecretPaths
 from .dialects import engine_half
 from .messages.events import (
     AwaitingDecision,
+    BlocksFound,
     BlockStarted,
     DuplicateSkipped,
     EngineEvent,
@@ -47,6 +49,7 @@ from .state.session import Session, StateUnusable, check_state_location
 if TYPE_CHECKING:
     from ..protocol.commands.base import Command, CommandKind
     from ..protocol.dialect import Block, Pending
+    from ..protocol.growing_scan import GrowingScan
     from .boundary.workspace import Workspace
     from .changes.apply import Applied
     from .changes.plan import WritePlan
@@ -117,6 +120,11 @@ class MessageRun(Struct):
     _at: int = -1
     _runners: dict[str, BlockRunner] = field(default_factory=dict)  # one per dialect met
     _planned: dict[int, PlannedWrite | None] = field(default_factory=dict)  # by block index
+    # What a waiting write's dialog sees of the text its source holds beyond what was fed: one
+    # scan that goes on with each look (the dialog looks again while the message arrives, from
+    # the UI's thread; the lock keeps two looks from feeding it at once).
+    _ahead: GrowingScan | None = None
+    _ahead_lock: threading.Lock = field(default_factory=threading.Lock)
     # Why the rest of the message is not run: a write before it waits for an approval no person
     # can give in this run (engine/messages/not_approved.py).
     held_back: str | None = None
@@ -187,6 +195,7 @@ class MessageRun(Struct):
         for warning in scan.warnings:
             self.warnings.append(f"line {warning.line}: {warning.message}")
         self._blocks = list(scan.blocks)
+        self._found(scan.blocks)
         for index in range(len(self._blocks)):
             self._run_block(index)
 
@@ -198,11 +207,19 @@ class MessageRun(Struct):
                 self.warnings.append(f"line {event.line}: {event.message}")
             else:
                 self._blocks.append(event)
+        self._found(event for event in events if not isinstance(event, ScanWarning))
         for index in range(first, len(self._blocks)):
             self._run_block(index)
         self._flush()
         self.settle()  # the caller lets go of the session after a chunk
         return self.results[start:]
+
+    def _found(self, blocks: Iterable[Block]) -> None:
+        """Say where the blocks just scanned stand, before they run (BlocksFound): a front end
+        marks them from this scan, never scanning the text again."""
+        found = BlocksFound.of(blocks)
+        if found.spans:
+            self.engine.notify(found)
 
     def _run_block(self, index: int) -> None:
         block = self._blocks[index]
@@ -250,11 +267,18 @@ class MessageRun(Struct):
     def _known_blocks(self) -> tuple[list[Block], int]:
         """The message's blocks as far as they are known, and where the running one stands: those
         scanned, and for a stream whose source holds more already, the blocks of that too."""
-        ahead = self.lookahead()[0] if self.lookahead is not None else ""
+        ahead, more = self.lookahead() if self.lookahead is not None else ("", False)
         if not ahead:
             return self._blocks, self._at
         running = self._blocks[self._at]
-        known = list(scan_whole("".join(self._fed) + ahead).blocks)
+        with self._ahead_lock:
+            if self._ahead is None:
+                from ..protocol.growing_scan import GrowingScan
+
+                self._ahead = GrowingScan()
+            # The text fed and what the source holds beyond it only ever grow (a page message's
+            # rewrite is another message): each look scans what arrived since the last one.
+            known = self._ahead.blocks("".join(self._fed) + ahead, ended=not more)
         later = [b for b in known if b.start_line > self._blocks[-1].start_line]
         blocks = self._blocks + later
         return blocks, blocks.index(running)

@@ -95,6 +95,9 @@ if TYPE_CHECKING:
     from .grammar import (
         with_lf_breaks as with_lf_breaks,
     )
+    from .growing_scan import (
+        GrowingScan as GrowingScan,
+    )
     from .message import (
         MessageScan as MessageScan,
     )
@@ -177,6 +180,7 @@ _FACE = {
     "WINDOW_CHARS": "grammar",
     "count_breaks": "grammar",
     "with_lf_breaks": "grammar",
+    "GrowingScan": "growing_scan",
     "MessageScan": "message",
     "MessageScanner": "message",
     "scan_whole": "message",

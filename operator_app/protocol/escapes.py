@@ -47,6 +47,11 @@ def _escaped(match: re.Match[str]) -> str:
 def escape_controls(text: str, *, keep: str = "\t") -> str:
     """`text` with every control character not in `keep` written as an escape; cheap when there
     are none."""
+    if text.isprintable():
+        # Every control above is unprintable to Python (categories Cc, Cf, Zl, Zp): text that has
+        # none needs no pattern, and a plain result never compiles one (a class of 80 characters,
+        # some 3 M instructions of an `exec`'s start: docs/design.md, "Start-up").
+        return text
     pattern = _controls_but(keep)
     return pattern.sub(_escaped, text) if pattern.search(text) else text
 

@@ -15,7 +15,7 @@ from textual import events
 from textual.widgets import Input, TextArea
 
 from .. import settings
-from ..engine import AwaitingDecision, CommandOutput, Progress, ResultReady
+from ..engine import AwaitingDecision, BlocksFound, CommandOutput, Progress, ResultReady
 from ..protocol import MessageScan, nothing_to_run, scan_whole
 from .clipboard import SystemClipboard, watch_loop
 from .messages import (
@@ -224,7 +224,10 @@ class MessageFlow:
             return
         event = message.event
         was_waiting = state.writes_waiting()
-        state.apply(event)
+        if isinstance(event, BlocksFound):
+            state.found(event)  # where the view marks them, from the engine's scan
+        else:
+            state.apply(event)
         if isinstance(event, AwaitingDecision):
             self.panes.status(waits_text(state.number, event.plan))
         elif isinstance(event, Progress):

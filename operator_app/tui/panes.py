@@ -126,6 +126,7 @@ class Panes:
                 state.errors_by_line(),
                 state.pending[0] if state.pending else None,
                 state.warnings,
+                spans=state.spans,
                 message=(self.opened.runner, state.number),
             )
             tail = not state.finished or self._tail_next_refresh

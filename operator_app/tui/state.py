@@ -8,6 +8,8 @@ from msgspec import Struct, field
 
 from ..engine import (
     AwaitingDecision,
+    BlocksFound,
+    BlockSpan,
     BlockStarted,
     CommandOutput,
     DuplicateSkipped,
@@ -19,7 +21,14 @@ from ..engine import (
     UsedIds,
     unanswered_blocks,
 )
-from ..protocol import CommandResult, action_writes, default_name, dialect_named
+from ..protocol import (
+    CommandResult,
+    MessageScan,
+    action_writes,
+    default_name,
+    dialect_named,
+    scan_whole,
+)
 
 WAITING = "waiting for you"
 NOT_RUN = "not run"
@@ -54,6 +63,9 @@ class MessageState(Struct):
     interrupted: bool = False  # the app stopped before the message ended (seen after a restart)
     warnings: tuple[str, ...] = ()
     version: int = 0  # bumped on every change, so views redraw only when something changed
+    # Where its blocks stand, as the engine's scan found them (BlocksFound), or as the one scan of
+    # its text after a restart found them (load_history): the message view marks them from here.
+    spans: list[BlockSpan] = field(default_factory=list)
 
     @property
     def results(self) -> list[CommandResult]:
@@ -106,12 +118,13 @@ class MessageState(Struct):
             {row.earlier_message for row in self.rows.values() if row.earlier_message is not None}
         )
 
-    def fill_missing_rows(self, used: UsedIds) -> None:
+    def fill_missing_rows(self, used: UsedIds, scan: MessageScan | None = None) -> None:
         """After a restart, rows for the blocks that have no stored result: a repeat of a command an
         earlier message ran (a duplicate, as it showed live), or, in a message the app stopped in,
-        a block that never ran (the model must treat it as not executed)."""
+        a block that never ran (the model must treat it as not executed). `scan`: the scan of its
+        text, when the caller made it already."""
         for missing in unanswered_blocks(
-            self.text, self.number, used, interrupted=self.interrupted
+            self.text, self.number, used, interrupted=self.interrupted, scan=scan
         ):
             if missing.line in self.rows:
                 continue
@@ -190,6 +203,11 @@ class MessageState(Struct):
                     if event.done
                     else f"running {event.seconds:.1f} s, {lines} of output (x stops it)"
                 )
+
+    def found(self, event: BlocksFound) -> None:
+        """The engine's scan found more of its blocks."""
+        self.spans += event.spans
+        self.version += 1
 
     def grow(self, chunk: str) -> None:
         """A streamed message received more text."""
@@ -276,5 +294,8 @@ def load_history(session: Session) -> dict[int, MessageState]:
         if state is not None:
             state._result(stored.result)
     for state in states.values():
-        state.fill_missing_rows(used)
+        # One scan of each message, for its missing rows and for the view's marks alike.
+        scan = scan_whole(state.text)
+        state.spans = list(BlocksFound.of(scan.blocks).spans)
+        state.fill_missing_rows(used, scan)
     return states

@@ -180,6 +180,35 @@ def test_the_list_is_the_settings_per_workspace(ws: Path, tmp_path: Path) -> Non
     assert [r["error_code"] for r in results] == ["ERR_SECRET_DECLINED", None, None]
 
 
+def test_patterns_of_every_shape_name_what_they_match_and_nothing_else(
+    ws: Path, tmp_path: Path
+) -> None:
+    """The first look tests a name, "name*" and "*.ext" as plain strings and hands any other glob
+    to fnmatch (engine/boundary/secrets.py): each shape catches what gitignore's would."""
+    patterns = ["vault.txt", "key*", "*.sec", "pin?.txt", "[ab]code.txt", "*token*", "x*y*z"]
+    settings.save("secret_paths", {str(ws): patterns})
+    caught = [
+        "vault.txt",
+        "keys.txt",
+        "notes/a.sec",
+        "pin1.txt",
+        "bcode.txt",
+        "my_token.md",
+        "xAyBz",
+    ]
+    spared = ["vault.txt.bak", "akey.txt", "a.sec.txt", "pin10.txt", "ccode.txt", "tokn.md", "xyq"]
+    (ws / "notes").mkdir(exist_ok=True)
+    for name in caught + spared:
+        (ws / name).write_text("x\n")
+    message = "".join(
+        block(f"r{n}", "fs.read", path=name) for n, name in enumerate(caught + spared)
+    )
+    results, _ = run(ws, tmp_path / "state", message, "--approve", "none")
+    declined = [r["path"] for r in results if r["error_code"] == "ERR_SECRET_DECLINED"]
+    assert declined == caught
+    assert all(r["ok"] for r in results[len(caught) :])
+
+
 @pytest.mark.asyncio
 async def test_the_tui_asks_like_a_write_and_n_tells_the_model_it_was_declined(
     ws: Path, tmp_path: Path

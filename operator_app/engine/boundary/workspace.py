@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import unicodedata
 from collections.abc import Generator
 from pathlib import Path, PurePosixPath
@@ -62,7 +61,6 @@ __all__ = [
 _BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
-_BIDI_RE = re.compile("[" + "".join(sorted(_BIDI_CONTROLS)) + "]")
 MAX_PATH_CHARS = 4096
 MAX_PATH_COMPONENTS = 256
 _ENTRY_KINDS: dict[str, Literal["dir", "file", "symlink", "other"]] = {
@@ -135,13 +133,13 @@ class Workspace:
                     f"at position {position}; remove it and use / as the separator",
                 )
             if ch in _BIDI_CONTROLS:
-                shown = _BIDI_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", escape_name(raw))
+                # (escape_name writes the control as its \u escape)
                 raise OperatorError(
                     ErrorCode.ERR_INVALID_PATH,
-                    f'the path "{shown}" has an invisible bidirectional control (U+{ord(ch):04X} '
-                    f"{unicodedata.name(ch, '')}) at position {position}, which makes a name read "
-                    "other than it is; remove it (a file named with one is for the person to "
-                    "rename)",
+                    f'the path "{escape_name(raw)}" has an invisible bidirectional control '
+                    f"(U+{ord(ch):04X} {unicodedata.name(ch, '')}) at position {position}, which "
+                    "makes a name read other than it is; remove it (a file named with one is for "
+                    "the person to rename)",
                 )
         if "\\" in raw:
             raise OperatorError(

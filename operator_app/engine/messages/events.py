@@ -1,15 +1,17 @@
 """What the engine announces while it works on a message, to whoever listens (the TUI, the
-bridge): a message opened, a block started, a write waiting for the person, a result ready (always
-after it is recorded), a repeat answered, a long read's progress, a block for another channel."""
+bridge): a message opened, the blocks its scan found, a block started, a write waiting for the
+person, a result ready (always after it is recorded), a repeat answered, a long read's progress,
+a block for another channel."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
 if TYPE_CHECKING:
+    from ...protocol.dialect import Block
     from ...protocol.results import CommandResult
     from ..changes.plan import WritePlan
     from .outlook import WriteOutlook
@@ -18,6 +20,23 @@ if TYPE_CHECKING:
 class MessageOpened(Struct, frozen=True):
     number: int
     source: str
+
+
+# A block's first and last line in its message (None: open to the message's end).
+BlockSpan = tuple[int, int | None]
+
+
+class BlocksFound(Struct, frozen=True):
+    """Blocks the message's scan found (a pasted message's all at once, a streamed one's as each
+    is complete), by their lines, before any of them runs: where a view marks the blocks, from
+    the engine's one scan of the text instead of a scan of its own. Only blocks Operator answers
+    (not another channel's)."""
+
+    spans: tuple[BlockSpan, ...]
+
+    @classmethod
+    def of(cls, blocks: Iterable[Block]) -> BlocksFound:
+        return cls(tuple((block.start_line, block.end_line) for block in blocks if block.runs))
 
 
 class BlockStarted(Struct, frozen=True):
@@ -70,6 +89,7 @@ class CommandOutput(Struct, frozen=True):
 EngineEvent = (
     ForeignBlock
     | MessageOpened
+    | BlocksFound
     | BlockStarted
     | AwaitingDecision
     | ResultReady

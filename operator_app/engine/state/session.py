@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,9 +100,25 @@ def state_home() -> Path:
     override = os.environ.get("OPERATOR_STATE_DIR")
     if override:
         return Path(override)
+    home = _xdg_state_home()
+    if home is not None:
+        return Path(home) / STATE_APP_NAME
     from platformdirs import user_state_dir
 
     return Path(user_state_dir(STATE_APP_NAME))
+
+
+def _xdg_state_home() -> str | None:
+    """On Linux, the folder platformdirs names for XDG_STATE_HOME, read without importing it (as
+    settings.py's `_xdg_home` reads the config home, and for the same reason: docs/design.md,
+    "Start-up"); None where platformdirs must answer."""
+    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel"):
+        return None
+    named = os.environ.get("XDG_STATE_HOME", "")
+    if os.path.isabs(named):
+        return named
+    home = os.environ.get("HOME", "")
+    return os.path.expanduser("~/.local/state") if os.path.isabs(home) else None
 
 
 def default_state_dir(workspace_root: Path) -> Path:

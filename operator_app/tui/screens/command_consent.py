@@ -23,12 +23,13 @@ from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
 from .help import KeysScreen
 from .plan_dialog import PlanDialog
 
-SHELL = CodeColours.for_file("script.sh")
-
 
 def script_lines(script: str) -> list[StyledLine]:
-    """The script as shell, each line coloured as bash code."""
-    return diff_lines("\n".join(" " + line for line in script.split("\n")), SHELL)
+    """The script as shell, each line coloured as bash code. (Pygments is asked for the shell's
+    colours here, when a script is first shown, not when the module is imported: looking a lexer
+    up by file name loads its whole table, a tenth of a second of the TUI's start.)"""
+    shell = CodeColours.for_file("script.sh")
+    return diff_lines("\n".join(" " + line for line in script.split("\n")), shell)
 
 
 def facts(plan: WritePlan, network: bool) -> Text:

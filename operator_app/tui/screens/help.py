@@ -12,7 +12,6 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ...protocol import ACTIONS
 from ..keys import MAIN_KEYS, OTHER_KEYS
 
 
@@ -42,6 +41,8 @@ def actions_table() -> Table:
     table.add_column("action", style="bold", no_wrap=True)
     table.add_column("kind", no_wrap=True)
     table.add_column("fields: what it gives")
+    from ...protocol import ACTIONS  # every command model: declared when help is first shown
+
     for name, model in ACTIONS.items():
         kind = (
             Text("write: asks you", style="yellow")

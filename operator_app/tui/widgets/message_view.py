@@ -5,13 +5,14 @@ It draws with Textual's line API (only the lines on screen are rendered), so a 2
 paste shows at once and scrolling stays quick. Message lines are never wrapped (line numbers stay
 true; long lines scroll sideways), but the notes Operator adds are wrapped to the view's width, so
 an error is read where it stands without scrolling. `message_lines` is the pure part: message text
-and its blocks' spans in, view lines out; `BlockSpans` finds those spans, feeding a growing
-message's scanner only what is new, so a streamed answer redrawn at each update is scanned once
-in all, not once per update."""
+and its blocks' spans in, view lines out. The spans are the engine's: where its one scan of the
+message found the blocks (BlocksFound, kept on the message's state), so the view never scans a
+message itself, however often it is redrawn or shown again."""
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from msgspec import Struct
@@ -21,13 +22,8 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
-from ...protocol import (
-    MessageScanner,
-    ScanWarning,
-    count_breaks,
-    windowed_scanner,
-    with_lf_breaks,
-)
+from ...engine import BlockSpan
+from ...protocol import count_breaks, with_lf_breaks
 from ..display import screen_line
 from .lines_view import DrawnLines
 
@@ -51,6 +47,8 @@ STYLES = {
     NOTE_DIM: Style(dim=True),
     NOTE_WARNING: Style(color="yellow"),
 }
+NO_MESSAGE = "No message yet: paste the model's answer anywhere on this screen."
+PENDING_NOTE = "... pending: this block has no END_OPERATOR_CMD yet"
 
 
 class Marked(NamedTuple):
@@ -68,6 +66,18 @@ class ViewLine(Struct, frozen=True):
     kind: str  # a key of STYLES
 
 
+class ShownText(NamedTuple):
+    """The part of a message the view shows: its last SHOWN_CHARS characters, by line."""
+
+    cut: int  # characters left out before it
+    first_line: int  # the message line its first line is
+    lines: list[str]
+
+    @property
+    def last_line(self) -> int:
+        return self.first_line + len(self.lines) - 1
+
+
 def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
     if width is None or len(text) <= width:
         return [ViewLine(None, text, kind)]
@@ -77,90 +87,70 @@ def _notes(text: str, kind: str, width: int | None) -> list[ViewLine]:
     ]
 
 
-Span = tuple[int, int | None]  # a block's start line and end line (None: open to the message's end)
-
-
-class BlockSpans:
-    """Where a message's blocks stand, found as the engine finds them: in the spec's window of the
-    text first seen, then in each part appended to it. Text that is not the last one plus more (a
-    replaced message, another message) starts a new scan."""
-
-    def __init__(self) -> None:
-        self._text = ""
-        self._scanner = MessageScanner()
-        self._closed: list[Span] = []
-
-    def of(self, text: str) -> list[Span]:
-        if not (len(text) >= len(self._text) and text.startswith(self._text)) or not self._text:
-            self._scanner, start, _ = windowed_scanner(text)
-            self._closed, self._text = [], text[:start]
-        new = text[len(self._text) :]
-        self._text = text
-        self._closed += [
-            (event.start_line, event.end_line)
-            for event in self._scanner.feed(new)
-            if not isinstance(event, ScanWarning) and event.runs
-        ]
-        # An unfinished last line may still hold a block's END: it counts as that block's end
-        # line all the same, which is the message's last line, the same as open to the end.
-        pending = self._scanner.pending
-        return (
-            self._closed + [(pending.start_line, None)]
-            if pending is not None
-            else list(self._closed)
-        )
-
-
 def message_lines(
     text: str,
     errors: dict[int, str],
     pending_line: int | None = None,
     note_width: int | None = None,
     warnings: tuple[str, ...] = (),
-    spans: list[Span] | None = None,
+    spans: Sequence[BlockSpan] = (),
 ) -> list[ViewLine]:
     """`errors`: start line of an invalid block -> its error code and summary. `warnings` (the
     scan's, about the whole message) come first. Notes are wrapped to `note_width` characters
-    (None: not wrapped). `spans`: the blocks' lines, when the caller keeps a `BlockSpans`."""
+    (None: not wrapped). `spans`: the blocks' lines, as the engine's scan found them."""
     if not text:
-        return _notes(
-            "No message yet: paste the model's answer anywhere on this screen.",
-            NOTE_DIM,
-            note_width,
+        return _notes(NO_MESSAGE, NOTE_DIM, note_width)
+    out = [
+        note for warning in warnings for note in _notes(f"! {warning}", NOTE_WARNING, note_width)
+    ]
+    shown = _shown_part(text)
+    if shown.cut:
+        out.append(
+            ViewLine(None, f"[... {shown.cut:,} earlier characters not shown ...]", NOTE_DIM)
         )
-    out: list[ViewLine] = []
-    for warning in warnings:
-        out += _notes(f"! {warning}", NOTE_WARNING, note_width)
+    out += _marked_lines(shown, _marks(spans, errors, pending_line, shown.last_line), note_width)
+    if pending_line is not None:
+        out += _notes(PENDING_NOTE, NOTE_PENDING, note_width)
+    return out
+
+
+def _shown_part(text: str) -> ShownText:
     cut = max(0, len(text) - SHOWN_CHARS)
     if 0 < cut < len(text) and text[cut - 1] == "\r" and text[cut] == "\n":
         cut += 1  # not between the two halves of one CRLF
     # A pasted message breaks its lines with lone CRs (terminals turn LF into CR): count those too.
-    first_line = 1 + count_breaks(text, 0, cut)
-    lines = with_lf_breaks(text[cut:]).split("\n")
-    last_line = first_line + len(lines) - 1
-    marked: dict[int, Marked] = {}  # by the line the block starts at
-    for start, end in spans if spans is not None else BlockSpans().of(text):
+    return ShownText(cut, 1 + count_breaks(text, 0, cut), with_lf_breaks(text[cut:]).split("\n"))
+
+
+def _marks(
+    spans: Sequence[BlockSpan], errors: dict[int, str], pending_line: int | None, last_line: int
+) -> dict[int, Marked]:
+    """How each block is marked, by the line it starts at: a valid one, an invalid one with its
+    error (also one the scanner did not delimit, from its error alone), the pending one."""
+    marked: dict[int, Marked] = {}
+    for start, end in spans:
         error = errors.get(start)
         marked[start] = Marked(end or last_line, INVALID if error else BLOCK, error)
-    for error_line, error in errors.items():  # an invalid block the scanner did not delimit
+    for error_line, error in errors.items():
         marked.setdefault(error_line, Marked(error_line, INVALID, error))
     if pending_line is not None:
         marked[pending_line] = Marked(last_line, PENDING, None)
-    if cut:
-        out.append(ViewLine(None, f"[... {cut:,} earlier characters not shown ...]", NOTE_DIM))
+    return marked
+
+
+def _marked_lines(
+    shown: ShownText, marked: dict[int, Marked], note_width: int | None
+) -> list[ViewLine]:
+    """The shown lines in the style of the block each stands in, an error under its block."""
+    out: list[ViewLine] = []
     active: Marked | None = None
-    for offset, line in enumerate(lines):
-        number = first_line + offset
+    for number, line in enumerate(shown.lines, shown.first_line):
         active = marked.get(number, active)
         out.append(ViewLine(number, screen_line(line, LINE_CHARS), active.kind if active else ""))
         if active and number == active.end_line:
             if active.error:
                 out += _notes(f"^ {active.error}", NOTE_ERROR, note_width)
             active = None
-    if pending_line is not None:
-        out += _notes(
-            "... pending: this block has no END_OPERATOR_CMD yet", NOTE_PENDING, note_width
-        )
     return out
 
 
@@ -170,7 +160,7 @@ GUTTER = 6  # the line numbers' column, which stays in place when the text scrol
 class MessageView(DrawnLines, can_focus=True):
     DEFAULT_CSS = "MessageView { overflow: auto auto; }"
     _shown: (
-        tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...]] | None
+        tuple[int, int, tuple[tuple[int, str], ...], int | None, int, tuple[str, ...], int] | None
     ) = None
 
     def __init__(self, **kwargs: object) -> None:
@@ -178,9 +168,9 @@ class MessageView(DrawnLines, can_focus=True):
         self.lines: list[ViewLine] = message_lines("", {})
         self._rows: dict[int, int] = {}
         self._source: tuple[str, dict[int, str], int | None, tuple[str, ...]] = ("", {}, None, ())
+        self._spans: Sequence[BlockSpan] = ()
         self._message: object = None  # which message is shown: another one starts at its top left
         self._wanted_line: int | None = None  # the message line the view was asked to show
-        self._spans = BlockSpans()
 
     def _note_width(self) -> int:
         return max(
@@ -188,7 +178,8 @@ class MessageView(DrawnLines, can_focus=True):
         )  # the line-number gutter, the vertical scrollbar and a space
 
     def on_resize(self) -> None:
-        self.show(*self._source, message=self._message)  # notes are wrapped to the width
+        # Notes are wrapped to the width.
+        self.show(*self._source, spans=self._spans, message=self._message)
 
     def show(
         self,
@@ -197,21 +188,23 @@ class MessageView(DrawnLines, can_focus=True):
         pending_line: int | None = None,
         warnings: tuple[str, ...] = (),
         *,
+        spans: Sequence[BlockSpan] = (),
         message: object = None,
     ) -> None:
-        """Show `text`; `message` names the message it is (a number): switching to another one
-        starts at its first line and column, while the same message growing keeps its place."""
+        """Show `text`, its blocks marked where `spans` (the engine's scan) says they stand;
+        `message` names the message it is (a number): switching to another one starts at its
+        first line and column, while the same message growing keeps its place. A message's
+        spans only grow, so their count says whether they changed."""
         if message != self._message:
             self._message, self._wanted_line, self._shown = message, None, None
             self.scroll_to(0, 0, animate=False, force=True)
         width = self._note_width()
-        key = (id(text), len(text), tuple(sorted(errors.items())), pending_line, width, warnings)
+        errors_key = tuple(sorted(errors.items()))
+        key = (id(text), len(text), errors_key, pending_line, width, warnings, len(spans))
         if key == self._shown:
             return  # results of valid blocks do not change the message: no need to redraw it
-        self._shown, self._source = key, (text, errors, pending_line, warnings)
-        self.lines = message_lines(
-            text, errors, pending_line, width, warnings, self._spans.of(text)
-        )
+        self._shown, self._source, self._spans = key, (text, errors, pending_line, warnings), spans
+        self.lines = message_lines(text, errors, pending_line, width, warnings, spans)
         self._rows = {
             line.number: y for y, line in enumerate(self.lines) if line.number is not None
         }
