@@ -202,7 +202,8 @@ def _search_run(
     run: FileRun, search: _Search, filters: Filters, secrets: SecretPaths, clock: _Clock
 ) -> None:
     """Search the files of one run of the walk; TimeoutError past the time limit. The loop every
-    file of a tree turns (bench_search.py): a step that takes a call takes it here, not per file."""
+    file of a tree turns (bench_search.py): the clock is read inline, and what happens seldom (a
+    progress line, a file not read) is a call."""
     limit = FsSearchTree.MAX_FILE_BYTES
     for index, name in enumerate(run.names):
         now = time.monotonic()
