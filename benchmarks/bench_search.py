@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -156,41 +157,57 @@ def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, 
     return elapsed, child_cpu() - used, done.stdout
 
 
-def measure(top: Path, scratch: Path, rounds: int) -> dict[str, object]:
-    """The report row of the tree at `top`: the search against grep, interleaved rounds."""
-    size = tree_size(top)
+class Runs(NamedTuple):
+    """What the interleaved rounds measured: seconds and CPU seconds of each command by name,
+    the details of each search's result, and grep's output."""
+
+    times: dict[str, list[float]]
+    cpu: dict[str, list[float]]
+    details: dict[str, str]
+    grep_out: str
+
+
+def exec_argv(top: Path, scratch: Path, name: str, number: int) -> list[str]:
+    """`operator-app exec` of the message `name` (round `number`), each in a session of its own."""
+    message = scratch / f"{top.name}-{name}-{number}.txt"
+    message.write_text(MESSAGES[name](number), encoding="utf-8")
+    return [
+        *operator_command(),
+        "exec",
+        "--workspace",
+        str(top),
+        "--state-dir",
+        str(scratch / f"state-{top.name}-{name}-{number}"),
+        "--json",
+        str(message),
+    ]
+
+
+def timed_runs(top: Path, scratch: Path, rounds: int) -> Runs:
+    """grep and the four messages, interleaved over `rounds` rounds after one to warm up."""
     env = dict(os.environ, XDG_STATE_HOME=str(scratch / "xdg"))
     grep = ["grep", "-rnFI", "--exclude-dir=.git", QUERY, "."]
     names = ("grep", *MESSAGES)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    cpu: dict[str, list[float]] = {name: [] for name in names}
     grep_out = run(grep, top, env)[2]  # the first runs warm the page cache
-    details: dict[str, str] = {}
+    runs = Runs({name: [] for name in names}, {name: [] for name in names}, {}, grep_out)
     for number in range(-1, rounds):
         for name in names:
-            if name == "grep":
-                argv = grep
-            else:
-                message = scratch / f"{top.name}-{name}-{number}.txt"
-                message.write_text(MESSAGES[name](number), encoding="utf-8")
-                argv = [
-                    *operator_command(),
-                    "exec",
-                    "--workspace",
-                    str(top),
-                    "--state-dir",
-                    str(scratch / f"state-{top.name}-{name}-{number}"),
-                    "--json",
-                    str(message),
-                ]
+            argv = grep if name == "grep" else exec_argv(top, scratch, name, number)
             elapsed, used, out = run(argv, top, env)
             if name != "grep":
                 (result,) = json.loads(out)["data"]["results"]
                 assert result["ok"], result
-                details[name] = result["details"] or ""
+                runs.details[name] = result["details"] or ""
             if number >= 0:  # the round before is the warm-up
-                times[name].append(elapsed)
-                cpu[name].append(used)
+                runs.times[name].append(elapsed)
+                runs.cpu[name].append(used)
+    return runs
+
+
+def measure(top: Path, scratch: Path, rounds: int) -> dict[str, object]:
+    """The report row of the tree at `top`: the search against grep, interleaved rounds."""
+    size = tree_size(top)
+    times, cpu, details, grep_out = timed_runs(top, scratch, rounds)
     ours, theirs = operator_matches(details["search"]), grep_matches(grep_out)
     same = ours == theirs == operator_matches(details["string_grep"]) and not any(
         line.startswith("# truncated") for line in details["search"].split("\n")

@@ -142,7 +142,6 @@ def measure(scratch: Path) -> int:
     big = ws_root / "big.txt"
     original = make_text()
     ws = Workspace(ws_root)
-    state = scratch / "state"
 
     def reset() -> None:
         big.write_text(original)
@@ -150,25 +149,52 @@ def measure(scratch: Path) -> int:
         # by whichever side's fsync comes first, which is most of the run-to-run noise.
         os.sync()
 
+    report = []
+    for number, (name, cmd, target) in enumerate(cases(original)):
+        # Each case its own session: one case's 30 journal entries and 60 MB of kept pre-images
+        # are not the next case's to carry.
+        report.append(
+            measure_case(
+                ws, big, original, scratch / "state" / str(number), reset, name, cmd, target
+            )
+        )
+    grown, seconds = journal_growth(scratch, original)
+    report.append(
+        {
+            "benchmark": f"state folder growth for {JOURNAL_EDITS} small edits of a 2 MB file",
+            "ratio": round(grown, 2),
+            "target": JOURNAL_TARGET_MB,
+            "unit": "MB",
+            "met": grown <= JOURNAL_TARGET_MB,
+            "detail": f"one message run by operator-app exec in {seconds:.1f} s",
+        }
+    )
+    if "--json" in sys.argv:
+        print(json.dumps(report, indent=2))
+    else:
+        for row in report:
+            unit = row.get("unit", "x")
+            print(
+                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}"
+                f"{'' if unit == 'x' else ' '}{unit} (target <= {row['target']}{unit})  "
+                f"[{row['detail']}]"
+            )
+    return exit_code(all(row["met"] for row in report))
+
+
+def cases(original: str) -> list[tuple[str, object, float]]:
+    """(name, command, target ratio) of each timed write: the same three lines in the middle of
+    the file changed by fs.applyEdits, by fs.patch, and by fs.write of the whole file."""
     middle = LINES // 2
     edits = {
         "version": 1,
         "edits": [
             {
                 "op": "replaceFirst",
-                "find": f"line {middle:05d}: the quick",
-                "text": f"line {middle:05d}: THE QUICK",
-            },
-            {
-                "op": "replaceFirst",
-                "find": f"line {middle + 1:05d}: the quick",
-                "text": f"line {middle + 1:05d}: THE QUICK",
-            },
-            {
-                "op": "replaceFirst",
-                "find": f"line {middle + 2:05d}: the quick",
-                "text": f"line {middle + 2:05d}: THE QUICK",
-            },
+                "find": f"line {n:05d}: the quick",
+                "text": f"line {n:05d}: THE QUICK",
+            }
+            for n in (middle, middle + 1, middle + 2)
         ],
     }
     old = [
@@ -185,7 +211,7 @@ def measure(scratch: Path) -> int:
     )
     patch = "--- a/big.txt\n+++ b/big.txt\n" + "\n".join(hunk) + "\n"
     written = original.replace(f"line {middle:05d}: the quick", f"line {middle:05d}: THE QUICK", 1)
-    cases = [
+    return [
         (
             "fs.applyEdits changing 3 lines of a 2 MB file",
             command("fs.applyEdits", edits_b64=b64(json.dumps(edits))),
@@ -202,62 +228,39 @@ def measure(scratch: Path) -> int:
             10.0,
         ),
     ]
-    report = []
-    failed = False
-    for number, (name, cmd, target) in enumerate(cases):
-        # Each case its own session: one case's 30 journal entries and 60 MB of kept pre-images
-        # are not the next case's to carry.
-        case_state = state / str(number)
 
-        def operator_step(cmd: object = cmd, case_state: Path = case_state) -> None:
-            plan = plan_write(cmd, ws)  # type: ignore[arg-type]
-            assert plan.diff and plan.kind == "modify", plan.summary
-            commit(plan, ws, case_state)
 
-        base, ours = interleaved(lambda: baseline(big), operator_step, reset)
-        unsynced, _ = interleaved(
-            lambda: baseline_unsynced(big), lambda: None, reset, repeat=times(6)
-        )
-        reset()
-        operator_step()
-        assert big.read_text() != original
-        ratio = ours / base
-        met = ratio <= target
-        failed |= not met
-        report.append(
-            {
-                "benchmark": name,
-                "ratio": round(ratio, 2),
-                "target": target,
-                "met": met,
-                "detail": f"{ours * 1e3:.1f} ms vs {base * 1e3:.1f} ms (read + write + fsync); "
-                f"{ours / unsynced:.1f}x read + write without fsync ({unsynced * 1e3:.1f} ms)",
-            }
-        )
-    grown, seconds = journal_growth(scratch, original)
-    met = grown <= JOURNAL_TARGET_MB
-    failed |= not met
-    report.append(
-        {
-            "benchmark": f"state folder growth for {JOURNAL_EDITS} small edits of a 2 MB file",
-            "ratio": round(grown, 2),
-            "target": JOURNAL_TARGET_MB,
-            "unit": "MB",
-            "met": met,
-            "detail": f"one message run by operator-app exec in {seconds:.1f} s",
-        }
-    )
-    if "--json" in sys.argv:
-        print(json.dumps(report, indent=2))
-    else:
-        for row in report:
-            unit = row.get("unit", "x")
-            print(
-                f"{'ok  ' if row['met'] else 'MISS'} {row['benchmark']}: {row['ratio']:.2f}"
-                f"{'' if unit == 'x' else ' '}{unit} (target <= {row['target']}{unit})  "
-                f"[{row['detail']}]"
-            )
-    return exit_code(not failed)
+def measure_case(
+    ws: Workspace,
+    big: Path,
+    original: str,
+    case_state: Path,
+    reset: Callable[[], None],
+    name: str,
+    cmd: object,
+    target: float,
+) -> dict[str, object]:
+    """One write's plan + commit against the baseline read + write + fsync, interleaved."""
+
+    def operator_step() -> None:
+        plan = plan_write(cmd, ws)  # type: ignore[arg-type]
+        assert plan.diff and plan.kind == "modify", plan.summary
+        commit(plan, ws, case_state)
+
+    base, ours = interleaved(lambda: baseline(big), operator_step, reset)
+    unsynced, _ = interleaved(lambda: baseline_unsynced(big), lambda: None, reset, repeat=times(6))
+    reset()
+    operator_step()
+    assert big.read_text() != original
+    ratio = ours / base
+    return {
+        "benchmark": name,
+        "ratio": round(ratio, 2),
+        "target": target,
+        "met": ratio <= target,
+        "detail": f"{ours * 1e3:.1f} ms vs {base * 1e3:.1f} ms (read + write + fsync); "
+        f"{ours / unsynced:.1f}x read + write without fsync ({unsynced * 1e3:.1f} ms)",
+    }
 
 
 if __name__ == "__main__":

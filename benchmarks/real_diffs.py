@@ -54,9 +54,11 @@ import tempfile
 import time
 import zipfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_BLOCK_CHARS = 50_000  # the spec: "max 200 lines and 50,000 chars inside a block"
@@ -252,59 +254,87 @@ def make_diff(tool: str, old: Path, new: Path, rel: str) -> bytes:
     return done.stdout
 
 
+_STRICT_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+class StrictHunk(NamedTuple):
+    start: int  # the old side's stated first line
+    olds: list[str]
+    news: list[str]
+    old_nl: bool  # the old side's last line has its line break (no "\ No newline" after it)
+    new_nl: bool
+
+
 def strict_apply(old: str, patch: str) -> str | None:
     """An independent, minimal strict applier (hunks at their stated lines, exact context,
     "\\ No newline" honoured), used only to judge a second application that succeeded."""
-    lines = old.split("\n")
-    final = lines[-1] == ""
-    if final:
-        lines.pop()
-    if old == "":
-        lines, final = [], True
+    lines, final = _lines_and_final(old)
     out: list[str] = []
     cursor = 0
     new_final = final
-    body = patch.replace("\r\n", "\n").split("\n")
-    header = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-    i = 0
-    while i < len(body):
-        m = header.match(body[i])
-        i += 1
-        if not m:
-            continue
-        start = int(m[1])
-        want_old, want_new = (1 if m[2] is None else int(m[2])), (1 if m[4] is None else int(m[4]))
-        olds: list[str] = []
-        news: list[str] = []
-        old_nl = new_nl = True
-        while i < len(body) and (
-            len(olds) < want_old or len(news) < want_new or body[i].startswith("\\")
-        ):
-            kind, text = body[i][:1], body[i][1:]
-            if kind == "\\":
-                previous = body[i - 1][:1]
-                old_nl = old_nl and previous not in (" ", "-")
-                new_nl = new_nl and previous not in (" ", "+")
-            else:
-                if kind != "+":
-                    olds.append(text)
-                if kind != "-":
-                    news.append(text)
-            i += 1
-        index = start - 1 if olds else start
-        if index < cursor or lines[index : index + len(olds)] != olds:
+    for hunk in strict_hunks(patch):
+        index = hunk.start - 1 if hunk.olds else hunk.start
+        if index < cursor or lines[index : index + len(hunk.olds)] != hunk.olds:
             return None
-        at_end = index + len(olds) == len(lines)
-        if (olds and at_end and old_nl != final) or (not old_nl and not at_end):
+        at_end = index + len(hunk.olds) == len(lines)
+        if (hunk.olds and at_end and hunk.old_nl != final) or (not hunk.old_nl and not at_end):
             return None
-        out += lines[cursor:index] + news
-        cursor = index + len(olds)
+        out += lines[cursor:index] + hunk.news
+        cursor = index + len(hunk.olds)
         if cursor == len(lines):
-            new_final = new_nl if news else True
+            new_final = hunk.new_nl if hunk.news else True
     out += lines[cursor:]
     if not out:
         return ""
     return "\n".join(out) + ("\n" if new_final else "")
+
+
+def _lines_and_final(text: str) -> tuple[list[str], bool]:
+    """The text's lines and whether it ends with a line break (an empty text counts as one)."""
+    lines = text.split("\n")
+    final = lines[-1] == ""
+    if final:
+        lines.pop()
+    if text == "":
+        return [], True
+    return lines, final
+
+
+def strict_hunks(patch: str) -> Iterator[StrictHunk]:
+    """The patch's hunks, each read to its header's counts (and a marker after them)."""
+    body = patch.replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(body):
+        m = _STRICT_HEADER.match(body[i])
+        i += 1
+        if m:
+            want = (1 if m[2] is None else int(m[2])), (1 if m[4] is None else int(m[4]))
+            hunk, i = strict_hunk(body, i, int(m[1]), want)
+            yield hunk
+
+
+def strict_hunk(
+    body: list[str], i: int, start: int, want: tuple[int, int]
+) -> tuple[StrictHunk, int]:
+    """The hunk whose body begins at body[i], and where it ends."""
+    olds: list[str] = []
+    news: list[str] = []
+    old_nl = new_nl = True
+    while i < len(body) and (
+        len(olds) < want[0] or len(news) < want[1] or body[i].startswith("\\")
+    ):
+        kind, text = body[i][:1], body[i][1:]
+        if kind == "\\":
+            previous = body[i - 1][:1]
+            old_nl = old_nl and previous not in (" ", "-")
+            new_nl = new_nl and previous not in (" ", "+")
+        else:
+            if kind != "+":
+                olds.append(text)
+            if kind != "-":
+                news.append(text)
+        i += 1
+    return StrictHunk(start, olds, news, old_nl, new_nl), i
 
 
 def build_cases(cache: Path, limit: int | None) -> list[Case]:
@@ -365,18 +395,26 @@ def _variants(
     if pair_number % 4 == 2 and b"\r" not in old + new:
         out.append(("mixed-line-endings", _mixed(old), _mixed(new)))
     if pair_number % 4 == 3:
-        which = (pair_number // 4) % 3
-
-        def strip(data: bytes) -> bytes:  # the whole last line break, CRLF or LF
-            return data.removesuffix(b"\n").removesuffix(b"\r")
-
-        if which == 0 and old.endswith(b"\n"):
-            out.append(("old-no-final-newline", strip(old), new))
-        elif which == 1 and new.endswith(b"\n"):
-            out.append(("new-no-final-newline", old, strip(new)))
-        elif old.endswith(b"\n") or new.endswith(b"\n"):
-            out.append(("both-no-final-newline", strip(old), strip(new)))
+        out += _without_final_newline(old, new, (pair_number // 4) % 3)
     return out
+
+
+def _without_final_newline(
+    old: bytes, new: bytes, which: int
+) -> list[tuple[str, bytes | None, bytes]]:
+    """The variant whose old (`which` 0), new (1) or both versions (2) lose their last line
+    break; both when the one chosen has none to lose."""
+
+    def strip(data: bytes) -> bytes:  # the whole last line break, CRLF or LF
+        return data.removesuffix(b"\n").removesuffix(b"\r")
+
+    if which == 0 and old.endswith(b"\n"):
+        return [("old-no-final-newline", strip(old), new)]
+    if which == 1 and new.endswith(b"\n"):
+        return [("new-no-final-newline", old, strip(new))]
+    if old.endswith(b"\n") or new.endswith(b"\n"):  # `which` 2, or the one chosen had none
+        return [("both-no-final-newline", strip(old), strip(new))]
+    return []
 
 
 def pair_cases(
@@ -505,6 +543,8 @@ def batches(cases: list[Case]) -> list[list[Case]]:
 
 
 def run_batch(batch: list[Case], work: Path) -> None:
+    """Apply the batch's patches in one message, then the applied ones once more in another:
+    each case's outcome says what became of it."""
     ws, state = work / "ws", work / "state"
     shutil.rmtree(work, ignore_errors=True)
     ws.mkdir(parents=True)
@@ -518,27 +558,8 @@ def run_batch(batch: list[Case], work: Path) -> None:
     )
     applied: list[Case] = []
     for case in batch:
-        result = first.get(f"p{case.number}")
         data = (ws / case.ws_path).read_bytes() if (ws / case.ws_path).exists() else None
-        if result is None:
-            case.outcome, case.detail = "failed: no result", ""
-        elif result.get("error_code") == "ERR_BLOCK_TOO_LARGE":
-            case.outcome = "skipped: too large for one block"
-        elif not result["ok"]:
-            case.outcome, case.detail = (
-                f"failed: {result.get('error_code')}",
-                str(result["summary"]),
-            )
-            if data != case.old:
-                case.outcome += " and the file changed"
-        elif data != expected_bytes(case):
-            case.outcome, case.detail = "failed: wrong bytes", str(result["summary"])
-        else:
-            case.outcome = (
-                "applied"
-                if data == case.new
-                else "applied (a CRLF file keeps its style: the new version's LF lines became CRLF)"
-            )
+        if judge_first(case, first.get(f"p{case.number}"), data):
             applied.append(case)
     if not applied:
         return
@@ -546,26 +567,53 @@ def run_batch(batch: list[Case], work: Path) -> None:
         ws, state, "".join(block_for(f"r{c.number}", c.ws_path, c.patch) for c in applied)
     )
     for case in applied:
-        result = again.get(f"r{case.number}")
-        data = (ws / case.ws_path).read_bytes()
-        if result is None:
-            case.outcome, case.detail = "failed: no result for the second application", ""
-        elif result["ok"]:
-            # Strict positions alone would let an append at the end (no context after it) apply
-            # again; Operator refuses a patch whose new lines are all there already.
-            legit = (
-                strict_apply(case.new.decode("utf-8").replace("\r\n", "\n"), case.patch) is not None
-            )
-            case.outcome = "failed: applied twice"
-            case.detail = (
-                f"{result['summary']} (a strict applier alone "
-                f"{'would' if legit else 'would not'} apply it again)"
-            )
-        elif data != expected_bytes(case):
-            case.outcome, case.detail = (
-                "failed: the second application changed the file",
-                str(result["summary"]),
-            )
+        judge_again(case, again.get(f"r{case.number}"), (ws / case.ws_path).read_bytes())
+
+
+def judge_first(case: Case, result: dict[str, object] | None, data: bytes | None) -> bool:
+    """The case's outcome from its patch's first application (`data`: the file after it);
+    whether it applied."""
+    if result is None:
+        case.outcome, case.detail = "failed: no result", ""
+    elif result.get("error_code") == "ERR_BLOCK_TOO_LARGE":
+        case.outcome = "skipped: too large for one block"
+    elif not result["ok"]:
+        case.outcome, case.detail = (
+            f"failed: {result.get('error_code')}",
+            str(result["summary"]),
+        )
+        if data != case.old:
+            case.outcome += " and the file changed"
+    elif data != expected_bytes(case):
+        case.outcome, case.detail = "failed: wrong bytes", str(result["summary"])
+    else:
+        case.outcome = (
+            "applied"
+            if data == case.new
+            else "applied (a CRLF file keeps its style: the new version's LF lines became CRLF)"
+        )
+        return True
+    return False
+
+
+def judge_again(case: Case, result: dict[str, object] | None, data: bytes) -> None:
+    """A failure, when the same patch sent again was applied or changed the file."""
+    if result is None:
+        case.outcome, case.detail = "failed: no result for the second application", ""
+    elif result["ok"]:
+        # Strict positions alone would let an append at the end (no context after it) apply
+        # again; Operator refuses a patch whose new lines are all there already.
+        legit = strict_apply(case.new.decode("utf-8").replace("\r\n", "\n"), case.patch) is not None
+        case.outcome = "failed: applied twice"
+        case.detail = (
+            f"{result['summary']} (a strict applier alone "
+            f"{'would' if legit else 'would not'} apply it again)"
+        )
+    elif data != expected_bytes(case):
+        case.outcome, case.detail = (
+            "failed: the second application changed the file",
+            str(result["summary"]),
+        )
 
 
 def save_failure(case: Case, keep: Path) -> None:
@@ -596,15 +644,35 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
     """A small, varied selection of cases that applied exactly (and failed the second time) for
     the offline test: old / new / patch bytes, a manifest with sha256s (a checkout that mangles
     line breaks is then caught instead of silently testing something else), the packages'
-    licence files, and a README naming package, versions and licence of every case.
+    licence files, and a README naming package, versions and licence of every case."""
+    chosen, used = choose_corpus(cases, budget)
+    for folder in ("cases", "licenses"):
+        shutil.rmtree(dest / folder, ignore_errors=True)
+        (dest / folder).mkdir(parents=True)
+    manifest = [
+        write_corpus_case(dest, f"{n:03d}", case)
+        for n, case in enumerate(sorted(chosen, key=lambda c: c.number), start=1)
+    ]
+    packages = sorted({c.package for c in chosen})
+    for package in packages:
+        copy_licences(cache / "trees" / f"{package}-{PACKAGES[package][1][-1]}", dest, package)
+    (dest / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    # Keep every byte as committed: no end-of-line conversion of CRLF or mixed files by git.
+    (dest / ".gitattributes").write_text("* -text\n", encoding="utf-8")
+    (dest / "README.md").write_text(corpus_readme(chosen, used, packages), encoding="utf-8")
+    print(f"exported {len(chosen)} cases, {used} bytes, to {dest}")
 
-    Per package, variant and tool: the case with the most hunks under 12 KB, then the smallest."""
-    good = [c for c in cases if c.outcome == "applied"]
+
+def choose_corpus(cases: list[Case], budget: int) -> tuple[list[Case], int]:
+    """The cases chosen, and their bytes. Per package, variant and tool: the case with the most
+    hunks under 12 KB, then the smallest; every group's richest case before any group's second
+    one, the smaller ones first, so the budget buys breadth (packages, variants, tools) before
+    depth."""
     groups: dict[tuple[str, str, str], list[Case]] = {}
-    for case in good:
-        groups.setdefault(
-            (case.package, case.variant if case.old is not None else "create", case.tool), []
-        ).append(case)
+    for case in cases:
+        if case.outcome == "applied":
+            kind = case.variant if case.old is not None else "create"
+            groups.setdefault((case.package, kind, case.tool), []).append(case)
     firsts: list[Case] = []
     seconds: list[Case] = []
     for key in sorted(groups):
@@ -617,47 +685,45 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
                 seconds.append(smallest)
     chosen: list[Case] = []
     used = 0
-    # Every group's richest case before any group's second one, the smaller ones first, so the
-    # budget buys breadth (packages, variants, tools) before depth.
     for case in sorted(firsts, key=_size) + sorted(seconds, key=_size):
         if used + _size(case) <= budget:
             chosen.append(case)
             used += _size(case)
-    for folder in ("cases", "licenses"):
-        shutil.rmtree(dest / folder, ignore_errors=True)
-        (dest / folder).mkdir(parents=True)
-    manifest = []
-    for n, case in enumerate(sorted(chosen, key=lambda c: c.number), start=1):
-        stem = f"{n:03d}"
-        entry: dict[str, object] = {
-            "case": stem,
-            "package": case.package,
-            "from": case.versions[0],
-            "to": case.versions[1],
-            "path": case.rel,
-            "variant": case.variant,
-            "tool": case.tool,
-            "license": PACKAGES[case.package][0],
-            "new_sha256": hashlib.sha256(case.new).hexdigest(),
-            "patch_sha256": hashlib.sha256(case.patch.encode("utf-8")).hexdigest(),
-        }
-        if case.old is not None:
-            (dest / "cases" / f"{stem}.old").write_bytes(case.old)
-            entry["old_sha256"] = hashlib.sha256(case.old).hexdigest()
-        (dest / "cases" / f"{stem}.new").write_bytes(case.new)
-        (dest / "cases" / f"{stem}.patch").write_bytes(case.patch.encode("utf-8"))
-        manifest.append(entry)
-    packages = sorted({c.package for c in chosen})
-    for package in packages:
-        newest = cache / "trees" / f"{package}-{PACKAGES[package][1][-1]}"
-        for notice in sorted(newest.iterdir()):
-            if notice.is_file() and notice.name.upper().startswith(
-                ("LICENSE", "LICENCE", "COPYING", "NOTICE")
-            ):
-                shutil.copyfile(notice, dest / "licenses" / f"{package}-{notice.name}")
-    (dest / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    # Keep every byte as committed: no end-of-line conversion of CRLF or mixed files by git.
-    (dest / ".gitattributes").write_text("* -text\n", encoding="utf-8")
+    return chosen, used
+
+
+def write_corpus_case(dest: Path, stem: str, case: Case) -> dict[str, object]:
+    """Write the case's files under dest/cases; its manifest entry."""
+    entry: dict[str, object] = {
+        "case": stem,
+        "package": case.package,
+        "from": case.versions[0],
+        "to": case.versions[1],
+        "path": case.rel,
+        "variant": case.variant,
+        "tool": case.tool,
+        "license": PACKAGES[case.package][0],
+        "new_sha256": hashlib.sha256(case.new).hexdigest(),
+        "patch_sha256": hashlib.sha256(case.patch.encode("utf-8")).hexdigest(),
+    }
+    if case.old is not None:
+        (dest / "cases" / f"{stem}.old").write_bytes(case.old)
+        entry["old_sha256"] = hashlib.sha256(case.old).hexdigest()
+    (dest / "cases" / f"{stem}.new").write_bytes(case.new)
+    (dest / "cases" / f"{stem}.patch").write_bytes(case.patch.encode("utf-8"))
+    return entry
+
+
+def copy_licences(tree: Path, dest: Path, package: str) -> None:
+    """The licence and notice files of the package's newest version, into dest/licenses."""
+    for notice in sorted(tree.iterdir()):
+        if notice.is_file() and notice.name.upper().startswith(
+            ("LICENSE", "LICENCE", "COPYING", "NOTICE")
+        ):
+            shutil.copyfile(notice, dest / "licenses" / f"{package}-{notice.name}")
+
+
+def corpus_readme(chosen: list[Case], used: int, packages: list[str]) -> str:
     rows = []
     for package in packages:
         mine = [c for c in chosen if c.package == package]
@@ -665,15 +731,13 @@ def export_corpus(cases: list[Case], cache: Path, dest: Path, budget: int) -> No
         rows.append(f"| {package} | {', '.join(pairs)} | {PACKAGES[package][0]} | {len(mine)} |")
     variants = Counter(c.variant if c.old is not None else "created (/dev/null)" for c in chosen)
     tools = Counter(c.tool for c in chosen)
-    readme = README_TEMPLATE.format(
+    return README_TEMPLATE.format(
         cases=len(chosen),
         bytes=used,
         rows="\n".join(rows),
         variants=", ".join(f"{v}: {n}" for v, n in sorted(variants.items())),
         tools=", ".join(f"{t}: {n}" for t, n in sorted(tools.items())),
     )
-    (dest / "README.md").write_text(readme, encoding="utf-8")
-    print(f"exported {len(chosen)} cases, {used} bytes, to {dest}")
 
 
 README_TEMPLATE = """# Real release-to-release diffs (fs.patch corpus)
@@ -729,7 +793,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cache: {cache}")
     started = time.monotonic()
     cases = build_cases(cache, args.limit)
-    runnable: list[Case] = []
+    run_all(runnable(cases))
+    keep = args.keep or cache / "failures"
+    shutil.rmtree(keep, ignore_errors=True)
+    failed = [c for c in cases if c.outcome.startswith("failed")]
+    for case in failed:
+        save_failure(case, keep)
+        print(
+            f"FAILED {case.number} {case.package} {case.versions[0]}->{case.versions[1]} "
+            f"{case.rel} [{case.variant}, {case.tool}]: {case.outcome}: {case.detail[:300]}"
+        )
+    print_counts(cases, time.monotonic() - started)
+    if failed:
+        print(f"failures saved under {keep}")
+    if args.export_corpus:
+        export_corpus(cases, cache, args.export_corpus, args.corpus_bytes)
+    return 1 if failed else 0
+
+
+def runnable(cases: list[Case]) -> list[Case]:
+    """The cases to run through Operator; the others get the outcome that says why not."""
+    found: list[Case] = []
     for case in cases:
         if case.outcome:
             continue
@@ -738,30 +822,30 @@ def main(argv: list[str] | None = None) -> int:
         elif block_chars(case.ws_path, case.patch) > MAX_BLOCK_CHARS:
             case.outcome = "skipped: too large for one block"
         else:
-            runnable.append(case)
+            found.append(case)
+    return found
+
+
+def run_all(cases: list[Case]) -> None:
     work = Path(tempfile.mkdtemp(prefix="operator-real-diffs-run-"))
     try:
-        for n, batch in enumerate(batches(runnable), start=1):
+        for n, batch in enumerate(batches(cases), start=1):
             run_batch(batch, work / f"batch{n}")
             shutil.rmtree(work / f"batch{n}", ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    keep = args.keep or cache / "failures"
-    shutil.rmtree(keep, ignore_errors=True)
+
+
+def print_counts(cases: list[Case], seconds: float) -> None:
+    """How many diffs, of how many files, came to each outcome, and the applied ones by variant
+    and tool."""
     outcomes = Counter(
         c.outcome.split(":")[0] if c.outcome.startswith("failed") else c.outcome for c in cases
     )
-    failed = [c for c in cases if c.outcome.startswith("failed")]
-    for case in failed:
-        save_failure(case, keep)
-        print(
-            f"FAILED {case.number} {case.package} {case.versions[0]}->{case.versions[1]} "
-            f"{case.rel} [{case.variant}, {case.tool}]: {case.outcome}: {case.detail[:300]}"
-        )
     files = {(c.package, c.versions, c.rel) for c in cases}
     print(
         f"\n{len(cases)} diffs of {len(files)} changed files in {len(PACKAGES)} packages "
-        f"({time.monotonic() - started:.0f} s)"
+        f"({seconds:.0f} s)"
     )
     for key, number in sorted(outcomes.items()):
         print(f"  {number:5d}  {key}")
@@ -770,11 +854,6 @@ def main(argv: list[str] | None = None) -> int:
         "applied by variant and tool: "
         + ", ".join(f"{v}/{t}: {n}" for (v, t), n in sorted(by.items()))
     )
-    if failed:
-        print(f"failures saved under {keep}")
-    if args.export_corpus:
-        export_corpus(cases, cache, args.export_corpus, args.corpus_bytes)
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -53,26 +53,12 @@ def _bad_request(message: str) -> web.Response:
 
 @web.middleware
 async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-    bridge, port = request.app[BRIDGE_KEY], request.app[PORT_KEY][0]
-    origin = request.headers.get("Origin")
-    refusal = guard.check_host(request.headers.get("Host"), port)
-    if refusal is None:
-        refusal = guard.check_origin(origin, None)
-    if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
-        refusal = guard.TOO_LARGE
+    refusal = _request_refusal(request)
     if refusal is not None:
         return _refuse(refusal)
     connection = request.protocol if isinstance(request.protocol, GuardedHandler) else None
     if request.path != "/v1/pair":
-        header = request.headers.get("Authorization", "")
-        token = header[7:].strip() if header[:7].lower() == "bearer " else None
-        # A wrong token is refused and nothing more: it is not counted toward a lock-out, which
-        # anyone on this computer could then trigger to lock the person's own pairing.
-        paired = bridge.pairing.match(token)
-        if paired is None:
-            return _refuse(guard.UNAUTHORIZED)
-        # A token is good only from the extension that paired with it (when that one said).
-        refusal = guard.check_origin(origin, paired.origin)
+        refusal = _token_refusal(request)
         if refusal is not None:
             return _refuse(refusal)
         if connection is not None:
@@ -92,6 +78,30 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     finally:
         if connection is not None:
             connection.request_finished()
+
+
+def _request_refusal(request: web.Request) -> guard.Refusal | None:
+    """What every request is refused for, in this order: its Host, a web page's Origin, a
+    body over the limit."""
+    refusal = guard.check_host(request.headers.get("Host"), request.app[PORT_KEY][0])
+    if refusal is None:
+        refusal = guard.check_origin(request.headers.get("Origin"), None)
+    if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
+        refusal = guard.TOO_LARGE
+    return refusal
+
+
+def _token_refusal(request: web.Request) -> guard.Refusal | None:
+    """Why a request other than pairing is refused: no token paired, or its Origin is not the
+    extension that paired with it (when that one said)."""
+    header = request.headers.get("Authorization", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else None
+    # A wrong token is refused and nothing more: it is not counted toward a lock-out, which
+    # anyone on this computer could then trigger to lock the person's own pairing.
+    paired = request.app[BRIDGE_KEY].pairing.match(token)
+    if paired is None:
+        return guard.UNAUTHORIZED
+    return guard.check_origin(request.headers.get("Origin"), paired.origin)
 
 
 async def _expect(request: web.Request) -> web.StreamResponse | None:

@@ -17,29 +17,11 @@ from .parser import UsageError
 
 
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine import StateUnusable, recover_interrupted_writes, recovery_notices
-    from ..protocol import render_results
+    from ..engine import recovery_notices
 
     workspace = open_workspace(chosen_workspace(args.workspace, warnings))
     session = open_session(workspace, args.state_dir, nothing="results")
-    recovered: list[tuple[int, Any]] = []
-    busy = False
-
-    with contextlib.ExitStack() as held:
-        try:
-            held.enter_context(session.lock(timeout=1.0))
-        except StateUnusable:
-            busy = True
-            # A live process holds the session (working; a wait for consent lets go of it): its
-            # writes are not interrupted ones, and the results recorded so far can be printed all
-            # the same.
-            warnings.append(
-                "another Operator process is working in this session; its current message may have "
-                "more results to come"
-            )
-        else:  # a write the last run died in the middle of gets its result first
-            if session.unresolved_intents():
-                recovered = recover_interrupted_writes(workspace, session)
+    busy, recovered = _recover_unless_busy(workspace, session, warnings)
     number = args.message or session.last_message_number()
     waits = {int(wait.get("message", 0)): wait for wait in session.waits()}
     for waiting, wait in sorted(waits.items()):
@@ -63,49 +45,78 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
             ),
         )
     if not results:
-        # An empty stdout with exit 0 would read as "nothing to copy back" when the commands in
-        # fact never ran (the app stopped at the first consent): say which it is.
-        from ..engine import unanswered_blocks
+        raise _no_results(session, number, busy, waits)
+    return _printed(session, number, results, warnings)
 
-        text = session.message_text(number) or ""
-        found = unanswered_blocks(text, number, session.used_ids(), interrupted=True)
-        blocks = sum(1 for block in found if block.repeat is None)
-        if busy:
-            detail = (
-                f"message {number} has no results yet: another Operator process is still "
-                "working on it"
+
+def _recover_unless_busy(
+    workspace: Any, session: Any, warnings: list[str]
+) -> tuple[bool, list[tuple[int, Any]]]:
+    """Whether another process is working in the session; when none is, the results of the
+    writes the last run died in the middle of (completed first, under the session's lock)."""
+    from ..engine import StateUnusable, recover_interrupted_writes
+
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(session.lock(timeout=1.0))
+        except StateUnusable:
+            # A live process holds the session (working; a wait for consent lets go of it): its
+            # writes are not interrupted ones, and the results recorded so far can be printed all
+            # the same.
+            warnings.append(
+                "another Operator process is working in this session; its current message may have "
+                "more results to come"
             )
-        elif number in waits:
-            detail = (
-                f"message {number} has no results yet: its {waiting_write(waits[number])} waits "
-                "for the person's answer in another Operator process"
-            )
-        elif blocks:
-            detail = (
-                f"message {number} has no results: Operator stopped before any of its {blocks} "
-                "commands ran"
-            )
-        elif not found:
-            detail = f"message {number} has no results: it held no block for Operator"
-        else:
-            detail = (
-                f"message {number} has no results: every command in it repeated one an earlier "
-                "message ran"
-            )
-        raise CommandFailed(
-            EXIT_NOTHING,
-            ErrorDetail(
-                "NO_RESULTS",
-                detail,
-                suggestion="run the message again (operator-app exec, or paste it into the TUI)"
-                if blocks
-                else "--message N prints an earlier message's results",
-            ),
+            return True, []
+        if session.unresolved_intents():
+            return False, recover_interrupted_writes(workspace, session)
+    return False, []
+
+
+def _no_results(session: Any, number: int, busy: bool, waits: dict[int, Any]) -> CommandFailed:
+    """A message with no results yet, and why: an empty stdout with exit 0 would read as
+    "nothing to copy back" when the commands in fact never ran (the app stopped at the first
+    consent)."""
+    from ..engine import unanswered_blocks
+
+    text = session.message_text(number) or ""
+    found = unanswered_blocks(text, number, session.used_ids(), interrupted=True)
+    blocks = sum(1 for block in found if block.repeat is None)
+    if busy:
+        detail = "no results yet: another Operator process is still working on it"
+    elif number in waits:
+        detail = (
+            f"no results yet: its {waiting_write(waits[number])} waits for the person's answer in "
+            "another Operator process"
         )
-    text = render_results(results)
-    from ..engine import Journal
+    elif blocks:
+        detail = f"no results: Operator stopped before any of its {blocks} commands ran"
+    elif not found:
+        detail = "no results: it held no block for Operator"
+    else:
+        detail = "no results: every command in it repeated one an earlier message ran"
+    return CommandFailed(
+        EXIT_NOTHING,
+        ErrorDetail(
+            "NO_RESULTS",
+            f"message {number} has {detail}",
+            suggestion="run the message again (operator-app exec, or paste it into the TUI)"
+            if blocks
+            else "--message N prints an earlier message's results",
+        ),
+    )
 
-    # The blocks say what the model was told; a change undone since is said on stderr and in --json.
+
+def _printed(
+    session: Any, number: int, results: list[Any], warnings: list[str]
+) -> tuple[int, Any, str]:
+    """The message's result blocks, and a warning for each change undone since the model was
+    told of it (the blocks say what the model was told; the undo is said on stderr and in
+    --json)."""
+    from ..engine import Journal
+    from ..protocol import render_results
+
+    text = render_results(results)
     undone = Journal(session.state_dir).undone_by_command()
     warnings += [
         f"{r.id} ({r.action} {r.path}) was undone at {_when(undone[r.id].undone_at)}: the model "

@@ -136,34 +136,12 @@ def _parse_one(index: int, item: Any) -> Edit:
     op = item.get("op")
     if op not in _FIELDS:
         raise _bad(f"{where} has op {json.dumps(op)}; ops: {', '.join(_FIELDS)}")
-    required, optional = _FIELDS[op]
-    unknown = sorted(set(item) - set(required) - set(optional) - {"op"})
-    if unknown:
-        raise _bad(
-            f"{where} ({op}) does not take {unknown[0]!r}; it takes "
-            f"{', '.join(required + optional)}"
-        )
-    missing = [name for name in required if name not in item]
-    if missing:
-        raise _bad(f"{where} ({op}) is missing {', '.join(missing)}")
-    for name in ("anchor", "find", "text"):
-        if name in item and not isinstance(item[name], str):
-            raise _bad(f"{where} ({op}): {name} must be a string, not {_json_kind(item[name])}")
-        if name in item:
-            _no_lone_surrogate(item[name], f"{where} ({op}): {name}")
-    for name in ("anchor", "find"):
-        if name in item and item[name] == "":
-            raise _bad(f"{where} ({op}): {name} must not be empty")
-    for name in ("occurrence", "startLine", "endLine"):
-        if name in item and not _whole(item[name]):
-            raise _bad(
-                f"{where} ({op}): {name} must be a whole number >= 1, got {json.dumps(item[name])}"
-            )
+    where = f"{where} ({op})"
+    _check_keys(item, op, where)
+    _check_texts(item, where)
+    _check_numbers(item, where)
     if op == "replaceRange" and item["startLine"] > item["endLine"]:
-        raise _bad(
-            f"{where} (replaceRange): startLine {item['startLine']} is after endLine "
-            f"{item['endLine']}"
-        )
+        raise _bad(f"{where}: startLine {item['startLine']} is after endLine {item['endLine']}")
     return Edit(
         op=op,
         text=_normalise(item["text"]),
@@ -173,3 +151,35 @@ def _parse_one(index: int, item: Any) -> Edit:
         start_line=item.get("startLine"),
         end_line=item.get("endLine"),
     )
+
+
+def _check_keys(item: dict[str, Any], op: str, where: str) -> None:
+    """The edit has every field its op requires and none it does not take."""
+    required, optional = _FIELDS[op]
+    unknown = sorted(set(item) - set(required) - set(optional) - {"op"})
+    if unknown:
+        raise _bad(
+            f"{where} does not take {unknown[0]!r}; it takes {', '.join(required + optional)}"
+        )
+    missing = [name for name in required if name not in item]
+    if missing:
+        raise _bad(f"{where} is missing {', '.join(missing)}")
+
+
+def _check_texts(item: dict[str, Any], where: str) -> None:
+    """Its texts are strings a file can hold, and an anchor or find text is not empty."""
+    for name in ("anchor", "find", "text"):
+        if name not in item:
+            continue
+        if not isinstance(item[name], str):
+            raise _bad(f"{where}: {name} must be a string, not {_json_kind(item[name])}")
+        _no_lone_surrogate(item[name], f"{where}: {name}")
+    for name in ("anchor", "find"):
+        if name in item and item[name] == "":
+            raise _bad(f"{where}: {name} must not be empty")
+
+
+def _check_numbers(item: dict[str, Any], where: str) -> None:
+    for name in ("occurrence", "startLine", "endLine"):
+        if name in item and not _whole(item[name]):
+            raise _bad(f"{where}: {name} must be a whole number >= 1, got {json.dumps(item[name])}")

@@ -186,33 +186,42 @@ class Glob(Struct, frozen=True):
         if self.shape == "any":
             return Match(False, True) if path else None
         if self.shape == "slash":
-            if "/" not in path:
-                return None
-            marked = self.folders_only
-            return Match(marked, not marked or path.endswith("/"))
+            return self._below_a_folder(path)
+        # The components matched left to right, in one frame: every walk with an `include` or a
+        # .gitignore asks this of its entries (benchmarks/bench_search.py)
         parts = path.split("/")
-        count = len(parts)
         reached = 1  # bit i: the glob so far can have matched parts[:i]
-        below = (1 << count) - 1  # the places a component still follows
+        below = (1 << len(parts)) - 1  # the places a component still follows
         for name in self.names:
-            if name is None:
-                lowest = reached & -reached
-                reached = below & ~(lowest - 1)
+            if name is None:  # `**`: from the lowest place reached, any place further on
+                reached = below & ~((reached & -reached) - 1)
             else:
                 after = 0
                 candidates = reached & below
                 while candidates:
                     low = candidates & -candidates
-                    index = low.bit_length() - 1
-                    if name.match(parts[index]):
+                    if name.match(parts[low.bit_length() - 1]):
                         after |= low << 1
                     candidates ^= low
                 reached = after
             if not reached:
                 return None
+        return self._how(reached, parts)
+
+    def _below_a_folder(self, path: str) -> Match | None:
+        """Shape "slash": every path below a folder (the folder itself too, unless `/`-only)."""
+        if "/" not in path:
+            return None
+        marked = self.folders_only
+        return Match(marked, not marked or path.endswith("/"))
+
+    def _how(self, reached: int, parts: list[str]) -> Match | None:
+        """How a glob that reached `reached` in `parts` matches the path: a match of the path
+        itself, or (marked) of a folder above it."""
+        count = len(parts)
         folder_itself = count >= 2 and parts[-1] == "" and bool(reached >> (count - 1) & 1)
         if self.trailing_any:
-            if not reached & below:
+            if not reached & ((1 << count) - 1):
                 return None
             marked = self.folders_only
             return Match(marked, not marked or folder_itself)
@@ -231,28 +240,41 @@ def compile_glob(line: str, limit: int = MAX_GLOB_CHARS) -> Glob | None:
         return None
     include = not text.startswith("!")
     body = text if include else text[1:]
+    folders_only = body.endswith("/")
+    segments = _segments(body)
+    shape = _shape(segments, folders_only)
+    if shape != "path":
+        return Glob(body, include, shape, folders_only, (), False)
+    trailing = segments[-1] == "**"
+    kept = segments[:-1] if trailing else segments
+    names = tuple(None if part == "**" else _name(part) for part in kept)
+    return Glob(body, include, shape, folders_only, names, trailing)
+
+
+def _segments(body: str) -> list[str]:
+    """The glob's components as git reads them: a leading "/" anchors it (and goes), a glob of
+    one name (a folder's too) applies at any depth (a `**` before it), a trailing "/" stands for
+    everything below (a `**`), and `**` repeated is one."""
     segments = body.split("/")
-    folders_only = not segments[-1]
     if not segments[0]:
         del segments[0]
-    elif (len(segments) == 1 or (len(segments) == 2 and not segments[1])) and segments[0] != "**":
+    elif segments[0] != "**" and segments[1:] in ([], [""]):
         segments.insert(0, "**")
     if not segments:
         raise GlobError("is not a pattern")
     if not segments[-1]:
         segments[-1] = "**"
-    for i in range(len(segments) - 1, 0, -1):
-        if segments[i - 1] == "**" and segments[i] == "**":
-            del segments[i]
-    shape: Shape = "path"
-    if segments == ["**"] or segments == ["**", "*"]:
-        shape = "slash" if segments == ["**"] and folders_only else "any"
-    elif segments == ["**", "*", "**"]:
-        shape = "slash"
-    names: tuple[_Name | None, ...] = ()
-    trailing = False
-    if shape == "path":
-        trailing = segments[-1] == "**"
-        kept = segments[:-1] if trailing else segments
-        names = tuple(None if part == "**" else _name(part) for part in kept)
-    return Glob(body, include, shape, folders_only, names, trailing)
+    return [
+        part for i, part in enumerate(segments) if part != "**" or i == 0 or segments[i - 1] != "**"
+    ]
+
+
+def _shape(segments: list[str], folders_only: bool) -> Shape:
+    """The shapes that match every path ("any") or every path below a folder ("slash")."""
+    if segments == ["**"]:
+        return "slash" if folders_only else "any"
+    if segments == ["**", "*"]:
+        return "any"
+    if segments == ["**", "*", "**"]:
+        return "slash"
+    return "path"

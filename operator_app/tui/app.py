@@ -94,6 +94,16 @@ class OperatorApp(App[None]):
     BINDINGS = [*main_bindings(), Binding("ctrl+q", "quit", "Quit", priority=True)]
     # Below 100 columns the panes stack: side by side, the table had no room for a summary.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # The controllers (_make_controllers), declared here so that what each attribute holds is
+    # read from the class (tests/tui/test_state_owners.py).
+    panes: Panes
+    bridge_control: BridgeControl
+    waiting_write: WaitingWriteControl
+    running_command: RunningCommandControl
+    copy_control: CopyControl
+    undo_control: UndoControl
+    message_flow: MessageFlow
+    workspace_session: WorkspaceSession
 
     def __init__(
         self,
@@ -134,8 +144,12 @@ class OperatorApp(App[None]):
         # This module's own: closing, and the keys' states the footer shows.
         self._shutting_down = threading.Event()
         self._footer_keys: tuple[bool | None, ...] = ()
-        # The controllers: each given the state it changes, the state it reads, and the others
-        # it calls (no circle: each only calls those made before it).
+        self._make_controllers()
+
+    def _make_controllers(self) -> None:
+        """The controllers: each given the state it changes, the state it reads, and the others
+        it calls (no circle: each only calls those made before it); then the keys routed to
+        them."""
         self.panes = Panes(self, self.book, self.opened, self.waiting)
         self.bridge_control = BridgeControl(
             self, self.panes, self.options, self.opened, self.bridge_state

@@ -19,6 +19,7 @@ from ..engine import (
     Session,
     UsedId,
     UsedIds,
+    WritePlan,
     unanswered_blocks,
 )
 from ..protocol import (
@@ -152,57 +153,70 @@ class MessageState(Struct):
     def apply(self, event: EngineEvent) -> None:
         self.version += 1
         if isinstance(event, BlockStarted):
-            self.rows[event.line] = Row(
-                line=event.line,
-                command_id=event.command_id,
-                action=event.action,
-                path=event.path,
-                status="running",
-            )
-            if self.pending is not None and self.pending[0] == event.line:
-                self.pending = None
+            self._started(event)
         elif isinstance(event, AwaitingDecision):
-            plan = event.plan
-            row = self._open_row(plan.command_id)
-            if row is not None:
-                row.status, row.diff = WAITING, plan.diff
-                row.path = plan.target.rel
-                row.summary = f"{plan.kind} {plan.where} +{plan.added} -{plan.removed}"
-                if plan.run is not None:
-                    row.summary = f"run {plan.run.first_line} (in {plan.where})?"
-                elif plan.changes is not None:
-                    row.summary = f"apply its changes? {plan.changes.describe()}"
+            self._awaiting(event.plan)
         elif isinstance(event, ResultReady):
             self._result(event.result)
         elif isinstance(event, DuplicateSkipped):
-            # Its result (the earlier one, marked as a repeat) follows as a ResultReady.
-            line = event.line if event.line is not None else self._next_line()
-            self.rows[line] = Row(
-                line=line,
-                command_id=event.command_id,
-                action=event.earlier.action,
-                path=event.earlier.path,
-                status="duplicate",
-                summary=f"already ran in message {event.earlier_message}: {event.earlier.summary}",
-                result=None,
-                diff=event.earlier.diff,
-                earlier_message=event.earlier_message,
-            )
+            self._duplicate(event)
         elif isinstance(event, Progress):
             row = self._open_row(event.command_id)
             if row is not None:
                 row.summary = event.text
         elif isinstance(event, CommandOutput):
-            row = self._open_row(event.command_id)
-            if row is not None:
-                row.status = "running"
-                row.live = event.text
-                lines = f"{event.lines} line{'s' if event.lines != 1 else ''}"
-                row.summary = (
-                    f"ran {event.seconds:.1f} s, {lines} of output"
-                    if event.done
-                    else f"running {event.seconds:.1f} s, {lines} of output (x stops it)"
-                )
+            self._output(event)
+
+    def _started(self, event: BlockStarted) -> None:
+        self.rows[event.line] = Row(
+            line=event.line,
+            command_id=event.command_id,
+            action=event.action,
+            path=event.path,
+            status="running",
+        )
+        if self.pending is not None and self.pending[0] == event.line:
+            self.pending = None
+
+    def _awaiting(self, plan: WritePlan) -> None:
+        row = self._open_row(plan.command_id)
+        if row is None:
+            return
+        row.status, row.diff = WAITING, plan.diff
+        row.path = plan.target.rel
+        row.summary = f"{plan.kind} {plan.where} +{plan.added} -{plan.removed}"
+        if plan.run is not None:
+            row.summary = f"run {plan.run.first_line} (in {plan.where})?"
+        elif plan.changes is not None:
+            row.summary = f"apply its changes? {plan.changes.describe()}"
+
+    def _duplicate(self, event: DuplicateSkipped) -> None:
+        # Its result (the earlier one, marked as a repeat) follows as a ResultReady.
+        line = event.line if event.line is not None else self._next_line()
+        self.rows[line] = Row(
+            line=line,
+            command_id=event.command_id,
+            action=event.earlier.action,
+            path=event.earlier.path,
+            status="duplicate",
+            summary=f"already ran in message {event.earlier_message}: {event.earlier.summary}",
+            result=None,
+            diff=event.earlier.diff,
+            earlier_message=event.earlier_message,
+        )
+
+    def _output(self, event: CommandOutput) -> None:
+        row = self._open_row(event.command_id)
+        if row is None:
+            return
+        row.status = "running"
+        row.live = event.text
+        lines = f"{event.lines} line{'s' if event.lines != 1 else ''}"
+        row.summary = (
+            f"ran {event.seconds:.1f} s, {lines} of output"
+            if event.done
+            else f"running {event.seconds:.1f} s, {lines} of output (x stops it)"
+        )
 
     def found(self, event: BlocksFound) -> None:
         """The engine's scan found more of its blocks."""

@@ -96,6 +96,46 @@ def _plain_start(source: str) -> str:
 
 Find = Callable[..., Any]  # a compiled expression's match or search
 
+# How a pattern within one name is asked (the index of its list in Screen's constructor): by
+# the name's spellings, its endings, its beginnings, or as an expression.
+_NAMES, _ENDINGS, _BEGINNINGS, _IN_NAME = range(4)
+
+
+def _asked_of_a_name(parts: list[Part], expression: str) -> tuple[int, list[str]]:
+    """How a pattern within one name is asked, and what of: its spellings ("build", ".env",
+    "x.pyc" to "x.pyd"), the endings after its leading "*", the beginnings before its last "*",
+    or else its expression."""
+    whole = _spellings(parts)
+    if whole is not None:
+        return _NAMES, whole
+    ending = _spellings(parts[1:]) if parts[0] is None else None
+    if ending is not None:
+        return _ENDINGS, ending
+    beginning = _spellings(parts[:-1]) if parts[-1] is None else None
+    if beginning is not None:
+        return _BEGINNINGS, beginning
+    return _IN_NAME, [expression]
+
+
+def _either(expressions: list[str]) -> str:
+    return "|".join(f"(?:{e})" for e in expressions)
+
+
+def _asked_of_a_path(
+    sources: list[str], compile: Callable[[str], Any]
+) -> tuple[Find | None, tuple[str, ...]]:
+    """The patterns matched in the path: the one expression that asks all of them, and the
+    plain texts one of which a path must begin with to match (none when one has no such text)."""
+    if not sources:
+        return None, ()
+    joined = compile(_either(sources))
+    # pathspec anchors nearly every expression at the start ("^site"): `regex` would still try
+    # one at every position of the path, as many times the work
+    if not all(source.startswith("^") for source in sources):
+        return joined.search, ()
+    starts = tuple(_plain_start(source) for source in sources)
+    return joined.match, starts if all(starts) else ()
+
 
 def _found(find: Find, text: str, timeout: float | None) -> bool:
     # `regex` reads the clock as it goes when given a timeout, even None: some microseconds a call
@@ -110,45 +150,21 @@ class Screen:
     __slots__ = ("beginnings", "endings", "in_name", "in_path", "names", "path_starts")
 
     def __init__(self, sources: list[str], compile: Callable[[str], Any]) -> None:
-        names: list[str] = []
-        endings: list[str] = []
-        beginnings: list[str] = []
-        in_name: list[str] = []
+        asked: tuple[list[str], ...] = ([], [], [], [])  # indexed by _NAMES, _ENDINGS, ... above
         in_path: list[str] = []
         for source in sources:
             within = _name_parts(source)
             if within is None:
                 in_path.append(source)
-                continue
-            parts, expression = within
-            whole = _spellings(parts)
-            ending = _spellings(parts[1:]) if parts[0] is None else None
-            beginning = _spellings(parts[:-1]) if parts[-1] is None else None
-            if whole is not None:
-                names += whole
-            elif ending is not None:
-                endings += ending
-            elif beginning is not None:
-                beginnings += beginning
             else:
-                in_name.append(expression)
+                how, items = _asked_of_a_name(*within)
+                asked[how].extend(items)
+        names, endings, beginnings, in_name = asked
         self.names = frozenset(names)
         self.endings = tuple(endings)
         self.beginnings = tuple(beginnings)
-        self.in_name: Find | None = None
-        self.in_path: Find | None = None
-        self.path_starts: tuple[str, ...] = ()
-        if in_name:
-            self.in_name = compile("|".join(f"(?:{e})" for e in in_name)).match
-        if in_path:
-            joined = compile("|".join(f"(?:{e})" for e in in_path))
-            # pathspec anchors nearly every expression at the start ("^site"): `regex` would
-            # still try one at every position of the path, as many times the work
-            anchored = all(source.startswith("^") for source in in_path)
-            self.in_path = joined.match if anchored else joined.search
-            starts = [_plain_start(source) for source in in_path]
-            if anchored and all(starts):
-                self.path_starts = tuple(starts)
+        self.in_name: Find | None = compile(_either(in_name)).match if in_name else None
+        self.in_path, self.path_starts = _asked_of_a_path(in_path, compile)
 
     def _names(self, bare: str, name: str, timeout: float | None) -> bool:
         if (

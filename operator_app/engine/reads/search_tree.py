@@ -14,6 +14,7 @@ search of its bytes: reading, not Python, is most of what a search of a large tr
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
 
@@ -26,9 +27,9 @@ from ...protocol.results import CommandResult, count
 from ..boundary.fsops import read_walked
 from ..boundary.gitignore import IgnoreRulesTooSlow
 from ..boundary.secrets import SecretPaths
-from ..boundary.tree_walk import FileRun, Notice, Skipped
+from ..boundary.tree_walk import FileRun, Folder, Notice, Skipped
 from ..textops.textfile import BINARY_SNIFF_BYTES, UTF16_BOMS
-from .context import ReadContext
+from .context import Progress, ReadContext
 from .matcher import Matcher, window
 from .walk_filters import Filters
 
@@ -77,6 +78,19 @@ class _Search:
             self.secrets.append(rel)
             return True
         return False
+
+    def walked_past(self, event: Skipped | Notice | Folder) -> None:
+        """Count an entry the walk skipped, or keep what it has to say (a .gitignore cut)."""
+        if isinstance(event, Skipped):
+            self.skipped[event.reason] += 1
+        elif isinstance(event, Notice):
+            self.notes.append(event.text)
+
+    def not_read(self, reason: str) -> None:
+        """Count a file read_walked did not hand over ("gone": it vanished, nothing to say)."""
+        if reason != "gone":
+            self.skipped[reason] += 1
+            self.scanned += reason == "binary"  # opened and looked at, like a small one
 
     def file(self, data: bytes, rel: str, timeout: float) -> None:
         """Search one file's bytes (`rel`: its path as shown)."""
@@ -130,6 +144,28 @@ def search_one(search: _Search, data: bytes, time_left: float) -> None:
         ) from None
 
 
+class _Clock:
+    """The search's time limit, and when it next says how far it got (never, with no one to
+    tell)."""
+
+    __slots__ = ("deadline", "next_progress", "progress")
+
+    def __init__(self, progress: Progress | None) -> None:
+        started = time.monotonic()
+        self.deadline = started + navigation.TIME_LIMIT_S
+        self.next_progress = started + PROGRESS_EVERY_S if progress is not None else math.inf
+        self.progress = progress
+
+    def check(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise TimeoutError
+
+    def report(self, now: float, search: _Search) -> None:
+        assert self.progress is not None
+        self.next_progress = now + PROGRESS_EVERY_S
+        self.progress(f"searched {search.scanned} files, {len(search.matches)} matches")
+
+
 def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     ws = ctx.workspace
     root = ws.target(cmd.path)
@@ -137,38 +173,15 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
         raise ws.not_found(root)
     filters = Filters.of(cmd.include, cmd.exclude, root.rel)
     search = _Search(cmd)
-    started = time.monotonic()
-    deadline = started + navigation.TIME_LIMIT_S
-    next_progress = started + PROGRESS_EVERY_S
+    clock = _Clock(ctx.progress)
     walk = ws.walk(root, exclude=filters.exclude)
-    limit = FsSearchTree.MAX_FILE_BYTES
     try:
         for event in walk:
-            if isinstance(event, Skipped):
-                search.skipped[event.reason] += 1
-            elif isinstance(event, Notice):
-                search.notes.append(event.text)
-            if not isinstance(event, FileRun):
-                if time.monotonic() > deadline:  # a walk of folders and skipped entries only
-                    raise TimeoutError
-                continue
-            for index, name in enumerate(event.names):
-                now = time.monotonic()
-                if now > deadline:
-                    raise TimeoutError
-                if now > next_progress and ctx.progress is not None:
-                    next_progress = now + PROGRESS_EVERY_S
-                    ctx.progress(f"searched {search.scanned} files, {len(search.matches)} matches")
-                if search.leaves_out(event.rel(index), filters, ctx.secrets):
-                    continue
-                data = read_walked(event.dir_fd, name, limit, BINARY_SNIFF_BYTES)
-                if isinstance(data, str):
-                    if data != "gone":
-                        search.skipped[data] += 1
-                        search.scanned += data == "binary"  # opened and looked at, like a small one
-                    continue
-                search.last_file = event.rel(index)
-                search_one(search, data, deadline - now)
+            if isinstance(event, FileRun):
+                _search_run(event, search, filters, ctx.secrets, clock)
+            else:
+                search.walked_past(event)
+                clock.check()  # a walk of folders and skipped entries only
     except TimeoutError:
         search.stop_reason = (
             f"stopped at the {navigation.TIME_LIMIT_S} s time limit after "
@@ -186,44 +199,118 @@ def search_tree(cmd: FsSearchTree, ctx: ReadContext) -> CommandResult:
     return _result(cmd, root.rel, search)
 
 
+def _search_run(
+    run: FileRun, search: _Search, filters: Filters, secrets: SecretPaths, clock: _Clock
+) -> None:
+    """Search the files of one run of the walk; TimeoutError past the time limit. The loop every
+    file of a tree turns (bench_search.py): the clock is read inline, and what happens seldom (a
+    progress line, a file not read) is a call."""
+    limit = FsSearchTree.MAX_FILE_BYTES
+    for index, name in enumerate(run.names):
+        now = time.monotonic()
+        if now > clock.deadline:
+            raise TimeoutError
+        if now > clock.next_progress:
+            clock.report(now, search)
+        rel = run.rel(index)
+        if search.leaves_out(rel, filters, secrets):
+            continue
+        data = read_walked(run.dir_fd, name, limit, BINARY_SNIFF_BYTES)
+        if isinstance(data, str):
+            search.not_read(data)
+            continue
+        search.last_file = rel
+        search_one(search, data, clock.deadline - now)
+
+
 def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
     truncated = bool(search.stop_reason) or search.capped
-    shown, files = len(search.matches), count(search.files_shown, "file")
-    scanned = f"{count(search.scanned, 'file')} scanned"
+    early, later = _early_caveats(search), _later_caveats(search)
+    return CommandResult(
+        id=cmd.id,
+        ok=True,
+        summary=_summary(cmd, where, search) + (" (truncated)" if truncated else ""),
+        details="\n".join(_header(cmd, where, search, early, later) + search.matches),
+        action=cmd.action,
+        path=where,
+        truncated=truncated,
+        # what may be missing is said in String's /grep too, from the record
+        outcome=WalkOutcome(path=where, rows=tuple(search.matches), caveats=tuple(early + later)),
+    )
+
+
+def _header(
+    cmd: FsSearchTree, where: str, search: _Search, early: list[str], later: list[str]
+) -> list[str]:
+    """The "# name: value" lines above the matches: the question, then the counts, then what may
+    be missing (`early`: what cut the search short; `later`: notes and what was not looked into),
+    the secrets not searched between them."""
     header = [f"# query: {json.dumps(cmd.text)}{_options(cmd)}", f"# path: {where}"]
     header += [
         f"# {name}: {value}"
         for name, value in (("include", cmd.include), ("exclude", cmd.exclude))
         if value
     ]
-    caveats: list[str] = []  # what may be missing, said in String's /grep too
+    header.append(_matches_line(search))
+    header += [f"# {caveat}" for caveat in early]
+    if search.secrets:
+        header.append(_secrets_line(search.secrets))
+    return header + [f"# {caveat}" for caveat in later]
+
+
+def _matches_line(search: _Search) -> str:
+    shown, files = len(search.matches), count(search.files_shown, "file")
+    scanned = f"{count(search.scanned, 'file')} scanned"
+    if not search.capped:
+        truncated = " (truncated)" if search.stop_reason else ""
+        return f"# matches: {shown} in {files}; {scanned}{truncated}"
+    return (
+        f"# matches: {shown} shown, in {files}; {count(search.files_matching, 'file')} match "
+        f"in all; {scanned} (truncated)"
+    )
+
+
+def _early_caveats(search: _Search) -> list[str]:
+    """What cut the search short: the cap on matches shown, a time or size limit."""
+    caveats = []
     if search.capped:
-        header.append(
-            f"# matches: {shown} shown, in {files}; {count(search.files_matching, 'file')} match "
-            f"in all; {scanned} (truncated)"
-        )
         caveats.append(
             f"truncated: only the first {FsSearchTree.MAX_MATCHES} matching lines are shown (in "
             "path order); refine the query, or narrow it with path, include or exclude"
         )
-    else:
-        header.append(
-            f"# matches: {shown} in {files}; {scanned}" + (" (truncated)" if truncated else "")
-        )
     if search.stop_reason:
         caveats.append(f"truncated: {search.stop_reason}")
-    header += [f"# {caveat}" for caveat in caveats]
-    if search.secrets:
-        named = ", ".join(shown_name(rel) for rel in search.secrets[:SECRETS_NAMED])
-        more = len(search.secrets) - SECRETS_NAMED
-        header.append(
-            f"# not searched, as they look like secrets: {named}"
-            + (f" and {more} more" if more > 0 else "")
-            + " (fs.read of one asks the person first)"
-        )
-    later = [f"note: {shown_name(note)}" for note in search.notes] + _skips(search.skipped)
-    header += [f"# {caveat}" for caveat in later]
-    caveats += later
+    return caveats
+
+
+def _later_caveats(search: _Search) -> list[str]:
+    """A .gitignore cut, what the walk skipped ("skipped:") and what the filters left out ("not
+    searched:")."""
+    caveats = [f"note: {shown_name(note)}" for note in search.notes]
+    skipped = sorted((r, n) for r, n in search.skipped.items() if r not in _FILTERED_REASONS)
+    if skipped:
+        caveats.append(f"skipped: {', '.join(_skipped(r, n) for r, n in skipped)}")
+    filtered = sorted((r, n) for r, n in search.skipped.items() if r in _FILTERED_REASONS)
+    if filtered:
+        parts = [f"{n} {_FILTERED_REASONS[r]}" for r, n in filtered]
+        caveats.append(f"not searched: {', '.join(parts)}")
+    return caveats
+
+
+def _secrets_line(secrets: list[str]) -> str:
+    named = ", ".join(shown_name(rel) for rel in secrets[:SECRETS_NAMED])
+    more = len(secrets) - SECRETS_NAMED
+    return (
+        f"# not searched, as they look like secrets: {named}"
+        + (f" and {more} more" if more > 0 else "")
+        + " (fs.read of one asks the person first)"
+    )
+
+
+def _summary(cmd: FsSearchTree, where: str, search: _Search) -> str:
+    """The result's one line, without its "(truncated)"."""
+    shown = len(search.matches)
+    scanned = f"{count(search.scanned, 'file')} scanned"
     if search.capped:
         summary = (
             f"{shown} of the matches for {json.dumps(cmd.text)} shown, from {search.files_shown} "
@@ -231,35 +318,13 @@ def _result(cmd: FsSearchTree, where: str, search: _Search) -> CommandResult:
         )
     else:
         noun = "match" if shown == 1 else "matches"
+        files = count(search.files_shown, "file")
         summary = f"{shown} {noun} for {json.dumps(cmd.text)} in {files} under {where} ({scanned}"
     if search.stop_reason:
         summary += "; stopped early, see the header"
     if search.notes:
         summary += "; a .gitignore was cut, see the header"
-    summary += ")" + (" (truncated)" if truncated else "")
-    return CommandResult(
-        id=cmd.id,
-        ok=True,
-        summary=summary,
-        details="\n".join(header + search.matches),
-        action=cmd.action,
-        path=where,
-        truncated=truncated,
-        outcome=WalkOutcome(path=where, rows=tuple(search.matches), caveats=tuple(caveats)),
-    )
-
-
-def _skips(skipped: Counter[str]) -> list[str]:
-    """What the search did not look into, and why: skipped files, and those the filters left."""
-    if not skipped:
-        return []
-    filtered = {reason: n for reason, n in skipped.items() if reason in _FILTERED_REASONS}
-    others = sorted((r, n) for r, n in skipped.items() if r not in _FILTERED_REASONS)
-    said = [f"skipped: {', '.join(_skipped(r, n) for r, n in others)}"] if others else []
-    if filtered:
-        parts = [f"{n} {_FILTERED_REASONS[r]}" for r, n in sorted(filtered.items())]
-        said.append(f"not searched: {', '.join(parts)}")
-    return said
+    return summary + ")"
 
 
 _FILTERED_REASONS = {"outside include": "outside include", "excluded": "excluded"}

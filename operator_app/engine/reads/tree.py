@@ -66,7 +66,7 @@ def tree(cmd: FsTree, ctx: ReadContext) -> CommandResult:
         stop_reason = f"{slow}; the walk stopped there"
     finally:
         walk.close()
-    return _result(cmd, outline.top, outline.ignored, outline.skipped, stop_reason, outline.notes)
+    return _result(cmd, outline, stop_reason)
 
 
 class _Outline:
@@ -156,68 +156,82 @@ def _lines(node: _Node, shown_depth: int, out: list[str], kinds: Counter[str], l
             _lines(child, shown_depth, out, kinds, limit)
 
 
-def _result(
-    cmd: FsTree,
-    top: _Node,
-    ignored: list[str],
-    skipped: Counter[str],
-    stop_reason: str,
-    gitignore_notes: list[str],
-) -> CommandResult:
+def _result(cmd: FsTree, outline: _Outline, stop_reason: str) -> CommandResult:
+    top = outline.top
     cumulated = _levels(top, cmd.depth)
     fitting = [level for level, n in enumerate(cumulated, 1) if n <= FsTree.MAX_ENTRIES]
     shown_depth = fitting[-1] if fitting else 1
     lines: list[str] = []
     kinds: Counter[str] = Counter()
     _lines(top, shown_depth, lines, kinds, FsTree.MAX_ENTRIES)
-    notes = []
-    if not fitting:
-        notes.append(
-            f"{entries(cumulated[0])} lie directly in {shown_name(top.rel)}, over the limit of "
-            f"{FsTree.MAX_ENTRIES}; the first {len(lines)} are shown (subfolders first); use "
-            "fs.find or fs.list"
-        )
-    elif shown_depth < cmd.depth:
-        notes.append(
-            f"{entries(cumulated[-1])} lie within depth {cmd.depth}, over the limit of "
-            f"{FsTree.MAX_ENTRIES}; shown to depth {shown_depth} ({entries(len(lines))}); ask "
-            "fs.tree of a subfolder, or fs.find"
-        )
+    notes = _cut(cmd, top.rel, cumulated, shown_depth, len(lines))
     if stop_reason:
         notes.append(f"{stop_reason}; entries after it are missing; ask fs.tree of a subfolder")
     truncated = bool(notes)
+    summary = _summary(top.rel, shown_depth, len(lines), kinds)
+    if outline.notes:
+        summary += " (a .gitignore was cut, see the header)"
+    return CommandResult(
+        id=cmd.id,
+        ok=True,
+        summary=summary + (" (truncated)" if truncated else ""),
+        details="\n".join(_header(cmd, outline, len(lines), notes) + lines),
+        action=cmd.action,
+        path=top.rel,
+        truncated=truncated,
+        # what may be missing is said in String's /tree too, from the record
+        outcome=WalkOutcome(
+            path=top.rel, rows=tuple(lines), caveats=tuple(_caveats(outline, notes))
+        ),
+    )
+
+
+def _cut(cmd: FsTree, rel: str, cumulated: list[int], shown_depth: int, shown: int) -> list[str]:
+    """Why the outline stops short of the depth asked, if it does: more entries than it holds
+    lie directly in the folder, or within the depth."""
+    if cumulated[0] > FsTree.MAX_ENTRIES:
+        return [
+            f"{entries(cumulated[0])} lie directly in {shown_name(rel)}, over the limit of "
+            f"{FsTree.MAX_ENTRIES}; the first {shown} are shown (subfolders first); use "
+            "fs.find or fs.list"
+        ]
+    if shown_depth < cmd.depth:
+        return [
+            f"{entries(cumulated[-1])} lie within depth {cmd.depth}, over the limit of "
+            f"{FsTree.MAX_ENTRIES}; shown to depth {shown_depth} ({entries(shown)}); ask "
+            "fs.tree of a subfolder, or fs.find"
+        ]
+    return []
+
+
+def _header(cmd: FsTree, outline: _Outline, shown: int, notes: list[str]) -> list[str]:
     header = [
-        f"# tree: {shown_name(top.rel)} (depth {cmd.depth})",
-        f"# entries: {len(lines)} shown; subfolders first, files with their size"
-        + (" (truncated)" if truncated else ""),
+        f"# tree: {shown_name(outline.top.rel)} (depth {cmd.depth})",
+        f"# entries: {shown} shown; subfolders first, files with their size"
+        + (" (truncated)" if notes else ""),
     ]
-    caveats = [f"truncated: {note}" for note in notes]  # said in String's /tree too
-    if skipped["gitignore"]:
-        more = ", ..." if skipped["gitignore"] > len(ignored) else ""
-        caveats.append(
-            f"skipped: {skipped['gitignore']} ignored by .gitignore ({', '.join(ignored)}{more})"
-        )
-    caveats += [f"note: {shown_name(note)}" for note in gitignore_notes]
-    header += [f"# {caveat}" for caveat in caveats]
+    return header + [f"# {caveat}" for caveat in _caveats(outline, notes)]
+
+
+def _caveats(outline: _Outline, notes: list[str]) -> list[str]:
+    """What may be missing from the outline: why it was cut, what .gitignore left out, a
+    .gitignore cut."""
+    caveats = [f"truncated: {note}" for note in notes]
+    ignored = outline.skipped["gitignore"]
+    if ignored:
+        more = ", ..." if ignored > len(outline.ignored) else ""
+        named = ", ".join(outline.ignored)
+        caveats.append(f"skipped: {ignored} ignored by .gitignore ({named}{more})")
+    return caveats + [f"note: {shown_name(note)}" for note in outline.notes]
+
+
+def _summary(rel: str, shown_depth: int, shown: int, kinds: Counter[str]) -> str:
     parts = [count(kinds["folder"], "folder"), count(kinds["file"], "file")]
     parts += [
         count(kinds[k], noun)
         for k, noun in (("symlink", "symlink"), ("special", "special file"))
         if kinds[k]
     ]
-    summary = (
-        f"Tree of {shown_name(top.rel)} to depth {shown_depth}: {entries(len(lines))} "
-        f"({', '.join(parts)})"
-    )
-    if gitignore_notes:
-        summary += " (a .gitignore was cut, see the header)"
-    return CommandResult(
-        id=cmd.id,
-        ok=True,
-        summary=summary + (" (truncated)" if truncated else ""),
-        details="\n".join(header + lines),
-        action=cmd.action,
-        path=top.rel,
-        truncated=truncated,
-        outcome=WalkOutcome(path=top.rel, rows=tuple(lines), caveats=tuple(caveats)),
+    return (
+        f"Tree of {shown_name(rel)} to depth {shown_depth}: {entries(shown)} ({', '.join(parts)})"
     )

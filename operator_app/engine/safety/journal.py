@@ -155,6 +155,49 @@ def _int_fields(value: Any, *names: str) -> dict[str, int] | None:
     return {n: int(value[n]) for n in names}
 
 
+def _begun(seq: int, record: dict[str, Any]) -> JournalEntry:
+    """The change a "begin" record starts, read leniently: a field of the wrong type is left
+    out (the journal outlives the versions that wrote it)."""
+    root = record.get("root")
+    entry = JournalEntry(
+        seq=seq,
+        time=float(record.get("time", 0)),
+        command_id=str(record.get("command_id", "")),
+        action=str(record.get("action", "")),
+        rel=str(record.get("rel", "")),
+        kind=str(record.get("kind", "")),
+        old_sha=record.get("old_sha"),
+        new_sha=record.get("new_sha"),
+        mode=record.get("mode"),
+        created_dirs=list(record.get("created_dirs") or []),
+        summary=str(record.get("summary") or ""),
+        root=root if isinstance(root, str) else None,
+        pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
+        delta=Delta.from_record(record.get("delta")),
+    )
+    rel_to = record.get("rel_to")
+    if isinstance(rel_to, str):  # a copy or a move
+        entry.rel_to, entry.identity = rel_to, _identity(record.get("identity"))
+        entry.replaced, entry.across = record.get("replaced") is True, record.get("across") is True
+        mtime = record.get("replaced_mtime")
+        entry.replaced_mtime = mtime if isinstance(mtime, int) else None
+    return entry
+
+
+def _mark(entry: JournalEntry, event: object, record: dict[str, Any]) -> None:
+    """What a later record says of a change begun: committed, gone across file systems, undone."""
+    if event == "commit":
+        entry.committed = True
+        entry.trash = record.get("trash")
+        entry.to_identity = _identity(record.get("to_identity")) or entry.to_identity
+    elif event == "across":
+        entry.across = True
+    elif event == "undo":
+        entry.undone = True
+        when = record.get("time")
+        entry.undone_at = float(when) if isinstance(when, (int, float)) else None
+
+
 class Journal:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
@@ -175,47 +218,11 @@ class Journal:
                 continue
             event = record.get("event")
             if event == "begin":
-                root = record.get("root")
-                found[seq] = JournalEntry(
-                    seq=seq,
-                    time=float(record.get("time", 0)),
-                    command_id=str(record.get("command_id", "")),
-                    action=str(record.get("action", "")),
-                    rel=str(record.get("rel", "")),
-                    kind=str(record.get("kind", "")),
-                    old_sha=record.get("old_sha"),
-                    new_sha=record.get("new_sha"),
-                    mode=record.get("mode"),
-                    created_dirs=list(record.get("created_dirs") or []),
-                    summary=str(record.get("summary") or ""),
-                    root=root if isinstance(root, str) else None,
-                    pre=_int_fields(record.get("pre"), "dev", "ino", "size"),
-                    delta=Delta.from_record(record.get("delta")),
-                )
-                rel_to = record.get("rel_to")
-                if isinstance(rel_to, str):
-                    entry = found[seq]
-                    entry.rel_to, entry.identity = rel_to, _identity(record.get("identity"))
-                    entry.replaced, entry.across = (
-                        record.get("replaced") is True,
-                        record.get("across") is True,
-                    )
-                    mtime = record.get("replaced_mtime")
-                    entry.replaced_mtime = mtime if isinstance(mtime, int) else None
-            elif seq in found and event == "commit":
-                found[seq].committed = True
-                found[seq].trash = record.get("trash")
-                found[seq].to_identity = (
-                    _identity(record.get("to_identity")) or found[seq].to_identity
-                )
-            elif seq in found and event == "across":
-                found[seq].across = True
-            elif seq in found and event == "undo":
-                found[seq].undone = True
-                when = record.get("time")
-                found[seq].undone_at = float(when) if isinstance(when, (int, float)) else None
+                found[seq] = _begun(seq, record)
             elif event == "cut":
                 cut_at = max(cut_at, seq)
+            elif seq in found:
+                _mark(found[seq], event, record)
         for seq, entry in found.items():
             entry.cut = seq <= cut_at
         return [found[k] for k in sorted(found)]

@@ -106,34 +106,54 @@ def keep_within_budget(state_dir: Path, seq: int | None, message: int) -> str | 
 
 def _keep_within_budget(state_dir: Path, seq: int | None, message: int) -> str | None:
     journal = Journal(state_dir)
+    mine = _seqs_of_message(state_dir, seq, message)
+    dropped = _over_budget(_sizes(journal, seq), mine, seq)
+    return _let_go(journal, dropped) if dropped else None
+
+
+def _seqs_of_message(state_dir: Path, seq: int | None, message: int) -> set[int]:
+    """The changes of message `message` so far, `seq` among them."""
     mine = _MESSAGES.get(state_dir)
     if mine is None or mine.number != message:
         mine = _MESSAGES[state_dir] = _Message(message)
     if seq is not None:
         mine.seqs.add(seq)
-    usage = _usage(journal)
-    if seq is not None and seq not in usage.sizes:
+    return mine.seqs
+
+
+def _sizes(journal: Journal, seq: int | None) -> dict[int, int]:
+    """The bytes each change's kept copies take, the change `seq` just made among them."""
+    sizes = _usage(journal).sizes
+    if seq is not None and seq not in sizes:
         # The folder's time may not have moved (its clock is coarse): the change just made is
         # looked at by name.
         try:
-            usage.sizes[seq] = os.stat(journal.pre / f"{seq}.bin").st_size
+            sizes[seq] = os.stat(journal.pre / f"{seq}.bin").st_size
         except FileNotFoundError:
             if os.path.isdir(journal.set_dir(seq)):
-                usage.sizes[seq] = _set_size(journal.set_dir(seq))
-    total = sum(usage.sizes.values())
-    of_message = sum(size for at, size in usage.sizes.items() if at in mine.seqs)
-    if total <= SESSION_MAX_BYTES and of_message <= MESSAGE_MAX_BYTES:
-        return None
+                sizes[seq] = _set_size(journal.set_dir(seq))
+    return sizes
+
+
+def _over_budget(sizes: dict[int, int], mine: set[int], seq: int | None) -> list[int]:
+    """The oldest changes to let go of, so that what is kept fits both limits (never `seq`, the
+    change just made)."""
+    total = sum(sizes.values())
+    of_message = sum(size for at, size in sizes.items() if at in mine)
     dropped: list[int] = []
-    for at in sorted(usage.sizes):
+    for at in sorted(sizes):
         if (total <= SESSION_MAX_BYTES and of_message <= MESSAGE_MAX_BYTES) or at == seq:
             break
-        size = usage.sizes[at]
+        size = sizes[at]
         total -= size
-        of_message -= size if at in mine.seqs else 0
+        of_message -= size if at in mine else 0
         dropped.append(at)
-    if not dropped:
-        return None
+    return dropped
+
+
+def _let_go(journal: Journal, dropped: list[int]) -> str:
+    """Cut the journal at the newest of `dropped` and remove their copies; the sentence that
+    says so."""
     cut_at = dropped[-1]
     let_go = [
         entry

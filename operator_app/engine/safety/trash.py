@@ -92,6 +92,19 @@ def xdg_location(
     top folder. With `any_private`, `abs_path` is the entry's real path, and the one sought may
     also have been trashed from any private folder beside it (after a crash, its random name is
     not known)."""
+    best: tuple[float, str, str] | None = None
+    for trash, top in _trashes(abs_path):
+        wanted = _path_lines(abs_path, top, any_private)
+        found = _newest_info(trash, abs_path.stem, wanted, before)
+        if found is not None and (best is None or found[0] > best[0]):
+            name = os.path.basename(found[1])[: -len(".trashinfo")]
+            best = (found[0], os.path.join(trash, "files", name), found[1])
+    return None if best is None else (best[1], best[2])
+
+
+def _trashes(abs_path: Path) -> list[tuple[str, str]]:
+    """(trash folder, the top folder its paths are relative to) of each trash send2trash may
+    have used: the home trash, and those of the mount `abs_path` is on."""
     from send2trash import plat_other  # only on freedesktop systems
 
     places = [(plat_other.HOMETRASH, os.fsdecode(plat_other.XDG_DATA_HOME))]
@@ -104,39 +117,48 @@ def xdg_location(
         ]
     except OSError:
         pass
-    best: tuple[float, str, str] | None = None
-    for trash, top in places:
-        paths = [abs_path] + (
-            [Path(os.path.relpath(abs_path, top))] if abs_path.is_relative_to(top) else []
-        )
-        wanted = [re.compile(re.escape("Path=" + quote(os.fsencode(path)))) for path in paths]
-        if any_private:  # and its .trashinfo may or may not have been pointed home yet
-            wanted += [
-                re.compile(
-                    re.escape("Path=" + quote(os.fsencode(path.parent)) + "/")
-                    + r"\.operator-trash-[0-9a-f]{16}/"
-                    + re.escape(quote(os.fsencode(path.name)))
-                )
-                for path in paths
-            ]
-        for info in glob.glob(
-            os.path.join(glob.escape(trash), "info", f"{glob.escape(abs_path.stem)}*.trashinfo")
-        ):
-            try:
-                with open(info, encoding="utf-8") as handle:
-                    lines = handle.read().split("\n")
-                mtime = os.stat(info).st_mtime
-            except OSError:
-                continue
-            if (
-                not any(pattern.fullmatch(line) for pattern in wanted for line in lines)
-                or mtime < before - 2
-                or (best is not None and mtime <= best[0])
-            ):
-                continue
-            name = os.path.basename(info)[: -len(".trashinfo")]
-            best = (mtime, os.path.join(trash, "files", name), info)
-    return None if best is None else (best[1], best[2])
+    return places
+
+
+def _path_lines(abs_path: Path, top: str, any_private: bool) -> list[re.Pattern[str]]:
+    """The Path= lines of a .trashinfo (in a trash whose top folder is `top`) that name the
+    entry."""
+    paths = [abs_path] + (
+        [Path(os.path.relpath(abs_path, top))] if abs_path.is_relative_to(top) else []
+    )
+    wanted = [re.compile(re.escape("Path=" + quote(os.fsencode(path)))) for path in paths]
+    if any_private:  # and its .trashinfo may or may not have been pointed home yet
+        wanted += [
+            re.compile(
+                re.escape("Path=" + quote(os.fsencode(path.parent)) + "/")
+                + r"\.operator-trash-[0-9a-f]{16}/"
+                + re.escape(quote(os.fsencode(path.name)))
+            )
+            for path in paths
+        ]
+    return wanted
+
+
+def _newest_info(
+    trash: str, stem: str, wanted: list[re.Pattern[str]], before: float
+) -> tuple[float, str] | None:
+    """(time, path) of the newest .trashinfo of `trash` written since `before` (give or take
+    the 2 s of a coarse clock) with one of the `wanted` lines."""
+    newest: tuple[float, str] | None = None
+    for info in glob.glob(
+        os.path.join(glob.escape(trash), "info", f"{glob.escape(stem)}*.trashinfo")
+    ):
+        try:
+            with open(info, encoding="utf-8") as handle:
+                lines = handle.read().split("\n")
+            mtime = os.stat(info).st_mtime
+        except OSError:
+            continue
+        if mtime < before - 2 or (newest is not None and mtime <= newest[0]):
+            continue
+        if any(pattern.fullmatch(line) for pattern in wanted for line in lines):
+            newest = (mtime, info)
+    return newest
 
 
 def identity_at(location: str) -> dict[str, Any]:

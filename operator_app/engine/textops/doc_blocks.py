@@ -82,36 +82,57 @@ def _region_blocks(lines: list[str], style: CommentStyle | None) -> list[DocBloc
 
 
 def _heading_blocks(lines: list[str]) -> list[DocBlock]:
-    headings: list[tuple[int, int, str]] = []  # (line, level, slug)
-    fence: str | None = None
+    headings = _headings(lines)
+    blocks = []
+    seen: dict[str, int] = {}
+    for index, (number, _, name) in enumerate(headings):
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        # A second "## Notes" is #notes-1, as Markdown renderers number repeated slugs.
+        block_id = name if count == 0 else f"{name}-{count}"
+        if block_id:
+            blocks.append(
+                DocBlock(block_id, "heading", number, _section_end(lines, headings, index), number)
+            )
+    return blocks
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(line, level, slug) of each Markdown heading outside a code fence."""
+    headings: list[tuple[int, int, str]] = []
+    fence: str | None = None  # the fence open, as its character repeated to its length
     for number, line in enumerate(lines, start=1):
         match = _FENCE_RE.match(line)
         if match:
-            mark = match.group(1)
-            if fence is None:
-                fence = mark[0] * len(mark)
-            elif mark[0] == fence[0] and len(mark) >= len(fence):
-                fence = None
+            fence = _fence_after(fence, match.group(1))
             continue
         if fence is not None:
             continue
         match = _HEADING_RE.fullmatch(line)
         if match and match.group(2):
             headings.append((number, len(match.group(1)), slug(match.group(2))))
-    blocks = []
-    seen: dict[str, int] = {}
-    for index, (number, level, name) in enumerate(headings):
-        end = len(lines)
-        for later, later_level, _ in headings[index + 1 :]:
-            if later_level <= level:
-                end = later - 1
-                break
-        while end > number and not lines[end - 1].strip():
-            end -= 1
-        count = seen.get(name, 0)
-        seen[name] = count + 1
-        # A second "## Notes" is #notes-1, as Markdown renderers number repeated slugs.
-        block_id = name if count == 0 else f"{name}-{count}"
-        if block_id:
-            blocks.append(DocBlock(block_id, "heading", number, end, number))
-    return blocks
+    return headings
+
+
+def _fence_after(fence: str | None, mark: str) -> str | None:
+    """The fence open after a fence line `mark`: it opens one, or closes the one open (same
+    character, at least as long), or is text inside it."""
+    if fence is None:
+        return mark[0] * len(mark)
+    if mark[0] == fence[0] and len(mark) >= len(fence):
+        return None
+    return fence
+
+
+def _section_end(lines: list[str], headings: list[tuple[int, int, str]], index: int) -> int:
+    """The last line of heading `index`'s section: before the next heading of its level or
+    above (or the end), less the blank lines that end it."""
+    number, level, _ = headings[index]
+    end = len(lines)
+    for later, later_level, _ in headings[index + 1 :]:
+        if later_level <= level:
+            end = later - 1
+            break
+    while end > number and not lines[end - 1].strip():
+        end -= 1
+    return end

@@ -89,75 +89,107 @@ def apply_edits(
         if steps is not None and edit.op == "replaceRange":
             _check_lines_held(edit, steps, where)
         if edit.op in ("insertAfter", "insertBefore"):
-            assert edit.anchor is not None
-            pos, seen = _nth(text, edit.anchor, edit.occurrence)
-            if pos < 0 and seen == 0:
-                raise OperatorError(
-                    ErrorCode.ERR_ANCHOR_NOT_FOUND,
-                    (
-                        f"{where}: anchor {_quoted(edit.anchor)} not found in "
-                        f"{label}{closest_hint(text, edit.anchor)}; nothing was written"
-                    ),
-                )
-            if pos < 0:
-                raise OperatorError(
-                    ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE,
-                    (
-                        f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} "
-                        f"time{'s' if seen != 1 else ''} in {label}; occurrence "
-                        f"{edit.occurrence} is out of range; nothing was written"
-                    ),
-                )
-            if edit.op == "insertBefore":
-                at, insert = pos, edit.text
-            else:
-                at, insert = pos + len(edit.anchor), edit.text
-                # The spec's rule: an anchor that ends a line gets its own line after it.
-                if (at == len(text) or text[at] == "\n") and not insert.startswith("\n"):
-                    insert = "\n" + insert
-            if steps is not None:
-                steps.append((change_of_span(text, at, at, insert),))
-            text = text[:at] + insert + text[at:]
+            text = _insert(text, edit, where, label, steps)
         elif edit.op in ("replaceFirst", "replaceAll"):
-            assert edit.find is not None
-            if edit.op == "replaceFirst":
-                # str.replace returns the very same object when nothing matched: one search and
-                # one copy instead of a find and then a replace that searches again.
-                replaced = text.replace(edit.find, edit.text, 1)
-                found = replaced is not text or (edit.find == edit.text and edit.find in text)
-            else:
-                hits = text.count(edit.find)
-                grown = len(text) + hits * (len(edit.text) - len(edit.find))
-                if grown > max_chars:  # sized before the string is built
-                    raise _too_large(
-                        where,
-                        label,
-                        before,
-                        grown,
-                        max_chars,
-                        (
-                            f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} "
-                            f"of {_chars(len(edit.find))} with {_chars(len(edit.text))}"
-                        ),
-                    )
-                replaced, found = (text.replace(edit.find, edit.text) if hits else text), hits > 0
-            if not found:
-                raise OperatorError(
-                    ErrorCode.ERR_EDIT_FAILED,
-                    (
-                        f"{where}: find text {_quoted(edit.find)} not found in "
-                        f"{label}{closest_hint(text, edit.find)}; nothing was written"
-                    ),
-                )
-            replacements += 1 if edit.op == "replaceFirst" else hits
-            if steps is not None:
-                steps.append(_found_changes(text, edit.find, edit.text, edit.op == "replaceAll"))
-            text = replaced
+            text, hits = _replace(text, edit, where, label, steps, max_chars)
+            replacements += hits
         else:
             text = _replace_range(text, edit, where, label, steps)
         if len(text) > max_chars:  # one edit adds at most its own text: checked after it
             raise _too_large(where, label, before, len(text), max_chars)
     return EditsOutcome(text, len(edits), replacements)
+
+
+def _insert(text: str, edit: Edit, where: str, label: str, steps: list[Step] | None) -> str:
+    """insertBefore or insertAfter the occurrence of the anchor the edit names."""
+    assert edit.anchor is not None
+    pos = _anchor(text, edit, where, label)
+    if edit.op == "insertBefore":
+        at, insert = pos, edit.text
+    else:
+        at, insert = pos + len(edit.anchor), edit.text
+        # The spec's rule: an anchor that ends a line gets its own line after it.
+        if (at == len(text) or text[at] == "\n") and not insert.startswith("\n"):
+            insert = "\n" + insert
+    if steps is not None:
+        steps.append((change_of_span(text, at, at, insert),))
+    return text[:at] + insert + text[at:]
+
+
+def _anchor(text: str, edit: Edit, where: str, label: str) -> int:
+    """Where the occurrence of the anchor the edit names begins: ERR_ANCHOR_NOT_FOUND when the
+    anchor is nowhere, ERR_INVALID_ANCHOR_OCCURRENCE when it occurs fewer times."""
+    assert edit.anchor is not None
+    pos, seen = _nth(text, edit.anchor, edit.occurrence)
+    if pos >= 0:
+        return pos
+    if seen == 0:
+        raise OperatorError(
+            ErrorCode.ERR_ANCHOR_NOT_FOUND,
+            (
+                f"{where}: anchor {_quoted(edit.anchor)} not found in "
+                f"{label}{closest_hint(text, edit.anchor)}; nothing was written"
+            ),
+        )
+    raise OperatorError(
+        ErrorCode.ERR_INVALID_ANCHOR_OCCURRENCE,
+        (
+            f"{where}: anchor {_quoted(edit.anchor)} occurs {seen} "
+            f"time{'s' if seen != 1 else ''} in {label}; occurrence "
+            f"{edit.occurrence} is out of range; nothing was written"
+        ),
+    )
+
+
+def _replace(
+    text: str, edit: Edit, where: str, label: str, steps: list[Step] | None, max_chars: int
+) -> tuple[str, int]:
+    """replaceFirst or replaceAll: the new text and how many places changed; ERR_EDIT_FAILED
+    when the find text is nowhere."""
+    assert edit.find is not None
+    if edit.op == "replaceFirst":
+        replaced, hits = _replace_first(text, edit.find, edit.text)
+    else:
+        replaced, hits = _replace_all(text, edit.find, edit.text, where, label, max_chars)
+    if not hits:
+        raise OperatorError(
+            ErrorCode.ERR_EDIT_FAILED,
+            (
+                f"{where}: find text {_quoted(edit.find)} not found in "
+                f"{label}{closest_hint(text, edit.find)}; nothing was written"
+            ),
+        )
+    if steps is not None:
+        steps.append(_found_changes(text, edit.find, edit.text, edit.op == "replaceAll"))
+    return replaced, hits
+
+
+def _replace_first(text: str, find: str, new: str) -> tuple[str, int]:
+    # str.replace returns the very same object when nothing matched: one search and one copy
+    # instead of a find and then a replace that searches again.
+    replaced = text.replace(find, new, 1)
+    found = replaced is not text or (find == new and find in text)
+    return replaced, int(found)
+
+
+def _replace_all(
+    text: str, find: str, new: str, where: str, label: str, max_chars: int
+) -> tuple[str, int]:
+    hits = text.count(find)
+    grown = len(text) + hits * (len(new) - len(find))
+    if grown > max_chars:  # sized before the string is built
+        raise _too_large(
+            where,
+            label,
+            len(text),
+            grown,
+            max_chars,
+            (
+                f": replacing {hits:,} occurrence{'s' if hits != 1 else ''} "
+                f"of {_chars(len(find))} with {_chars(len(new))}"
+            ),
+        )
+    return (text.replace(find, new) if hits else text), hits
 
 
 def _check_lines_held(edit: Edit, steps: list[Step], where: str) -> None:

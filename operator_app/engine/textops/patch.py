@@ -46,7 +46,8 @@ from .hunks import (
 from .textfile import join_lines, lines_and_final_newline, split_lines
 
 if TYPE_CHECKING:
-    from unidiff.patch import PatchedFile
+    from unidiff.patch import Hunk as UnidiffHunk
+    from unidiff.patch import Line, PatchedFile
 
 DEV_NULL = "/dev/null"
 _HUNK_HEADER_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -159,14 +160,7 @@ def _hunk_body(
     while i < len(lines):
         line = lines[i]
         filled = old >= want_old and new >= want_new
-        if _HUNK_HEADER_RE.match(line) or line.startswith(_SECTION_STARTS):
-            break
-        if (
-            filled
-            and line.startswith("--- ")
-            and i + 1 < len(lines)
-            and lines[i + 1].startswith("+++ ")
-        ):
+        if _ends_hunk(lines, i, filled):
             break
         if line in ("", "\r"):
             # A blank context line whose leading space was stripped (by an editor or a mail
@@ -185,13 +179,25 @@ def _hunk_body(
             old, new = old + len(pending_blanks), new + len(pending_blanks)
             cleaned.extend(pending_blanks)
         pending_blanks = []
-        if kind != "-":
-            new += kind != "\\"
-        if kind != "+":
-            old += kind != "\\"
+        old += kind in (" ", "-")
+        new += kind in (" ", "+")
         cleaned.append(_NO_NEWLINE if kind == "\\" else line)
         i += 1
     return i, (old, new), None
+
+
+def _ends_hunk(lines: list[str], i: int, filled: bool) -> bool:
+    """Whether lines[i] ends a hunk body: the next hunk's header, a new file's section, or, once
+    the body's counts are met (`filled`), a ---/+++ pair (a removed line may begin "-- ")."""
+    line = lines[i]
+    if _HUNK_HEADER_RE.match(line) or line.startswith(_SECTION_STARTS):
+        return True
+    return (
+        filled
+        and line.startswith("--- ")
+        and i + 1 < len(lines)
+        and lines[i + 1].startswith("+++ ")
+    )
 
 
 def _prepare(patch_text: str, label: str) -> str:
@@ -228,59 +234,65 @@ def _convert(patched: PatchedFile, crlf: bool) -> tuple[list[Hunk], int, int]:
     """Our hunks, and the counts of added and removed lines. With `crlf`, a line's trailing "\\r"
     is its CRLF line break and is dropped, unless the line has no break at all ("\\ No newline at
     end of file" follows it), where the "\\r" is the last character of the file."""
-    hunks: list[Hunk] = []
-    added = removed = 0
-    for number, raw in enumerate(patched, start=1):
-        old: list[str] = []
-        new: list[str] = []
-        old_end = new_end = False
-        previous = ""
-        body = list(raw)
-        for k, line in enumerate(body):
-            kind = line.line_type
-            if kind == "":
-                continue  # a blank line after the hunk, kept by unidiff
-            if kind == "\\":
-                if previous == "" or (old_end and new_end):
-                    raise _invalid(
-                        f'hunk {number} has a misplaced "{_NO_NEWLINE}"; '
-                        "it goes right after a file's last line"
-                    )
-                old_end |= previous in (" ", "-")
-                new_end |= previous in (" ", "+")
-                continue
-            if (old_end and kind in (" ", "-")) or (new_end and kind in (" ", "+")):
-                raise _invalid(
-                    f'hunk {number} has lines after "{_NO_NEWLINE}" '
-                    "on the same side; that marker goes right after "
-                    "the file's last line"
-                )
-            value = line.value[:-1] if line.value.endswith("\n") else line.value
-            if (
-                crlf
-                and value.endswith("\r")
-                and not (k + 1 < len(body) and body[k + 1].line_type == "\\")
-            ):
-                value = value[:-1]
-            if kind != "+":
-                old.append(value)
-            if kind != "-":
-                new.append(value)
-            added += kind == "+"
-            removed += kind == "-"
-            previous = kind
-        hunks.append(
-            Hunk(
-                number=number,
-                old_start=raw.source_start,
-                new_start=raw.target_start,
-                old=tuple(old),
-                new=tuple(new),
-                old_no_newline=old_end,
-                new_no_newline=new_end,
+    hunks = [_hunk(number, raw, crlf) for number, raw in enumerate(patched, start=1)]
+    kinds = [line.line_type for raw in patched for line in raw]
+    return hunks, kinds.count("+"), kinds.count("-")
+
+
+def _hunk(number: int, raw: UnidiffHunk, crlf: bool) -> Hunk:
+    """Hunk `number` of the patch, from unidiff's."""
+    old: list[str] = []
+    new: list[str] = []
+    old_end = new_end = False  # a side whose last line has no line break, as a marker said
+    previous = ""
+    body = list(raw)
+    for k, line in enumerate(body):
+        kind = line.line_type
+        if kind == "":
+            continue  # a blank line after the hunk, kept by unidiff
+        if kind == "\\":
+            old_end, new_end = _marker_ends(number, previous, old_end, new_end)
+            continue
+        if (old_end and kind in (" ", "-")) or (new_end and kind in (" ", "+")):
+            raise _invalid(
+                f'hunk {number} has lines after "{_NO_NEWLINE}" on the same side; that marker '
+                "goes right after the file's last line"
             )
+        value = _text(body, k, crlf)
+        if kind != "+":
+            old.append(value)
+        if kind != "-":
+            new.append(value)
+        previous = kind
+    return Hunk(
+        number=number,
+        old_start=raw.source_start,
+        new_start=raw.target_start,
+        old=tuple(old),
+        new=tuple(new),
+        old_no_newline=old_end,
+        new_no_newline=new_end,
+    )
+
+
+def _marker_ends(number: int, previous: str, old_end: bool, new_end: bool) -> tuple[bool, bool]:
+    """The sides whose last line has no line break once a "\\ No newline" marker follows a line
+    of kind `previous`: its side or sides (a context line is both)."""
+    if previous == "" or (old_end and new_end):
+        raise _invalid(
+            f'hunk {number} has a misplaced "{_NO_NEWLINE}"; '
+            "it goes right after a file's last line"
         )
-    return hunks, added, removed
+    return old_end or previous in (" ", "-"), new_end or previous in (" ", "+")
+
+
+def _text(body: list[Line], k: int, crlf: bool) -> str:
+    """Line k of a hunk's body without its line break ("\\r\\n" for a CRLF file, unless a marker
+    after it says it has none: then its "\\r" is the file's last character)."""
+    value = body[k].value
+    value = value[:-1] if value.endswith("\n") else value
+    unbroken = k + 1 < len(body) and body[k + 1].line_type == "\\"
+    return value[:-1] if crlf and value.endswith("\r") and not unbroken else value
 
 
 def _parse(patch_text: str, label: str, crlf: bool) -> tuple[list[Hunk], int, int, bool]:
@@ -378,21 +390,17 @@ def apply_patch(
                 "its current content (read it with fs.readSlice) or use fs.write"
             ),
         )
+    return PatchOutcome(_patched(original, hunks, label), len(hunks), added, removed, False)
+
+
+def _patched(original: str, hunks: list[Hunk], label: str) -> str:
+    """The text with every hunk applied, or ERR_PATCH_MISMATCH (saying so when the patch looks
+    applied already)."""
     index = LineIndex(original)  # shared by the application and the applied-already check
     # the common case, without a list of every line
     patched = apply_in_place(original, hunks, index)
     if patched is None:
-        try:
-            new_lines, ends_with_newline = apply_hunks(
-                *lines_and_final_newline(original), hunks, label=label
-            )
-        except OperatorError as exc:
-            if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(index, hunks):
-                raise OperatorError(
-                    exc.code, f"{_already_applied(label, hunks)}; {exc.message}", exc.context
-                ) from None
-            raise
-        patched = join_lines(new_lines, ends_with_newline)
+        patched = _patched_by_lines(original, hunks, index, label)
     # A patch whose hunks have no context after them (an append at the end, a -U0 insertion)
     # matches again once applied. When the file also holds every hunk's new lines where the patch
     # puts them, it is refused: most likely the same patch sent again (say, after a result was
@@ -406,7 +414,23 @@ def apply_patch(
                 "context takes in the copy already there (or use fs.applyEdits)"
             ),
         )
-    return PatchOutcome(patched, len(hunks), added, removed, False)
+    return patched
+
+
+def _patched_by_lines(original: str, hunks: list[Hunk], index: LineIndex, label: str) -> str:
+    """The text with every hunk applied to its list of lines (where a hunk's lines do not match
+    in place, this is what says where and why)."""
+    try:
+        new_lines, ends_with_newline = apply_hunks(
+            *lines_and_final_newline(original), hunks, label=label
+        )
+    except OperatorError as exc:
+        if exc.code is ErrorCode.ERR_PATCH_MISMATCH and _looks_applied(index, hunks):
+            raise OperatorError(
+                exc.code, f"{_already_applied(label, hunks)}; {exc.message}", exc.context
+            ) from None
+        raise
+    return join_lines(new_lines, ends_with_newline)
 
 
 def _looks_applied(index: LineIndex, hunks: list[Hunk]) -> bool:

@@ -166,31 +166,59 @@ def scan_regions(text: str, style: CommentStyle) -> RegionScan:
 
 
 def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -> Region:
+    """The region `marker_id` marks: one OPERATOR_BEGIN, one OPERATOR_END after it, and no
+    other marker between them; otherwise the error that says which of these fails."""
     markers = _markers(lines, style)
     begins = [m for m in markers if m.kind == "BEGIN" and m.marker_id == marker_id]
     ends = [m for m in markers if m.kind == "END" and m.marker_id == marker_id]
     if not begins and not ends:
-        ids = sorted({m.marker_id for m in markers})
+        raise _not_found(lines, style, markers, marker_id, label)
+    begin, end = _one_pair(begins, ends, marker_id, label)
+    inside = [m for m in markers if begin.line < m.line < end.line]
+    if inside:
+        other = inside[0]
+        raise OperatorError(
+            ErrorCode.ERR_REGION_MARKER_MISMATCH,
+            (
+                f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) '
+                f"contains OPERATOR_{other.kind} {other.marker_id} at line "
+                f"{other.line}; regions must not nest or overlap"
+            ),
+        )
+    return Region(marker_id, begin.line, end.line)
+
+
+def _not_found(
+    lines: list[str], style: CommentStyle, markers: list[_Marker], marker_id: str, label: str
+) -> OperatorError:
+    """ERR_REGION_MARKER_NOT_FOUND, with the regions the file has (and the closest name), or the
+    markers of another comment style it holds when those are what the model meant."""
+    ids = sorted({m.marker_id for m in markers})
+    foreign = _foreign_hint(lines, style, marker_id)
+    if foreign and (not ids or foreign.startswith("region")):
+        return OperatorError(
+            ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
+            (
+                f'region "{marker_id}" not found in {label} with '
+                f'markers like "{_example(style)}"; {foreign}'
+            ),
+        )
+    if ids:
         close = difflib.get_close_matches(marker_id, ids, n=1)
         guess = f"did you mean {close[0]}? " if close else ""
-        foreign = _foreign_hint(lines, style, marker_id)
-        if foreign and (not ids or foreign.startswith("region")):
-            raise OperatorError(
-                ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
-                (
-                    f'region "{marker_id}" not found in {label} with '
-                    f'markers like "{_example(style)}"; {foreign}'
-                ),
-            )
-        known = (
-            f"{guess}regions in this file: {', '.join(ids)}"
-            if ids
-            else f'this file has no regions (markers look like "{_example(style)}")'
-        )
-        raise OperatorError(
-            ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
-            (f'region "{marker_id}" not found in {label}; {known}; use fs.listRegions to see them'),
-        )
+        known = f"{guess}regions in this file: {', '.join(ids)}"
+    else:
+        known = f'this file has no regions (markers look like "{_example(style)}")'
+    return OperatorError(
+        ErrorCode.ERR_REGION_MARKER_NOT_FOUND,
+        (f'region "{marker_id}" not found in {label}; {known}; use fs.listRegions to see them'),
+    )
+
+
+def _one_pair(
+    begins: list[_Marker], ends: list[_Marker], marker_id: str, label: str
+) -> tuple[_Marker, _Marker]:
+    """The region's two markers, when it has one of each and in order."""
     if len(begins) > 1 or len(ends) > 1:
         where = ", ".join(f"OPERATOR_{m.kind} at line {m.line}" for m in begins + ends)
         raise OperatorError(
@@ -219,18 +247,7 @@ def _locate(lines: list[str], style: CommentStyle, marker_id: str, label: str) -
                 f"before OPERATOR_BEGIN at line {begin.line}; swap the marker lines"
             ),
         )
-    inside = [m for m in markers if begin.line < m.line < end.line]
-    if inside:
-        other = inside[0]
-        raise OperatorError(
-            ErrorCode.ERR_REGION_MARKER_MISMATCH,
-            (
-                f'region "{marker_id}" in {label} (lines {begin.line}-{end.line}) '
-                f"contains OPERATOR_{other.kind} {other.marker_id} at line "
-                f"{other.line}; regions must not nest or overlap"
-            ),
-        )
-    return Region(marker_id, begin.line, end.line)
+    return begin, end
 
 
 def locate_region(text: str, style: CommentStyle, marker_id: str, *, label: str) -> Region:
@@ -306,6 +323,28 @@ def insert_region(
     label: str,
 ) -> str:
     lines = split_lines(text)
+    _check_new_name(lines, style, marker_id, label)
+    pos = _anchor_at(text, anchor, occurrence, label)
+    anchor_index = text.count("\n", 0, pos)  # 0-based line of the anchor's first character
+    anchor_line = lines[anchor_index]
+    indent = anchor_line[: len(anchor_line) - len(anchor_line.lstrip(" \t"))]
+    at = anchor_index + 1 if position == "after" else anchor_index
+    if position == "after" and "\n" in anchor:
+        # after the line where a multi-line anchor ends
+        at = text.count("\n", 0, pos + len(anchor)) + 1
+    _check_outside_regions(text, style, at, f"{position} line {anchor_index + 1}", marker_id, label)
+    block = [
+        _marker_line(style, "BEGIN", marker_id, indent),
+        *_content_lines(content, style, marker_id),
+        _marker_line(style, "END", marker_id, indent),
+    ]
+    new = lines[:at] + block + lines[at:]
+    return join_lines(new, text.endswith("\n") or not text)
+
+
+def _check_new_name(lines: list[str], style: CommentStyle, marker_id: str, label: str) -> None:
+    """ERR_REGION_MARKER_ALREADY_EXISTS when a marker of the file, in its style or another one,
+    has the new region's name."""
     existing = [m for m in _markers(lines, style) if m.marker_id == marker_id]
     if existing:
         raise OperatorError(
@@ -326,6 +365,10 @@ def insert_region(
                 f"marker_id, or change it with fs.replaceRegion and {elsewhere[0].override}"
             ),
         )
+
+
+def _anchor_at(text: str, anchor: str, occurrence: int, label: str) -> int:
+    """Where the anchor's `occurrence` (counted without overlaps) begins in `text`."""
     seen, pos, start = 0, -1, 0
     while seen < occurrence:
         pos = text.find(anchor, start)
@@ -346,31 +389,24 @@ def insert_region(
                 f"in {label}; occurrence {occurrence} is out of range"
             ),
         )
-    anchor_index = text.count("\n", 0, pos)  # 0-based line of the anchor's first character
-    anchor_line = lines[anchor_index]
-    indent = anchor_line[: len(anchor_line) - len(anchor_line.lstrip(" \t"))]
-    at = anchor_index + 1 if position == "after" else anchor_index
-    if position == "after" and "\n" in anchor:
-        # after the line where a multi-line anchor ends
-        at = text.count("\n", 0, pos + len(anchor)) + 1
-    # `at` lines come before the new block; inside a region means between its two marker lines,
-    # which would nest the new region there and leave the outer one unusable (MISMATCH).
+    return pos
+
+
+def _check_outside_regions(
+    text: str, style: CommentStyle, at: int, where: str, marker_id: str, label: str
+) -> None:
+    """ERR_REGION_MARKER_MISMATCH when the new block, after the first `at` lines, would stand
+    between a region's two marker lines: it would nest there and leave the outer region
+    unusable."""
     for region in scan_regions(text, style).regions:
         if region.begin_line <= at < region.end_line:
             raise OperatorError(
                 ErrorCode.ERR_REGION_MARKER_MISMATCH,
                 (
-                    f'region "{marker_id}" would go {position} line {anchor_index + 1} of '
+                    f'region "{marker_id}" would go {where} of '
                     f'{label}, inside region "{region.marker_id}" (lines '
                     f"{region.begin_line}-{region.end_line}); regions must not nest; choose "
                     f"an anchor outside lines {region.begin_line}-{region.end_line}, or "
                     f'change region "{region.marker_id}" with fs.replaceRegion'
                 ),
             )
-    block = [
-        _marker_line(style, "BEGIN", marker_id, indent),
-        *_content_lines(content, style, marker_id),
-        _marker_line(style, "END", marker_id, indent),
-    ]
-    new = lines[:at] + block + lines[at:]
-    return join_lines(new, text.endswith("\n") or not text)

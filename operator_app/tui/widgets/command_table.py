@@ -249,6 +249,20 @@ class CommandTable(DataTable[object]):
             self._add_columns()
         self._rows = rows
         wanted = {str(row.line): self._cells_of(row) for row in rows}
+        self._show(wanted)
+        target = None
+        if tail and at_end and rows:
+            target = rows[-1].line
+        elif selected is not None and str(selected) in wanted:
+            target = selected
+        if target is not None and self.row_count:
+            index = self.get_row_index(str(target))
+            if index != self.cursor_row:
+                self.move_cursor(row=index)
+
+    def _show(self, wanted: dict[str, RowCells]) -> None:
+        """Bring the table's rows to `wanted`: the rows shown already updated where they changed
+        (all drawn again when their order changed or many did), the new ones added."""
         keys = list(wanted)
         same_order = keys[: len(self._cells)] == list(self._cells)
         changed = (
@@ -265,15 +279,6 @@ class CommandTable(DataTable[object]):
         for key in keys[len(self._cells) :]:
             self.add_row(*self._display(wanted[key]), key=key, height=len(wanted[key].summary))
             self._cells[key] = wanted[key]
-        target = None
-        if tail and at_end and rows:
-            target = rows[-1].line
-        elif selected is not None and str(selected) in wanted:
-            target = selected
-        if target is not None and self.row_count:
-            index = self.get_row_index(str(target))
-            if index != self.cursor_row:
-                self.move_cursor(row=index)
 
     def _update_row(self, key: str, cells: RowCells) -> None:
         # A summary that now wraps to another number of lines changes the row's height: it is set

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 
+from ...protocol import CommandResult
 from ..state import UNDONE, Row
 from .lines_view import CodeColours, LinesView, StyledLine, diff_lines, plain_lines, wrapped
 
@@ -35,46 +36,55 @@ def _body(text: str, style: str = "", *, diff_of: str | None = None) -> list[Sty
 def detail_lines(row: Row | None, width: int = 80) -> list[StyledLine]:
     if row is None:
         return [StyledLine("Select a command to see its output or diff.", "dim")]
-    result = row.result
     lines = wrapped(
         f"{row.command_id or '?'}  {row.action or ''}  {row.path or ''}".rstrip(), "head", width
     )
-    if result is None:
+    if row.result is None:
         lines += wrapped(f"{row.status}: {row.summary}".rstrip(": "), "warn", width)
         if row.live:  # a command running: its script, then its output so far, newest last
             if row.diff:
                 lines += [StyledLine("")] + _body(row.diff, diff_of=row.path or "")
             return lines + [StyledLine("")] + _body(row.live)
     else:
-        lines += wrapped(result.summary, "ok" if result.ok else "error", width)
-        if row.status == UNDONE:
-            when = (
-                time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
-            )
-            lines += wrapped(
-                f"Undone at {when}: the file is back as it was before this change, but the model "
-                "was told it was made. Tell it the change was undone.",
-                "warn",
-                width,
-            )
-        if row.status == "duplicate":
-            lines += wrapped(
-                "Not run again: the model sent this exact command before, and is given its "
-                "earlier result again, marked as such (above).",
-                "dim",
-                width,
-            )
-        details = result.details or ""
-        if details.startswith(("{", "[")):
-            try:
-                details = json.dumps(json.loads(details), indent=2, ensure_ascii=False)
-            except ValueError:
-                pass
-        if details:
-            lines += [StyledLine("")] + _body(details)
+        lines += _result_lines(row, row.result, width)
     if row.diff:
         lines += [StyledLine("")] + _body(row.diff, diff_of=row.path or "")
     return lines
+
+
+def _result_lines(row: Row, result: CommandResult, width: int) -> list[StyledLine]:
+    """A result's summary, what became of it since (undone, or a repeat's earlier result), and
+    its details."""
+    lines = wrapped(result.summary, "ok" if result.ok else "error", width)
+    if row.status == UNDONE:
+        when = time.strftime("%H:%M", time.localtime(row.undone_at)) if row.undone_at else "since"
+        lines += wrapped(
+            f"Undone at {when}: the file is back as it was before this change, but the model "
+            "was told it was made. Tell it the change was undone.",
+            "warn",
+            width,
+        )
+    if row.status == "duplicate":
+        lines += wrapped(
+            "Not run again: the model sent this exact command before, and is given its "
+            "earlier result again, marked as such (above).",
+            "dim",
+            width,
+        )
+    details = _indented(result.details or "")
+    if details:
+        lines += [StyledLine("")] + _body(details)
+    return lines
+
+
+def _indented(details: str) -> str:
+    """Details that are JSON, indented to be read; others as they are."""
+    if details.startswith(("{", "[")):
+        try:
+            return json.dumps(json.loads(details), indent=2, ensure_ascii=False)
+        except ValueError:
+            pass
+    return details
 
 
 class DetailsView(LinesView):

@@ -15,7 +15,7 @@ from ...ondisk.private import FOLDER_MODE, private_folder
 from ...safety.journal import Journal, JournalEntry
 from ..outcomes import CommitOutcome
 from ..plan import WritePlan
-from .items import Item
+from .items import ChangeSet, Item
 from .manifest import Manifest
 from .steps import (
     WORKERS,
@@ -42,16 +42,7 @@ def commit_changeset(
     folder = journal.set_dir(seq)
     private_folder(folder.parent, top=journal.dir)  # the person's alone (ondisk/private.py)
     os.mkdir(folder, FOLDER_MODE)  # a seq's folder is made once (it exists: the pre-images mix)
-    kept = [
-        index
-        for index, item in enumerate(items)
-        if item.before is not None and item.before.kind == "file" and item.op in ("write", "delete")
-    ]
-    # fsyncs made in parallel share the file system's journal commits
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        shas = list(pool.map(lambda i: keep_pre_image(ws, items[i], folder, i), kept))
-    pre = dict(zip(kept, shas, strict=True))
-    Manifest(items, pre).write(folder)
+    Manifest(items, _keep_pre_images(ws, items, folder)).write(folder)
     entry = JournalEntry(
         seq=seq,
         time=time.time(),
@@ -65,7 +56,35 @@ def commit_changeset(
         root=str(ws.root),
     )
     journal.begin(entry, None)
-    steps = in_order(items)
+    notes = _take_steps(ws, journal, seq, folder, changes)
+    sweep(ws, folder)
+    journal.mark_swept(seq)
+    synced = sync_folders(ws, items)
+    journal.commit(entry, sync=True)
+    extra = "; ".join(notes + ([synced] if synced else []))
+    return CommitOutcome(plan.summary + (f" ({extra})" if extra else ""), seq, extra)
+
+
+def _keep_pre_images(ws: Workspace, items: tuple[Item, ...], folder: Path) -> dict[int, str]:
+    """Keep in `folder` the bytes of every file the set replaces or removes: item index -> the
+    pre-image's sha256."""
+    kept = [
+        index
+        for index, item in enumerate(items)
+        if item.before is not None and item.before.kind == "file" and item.op in ("write", "delete")
+    ]
+    # fsyncs made in parallel share the file system's journal commits
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        shas = list(pool.map(lambda i: keep_pre_image(ws, items[i], folder, i), kept))
+    return dict(zip(kept, shas, strict=True))
+
+
+def _take_steps(
+    ws: Workspace, journal: Journal, seq: int, folder: Path, changes: ChangeSet
+) -> list[str]:
+    """Take the set's steps in order, and what they had to say; a failure takes back the steps
+    done (and sweeps the new files' bytes) before it goes on."""
+    steps = in_order(changes.items)
     done: list[tuple[int, Item]] = []
     notes = []
     ready: dict[str, str] | None = None
@@ -89,9 +108,4 @@ def commit_changeset(
                 pass
         journal.mark_swept(seq)
         raise
-    sweep(ws, folder)
-    journal.mark_swept(seq)
-    synced = sync_folders(ws, items)
-    journal.commit(entry, sync=True)
-    extra = "; ".join(notes + ([synced] if synced else []))
-    return CommitOutcome(plan.summary + (f" ({extra})" if extra else ""), seq, extra)
+    return notes

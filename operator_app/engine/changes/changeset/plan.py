@@ -76,51 +76,69 @@ def _diff_of(ws: Workspace, upper: Path, item: Item) -> tuple[str, int, int]:
         return f"new folder {rel}/\n", 0, 0
     if item.op == "rmdir":
         return f"folder {rel}/ removed\n", 0, 0
-    old_path = ws.root / rel
     if item.op == "delete":
-        assert item.before is not None
-        if item.before.kind == "symlink":
-            return f"symlink {rel} -> {item.link} deleted\n", 0, 0
-        if item.before.kind != "file":
-            return f"{item.before.kind} {rel} deleted\n", 0, 0
-        old = _read(old_path, DIFF_MAX_BYTES) if item.before.size <= DIFF_MAX_BYTES else None
-        text = _text(old) if old is not None else None
-        if text is None:
-            return (
-                f"Binary file {rel} deleted ({count(item.before.size, 'byte')}, sha256 "
-                f"{(file_sha(old_path) or '?')[:12]})\n",
-                0,
-                0,
-            )
-        return unified_diff(text, "", rel, deleted=True)
-    new = _read(upper / rel, DIFF_MAX_BYTES) if item.new_size <= DIFF_MAX_BYTES else None
-    old = b""
-    if item.before is not None:
-        old = (
-            (_read(old_path, DIFF_MAX_BYTES) or b"") if item.before.size <= DIFF_MAX_BYTES else b""
+        return _deleted(ws.root / rel, item)
+    return _written(ws.root / rel, upper, item)
+
+
+def _deleted(old_path: Path, item: Item) -> tuple[str, int, int]:
+    rel, before = item.rel, item.before
+    assert before is not None
+    if before.kind == "symlink":
+        return f"symlink {rel} -> {item.link} deleted\n", 0, 0
+    if before.kind != "file":
+        return f"{before.kind} {rel} deleted\n", 0, 0
+    old = _read(old_path, DIFF_MAX_BYTES) if before.size <= DIFF_MAX_BYTES else None
+    text = _text(old) if old is not None else None
+    if text is None:
+        return (
+            f"Binary file {rel} deleted ({count(before.size, 'byte')}, sha256 "
+            f"{(file_sha(old_path) or '?')[:12]})\n",
+            0,
+            0,
         )
+    return unified_diff(text, "", rel, deleted=True)
+
+
+def _written(old_path: Path, upper: Path, item: Item) -> tuple[str, int, int]:
+    """A file the command created or changed (its bytes, its mode, or both)."""
+    rel = item.rel
+    new = _read(upper / rel, DIFF_MAX_BYTES) if item.new_size <= DIFF_MAX_BYTES else None
     new_text = _text(new) if new is not None else None
-    old_text = _text(old) if item.before is None or item.before.size <= DIFF_MAX_BYTES else None
+    old_text = _old_text(old_path, item)
     note = _mode_note(item)
     if new_text is None or old_text is None:
-        was = (
-            f"{count(item.before.size, 'byte')}, sha256 {(file_sha(old_path) or '?')[:12]} -> "
-            if item.before is not None
-            else ""
-        )
-        what = "changed" if item.before is not None else "created"
-        return (
-            f"Binary file {rel} {what} ({was}{count(item.new_size, 'byte')}, sha256 "
-            f"{(item.new_sha or '?')[:12]}){' ' + note if note else ''}\n",
-            0,
-            0,
-        )
+        return _binary_written(old_path, item, note), 0, 0
     diff, added, removed = unified_diff(old_text, new_text, rel, created=item.before is None)
     if not diff:
         diff = f"--- a/{rel}\n+++ b/{rel}\n"
     if note:
         diff = f"# {rel}: {note}\n" + diff
     return diff, added, removed
+
+
+def _old_text(old_path: Path, item: Item) -> str | None:
+    """The text a written file replaces ("" for a new one); None for one that is binary or too
+    large to show."""
+    if item.before is None:
+        return ""
+    if item.before.size > DIFF_MAX_BYTES:
+        return None
+    return _text(_read(old_path, DIFF_MAX_BYTES) or b"")
+
+
+def _binary_written(old_path: Path, item: Item, note: str) -> str:
+    """A written file shown by its sizes and hashes."""
+    was = (
+        f"{count(item.before.size, 'byte')}, sha256 {(file_sha(old_path) or '?')[:12]} -> "
+        if item.before is not None
+        else ""
+    )
+    what = "changed" if item.before is not None else "created"
+    return (
+        f"Binary file {item.rel} {what} ({was}{count(item.new_size, 'byte')}, sha256 "
+        f"{(item.new_sha or '?')[:12]}){' ' + note if note else ''}\n"
+    )
 
 
 def _conflicts(found: Found, started_ns: int) -> list[str]:

@@ -102,20 +102,31 @@ def state_of(ws: Workspace, item: Item, pre_sha: str | None) -> State:
     the hash of the pre-image kept of a file the set replaced or removed."""
     now = entry_now(ws, item.rel)
     if item.op in ("mkdir", "rmdir"):
-        # a folder made: there is one "after"; a folder removed: there is one "before"
-        present: State = "after" if item.op == "mkdir" else "before"
-        absent: State = "before" if item.op == "mkdir" else "after"
-        if now is None:
-            return absent
-        return present if now.kind == "dir" else "other"
+        return _folder_state(item, now)
     if item.op == "delete":
-        if now is None:
-            return "after"
-        if item.before is not None and item.before.kind == "file" and now.kind == "file":
-            digest = file_digest(ws, item.rel)
-            return "before" if digest is not None and digest[0] == pre_sha else "other"
-        return "before" if item.before is not None and now.kind == item.before.kind else "other"
-    # a write
+        return _deleted_state(ws, item, now, pre_sha)
+    return _written_state(ws, item, now, pre_sha)
+
+
+def _folder_state(item: Item, now: Entry | None) -> State:
+    # a folder made: there is one "after"; a folder removed: there is one "before"
+    present: State = "after" if item.op == "mkdir" else "before"
+    absent: State = "before" if item.op == "mkdir" else "after"
+    if now is None:
+        return absent
+    return present if now.kind == "dir" else "other"
+
+
+def _deleted_state(ws: Workspace, item: Item, now: Entry | None, pre_sha: str | None) -> State:
+    if now is None:
+        return "after"
+    if item.before is not None and item.before.kind == "file" and now.kind == "file":
+        digest = file_digest(ws, item.rel)
+        return "before" if digest is not None and digest[0] == pre_sha else "other"
+    return "before" if item.before is not None and now.kind == item.before.kind else "other"
+
+
+def _written_state(ws: Workspace, item: Item, now: Entry | None, pre_sha: str | None) -> State:
     if now is None:
         return "before" if item.before is None else "other"
     if now.kind != "file":

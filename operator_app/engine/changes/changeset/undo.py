@@ -5,10 +5,13 @@ removed)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...boundary.workspace import Workspace
 from ...safety.journal import Journal, JournalEntry
 from ..outcomes import UndoOutcome, UndoRefused
-from .manifest import read_manifest
+from .items import Item
+from .manifest import Manifest, read_manifest
 from .steps import backward, in_order, old_job, prepare, restores, state_of, sweep, sync_folders
 
 
@@ -18,18 +21,7 @@ def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> Undo
     what = f"cannot undo {entry.action} {entry.command_id}"
     if manifest is None:
         raise UndoRefused(f"{what}: its manifest in the journal is missing; nothing was touched")
-    steps = in_order(manifest.items)
-    # An entry the set removed and then put something else at (a file become a folder) is looked
-    # at through what took its place.
-    replaced = {item.rel for item in manifest.items if item.op in ("write", "mkdir")}
-    changed = []
-    for index, item in steps:
-        if item.op in ("delete", "rmdir") and item.rel in replaced:
-            continue
-        state = state_of(ws, item, manifest.pre.get(index))
-        # a folder left because it still held what the set does not take is as the set left it
-        if state != "after" and not (item.op == "rmdir" and state == "before"):
-            changed.append(item.rel)
+    changed = _changed_since(ws, manifest)
     if changed:
         shown = ", ".join(changed[:5]) + (
             f" and {len(changed) - 5} more" if len(changed) > 5 else ""
@@ -38,8 +30,41 @@ def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> Undo
             f"{what}: {shown} changed since the command's changes were applied; nothing was touched"
         )
     sweep(ws, folder)
-    # The files it replaced get their old bytes back in parallel first; those it deleted, once
-    # their folders are made again.
+    _take_back(ws, journal, entry.seq, folder, in_order(manifest.items))
+    sweep(ws, folder)
+    journal.mark_swept(entry.seq)
+    note = sync_folders(ws, manifest.items)
+    journal.mark_undone(entry)
+    files = sum(1 for item in manifest.items if item.op in ("write", "delete"))
+    return UndoOutcome(
+        entry,
+        f"Took back the changes of {entry.command_id} ({entry.action}): "
+        f"{files} file{'s' if files != 1 else ''} as they were before"
+        + (f" ({note})" if note else ""),
+    )
+
+
+def _changed_since(ws: Workspace, manifest: Manifest) -> list[str]:
+    """The entries of the set that are no longer as it left them."""
+    # An entry the set removed and then put something else at (a file become a folder) is looked
+    # at through what took its place.
+    replaced = {item.rel for item in manifest.items if item.op in ("write", "mkdir")}
+    changed = []
+    for index, item in in_order(manifest.items):
+        if item.op in ("delete", "rmdir") and item.rel in replaced:
+            continue
+        state = state_of(ws, item, manifest.pre.get(index))
+        # a folder left because it still held what the set does not take is as the set left it
+        if state != "after" and not (item.op == "rmdir" and state == "before"):
+            changed.append(item.rel)
+    return changed
+
+
+def _take_back(
+    ws: Workspace, journal: Journal, seq: int, folder: Path, steps: list[tuple[int, Item]]
+) -> None:
+    """Take every step back, newest first. The files the set replaced get their old bytes back
+    in parallel first; those it deleted, once their folders are made again."""
     ready = prepare(
         ws,
         folder,
@@ -55,17 +80,4 @@ def undo_changeset(ws: Workspace, journal: Journal, entry: JournalEntry) -> Undo
                 [old_job(folder, i, it) for i, it in steps if it.op == "delete" and restores(it)],
                 undo=True,
             )
-        backward(
-            ws, journal, entry.seq, folder, index, item, ready if item.op == "write" else later
-        )
-    sweep(ws, folder)
-    journal.mark_swept(entry.seq)
-    note = sync_folders(ws, manifest.items)
-    journal.mark_undone(entry)
-    files = sum(1 for item in manifest.items if item.op in ("write", "delete"))
-    return UndoOutcome(
-        entry,
-        f"Took back the changes of {entry.command_id} ({entry.action}): "
-        f"{files} file{'s' if files != 1 else ''} as they were before"
-        + (f" ({note})" if note else ""),
-    )
+        backward(ws, journal, seq, folder, index, item, ready if item.op == "write" else later)

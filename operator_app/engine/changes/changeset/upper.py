@@ -209,56 +209,88 @@ class _Reader:
             self.entry(up_fd, tree_fd, name, parts)
 
     def entry(self, up_fd: int, tree_fd: int | None, name: str, parts: tuple[str, ...]) -> None:
+        """One entry of the upper folder: ignored (counted), a whiteout (the tree's entry goes), a
+        folder (made or entered), a symlink or special file (left out, counted), or a file."""
         up = os.stat(name, dir_fd=up_fd, follow_symlinks=False)
         tree = _stat(tree_fd, name)
-        rel = "/".join((*parts, name))
         up_dir = stat_module.S_ISDIR(up.st_mode)
         tree_dir = tree is not None and stat_module.S_ISDIR(tree.st_mode)
         if self.ignored(parts, name, up_dir or tree_dir):
             if not _is_whiteout(up) or tree is not None:
                 self.count_left("ignored", up_fd, name, parts, up_dir)
-            return
-        if _is_whiteout(up):
+        elif _is_whiteout(up):
             if tree is not None and tree_fd is not None:
                 self.delete_tree(tree_fd, name, tree, parts)
-            return
-        if up_dir:
-            fd = _open_dir(up_fd, name)
-            try:
-                marks = _xattrs(fd)
-                _refuse_unreadable(marks, rel)
-                opaque = _opaque(fd, marks)
-                sub_tree: int | None = None
-                if tree is not None and tree_fd is not None and not tree_dir:
-                    self.delete_tree(tree_fd, name, tree, parts)
-                    tree = None
-                if tree is None:
-                    self.found.items.append(
-                        Item(rel, "mkdir", None, new_mode=stat_module.S_IMODE(up.st_mode))
-                    )
-                elif tree_fd is not None:
-                    sub_tree = _open_dir(tree_fd, name)
-                pushed = 0
-                try:
-                    # A folder the command made has only its own .gitignore (pytest's cache
-                    # folder ignores itself with "*", as git would see it).
-                    if not self.rules_slow:
-                        own = sub_tree if sub_tree is not None else fd
-                        pushed = self.rules.load(own, (*parts, name))
-                    self.folder(fd, sub_tree, (*parts, name), opaque)
-                finally:
-                    self.rules.pop(pushed)
-                    if sub_tree is not None:
-                        os.close(sub_tree)
-            finally:
-                os.close(fd)
-            return
-        if stat_module.S_ISLNK(up.st_mode):
+        elif up_dir:
+            self.upper_folder(up_fd, tree_fd, name, parts, up, tree)
+        elif stat_module.S_ISLNK(up.st_mode):
             self.count_left("symlink", up_fd, name, parts, False)
-            return
-        if not stat_module.S_ISREG(up.st_mode):
+        elif not stat_module.S_ISREG(up.st_mode):
             self.count_left("special", up_fd, name, parts, False)
-            return
+        else:
+            self.upper_file(up_fd, tree_fd, name, parts, up, tree)
+
+    def upper_folder(
+        self,
+        up_fd: int,
+        tree_fd: int | None,
+        name: str,
+        parts: tuple[str, ...],
+        up: os.stat_result,
+        tree: os.stat_result | None,
+    ) -> None:
+        """A folder of the upper layer: made (what stood in its way in the tree goes), or the
+        tree's own entered; then compared entry by entry."""
+        rel = "/".join((*parts, name))
+        fd = _open_dir(up_fd, name)
+        try:
+            marks = _xattrs(fd)
+            _refuse_unreadable(marks, rel)
+            opaque = _opaque(fd, marks)
+            if tree is not None and tree_fd is not None and not stat_module.S_ISDIR(tree.st_mode):
+                self.delete_tree(tree_fd, name, tree, parts)
+                tree = None
+            sub_tree: int | None = None
+            if tree is None:
+                self.found.items.append(
+                    Item(rel, "mkdir", None, new_mode=stat_module.S_IMODE(up.st_mode))
+                )
+            elif tree_fd is not None:
+                sub_tree = _open_dir(tree_fd, name)
+            try:
+                self.compare_below(fd, sub_tree, (*parts, name), opaque)
+            finally:
+                if sub_tree is not None:
+                    os.close(sub_tree)
+        finally:
+            os.close(fd)
+
+    def compare_below(
+        self, fd: int, sub_tree: int | None, parts: tuple[str, ...], opaque: bool
+    ) -> None:
+        """Compare the upper folder open at `fd` with the tree's at `sub_tree`, under the
+        .gitignore of the tree's folder (or, for a folder the command made, its own: pytest's
+        cache folder ignores itself with "*", as git would see it)."""
+        pushed = 0
+        try:
+            if not self.rules_slow:
+                pushed = self.rules.load(sub_tree if sub_tree is not None else fd, parts)
+            self.folder(fd, sub_tree, parts, opaque)
+        finally:
+            self.rules.pop(pushed)
+
+    def upper_file(
+        self,
+        up_fd: int,
+        tree_fd: int | None,
+        name: str,
+        parts: tuple[str, ...],
+        up: os.stat_result,
+        tree: os.stat_result | None,
+    ) -> None:
+        """A regular file of the upper layer: written (created, or replacing what the tree has
+        there), unless it was only copied up and left with its bytes and mode."""
+        rel = "/".join((*parts, name))
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=up_fd)
         try:
             _refuse_unreadable(_xattrs(fd), rel)

@@ -151,53 +151,20 @@ def _commit(
     destination: tuple[int, str],
     created: list[str],
 ) -> CommitOutcome:
-    (src_fd, src_name), (dst_fd, dst_name) = source, destination
-    src, dst = plan.target, plan.target_to
+    src_fd, (dst_fd, dst_name) = source[0], destination
+    dst = plan.target_to
     assert dst is not None
-    entry = JournalEntry(
-        seq=journal.next_seq(),
-        time=time.time(),
-        command_id=plan.command_id,
-        action=plan.action,
-        rel=src.rel,
-        kind=plan.kind,
-        old_sha=None,
-        new_sha=None,
-        created_dirs=created,
-        summary=plan.summary,
-        root=str(ws.root),
-        rel_to=dst.rel,
-        identity=transfer_identity(src_fd, src_name),
-        replaced=plan.to_hash is not None,
-    )
+    entry = _entry(plan, ws, journal, source, created)
     begun = landed = False
-    temp: str | None = None
     try:
         replaced = _begin(plan, ws, journal, entry, dst_fd, dst_name)
         begun = True
         if plan.kind == "move":
-            try:
-                _put_in_place(src_fd, src_name, dst_fd, dst_name, replaced, dst)
-                landed = True
-            except OSError as exc:
-                if exc.errno != errno.EXDEV:
-                    raise
-                journal.note_across(entry)  # another file system: copy, then trash the original
+            landed = _renamed(journal, entry, source, destination, replaced, dst)
         if not landed:
-            temp = temp_name(dst_name)
-            tree = not stat_module.S_ISREG(
-                os.stat(src_name, dir_fd=src_fd, follow_symlinks=False).st_mode
-            )
-            journal.note_temp(entry.seq, dst.rel, temp, tree=tree)
-            copy_entry(src_fd, src_name, dst_fd, temp)
-            _put_in_place(dst_fd, temp, dst_fd, dst_name, replaced, dst)
-            temp, landed = None, True
+            _copied(journal, entry, source, destination, replaced, dst)
+            landed = True
     except BaseException:
-        if temp is not None:
-            try:
-                remove_entry(dst_fd, temp)
-            except OSError:
-                pass  # never made, or already gone; a leftover is swept by the next commit
         if not landed:
             journal.discard(entry)  # no pre-image kept for a change that never happened
             if begun:
@@ -217,6 +184,73 @@ def _commit(
     if entry.across and "another file system" not in summary:
         summary += "; it was on another file system: copied, and the original moved to the trash"
     return CommitOutcome(summary + (f" ({note})" if note else ""), entry.seq)
+
+
+def _entry(
+    plan: WritePlan, ws: Workspace, journal: Journal, source: tuple[int, str], created: list[str]
+) -> JournalEntry:
+    assert plan.target_to is not None
+    return JournalEntry(
+        seq=journal.next_seq(),
+        time=time.time(),
+        command_id=plan.command_id,
+        action=plan.action,
+        rel=plan.target.rel,
+        kind=plan.kind,
+        old_sha=None,
+        new_sha=None,
+        created_dirs=created,
+        summary=plan.summary,
+        root=str(ws.root),
+        rel_to=plan.target_to.rel,
+        identity=transfer_identity(*source),
+        replaced=plan.to_hash is not None,
+    )
+
+
+def _renamed(
+    journal: Journal,
+    entry: JournalEntry,
+    source: tuple[int, str],
+    destination: tuple[int, str],
+    replaced: Identity | None,
+    dst: Target,
+) -> bool:
+    """Move the entry by renaming it into place; False when path_to is on another file system
+    (then it is copied, and the original goes to the trash once the copy is in place)."""
+    try:
+        _put_in_place(*source, *destination, replaced, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        journal.note_across(entry)
+        return False
+    return True
+
+
+def _copied(
+    journal: Journal,
+    entry: JournalEntry,
+    source: tuple[int, str],
+    destination: tuple[int, str],
+    replaced: Identity | None,
+    dst: Target,
+) -> None:
+    """Copy the entry beside path_to, then rename the copy into place; a copy that does not get
+    there is removed."""
+    (src_fd, src_name), (dst_fd, dst_name) = source, destination
+    temp = temp_name(dst_name)
+    tree = not stat_module.S_ISREG(os.stat(src_name, dir_fd=src_fd, follow_symlinks=False).st_mode)
+    journal.note_temp(entry.seq, dst.rel, temp, tree=tree)
+    try:
+        copy_entry(src_fd, src_name, dst_fd, temp)
+        _put_in_place(dst_fd, temp, dst_fd, dst_name, replaced, dst)
+    except BaseException:
+        try:
+            remove_entry(dst_fd, temp)
+        except OSError:
+            pass  # never made, or already gone; a leftover is swept by the next commit
+        raise
 
 
 def _trash_original(

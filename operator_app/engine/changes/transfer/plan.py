@@ -181,67 +181,20 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
     assert isinstance(command, TwoPathCommand)
     cmd = command
     src, dst = ws.target(cmd.path), ws.target(cmd.path_to)
-    done = VERBS[cmd.action][1]
-    st = ws.lstat(src) if src.parts else None
-    if src.parts and st is None:
-        raise ws.not_found(src)
-    src_dir = st is not None and stat_module.S_ISDIR(st.st_mode)
-    _check_places(cmd, ws, src, dst, src_dir)
-    assert st is not None
-    if not (src_dir or stat_module.S_ISREG(st.st_mode) or stat_module.S_ISLNK(st.st_mode)):
-        raise OperatorError(
-            ErrorCode.ERR_SPECIAL_FILE,
-            (
-                f"{src.rel} is a {kind_of(st.st_mode)}; Operator "
-                "never copies or moves FIFOs, sockets or devices"
-            ),
-        )
+    st = _entry_stat(cmd, ws, src, dst)
+    src_dir = stat_module.S_ISDIR(st.st_mode)
     made = _check_destination_folder(ws, dst)
     if src_dir or stat_module.S_ISLNK(st.st_mode):
         check_links(cmd.action, ws, src, dst)
     across = cmd.action != "fs.copy" and _device_of_folder(ws, src) != _device_of_folder(ws, dst)
     fingerprint, files, listing = tree_fingerprint(ws, src, st)
-    if src_dir and (cmd.action == "fs.copy" or across):
-        files, size, special = _tree_facts(ws, src)
-        if special is not None:
-            raise OperatorError(
-                ErrorCode.ERR_SPECIAL_FILE,
-                (
-                    f"{src.rel}/ holds {special}, a FIFO, socket or device, "
-                    "which Operator never copies; nothing was changed"
-                ),
-            )
-        if cmd.action == "fs.copy" or across:
-            _check_copy_limits(cmd, src, files, size)
-    elif cmd.action == "fs.copy" or across:
-        _check_copy_limits(cmd, src, 1, st.st_size)
+    if cmd.action == "fs.copy" or across:
+        _check_copy(cmd, ws, src, st)
     src_text = _text(ws, src, st.st_size) if stat_module.S_ISREG(st.st_mode) else None
     what = count(files, "file") if src_dir else _describe_file(ws, src, st, src_text)
-    slash = "/" if src_dir else ""
-    lines = [f"{src.rel}{slash} -> {dst.rel}{slash} ({'folder, ' if src_dir else ''}{what})"]
-    if src_dir:
-        shown, base = listing[:PREVIEW_FILES], "/".join(ws.entry_parts(src))
-        lines += [f"  {os.path.relpath(name, base)}" for name in shown]
-        if len(listing) > len(shown):
-            lines.append(f"  ... and {len(listing) - len(shown)} more")
-    notes: list[str] = []
-    if made:
-        notes.append(
-            f"creates the folder{'s' if len(made) > 1 else ''} {', '.join(m + '/' for m in made)}"
-        )
-    if across:
-        notes.append(
-            f"{_folder_of(dst.rel)} is on another file system: {src.rel} is "
-            "copied there, synced to disk, and the original goes to the trash"
-        )
+    lines = _preview(ws, src, dst, src_dir, what, listing)
     to_hash, added, removed, replacing = _destination(cmd, ws, src, dst, st, src_text, lines)
     kind: PlanKind = "copy" if cmd.action == "fs.copy" else "move"
-    summary = (
-        f"{done} {'folder ' if src_dir else ''}{src.rel}{slash} "
-        f"to {dst.rel}{slash} ({what}){replacing}"
-    )
-    if across:
-        summary += "; it was on another file system: copied, and the original moved to the trash"
     return WritePlan(
         action=cmd.action,
         command_id=cmd.id,
@@ -252,13 +205,92 @@ def plan_transfer(command: Command, ws: Workspace) -> WritePlan:
         diff="\n".join(lines) + "\n",
         added=added,
         removed=removed,
-        summary=summary,
+        summary=_summary(cmd.action, src, dst, src_dir, what, replacing, across),
         is_dir=src_dir,
         file_count=files,
-        notes=tuple(notes),
+        notes=_notes(src, dst, made, across),
         target_to=dst,
         to_hash=to_hash,
     )
+
+
+def _entry_stat(cmd: TwoPathCommand, ws: Workspace, src: Target, dst: Target) -> os.stat_result:
+    """The entry's lstat, once it exists, the two paths make sense together (_check_places) and
+    it is a file, a symlink or a folder."""
+    st = ws.lstat(src) if src.parts else None
+    if src.parts and st is None:
+        raise ws.not_found(src)
+    src_dir = st is not None and stat_module.S_ISDIR(st.st_mode)
+    _check_places(cmd, ws, src, dst, src_dir)
+    assert st is not None  # only the root has none, and _check_places refuses it
+    if not (src_dir or stat_module.S_ISREG(st.st_mode) or stat_module.S_ISLNK(st.st_mode)):
+        raise OperatorError(
+            ErrorCode.ERR_SPECIAL_FILE,
+            (
+                f"{src.rel} is a {kind_of(st.st_mode)}; Operator "
+                "never copies or moves FIFOs, sockets or devices"
+            ),
+        )
+    return st
+
+
+def _check_copy(cmd: TwoPathCommand, ws: Workspace, src: Target, st: os.stat_result) -> None:
+    """What is copied (a copy, or a move to another file system) holds no FIFO, socket or device
+    and keeps within the copy limits."""
+    if not stat_module.S_ISDIR(st.st_mode):
+        _check_copy_limits(cmd, src, 1, st.st_size)
+        return
+    files, size, special = _tree_facts(ws, src)
+    if special is not None:
+        raise OperatorError(
+            ErrorCode.ERR_SPECIAL_FILE,
+            (
+                f"{src.rel}/ holds {special}, a FIFO, socket or device, "
+                "which Operator never copies; nothing was changed"
+            ),
+        )
+    _check_copy_limits(cmd, src, files, size)
+
+
+def _preview(
+    ws: Workspace, src: Target, dst: Target, src_dir: bool, what: str, listing: list[str]
+) -> list[str]:
+    """The first lines the person reviews: what goes where, and a folder's files."""
+    slash = "/" if src_dir else ""
+    lines = [f"{src.rel}{slash} -> {dst.rel}{slash} ({'folder, ' if src_dir else ''}{what})"]
+    if src_dir:
+        shown, base = listing[:PREVIEW_FILES], "/".join(ws.entry_parts(src))
+        lines += [f"  {os.path.relpath(name, base)}" for name in shown]
+        if len(listing) > len(shown):
+            lines.append(f"  ... and {len(listing) - len(shown)} more")
+    return lines
+
+
+def _notes(src: Target, dst: Target, made: list[str], across: bool) -> tuple[str, ...]:
+    notes: list[str] = []
+    if made:
+        notes.append(
+            f"creates the folder{'s' if len(made) > 1 else ''} {', '.join(m + '/' for m in made)}"
+        )
+    if across:
+        notes.append(
+            f"{_folder_of(dst.rel)} is on another file system: {src.rel} is "
+            "copied there, synced to disk, and the original goes to the trash"
+        )
+    return tuple(notes)
+
+
+def _summary(
+    action: str, src: Target, dst: Target, src_dir: bool, what: str, replacing: str, across: bool
+) -> str:
+    slash = "/" if src_dir else ""
+    summary = (
+        f"{VERBS[action][1]} {'folder ' if src_dir else ''}{src.rel}{slash} "
+        f"to {dst.rel}{slash} ({what}){replacing}"
+    )
+    if across:
+        summary += "; it was on another file system: copied, and the original moved to the trash"
+    return summary
 
 
 def _destination(

@@ -75,34 +75,46 @@ def _outcome(ws: Workspace, journal: Journal, entry: JournalEntry) -> bool | Not
         return None
     at_src, at_dst = _at(ws, src), _at(ws, dst)
     if entry.kind == "move" and not entry.across:
-        if (
-            same_entry(at_dst, want)
-            and at_dst is not None
-            and (at_dst["dev"], at_dst["ino"]) == (want["dev"], want["ino"])
-        ):
-            journal.commit(entry)
-            return True
-        return (
-            False
-            if same_entry(at_src, want) and _as_it_was(ws, journal, entry, dst, at_dst)
-            else None
+        return _renamed(ws, journal, entry, dst, at_src, at_dst)
+    if at_dst is None or not _a_copy(at_dst, want):
+        # not made when the destination is as it was, and a move's original still in its place
+        not_made = _as_it_was(ws, journal, entry, dst, at_dst) and (
+            entry.kind == "copy" or same_entry(at_src, want)
         )
-    copied = (
-        at_dst is not None
-        and at_dst["fingerprint"] == want["fingerprint"]
-        and (at_dst["dev"], at_dst["ino"]) != (want["dev"], want["ino"])
-    )
-    if not copied or at_dst is None:
-        return (
-            False
-            if _as_it_was(ws, journal, entry, dst, at_dst)
-            and (entry.kind == "copy" or same_entry(at_src, want))
-            else None
-        )
+        return False if not_made else None
     if entry.kind == "copy":
         journal.commit(entry, to_identity=at_dst)
         return True
     return _finish_move(ws, journal, entry, src, at_src, at_dst)
+
+
+def _same_inode(at: dict[str, Any], want: dict[str, Any]) -> bool:
+    return (at["dev"], at["ino"]) == (want["dev"], want["ino"])
+
+
+def _a_copy(at: dict[str, Any], want: dict[str, Any]) -> bool:
+    """What is at a place is a copy of the entry: its fingerprint, another inode."""
+    return at["fingerprint"] == want["fingerprint"] and not _same_inode(at, want)
+
+
+def _renamed(
+    ws: Workspace,
+    journal: Journal,
+    entry: JournalEntry,
+    dst: Target,
+    at_src: dict[str, Any] | None,
+    at_dst: dict[str, Any] | None,
+) -> bool | None:
+    """A rename within one file system: it happened when the very entry is at the destination,
+    and did not when it is still at its place and the destination as it was."""
+    want = entry.identity
+    assert want is not None
+    if same_entry(at_dst, want) and at_dst is not None and _same_inode(at_dst, want):
+        journal.commit(entry)
+        return True
+    if same_entry(at_src, want) and _as_it_was(ws, journal, entry, dst, at_dst):
+        return False
+    return None
 
 
 def _finish_move(

@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from ....protocol.errors import OperatorError
+from ...boundary.target import Target
 from ...boundary.workspace import Workspace
 from ...ondisk.atomic import NEW_FILE_MODE, discard_temp, install_temp, write_temp
 from ...ondisk.current import remove_dirs
@@ -87,41 +88,15 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
     src, dst = ws.target(entry.rel), ws.target(entry.rel_to or "")
     if not src.parts or not dst.parts:
         raise UndoRefused(f"{why}: the journal names the workspace root")
-    old: bytes | None = None
-    if entry.replaced:  # read before anything is touched: no undo half done for want of it
-        try:
-            old = journal.pre_image(entry)
-        except (OSError, PreImageMismatch) as exc:
-            raise UndoRefused(
-                f"{why}: the saved copy of the file it replaced is missing or "
-                f"is not the one this change kept ({exc}); nothing was touched"
-            ) from None
+    old = _replaced_bytes(journal, entry, why)
     try:
         dst_fd, dst_name, _ = ws.open_parent_dir(dst, create=False)
     except OperatorError as exc:
         raise UndoRefused(f"{why}: {exc.message}; nothing was touched") from None
     try:
-        # What the change left at the destination: the very entry moved, or the copy made.
-        expected = (
-            entry.identity if entry.kind == "move" and not entry.across else entry.to_identity
-        )
-        now = _identity_or_none(dst_fd, dst_name)
-        if now is None or expected is None or not same_entry(now, expected):
-            state = "is gone" if now is None else "changed since Operator put it there"
-            raise UndoRefused(f"{why}: {dst.rel} {state}; nothing was touched")
+        expected = _left_at(dst_fd, dst_name, entry, f"{why}: {dst.rel}")
         if entry.kind == "copy":
-            if old is not None:
-                _replace_with(dst_fd, dst_name, old, entry, expected, why)
-                summary = (
-                    f"Restored {dst.rel} as it was before {entry.command_id} "
-                    f"({entry.action}) copied {src.rel} over it"
-                )
-            else:
-                remove_entry(dst_fd, dst_name)
-                summary = (
-                    f"Removed {dst.rel}, the copy of {src.rel} "
-                    f"that {entry.command_id} ({entry.action}) made"
-                )
+            summary = _take_copy_back(entry, src, dst, (dst_fd, dst_name), expected, old, why)
         else:
             summary = _move_back(ws, journal, entry, (dst_fd, dst_name), expected, old, why)
     finally:
@@ -129,6 +104,55 @@ def undo_transfer(ws: Workspace, journal: Journal, entry: JournalEntry) -> UndoO
     journal.mark_undone(entry)
     left = remove_dirs(ws, entry.created_dirs)
     return UndoOutcome(entry, summary + (f"; {left}" if left else ""))
+
+
+def _replaced_bytes(journal: Journal, entry: JournalEntry, why: str) -> bytes | None:
+    """The file the change replaced at its destination, if it replaced one: read before anything
+    is touched, so no undo is left half done for want of it."""
+    if not entry.replaced:
+        return None
+    try:
+        return journal.pre_image(entry)
+    except (OSError, PreImageMismatch) as exc:
+        raise UndoRefused(
+            f"{why}: the saved copy of the file it replaced is missing or "
+            f"is not the one this change kept ({exc}); nothing was touched"
+        ) from None
+
+
+def _left_at(dst_fd: int, dst_name: str, entry: JournalEntry, refused: str) -> dict[str, Any]:
+    """What the change left at the destination (the very entry moved, or the copy made), when
+    it is still there as it was left."""
+    expected = entry.identity if entry.kind == "move" and not entry.across else entry.to_identity
+    now = _identity_or_none(dst_fd, dst_name)
+    if now is None or expected is None or not same_entry(now, expected):
+        state = "is gone" if now is None else "changed since Operator put it there"
+        raise UndoRefused(f"{refused} {state}; nothing was touched")
+    return expected
+
+
+def _take_copy_back(
+    entry: JournalEntry,
+    src: Target,
+    dst: Target,
+    destination: tuple[int, str],
+    expected: dict[str, Any],
+    old: bytes | None,
+    why: str,
+) -> str:
+    """The copy removed, or the file it replaced put back in its place."""
+    dst_fd, dst_name = destination
+    if old is None:
+        remove_entry(dst_fd, dst_name)
+        return (
+            f"Removed {dst.rel}, the copy of {src.rel} "
+            f"that {entry.command_id} ({entry.action}) made"
+        )
+    _replace_with(dst_fd, dst_name, old, entry, expected, why)
+    return (
+        f"Restored {dst.rel} as it was before {entry.command_id} "
+        f"({entry.action}) copied {src.rel} over it"
+    )
 
 
 def _move_back(
