@@ -487,3 +487,29 @@ def test_as_a_user_a_file_the_command_leaves_unreadable_does_not_fail_the_sandbo
         (result,) = json.loads(done.stdout)["data"]["results"]
     assert "ran" in output_of(result)
     assert result.get("error_code") != "ERR_SANDBOX_FAILED", result["summary"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "run.py must hand ShellPolicy.env_hide to command_environment(hide=...) and "
+        "ShellPolicy.limits to Sandbox.argv(limits=...); wired after issue 32's restructuring "
+        "of run.py"
+    ),
+)
+def test_the_settings_hide_variables_and_set_limits_for_a_command(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox_or_skip()
+    from operator_app import settings
+
+    monkeypatch.setenv("OPERATOR_CONFIG_DIR", str(tmp_path / "config"))
+    settings.save("shell_env_hide", ["ACME_*"])
+    settings.save("shell_limits", {"tmp_mb": 1})
+    monkeypatch.setenv("ACME_REGION", "eu-west")
+    script = (
+        "env; head -c 3M /dev/zero > /tmp/fill 2>/dev/null; echo tmp_size=$(stat -c %s /tmp/fill)"
+    )
+    result = run(ws, tmp_path / "st", script, "--approve", "all")
+    assert "ACME_REGION" not in output_of(result)
+    assert lines_of(result)["tmp_size"] == "1048576"
