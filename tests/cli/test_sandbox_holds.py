@@ -237,6 +237,9 @@ def test_host_sockets_are_out_of_reach(
     named by any variable (or a socket's address) is left out with it."""
     sandbox_or_skip()
     listeners = [Listener(runtime_folder / "bus"), Listener(runtime_folder / "agent.sock")]
+    # an agent's socket elsewhere, named by a variable whose name says so: shown as an empty file
+    home_agent = Path.home() / f".operator-test-agent-{os.getpid()}.sock"
+    listeners.append(Listener(home_agent))
     run_folder = Path("/run") / f"operator-test-{os.getpid()}"
     if AS_ROOT:
         run_folder.mkdir()
@@ -249,6 +252,7 @@ def test_host_sockets_are_out_of_reach(
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
     monkeypatch.setenv("SOME_TOOL_SOCKET_PATH", str(runtime_folder / "agent.sock"))
+    monkeypatch.setenv("MY_AGENT_AUTH_SOCK", str(home_agent))
     monkeypatch.setenv("OPERATOR_TEST_PLAIN", "visible")
     try:
         for listener in listeners:  # each is reachable from outside
@@ -269,6 +273,7 @@ def test_host_sockets_are_out_of_reach(
         for listener in listeners:
             listener.close()
         shutil.rmtree(run_folder, ignore_errors=True)
+        home_agent.unlink(missing_ok=True)
     text = output_of(result)
     assert "connected" not in text and all(listener.accepted == 1 for listener in listeners)
     assert text.count("unreachable ") == len(listeners)
@@ -284,6 +289,7 @@ def test_host_sockets_are_out_of_reach(
         "WAYLAND_DISPLAY",
         "TMUX",
         "SOME_TOOL_SOCKET_PATH",
+        "MY_AGENT_AUTH_SOCK",
     ):
         assert name not in said, name
 
@@ -513,3 +519,43 @@ def test_the_settings_hide_variables_and_set_limits_for_a_command(
     result = run(ws, tmp_path / "st", script, "--approve", "all")
     assert "ACME_REGION" not in output_of(result)
     assert lines_of(result)["tmp_size"] == "1048576"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "secret"),
+    [
+        ("MYSQL_PWD", "x", True),
+        ("SENTRY_DSN", "x", True),
+        ("CI_JOB_JWT_V2", "x", True),
+        ("SLACK_WEBHOOK_URL", "x", True),
+        ("TEAMS_WEBHOOK", "x", True),
+        ("REDIS_URL", "redis://:pw@cache:6379", True),
+        ("CACHE", "rediss://default:pw@cache:6380/0", True),
+        ("NOTIFY", "https://discord.com/api/webhooks/1/abc", True),
+        ("NOTIFY", "https://api.telegram.org/bot123:abc/sendMessage", True),
+        ("DB", "Host=db;Username=me;Password=pw", True),
+        ("DB", "host=db user=me password=pw", True),
+        ("STORAGE", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k==", True),
+        ("SIGNED", "https://bucket.s3.amazonaws.com/f?X-Amz-Signature=abc", True),
+        ("CONFIG", "-----BEGIN OPENSSH PRIVATE KEY-----", True),
+        ("AWS_ID", "AKIAIOSFODNN7EXAMPLE", True),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus", True),
+        ("XDG_RUNTIME_DIR", "/run/user/1000", True),
+        ("SOMETHING", "unix:///var/run/docker.sock", True),
+        ("PWD", "/home/me/src", False),
+        ("OLDPWD", "/home/me", False),
+        ("REPO", "https://github.com/org/repo", False),
+        ("ORIGIN", "git@github.com:org/repo.git", False),
+        ("MIRROR", "ssh://git@host/repo.git", False),
+        ("DATABASE_URL", "postgres://db/x", False),
+        ("KEYBOARD_LAYOUT", "us", False),
+        ("DOCS", "https://example.org/search?q=token", False),
+        ("PASSENGER_APP_ENV", "production", False),
+    ],
+)
+def test_which_values_and_names_are_secrets_or_lead_out(
+    name: str, value: str, secret: bool
+) -> None:
+    from operator_app.engine.shell.environment import looks_secret
+
+    assert looks_secret(name, value) is secret

@@ -77,7 +77,11 @@ class GroupWay(Struct, frozen=True):
 
 
 def _systemd_way() -> GroupWay | None:
-    if shutil.which("systemd-run") is None:
+    # MemoryMax and TasksMax hold on the unified hierarchy (cgroup v2) alone.
+    if (
+        shutil.which("systemd-run") is None
+        or not Path("/sys/fs/cgroup/cgroup.controllers").exists()
+    ):
         return None
     if os.geteuid() == 0:
         if not Path("/run/systemd/system").is_dir():  # sd_booted(): systemd is the init

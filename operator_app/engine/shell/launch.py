@@ -121,6 +121,7 @@ class Launch:
         self._finalizer = weakref.finalize(self, _close, self._open)
         self.watch = UpperWatch(upper, limits) if upper is not None else None
         self.group: RunGroup | None = None
+        self._next_count = 0.0  # when the group's counters are read next
         self.bounded_by: BoundedBy = "rlimits"
 
     def empty_file(self) -> int:
@@ -208,8 +209,9 @@ class Launch:
     def over_bound(self, now: float) -> Bound | None:
         """The bound Operator stops the command for, if it has passed one: its writes in the
         workspace ("upper")."""
-        if self.group is not None:
+        if self.group is not None and now >= self._next_count:
             self.group.hit()  # a scope's counters go with it: read while it is there
+            self._next_count = now + 1.0
         if self.watch is not None and self.watch.over(now):
             return "upper"
         return None

@@ -54,6 +54,8 @@ _MIN_VERSION = (0, 9)
 # Already the command's own (private, empty) or not the disk's: nothing there to hide.
 _PRIVATE = (Path("/tmp"), Path("/var/tmp"), Path("/dev"), Path("/proc"))
 _RESOLV_CONF = Path("/etc/resolv.conf")
+_RUN = Path("/run")
+_NIX_STORE = "/nix/store/"
 
 
 def _masks(
@@ -80,18 +82,20 @@ def _masks(
 
 def _runtime(folders: list[Path]) -> list[str]:
     """The runtime folders shown empty, but for what a program needs of them that is no socket:
-    their top-level links (NixOS keeps its system profile, and so PATH, in /run), and the file
-    /etc/resolv.conf leads to (systemd-resolved keeps it in /run: name lookups with the network
-    allowed)."""
+    the links NixOS keeps in /run to its system profile and drivers (PATH goes through them), and
+    the file /etc/resolv.conf leads to (systemd-resolved keeps it in /run: name lookups with the
+    network allowed)."""
     options: list[str] = []
     for folder in folders:
         options += ["--tmpfs", str(folder)]
+        if folder != _RUN:
+            continue
         try:
             entries = list(os.scandir(folder))
         except OSError:
             entries = []
         for entry in entries:
-            if entry.is_symlink():
+            if entry.is_symlink() and os.path.realpath(entry.path).startswith(_NIX_STORE):
                 options += ["--symlink", os.readlink(entry.path), entry.path]
     try:
         resolv = _RESOLV_CONF.resolve(strict=True)
