@@ -16,6 +16,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -559,3 +560,33 @@ def test_which_values_and_names_are_secrets_or_lead_out(
     from operator_app.engine.shell.environment import looks_secret
 
     assert looks_secret(name, value) is secret
+
+
+def test_where_bwrap_cannot_refuse_user_namespaces_the_filter_still_does(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine where bwrap's --disable-userns fails (it writes a sysctl of the sandbox's user
+    namespace) gets the sandbox without it, said as a gap, and the filter still refuses a new
+    user namespace; without that fallback it would get no sandbox at all."""
+    from operator_app.engine.shell import sandbox as sandbox_module
+
+    sandbox_or_skip()
+    real_probe = sandbox_module._probe
+
+    def probe(sandbox: Any) -> str:
+        if sandbox.nested_userns_refused:
+            return "bwrap cannot build a sandbox here (sysctl user.max_user_namespaces = 1)"
+        return str(real_probe(sandbox))
+
+    monkeypatch.setattr(sandbox_module, "_probe", probe)
+    sandbox_module._find.cache_clear()
+    try:
+        found = find_sandbox()
+        assert found.usable and found.filtered and not found.nested_userns_refused
+        assert any("refused by the seccomp filter alone" in gap for gap in found.gaps)
+        script = "unshare -U -r true 2>/dev/null; echo userns=$?\n" + probe_script()
+        said = lines_of(run(ws, tmp_path / "st", script, "--approve", "all"))
+    finally:
+        sandbox_module._find.cache_clear()
+    assert said["userns"] != "0" and said["unshare_net"] == "EPERM"
+    assert said["keyctl"] == "ENOSYS"

@@ -115,6 +115,8 @@ class Sandbox(Struct, frozen=True):
     why: str = ""
     filtered: bool = True
     gaps: tuple[str, ...] = ()
+    # bwrap's --disable-userns (it writes user.max_user_namespaces in the sandbox's namespace)
+    nested_userns_refused: bool = True
 
     @property
     def usable(self) -> bool:
@@ -156,7 +158,7 @@ class Sandbox(Struct, frozen=True):
             "--unshare-uts",
             "--unshare-cgroup-try",
             *([] if network else ["--unshare-net"]),
-            "--disable-userns",
+            *(["--disable-userns"] if self.nested_userns_refused else []),
             "--cap-drop",
             "ALL",
             "--die-with-parent",
@@ -326,6 +328,22 @@ def _bound_gaps() -> tuple[str, ...]:
     return ()
 
 
+def _fallback(program: str, filtered: bool, failure: str) -> Sandbox | None:
+    """Where the full sandbox fails, the best one that works, with what it lacks said: without
+    bwrap's --disable-userns (the filter still refuses a new user namespace), or without the
+    filter (a kernel that refuses seccomp filters). Far better than no sandbox."""
+    if filtered and not _probe(Sandbox(program, nested_userns_refused=False)):
+        why = (
+            f"new user namespaces are refused by the seccomp filter alone (bwrap's "
+            f"--disable-userns failed here: {failure})"
+        )
+        return Sandbox(program, nested_userns_refused=False, gaps=(why, *_bound_gaps()))
+    if filtered and not _probe(Sandbox(program, filtered=False)):
+        why = f"no seccomp filter: this kernel refused it ({failure}); {_UNFILTERED}"
+        return Sandbox(program, filtered=False, gaps=(why, *_bound_gaps()))
+    return None
+
+
 @cache
 def _find(forced: str) -> Sandbox:
     if forced in ("none", "off", "0", "no"):
@@ -344,11 +362,9 @@ def _find(forced: str) -> Sandbox:
         failure = _probe(Sandbox(program, filtered=filtered))
         if not failure:
             return Sandbox(program, filtered=filtered, gaps=gaps)
-        if filtered and not _probe(Sandbox(program, filtered=False)):
-            # The kernel refuses the filter (no seccomp here): the sandbox without it is still
-            # far better than none, and the gap is said.
-            why = f"no seccomp filter: this kernel refused it ({failure}); {_UNFILTERED}"
-            return Sandbox(program, filtered=False, gaps=(why, *_bound_gaps()))
+        fallback = _fallback(program, filtered, failure)
+        if fallback is not None:
+            return fallback
         tried.append(failure)
     if not tried:
         return Sandbox(
