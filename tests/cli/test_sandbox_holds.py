@@ -265,7 +265,7 @@ def test_host_sockets_are_out_of_reach(
             f"for p in {paths}; do python3 -c 'import socket,sys; "
             's=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("connected")\' '
             '"$p" 2>/dev/null || echo "unreachable $p"; done\n'
-            "echo run=$(find /run -mindepth 1 -not -type l | wc -l)\n"
+            "echo run=$(find /run /var/run -type s 2>/dev/null | wc -l)\n"
             f"echo runtime=$(ls -A {runtime_folder} 2>/dev/null | wc -l)\n"
             "env\n"
         )
@@ -458,7 +458,7 @@ def test_as_an_ordinary_user_the_sandbox_holds_as_it_does_for_root() -> None:
             "echo caps=$(grep CapEff /proc/self/status | cut -f2)\n"
             "unshare -U -r true 2>/dev/null; echo userns=$?\n"
             "echo x 2>/dev/null > /etc/operator-user-escape; echo etc=$?\n"
-            "echo run=$(find /run -mindepth 1 -not -type l | wc -l)\n" + probe_script()
+            "echo run=$(find /run /var/run -type s 2>/dev/null | wc -l)\n" + probe_script()
         )
         done = exec_as_nobody(folder, ws, user_message(script), "--approve", "all")
         if '"ERR_NOT_SANDBOXED"' in done.stdout or "ERR_NOT_SANDBOXED" in done.stdout:

@@ -186,7 +186,10 @@ class Launch:
             info += chunk
         if not info.strip():
             return None
-        pid = json.loads(info.decode("utf-8", "replace")).get("child-pid")
+        try:
+            pid = json.loads(info.decode("utf-8", "replace")).get("child-pid")
+        except (ValueError, AttributeError):
+            pid = None
         if not isinstance(pid, int):
             raise OSError("bwrap's information had no child-pid")
         return pid
