@@ -145,6 +145,7 @@ def test_a_command_that_fills_the_workspace_is_stopped_at_its_bound(place: Path)
     )
     finished, text = run_bounded(place, script, small(upper=4 * MiB))
     assert finished.stopped_by_bound == "upper" and "upper" in finished.bounds_hit
+    assert finished.upper_bound == 4 * MiB
     assert "done" not in text and not finished.timed_out and not finished.stopped
     written = sum(p.stat().st_size for p in (place / "upper").iterdir())
     assert written < 12 * MiB  # stopped within a few seconds of passing 4 MiB

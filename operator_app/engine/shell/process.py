@@ -50,6 +50,9 @@ class Finished(Struct, frozen=True):
     bounds_hit: tuple[Bound, ...] = ()
     # The bound Operator stopped it for (its whole group, as at the time limit), or None.
     stopped_by_bound: Bound | None = None
+    # The bound its writes in the workspace had, in bytes (limits.upper, or half the disk's
+    # free space when that is less); None when it ran unsandboxed.
+    upper_bound: int | None = None
 
 
 class Control:
@@ -221,6 +224,7 @@ def _run(
         bounded_by=launch.bounded_by if launch is not None else None,
         bounds_hit=launch.bounds_hit() if launch is not None else (),
         stopped_by_bound=ended.by_bound,
+        upper_bound=launch.watch.bound if launch is not None and launch.watch else None,
     )
 
 
