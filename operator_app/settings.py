@@ -8,7 +8,9 @@ What is kept: the last workspace and the RECENT_KEPT before it, whether the term
 works, auto-copy (on or off), the dialect whose prompt `p` copies, the Textual theme chosen, the
 paths that look like secrets (`secret_paths`: reading one waits for the person's yes), and for the
 commands a model runs: the exact commands always allowed per workspace, the workspaces whose
-commands may use the network, and the variables kept although their names look secret.
+commands may use the network, the variables kept although their names look secret (and those
+left out although they do not), the paths hidden from commands beside the known credential
+stores, and how much a command may take.
 May import: nothing else of operator_app."""
 
 from __future__ import annotations
@@ -226,6 +228,31 @@ def env_allowed() -> list[str]:
     """Variables a command keeps although their names look like secrets ("MY_PUBLIC_KEY")."""
     raw = load_settings().get("shell_env_allow")
     return [name for name in raw if isinstance(name, str)] if isinstance(raw, list) else []
+
+
+def env_hidden() -> list[str]:
+    """Variables (names or patterns: "ACME_*") a command never gets, though their names look
+    harmless."""
+    raw = load_settings().get("shell_env_hide")
+    return [name for name in raw if isinstance(name, str)] if isinstance(raw, list) else []
+
+
+def hidden_from_commands() -> list[str]:
+    """Paths a command sees empty besides the credential stores Operator knows ("~/work/keys"):
+    `shell_hidden`, each with ~ for the home folder."""
+    raw = load_settings().get("shell_hidden")
+    found = []
+    for path in raw if isinstance(raw, list) else []:
+        if isinstance(path, str) and path.strip():
+            expanded = os.path.expanduser(path.strip())
+            if os.path.isabs(expanded):
+                found.append(expanded)
+    return found
+
+
+def command_limits() -> object:
+    """The settings' `shell_limits` as written (the engine's Limits.from_settings reads it)."""
+    return load_settings().get("shell_limits")
 
 
 def save(key: str, value: object) -> bool:

@@ -91,7 +91,7 @@ def shell_policy(root: Any, args: argparse.Namespace) -> Any:
     """What the person decided about commands: their always-allow rules for this workspace (none
     with --approve none: nothing runs), the network, and whether a command may run unsandboxed."""
     from .. import settings
-    from ..engine import ShellPolicy
+    from ..engine import Limits, ShellPolicy
 
     def always_allowed(script: str) -> bool:
         return args.approve != "none" and script in settings.allowed_commands(root)
@@ -104,8 +104,10 @@ def shell_policy(root: Any, args: argparse.Namespace) -> Any:
         allowed_with_network=with_network,
         network=bool(args.network) or settings.network_allowed(root),
         env_allow=tuple(settings.env_allowed()),
+        env_hide=tuple(settings.env_hidden()),
+        limits=Limits.from_settings(settings.command_limits()),
         unsandboxed="ask" if args.allow_unsandboxed else "refuse",
-        hidden=(str(settings.config_dir()),),
+        hidden=(str(settings.config_dir()), *settings.hidden_from_commands()),
     )
 
 

@@ -83,6 +83,9 @@ def _show(prompt: Any, plan: Any, limit: int | None) -> None:
             + "):\n"
         )
         lines = ["  $ " + line for line in lines]
+        if run.sandboxed:
+            for gap in run.sandbox_gaps:
+                prompt.write(f"note: the sandbox here has a gap: {terminal_safe(gap)}\n")
     else:
         counts = "" if plan.kind == "read" else f"  +{plan.added} -{plan.removed}"
         prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}{counts}\n")

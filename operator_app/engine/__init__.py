@@ -122,6 +122,9 @@ if TYPE_CHECKING:
     from .safety.journal import (
         JournalEntry as JournalEntry,
     )
+    from .shell.limits import (
+        Limits as Limits,
+    )
     from .shell.policy import (
         RunGrant as RunGrant,
     )
@@ -192,6 +195,7 @@ _FACE = {
     "write_private": "ondisk.private",
     "Journal": "safety.journal",
     "JournalEntry": "safety.journal",
+    "Limits": "shell.limits",
     "RunGrant": "shell.policy",
     "ShellPolicy": "shell.policy",
     "find_sandbox": "shell.sandbox",

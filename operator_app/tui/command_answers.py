@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import settings
-from ..engine import RunGrant, ShellPolicy, WritePlan
+from ..engine import Limits, RunGrant, ShellPolicy, WritePlan
 
 Answer = bool | RunGrant
 
@@ -27,8 +27,10 @@ def command_policy(root: Path) -> ShellPolicy:
         allowed_with_network=with_network,
         network=settings.network_allowed(root),
         env_allow=tuple(settings.env_allowed()),
+        env_hide=tuple(settings.env_hidden()),
+        limits=Limits.from_settings(settings.command_limits()),
         unsandboxed="ask",
-        hidden=(str(settings.config_dir()),),
+        hidden=(str(settings.config_dir()), *settings.hidden_from_commands()),
     )
 
 

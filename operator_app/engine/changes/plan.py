@@ -41,6 +41,9 @@ class CommandRun(Struct, frozen=True, kw_only=True):
     network: bool
     # Why the command would run without a sandbox ("" when sandboxed): the dialog says it in red.
     unsandboxed_why: str = ""
+    # What the sandbox of this machine lacks (no seccomp filter where libseccomp is missing, no
+    # bound on processes as root without a cgroup): the dialog says it beside "sandboxed".
+    sandbox_gaps: tuple[str, ...] = ()
 
     @property
     def first_line(self) -> str:

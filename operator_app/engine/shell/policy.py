@@ -1,7 +1,8 @@
 """What the person has decided about commands ahead of time, handed to the engine by a front end
 (from the settings file and its own flags): the exact commands always allowed in this workspace,
 whether this workspace's commands may use the network, the variables kept even though their
-names look secret, and what happens where no sandbox can be had. And `RunGrant`, a yes to one
+names look secret (and those hidden although they do not), what a command may take (its
+limits), and what happens where no sandbox can be had. And `RunGrant`, a yes to one
 command that says more than yes (the person let it use the network)."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from collections.abc import Callable
 from typing import Literal
 
 from msgspec import Struct, field
+
+from .limits import Limits
 
 
 def _never(script: str) -> bool:
@@ -24,11 +27,16 @@ class ShellPolicy(Struct, frozen=True):
     allowed_with_network: Callable[[str], bool] = _never
     network: bool = False  # this workspace's commands may use the network
     env_allow: tuple[str, ...] = field(default_factory=tuple)
+    # Names or patterns ("ACME_*") of variables left out although their names look harmless.
+    env_hide: tuple[str, ...] = field(default_factory=tuple)
+    # How much a sandboxed command may take (the settings' shell_limits over the defaults).
+    limits: Limits = field(default_factory=Limits.default)
     # Where no sandbox can be had: "refuse" (ERR_NOT_SANDBOXED, nothing runs) or "ask" (the person
     # is told it is not sandboxed, and only an explicit yes runs it).
     unsandboxed: Literal["refuse", "ask"] = "refuse"
-    # What a sandboxed command must not see beside the credential stores sandbox.py hides itself:
-    # the front end's own folders (Operator's settings, with the bridge's pairing token).
+    # What a sandboxed command must not see beside the credential stores hidden.py hides itself:
+    # the front end's own folders (Operator's settings, with the bridge's pairing token) and the
+    # paths the person's settings add (shell_hidden).
     hidden: tuple[str, ...] = ()
 
 

@@ -34,10 +34,21 @@ class ShellRun(Command):
         "the tree itself; the rest",
         "of the file system is read-only, /tmp is private and empty, there is no network unless "
         "the person allows it,",
-        "no standard input (end of file at once), and variables whose names look like secrets "
-        "(..._TOKEN, ..._KEY, ...) are",
-        "left out; credential stores of the home folder (~/.ssh, ~/.aws, ~/.netrc, ...) and "
-        "Operator's own folders show empty.",
+        "no standard input (end of file at once). It holds as root too: no capabilities, no new "
+        "namespaces, and a seccomp",
+        "filter refuses the kernel keyring, ptrace, the mount calls, bpf, perf, io_uring and "
+        "vsock (ENOSYS or EPERM).",
+        "Host sockets are out of reach (/run and the runtime folder show empty); variables that "
+        "look like secrets by",
+        "name or value (..._TOKEN, ..._KEY, ..._PWD, ..._DSN, a URL with a password, ...) or "
+        "lead to an agent or bus",
+        "(SSH_AUTH_SOCK, DBUS_..., DOCKER_HOST, ...) are left out; credential stores (~/.ssh, "
+        "~/.aws, ~/.netrc, ~/.pgpass,",
+        "...), files named by credential variables and Operator's own folders show empty. "
+        "Memory, processes, a file's",
+        "size, /tmp and what it writes in the workspace are bounded: past the last it is "
+        "stopped (ERR_COMMAND_KILLED);",
+        "a refused allocation or fork is the script's own error.",
         "What the script changed, created and deleted in the workspace becomes one change-set, "
         "shown to the person as a",
         "diff per file and applied only on their yes (then undoable like any write). Changes "

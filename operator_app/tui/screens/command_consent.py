@@ -57,6 +57,8 @@ def facts(plan: WritePlan, network: bool) -> Text:
                 "is shown to you afterwards, to apply or not.",
             )
         )
+        for gap in run.sandbox_gaps:  # what this machine's sandbox lacks, said as plainly
+            text.append_text(Text.assemble("\n", ("but ", "bold yellow"), (gap, "yellow")))
     else:
         text.append_text(
             Text.assemble(
