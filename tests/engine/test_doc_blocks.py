@@ -36,7 +36,8 @@ end
 
 def blocks(text: str, style: str | None = "markdown") -> dict[str, tuple[str, int, int]]:
     lines = text.split("\n")[:-1]
-    found = find_blocks(lines, LANGUAGES[style] if style else None, headings=style != "python")
+    syntax = None if style == "python" else "markdown"
+    found = find_blocks(lines, LANGUAGES[style] if style else None, headings=syntax)
     return {b.id: (b.kind, b.first, b.last) for b in found}
 
 
@@ -54,7 +55,7 @@ def test_comment_blocks_headings_and_repeated_slugs() -> None:
 def test_regions_in_a_comment_style() -> None:
     code = "import os\n# OPERATOR_BEGIN setup\nx = 1\n# OPERATOR_END setup\n"
     assert blocks(code, "python") == {"setup": ("region", 3, 3)}
-    assert find_blocks(code.split("\n")[:-1], None, headings=False) == []
+    assert find_blocks(code.split("\n")[:-1], None, headings=None) == []
 
 
 def test_an_empty_block_and_an_unclosed_one() -> None:

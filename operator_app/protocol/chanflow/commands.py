@@ -130,6 +130,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         answer="Log: path",
     ),
     CommandSpec(
+        name="insert",
+        usage=("/insert path:L5 [--before]", "/insert path#block [--before]"),
+        does="the content goes after that line or block (--before: before it)",
+        answer="path:L5 \u2014 Added N lines as :L6-L8",
+        body="required",
+        writes=True,
+        own=True,
+    ),
+    CommandSpec(
         name="find",
         usage=("/find GLOB [folder]",),
         does="paths that match (*.py at any depth, src/**/*.ts)",

@@ -22,10 +22,7 @@ class ShellRun(Command):
     ONE_OF = ("command", "command_b64")
     RUNS = True
     WRITES = True
-    BRIEF = (
-        "a bash script run in a sandbox (Operator extension); its file changes come back as one "
-        "change-set the person reviews"
-    )
+    BRIEF = "a bash script run sandboxed; the person reviews its file changes as one change-set"
     NOTES = (
         "Operator extension (not in the original specification). The person is asked before the "
         "script runs (they see",
