@@ -20,7 +20,7 @@ def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any
     from ..engine import StateUnusable, recover_interrupted_writes, recovery_notices
     from ..protocol import render_results
 
-    workspace = open_workspace(chosen_workspace(args.workspace, warnings))
+    workspace = open_workspace(chosen_workspace(args, warnings))
     session = open_session(workspace, args.state_dir, nothing="results")
     recovered: list[tuple[int, Any]] = []
     busy = False
@@ -122,7 +122,7 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
 
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
-    workspace = open_workspace(chosen_workspace(args.workspace, warnings))
+    workspace = open_workspace(chosen_workspace(args, warnings))
     session = open_session(workspace, args.state_dir, nothing="undo")
     if args.list:
         journal = Journal(session.state_dir)
