@@ -29,17 +29,21 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     text, notes = read_message(args.message_file)
     warnings += notes
     session = open_session(workspace, args.state_dir)
+    listener = None
     if args.approve == "all":
         decide = approve_all
     elif args.approve == "none":
         decide = reject_all
     else:
-        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or no_person
+        consent = _ask_on_the_terminal(workspace.root) if sys.stdin.isatty() else None
+        decide = consent.decide if consent is not None else no_person
+        listener = consent.heard if consent is not None else None
     try:
         run = Engine(
             workspace,
             session,
             decide=decide,
+            listener=listener,
             shell=shell_policy(workspace.root, args),
             secrets=secret_paths(workspace.root),
         ).run_text(text, source="exec")
@@ -210,7 +214,7 @@ def waiting_write(wait: dict[str, Any]) -> str:
     return f"{wait.get('action')} of {wait.get('path')} (id {wait.get('id')})"
 
 
-def _ask_on_the_terminal() -> Any:
-    from .terminal import terminal_decider  # only with a terminal to ask on
+def _ask_on_the_terminal(root: Any) -> Any:
+    from .terminal import terminal_consent  # only with a terminal to ask on
 
-    return terminal_decider()
+    return terminal_consent(root)
