@@ -1,5 +1,5 @@
-"""`operator-app exec` without --approve asks on the terminal as the TUI asks (issue 36): one key, no
-Enter; a command as a command (its script, folder and limits), its change-set after its exit
+"""`operator-app exec` without --approve asks on the terminal as the TUI asks (issue 36): one key,
+no Enter; a command as a command (its script, folder and limits), its change-set after its exit
 status and output. Run for real in a subprocess whose controlling terminal (and stdin) is a
 pseudo-terminal, answered through it. The diff shown at the prompt has its control characters
 escaped, so it cannot redraw the screen; the terminal's settings come back on every way out."""
