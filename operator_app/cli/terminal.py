@@ -114,11 +114,14 @@ class TerminalConsent:
         limit: int | None = _PROMPT_DIFF_LINES
         while True:
             cut = self._show_command(plan, network, limit, where if outlook.total > 1 else "")
-            keys = "ynw" + ("ar" if sandboxed else "") + ("d" if cut else "")
+            # w only where this run has no network already (--network or the settings gave it)
+            keys = "yn" + ("ar" if sandboxed else "") + ("" if run.network else "w")
+            keys += "d" if cut else ""
             choices = ["[y]es", "[n]o"]
             if sandboxed:
                 choices += ["[a]ll the rest", "[r]un and always allow it here"]
-            choices.append("[w] network " + ("off" if network else "on"))
+            if not run.network:
+                choices.append("[w] network " + ("off" if network else "on"))
             if cut:
                 choices.append("[d] whole script")
             answer = self.keys.ask("Run this command? " + " / ".join(choices) + ": ", keys)

@@ -324,6 +324,20 @@ def test_w_lets_this_command_use_the_network_and_r_always_allows_it_here(
     assert code == 0 and "ok: true" in out and b"Run this command?" not in again.seen, err
 
 
+def test_with_network_given_ahead_w_is_not_offered(ws: Path, tmp_path: Path) -> None:
+    """--network (or the settings) gave this run the network: there is no turning it on, and w,
+    which could not turn it off, is not offered."""
+    needs_sandbox()
+    term = ask(ws, tmp_path, block("c1", "shell.run", command="echo hi"), "--network")
+    shown = term.read_until(RUN_QUESTION.removesuffix(b" / [w] network on: ") + b": ")
+    assert b"time limit 120 s, network on;" in shown[shown.rindex(b"shell.run (c1)") :]
+    term.answer("w")  # no answer here
+    term.read_until(b"Please press one of: y, n, a, r (got 'w').")
+    term.answer("n")
+    code, out, err = term.finish()
+    assert code == 0 and "ERR_REJECTED" in out, err
+
+
 def test_a_long_script_is_cut_and_d_shows_the_whole_script(ws: Path, tmp_path: Path) -> None:
     needs_sandbox()
     script = "".join(f"echo step {n}\n" for n in range(1, 81))
