@@ -139,13 +139,9 @@ def answered_before_text(state: MessageState | None) -> str:
     looks: dict[str, int] = {}
     for row in done:
         assert row.result is not None
-        kind = (  # a command's result has its exit
-            "command"
-            if "exit" in row.result.extra
-            else "write"
-            if action_writes(row.action)
-            else "read"
-        )
+        kind = "write" if action_writes(row.action) else "read"
+        if "exit" in row.result.extra:  # a command's result has its exit
+            kind = "command"
         kinds[kind] = kinds.get(kind, 0) + 1
         shown = STATUS_LOOKS.get(row.status)  # in the table's words
         look = f"{shown.icon} {shown.word}" if shown is not None else row.status
