@@ -155,7 +155,7 @@ def test_what_the_prose_says_a_sample_decodes_to_is_what_it_holds() -> None:
     assert checked >= 2
 
 
-def test_the_edits_and_the_declined_answer_the_protocol_page_gives() -> None:
+def test_the_edits_the_protocol_page_quotes_are_its_samples() -> None:
     text = TEXT[ROOT / "docs" / "protocol.md"]
     [(_, write, _)] = [s for s in SAMPLES["docs/protocol.md", "operator"] if s[0] == "write"]
     edits = re.search(r"edits_b64: (\S+)", write)
