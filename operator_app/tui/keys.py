@@ -249,8 +249,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         display="x",
         action="stop_command",
         label="Stop command",
-        help="stop the command the model's message runs now (its whole process group; its "
-        "changes are discarded)",
+        help="stop the command that runs now (its output streams into the details pane "
+        "meanwhile); its changes are discarded",
         short="Stop",
         # Shown only while a command runs.
         applies=lambda now: now.running.output is not None,
@@ -277,13 +277,22 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
         "in the consent dialog: apply / reject / apply the rest of this message "
         "(? there: its keys)",
     ),
-    ("enter", "on a write that waits: show its consent dialog again"),
+    (
+        "y / n / a / w / r",
+        "in a command's dialog: run / decline / run the rest / the network for this one / run "
+        "and always allow it here (? there: its keys). While it runs, its output streams into "
+        "the details pane (scroll up to read; at the end it follows again) and x stops it; when "
+        "it ends, what it changed in your files is shown in the consent dialog, to apply or not",
+    ),
+    ("enter", "on a write or command that waits: show its dialog again"),
     (
         "ctrl+p",
-        "command palette: every action, 'go to message N', auto-copy on or off, and the theme "
-        "(both remembered)",
+        "command palette: every action, 'go to message N', the prompt's dialect (which system "
+        "prompt p copies: OPERATOR_CMD's or String's), auto-copy on or off, the commands always "
+        "allowed (to revoke them), pairing a browser, and the theme (the dialect, auto-copy and "
+        "theme remembered)",
     ),
-    ("ctrl+q", "quit (asks first while a write waits for you)"),
+    ("ctrl+q", "quit (asks first while a write waits for you or a command runs)"),
 )
 
 # The consent dialog's keys, for its `?` help and the README.

@@ -272,6 +272,17 @@ async def test_a_running_command_streams_its_output_and_x_stops_it(
         await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
         # The script above, the output below it: the newest line is the pane's last.
         assert details_text(app).rstrip().endswith("tick 120")
+        # Scrolled up to read, the place is kept while the output's time goes on; back at the
+        # end, the newest lines are followed again.
+        view.scroll_home(animate=False, immediate=True)
+        shown_at = str(app.running.output and app.running.output.seconds)
+        await wait_for(pilot, lambda: str(app.running.output.seconds) != shown_at)
+        await pilot.pause()
+        assert view.scroll_y == 0 < view.max_scroll_y
+        view.scroll_end(animate=False, immediate=True)
+        shown_at = str(app.running.output.seconds)
+        await wait_for(pilot, lambda: str(app.running.output.seconds) != shown_at)
+        await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
         # A paste meanwhile waits its turn, and is told so (it said "Running a paste...").
         app.post_message(events.Paste(block("r1", "fs.stat", path="README.md")))
         await wait_for(

@@ -89,8 +89,10 @@ class CommandConsentScreen(PlanDialog):
         plan: WritePlan,
         message_number: int | None = None,
         outlook: WriteOutlook | None = None,
+        *,
+        before: str = "",
     ) -> None:
-        super().__init__(plan, message_number, outlook)
+        super().__init__(plan, message_number, outlook, before=before)
         assert plan.run is not None
         self.network = plan.run.network
 
@@ -101,6 +103,8 @@ class CommandConsentScreen(PlanDialog):
             yield Static(facts(plan, self.network), id="consent-title")
             for note in plan.notes:  # not sandboxed: facts() says so, in red, from plan.run
                 yield Static(Text(f"note: {note}", style="yellow"))
+            if self.before:
+                yield Static(Text(self.before, style="dim"), id="consent-before")
             yield Static(rest_text(self.outlook, plan.target.rel), id="consent-rest")
             yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
             more = (
@@ -165,10 +169,13 @@ class CommandConsentScreen(PlanDialog):
         )
 
 
-def consent_screen(plan: WritePlan, number: int | None, outlook: WriteOutlook) -> PlanDialog:
-    """The dialog of what waits: a command's, or a write's (a command's change-set is a write)."""
+def consent_screen(
+    plan: WritePlan, number: int | None, outlook: WriteOutlook, before: str = ""
+) -> PlanDialog:
+    """The dialog of what waits: a command's, or a write's (a command's change-set is a write);
+    `before` says what its message answered before it."""
     if plan.run is not None:
-        return CommandConsentScreen(plan, number, outlook)
+        return CommandConsentScreen(plan, number, outlook, before=before)
     if plan.kind == "read":  # a read of a secret-looking file
-        return SecretReadScreen(plan, number, outlook)
-    return ConsentScreen(plan, number, outlook)
+        return SecretReadScreen(plan, number, outlook, before=before)
+    return ConsentScreen(plan, number, outlook, before=before)

@@ -243,6 +243,8 @@ class ConsentScreen(PlanDialog):
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
+            if self.before:
+                yield Static(Text(self.before, style="dim"), id="consent-before")
             yield Static(
                 READ_REST if reads else rest_text(outlook, plan.target.rel), id="consent-rest"
             )
