@@ -45,8 +45,9 @@ def terminal_decider() -> Any:
         # A diff of thousands of lines would scroll the question (and the header) out of sight.
         show(plan, _PROMPT_DIFF_LINES)
         question = "Run this command?" if plan.run is not None else "Apply this change?"
+        rest = "[a]ll the rest's writes" if plan.run is not None else "[a]ll the rest"
         while True:
-            prompt.write(f"{question} [y]es / [n]o / [a]ll the rest / [d]iff in full: ")
+            prompt.write(f"{question} [y]es / [n]o / {rest} / [d]iff in full: ")
             prompt.flush()
             line = answers.readline()
             if not line:  # the terminal went away: nothing is applied without a yes
@@ -55,11 +56,13 @@ def terminal_decider() -> Any:
             if answer in ("d", "diff"):
                 show(plan, None)
                 continue
-            if answer in ("a", "all") and not _commands_confirmed(prompt, answers, outlook):
-                continue
+            if answer in ("a", "all"):
+                _commands_still_ask(prompt, outlook)
             if answer in ("y", "yes", "a", "all", "n", "no"):
-                approve_rest = answer in ("a", "all")
-                return answer in ("y", "yes") or approve_rest
+                # Kept once given: a command asked about after it (needs_own_yes) answers only
+                # for itself, as in the TUI.
+                approve_rest = approve_rest or answer in ("a", "all")
+                return answer in ("y", "yes", "a", "all")
             # A typo must not decide a write either way: ask again.
             prompt.write(f"Please answer y, n, a or d (got {terminal_safe(answer)!r}).\n")
 
@@ -108,18 +111,18 @@ def _read_allowed(prompt: Any, answers: Any) -> bool:
         prompt.write(f"Please answer y or n (got {terminal_safe(answer)!r}).\n")
 
 
-def _commands_confirmed(prompt: Any, answers: Any, outlook: Any) -> bool:
-    """`a` would also run commands of the message unseen: asked once more (y goes on)."""
+def _commands_still_ask(prompt: Any, outlook: Any) -> None:
+    """`a` applies the rest of the message's writes, never a command (WritePlan.needs_own_yes):
+    said when the rest holds one, or may (the TUI's dialog says the same)."""
     commands = [write.command for write in outlook.rest if write.runs]
-    if not commands:
-        return True
-    prompt.write(
-        f"The rest of this message also runs {len(commands)} command(s), unseen: "
-        + "; ".join(terminal_safe(command or "") for command in commands[:5])
-        + "\nRun and apply them all? [y]es / [n]o: "
-    )
-    prompt.flush()
-    return answers.readline().strip().lower() in ("y", "yes")
+    if commands:
+        prompt.write(
+            f"The rest of this message also has {len(commands)} command(s): "
+            + "; ".join(terminal_safe(command or "") for command in commands[:5])
+            + ". a does not run them: each asks you when it comes.\n"
+        )
+    elif outlook.open_ended:
+        prompt.write("A command that comes later in this message asks you first.\n")
 
 
 # Bidirectional overrides and isolates: invisible, they reorder how a line is drawn ("Trojan

@@ -186,41 +186,43 @@ def test_a_move_says_what_goes_where_at_the_prompt(ws: Path, tmp_path: Path) -> 
     assert (ws / "bin" / "run.sh").exists() and not (ws / "run.sh").exists()
 
 
-def test_a_command_shows_its_script_and_a_asks_once_more_before_running_commands_unseen(
-    ws: Path, tmp_path: Path
-) -> None:
-    """Issue 24: the terminal shows the script, its folder and whether it is sandboxed; `a` on a
-    write whose message also runs a command asks once more (n goes back to the question)."""
+def test_a_command_shows_its_script_and_a_never_runs_it_unseen(ws: Path, tmp_path: Path) -> None:
+    """Issue 24: the terminal shows the script, its folder and whether it is sandboxed. Issue 35:
+    `a` on a write applies the rest of the message's writes, never a command: the command after
+    it asks for itself, and so does what it changed (the same rule as the TUI's)."""
     from operator_app.engine import find_sandbox
 
     if not find_sandbox().usable:
         if os.environ.get("CI") == "true" and sys.platform.startswith("linux"):
             pytest.fail(f"no sandbox on CI's Linux: {find_sandbox().why}")
         pytest.skip(f"no sandbox on this machine: {find_sandbox().why}")
-    message = block("w1", "fs.write", path="a.txt", content="one") + block(
-        "c1", "shell.run", command_b64=b64("echo ran > ran.txt\ncat a.txt")
+    (ws / ".env").write_text("API_TOKEN=s3cr3t\n")
+    message = (
+        block("w1", "fs.write", path="a.txt", content="one")
+        + block("c1", "shell.run", command_b64=b64("cat .env\necho ran > ran.txt"))
+        + block("w2", "fs.write", path="b.txt", content="two")
     )
     term = ask(ws, tmp_path, message)
     term.read_until(PROMPT)
     term.answer("a")
-    term.read_until(b"also runs 1 command(s), unseen: echo ran > ran.txt ...")
-    term.answer("n")  # back to the write's question
-    term.read_until(PROMPT + b" [y]es")
-    term.answer("y")
+    term.read_until(b"a does not run them: each asks you when it comes.")
     shown = term.read_until(b"Run this command?")
     assert b"shell.run wants to run, in . (time limit 120 s, network off, sandboxed)" in shown
-    assert b"$ echo ran > ran.txt" in shown and b"$ cat a.txt" in shown
+    assert b"$ cat .env" in shown and b"$ echo ran > ran.txt" in shown
+    assert not (ws / "ran.txt").exists()
     term.answer("y")
     term.read_until(b"+++ b/ran.txt\r\n@@ -0,0 +1 @@\r\n+ran")  # its change-set
     deadline = time.monotonic() + 30
-    while term.seen.count(PROMPT) < 3:  # the change-set's own question, after the write's two
+    while term.seen.count(PROMPT) < 2:  # the change-set's own question, after the write's
         assert time.monotonic() < deadline, term.seen
         if select.select([term.master], [], [], 0.1)[0]:
             term.seen += os.read(term.master, 65536)
-    term.answer("y")
+    term.answer("n")
     code, out, err = term.finish()
     assert code == 0, err
-    assert (ws / "ran.txt").read_text() == "ran\n" and "changes applied" in out
+    assert not (ws / "ran.txt").exists()
+    assert "changes not applied (the person declined them)" in out
+    assert (ws / "b.txt").read_text() == "two"  # w2: under the a
 
 
 @pytest.mark.parametrize(("reply", "read"), [("y", True), ("n", False)])

@@ -3,9 +3,10 @@ exact script coloured as shell, the folder it starts in, its time limit, whether
 network (w turns it on for this command) and whether it is sandboxed (in red when it is not: it
 would change the files directly, with no review and no undo). It answers "yes", "network" (yes,
 with the network), "always" (yes, and always allow this exact command in this workspace), "no",
-"all" (this and the rest of the message, asking once more first, since a command is a command)
-or "later" (escape). A command without a sandbox is run only on `y` itself: `a` and `r` are
-refused for it. `consent_screen` picks this dialog or the write's for a plan."""
+"all" (run this, and apply the rest of the message's writes, asking once more as a write's dialog
+does; the commands among them, and this one's change-set, still ask for themselves) or "later"
+(escape). A command without a sandbox is run only on `y` itself: `a` and `r` are refused for it.
+`consent_screen` picks this dialog or the write's for a plan."""
 
 from __future__ import annotations
 
@@ -101,8 +102,8 @@ class CommandConsentScreen(PlanDialog):
             yield Static(rest_text(self.outlook, plan.target.rel), id="consent-rest")
             yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
             more = (
-                "   [b]a[/b] run this and the rest   [b]r[/b] run, and always allow this command "
-                "here"
+                "   [b]a[/b] run this, apply the rest's writes (commands still ask)   "
+                "[b]r[/b] run, and always allow this command here"
                 if self._sandboxed()
                 else ""
             )
@@ -151,13 +152,15 @@ class CommandConsentScreen(PlanDialog):
         if not self._sandboxed():
             self.notify("A command without a sandbox runs only on y.", severity="warning")
             return
-        # A command is never among what `a` applies unseen without this second look.
+        # `a` runs this command (the person reads it here) and applies the rest's writes; no
+        # other command, and not this one's change-set: each asks for itself (issue 35).
+        if not self.outlook.asks_again(self.plan.target.rel):
+            self.dismiss("all")
+            return
         self.ask_before_all(
-            "run this and the rest unseen?",
-            second_look(self.outlook, self.plan.target.rel)
-            if self.outlook.rest
-            else Text("a runs this command and applies its changes unseen. Go ahead?"),
-            yes="run and apply them all",
+            "run this and apply the rest unseen?",
+            second_look(self.outlook, self.plan.target.rel, '"a" runs this command and applies '),
+            yes="run this, apply them all",
             no="back to this command",
         )
 
