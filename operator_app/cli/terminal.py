@@ -3,7 +3,9 @@ can drive the terminal, and the answer read from there (stdin may be the message
 
 from __future__ import annotations
 
+import os
 import re
+import unicodedata
 from typing import Any
 
 from ..engine import split_lines
@@ -72,6 +74,7 @@ def terminal_decider() -> Any:
 def _show(prompt: Any, plan: Any, limit: int | None) -> None:
     """What is asked about: the command to run, the write's diff, or why a read asks."""
     lines = [terminal_safe(line) for line in split_lines(plan.diff or "") or [""]]
+    said: list[str] = []
     if plan.run is not None:
         run = plan.run
         prompt.write(
@@ -85,7 +88,7 @@ def _show(prompt: Any, plan: Any, limit: int | None) -> None:
             )
             + "):\n"
         )
-        lines = ["  $ " + line for line in lines]
+        lines, said = _script_rows(plan.run.script, _columns(prompt))
     else:
         counts = "" if plan.kind == "read" else f"  +{plan.added} -{plan.removed}"
         prompt.write(f"\n{terminal_safe(plan.action)} {terminal_safe(plan.where)}{counts}\n")
@@ -96,6 +99,72 @@ def _show(prompt: Any, plan: Any, limit: int | None) -> None:
         prompt.write(
             f"... {len(lines) - limit} more diff lines not shown; answer d to see the whole diff\n"
         )
+    for note in said:  # just above the question
+        prompt.write(f"note: {note}\n")
+
+
+def _columns(prompt: Any) -> int:
+    try:
+        return max(os.get_terminal_size(prompt.fileno()).columns, 24)
+    except (OSError, ValueError, AttributeError):
+        return 80
+
+
+def _cells(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _chop(text: str, width: int) -> list[str]:
+    """`text` in pieces of at most `width` columns, every character kept."""
+    pieces, piece, used = [], "", 0
+    for char in text:
+        cells = _cells(char)
+        if used + cells > width and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece, used = piece + char, used + cells
+    return [*pieces, piece]
+
+
+def _script_rows(script: str, columns: int) -> tuple[list[str], list[str]]:
+    """A command's script as the terminal shows it (issue 35: a line past the prompt's room showed
+    as its start): every line whole, wrapped at the terminal's width with its continued rows
+    marked, every character that does not show written as an escape; and the notes that say so."""
+    from ..protocol import escape_hidden
+
+    rows: list[str] = []
+    wide: list[int] = []
+    hidden: list[int] = []
+    room = columns - 4  # "  $ " and "  ↪ "
+    for number, line in enumerate(script.split("\n"), 1):
+        shown, has_hidden = escape_hidden(line.expandtabs(4))
+        if has_hidden:
+            hidden.append(number)
+        pieces = _chop(shown, room)
+        if len(pieces) > 1:
+            wide.append(number)
+        rows += [("  $ " if i == 0 else "  ↪ ") + piece for i, piece in enumerate(pieces)]
+    said = []
+    if wide:
+        said.append(
+            f"{_lines(wide, 'is', 'are')} wider than this terminal ({columns} columns): "
+            "shown whole, wrapped (↪ marks the rows a line goes on in)"
+        )
+    if hidden:
+        said.append(
+            f"{_lines(hidden, 'holds', 'hold')} characters that do not show (control, "
+            "bidirectional or zero-width): written as escapes (\\u202e); the script runs with "
+            "them as they are"
+        )
+    return rows, said
+
+
+def _lines(numbers: list[int], one: str, more: str) -> str:
+    """ "line 3 holds", "lines 1, 4 hold": the lines a note is about, with its verb."""
+    named = ", ".join(str(n) for n in numbers[:6]) + (
+        f" and {len(numbers) - 6} more" if len(numbers) > 6 else ""
+    )
+    return f"line {named} {one}" if len(numbers) == 1 else f"lines {named} {more}"
 
 
 def _read_allowed(prompt: Any, answers: Any) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import struct
 import subprocess
 import sys
 import termios
@@ -39,6 +40,8 @@ class Terminal:
             preexec_fn=own_the_terminal,
         )
         os.close(slave)
+        # 80 columns, as a terminal has them (a bare pty says 0).
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         self.seen = b""
 
     def read_until(self, wanted: bytes, timeout: float = 30) -> bytes:
@@ -223,6 +226,37 @@ def test_a_command_shows_its_script_and_a_never_runs_it_unseen(ws: Path, tmp_pat
     assert not (ws / "ran.txt").exists()
     assert "changes not applied (the person declined them)" in out
     assert (ws / "b.txt").read_text() == "two"  # w2: under the a
+
+
+def test_the_terminal_shows_a_commands_whole_script_wrapped_and_its_hidden_characters_escaped(
+    ws: Path, tmp_path: Path
+) -> None:
+    """Issue 35, item 5, in exec's question: a line past the terminal's width is shown whole,
+    wrapped with its continued rows marked; a bidi or zero-width character is written as an
+    escape; and notes above the question say both."""
+    script = "echo one" + " " * 2100 + "; cat .env\necho safe \u202e txt.exe \u200b"
+    term = ask(ws, tmp_path, block("c1", "shell.run", command_b64=b64(script)))
+    shown = term.read_until(b"Run this command?")
+    rows = shown.decode().split("\r\n")
+    start = next(i for i, row in enumerate(rows) if row.startswith("  $ echo one"))
+    first = [rows[start]]
+    while rows[start + len(first)].startswith("  \u21aa "):
+        first.append(rows[start + len(first)])
+    assert len(first) > 20 and all(len(row) <= 80 for row in first)
+    assert "".join(row[4:] for row in first) == script.split("\n")[0]
+    assert rows[start + len(first)] == "  $ echo safe \\u202e txt.exe \\u200b"
+    assert "\u202e" not in shown.decode() and "\u200b" not in shown.decode()
+    notes = [row for row in rows[start:] if row.startswith("note: ")]
+    assert notes == [
+        "note: line 1 is wider than this terminal (80 columns): shown whole, wrapped (\u21aa marks "
+        "the rows a line goes on in)",
+        "note: line 2 holds characters that do not show (control, bidirectional or zero-width): "
+        "written as escapes (\\u202e); the script runs with them as they are",
+    ]
+    term.answer("n")
+    code, out, err = term.finish()
+    assert code == 0, err
+    assert "ERR_REJECTED" in out
 
 
 @pytest.mark.parametrize(("reply", "read"), [("y", True), ("n", False)])

@@ -272,6 +272,55 @@ async def test_a_on_a_write_of_a_message_still_arriving_does_not_cover_a_command
         assert not (workspace / "leaked.txt").exists()
 
 
+async def test_the_command_dialog_shows_the_whole_script_wrapped_and_says_so(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 35, item 5: lines past 2,000 characters were cut, so `echo one` + 2,100 spaces +
+    `; cat .env` showed as `echo one` and ran whole on y. Now every line is wrapped at the view's
+    width, never cut, its continued rows marked, and the dialog says so above its keys."""
+    script = "echo one" + " " * 2100 + "; cat .env\necho two"
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", script)))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        view = app.screen.query_one("#consent-diff")
+        await wait_for(pilot, lambda: view.wrap_width == view.text_width())
+        rows = view.plain.split("\n")
+        # Every character of the script is on a row: the first line over several, each continued
+        # row marked, none wider than the view.
+        assert rows[0].startswith(" echo one") and rows[-1] == " echo two"
+        assert all(row.startswith("↪") for row in rows[1:-1]) and len(rows) > 10
+        assert "".join(row[1:] for row in rows[:-1]) == script.split("\n")[0]
+        assert rows[-2].rstrip().endswith("; cat .env")
+        assert max(len(row) for row in rows) <= view.text_width()
+        said = shown(app)
+        assert "Line 1 is wider than this view (up to 2,118 characters): wrapped, never cut" in said
+        assert said.index("wrapped, never cut") < said.index("(nothing runs before you answer)")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
+
+
+async def test_the_command_dialog_escapes_and_flags_characters_that_do_not_show(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 35, items 5 and 7: U+202E and U+2066 reached the command dialog raw, reordering what
+    the person read; a control or zero-width character hid too."""
+    script = "echo safe \u202e txt.exe\necho \u2066ok\u2069 \u200b; echo fine\techo tab"
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", script)))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        rows = app.screen.query_one("#consent-diff").plain.split("\n")
+        assert rows[0] == " echo safe \\u202e txt.exe"
+        assert rows[1] == " echo \\u2066ok\\u2069 \\u200b; echo fine  echo tab"
+        assert not any(ch in "".join(rows) for ch in "\u202e\u2066\u2069\u200b")
+        said = shown(app)
+        assert "Lines 1, 2 hold characters that do not show" in said
+        assert "wider than this view" not in said
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
+
+
 async def test_without_a_sandbox_the_dialog_says_so_in_red_and_only_y_runs_it(
     workspace: Path, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

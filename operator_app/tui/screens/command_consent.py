@@ -19,17 +19,10 @@ from textual.widgets import Footer, Static
 from ...engine import WriteOutlook, WritePlan
 from ...protocol import dialect_of_action
 from ..keys import COMMAND_KEYS
-from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines
+from ..widgets.script_view import ScriptView, ScriptWrapped, script_note
 from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
 from .help import KeysScreen
 from .plan_dialog import PlanDialog
-
-SHELL = CodeColours.for_file("script.sh")
-
-
-def script_lines(script: str) -> list[StyledLine]:
-    """The script as shell, each line coloured as bash code."""
-    return diff_lines("\n".join(" " + line for line in script.split("\n")), SHELL)
 
 
 def facts(plan: WritePlan, network: bool) -> Text:
@@ -100,7 +93,13 @@ class CommandConsentScreen(PlanDialog):
             for note in plan.notes:  # not sandboxed: facts() says so, in red, from plan.run
                 yield Static(Text(f"note: {note}", style="yellow"))
             yield Static(rest_text(self.outlook, plan.target.rel), id="consent-rest")
-            yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
+            # The whole script: wrapped, never cut, hidden characters escaped (issue 35).
+            view = ScriptView(plan.run.script if plan.run else "", id="consent-diff")
+            yield view
+            said = script_note(view.shown, view.wrap_width)
+            shown = Static(said, id="consent-script-note")
+            shown.display = bool(said)
+            yield shown
             more = (
                 "   [b]a[/b] run this, apply the rest's writes (commands still ask)   "
                 "[b]r[/b] run, and always allow this command here"
@@ -122,6 +121,14 @@ class CommandConsentScreen(PlanDialog):
             f"change {outlook.position} of {outlook.total}" if outlook.total > 1 else "a command"
         )
         return f"{where}{which} waits for you: run this command?"
+
+    def on_script_wrapped(self, event: ScriptWrapped) -> None:
+        """Whether a line is wider than the view depends on the view: said again as it changes."""
+        view = self.query_one(ScriptView)
+        said = script_note(view.shown, event.width)
+        shown = self.query_one("#consent-script-note", Static)
+        shown.update(said)
+        shown.display = bool(said)
 
     def show_outlook(self, outlook: WriteOutlook) -> None:
         self.query_one("#consent-box").border_title = self._title(outlook)
