@@ -109,8 +109,10 @@ def _check(request: web.Request) -> Checked:
         # the session under that Origin, and a request naming another is refused. (The browser
         # names none on a GET.)
         refusal = guard.check_origin(origin, paired.origin)
-    if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
-        refusal = guard.TOO_LARGE
+    opening = request.path in OPEN_PATHS  # a code or a nonce: a small body
+    limit = guard.MAX_PAIR_BODY_BYTES if opening else guard.MAX_BODY_BYTES
+    if refusal is None and (request.content_length or 0) > limit:
+        refusal = guard.PAIR_TOO_LARGE if opening else guard.TOO_LARGE
     return Checked(admitted, refusal)
 
 

@@ -2,9 +2,9 @@
 so `echo one` + 2,100 spaces + `; cat .env` showed as `echo one` and ran whole on `y`). Each line
 is wrapped at the view's width, never cut, the rows it continues on marked `↪`; a character that
 does not show (a control, a bidirectional or zero-width character) is written as an escape
-(`\\u202e`) and its line drawn in yellow; and `script_note` says above the dialog's keys when a line is
-wider than the view or holds such a character. The script runs as it is: only its showing
-changes."""
+(`\\u202e`) and its line drawn in yellow; and `script_note` says above the dialog's keys when a
+line is wider than the view or holds such a character. The script runs as it is: only its
+showing changes."""
 
 from __future__ import annotations
 
