@@ -6,7 +6,9 @@ before its dialog: the engine announces the end (CommandOutput with `done`) befo
 
 from __future__ import annotations
 
+import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +99,11 @@ class TerminalConsent:
             if answer == "d":
                 self._show(plan, None)
                 continue
-            if answer == "a" and not self._commands_confirmed(outlook):
-                continue
-            self.approve_rest = answer == "a"
+            if answer == "a":
+                self._commands_still_ask(outlook)
+            # Kept once given: a command or a change-set asked after it (needs_own_yes) answers
+            # only for itself, as in the TUI.
+            self.approve_rest = self.approve_rest or answer == "a"
             return answer in ("y", "a")
 
     # --- a command ----------------------------------------------------------------------------
@@ -120,8 +124,8 @@ class TerminalConsent:
             if answer == "d":
                 limit = None
                 continue
-            if answer == "a" and not self._commands_confirmed(outlook, this_one=True):
-                continue
+            if answer == "a":
+                self._commands_still_ask(outlook)
             if answer == "r":
                 from .. import settings
 
@@ -129,7 +133,7 @@ class TerminalConsent:
                 self.write("Always allowed here from now on (the TUI's palette revokes it).\n")
             if answer == "n":
                 return False
-            self.approve_rest = answer == "a"
+            self.approve_rest = self.approve_rest or answer == "a"
             return RunGrant(network=True) if network and not run.network else True
 
     def _ask_command(self, run: Any, network: bool, cut: bool) -> str:
@@ -138,7 +142,7 @@ class TerminalConsent:
         when the script was cut."""
         offered = [("y", "[y]es"), ("n", "[n]o")]
         if run.sandboxed:
-            offered += [("a", "[a]ll the rest"), ("r", "[r]un and always allow it here")]
+            offered += [("a", "[a]ll the rest's writes"), ("r", "[r]un and always allow it here")]
         if not run.network:
             offered.append(("w", "[w] network " + ("off" if network else "on")))
         if cut:
@@ -172,14 +176,14 @@ class TerminalConsent:
                 self.write(f"note: the sandbox here has a gap: {terminal_safe(gap)}\n")
         for note in plan.notes:
             self.write(f"note: {terminal_safe(note)}\n")
-        shown = lines if limit is None else lines[:limit]
-        self.write("".join(f"  $ {terminal_safe(line)}\n" for line in shown))
-        if len(shown) < len(lines):
-            self.write(
-                f"... {len(lines) - len(shown)} more lines; press d to see the whole script\n"
-            )
-            return True
-        return False
+        rows, said = _script_rows(run.script.rstrip("\n"), _columns(self.out))
+        shown = rows if limit is None else rows[:limit]
+        self.write("".join(f"{row}\n" for row in shown))
+        if len(shown) < len(rows):
+            self.write(f"... {len(rows) - len(shown)} more rows; press d to see the whole script\n")
+        for note in said:  # just above the question
+            self.write(f"note: {note}\n")
+        return len(shown) < len(rows)
 
     # --- shared -------------------------------------------------------------------------------
 
@@ -201,20 +205,18 @@ class TerminalConsent:
             return True
         return False
 
-    def _commands_confirmed(self, outlook: Any, *, this_one: bool = False) -> bool:
-        """`a` would also run commands of the message unseen: asked once more (y goes on)."""
+    def _commands_still_ask(self, outlook: Any) -> None:
+        """`a` applies the rest of the message's writes, never a command nor what one changed
+        (WritePlan.needs_own_yes): said when the rest holds one, or may (the TUI says the same)."""
         commands = [write.command for write in outlook.rest if write.runs]
-        if not commands and not this_one:
-            return True
         if commands:
             self.write(
-                f"The rest of this message also runs {len(commands)} command(s), unseen: "
+                f"The rest of this message also has {len(commands)} command(s): "
                 + "; ".join(terminal_safe(command or "") for command in commands[:5])
-                + "\n"
+                + ". a does not run them: each asks you when it comes.\n"
             )
-        else:
-            self.write("a runs this command and applies its changes unseen.\n")
-        return self.keys.ask("Run and apply them all? [y]es / [n]o: ", "yn") == "y"
+        elif outlook.open_ended:
+            self.write("A command that comes later in this message asks you first.\n")
 
     def write(self, text: str) -> None:
         self.out.write(text)
@@ -228,6 +230,70 @@ def terminal_consent(root: Path) -> TerminalConsent | None:
     if keys is None:
         return None
     return TerminalConsent(keys, root)
+
+
+def _columns(out: Any) -> int:
+    try:
+        return max(os.get_terminal_size(out.fileno()).columns, 24)
+    except (OSError, ValueError, AttributeError):
+        return 80
+
+
+def _cells(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _chop(text: str, width: int) -> list[str]:
+    """`text` in pieces of at most `width` columns, every character kept."""
+    pieces, piece, used = [], "", 0
+    for char in text:
+        cells = _cells(char)
+        if used + cells > width and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece, used = piece + char, used + cells
+    return [*pieces, piece]
+
+
+def _script_rows(script: str, columns: int) -> tuple[list[str], list[str]]:
+    """A command's script as the terminal shows it (issue 35: a line past the prompt's room showed
+    as its start): every line whole, wrapped at the terminal's width with its continued rows
+    marked, every character that does not show written as an escape; and the notes that say so."""
+    from ..protocol import escape_hidden
+
+    rows: list[str] = []
+    wide: list[int] = []
+    hidden: list[int] = []
+    room = columns - 4  # "  $ " and "  ↪ "
+    for number, line in enumerate(script.split("\n"), 1):
+        shown, has_hidden = escape_hidden(line.expandtabs(4))
+        if has_hidden:
+            hidden.append(number)
+        pieces = _chop(shown, room)
+        if len(pieces) > 1:
+            wide.append(number)
+        rows += [("  $ " if i == 0 else "  ↪ ") + piece for i, piece in enumerate(pieces)]
+    said = []
+    if wide:
+        said.append(
+            f"{_lines(wide, 'is', 'are')} wider than this terminal ({columns} columns): "
+            "shown whole, wrapped (↪ marks the rows a line goes on in)"
+        )
+    if hidden:
+        said.append(
+            f"{_lines(hidden, 'holds', 'hold')} characters that do not show (control, "
+            "bidirectional or zero-width): written as escapes (\\u202e); the script runs with "
+            "them as they are"
+        )
+    return rows, said
+
+
+def _lines(numbers: list[int], one: str, more: str) -> str:
+    """ "line 3 holds", "lines 1, 4 hold": the lines a note is about, with its verb."""
+    named = ", ".join(str(n) for n in numbers[:6]) + (
+        f" and {len(numbers) - 6} more" if len(numbers) > 6 else ""
+    )
+    return f"line {named} {one}" if len(numbers) == 1 else f"lines {named} {more}"
 
 
 # Bidirectional overrides and isolates: invisible, they reorder how a line is drawn ("Trojan

@@ -274,8 +274,8 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("tab", "move between the message, the commands and the details"),
     (
         "y / n / a",
-        "in the consent dialog: apply / reject / apply the rest of this message "
-        "(? there: its keys)",
+        "in the consent dialog: apply / reject / apply the rest of this message's writes "
+        "(a command always asks for itself; ? there: its keys)",
     ),
     (
         "y / n / a / w / r",
@@ -301,8 +301,10 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
     ("n", "reject it: nothing changes, and the model is told you declined"),
     (
         "a",
-        "apply this write and the rest of this message; asks once more when a delete, or a file "
-        "other than the one shown, is among them, or when the message is still arriving",
+        "apply this write and the rest of this message's writes; asks once more when a delete, "
+        "or a file other than the one shown, is among them, or when the message is still "
+        "arriving. A command is never covered by a: each asks you when it comes, and so does "
+        "what it changed",
     ),
     (
         "escape",
@@ -322,8 +324,9 @@ COMMAND_KEYS: tuple[tuple[str, str], ...] = (
     ("n", "decline: nothing runs, and the model is told you declined"),
     (
         "a",
-        "run this and the rest of this message; asks once more first, as a command is among them "
-        "(sandboxed commands only)",
+        "run this and apply the rest of this message's writes (sandboxed commands only); asks "
+        "once more as a write's a does. The other commands of the message, and what this one "
+        "changed, still ask you each",
     ),
     ("w", "let this one command use the network (on/off; the header says which)"),
     (

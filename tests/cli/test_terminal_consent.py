@@ -12,6 +12,7 @@ import json
 import os
 import select
 import signal
+import struct
 import subprocess
 import sys
 import termios
@@ -47,6 +48,8 @@ class Terminal:
             env=env,
         )
         os.close(slave)
+        # 80 columns, as a terminal has them (a bare pty says 0).
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         self.seen = b""
         self.checked = 0  # where the next read_until looks from
 
@@ -246,7 +249,7 @@ def test_a_move_says_what_goes_where_at_the_prompt(ws: Path, tmp_path: Path) -> 
 
 
 RUN_QUESTION = (
-    b"Run this command? [y]es / [n]o / [a]ll the rest / [r]un and always allow it here / "
+    b"Run this command? [y]es / [n]o / [a]ll the rest's writes / [r]un and always allow it here / "
     b"[w] network on: "
 )
 
@@ -254,32 +257,34 @@ RUN_QUESTION = (
 def test_a_command_is_asked_as_a_command_and_its_changes_after_its_exit_and_output(
     ws: Path, tmp_path: Path
 ) -> None:
-    """Issues 24 and 36: the terminal shows the script, its folder, its limits and whether it is
-    sandboxed, never "write 2 of 2" nor a diff to see in full; `a` on a write whose message also
-    runs a command asks once more (n goes back to the question); the command's change-set is
-    asked about after its exit status and the last lines of its output, and a key pressed while
-    it ran does not answer that question."""
+    """Issues 24, 35 and 36: the terminal shows the script, its folder, its limits and whether it
+    is sandboxed, never "write 2 of 3" nor a diff to see in full; `a` on a write applies the rest
+    of the message's writes, never a command: the command after it asks for itself (the terminal
+    says so when `a` is pressed), and so does its change-set, after its exit status and the last
+    lines of its output; a key pressed while it ran does not answer that question."""
     needs_sandbox()
-    message = block("w1", "fs.write", path="a.txt", content="one") + block(
-        "c1", "shell.run", command_b64=b64("echo ran > ran.txt\ncat a.txt\nsleep 1\nexit 3")
+    script = "echo ran > ran.txt\ncat a.txt\nsleep 1\nexit 3"
+    message = (
+        block("w1", "fs.write", path="a.txt", content="one")
+        + block("c1", "shell.run", command_b64=b64(script))
+        + block("w2", "fs.write", path="b.txt", content="two")
     )
     term = ask(ws, tmp_path, message)
     term.read_until(PROMPT)
     term.answer("a")
-    term.read_until(b"also runs 1 command(s), unseen: echo ran > ran.txt ...")
-    term.read_until(b"Run and apply them all? [y]es / [n]o: ")
-    term.answer("n")  # back to the write's question
-    term.read_until(PROMPT + b" [y]es")
-    term.answer("y")
+    term.read_until(
+        b"The rest of this message also has 1 command(s): echo ran > ran.txt .... a does not run "
+        b"them: each asks you when it comes."
+    )
     shown = term.read_until(RUN_QUESTION)
     asked = shown[shown.rindex(b"shell.run (c1)") :]
     assert asked.startswith(
-        b"shell.run (c1) wants to run this 4-line script in the workspace root (change 2 of 2 in "
+        b"shell.run (c1) wants to run this 4-line script in the workspace root (change 2 of 3 in "
         b"this message)\r\ntime limit 120 s, network off; sandboxed: it sees your files through "
         b"an overlay"
     )
     assert b"  $ echo ran > ran.txt\r\n  $ cat a.txt\r\n" in asked
-    assert b"write 2 of 2" not in shown and b"[d]" not in asked and b"diff" not in asked
+    assert b"write 2 of 3" not in shown and b"[d]" not in asked and b"diff" not in asked
     term.answer("y")
     term.read_until(b"c1 is running...")
     term.answer("y")  # while it runs: typed before the change-set is asked, it answers nothing
@@ -296,6 +301,7 @@ def test_a_command_is_asked_as_a_command_and_its_changes_after_its_exit_and_outp
     assert code == 0, err
     assert not (ws / "ran.txt").exists() and "not applied (the person declined them)" in out
     assert (ws / "a.txt").read_text() == "one"
+    assert (ws / "b.txt").read_text() == "two"  # w2: under the a
 
 
 def test_w_lets_this_command_use_the_network_and_r_always_allows_it_here(
@@ -345,12 +351,43 @@ def test_a_long_script_is_cut_and_d_shows_the_whole_script(ws: Path, tmp_path: P
     question = RUN_QUESTION.removesuffix(b": ") + b" / [d] whole script: "
     shown = term.read_until(question)
     assert b"$ echo step 60\r\n" in shown and b"step 61" not in shown
-    assert b"... 20 more lines; press d to see the whole script\r\n" in shown
+    assert b"... 20 more rows; press d to see the whole script\r\n" in shown
     term.answer("d")
     term.read_until(b"  $ echo step 80\r\n" + RUN_QUESTION)  # all of it: nothing left to show
     term.answer("n")
     code, out, err = term.finish()
     assert code == 0 and "ERR_REJECTED" in out, err
+
+
+def test_the_terminal_shows_a_commands_whole_script_wrapped_and_its_hidden_characters_escaped(
+    ws: Path, tmp_path: Path
+) -> None:
+    """Issue 35, item 5, in exec's question: a line past the terminal's width is shown whole,
+    wrapped with its continued rows marked; a bidi or zero-width character is written as an
+    escape; and notes above the question say both."""
+    script = "echo one" + " " * 2100 + "; cat .env\necho safe \u202e txt.exe \u200b"
+    term = ask(ws, tmp_path, block("c1", "shell.run", command_b64=b64(script)))
+    shown = term.read_until(b"Run this command?")
+    rows = shown.decode().split("\r\n")
+    start = next(i for i, row in enumerate(rows) if row.startswith("  $ echo one"))
+    first = [rows[start]]
+    while rows[start + len(first)].startswith("  \u21aa "):
+        first.append(rows[start + len(first)])
+    assert len(first) > 20 and all(len(row) <= 80 for row in first)
+    assert "".join(row[4:] for row in first) == script.split("\n")[0]
+    assert rows[start + len(first)] == "  $ echo safe \\u202e txt.exe \\u200b"
+    assert "\u202e" not in shown.decode() and "\u200b" not in shown.decode()
+    notes = [row for row in rows[start:] if row.startswith("note: ")]
+    assert notes == [
+        "note: line 1 is wider than this terminal (80 columns): shown whole, wrapped (\u21aa marks "
+        "the rows a line goes on in)",
+        "note: line 2 holds characters that do not show (control, bidirectional or zero-width): "
+        "written as escapes (\\u202e); the script runs with them as they are",
+    ]
+    term.answer("n")
+    code, out, err = term.finish()
+    assert code == 0, err
+    assert "ERR_REJECTED" in out
 
 
 @pytest.mark.parametrize(("reply", "read"), [("y", True), ("n", False)])
