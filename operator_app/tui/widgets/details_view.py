@@ -117,7 +117,13 @@ class DetailsView(LinesView):
             # At once, so what comes next finds the view at the end; and again after the layout,
             # which a scrollbar appearing can move by a line.
             self.scroll_end(animate=False, immediate=True)
-            self.scroll_end(animate=False)
+            self.call_after_refresh(self._end_if_following)
+
+    def _end_if_following(self) -> None:
+        # Not Textual's deferred scroll_end: the person may scroll up before it lands, and their
+        # place is kept then.
+        if self._following:
+            self.scroll_end(animate=False, immediate=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
