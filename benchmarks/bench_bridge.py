@@ -298,7 +298,11 @@ async def long_answer_work(
     await asyncio.sleep(1.0)  # earlier parts' messages are all over
     fed.clear()
     meter = ScannerMeter().__enter__()
-    await page.evaluate("text => mockChat.answer(text, {chunk: 8000, every: 300})", long_answer())
+    # A chat's pace, measured; under --smoke, whose figures mean nothing, as fast as it reads.
+    every = 30 if SMOKE else 300
+    await page.evaluate(
+        "([text, every]) => mockChat.answer(text, {chunk: 8000, every})", [long_answer(), every]
+    )
     await page.wait_for_function("() => !mockChat.generating", timeout=60000)
     await until(lambda: any(not generating for _, _, _, _, generating in fed), timeout=20)
     await until(

@@ -10,13 +10,16 @@ A run's temporary files all live in one folder of its own, made under the system
 ($TMPDIR) with a random name, so two runs on one machine never share a name: pytest's tmp_path
 folders, and $TMPDIR itself for the tests and every program they start (Operator, the benchmark
 scripts, Chromium, Firefox). A run that passes removes that folder; one that fails keeps it (the
-failed tests' folders are in it, for a look) and says where it is."""
+failed tests' folders are in it, for a look) and says where it is.
+
+The progress at the end of each line of dots says how long the run has taken: `[ 45%  3:12]`."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -73,6 +76,33 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     tempfile.tempdir = None
     if config.stash.get(RUN_PASSED, False):
         shutil.rmtree(run, ignore_errors=True)
+
+
+ELAPSED_WIDTH = len(" 00:00")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The time taken so far beside the progress percentage (the controller's reporter alone,
+    with or without xdist). It leans on two names private to pytest's terminal reporter; without
+    them the progress is pytest's own."""
+    if hasattr(session.config, "workerinput"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    progress = getattr(reporter, "_get_progress_information_message", None)
+    if progress is None or not isinstance(getattr(reporter, "_screen_width", None), int):
+        return
+    started = time.monotonic()
+
+    def with_elapsed() -> str:
+        message = str(progress())
+        if not message.endswith("%]"):  # --console-output-style count or times: theirs
+            return message
+        minutes, seconds = divmod(int(time.monotonic() - started), 60)
+        return f"{message[:-1]} {minutes:2d}:{seconds:02d}]"
+
+    reporter._get_progress_information_message = with_elapsed  # type: ignore[union-attr]
+    # so that a line of dots ends before the longer progress would run past the screen's edge
+    reporter._screen_width -= ELAPSED_WIDTH  # type: ignore[union-attr]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

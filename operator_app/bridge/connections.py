@@ -2,14 +2,18 @@
 
 - A request's head (request line and headers) must arrive within `guard.HEAD_TIMEOUT_S` of its
   first byte (or of the connection's opening), and the next one within `guard.IDLE_TIMEOUT_S` of
-  the answer before it: a client that sends a few bytes now and then no longer holds a socket
-  for good. Empty lines before a request line (which HTTP lets a server skip) are no head: a
-  head ends at the first blank line after a request line, never at `\r\n\r\n` alone (issue 26:
-  that switched the deadline off). (Bodies are bounded where they are read, in server.py.)
-- Connections that have not shown the paired token are capped at
-  `guard.MAX_UNTRUSTED_CONNECTIONS`; a new one beyond the cap closes the oldest of them, never a
-  connection of the paired browser, so hundreds of idle sockets cannot starve the browser of
-  file descriptors or of the server's attention.
+  the answer before it, whatever that answer was (issue 35: after a refusal, which the guard
+  sent before the request reached a route, no deadline was set again, and a connection stayed
+  200 s): a client that sends a few bytes now and then no longer holds a socket for good. Empty
+  lines before a request line (which HTTP lets a server skip) are no head: a head ends at the
+  first blank line after a request line, never at `\r\n\r\n` alone (issue 26: that switched the
+  deadline off). (Bodies are bounded where they are read, in server.py.)
+- Connections that have not shown a session of a paired browser are capped at
+  `guard.MAX_UNTRUSTED_CONNECTIONS`; a new one beyond the cap closes the oldest of them that is
+  not in the middle of a request (the oldest of all when every one is), never the new one itself
+  and never a connection of the paired browser, so hundreds of idle sockets cannot starve the
+  browser of file descriptors or of the server's attention, and a flood of new connections does
+  not close a pairing request being answered.
 - Errors the HTTP parser raises itself (a duplicate Host, Content-Length beside chunked) are
   answered with the bridge's short JSON error, like every other refusal, never with aiohttp's
   plain text (which may echo what was sent).
@@ -37,11 +41,12 @@ class ConnectionBook:
         self.untrusted: dict[GuardedHandler, None] = {}
 
     def opened(self, connection: GuardedHandler) -> None:
-        self.untrusted[connection] = None
-        while len(self.untrusted) > guard.MAX_UNTRUSTED_CONNECTIONS:
-            oldest = next(iter(self.untrusted))
+        while len(self.untrusted) >= guard.MAX_UNTRUSTED_CONNECTIONS:
+            idle = (other for other in self.untrusted if not other.in_request)
+            oldest = next(idle, None) or next(iter(self.untrusted))
             self.untrusted.pop(oldest)
             oldest.force_close()
+        self.untrusted[connection] = None
 
     def trusted(self, connection: GuardedHandler) -> None:
         self.untrusted.pop(connection, None)
@@ -100,14 +105,28 @@ class GuardedHandler(RequestHandler):
                 self._head_tail = seen[-(len(_HEAD_END) - 1) :]
         super().data_received(data)
 
+    @property
+    def in_request(self) -> bool:
+        """A request's head came whole and its answer is not sent yet."""
+        return not self._awaiting_head
+
+    async def _handle_request(self, request: Any, start_time: Any, request_handler: Any) -> Any:
+        # Every answer, a refusal of the guard or of the Expect handler too, sets the deadline
+        # of the next head.
+        try:
+            return await super()._handle_request(request, start_time, request_handler)
+        finally:
+            self.request_finished()
+
     def request_finished(self) -> None:
         """The app answered a request on this connection: the next head has its own deadline."""
         self._awaiting_head, self._head_started, self._head_tail = True, False, b""
         self._head_begun = False
-        self._set_deadline(guard.IDLE_TIMEOUT_S)
+        if self.transport is not None:  # not for a connection gone meanwhile
+            self._set_deadline(guard.IDLE_TIMEOUT_S)
 
     def trust(self) -> None:
-        """A request on this connection carried the paired token."""
+        """A request on this connection was signed in a paired browser's session."""
         self._book.trusted(self)
 
     def connection_lost(self, exc: BaseException | None) -> None:

@@ -1,6 +1,7 @@
 """Pairing a browser with the bridge: a short code the person reads in the TUI and types into the
-extension's popup, exchanged once for a long token that every later request carries. Tokens
-(256 random bits, one per paired browser) are kept in the settings file (mode 0600) with the
+extension's popup, exchanged once for a long key (the "token": 256 random bits, one per paired
+browser) that never crosses the wire again: each later request is signed in a session the
+handshake opens with it (handshake.py). Keys are kept in the settings file (mode 0600) with the
 origin and name of the browser that paired; they are compared in constant time. The file is
 looked at again whenever it changes, so `operator-app bridge --forget` reaches a running bridge
 at once (issue 26).
@@ -9,14 +10,17 @@ A code lives 10 minutes and pairs one browser. By default that browser takes the
 ones paired before; when the person says so in the TUI (`keep_paired`), it is paired beside them.
 
 Wrong codes are counted per client, so that no program on this computer can keep the person
-from pairing (docs/bridge-protocol.md, "Pairing"): a client is the user the system says owns the
+from pairing (docs/bridge-protocol.md, "Pairing"): a client is the user the kernel says owns the
 other end of the connection (peers.py) and, for the person's own user, the Origin the request
-names. Each client has CODE_TRIES wrong tries per code. When the person's browser (an extension
-origin of their own user) uses up its tries, the code is void, and the TUI says so. A program of
-another user only uses up its own tries: a handful of guesses among a million codes. Where the
-system does not say who the client is, clients are told apart by Origin alone, which a program
-can vary, so all their wrong tries together are capped too (UNKNOWN_CLIENTS_TRIES), after which
-the code is void.
+names. Each client has CODE_TRIES wrong tries per code, and a client whose tries are spent is
+refused before its code is looked at (issue 35: the right code was checked first, so another user
+had unlimited tries). When the person's browser (an extension origin of their own user) uses up
+its tries, the code is void, and the TUI says so. A program of another user only uses up its own
+tries: a handful of guesses among a million codes. A client the kernel does not name (a socket
+closed before its request was read) gets no try at all: it is never taken for the person. Only
+where the system names no user ever (no /proc) are clients told apart by Origin alone, which a
+program can vary, so all their wrong tries together are capped too (UNKNOWN_CLIENTS_TRIES), after
+which the code is void.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from msgspec import Struct, field
 
 from .. import settings
 from .guard import EXTENSION_SCHEMES
+from .handshake import pairing_id
 
 SETTINGS_KEY = "bridge"
 DEFAULT_PORT = 47821
@@ -56,10 +61,17 @@ class Paired(Struct, frozen=True):
 
 class Client(Struct, frozen=True):
     """Who tries a code: the user owning the other end of the connection, when the system says
-    (peers.py), and the Origin the request names."""
+    (peers.py), and the Origin the request names. `named`: whether this system names the users of
+    connections at all (Linux): there, a client it does not name is no one's, never the person's."""
 
     uid: int | None
     origin: str | None
+    named: bool = False
+
+    @property
+    def unnamed(self) -> bool:
+        """The system names users, but not this client's: its socket went before it was read."""
+        return self.named and self.uid is None
 
     @property
     def own_user(self) -> bool:
@@ -216,6 +228,20 @@ class Pairing:
                     "code it shows"
                 ),
             )
+        if client.unnamed:
+            raise PairingRefused(
+                "BRIDGE_BAD_REQUEST",
+                "Operator could not tell which user sent this pairing request (its connection "
+                "closed before it was read): send it again and wait for the answer; it spent no "
+                "try",
+            )
+        if self._tries_spent(offer, client):
+            # Before the code is looked at: a client out of tries learns nothing from a right one.
+            raise PairingRefused(
+                "BRIDGE_BAD_CODE",
+                "no tries are left for this client: wrong codes are counted per user and "
+                "browser, and the code stays good for the others; ask Operator for a new code",
+            )
         typed = code.replace(" ", "").replace("-", "")
         if not hmac.compare_digest(typed.encode("ascii", "replace"), offered.encode()):
             raise self._wrong_try(offer, client)
@@ -227,10 +253,18 @@ class Pairing:
         self._stamp, self._pairings = _file_stamp(), pairings
         return paired
 
-    def _wrong_try(self, offer: Offer, client: Client) -> PairingRefused:
+    @staticmethod
+    def _counted_as(offer: Offer, client: Client) -> tuple[str, str]:
         key = client.key
         if key not in offer.wrong and len(offer.wrong) >= CLIENTS_COUNTED:
             key = ("others", "")
+        return key
+
+    def _tries_spent(self, offer: Offer, client: Client) -> bool:
+        return offer.wrong.get(self._counted_as(offer, client), 0) >= CODE_TRIES
+
+    def _wrong_try(self, offer: Offer, client: Client) -> PairingRefused:
+        key = self._counted_as(offer, client)
         used = offer.wrong[key] = offer.wrong.get(key, 0) + 1
         if client.uid is None:
             offer.unknown_wrong += 1
@@ -274,5 +308,14 @@ class Pairing:
         found = None
         for paired in self.pairings:  # each compared in full: the time says nothing of which
             if hmac.compare_digest(given, paired.token.encode()):
+                found = paired
+        return found
+
+    def named(self, pairing: str) -> Paired | None:
+        """The pairing a handshake names by its id (handshake.pairing_id), or None."""
+        given = pairing.encode("utf-8", "replace")
+        found = None
+        for paired in self.pairings:
+            if hmac.compare_digest(given, pairing_id(paired.token).encode()):
                 found = paired
         return found

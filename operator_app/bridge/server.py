@@ -1,10 +1,12 @@
 """The bridge's HTTP server (aiohttp), in the event loop of the app that starts it (the TUI's).
-It binds 127.0.0.1 only. Every request passes the guard first (Host, Origin, body size, token),
-in the order docs/bridge-protocol.md gives, and gets JSON back, with no CORS header: a web page
-can neither pass as the extension nor read an answer. Bodies are read with a size cap and a
-deadline and decoded as UTF-8 whatever the header says; connections.py bounds what comes before
-(request heads, untrusted connections, the HTTP parser's own errors). The routes translate JSON
-to calls on `Bridge` (service.py), which holds the state.
+It binds 127.0.0.1 only. Every request passes the guard first (Host, Origin, then a session's
+signature: handshake.py; body size), in the order docs/bridge-protocol.md gives, and gets JSON
+back, with no CORS header: a web page can neither pass as the extension nor read an answer. The
+answer to a signed request is signed too, so the extension takes nothing from a program that holds
+the port while Operator does not. Bodies are read with a size cap and a deadline and decoded as
+UTF-8 whatever the header says; connections.py bounds what comes before (request heads, untrusted
+connections, the HTTP parser's own errors). The routes translate JSON to calls on `Bridge`
+(service.py), which holds the state.
 """
 
 from __future__ import annotations
@@ -14,16 +16,18 @@ import json
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
+from msgspec import Struct
 
 from .. import __version__
 from ..protocol import page_openers
-from . import guard
+from . import guard, peers
 from .connections import ConnectionBook, GuardedHandler, protocol_factory
 from .feeder import StreamHost
+from .handshake import PROOF_HEADER, Admitted, Sessions, is_nonce, sign
 from .pairing import Client, PairingRefused, remember_port
-from .peers import peer_uid
 from .service import Bridge, BridgeStatus, Listener
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -33,6 +37,19 @@ BRIDGE_KEY = web.AppKey("bridge", Bridge)
 PORT_KEY = web.AppKey(
     "port", list
 )  # [port], filled in once the socket is bound (port 0: the OS picks)
+SESSIONS_KEY = web.AppKey("sessions", Sessions)  # those of this listening socket only
+OPEN_PATHS = ("/v1/pair", "/v1/handshake")  # taken without a session: they open one
+
+
+class Checked(Struct, frozen=True):
+    """What the guard found of a request: its session (when it was signed in one) and the refusal
+    to send (None: let it through). A refusal to a signed request is signed too."""
+
+    admitted: Admitted | None = None
+    refusal: guard.Refusal | None = None
+
+
+CHECKED_KEY = web.RequestKey("checked", Checked)  # made once: the Expect handler and the guard
 
 
 class BridgeUnavailable(Exception):
@@ -51,66 +68,99 @@ def _bad_request(message: str) -> web.Response:
     return _refuse(guard.Refusal(400, "BRIDGE_BAD_REQUEST", message))
 
 
+def _checked(request: web.Request) -> Checked:
+    """The guard's checks of a request, in the protocol's order, made once per request."""
+    if CHECKED_KEY in request:
+        return request[CHECKED_KEY]
+    checked = _check(request)
+    request[CHECKED_KEY] = checked
+    if checked.admitted is not None and checked.refusal is None:
+        connection = request.protocol
+        if isinstance(connection, GuardedHandler):
+            connection.trust()
+    return checked
+
+
+def _check(request: web.Request) -> Checked:
+    bridge, port = request.app[BRIDGE_KEY], request.app[PORT_KEY][0]
+    origin = request.headers.get("Origin")
+    # The request target as sent: in absolute form (`http://host:port/path`) it names a host too.
+    absolute = None if request.raw_path.startswith("/") else urlsplit(request.raw_path).netloc
+    refusal = guard.check_host(request.headers.get("Host"), port, absolute)
+    if refusal is None:
+        refusal = guard.check_origin(origin, None) if origin is not None else None
+    if refusal is not None:
+        return Checked(refusal=refusal)
+    admitted = None
+    if request.path not in OPEN_PATHS:
+        # A wrong signature is refused and nothing more: it is not counted toward a lock-out,
+        # which anyone on this computer could then trigger to lock the person's own pairing.
+        found = request.app[SESSIONS_KEY].admit(
+            request.headers.get("Authorization"), request.method, request.raw_path
+        )
+        if isinstance(found, guard.Refusal):
+            return Checked(refusal=found)
+        admitted = found
+        paired = bridge.pairing.match(found.session.token)
+        if paired is None:  # forgotten meanwhile (operator-app bridge --forget)
+            request.app[SESSIONS_KEY].end(found.session)
+            return Checked(refusal=guard.UNPAIRED)
+        # A session is good only from the extension that paired (when that one said): it opened
+        # the session under that Origin, and a request naming another is refused. (The browser
+        # names none on a GET.)
+        refusal = guard.check_origin(origin, paired.origin)
+    opening = request.path in OPEN_PATHS  # a code or a nonce: a small body
+    limit = guard.MAX_PAIR_BODY_BYTES if opening else guard.MAX_BODY_BYTES
+    if refusal is None and (request.content_length or 0) > limit:
+        refusal = guard.PAIR_TOO_LARGE if opening else guard.TOO_LARGE
+    return Checked(admitted, refusal)
+
+
+def _signed(response: web.Response, admitted: Admitted | None) -> web.Response:
+    """The answer to a request signed in a session carries its own proof (handshake.py)."""
+    if admitted is not None:
+        body = response.body if isinstance(response.body, bytes) else b""
+        response.headers[PROOF_HEADER] = sign(admitted, response.status, body)
+    return response
+
+
 @web.middleware
 async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-    refusal = _request_refusal(request)
-    if refusal is not None:
-        return _refuse(refusal)
-    connection = request.protocol if isinstance(request.protocol, GuardedHandler) else None
-    if request.path != "/v1/pair":
-        refusal = _token_refusal(request)
-        if refusal is not None:
-            return _refuse(refusal)
-        if connection is not None:
-            connection.trust()
+    checked = _checked(request)
+    if checked.refusal is not None:
+        return _signed(_refuse(checked.refusal), checked.admitted)
     try:
-        return await handler(request)
+        response = await handler(request)
     except web.HTTPNotFound:
-        return _refuse(
+        response = _refuse(
             guard.Refusal(404, "BRIDGE_NOT_FOUND", f"no such bridge request: {request.path}")
         )
     except web.HTTPMethodNotAllowed:
-        return _refuse(
+        response = _refuse(
             guard.Refusal(
                 405, "BRIDGE_METHOD_NOT_ALLOWED", f"{request.method} is not taken on {request.path}"
             )
         )
-    finally:
-        if connection is not None:
-            connection.request_finished()
-
-
-def _request_refusal(request: web.Request) -> guard.Refusal | None:
-    """What every request is refused for, in this order: its Host, a web page's Origin, a
-    body over the limit."""
-    refusal = guard.check_host(request.headers.get("Host"), request.app[PORT_KEY][0])
-    if refusal is None:
-        refusal = guard.check_origin(request.headers.get("Origin"), None)
-    if refusal is None and (request.content_length or 0) > guard.MAX_BODY_BYTES:
-        refusal = guard.TOO_LARGE
-    return refusal
-
-
-def _token_refusal(request: web.Request) -> guard.Refusal | None:
-    """Why a request other than pairing is refused: no token paired, or its Origin is not the
-    extension that paired with it (when that one said)."""
-    header = request.headers.get("Authorization", "")
-    token = header[7:].strip() if header[:7].lower() == "bearer " else None
-    # A wrong token is refused and nothing more: it is not counted toward a lock-out, which
-    # anyone on this computer could then trigger to lock the person's own pairing.
-    paired = request.app[BRIDGE_KEY].pairing.match(token)
-    if paired is None:
-        return guard.UNAUTHORIZED
-    return guard.check_origin(request.headers.get("Origin"), paired.origin)
+    if isinstance(response, web.Response):
+        return _signed(response, checked.admitted)
+    return response
 
 
 async def _expect(request: web.Request) -> web.StreamResponse | None:
-    """`Expect: 100-continue`: a body over the limit is refused before the client sends it."""
-    if (request.content_length or 0) > guard.MAX_BODY_BYTES:
-        return _refuse(guard.TOO_LARGE)
+    """`Expect: 100-continue`: answered only once the request passed every check a head allows
+    (issue 35: it was answered before them), and a body over the limit is refused before the
+    client sends it."""
+    checked = _checked(request)
+    if checked.refusal is not None:
+        return _signed(_closing(checked.refusal), checked.admitted)
     if request.headers.get("Expect", "").lower() != "100-continue":
-        return _refuse(
-            guard.Refusal(417, "BRIDGE_BAD_REQUEST", "the only expectation taken is 100-continue")
+        return _signed(
+            _refuse(
+                guard.Refusal(
+                    417, "BRIDGE_BAD_REQUEST", "the only expectation taken is 100-continue"
+                )
+            ),
+            checked.admitted,
         )
     await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
     request.writer.output_size = 0  # the answer's own size starts after this interim line
@@ -225,7 +275,7 @@ def _peer_uid(request: web.Request) -> int | None:
     peer, own = transport.get_extra_info("peername"), transport.get_extra_info("sockname")
     if not isinstance(peer, tuple) or not isinstance(own, tuple):
         return None
-    return peer_uid(int(peer[1]), int(own[1]))
+    return peers.peer_uid((str(peer[0]), int(peer[1])), (str(own[0]), int(own[1])))
 
 
 def _looks_like_a_code(code: str) -> bool:
@@ -248,7 +298,7 @@ async def _pair(request: web.Request) -> web.Response:
         # Not a try of the code: only digits (with the spaces or dashes Operator shows) can be.
         return _bad_request('send {"code": "<the 6 digits Operator shows>"}')
     origin = request.headers.get("Origin")
-    client = Client(_peer_uid(request), origin)
+    client = Client(_peer_uid(request), origin, peers.names_users())
     try:
         paired = bridge.pair(code, client, browser if isinstance(browser, str) else "a browser")
     except PairingRefused as exc:
@@ -259,6 +309,32 @@ async def _pair(request: web.Request) -> web.Response:
             "workspace": bridge.workspace_name(),
             "operator_version": __version__,
         }
+    )
+
+
+async def _handshake(request: web.Request) -> web.Response:
+    """Open a session: the server proves it holds the pairing's key (handshake.py)."""
+    bridge = request.app[BRIDGE_KEY]
+    data = await _json_object(request, guard.MAX_PAIR_BODY_BYTES, guard.PAIR_TOO_LARGE)
+    if isinstance(data, web.Response):
+        return data
+    pairing, nonce = data.get("pairing"), data.get("nonce")
+    if not isinstance(pairing, str) or len(pairing) > 128 or not is_nonce(nonce):
+        return _bad_request(
+            'send {"pairing": "<the id of the pairing>", "nonce": "<at least 16 random bytes, '
+            'in URL-safe base64>"}'
+        )
+    paired = bridge.pairing.named(pairing)
+    if paired is None:
+        return _refuse(guard.UNPAIRED)
+    # The key alone opens nothing: a session is opened only under the Origin that paired.
+    refusal = guard.check_origin(request.headers.get("Origin"), paired.origin, required=True)
+    if refusal is not None:
+        return _refuse(refusal)
+    assert isinstance(nonce, str)
+    opened = request.app[SESSIONS_KEY].open(paired.token, nonce)
+    return web.json_response(
+        {"session": opened.session, "nonce": opened.nonce, "proof": opened.proof}
     )
 
 
@@ -417,8 +493,10 @@ class BridgeServer:
         app = web.Application(middlewares=[_guard], client_max_size=guard.MAX_BODY_BYTES)
         app[BRIDGE_KEY] = self.bridge
         app[PORT_KEY] = [port]
+        app[SESSIONS_KEY] = Sessions()
         for path, handler in (
             ("/v1/pair", _pair),
+            ("/v1/handshake", _handshake),
             ("/v1/hello", _hello),
             ("/v1/message", _message),
             ("/v1/delivered", _delivered),

@@ -499,11 +499,15 @@ class Bridge:
         return self.stopping
 
     def delivered(self, key: PageKey, number: int | None, sent: bool) -> bool:
+        """The page put message `number`'s results into its input box (or sent them). Taken only
+        for results there are: a message still written, waiting for the person or running has
+        none to put anywhere (issue 35: the TUI said "results are in the input box" for one)."""
         message = self.latest(key)
         if (
             message is None
             or message.number is None
             or (number is not None and number != message.number)
+            or self.results_state(key)["state"] != "ready"
         ):
             return False
         owed = self._owed(key)

@@ -15,8 +15,8 @@ from .inputs import open_session, open_workspace, read_message
 
 
 def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
-    from ..engine import Engine, StateUnusable, approve_all, no_person, reject_all
-    from ..protocol import block_forms, render_results
+    from ..engine import Engine, StateUnusable, no_person
+    from ..protocol import render_results
 
     if not gc.isenabled():
         # The `operator-app` command pauses the collector for its start-up (entry.py): what the
@@ -29,17 +29,13 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
     text, notes = read_message(args.message_file)
     warnings += notes
     session = open_session(workspace, args.state_dir)
-    if args.approve == "all":
-        decide = approve_all
-    elif args.approve == "none":
-        decide = reject_all
-    else:
-        decide = (_ask_on_the_terminal() if sys.stdin.isatty() else None) or no_person
+    decide, listener = _deciders(args, workspace.root)
     try:
         run = Engine(
             workspace,
             session,
             decide=decide,
+            listener=listener,
             shell=shell_policy(workspace.root, args),
             secrets=secret_paths(workspace.root),
         ).run_text(text, source="exec")
@@ -50,8 +46,49 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
                 "STATE_UNUSABLE", str(exc), suggestion="retry when the other process is done"
             ),
         ) from None
-    warnings += run.warnings
-    if decide is no_person:
+    warnings += _run_warnings(run, session, args, nobody_asked=decide is no_person)
+    copy_text = render_results(run.results)
+    if not args.json:  # only the envelope carries the data: the blocks are the output
+        return EXIT_OK, None, copy_text
+    data = {
+        "message": run.number,
+        "workspace": str(workspace.root),
+        "state_dir": str(session.state_dir),
+        "blocks": run.blocks_seen,
+        "results": [result_json(r) for r in run.results],
+        "duplicates": [
+            {"id": d.command_id, "message": d.earlier_message, "summary": d.earlier.summary}
+            for d in run.duplicates
+        ],
+        "copy_text": copy_text,
+    }
+    return EXIT_OK, data, copy_text
+
+
+def _deciders(args: argparse.Namespace, root: Any) -> tuple[Any, Any]:
+    """(decide, listener) for the run: --approve's answer, else the terminal's questions (stdin a
+    terminal), else no one to ask."""
+    from ..engine import approve_all, no_person, reject_all
+
+    if args.approve == "all":
+        return approve_all, None
+    if args.approve == "none":
+        return reject_all, None
+    consent = _ask_on_the_terminal(root) if sys.stdin.isatty() else None
+    if consent is None:
+        return no_person, None
+    return consent.decide, consent.heard
+
+
+def _run_warnings(
+    run: Any, session: Any, args: argparse.Namespace, *, nobody_asked: bool
+) -> list[str]:
+    """What stderr says of the run besides its own warnings: how to approve what no one could,
+    secrets declined, no blocks, repeats of earlier messages, waits in other processes."""
+    from ..protocol import block_forms
+
+    warnings = list(run.warnings)
+    if nobody_asked:
         warnings += how_to_approve(run.results, args)
     warnings += secrets_declined(run.results, args)
     if run.blocks_seen == 0:
@@ -69,22 +106,7 @@ def cmd_exec(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
             f"{wait.get('pid')}) for the person's answer to {waiting_write(wait)}; this message "
             "ran meanwhile"
         )
-    copy_text = render_results(run.results)
-    if not args.json:  # only the envelope carries the data: the blocks are the output
-        return EXIT_OK, None, copy_text
-    data = {
-        "message": run.number,
-        "workspace": str(workspace.root),
-        "state_dir": str(session.state_dir),
-        "blocks": run.blocks_seen,
-        "results": [result_json(r) for r in run.results],
-        "duplicates": [
-            {"id": d.command_id, "message": d.earlier_message, "summary": d.earlier.summary}
-            for d in run.duplicates
-        ],
-        "copy_text": copy_text,
-    }
-    return EXIT_OK, data, copy_text
+    return warnings
 
 
 def shell_policy(root: Any, args: argparse.Namespace) -> Any:
@@ -216,7 +238,7 @@ def waiting_write(wait: dict[str, Any]) -> str:
     return f"{wait.get('action')} of {wait.get('path')} (id {wait.get('id')})"
 
 
-def _ask_on_the_terminal() -> Any:
-    from .terminal import terminal_decider  # only with a terminal to ask on
+def _ask_on_the_terminal(root: Any) -> Any:
+    from .terminal import terminal_consent  # only with a terminal to ask on
 
-    return terminal_decider()
+    return terminal_consent(root)

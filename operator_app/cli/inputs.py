@@ -1,5 +1,5 @@
 """What every headless sub-command opens first, each failure turned into its exit code: the
-workspace (exit 3; undo and results take the last one the TUI opened when none is named), its
+workspace (exit 3; undo and results take the one you stand in when none is named), its
 session in the state folder (exit 5, or 6 where results and undo find none), and the message to
 run (exit 4)."""
 
@@ -18,24 +18,72 @@ from .envelope import (
     ErrorDetail,
 )
 
+KNOWN_SHOWN = 10  # workspaces a refusal names
 
-def chosen_workspace(raw: str | None, warnings: list[str]) -> str:
-    """--workspace, or without it the workspace the TUI opened last, named on stderr (undo and
-    results look at a session that already exists: the last one is the likeliest). A UsageError
-    that says how to name one when there is none."""
-    if raw:
-        return raw
-    from ..settings import last_workspace
+
+def chosen_workspace(args: Any, warnings: list[str]) -> str:
+    """The workspace `undo` and `results` act on: --workspace; else the one you stand in (the
+    nearest folder, from the current one up, that is a workspace with a session; with
+    --state-dir, the workspace that state folder serves, when you stand in it), named on stderr;
+    else a UsageError naming the workspaces that have a session and how to name one. Never the
+    TUI's last workspace: standing in one project, an undo must not change another."""
+    if args.workspace:
+        return str(args.workspace)
+    import os
+
+    from ..engine import enclosing_workspace
+
+    state_dir = Path(args.state_dir).expanduser() if args.state_dir else None
+    try:
+        here = Path(os.getcwd())
+    except OSError:  # the current folder was removed
+        here = None
+    found = enclosing_workspace(here, state_dir) if here is not None else None
+    if found is not None:
+        warnings.append(f"using the workspace you are in, {found} (--workspace names another)")
+        return str(found)
+    raise _which_workspace(here, state_dir)
+
+
+def _which_workspace(here: Path | None, state_dir: Path | None) -> Exception:
+    """The refusal when no workspace is named and none holds the current folder: what is known,
+    and how to name one."""
+    import time
+
+    from ..engine import known_workspaces
+    from ..settings import recent_workspaces
     from .parser import UsageError
 
-    last = last_workspace()
-    if last is None:
-        raise UsageError(
-            "no --workspace given, and no workspace is remembered (the TUI remembers the last one "
-            "it opened); name one: --workspace DIR"
+    where = "the current folder" if here is None else str(here)
+    if state_dir is not None:
+        from ..engine import recorded_workspace
+
+        served = recorded_workspace(state_dir)
+        if served is None:
+            return UsageError(
+                f"no --workspace given, and the state folder {state_dir} does not say which "
+                "workspace it serves; name it: --workspace DIR"
+            )
+        return UsageError(
+            f"no --workspace given, and {where} is not in {served}, the workspace the state "
+            f"folder {state_dir} serves; name it: --workspace {served}"
         )
-    warnings.append(f"using the last workspace, {last} (--workspace names another)")
-    return str(last)
+    known = known_workspaces(recent_workspaces())
+    if not known:
+        return UsageError(
+            "no --workspace given, and Operator has no session for any workspace yet (exec and "
+            "the TUI make one); name one: --workspace DIR"
+        )
+    listed = "; ".join(
+        f"{each.root} (used {time.strftime('%Y-%m-%d %H:%M', time.localtime(each.last_used))})"
+        for each in known[:KNOWN_SHOWN]
+    )
+    more = f" and {len(known) - KNOWN_SHOWN} more" if len(known) > KNOWN_SHOWN else ""
+    return UsageError(
+        f"no --workspace given, and {where} is in no workspace Operator has a session for; "
+        f"run it from inside one, or name one: --workspace DIR. Workspaces with a session, most "
+        f"recent first: {listed}{more}"
+    )
 
 
 def open_workspace(raw: str) -> Any:

@@ -18,14 +18,19 @@ exit codes: 0 the message was processed (whatever its results), 1 internal error
 7 the output could not be written (exec: the results are saved; `results --last` prints them)"""
 UNDO_EPILOG = """\
 exit codes: 0 the change(s) were undone (or listed), 1 internal error, 2 bad usage (or no
---workspace and none remembered), 3 workspace missing or unusable, 5 state folder unusable or
-busy, 6 nothing to undo, or the undo was refused (stderr says why; nothing was touched),
-7 the output could not be written"""
+--workspace, and the current folder is in no workspace with a session: stderr names those
+that have one), 3 workspace missing or unusable, 5 state folder unusable or busy, 6 nothing to
+undo, or the undo was refused (stderr says why; nothing was touched), 7 the output could not
+be written"""
 RESULTS_EPILOG = """\
-exit codes: 0 the result blocks were printed, 1 internal error, 2 bad usage (or no --workspace
-and none remembered), 3 workspace missing or unusable, 5 state folder unusable or busy,
-6 no such message, or it has no results (stderr says why), 7 the output could not be written"""
-WORKSPACE_HELP = "the workspace folder (default: the last one the TUI opened; stderr says which)"
+exit codes: 0 the result blocks were printed, 1 internal error, 2 bad usage (or no --workspace,
+and the current folder is in no workspace with a session: stderr names those that have one),
+3 workspace missing or unusable, 5 state folder unusable or busy, 6 no such message, or it has
+no results (stderr says why), 7 the output could not be written"""
+WORKSPACE_HELP = (
+    "the workspace folder (default: the one you stand in: the nearest folder, from the current "
+    "one up, that has a session; stderr says which)"
+)
 STATE_HELP = "the session's state folder (default: one per workspace in the user state folder)"
 JSON_HELP = "print one JSON ResponseEnvelope instead of text"
 

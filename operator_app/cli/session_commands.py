@@ -19,7 +19,7 @@ from .parser import UsageError
 def cmd_results(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, str]:
     from ..engine import recovery_notices
 
-    workspace = open_workspace(chosen_workspace(args.workspace, warnings))
+    workspace = open_workspace(chosen_workspace(args, warnings))
     session = open_session(workspace, args.state_dir, nothing="results")
     busy, recovered = _recover_unless_busy(workspace, session, warnings)
     number = args.message or session.last_message_number()
@@ -133,7 +133,7 @@ def cmd_undo(args: argparse.Namespace, warnings: list[str]) -> tuple[int, Any, s
 
     if args.steps < 1:
         raise UsageError("--steps must be 1 or more")
-    workspace = open_workspace(chosen_workspace(args.workspace, warnings))
+    workspace = open_workspace(chosen_workspace(args, warnings))
     session = open_session(workspace, args.state_dir, nothing="undo")
     if args.list:
         journal = Journal(session.state_dir)

@@ -134,6 +134,18 @@ if TYPE_CHECKING:
     from .shell.sandbox import (
         find_sandbox as find_sandbox,
     )
+    from .state.known import (
+        KnownWorkspace as KnownWorkspace,
+    )
+    from .state.known import (
+        enclosing_workspace as enclosing_workspace,
+    )
+    from .state.known import (
+        known_workspaces as known_workspaces,
+    )
+    from .state.known import (
+        recorded_workspace as recorded_workspace,
+    )
     from .state.session import (
         Session as Session,
     )
@@ -199,6 +211,10 @@ _FACE = {
     "RunGrant": "shell.policy",
     "ShellPolicy": "shell.policy",
     "find_sandbox": "shell.sandbox",
+    "KnownWorkspace": "state.known",
+    "enclosing_workspace": "state.known",
+    "known_workspaces": "state.known",
+    "recorded_workspace": "state.known",
     "Session": "state.session",
     "StateUnusable": "state.session",
     "check_state_location": "state.session",

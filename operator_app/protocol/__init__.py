@@ -84,7 +84,13 @@ if TYPE_CHECKING:
         unregister as unregister,
     )
     from .escapes import (
+        escape_bidi as escape_bidi,
+    )
+    from .escapes import (
         escape_controls as escape_controls,
+    )
+    from .escapes import (
+        escape_hidden as escape_hidden,
     )
     from .grammar import (
         WINDOW_CHARS as WINDOW_CHARS,
@@ -176,7 +182,9 @@ _FACE = {
     "may_hold_blocks": "dialects",
     "nothing_to_run": "dialects",
     "render_results": "dialects",
+    "escape_bidi": "escapes",
     "escape_controls": "escapes",
+    "escape_hidden": "escapes",
     "WINDOW_CHARS": "grammar",
     "count_breaks": "grammar",
     "with_lf_breaks": "grammar",

@@ -20,7 +20,12 @@ the places differ:
   never add a line, let alone a tag.
 
 A file's own lines shown in the TUI are not escaped but drawn with each control as a space, so
-that the columns stay where the file has them (tui/display.py `screen_line`)."""
+that the columns stay where the file has them (tui/display.py `screen_line`); the bidirectional
+ones, which take no column, are written as escapes there too.
+
+A script a command would run is shown to the person whole (`escape_hidden`): every control but
+tab escaped, and the zero-width characters too (U+200B-U+200D, U+2060, U+FEFF), which hide
+between letters as well as any control; the dialog says when one is there."""
 
 from __future__ import annotations
 
@@ -29,6 +34,11 @@ from functools import lru_cache
 
 _BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _CONTROLS = (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *_BIDI)
+_ZERO_WIDTH = (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF)
+BIDI_CHARACTERS = re.compile("[" + "".join(chr(code) for code in _BIDI) + "]")
+_HIDDEN = re.compile(
+    "[" + "".join(re.escape(chr(code)) for code in (*_CONTROLS, *_ZERO_WIDTH) if code != 0x09) + "]"
+)
 
 
 @lru_cache(maxsize=8)
@@ -66,3 +76,17 @@ def escape_text(text: str) -> str:
     """Lines of text shown as they are but for their control characters: tab and line feed
     kept, everything else escaped (a carriage return too, which would draw over a line)."""
     return escape_controls(text, keep="\t\n")
+
+
+def escape_bidi(text: str) -> str:
+    """`text` with its bidirectional controls (and only those) written as escapes."""
+    return BIDI_CHARACTERS.sub(_escaped, text) if BIDI_CHARACTERS.search(text) else text
+
+
+def escape_hidden(line: str) -> tuple[str, bool]:
+    """One line of a script as the person must read it: every character that does not show (a
+    control but tab, a bidirectional or zero-width character) written as an escape; and whether
+    there was one."""
+    if _HIDDEN.search(line) is None:
+        return line, False
+    return _HIDDEN.sub(_escaped, line), True

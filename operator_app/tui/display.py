@@ -21,8 +21,12 @@ def printable(text: str) -> str:
 
 def screen_line(line: str, limit: int) -> str:
     """A line of a file or a message as the TUI draws it: tabs expanded, each control character a
-    space (escapes would shift the columns the text has), cut after `limit` characters."""
-    line = line.expandtabs(4).translate(_CONTROL_AS_SPACE)
+    space (escapes would shift the columns the text has), each bidirectional control (which takes
+    no column, and reorders what follows: issue 35) written as an escape, cut after `limit`
+    characters."""
+    from ..protocol import escape_bidi
+
+    line = escape_bidi(line.expandtabs(4).translate(_CONTROL_AS_SPACE))
     return line if len(line) <= limit else line[:limit] + " …"
 
 

@@ -249,8 +249,8 @@ MAIN_KEYS: tuple[Key, ...] = (
         display="x",
         action="stop_command",
         label="Stop command",
-        help="stop the command the model's message runs now (its whole process group; its "
-        "changes are discarded)",
+        help="stop the command that runs now (its output streams into the details pane "
+        "meanwhile); its changes are discarded",
         short="Stop",
         # Shown only while a command runs.
         applies=lambda now: now.running.output is not None,
@@ -274,16 +274,25 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
     ("tab", "move between the message, the commands and the details"),
     (
         "y / n / a",
-        "in the consent dialog: apply / reject / apply the rest of this message "
-        "(? there: its keys)",
+        "in the consent dialog: apply / reject / apply the rest of this message's writes "
+        "(a command always asks for itself; ? there: its keys)",
     ),
-    ("enter", "on a write that waits: show its consent dialog again"),
+    (
+        "y / n / a / w / r",
+        "in a command's dialog: run / decline / run the rest / the network for this one / run "
+        "and always allow it here (? there: its keys). While it runs, its output streams into "
+        "the details pane (scroll up to read; at the end it follows again) and x stops it; when "
+        "it ends, what it changed in your files is shown in the consent dialog, to apply or not",
+    ),
+    ("enter", "on a write or command that waits: show its dialog again"),
     (
         "ctrl+p",
-        "command palette: every action, 'go to message N', auto-copy on or off, and the theme "
-        "(both remembered)",
+        "command palette: every action, 'go to message N', the prompt's dialect (which system "
+        "prompt p copies: OPERATOR_CMD's or String's), auto-copy on or off, the commands always "
+        "allowed (to revoke them), pairing a browser, and the theme (the dialect, auto-copy and "
+        "theme remembered)",
     ),
-    ("ctrl+q", "quit (asks first while a write waits for you)"),
+    ("ctrl+q", "quit (asks first while a write waits for you or a command runs)"),
 )
 
 # The consent dialog's keys, for its `?` help and the README.
@@ -292,8 +301,10 @@ CONSENT_KEYS: tuple[tuple[str, str], ...] = (
     ("n", "reject it: nothing changes, and the model is told you declined"),
     (
         "a",
-        "apply this write and the rest of this message; asks once more when a delete, or a file "
-        "other than the one shown, is among them, or when the message is still arriving",
+        "apply this write and the rest of this message's writes; asks once more when a delete, "
+        "or a file other than the one shown, is among them, or when the message is still "
+        "arriving. A command is never covered by a: each asks you when it comes, and so does "
+        "what it changed",
     ),
     (
         "escape",
@@ -313,8 +324,9 @@ COMMAND_KEYS: tuple[tuple[str, str], ...] = (
     ("n", "decline: nothing runs, and the model is told you declined"),
     (
         "a",
-        "run this and the rest of this message; asks once more first, as a command is among them "
-        "(sandboxed commands only)",
+        "run this and apply the rest of this message's writes (sandboxed commands only); asks "
+        "once more as a write's a does. The other commands of the message, and what this one "
+        "changed, still ask you each",
     ),
     ("w", "let this one command use the network (on/off; the header says which)"),
     (

@@ -5,9 +5,10 @@ tested without an app; every text says what happened and what the person can do 
 from __future__ import annotations
 
 from ..engine import WritePlan
-from ..protocol import CommandResult
+from ..protocol import CommandResult, action_writes
 from .display import plural
 from .state import MessageState
+from .widgets.command_table import STATUS_LOOKS
 
 
 def finished_text(state: MessageState, to_browser: bool = False) -> str:
@@ -123,3 +124,29 @@ def waits_text(number: int, plan: WritePlan) -> str:
         f"Message {number}: {plan.action} on {plan.where} waits for you "
         "(y: apply, n: reject, a: apply the rest, esc: decide later)."
     )
+
+
+def answered_before_text(state: MessageState | None) -> str:
+    """What a write's (or a command's) dialog says of the commands of its message answered
+    before it, which the dialog covers in the table: "Answered before it: 3 reads (3 ✓ ok); their
+    results are in the table behind this dialog." Empty when none was."""
+    if state is None:
+        return ""
+    done = [row for row in state.rows.values() if row.result is not None]
+    if not done:
+        return ""
+    kinds: dict[str, int] = {}
+    looks: dict[str, int] = {}
+    for row in done:
+        assert row.result is not None
+        kind = "write" if action_writes(row.action) else "read"
+        if "exit" in row.result.extra:  # a command's result has its exit
+            kind = "command"
+        kinds[kind] = kinds.get(kind, 0) + 1
+        shown = STATUS_LOOKS.get(row.status)  # in the table's words
+        look = f"{shown.icon} {shown.word}" if shown is not None else row.status
+        looks[look] = looks.get(look, 0) + 1
+    what = ", ".join(plural(n, kind) for kind, n in kinds.items())
+    how = ", ".join(f"{n} {look}" for look, n in looks.items())
+    it = "its result is" if len(done) == 1 else "their results are"
+    return f"Answered before it: {what} ({how}); {it} in the table behind this dialog."

@@ -17,7 +17,7 @@ from .screens.command_consent import consent_screen
 from .screens.confirm import ConfirmScreen
 from .screens.plan_dialog import PlanDialog
 from .state import WAITING
-from .status_text import what_waits
+from .status_text import answered_before_text, what_waits
 
 if TYPE_CHECKING:
     from .app_link import AppLink
@@ -95,7 +95,10 @@ class WaitingWriteControl:
             )
             self.app.refresh_keys()
             return
-        self.app.dialog(consent_screen(message.plan, message.number, message.outlook), answered)
+        before = answered_before_text(self.book.states.get(message.number))
+        self.app.dialog(
+            consent_screen(message.plan, message.number, message.outlook, before), answered
+        )
 
     def action_decide(self) -> None:
         waiting = self.waiting.write

@@ -15,10 +15,12 @@ from tests.support.chat_page import (
     COPY_TEXT,
     answered,
     click_panel,
+    eventually,
     final_text,
     input_value,
     key_for,
     open_chat,
+    panel_text,
     results_over_the_persons_text,
     sent,
     stream,
@@ -102,7 +104,7 @@ def test_auto_send_keeps_to_its_limit_per_minute(
     final_text(bridge, second)
     bridge.make_ready(second, COPY_TEXT.replace("r1", "r3"), 2)
     wait_panel(page, "autosend-refused")
-    assert "1 auto-sends in the last minute" in page.inner_text("#operator-bridge-ui .text")
+    assert "1 auto-sends in the last minute" in panel_text(page, ".text")
     assert len(sent(page)) == 1
     assert input_value(page) == COPY_TEXT.replace("r1", "r3")  # still there for the person's Enter
 
@@ -164,18 +166,10 @@ def test_the_auto_send_notice_counts_down(
     wait_panel(page, "autosend-pending")
 
     def said():
-        return page.inner_text("#operator-bridge-ui .text")
+        return panel_text(page, ".text")
 
     assert "sending in 3 s" in said()
-    page.wait_for_function(
-        "() => document.querySelector('#operator-bridge-ui').shadowRoot"
-        ".querySelector('.text').textContent.includes('sending in 2 s')",
-        timeout=2500,
-    )
-    page.wait_for_function(
-        "() => document.querySelector('#operator-bridge-ui').shadowRoot"
-        ".querySelector('.text').textContent.includes('sending in 1 s')",
-        timeout=2500,
-    )
+    eventually(lambda: "sending in 2 s" in said(), timeout=2.5)
+    eventually(lambda: "sending in 1 s" in said(), timeout=2.5)
     wait_panel(page, "sent")
     assert sent(page) == [COPY_TEXT]

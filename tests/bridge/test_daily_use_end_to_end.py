@@ -23,6 +23,7 @@ from tests.support.end_to_end import (
     pre_pair,
     until,
 )
+from tests.support.panel import panel_text_async as panel_text
 from tests.support.pilot import SIZE, question, rows, wait_for
 from tests.support.pilot import press_copy as copied
 
@@ -95,7 +96,7 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
         stopped_at = time.monotonic()
         await panel_says(pilot, page, "not-connected")
         assert time.monotonic() - stopped_at < 4.0  # at once, not at the next 10 s heartbeat
-        assert "Operator is not listening" in await page.inner_text("#operator-bridge-ui .panel")
+        assert "Operator is not listening" in await panel_text(page, ".panel")
         await page.evaluate(
             "text => mockChat.answer(text, {chunk: 40, every: 20})", "Reading.\n\n" + READ
         )
@@ -115,9 +116,7 @@ async def test_an_answer_written_while_the_bridge_was_off_runs_only_when_the_per
             lambda: "1 answer ended while Operator was not listening — run it?" in question(app),
         )
         assert "Claude" in question(app)
-        assert "ended while Operator was not listening" in await page.inner_text(
-            "#operator-bridge-ui .panel"
-        )
+        assert "ended while Operator was not listening" in await panel_text(page, ".panel")
         await asyncio.sleep(3.0)
         assert app.states == {}  # nothing ran by itself
         await pilot.press("y")

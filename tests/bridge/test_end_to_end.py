@@ -25,6 +25,7 @@ from tests.support.end_to_end import (
     person_asks,
     until,
 )
+from tests.support.panel import panel_text_async as panel_text
 from tests.support.pilot import SIZE, notes, rows, wait_for
 from tests.support.pilot import press_copy as copied
 
@@ -90,7 +91,7 @@ async def test_a_write_asks_in_the_terminal_and_after_y_the_input_box_holds_what
         await wait_for(pilot, lambda: isinstance(app.screen, ConsentScreen) and app.screen.ready)
         # The page says Operator waits for the terminal, and nothing is in the input box meanwhile.
         await panel_says(pilot, page, "waiting")
-        assert "fs.write notes/plan.txt" in await page.inner_text("#operator-bridge-ui .panel")
+        assert "fs.write notes/plan.txt" in await panel_text(page, ".panel")
         assert await input_value(page) == ""
         assert (workspace / "notes" / "plan.txt").read_text() != "Alpha\nBeta\nGamma\n"
         await pilot.press("y")
@@ -198,6 +199,6 @@ async def test_without_a_workspace_the_page_says_so_and_runs_nothing(
         await person_asks(page)
         await page.evaluate("text => mockChat.answer(text, {chunk: 60, every: 20})", READ)
         await panel_says(pilot, page, "not-connected")
-        text = await page.inner_text("#operator-bridge-ui .panel")
+        text = await panel_text(page, ".panel")
         assert "no workspace open" in text
         assert app.states == {}

@@ -44,7 +44,14 @@ def test_one_source_for_chromium_and_firefox_with_loopback_as_the_only_host() ->
     # scripts cannot open (they could read and write storage.local).
     assert sorted(MANIFEST["permissions"]) == ["activeTab", "contextMenus", "scripting"]
     api = (EXTENSION_DIR / "background" / "bridge_api.js").read_text()
-    assert re.findall(r"fetch\(\"(http://[^\"]+)\"", api) == ["http://127.0.0.1:"]
+    # Every request goes to address(), the only URL the background writes: 127.0.0.1.
+    assert re.findall(r"\"(https?://[^\"]*)\"", api) == ["http://127.0.0.1:"]
+    assert re.findall(r"function address\(port, path\) \{\s*return \"http://127\.0\.0\.1:\"", api)
+    assert set(re.findall(r"fetch\((address\(port, path\)|[^,(]+),", api)) == {
+        "address(port, path)",
+        "url",
+    }
+    assert re.findall(r"const url = ([^;]+);", api) == ["address(used.port, path)"]
     for script in (EXTENSION_DIR / "content").glob("*.js"):
         text = script.read_text()
         assert "fetch(" not in text and "XMLHttpRequest" not in text and "WebSocket" not in text, (

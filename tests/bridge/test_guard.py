@@ -1,8 +1,8 @@
 """Every refusal of the bridge, proven against the real server on a real socket: a request under
-another Host name (DNS rebinding), from a web page's Origin, without the token or with a wrong
-one, with a body too large; no answer carries a CORS header, and pairing hands out a token only
-for the code on offer. (What a program on this computer could do to wear the bridge down, or to
-keep the person from pairing: test_hardening.py.)"""
+another Host name (DNS rebinding, or an absolute request URI naming another host), from a web
+page's Origin, unsigned or signed wrongly, with a body too large; no answer carries a CORS header,
+and pairing hands out a key only for the code on offer. (What a program on this computer could
+do to wear the bridge down, or to keep the person from pairing: test_hardening.py.)"""
 
 from __future__ import annotations
 
@@ -63,22 +63,42 @@ async def test_a_host_header_other_than_the_bridge_itself_is_refused(server: Bri
         "",
         "127.0.0.1",
     ):
-        reply = await raw(
-            server.port, "POST", "/v1/hello", headers=extension.headers(), body=b"{}", host=host
-        )
+        headers = await extension.signed("POST", "/v1/hello")
+        reply = await raw(server.port, "POST", "/v1/hello", headers=headers, body=b"{}", host=host)
         assert (reply.status, reply.code) == (421, "BRIDGE_BAD_HOST"), host
         assert no_cors(reply.headers)
     for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}"):
-        reply = await raw(
-            server.port, "POST", "/v1/hello", headers=extension.headers(), body=b"{}", host=host
-        )
+        headers = await extension.signed("POST", "/v1/hello")
+        reply = await raw(server.port, "POST", "/v1/hello", headers=headers, body=b"{}", host=host)
         assert reply.status == 200, host
+
+
+async def test_an_absolute_request_uri_naming_another_host_is_refused(
+    server: BridgeServer,
+) -> None:
+    """Issue 35: `POST http://evil.example/v1/hello` with the bridge's own Host header was taken;
+    HTTP says the URI's authority stands in place of the Host header."""
+    extension = await paired(server)
+    for target in (
+        "http://evil.example/v1/hello",
+        f"http://evil.example:{server.port}/v1/hello",
+        f"http://127.0.0.1:{server.port + 1}/v1/hello",
+    ):
+        headers = await extension.signed("POST", target)
+        reply = await raw(server.port, "POST", target, headers=headers, body=b"{}")
+        assert (reply.status, reply.code) == (421, "BRIDGE_BAD_HOST"), target
+        assert "evil.example" in reply.json()["error"]["message"] or "127.0.0.1" in target
+    # Naming the bridge itself, an absolute URI is taken as HTTP says.
+    target = f"http://127.0.0.1:{server.port}/v1/hello"
+    headers = await extension.signed("POST", target)
+    reply = await raw(server.port, "POST", target, headers=headers, body=b"{}")
+    assert reply.status == 200, reply.body
 
 
 async def test_a_web_page_origin_is_refused_even_with_the_token(server: BridgeServer) -> None:
     extension = await paired(server)
     for origin in ("https://evil.example", "http://127.0.0.1:8000", "null", "file://"):
-        headers = {**extension.headers(), "Origin": origin}
+        headers = {**(await extension.signed("POST", "/v1/hello")), "Origin": origin}
         reply = await raw(server.port, "POST", "/v1/hello", headers=headers, body=b"{}")
         assert (reply.status, reply.code) == (403, "BRIDGE_BAD_ORIGIN"), origin
         assert no_cors(reply.headers)
@@ -98,18 +118,25 @@ async def test_after_pairing_only_the_origin_that_paired_is_taken(server: Bridge
     reply = await other.post("/v1/hello", {})
     assert (reply.status, reply.code) == (403, "BRIDGE_BAD_ORIGIN")
     assert "pair this one again" in reply.json()["error"]["message"]
-    # A local program sends no Origin at all: the token alone decides.
-    reply = await raw(
-        server.port,
-        "POST",
-        "/v1/hello",
-        headers={"Authorization": f"Bearer {extension.token}"},
-        body=b"{}",
-    )
+    # Issue 35: the key alone is not enough: a program holding it but sending no Origin opens no
+    # session. (In a session the extension opened, a request may name no Origin: the browser
+    # names none on a GET.)
+    bare = Extension(server.port, extension.token, origin="")
+    reply = await bare.post("/v1/hello", {})
+    assert (reply.status, reply.code) == (403, "BRIDGE_BAD_ORIGIN")
+    assert "without its Origin" in reply.json()["error"]["message"]
+    assert bare.session is None
+    headers = await extension.signed("GET", "/v1/results?conversation=c&position=0")
+    del headers["Origin"]
+    reply = await raw(server.port, "GET", "/v1/results?conversation=c&position=0", headers=headers)
     assert reply.status == 200
+    assert (await extension.post("/v1/hello", {})).status == 200
 
 
-async def test_a_missing_or_wrong_token_is_refused(server: BridgeServer) -> None:
+async def test_a_missing_or_wrong_key_or_signature_is_refused(server: BridgeServer) -> None:
+    """The key itself is no credential on the wire (issue 35): sent as a bearer token, as before,
+    it is refused; so is a session opened with a wrong key, a signature for another request, and
+    a request sent twice."""
     extension = await paired(server)
     for token in (
         None,
@@ -121,20 +148,45 @@ async def test_a_missing_or_wrong_token_is_refused(server: BridgeServer) -> None
         reply = await attempt.post("/v1/hello", {})
         assert (reply.status, reply.code) == (401, "BRIDGE_UNAUTHORIZED"), token
         assert "pair" in reply.json()["error"]["message"]
+    for scheme in ("Basic", "Bearer"):
+        reply = await raw(
+            server.port,
+            "POST",
+            "/v1/hello",
+            headers={"Authorization": f"{scheme} {extension.token}", "Origin": EXTENSION_ORIGIN},
+            body=b"{}",
+        )
+        assert (reply.status, reply.code) == (401, "BRIDGE_UNAUTHORIZED"), scheme
+    # A session's signature is good for its own request only, and once.
+    headers = await extension.signed("POST", "/v1/hello")
+    for path in ("/v1/message", "/v1/delivered"):
+        reply = await raw(server.port, "POST", path, headers=headers, body=b"{}")
+        assert (reply.status, reply.code) == (401, "BRIDGE_UNAUTHORIZED"), path
+    reply = await raw(server.port, "GET", "/v1/hello", headers=headers)
+    assert (reply.status, reply.code) == (401, "BRIDGE_UNAUTHORIZED")
+    headers = await extension.signed("POST", "/v1/hello")
+    first = await raw(server.port, "POST", "/v1/hello", headers=headers, body=b"{}")
+    again = await raw(server.port, "POST", "/v1/hello", headers=headers, body=b"{}")
+    assert first.status == 200 and (again.status, again.code) == (401, "BRIDGE_UNAUTHORIZED")
+    assert "used before" in again.json()["error"]["message"]
+    # A session opened by someone without the key is no use to them: they cannot sign in it.
+    stranger = Extension(server.port, extension.token)
+    await stranger.handshake()
+    assert stranger.session is not None
+    stranger.session.key = b"not the key" * 3
     reply = await raw(
-        server.port,
-        "POST",
-        "/v1/hello",
-        headers={"Authorization": f"Basic {extension.token}", "Origin": EXTENSION_ORIGIN},
-        body=b"{}",
+        server.port, "POST", "/v1/hello", headers=await stranger.signed("POST", "/v1/hello")
     )
-    assert reply.status == 401
+    assert (reply.status, reply.code) == (401, "BRIDGE_UNAUTHORIZED")
     assert (await extension.post("/v1/hello", {})).status == 200
 
 
 async def test_a_body_over_the_limit_is_refused_before_it_is_read(server: BridgeServer) -> None:
     extension = await paired(server)
-    headers = {**extension.headers(), "Content-Length": str(guard.MAX_BODY_BYTES + 1)}
+    headers = {
+        **(await extension.signed("POST", "/v1/message")),
+        "Content-Length": str(guard.MAX_BODY_BYTES + 1),
+    }
     reply = await raw(server.port, "POST", "/v1/message", headers=headers, body=b"{")
     assert (reply.status, reply.code) == (413, "BRIDGE_TOO_LARGE")
     # Without a length up front (chunked), it is refused once the reading passes the limit.
@@ -154,7 +206,10 @@ async def test_a_body_over_the_limit_is_refused_before_it_is_read(server: Bridge
         server.port,
         "POST",
         "/v1/message",
-        headers={**extension.headers(), "Transfer-Encoding": "chunked"},
+        headers={
+            **(await extension.signed("POST", "/v1/message")),
+            "Transfer-Encoding": "chunked",
+        },
         body=chunks + b"0\r\n\r\n",
     )
     assert (reply.status, reply.code) == (413, "BRIDGE_TOO_LARGE")
@@ -170,13 +225,43 @@ async def test_a_client_that_asks_before_sending_a_large_body_is_refused_before_
         f"Host: 127.0.0.1:{server.port}",
         "Expect: 100-continue",
         f"Content-Length: {guard.MAX_BODY_BYTES + 1}",
-        *(f"{name}: {value}" for name, value in extension.headers().items()),
+        *(
+            f"{name}: {value}"
+            for name, value in (await extension.signed("POST", "/v1/message")).items()
+        ),
     ]
     writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
     await writer.drain()
     status_line = await asyncio.wait_for(reader.readline(), 5)
     writer.close()
     assert status_line.split()[1] == b"413"  # not "100 Continue"
+
+
+async def test_a_client_that_asks_before_sending_is_told_to_go_on_only_once_it_passed_the_checks(
+    server: BridgeServer,
+) -> None:
+    """Issue 35: `Expect: 100-continue` was answered before the guard looked at the request, so a
+    web page or an unpaired program heard "go on" first."""
+    extension = await paired(server)
+
+    async def first_answer(headers: dict[str, str]) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        head = [
+            "POST /v1/hello HTTP/1.1",
+            f"Host: 127.0.0.1:{server.port}",
+            "Expect: 100-continue",
+            "Content-Length: 2",
+            *(f"{name}: {value}" for name, value in headers.items()),
+        ]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        await writer.drain()
+        status_line = await asyncio.wait_for(reader.readline(), 5)
+        writer.close()
+        return status_line.split()[1]
+
+    assert await first_answer({"Origin": EXTENSION_ORIGIN}) == b"401"
+    assert await first_answer({"Origin": "https://evil.example"}) == b"403"
+    assert await first_answer(await extension.signed("POST", "/v1/hello")) == b"100"
 
 
 async def test_unknown_requests_and_bad_bodies_get_a_code_that_says_so(
@@ -186,7 +271,11 @@ async def test_unknown_requests_and_bad_bodies_get_a_code_that_says_so(
     assert (await extension.get("/v1/nothing")).code == "BRIDGE_NOT_FOUND"
     assert (await extension.get("/v1/message")).code == "BRIDGE_METHOD_NOT_ALLOWED"
     reply = await raw(
-        server.port, "POST", "/v1/message", headers=extension.headers(), body=b"not json"
+        server.port,
+        "POST",
+        "/v1/message",
+        headers=await extension.signed("POST", "/v1/message"),
+        body=b"not json",
     )
     assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST")
     for payload in (

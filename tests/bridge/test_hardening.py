@@ -85,7 +85,13 @@ async def test_json_nested_past_the_recursion_limit_is_a_bad_request(server: Bri
     extension = Extension(server.port)
     await extension.pair(server.pairing_code or "")
     deep = b'{"tab": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    reply = await raw(server.port, "POST", "/v1/hello", headers=extension.headers(), body=deep)
+    reply = await raw(
+        server.port,
+        "POST",
+        "/v1/hello",
+        headers=await extension.signed("POST", "/v1/hello"),
+        body=deep,
+    )
     assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST")
     assert (await extension.post("/v1/hello", {})).status == 200
 
@@ -98,11 +104,17 @@ async def test_the_body_is_utf8_whatever_charset_the_header_names(server: Bridge
         ensure_ascii=False,
     ).encode()
     for charset in ("klingon", "latin-1", "utf-16"):
-        headers = {**extension.headers(), "Content-Type": f"application/json; charset={charset}"}
+        headers = {
+            **(await extension.signed("POST", "/v1/hello")),
+            "Content-Type": f"application/json; charset={charset}",
+        }
         reply = await raw(server.port, "POST", "/v1/hello", headers=headers, body=body)
         assert reply.status == 200, (charset, reply.body)
         assert server.bridge.tab is not None and server.bridge.tab.title == "Résumé ✓"
-    headers = {**extension.headers(), "Content-Type": "application/json; charset=klingon"}
+    headers = {
+        **(await extension.signed("POST", "/v1/hello")),
+        "Content-Type": "application/json; charset=klingon",
+    }
     reply = await raw(
         server.port, "POST", "/v1/hello", headers=headers, body='{"tab": "\xe9"}'.encode("latin-1")
     )
@@ -135,7 +147,7 @@ async def test_a_body_that_stalls_is_cut_off_and_its_memory_freed(
     await extension.pair(server.pairing_code or "")
     for path, headers in (
         ("/v1/pair", {"Origin": EXTENSION_ORIGIN}),
-        ("/v1/message", extension.headers()),
+        ("/v1/message", await extension.signed("POST", "/v1/message")),
     ):
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         head = [
@@ -169,6 +181,31 @@ async def test_a_request_head_that_never_ends_loses_its_connection(
     assert await closed_by_server(silent_reader, 3) == b""  # one that says nothing at all, too
     writer.close()
     silent_writer.close()
+
+
+async def test_a_connection_kept_alive_after_a_refusal_still_has_its_deadlines(
+    server: BridgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35: a request the guard refused (a wrong Host, no session, a web page's Origin, an
+    Expect it refused) set no deadline for the next head, and such a connection stayed 200 s."""
+    monkeypatch.setattr(guard, "IDLE_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(guard, "HEAD_TIMEOUT_S", 0.3)
+    heads = (
+        "POST /v1/hello HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\n\r\n{{}}",
+        "POST /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 2\r\n\r\n{{}}",
+        "GET /v1/results HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n\r\n",
+        "POST /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nExpect: 100-continue\r\n"
+        "Content-Length: 2\r\n\r\n",
+    )
+    for head in heads:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(head.format(port=server.port).encode())
+        await writer.drain()
+        started = time.monotonic()
+        answer = await closed_by_server(reader, 5)
+        writer.close()
+        assert answer.split(b" ")[1] in (b"401", b"403", b"421"), answer[:200]
+        assert time.monotonic() - started < 3, head
 
 
 async def test_the_paired_browser_is_served_while_hundreds_of_connections_stall(
@@ -262,7 +299,8 @@ async def test_empty_lines_before_a_request_head_do_not_end_its_deadline(
     body = b"{}"
     head = (
         f"\r\n\r\nPOST /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-        f"Authorization: Bearer {extension.token}\r\nContent-Length: {len(body)}\r\n"
+        f"Authorization: {(await extension.signed('POST', '/v1/hello'))['Authorization']}\r\n"
+        f"Origin: {EXTENSION_ORIGIN}\r\nContent-Length: {len(body)}\r\n"
         "Connection: close\r\n\r\n"
     )
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
@@ -298,7 +336,11 @@ async def test_huge_numbers_and_lone_surrogates_are_bad_requests_not_failures(
             '"generating": true}'
         ).encode()
         reply = await raw(
-            server.port, "POST", "/v1/message", headers=extension.headers(), body=body
+            server.port,
+            "POST",
+            "/v1/message",
+            headers=await extension.signed("POST", "/v1/message"),
+            body=body,
         )
         assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), reply.body
     for body in (
@@ -307,7 +349,8 @@ async def test_huge_numbers_and_lone_surrogates_are_bad_requests_not_failures(
         b'{"tab": {"site": "\\ud83d", "title": "t"}}',
     ):
         path = "/v1/message" if b"text" in body else "/v1/hello"
-        reply = await raw(server.port, "POST", path, headers=extension.headers(), body=body)
+        headers = await extension.signed("POST", path)
+        reply = await raw(server.port, "POST", path, headers=headers, body=body)
         assert (reply.status, reply.code) == (400, "BRIDGE_BAD_REQUEST"), reply.body
         assert "surrogate" in reply.json()["error"]["message"]
     # A surrogate pair (one emoji) is text like any other.
@@ -315,7 +358,7 @@ async def test_huge_numbers_and_lone_surrogates_are_bad_requests_not_failures(
         server.port,
         "POST",
         "/v1/hello",
-        headers=extension.headers(),
+        headers=await extension.signed("POST", "/v1/hello"),
         body=b'{"tab": {"site": "Claude", "title": "\\ud83d\\ude00"}}',
     )
     assert reply.status == 200 and server.bridge.tab is not None

@@ -21,6 +21,7 @@ from tests.support.chat_page import (
     input_value,
     key_for,
     open_chat,
+    panel_text,
     results_over_the_persons_text,
     sent,
     stream,
@@ -69,7 +70,7 @@ def test_the_badge_shows_how_many_results_wait_in_the_input_box(
             == "2"
         )
     )
-    assert "Operator: 2 results ready" in page.inner_text("#operator-bridge-ui .title")
+    assert "Operator: 2 results ready" in panel_text(page, ".title")
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from tests.support.chat_page import (
     key_for,
     long_answer,
     open_chat,
+    panel_text,
     stream,
     wait_panel,
 )
@@ -90,7 +91,7 @@ def test_the_page_says_when_operator_is_not_listening(
     page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
     stream(page, ANSWER)
     wait_panel(page, "not-connected")
-    assert "Start the bridge in Operator with b" in page.inner_text("#operator-bridge-ui .panel")
+    assert "Start the bridge in Operator with b" in panel_text(page, ".panel")
 
 
 def test_the_generic_fallback_reads_the_last_marked_message_and_ends_it_after_a_quiet_period(

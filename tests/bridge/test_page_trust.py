@@ -24,10 +24,12 @@ from tests.support.chat_page import (
     key_for,
     open_chat,
     panel_state,
+    panel_text,
     stream,
     wait_panel,
 )
 from tests.support.contract_double import BridgeDouble
+from tests.support.panel import CENTRE, panel_eval
 
 require_browser()
 
@@ -117,7 +119,7 @@ def test_pointing_refuses_the_persons_message_and_a_repair_stays_on_its_page_unt
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     wait_panel(page, "repair-assistant", timeout=15)
-    said = page.inner_text("#operator-bridge-ui .text")
+    said = panel_text(page, ".text")
     assert "found nothing" not in said  # item 8: "none of ... found nothing"
     click_panel(page, "point")
     wait_panel(page, "teaching")
@@ -206,6 +208,51 @@ def test_a_reply_to_the_person_is_heard_even_when_it_comes_whole(
     assert bridge.posts("/v1/message")[0].body["generating"] is True
 
 
+def test_an_old_answer_the_page_draws_in_two_steps_is_never_taken_as_heard(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
+) -> None:
+    """Issue 35, item 7: a history drawn in two steps 200 ms apart looked like an answer growing,
+    so it ran unasked. Growth counts only when it goes on (twice at least)."""
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
+    tab = extension_browser.tab_id(conversation)
+    eventually(lambda: status(extension_browser, tab)["active"])
+    cut = ANSWER.index("\nAnd the folder")
+    page.evaluate(
+        """([first, rest]) => new Promise(done => { mockChat.show(first);
+             setTimeout(() => { mockChat.grow(rest); done(); }, 200); })""",
+        [ANSWER[:cut], ANSWER[cut:]],
+    )
+    final_text(bridge, key_for(page))
+    posts = [post.body for post in bridge.posts("/v1/message")]
+    assert posts and all(body["generating"] is False for body in posts)
+    assert status(extension_browser, tab)["heldWritten"] is True
+
+
+@pytest.mark.parametrize("how", ["click", "enter"])
+def test_a_send_the_pages_own_script_makes_does_not_make_the_next_answer_a_reply(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str, how: str
+) -> None:
+    """Issue 35, item 7: after a synthetic click on the send button (or Enter dispatched by the
+    page's script), an old answer drawn whole ran unasked, as if it were the reply to the
+    person. Only the person's own acts (isTrusted) count."""
+    page = open_chat(extension_browser, mock_sites, "chatgpt.com", conversation)
+    page.click(EDITOR)
+    page.keyboard.type("Please read the plan and list the folder for me, then stop there.")
+    page.evaluate(
+        """how => { const box = document.querySelector('#prompt-textarea');
+             const target = box.querySelector('[contenteditable]') || box;
+             if (how === 'click') document.querySelector('#send').click();
+             else target.dispatchEvent(new KeyboardEvent('keydown',
+               {key: 'Enter', code: 'Enter', keyCode: 13, bubbles: true, cancelable: true})); }""",
+        how,
+    )
+    page.wait_for_function("() => mockChat.sent.length > 0")
+    page.evaluate("([text]) => mockChat.show(text)", [ANSWER])  # whole, no stop button
+    final_text(bridge, key_for(page))
+    posts = [post.body for post in bridge.posts("/v1/message")]
+    assert posts and all(body["generating"] is False for body in posts)
+
+
 def test_results_in_the_input_box_come_back_after_a_reload_drops_the_draft(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
@@ -219,7 +266,7 @@ def test_results_in_the_input_box_come_back_after_a_reload_drops_the_draft(
     page.wait_for_function("() => window.mockChat !== undefined")
     wait_panel(page, "restored")
     assert input_value(page) == COPY_TEXT
-    assert "back in the input box" in page.inner_text("#operator-bridge-ui .panel")
+    assert "back in the input box" in panel_text(page, ".panel")
     # Sent, they are gone for good: another reload brings nothing back.
     page.click("#send")
     eventually(lambda: input_value(page) == "")
@@ -269,22 +316,92 @@ def test_operators_unsent_results_touched_by_the_person_are_still_operators(
 def test_a_pages_script_cannot_click_the_panel_for_the_person(
     extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str
 ) -> None:
-    """Item 14: the panel's shadow root is open; a page's script clicked "Point at it" itself,
-    turning the person's next click into a kept selector."""
+    """Item 14 of issue 26: a page's script clicked "Point at it" in the panel's open shadow root,
+    turning the person's next click into a kept selector. Issue 35: the root is closed now; the
+    page finds none, and its own clicks at the panel's place do nothing."""
     page = open_chat(
         extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant"
     )
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     wait_panel(page, "repair-assistant", timeout=15)
+    assert page.evaluate("() => document.getElementById('operator-bridge-ui').shadowRoot") is None
     for button in ("point", "hide"):
+        x, y = panel_eval(page, f"button[data-action='{button}']", CENTRE)
         after = page.evaluate(
-            """action => { const root = document.getElementById('operator-bridge-ui').shadowRoot;
-                 root.querySelector(`button[data-action='${action}']`).click();
-                 return document.getElementById('operator-bridge-ui')?.dataset.state; }""",
-            button,
+            """([x, y]) => { const host = document.getElementById('operator-bridge-ui');
+                 host.click();
+                 document.elementFromPoint(x, y).dispatchEvent(new MouseEvent('click',
+                   {bubbles: true, composed: true, clientX: x, clientY: y}));
+                 return host.dataset.state; }""",
+            [x, y],
         )
         assert after == "repair-assistant", button
     page.click("body")  # the person's next click
     assert panel_state(page) == "repair-assistant"
     assert extension_browser.storage().get("selectorTrials", {}) == {}
+
+
+# What a page does to put the panel's button under the person's click unseen, and how it is undone.
+FADING = {
+    "the root element faded": (
+        "document.documentElement.style.opacity = '0.02'",
+        "document.documentElement.style.opacity = ''",
+    ),
+    "the root element moved": (
+        "document.documentElement.style.transform = 'translate(-40px, 30px)'",
+        "document.documentElement.style.transform = ''",
+    ),
+    "the root element filtered": (
+        "document.documentElement.style.filter = 'opacity(0.02)'",
+        "document.documentElement.style.filter = ''",
+    ),
+    # Above everything (the browser's top layer), and letting clicks through to what is under it.
+    "covered by the page": (
+        "const cover = Object.assign(document.createElement('div'), {id: 'cover', popover:"
+        " 'manual', style: 'position: fixed; inset: 0; width: auto; height: auto; margin: 0;"
+        " border: 0; background: #fff; pointer-events: none'});"
+        " document.body.appendChild(cover); cover.showPopover()",
+        "document.getElementById('cover').remove()",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", list(FADING))
+def test_the_page_cannot_fade_move_or_cover_the_panel_under_the_persons_click(
+    extension_browser: Any, mock_sites: Any, bridge: BridgeDouble, conversation: str, attack: str
+) -> None:
+    """Issue 35, item 7: the page restyled the panel (through its open shadow root) and faded it
+    over its own button, so the person's click meant for the page landed on the panel. Its rules
+    and its own changes to the panel's host do not hold; and a click on a panel the page faded,
+    moved or covered (the root element it sits in) does nothing, until the panel shows again."""
+    page = open_chat(
+        extension_browser, mock_sites, "chatgpt.com", conversation + "?break=assistant"
+    )
+    stream(page, ANSWER)
+    page.wait_for_function("() => !mockChat.generating")
+    wait_panel(page, "repair-assistant", timeout=15)
+    # Rules of the page's and its script's changes to the host are undone at once.
+    page.evaluate(
+        """() => { const style = document.createElement('style');
+             style.textContent = '#operator-bridge-ui { opacity: 0.02 !important;'
+               + ' transform: translateX(300px) !important; }';
+             document.head.appendChild(style);
+             const host = document.getElementById('operator-bridge-ui');
+             host.style.opacity = '0.02'; host.className = 'faded'; }"""
+    )
+    eventually(
+        lambda: page.evaluate(
+            """() => { const host = document.getElementById('operator-bridge-ui');
+                 const style = getComputedStyle(host);
+                 return style.opacity === '1' && style.transform === 'none'; }"""
+        )
+    )
+    fade, undo = FADING[attack]
+    page.evaluate(f"() => {{ {fade}; }}")
+    click_panel(page, "hide")
+    time.sleep(0.3)
+    assert panel_state(page) == "repair-assistant", attack
+    page.evaluate(f"() => {{ {undo}; }}")
+    click_panel(page, "hide")  # shown as it is again: the person's click counts
+    eventually(lambda: panel_state(page) == "")

@@ -24,6 +24,7 @@ from tests.support.chat_page import (
     wait_panel,
 )
 from tests.support.contract_double import BridgeDouble
+from tests.support.panel import BOX, panel_eval
 
 require_browser()
 
@@ -31,9 +32,7 @@ BOXES = """() => {
   const box = (element) => {
     const r = element.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];
   };
-  const panel = document.getElementById('operator-bridge-ui').shadowRoot.querySelector('.panel');
   return {
-    panel: box(panel),
     page: [0, 0, innerWidth, innerHeight],
     theirs: [...document.querySelectorAll('.user-msg, pre button, .composer')].map(element =>
       [element.className || element.textContent, box(element)]),
@@ -59,7 +58,7 @@ def test_the_panel_covers_none_of_the_chat_and_goes_when_it_has_nothing_to_ask(
     final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "ready")
-    boxes = page.evaluate(BOXES)
+    boxes = {**page.evaluate(BOXES), "panel": panel_eval(page, ".panel", BOX)}
     assert len(boxes["theirs"]) >= 2  # the person's message and the composer, at least
     for name, box in boxes["theirs"]:
         assert not overlap(boxes["panel"], box), f"the panel covers {name!r}"

@@ -3,6 +3,7 @@ when the browser does not let the extension into a page."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.support.browser import require_browser
@@ -90,7 +91,12 @@ def test_pairing_through_the_popup(extension_browser: Any) -> None:
         assert pair.headers.get("Origin", "").startswith("chrome-extension://")
         assert "Authorization" not in pair.headers
         hello = double.wait_for(lambda d: d.posts("/v1/hello"))
-        assert hello[-1].headers["Authorization"] == f"Bearer {double.token}"
+        # The key itself never crosses the wire again: a session is opened, and each request
+        # signed in it (docs/bridge-protocol.md, "The handshake").
+        assert hello[-1].headers["Authorization"].startswith("Operator ")
+        assert double.posts("/v1/handshake") and double.token is not None
+        for request in double.requests[1:]:
+            assert double.token not in json.dumps([request.headers, request.body, request.path])
         assert "workspace demo" in popup.inner_text("#connection-state")
     finally:
         double.close()

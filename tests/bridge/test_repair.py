@@ -18,6 +18,7 @@ from tests.support.chat_page import (
     input_value,
     key_for,
     open_chat,
+    panel_text,
     stream,
     wait_panel,
 )
@@ -87,7 +88,7 @@ def test_a_failed_fill_says_what_failed_and_the_repair_puts_the_results_in(
     final_text(bridge, key)
     bridge.make_ready(key, COPY_TEXT, 2)
     wait_panel(page, "fill-failed")
-    said = page.inner_text("#operator-bridge-ui .text")
+    said = panel_text(page, ".text")
     assert (
         "input box: no element matches #prompt-textarea" in said
         and "Point at the input box" in said
@@ -109,7 +110,7 @@ def test_an_answer_the_adapter_cannot_read_is_reported_on_the_page_and_repaired_
     stream(page, ANSWER)
     page.wait_for_function("() => !mockChat.generating")
     wait_panel(page, "repair-assistant", timeout=15)
-    said = page.inner_text("#operator-bridge-ui .text")
+    said = panel_text(page, ".text")
     assert (
         '[data-message-author-role="assistant"]' in said
         and "The page shows a block for Operator, but no selector" in said

@@ -92,6 +92,16 @@ async def test_a_write_waits_for_the_terminal_and_the_results_are_exactly_what_c
             "fs.write notes/plan.txt",
             "",
         )
+        # Issue 35: "the results are in the input box" is refused while none are ready: the TUI
+        # must not say a waiting message's results went to the chat.
+        for number in (waiting["message"], None):
+            reply = await extension.post(
+                "/v1/delivered",
+                {"conversation": "chat/1", "position": 0, "message": number, "sent": False},
+            )
+            assert reply.json() == {"ok": False}
+        assert not any("input box" in n for n in notes(app))
+        assert (await extension.results())["delivered"] is False
         # Nothing the browser says can answer the dialog: only the person here can.
         await extension.message(WRITE + CHECK, generating=False)
         assert (

@@ -1,11 +1,17 @@
 """Helpers for the bridge's tests: raw HTTP requests to the real server (every header exactly as
 given, as a hostile page or program would send them), and a paired client speaking for the
-extension."""
+extension: it opens a session with its key and signs each request, and checks each answer's proof,
+as docs/bridge-protocol.md ("The handshake") says, written here again from that text (not taken
+from the server's code, so the two are checked against each other)."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +25,7 @@ class Reply:
     status: int
     headers: dict[str, str]
     body: bytes
+    proven: bool | None = None  # a signed request's answer: whether its proof was right
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -78,31 +85,121 @@ def _unchunk(data: bytes) -> bytes:
     return out
 
 
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def hmac256(key: bytes, *parts: str) -> bytes:
+    return hmac.new(key, "\n".join(parts).encode(), hashlib.sha256).digest()
+
+
+PROTOCOL = "operator-bridge/1"
+
+
+def pairing_id(token: str) -> str:
+    return b64(hmac256(token.encode(), f"{PROTOCOL} pairing"))
+
+
+@dataclass
+class Session:
+    id: str
+    key: bytes
+    seq: int = 0
+
+
 class Extension:
-    """Speaks for the browser extension: its origin, its token."""
+    """Speaks for the browser extension: its origin, its key (the pairing's token), its session."""
 
     def __init__(self, port: int, token: str | None = None, origin: str = EXTENSION_ORIGIN) -> None:
         self.port, self.token, self.origin = port, token, origin
+        self.session: Session | None = None
+        self.handshake_reply: Reply | None = None
 
     def headers(self) -> dict[str, str]:
-        headers = {"Origin": self.origin, "Content-Type": "application/json"}
-        if self.token is not None:
-            headers["Authorization"] = f"Bearer {self.token}"
+        """The headers of a request that is not signed (a pairing, a handshake)."""
+        headers = {"Content-Type": "application/json"}
+        if self.origin:
+            headers["Origin"] = self.origin
         return headers
 
+    async def handshake(self) -> Reply:
+        """Open a session: the server must prove it holds the key before anything else is sent."""
+        assert self.token is not None
+        nonce = b64(secrets.token_bytes(32))
+        reply = await raw(
+            self.port,
+            "POST",
+            "/v1/handshake",
+            headers=self.headers(),
+            body=json.dumps({"pairing": pairing_id(self.token), "nonce": nonce}).encode(),
+        )
+        self.handshake_reply, self.session = reply, None
+        if reply.status != 200:
+            return reply
+        data = reply.json()
+        key = self.token.encode()
+        said = (nonce, data["nonce"], data["session"])
+        reply.proven = hmac.compare_digest(
+            b64(hmac256(key, f"{PROTOCOL} server", *said)), data["proof"]
+        )
+        if reply.proven:
+            self.session = Session(data["session"], hmac256(key, f"{PROTOCOL} session", *said))
+        return reply
+
+    async def signed(self, method: str, target: str) -> dict[str, str]:
+        """The headers of `method target`, signed in this extension's session (opened first)."""
+        if self.session is None:
+            await self.handshake()
+        assert self.session is not None, self.handshake_reply
+        self.session.seq += 1
+        seq = self.session.seq
+        mac = b64(hmac256(self.session.key, "request", str(seq), method, target))
+        return {**self.headers(), "Authorization": f"Operator {self.session.id} {seq} {mac}"}
+
+    def proof(self, reply: Reply, seq: int) -> bool:
+        assert self.session is not None
+        digest = b64(hashlib.sha256(reply.body).digest())
+        expected = b64(hmac256(self.session.key, "response", str(seq), str(reply.status), digest))
+        return hmac.compare_digest(expected, reply.headers.get("operator-proof", ""))
+
     async def pair(self, code: str, browser: str = "Chromium (test)") -> Reply:
-        reply = await self.post("/v1/pair", {"code": code, "browser": browser})
+        reply = await raw(
+            self.port,
+            "POST",
+            "/v1/pair",
+            headers=self.headers(),
+            body=json.dumps({"code": code, "browser": browser}).encode(),
+        )
         if reply.status == 200:
-            self.token = reply.json()["token"]
+            self.token, self.session = reply.json()["token"], None
+        return reply
+
+    async def request(self, method: str, path: str, body: bytes | None = None) -> Reply:
+        """A request in this extension's session (a session the server forgot is opened again, as
+        the extension does); the answer's proof is checked (`proven`). A handshake that fails is
+        the answer."""
+        if self.token is None:  # not paired: sent as is, unsigned
+            return await raw(self.port, method, path, headers=self.headers(), body=body)
+        for _ in range(2):
+            if self.session is None:
+                opened = await self.handshake()
+                if self.session is None:
+                    return opened
+            assert self.session is not None
+            headers = await self.signed(method, path)
+            seq = self.session.seq
+            reply = await raw(self.port, method, path, headers=headers, body=body)
+            reply.proven = self.proof(reply, seq)
+            if reply.status != 401 or reply.proven:
+                return reply
+            self.session = None
         return reply
 
     async def post(self, path: str, payload: Any) -> Reply:
-        return await raw(
-            self.port, "POST", path, headers=self.headers(), body=json.dumps(payload).encode()
-        )
+        return await self.request("POST", path, json.dumps(payload).encode())
 
     async def get(self, path: str) -> Reply:
-        return await raw(self.port, "GET", path, headers=self.headers())
+        return await self.request("GET", path)
 
     async def message(
         self,

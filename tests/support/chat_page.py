@@ -7,6 +7,9 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.support.panel import click_panel as click_panel
+from tests.support.panel import panel_text as panel_text
+
 FENCED_READ = (
     "```text\nOPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes/plan.txt\n"
     "END_OPERATOR_CMD\n```\n"
@@ -91,11 +94,6 @@ def wait_panel(page: Any, state: str, timeout: float = 10.0) -> None:
         arg=state,
         timeout=timeout * 1000,
     )
-
-
-def click_panel(page: Any, action: str) -> None:
-    # Playwright's CSS engine pierces the panel's open shadow root.
-    page.click(f"#operator-bridge-ui button[data-action='{action}']")
 
 
 def input_value(page: Any) -> str:

@@ -2,11 +2,15 @@
 tests of the extension's page side: it records every request the extension makes and lets a test
 decide when a page message's results are ready. (The end-to-end tests use the real server in the
 real TUI; this one lets the extension's own rules be tested one by one: streaming, filling,
-asking, auto-send, pairing.)"""
+asking, auto-send, pairing.) It proves itself as Operator does: it opens sessions with the key
+(`token`) it shares with the extension, takes only requests signed in one, and signs its answers
+("The handshake"; the construction is tests/support/bridge_http.py's, written from the doc)."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import json
 import secrets
 import socket
@@ -18,6 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from operator_app.protocol import page_openers
+from tests.support.bridge_http import PROTOCOL, b64, hmac256, pairing_id
 
 
 @dataclass
@@ -51,6 +56,7 @@ class BridgeDouble:
         self.next_message = 1
         self.closed = False
         self.connections: set[socket.socket] = set()  # kept alive between requests (HTTP/1.1)
+        self.sessions: dict[str, bytes] = {}  # session id -> its key
         self.workspace: str | None = (
             "demo"  # None: Operator has no workspace open (409 on /v1/message)
         )
@@ -188,6 +194,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if self._signed is not None:  # the answer to a signed request carries its proof
+            key, seq = self._signed
+            digest = b64(hashlib.sha256(data).digest())
+            proof = b64(hmac256(key, "response", str(seq), str(status), digest))
+            self.send_header("Operator-Proof", proof)
         self.end_headers()
         self.wfile.write(data)
 
@@ -198,16 +209,44 @@ class _Handler(BaseHTTPRequestHandler):
             )
             self.double.changed.notify_all()
 
+    _signed: tuple[bytes, int] | None = None
+
     def _authorized(self) -> bool:
-        return (
-            self.double.token is not None
-            and self.headers.get("Authorization") == f"Bearer {self.double.token}"
-        )
+        """Signed in a session this double opened (`Operator <session> <seq> <mac>`)."""
+        self._signed = None
+        parts = (self.headers.get("Authorization") or "").split(" ")
+        if len(parts) != 4 or parts[0] != "Operator" or not parts[2].isdigit():
+            return False
+        with self.double.changed:
+            key = self.double.sessions.get(parts[1])
+        if key is None:
+            return False
+        expected = b64(hmac256(key, "request", parts[2], self.command, self.path))
+        if not hmac.compare_digest(expected, parts[3]):
+            return False
+        self._signed = (key, int(parts[2]))
+        return True
+
+    def _handshake(self, body: Any) -> None:
+        token = self.double.token
+        if token is None or not isinstance(body, dict) or body.get("pairing") != pairing_id(token):
+            self._answer(401, {"error": {"code": "BRIDGE_UNAUTHORIZED", "message": "pair again"}})
+            return
+        nonce, session = b64(secrets.token_bytes(32)), b64(secrets.token_bytes(16))
+        said = (body["nonce"], nonce, session)
+        with self.double.changed:
+            self.double.sessions[session] = hmac256(token.encode(), f"{PROTOCOL} session", *said)
+        proof = b64(hmac256(token.encode(), f"{PROTOCOL} server", *said))
+        self._answer(200, {"session": session, "nonce": nonce, "proof": proof})
 
     def do_POST(self) -> None:
         body = self._body()
         self._record(body)
         route = urlsplit(self.path).path
+        self._signed = None
+        if route == "/v1/handshake":
+            self._handshake(body)
+            return
         if route == "/v1/pair":
             if body.get("code") != self.double.pairing_code:
                 self._answer(

@@ -53,6 +53,11 @@ def shown(app: Any) -> str:
     return "".join(plain(static.content, width=160) for static in app.screen.query(Static))
 
 
+def script_shown(app: Any) -> str:
+    """What the dialog's scrollable view shows (a command's script, a change-set's diffs)."""
+    return str(app.screen.query_one("#consent-diff").plain)
+
+
 def run_block(cid: str, script: str) -> str:
     return block(cid, "shell.run", command_b64=b64(script))
 
@@ -202,27 +207,118 @@ async def test_r_always_allows_the_exact_command_listed_and_revoked_in_the_palet
         await pilot.press("n")
 
 
-async def test_a_asks_once_more_when_a_command_is_among_the_rest(
+async def test_a_on_a_write_never_runs_the_command_after_it_which_asks_for_itself(
     workspace: Path, state: Path
 ) -> None:
+    """Issue 35: `a` covered commands. Now it applies the rest of the writes only; the dialog says
+    so, and the command after it asks, and so does what it changed."""
     needs_sandbox()
-    message = block("w1", "fs.write", path="notes/a.txt", content="one") + run_block(
-        "c1", "cat notes/a.txt"
+    message = (
+        block("w1", "fs.write", path="notes/a.txt", content="one")
+        + run_block("c1", "cat notes/a.txt\ntouch made.txt")
+        + block("w2", "fs.write", path="notes/a.txt", content="two")
     )
     app = make_app(workspace, state)
     async with app.run_test(size=(160, 50)) as pilot:
         app.post_message(events.Paste(message))
         await wait_for(pilot, lambda: asks_to_apply(app))
-        assert "runs cat notes/a.txt" in shown(app)
+        text = shown(app)
+        assert '"a" also applies 1 more write of this message:' in text
+        assert "asks you first: runs cat notes/a.txt" in text
+        assert 'Commands are never run by "a": each asks you when it comes.' in text
+        await pilot.press("a")  # the rest's writes are to the file shown: no second look
+        await wait_for(pilot, lambda: asks_to_run(app))
+        assert app.screen.plan.command_id == "c1" and (workspace / "notes/a.txt").exists()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: asks_to_apply(app) and app.screen.plan.kind == "changeset")
+        await pilot.press("n")  # what the command changed is not applied
+        await wait_for(pilot, lambda: finished(app))
+        assert not (workspace / "made.txt").exists()
+        assert (workspace / "notes" / "a.txt").read_text() == "two"  # w2: under the a
+
+
+async def test_a_on_a_write_of_a_message_still_arriving_does_not_cover_a_command_that_comes_later(
+    workspace: Path, state: Path, tmp_path: Path
+) -> None:
+    """Issue 35, item 4: `a` pressed on a write of a message still streaming let a
+    `shell.run ... cat .env` that arrived later run with no dialog, and its change-set was applied
+    unseen."""
+    needs_sandbox()
+    (workspace / ".env").write_text("API_TOKEN=s3cr3t\n")
+    stream = tmp_path / "stream.txt"
+    stream.write_text("Writing.\n" + block("w1", "fs.write", path="notes/a.txt", content="one"))
+    app = make_app(workspace, state, follow=stream)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_for(pilot, lambda: asks_to_apply(app))
+        assert "a command that arrives asks you first" in shown(app)
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert "It runs commands (and applies their changes): cat notes/a.txt" in plain(
-            app.screen.question, width=160
-        )
+        assert 'Commands are never run by "a"' in plain(app.screen.question, width=160)
         await pilot.press("y")
+        await wait_for(pilot, lambda: len(app.current().results) == 1)
+        with stream.open("a") as handle:
+            handle.write(
+                block("w2", "fs.write", path="later.txt", content="later")
+                + run_block("c1", "cat .env\necho leaked > leaked.txt")
+            )
+        await wait_for(pilot, lambda: (workspace / "later.txt").exists())  # a write: under a
+        await wait_for(pilot, lambda: asks_to_run(app))  # the command: its own dialog
+        assert "cat .env" in script_shown(app) and not (workspace / "leaked.txt").exists()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: asks_to_apply(app) and app.screen.plan.kind == "changeset")
+        assert "leaked.txt" in shown(app) + script_shown(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(app.current().results) == 3)
+        assert not (workspace / "leaked.txt").exists()
+
+
+async def test_the_command_dialog_shows_the_whole_script_wrapped_and_says_so(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 35, item 5: lines past 2,000 characters were cut, so `echo one` + 2,100 spaces +
+    `; cat .env` showed as `echo one` and ran whole on y. Now every line is wrapped at the view's
+    width, never cut, its continued rows marked, and the dialog says so above its keys."""
+    script = "echo one" + " " * 2100 + "; cat .env\necho two"
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", script)))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        view = app.screen.query_one("#consent-diff")
+        await wait_for(pilot, lambda: view.wrap_width == view.text_width())
+        rows = view.plain.split("\n")
+        # Every character of the script is on a row: the first line over several, each continued
+        # row marked, none wider than the view.
+        assert rows[0].startswith(" echo one") and rows[-1] == " echo two"
+        assert all(row.startswith("↪") for row in rows[1:-1]) and len(rows) > 10
+        assert "".join(row[1:] for row in rows[:-1]) == script.split("\n")[0]
+        assert rows[-2].rstrip().endswith("; cat .env")
+        assert max(len(row) for row in rows) <= view.text_width()
+        said = shown(app)
+        assert "Line 1 is wider than this view (up to 2,118 characters): wrapped, never cut" in said
+        assert said.index("wrapped, never cut") < said.index("(nothing runs before you answer)")
+        await pilot.press("n")
         await wait_for(pilot, lambda: finished(app))
-        assert [r.ok for r in results_of(app)] == [True, True]
-        assert "one" in (results_of(app)[1].details or "")
+
+
+async def test_the_command_dialog_escapes_and_flags_characters_that_do_not_show(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 35, items 5 and 7: U+202E and U+2066 reached the command dialog raw, reordering what
+    the person read; a control or zero-width character hid too."""
+    script = "echo safe \u202e txt.exe\necho \u2066ok\u2069 \u200b; echo fine\techo tab"
+    app = make_app(workspace, state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.Paste(run_block("c1", script)))
+        await wait_for(pilot, lambda: asks_to_run(app))
+        rows = app.screen.query_one("#consent-diff").plain.split("\n")
+        assert rows[0] == " echo safe \\u202e txt.exe"
+        assert rows[1] == " echo \\u2066ok\\u2069 \\u200b; echo fine  echo tab"
+        assert not any(ch in "".join(rows) for ch in "\u202e\u2066\u2069\u200b")
+        said = shown(app)
+        assert "Lines 1, 2 hold characters that do not show" in said
+        assert "wider than this view" not in said
+        await pilot.press("n")
+        await wait_for(pilot, lambda: finished(app))
 
 
 async def test_without_a_sandbox_the_dialog_says_so_in_red_and_only_y_runs_it(
@@ -272,6 +368,17 @@ async def test_a_running_command_streams_its_output_and_x_stops_it(
         await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
         # The script above, the output below it: the newest line is the pane's last.
         assert details_text(app).rstrip().endswith("tick 120")
+        # Scrolled up to read, the place is kept while the output's time goes on; back at the
+        # end, the newest lines are followed again.
+        view.scroll_home(animate=False, immediate=True)
+        shown_at = str(app.running.output and app.running.output.seconds)
+        await wait_for(pilot, lambda: str(app.running.output.seconds) != shown_at)
+        await pilot.pause()
+        assert view.scroll_y == 0 < view.max_scroll_y
+        view.scroll_end(animate=False, immediate=True)
+        shown_at = str(app.running.output.seconds)
+        await wait_for(pilot, lambda: str(app.running.output.seconds) != shown_at)
+        await wait_for(pilot, lambda: 0 < view.max_scroll_y == view.scroll_y)
         # A paste meanwhile waits its turn, and is told so (it said "Running a paste...").
         app.post_message(events.Paste(block("r1", "fs.stat", path="README.md")))
         await wait_for(

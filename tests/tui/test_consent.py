@@ -118,8 +118,8 @@ async def test_a_message_still_arriving_says_a_applies_what_comes_later_and_asks
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: asks(app))
         assert (
-            'The message is still arriving: "a" also applies the writes that arrive after this one.'
-            in dialog_text(app)
+            'The message is still arriving: "a" also applies the writes that arrive after this '
+            "one (a command that arrives asks you first)." in dialog_text(app)
         )
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual import events
+from textual.widgets import Static
 
 from operator_app import settings
 from operator_app.tui.screens.confirm import ConfirmScreen
@@ -234,8 +235,14 @@ async def test_copy_gives_exactly_what_exec_prints(
     async with app.run_test(size=SIZE) as pilot:
         assert app.check_action("copy_results", ()) is None
         app.post_message(events.Paste(DEMO_MESSAGE))
-        for _ in range(2):  # an applyEdits and a patch
+        # An applyEdits and a patch. Their dialog covers the table: it says what ran before
+        # (issue 36: the demo's three reads seemed not to have run).
+        for before in ("3 reads (3 ✓ ok); their", "3 reads, 1 write (4 ✓ ok); their"):
             await wait_for(pilot, lambda: asks(app))
+            said = str(app.screen.query_one("#consent-before", Static).content)
+            assert (
+                said == f"Answered before it: {before} results are in the table behind this dialog."
+            )
             await pilot.press("y")
         await wait_for(pilot, finished_with(app, 7))
         await pilot.press("c")

@@ -315,3 +315,23 @@ async def test_a_status_wider_than_the_terminal_wraps_instead_of_being_cut(
             for line in status.render_lines(status.region.reset_offset)
         ]
         assert shown[-1].endswith("esc: decide later).") and "…" not in "".join(shown)
+
+
+async def test_a_notification_leaves_the_status_line_in_view(workspace: Path, state: Path) -> None:
+    """Issue 36: a note stood over the end of the status line, which says what to press next."""
+    deep = "src/components/a-rather-long-folder-name/component-with-a-long-name.txt"
+    (workspace / deep).parent.mkdir(parents=True)
+    (workspace / deep).write_text("one\n")
+    app = make_app(workspace, state)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        app.post_message(events.Paste(block("w1", "fs.write", path=deep, content="two")))
+        await wait_for(pilot, lambda: asks(app))
+        await pilot.press("escape")  # decided later: the status line says how to come back
+        await wait_for(pilot, lambda: "still waits for you" in app.status_line.text)
+        app.notify("A note of several words, long enough to reach the status line's end. " * 2)
+        await wait_for(pilot, lambda: bool(app.screen.query("Toast")))
+        await pilot.pause(0.2)
+        status = app.status_line.region
+        assert status.height == 2  # (the longest it gets here)
+        for toast in app.screen.query("Toast"):
+            assert toast.region.bottom <= status.y, (toast.region, status)

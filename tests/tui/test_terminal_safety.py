@@ -71,3 +71,22 @@ async def test_brackets_from_the_model_are_drawn_as_text_not_read_as_markup(
         assert "notes/[/b]x.txt does not exist" in app.table.cell_text(0, "summary")
         assert "[@click=app.quit]y.txt" in app.table.cell_text(1, "summary")
         assert "[/b]x.txt" in app.export_screenshot().replace("&#160;", " ")
+
+
+@pytest.mark.asyncio
+async def test_bidi_controls_in_a_message_are_escaped_in_the_message_pane(
+    workspace: Path, state: Path
+) -> None:
+    """Issue 35, item 7: U+202E and U+2066 reached the message pane raw, where they reorder what
+    the person reads of the line ("bidi<U+202E>gnp.exe" reads as "bidiexe.png")."""
+    message = "Run the tests on \u202egnp.exe\u202c and \u2066this\u2069 file.\n" + block(
+        "r1", "fs.read", path="README.md"
+    )
+    app = make_app(workspace, state)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste(message))
+        await wait_for(pilot, lambda: finished(app))
+        shown = [line.text for line in app.message_view.lines if line.number is not None]
+        assert shown[0] == ("Run the tests on \\u202egnp.exe\\u202c and \\u2066this\\u2069 file.")
+        screen = app.export_screenshot()
+        assert not [c for c in "\u202e\u202c\u2066\u2069" if c in screen]

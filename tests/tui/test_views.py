@@ -128,6 +128,10 @@ async def test_help_lists_every_key_and_every_action(workspace: Path, state: Pat
             assert action in text
         for key in MAIN_KEYS:
             assert f"{key.display} {key.help}" in rows
+        # Issue 36: what happens while a command runs, and the prompt's dialect in the palette.
+        said = " ".join(text.split())
+        assert "While it runs, its output streams into the details pane" in said
+        assert "the prompt's dialect (which system prompt p copies" in said
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 

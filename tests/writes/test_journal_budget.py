@@ -1,7 +1,8 @@
 """Issue 28, item 5, through `operator-app exec`: the undo journal keeps small changes to a large
 file as deltas (880 small edits of a 2 MB file used to add 1.87 GB to the state folder; now at
-most 50 MB), undo takes them back one by one in both dialects, and past its budget the journal
-lets go of the oldest changes, saying so to the model and to the person."""
+most 50 MB, the share of each edit checked here on 110 of them), undo takes them back one by one
+in both dialects, and past its budget the journal lets go of the oldest changes, saying so to
+the model and to the person."""
 
 from __future__ import annotations
 
@@ -36,18 +37,25 @@ def folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_880_small_edits_of_a_2_mb_file_add_at_most_50_mb(tmp_path: Path) -> None:
+# The issue's message had 880 such edits, and the bound is 50 MB for them: at most 56.8 KB an
+# edit, against the 2.1 MB a whole copy of the file costs. The benchmark (bench_writes.py, issue
+# 28's row in docs/benchmarks.md) runs all 880; a test holds each edit to the same share with an
+# eighth of them (the 880 took a minute and more, every edit a 2 MB rewrite with its fsyncs).
+EDITS = 110
+PER_EDIT_BYTES = 50_000_000 // 880
+
+
+@pytest.mark.timeout(300)
+def test_small_edits_of_a_2_mb_file_add_at_most_57_kb_each(tmp_path: Path) -> None:
     ws, state = tmp_path / "ws", tmp_path / "state"
     ws.mkdir()
     (ws / "big.txt").write_text(big_text())
-    message = "".join(one_edit(n) for n in range(880))
-    assert len(message) < 200_000
-    run = measured_exec(ws, state, message, "--approve", "all", timeout=880)
-    assert run.returncode == 0 and run.stdout.count("ok: true") == 880, run.stderr
+    message = "".join(one_edit(n) for n in range(EDITS))
+    run = measured_exec(ws, state, message, "--approve", "all", timeout=300)
+    assert run.returncode == 0 and run.stdout.count("ok: true") == EDITS, run.stderr
     grown = folder_bytes(state)
-    assert grown <= 50_000_000, f"the state folder grew by {grown:,} bytes"
+    assert grown <= EDITS * PER_EDIT_BYTES, f"the state folder grew by {grown:,} bytes"
+    assert len("".join(one_edit(n) for n in range(880))) < 200_000  # the issue's 880 fit a message
 
 
 def test_deltas_undo_one_by_one_in_both_dialects(tmp_path: Path) -> None:

@@ -380,65 +380,96 @@ def test_real_diffs_apply_byte_for_byte_through_fs_patch_and_never_twice(tmp_pat
     assert {name: (ws / name).read_bytes() for name, _, _ in pairs} == before
 
 
+# A process that imports the engine and plans the big write once (its diff of 220,000 lines took
+# a second), then for each "go" on its stdin forks a committer: the fork says "ready" with its
+# pid and commits the plan, and is the process killed.
 CHILD = """
-import sys
+import os, sys
 sys.path.insert(0, sys.argv[1])
 from operator_app.protocol.commands import ACTIONS
 from operator_app.engine.boundary.workspace import Workspace
 from operator_app.engine.changes.write import plan_write
 from operator_app.engine.changes.write import commit
+from msgspec.structs import replace
 from pathlib import Path
-ws = Workspace(sys.argv[2])
+new = Path(sys.argv[3]).read_bytes()
 cmd = ACTIONS["fs.write"].model_validate({"version": "1", "id": "big", "action": "fs.write",
                                           "path": "big.txt", "content": "x"})
-plan = plan_write(cmd, ws)
-new = Path(sys.argv[3]).read_bytes()
-from msgspec.structs import replace
-plan = replace(plan, new_bytes=new)
-print("ready", flush=True)
-commit(plan, ws, Path(sys.argv[4]))
+ws = Workspace(sys.argv[2])
+plan = replace(plan_write(cmd, ws), new_bytes=new)  # the old file is the same bytes each time
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        print("ready", os.getpid(), flush=True)
+        commit(plan, ws, Path(sys.argv[4]))
+        os._exit(0)
+    sys.stdin.readline()  # reaped only when told: till then its pid cannot be another's
+    os.waitpid(pid, 0)
+    print("ended", flush=True)
 """
 
 
 @pytest.mark.slow
 def test_killing_a_commit_leaves_the_old_or_the_new_file_never_a_mix(tmp_path: Path) -> None:
+    from operator_app.engine.boundary.workspace import Workspace
+    from operator_app.engine.changes.write import sweep_temps
+    from operator_app.engine.safety.journal import Journal
+
     ws = tmp_path / "ws"
     ws.mkdir()
     old = b"old line of the big file\n" * 220_000  # ~5.5 MB
     new = b"NEW LINE, something else\n" * 220_000
     (tmp_path / "new.bin").write_bytes(new)
+    (ws / "big.txt").write_bytes(old)  # what the write is planned from, once
     outcomes = {"old": 0, "new": 0}
     rng = random.Random(1234)
-    for attempt in range(30):
-        (ws / "big.txt").write_bytes(old)
-        child = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                CHILD,
-                str(ROOT),
-                str(ws),
-                str(tmp_path / "new.bin"),
-                str(tmp_path / "st"),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-        time.sleep(rng.uniform(0, 0.03))
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-        data = (ws / "big.txt").read_bytes()
-        assert data in (old, new), f"attempt {attempt}: the file is a mix of old and new"
-        outcomes["old" if data == old else "new"] += 1
-        # A killed commit may leave its temporary file (it never replaces the target); the journal
-        # announced it, so the next commit (or undo) sweeps it away.
-        from operator_app.engine.boundary.workspace import Workspace
-        from operator_app.engine.changes.write import sweep_temps
-        from operator_app.engine.safety.journal import Journal
+    forks = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(ROOT), str(ws), str(tmp_path / "new.bin")]
+        + [str(tmp_path / "st")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    told, said = forks.stdin, forks.stdout
+    assert told is not None and said is not None
 
-        sweep_temps(Workspace(ws), Journal(tmp_path / "st"))
-        assert sorted(p.name for p in ws.iterdir()) == ["big.txt"], (
-            f"attempt {attempt}: litter left"
-        )
+    def commit_once() -> int:
+        told.write("go\n")
+        told.flush()
+        ready, pid = said.readline().split()
+        assert ready == "ready"
+        return int(pid)
+
+    def reaped() -> None:
+        told.write("reap\n")
+        told.flush()
+        assert said.readline().strip() == "ended"
+
+    try:
+        # One commit left alone, timed: the kills then fall in the first quarter of its span,
+        # where the rename is, so that both outcomes come up (killed 0-30 ms after "ready",
+        # every attempt ended before the rename: 30 old, 0 new).
+        started = time.monotonic()
+        commit_once()
+        reaped()
+        span = time.monotonic() - started
+        assert (ws / "big.txt").read_bytes() == new
+        for attempt in range(30):
+            (ws / "big.txt").write_bytes(old)
+            pid = commit_once()
+            time.sleep(rng.uniform(0, span / 4))
+            os.kill(pid, signal.SIGKILL)  # (done already, it is a zombie till reaped: no matter)
+            reaped()
+            data = (ws / "big.txt").read_bytes()
+            assert data in (old, new), f"attempt {attempt}: the file is a mix of old and new"
+            outcomes["old" if data == old else "new"] += 1
+            # A killed commit may leave its temporary file (it never replaces the target); the
+            # journal announced it, so the next commit (or undo) sweeps it away.
+            sweep_temps(Workspace(ws), Journal(tmp_path / "st"))
+            assert sorted(p.name for p in ws.iterdir()) == ["big.txt"], (
+                f"attempt {attempt}: litter left"
+            )
+    finally:
+        told.close()
+        forks.wait(timeout=60)
     assert sum(outcomes.values()) == 30

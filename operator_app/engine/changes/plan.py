@@ -94,13 +94,11 @@ class WritePlan(Struct, frozen=True, kw_only=True):
     @property
     def needs_own_yes(self) -> bool:
         """Never covered by an answer given to another plan ("apply the rest of this message"):
-        a plan asked about alone, a command that would run without a sandbox, or a read of a
-        secret-looking file."""
-        return (
-            self.asked_alone
-            or self.kind == "read"
-            or (self.run is not None and not self.run.sandboxed)
-        )
+        a plan asked about alone, a read of a secret-looking file, a command to run (sandboxed or
+        not), or what a command changed. Each command asks whenever it arrives (issue 35: `a` on
+        a write of a message still streaming let a `cat .env` that arrived later run unseen, and
+        applied its change-set unseen)."""
+        return self.asked_alone or self.kind in ("read", "run", "changeset")
 
     @property
     def where(self) -> str:

@@ -76,7 +76,9 @@ class Progress(Struct, frozen=True):
 
 class CommandOutput(Struct, frozen=True):
     """A command running (engine/shell): its last lines of output so far, how long it has run, and
-    how to stop it; sent a few times a second, and once more with `done` when it has ended."""
+    how to stop it; sent a few times a second, and once more with `done` when it has ended, with
+    its exit status (None: it was stopped, ran out of time, or never started). That last one
+    comes before its change-set is asked about, so a front end can show how it ended first."""
 
     command_id: str
     text: str
@@ -84,6 +86,7 @@ class CommandOutput(Struct, frozen=True):
     lines: int
     stop: Callable[[], None]
     done: bool = False
+    exit: int | None = None
 
 
 EngineEvent = (

@@ -44,7 +44,9 @@ class PlannedWrite(Struct, frozen=True):
 class WriteOutlook(Struct, frozen=True):
     position: int  # this write is write `position` of `total` in its message
     total: int
-    rest: tuple[PlannedWrite, ...]  # what `a` applies after this one, in message order
+    # the writes after this one, in message order: what `a` applies, and the commands, which ask
+    # for themselves
+    rest: tuple[PlannedWrite, ...]
     open_ended: bool  # the message is still arriving: `a` also applies writes not in it yet
     # While it arrives: the outlook as it is now (more writes came, or it ended), for a dialog
     # that stays open (issue 26: "still arriving" 20 s after the answer had ended).
@@ -67,14 +69,21 @@ class WriteOutlook(Struct, frozen=True):
     def _said(self) -> tuple[int, int, tuple[PlannedWrite, ...], bool]:
         return (self.position, self.total, self.rest, self.open_ended)
 
+    @property
+    def commands(self) -> tuple[PlannedWrite, ...]:
+        """The commands among the rest: `a` does not run them, each asks when it comes
+        (WritePlan.needs_own_yes)."""
+        return tuple(write for write in self.rest if write.runs)
+
     def unseen(self, shown_path: str) -> tuple[PlannedWrite, ...]:
-        """Writes among the rest that deserve a second look before `a`: a command to run, a
+        """Writes among the rest that `a` would apply and that deserve a second look first: a
         delete, a copy or move (it reaches a second path), or a file other than the one whose
-        diff the dialog shows."""
+        diff the dialog shows. (Commands are not among them: they ask for themselves.)"""
         return tuple(
             write
             for write in self.rest
-            if write.runs or write.deletes or write.path_to is not None or write.path != shown_path
+            if not write.runs
+            and (write.deletes or write.path_to is not None or write.path != shown_path)
         )
 
     def asks_again(self, shown_path: str) -> bool:

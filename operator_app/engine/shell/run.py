@@ -235,7 +235,13 @@ def _launch(
             log.close()
     host.notify(
         CommandOutput(
-            command.id, log.live(), finished.seconds, log.line_count, control.stop, done=True
+            command.id,
+            log.live(),
+            finished.seconds,
+            log.line_count,
+            control.stop,
+            done=True,
+            exit=finished.exit,
         )
     )
     return _Ran(finished, log, network, sandbox.usable)

@@ -13,6 +13,8 @@ Layout of a state folder (one per workspace):
     trash/                   deleted files when the system has no trash
     lock                     held while a process works in the session (state/lock.py)
     waiting/                 which writes wait for a person's answer meanwhile
+    workspace                the workspace folder this state folder serves (known.py reads it:
+                             `undo` and `results` name the workspaces that have a session)
 
 The state folder must lie outside the workspace and the workspace outside it
 (`check_state_location`): inside, the model could read the session and, with one approved write,
@@ -50,6 +52,7 @@ __all__ = [
     "MESSAGE_TEXT_LIMIT",
     "STATE_APP_NAME",
     "STORED_DIFF_LIMIT",
+    "WORKSPACE_RECORD",
     "MessageRecord",
     "Session",
     "StateUnusable",
@@ -62,6 +65,7 @@ __all__ = [
 ]
 
 STATE_APP_NAME = "operator-app"
+WORKSPACE_RECORD = "workspace"  # in the state folder: the root of the workspace it serves
 MESSAGE_TEXT_LIMIT = 5_000_000  # bytes of a message kept for the history view
 # A write's diff is kept in results.jsonl for the history view only (the model never gets it):
 # a rewrite of a large file must not make a line of that size, read back on every restart.
@@ -161,6 +165,8 @@ class Session:
             probe = state_dir / ".probe"
             write_private(probe, b"ok")
             probe.unlink()
+            if workspace_root is not None:
+                _record_workspace(state_dir, workspace_root)
         except OSError as exc:
             raise StateUnusable(
                 f"cannot use state folder {state_dir}: {exc.strerror or exc}"
@@ -371,6 +377,19 @@ class Session:
             {"message": number, "id": command_id, "action": action, "path": path}
         ):
             yield
+
+
+def _record_workspace(state_dir: Path, workspace_root: Path) -> None:
+    # Written once (again only when another workspace takes over a --state-dir): the hashed name
+    # of a default state folder cannot be read back into the folder it serves.
+    text = os.path.realpath(workspace_root).encode("utf-8", "surrogateescape")
+    record = state_dir / WORKSPACE_RECORD
+    try:
+        if record.read_bytes() == text:
+            return
+    except OSError:
+        pass
+    write_private(record, text)
 
 
 def message_count(state_dir: Path) -> int:

@@ -3,9 +3,10 @@ exact script coloured as shell, the folder it starts in, its time limit, whether
 network (w turns it on for this command) and whether it is sandboxed (in red when it is not: it
 would change the files directly, with no review and no undo). It answers "yes", "network" (yes,
 with the network), "always" (yes, and always allow this exact command in this workspace), "no",
-"all" (this and the rest of the message, asking once more first, since a command is a command)
-or "later" (escape). A command without a sandbox is run only on `y` itself: `a` and `r` are
-refused for it. `consent_screen` picks this dialog or the write's for a plan."""
+"all" (run this, and apply the rest of the message's writes, asking once more as a write's dialog
+does; the commands among them, and this one's change-set, still ask for themselves) or "later"
+(escape). A command without a sandbox is run only on `y` itself: `a` and `r` are refused for it.
+`consent_screen` picks this dialog or the write's for a plan."""
 
 from __future__ import annotations
 
@@ -18,18 +19,10 @@ from textual.widgets import Footer, Static
 from ...engine import WriteOutlook, WritePlan
 from ...protocol import dialect_of_action
 from ..keys import COMMAND_KEYS
-from ..widgets.lines_view import CodeColours, LinesView, StyledLine, diff_lines
+from ..widgets.script_view import ScriptView, ScriptWrapped, script_note
 from .consent import ConsentScreen, SecretReadScreen, rest_text, second_look
 from .help import KeysScreen
 from .plan_dialog import PlanDialog
-
-
-def script_lines(script: str) -> list[StyledLine]:
-    """The script as shell, each line coloured as bash code. (Pygments is asked for the shell's
-    colours here, when a script is first shown, not when the module is imported: looking a lexer
-    up by file name loads its whole table, a tenth of a second of the TUI's start.)"""
-    shell = CodeColours.for_file("script.sh")
-    return diff_lines("\n".join(" " + line for line in script.split("\n")), shell)
 
 
 def facts(plan: WritePlan, network: bool) -> Text:
@@ -89,8 +82,10 @@ class CommandConsentScreen(PlanDialog):
         plan: WritePlan,
         message_number: int | None = None,
         outlook: WriteOutlook | None = None,
+        *,
+        before: str = "",
     ) -> None:
-        super().__init__(plan, message_number, outlook)
+        super().__init__(plan, message_number, outlook, before=before)
         assert plan.run is not None
         self.network = plan.run.network
 
@@ -101,11 +96,19 @@ class CommandConsentScreen(PlanDialog):
             yield Static(facts(plan, self.network), id="consent-title")
             for note in plan.notes:  # not sandboxed: facts() says so, in red, from plan.run
                 yield Static(Text(f"note: {note}", style="yellow"))
+            if self.before:
+                yield Static(Text(self.before, style="dim"), id="consent-before")
             yield Static(rest_text(self.outlook, plan.target.rel), id="consent-rest")
-            yield LinesView(script_lines(plan.run.script if plan.run else ""), id="consent-diff")
+            # The whole script: wrapped, never cut, hidden characters escaped (issue 35).
+            view = ScriptView(plan.run.script if plan.run else "", id="consent-diff")
+            yield view
+            said = script_note(view.shown, view.wrap_width)
+            shown = Static(said, id="consent-script-note")
+            shown.display = bool(said)
+            yield shown
             more = (
-                "   [b]a[/b] run this and the rest   [b]r[/b] run, and always allow this command "
-                "here"
+                "   [b]a[/b] run this, apply the rest's writes (commands still ask)   "
+                "[b]r[/b] run, and always allow this command here"
                 if self._sandboxed()
                 else ""
             )
@@ -124,6 +127,14 @@ class CommandConsentScreen(PlanDialog):
             f"change {outlook.position} of {outlook.total}" if outlook.total > 1 else "a command"
         )
         return f"{where}{which} waits for you: run this command?"
+
+    def on_script_wrapped(self, event: ScriptWrapped) -> None:
+        """Whether a line is wider than the view depends on the view: said again as it changes."""
+        view = self.query_one(ScriptView)
+        said = script_note(view.shown, event.width)
+        shown = self.query_one("#consent-script-note", Static)
+        shown.update(said)
+        shown.display = bool(said)
 
     def show_outlook(self, outlook: WriteOutlook) -> None:
         self.query_one("#consent-box").border_title = self._title(outlook)
@@ -154,21 +165,26 @@ class CommandConsentScreen(PlanDialog):
         if not self._sandboxed():
             self.notify("A command without a sandbox runs only on y.", severity="warning")
             return
-        # A command is never among what `a` applies unseen without this second look.
+        # `a` runs this command (the person reads it here) and applies the rest's writes; no
+        # other command, and not this one's change-set: each asks for itself (issue 35).
+        if not self.outlook.asks_again(self.plan.target.rel):
+            self.dismiss("all")
+            return
         self.ask_before_all(
-            "run this and the rest unseen?",
-            second_look(self.outlook, self.plan.target.rel)
-            if self.outlook.rest
-            else Text("a runs this command and applies its changes unseen. Go ahead?"),
-            yes="run and apply them all",
+            "run this and apply the rest unseen?",
+            second_look(self.outlook, self.plan.target.rel, '"a" runs this command and applies '),
+            yes="run this, apply them all",
             no="back to this command",
         )
 
 
-def consent_screen(plan: WritePlan, number: int | None, outlook: WriteOutlook) -> PlanDialog:
-    """The dialog of what waits: a command's, or a write's (a command's change-set is a write)."""
+def consent_screen(
+    plan: WritePlan, number: int | None, outlook: WriteOutlook, before: str = ""
+) -> PlanDialog:
+    """The dialog of what waits: a command's, or a write's (a command's change-set is a write);
+    `before` says what its message answered before it."""
     if plan.run is not None:
-        return CommandConsentScreen(plan, number, outlook)
+        return CommandConsentScreen(plan, number, outlook, before=before)
     if plan.kind == "read":  # a read of a secret-looking file
-        return SecretReadScreen(plan, number, outlook)
-    return ConsentScreen(plan, number, outlook)
+        return SecretReadScreen(plan, number, outlook, before=before)
+    return ConsentScreen(plan, number, outlook, before=before)

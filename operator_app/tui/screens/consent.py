@@ -1,10 +1,11 @@
 """The consent dialog of one write: which write of its message it is, action, path, +N -M, what
 `a` would apply after it, and the diff, syntax-highlighted and scrollable (a delete shows what goes
 to the trash, a copy or move what goes where and the diff of a file it replaces). It answers
-"yes", "no", "all" (approve the rest of this message, asking once more when that includes a delete
-or a file the dialog did not show) or "later" (escape: the write keeps waiting). Nothing is
-written until the engine hears "yes", and a key pressed before the dialog was on screen (a second
-y meant for the previous dialog) answers nothing."""
+"yes", "no", "all" (approve the rest of this message's writes, asking once more when that includes
+a delete or a file the dialog did not show; a command is never among them: each asks for itself)
+or "later" (escape: the write keeps waiting). Nothing is written until the engine hears "yes", and
+a key pressed before the dialog was on screen (a second y meant for the previous dialog) answers
+nothing."""
 
 from __future__ import annotations
 
@@ -111,23 +112,32 @@ def diff_view(plan: WritePlan) -> list[StyledLine]:
 REST_SHOWN = 6  # writes listed by name under the title; more are counted
 
 
+COMMANDS_ASK = 'Commands are never run by "a": each asks you when it comes.'
+
+
 def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
-    """What `a` applies after this write: each remaining write's action and path, deletes marked."""
+    """What `a` applies after this write: each remaining write's action and path, deletes marked;
+    and the commands among them, which `a` does not run (each asks for itself)."""
+    writes = len(outlook.rest) - len(outlook.commands)
     if not outlook.rest:
         if outlook.open_ended:
             return Text(
                 'The message is still arriving: "a" also applies the writes that arrive after '
-                "this one.",
+                "this one (a command that arrives asks you first).",
                 style="yellow",
             )
         return Text("Nothing else in this message waits for your yes.", style="dim")
     # The key is quoted: "Then a applies" reads as an article.
-    text = Text(f'"a" also applies {plural(len(outlook.rest), "more write")} of this message:\n')
+    text = Text(
+        f'"a" also applies {plural(writes, "more write")} of this message:\n'
+        if writes
+        else 'Nothing more in this message is applied by "a":\n'
+    )
     width = max(len(write.action) for write in outlook.rest[:REST_SHOWN])
     for write in outlook.rest[:REST_SHOWN]:
         if write.runs:
             text.append(f"  {write.action:<{width}}  ", style="bold yellow")
-            text.append(f"runs {write.command} (in {write.path})\n", style="yellow")
+            text.append(f"asks you first: runs {write.command} (in {write.path})\n", style="yellow")
             continue
         text.append(f"  {write.action:<{width}}  ", style="bold red" if write.deletes else "bold")
         if write.deletes:
@@ -140,32 +150,31 @@ def rest_text(outlook: WriteOutlook, shown_path: str) -> Text:
         text.append("   moves it to the trash\n" if write.deletes else "\n", style="red")
     if len(outlook.rest) > REST_SHOWN:
         text.append(f"  ... and {len(outlook.rest) - REST_SHOWN} more\n", style="dim")
+    if outlook.commands:
+        text.append(COMMANDS_ASK + "\n", style="yellow")
     if outlook.open_ended:
         text.append(
-            'The message is still arriving: "a" also applies the writes that arrive after these.\n',
+            'The message is still arriving: "a" also applies the writes that arrive after these '
+            "(a command that arrives asks you first).\n",
             style="yellow",
         )
     text.rstrip()
     return text
 
 
-def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
+def second_look(
+    outlook: WriteOutlook, shown_path: str, lead: str = '"a" applies this and '
+) -> Text:
     """The question `a` asks when it would apply a delete, or a file the dialog did not show."""
     unseen = outlook.unseen(shown_path)
+    writes = len(outlook.rest) - len(outlook.commands)
     text = Text.assemble(
-        '"a" applies this write and ',
-        (plural(len(outlook.rest), "more write"), "bold"),
+        lead,
+        (plural(writes, "more write"), "bold"),
         " without showing their diffs.\n",
     )
     deletes = [write for write in unseen if write.deletes]
-    commands = [write for write in unseen if write.runs]
-    others = sorted({write.where for write in unseen if not write.deletes and not write.runs})
-    if commands:
-        text.append("It runs commands (and applies their changes): ", style="bold yellow")
-        text.append(
-            "; ".join(str(write.command) for write in commands[:REST_SHOWN]) + "\n",
-            style="bold yellow",
-        )
+    others = sorted({write.where for write in unseen if not write.deletes})
     if deletes:
         text.append("It moves to the trash: ", style="bold red")
         text.append(", ".join(write.path for write in deletes) + "\n", style="bold red")
@@ -182,6 +191,8 @@ def second_look(outlook: WriteOutlook, shown_path: str) -> Text:
             "The message is still arriving: writes that arrive later are applied too, unseen.\n",
             style="yellow",
         )
+    if outlook.commands or outlook.open_ended:
+        text.append(COMMANDS_ASK + "\n", style="yellow")
     text.append("Apply them all?")
     return text
 
@@ -243,6 +254,8 @@ class ConsentScreen(PlanDialog):
             yield Static(describe(plan), id="consent-title")
             for note in plan.notes:
                 yield Static(Text(f"note: {note}", style="yellow"))
+            if self.before:
+                yield Static(Text(self.before, style="dim"), id="consent-before")
             yield Static(
                 READ_REST if reads else rest_text(outlook, plan.target.rel), id="consent-rest"
             )

@@ -27,11 +27,16 @@ class PlanDialog(ModalScreen[str]):
         plan: WritePlan,
         message_number: int | None = None,
         outlook: WriteOutlook | None = None,
+        *,
+        before: str = "",
     ) -> None:
         super().__init__()
         self.plan = plan
         self.message_number = message_number
         self.outlook = outlook or WriteOutlook(1, 1, (), False)
+        # What the message answered before this (the table the dialog covers lists it): "" or
+        # "Answered before it: 3 reads (3 ✓ ok); ..." (status_text.answered_before_text).
+        self.before = before
         self._opened_at = float("inf")  # until mounted, no key is an answer
         self._looking: Timer | None = None
 

@@ -90,6 +90,13 @@ def _indented(details: str) -> str:
 class DetailsView(LinesView):
     _shown: tuple[object, ...] | None = None
     _row: Row | None = None
+    # A running command's output is followed as it comes, like tail -f: its newest lines are the
+    # ones that matter; once the person scrolls up to read, their place is kept until they scroll
+    # back to the end. Kept as a state, not read off the offsets at each update: a scroll to the
+    # end takes effect after the next refresh, and on a busy machine several updates come before
+    # it, each of which would see the view short of the end and stop following (issue 36).
+    _following = False
+    _was_running = False
 
     def show(self, row: Row | None) -> None:
         width = self.text_width()
@@ -99,14 +106,31 @@ class DetailsView(LinesView):
         if key == self._shown and key is not None:
             return
         same_row = self._shown is not None and key is not None and self._shown[0] == key[0]
-        # A running command's output is followed as it comes, like tail -f: its newest lines are
-        # the ones that matter; once the person scrolls up to read, their place is kept.
         running = row is not None and row.result is None and bool(row.live)
-        follow = running and (not same_row or self.scroll_y >= self.max_scroll_y - 1)
+        # followed from when it starts running, or is shown anew, until the person scrolls up
+        follow = running and (self._following or not (same_row and self._was_running))
+        self._was_running = running
         self._shown, self._row = key, row
         self.set_lines(detail_lines(row, width), keep_scroll=same_row)
         if follow:
-            self.scroll_end(animate=False)
+            self._following = True
+            # At once, so what comes next finds the view at the end; and again after the layout,
+            # which a scrollbar appearing can move by a line.
+            self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self._end_if_following)
+
+    def _end_if_following(self) -> None:
+        # Not Textual's deferred scroll_end: the person may scroll up before it lands, and their
+        # place is kept then.
+        if self._following:
+            self.scroll_end(animate=False, immediate=True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value >= self.max_scroll_y - 1:
+            self._following = True  # at the end (again): the newest lines are followed
+        elif new_value < old_value:
+            self._following = False  # the person scrolled up to read
 
     def on_resize(self) -> None:
         self.show(self._row)  # headings and summaries are wrapped to the width

@@ -1,5 +1,6 @@
 /* The extension's background (a service worker in Chromium, an event page in Firefox): the only
-   part that makes network requests, and the only one that holds the pairing token. Content
+   part that makes network requests, and the only one that holds the pairing's key (which never
+   leaves it: background/bridge_api.js signs with it). Content
    scripts and the popup talk to it by messages, and it answers each according to who sent it
    (background/trust.js): the popup may pair and change settings, content scripts may report
    answers from pages Operator may watch, and neither can do the other's part.
@@ -63,6 +64,8 @@ function setConnection(outcome) {
   if (code === "NOT_PAIRED") connection = { state: "unpaired", detail: outcome.error.message, workspace: null, checkedAt: now };
   else if (code === "UNREACHABLE" || code === "TIMEOUT") connection = { state: "unreachable", detail: outcome.error.message, workspace: connection.workspace, checkedAt: now };
   else if (code === "BRIDGE_UNAUTHORIZED") connection = { state: "unauthorized", detail: outcome.error.message, workspace: null, checkedAt: now };
+  // Something holds Operator's port and cannot prove it is Operator: nothing was sent to it.
+  else if (code === "NOT_OPERATOR") connection = { state: "impostor", detail: outcome.error.message, workspace: connection.workspace, checkedAt: now };
   else connection = { state: "error", detail: code + ": " + outcome.error.message, workspace: connection.workspace, checkedAt: now };
 }
 
@@ -78,6 +81,8 @@ async function problemForPage(outcome = null) {
       return { title: "Operator is not listening", text: "Nothing answers on 127.0.0.1:" + port + ". Start the bridge in Operator with b (or --bridge)." };
     case "unauthorized":
       return { title: "pairing no longer valid", text: "Operator refused the extension's token. Pair again from the extension's popup." };
+    case "impostor":
+      return { title: "Operator is not listening", text: "Something else answers on 127.0.0.1:" + port + " and cannot prove it is your Operator: nothing was sent to it, and nothing it says reaches this page. Start the bridge in Operator with b." };
     case "error":
       return { title: "Operator refused a request", text: connection.detail };
     default:
@@ -282,6 +287,8 @@ function connectionTitle() {
       return "Operator bridge: not paired (click to pair with Operator)";
     case "unauthorized":
       return "Operator bridge: pairing no longer valid (click to pair again)";
+    case "impostor":
+      return "Operator bridge: something that is not Operator holds its port (nothing is sent to it)";
     case "error":
       return "Operator bridge: Operator refused a request";
     default:
@@ -298,6 +305,7 @@ async function pair(code, port) {
     return { ok: false, error: outcome.error };
   }
   await Store.set({ token: outcome.data.token, port, workspace: outcome.data.workspace });
+  Api.forgetSession(); // the next request proves the new pairing
   noteOutcome(outcome);
   await hello();
   return { ok: true, workspace: outcome.data.workspace, operator_version: outcome.data.operator_version };

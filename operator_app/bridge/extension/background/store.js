@@ -1,5 +1,5 @@
-/* The background's own storage: the pairing token and port, the person's settings, the origins they
-   chose to watch, the auto-send record. Only the background reads or writes it; the popup and the
+/* The background's own storage: the pairing's key ("token") and port, the person's settings, the
+   origins they chose to watch, the auto-send record. Only the background reads or writes it; the popup and the
    content scripts ask the background.
 
    Why not storage.local: every content script may read and write storage.local (Chromium offers

@@ -52,6 +52,10 @@
   // the person sent a message from this page this shortly before (a fast or unstreamed reply);
   // otherwise the page drew it from its history (issue 26: such an answer ran unasked).
   const REPLY_WITHIN_MS = 10 * 60 * 1000;
+  // Seen growing is being written only when it grows on: twice at least after it was first seen.
+  // A page drawing an old answer from its history in two steps grows it once (issue 35: one drawn
+  // in two steps 200 ms apart ran unasked).
+  const GROWING_STEPS = 2;
 
   let active = false; // watching the page (always on a known chat site; once chosen elsewhere)
   let observer = null;
@@ -190,7 +194,7 @@
         // a selector just taught, was written before: it is sent once, finished, and Operator
         // asks before it runs it (issue 26: a history drawn after the load ran unasked).
         written: !generatingNow && !(pageWasSeen && repliesToPerson(now)),
-        foundBy: found.selector,
+        foundBy: found.selector, growths: 0,
       };
     }
     watched.foundBy = found.selector;
@@ -217,9 +221,11 @@
   function noteNewText(text, generatingNow, now) {
     const before = watched.text;
     if (before !== null && !generatingNow) changesWithoutIndicator += 1;
-    // Seen growing: being written (a page without a working "generating" sign streams it, or
-    // its sign showed only once the answer had text). A history is drawn whole.
-    if (before !== null && text.length > before.length && text.startsWith(before)) watched.written = false;
+    // Seen growing on: being written (a page without a working "generating" sign streams it, or
+    // its sign showed only once the answer had text). A history is drawn whole, or in a step or
+    // two: never growing for long.
+    if (before !== null && text.length > before.length && text.startsWith(before)) watched.growths += 1;
+    if (watched.growths >= GROWING_STEPS) watched.written = false;
     if (before !== null && generatingNow) proveIfOnTrial("generating", Health.generatingSign(adapter, document).selector);
     watched.text = text;
     watched.changedAt = now;

@@ -5,15 +5,26 @@
    right end, where chat pages leave room for the composer (not at the top right, where the
    person's own messages and the code blocks' "Copy" buttons are). It follows the input box as
    that grows, can always be closed, and news that needs nothing from the person (results ready,
-   sent) hides itself after a few seconds: the icon's badge still counts the results. It lives in
-   a shadow root so the site's styles cannot reach it, and it never takes the focus from the
-   input box. Its buttons act only on the person's own clicks (isTrusted): a page's script can
-   reach into the shadow root, but cannot click for the person. */
+   sent) hides itself after a few seconds: the icon's badge still counts the results. It never
+   takes the focus from the input box.
+
+   The page must not be able to turn it against the person (issue 35: it restyled the panel,
+   through its open shadow root, over the page's own button). So it lives in a closed shadow root
+   of a host element of its own (never one the page made), which the page's script cannot reach
+   into; the host's own style is `all: initial !important`, put back whenever the page changes
+   it, and the host is put back when removed. And a button acts only on a click that the person
+   made (isTrusted) on the panel as it is drawn: shown where it stands for half a second at least
+   (not moved under the pointer), not faded, filtered or transformed (the host and the page's
+   root element, which could carry those to it), nothing over the button at the point clicked,
+   and, where the browser tells (Chromium's IntersectionObserver v2), seen whole by the person.
+   A click that fails that does nothing. */
 
 (function (root) {
   "use strict";
 
   const HOST_ID = "operator-bridge-ui";
+  const STILL_MS = 500; // shown unmoved this long before a click on it counts
+  const HOST_STYLE = "all: initial !important; display: block !important;";
   const GAP_PX = 22; // between the panel and the input box (clear of the composer around it)
   const MARGIN_PX = 12; // from the window's edges
   const STYLE = `
@@ -43,13 +54,85 @@
   let anchored = null;
   let hideTimer = null;
   let hideAfter = 0;
+  let hostWatch = null; // puts the host's style back, and the host itself
+  let state = "";
+  let drawn = { rect: null, since: 0 }; // where the panel was last seen, and since when
+  let seenWhole = null; // IntersectionObserver v2's word (Chromium); null where it has none
+  let visibility = null;
+  let tracking = null; // looks where the panel stands, while it shows
 
+  /* Our own host, with a closed shadow root: never an element the page made (an element it named
+     "operator-bridge-ui" could carry a shadow root of its own). */
   function ensureHost() {
     if (host && host.isConnected) return;
-    host = document.getElementById(HOST_ID) || document.createElement("div");
+    if (!host) {
+      host = document.createElement("div");
+      shadow = host.attachShadow({ mode: "closed" });
+    }
     host.id = HOST_ID;
-    shadow = host.shadowRoot || host.attachShadow({ mode: "open" });
+    host.setAttribute("style", HOST_STYLE);
+    host.dataset.state = state;
     document.documentElement.appendChild(host);
+    watchHost();
+  }
+
+  /* The page changing the host's style or class, removing it, or putting something after it (which
+     would be drawn over it): put back at once. */
+  function watchHost() {
+    if (hostWatch) return;
+    hostWatch = new MutationObserver(() => {
+      if (!host || !panel) return;
+      if (host.getAttribute("style") !== HOST_STYLE) host.setAttribute("style", HOST_STYLE);
+      if (host.hasAttribute("class")) host.removeAttribute("class");
+      if (host.dataset.state !== state) host.dataset.state = state;
+      if (document.documentElement.lastElementChild !== host) document.documentElement.appendChild(host);
+    });
+    hostWatch.observe(host, { attributes: true });
+    hostWatch.observe(document.documentElement, { childList: true });
+  }
+
+  /* ---- a click counts only on the panel as it is drawn ---- */
+
+  function sameRect(a, b) {
+    return !!a && !!b && a.left === b.left && a.top === b.top && a.width === b.width && a.height === b.height;
+  }
+
+  /* Whether the panel stands where it stood half a second ago and more (it moved: the clock starts
+     again). */
+  function stillFor(ms) {
+    const rect = panel.getBoundingClientRect();
+    if (!sameRect(rect, drawn.rect)) drawn = { rect, since: performance.now() };
+    return performance.now() - drawn.since >= ms;
+  }
+
+  /* Nothing the page styles fades, filters, clips or moves it: the host and the root element. */
+  function drawnAsIs() {
+    for (const element of [host, document.documentElement]) {
+      const style = getComputedStyle(element);
+      if (Number(style.opacity) < 1 || style.filter !== "none" || style.transform !== "none") return false;
+      if (style.visibility !== "visible" || style.clipPath !== "none" || style.mixBlendMode !== "normal") return false;
+    }
+    return true;
+  }
+
+  /* The person's own click, on the button where the panel shows it. A keyboard's click (Enter on a
+     focused button, detail 0) has no point to check. */
+  function personsClick(event, button) {
+    if (!event.isTrusted || !panel || !stillFor(STILL_MS) || !drawnAsIs() || seenWhole === false) return false;
+    if (event.detail === 0) return true;
+    const hit = shadow.elementFromPoint(event.clientX, event.clientY);
+    return !!hit && button.contains(hit);
+  }
+
+  function watchVisibility() {
+    if (visibility) visibility.disconnect();
+    visibility = null;
+    seenWhole = null;
+    if (typeof IntersectionObserverEntry === "undefined" || !("isVisible" in IntersectionObserverEntry.prototype)) return;
+    visibility = new IntersectionObserver((entries) => {
+      for (const entry of entries) seenWhole = entry.isVisible;
+    }, { trackVisibility: true, delay: 100 });
+    visibility.observe(panel);
   }
 
   /* The element the panel keeps above (the chat's input box), asked for each time it is placed. */
@@ -91,7 +174,7 @@
      asks nothing of the person (paused while the pointer is on the panel). The panel's state is
      also kept in data attributes, so a test (or a curious person) can read it without parsing
      text. */
-  function show({ title, text = "", tone = "info", state = "", buttons = [], closable = true, hideAfterMs = 0 }) {
+  function show({ title, text = "", tone = "info", state: shownState = "", buttons = [], closable = true, hideAfterMs = 0 }) {
     ensureHost();
     shadow.replaceChildren();
     const style = document.createElement("style");
@@ -99,7 +182,7 @@
     panel = document.createElement("div");
     panel.className = "panel " + tone;
     panel.setAttribute("role", "status");
-    host.dataset.state = state;
+    setState(shownState);
     const titleLine = document.createElement("div");
     titleLine.className = "title";
     titleLine.textContent = title;
@@ -120,9 +203,9 @@
         if (spec.primary) button.className = "primary";
         // mousedown would move the focus out of the chat's editor; keep it where it is.
         button.addEventListener("mousedown", (event) => event.preventDefault());
-        // Only the person's own click (issue 26: a page's script could click "Point at it" in
-        // this open shadow root, and turn the person's next click into a kept selector).
-        button.addEventListener("click", (event) => { if (event.isTrusted) spec.onClick(); });
+        // Only the person's own click on the panel as drawn (issue 26: a page's script clicked
+        // "Point at it"; issue 35: the page faded the panel over its own button).
+        button.addEventListener("click", (event) => { if (personsClick(event, button)) spec.onClick(); });
         row.appendChild(button);
       }
       panel.appendChild(row);
@@ -135,15 +218,25 @@
       close.setAttribute("aria-label", "Hide");
       close.dataset.action = "hide";
       close.addEventListener("mousedown", (event) => event.preventDefault());
-      close.addEventListener("click", (event) => { if (event.isTrusted) hide(); });
+      close.addEventListener("click", (event) => { if (personsClick(event, close)) hide(); });
       panel.appendChild(close);
     }
     hideAfter = hideAfterMs;
     panel.addEventListener("mouseenter", () => scheduleHide(0));
     panel.addEventListener("mouseleave", () => scheduleHide(hideAfter ? 2000 : 0));
     shadow.append(style, panel);
+    drawn = { rect: null, since: 0 };
     place();
+    stillFor(0); // the clock starts where it is drawn now, and again whenever it moves
+    clearInterval(tracking);
+    tracking = setInterval(() => { if (panel) stillFor(0); }, 100);
+    watchVisibility();
     scheduleHide(hideAfterMs);
+  }
+
+  function setState(value) {
+    state = value;
+    if (host) host.dataset.state = value;
   }
 
   /* Change the shown message's text in place (a countdown), its buttons and state kept. */
@@ -158,13 +251,19 @@
     if (anchorWatch) anchorWatch.disconnect();
     anchorWatch = null;
     anchored = null;
+    if (visibility) visibility.disconnect();
+    visibility = null;
+    clearInterval(tracking);
+    tracking = null;
     panel = null;
+    state = "";
+    if (hostWatch) hostWatch.disconnect();
+    hostWatch = null;
     if (host) host.remove();
-    host = null;
   }
 
   function currentState() {
-    return host && host.isConnected ? host.dataset.state : "";
+    return host && host.isConnected ? state : "";
   }
 
   window.addEventListener("resize", place);

@@ -7,7 +7,8 @@
 
    What the person sent is noticed as they send it: Enter in the input box, a click on the send
    button or on any button beside the box, a form's submit, each seen before the page's own
-   handlers (capture on the window) while the box still holds the text. A text node is the
+   handlers (capture on the window) while the box still holds the text, and each only when the
+   browser says the person did it (isTrusted), never a page script's event. A text node is the
    person's own when it is inside one of the site's user messages, or when the text of the
    block around it is part of something they sent. Pure DOM reads; the texts are kept in memory
    only (after a reload, the site's user selectors still know its messages). */
@@ -75,13 +76,16 @@
       return !!form && form.contains(button);
     }
 
+    // Only the person's own acts (isTrusted): a page's script that clicks the send button or
+    // dispatches Enter itself would otherwise make the answer it draws next a "reply", which runs
+    // unasked (issue 35).
     window.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && !event.shiftKey && !event.isComposing && inBox(event.target)) remember(boxText());
+      if (event.isTrusted && event.key === "Enter" && !event.shiftKey && !event.isComposing && inBox(event.target)) remember(boxText());
     }, true);
     window.addEventListener("click", (event) => {
-      if (nearBox(event.target)) remember(boxText());
+      if (event.isTrusted && nearBox(event.target)) remember(boxText());
     }, true);
-    window.addEventListener("submit", () => remember(boxText()), true);
+    window.addEventListener("submit", (event) => { if (event.isTrusted) remember(boxText()); }, true);
 
     /* The site's own word: inside a message it marks as the person's. */
     function inUserMessage(element) {

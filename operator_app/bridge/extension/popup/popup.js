@@ -15,6 +15,7 @@ const CONNECTION_TEXT = {
   },
   unreachable: (state) => "Paired, but Operator is not listening on 127.0.0.1:" + state.port + ". Start the bridge in Operator with b.",
   unauthorized: () => "Operator refused this browser's token: pair again.",
+  impostor: (state) => "Something on 127.0.0.1:" + state.port + " answers but cannot prove it is the Operator you paired with, so nothing is sent to it. Start the bridge in Operator with b (if Operator listens on another port, pair again with that port).",
   unpaired: () => "Not paired with Operator yet.",
   error: (state) => "Operator refused a request: " + state.connection.detail,
   unknown: () => "Checking…",
