@@ -124,10 +124,9 @@ def test_the_prompts_say_what_a_round_trip_had_to_guess() -> None:
     from operator_app.protocol.chanflow.spec import MAX_PROMPT_CHARS, string_prompt
 
     for fact in (
-        "Line numbers (replaceRange, patch hunks) may come from any earlier read or numbered "
-        "diff; if those lines moved since, the edit is refused (ERR_LINES_MOVED) with where they "
-        "are now: give several line edits of one file bottom-up, or as one edit, and none after "
-        "a shell.run that changed it.",
+        "Line numbers (replaceRange, patch hunks) count the file as it was when your message "
+        "began: give several line edits of one file bottom-up, or as one edit, and none after a "
+        "shell.run that changed it.",
         "fs.rename path path_to [overwrite: false] *: a file or folder renamed in its folder "
         "(path_to: the new path, src/b.py)",
         # Issue 33: defaults written as defaults, no undo of the model's own, pipefail, output

@@ -55,7 +55,9 @@ class ShellRun(Command):
         "links and special files (fifos, sockets) the script made: the result lists them.",
         "Where no sandbox can be had, the person is told, and the script changes the tree "
         "directly (no review, no undo).",
-        "Nothing persists between commands but the files: each runs in a fresh bash.",
+        "Nothing persists between commands but the files: each runs in a fresh bash, with set -o "
+        "pipefail (a pipeline's",
+        "exit status is its last failing command's, so pytest | tail fails when pytest does).",
         "Result: ok: true whatever the exit status (the summary gives it). details_b64 starts with "
         '"# exit: N | cwd: PATH | 1.4 s",',
         "then a line on the change-set (applied, not applied, or none) and one naming its "
