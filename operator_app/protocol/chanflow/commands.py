@@ -454,7 +454,7 @@ def help_text() -> str:
     lines = [f"Commands for file topics (<{grammar.SIGIL}=string:file:name>):"]
     for spec in COMMANDS:
         if spec.own and not COMMANDS[COMMANDS.index(spec) - 1].own:
-            lines.append("Operator's own, for work across the workspace:")
+            lines.append("Operator's own (not in String's specification):")
         lines.append(f"{' | '.join(spec.usage)}")
         content = {"required": " (content on the next lines)", "optional": "", "none": ""}[
             spec.body
