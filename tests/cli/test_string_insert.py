@@ -189,3 +189,20 @@ def test_help_and_the_prompt_name_insert(tmp_path: Path) -> None:
     assert "/insert path:L5 | /insert path#block\n" in helped
     assert "(--before: before it)" in helped
     assert "/insert path:L5 | path#block + content *: the content goes after" in string_prompt()
+
+
+def test_a_marked_block_takes_the_lines_inside_its_markers(tmp_path: Path) -> None:
+    notes = (
+        "<!-- #decisions -->\n- ship it\n<!-- /decisions -->\n<!-- #empty -->\n<!-- /empty -->\n"
+    )
+    w = Workspace(tmp_path, {"notes.md": notes})
+    run = w.exec(
+        chan("/insert notes.md#empty\n- first")
+        + chan("/insert notes.md#decisions\n- last")
+        + chan("/insert notes.md#decisions --before\n- top")
+    )
+    assert all(r["ok"] for r in run.results), run.results
+    assert w.read("notes.md") == (
+        "<!-- #decisions -->\n- top\n- ship it\n- last\n<!-- /decisions -->\n"
+        "<!-- #empty -->\n- first\n<!-- /empty -->\n"
+    )
