@@ -8,6 +8,7 @@ TimeoutError). A line shown is cut to a window around its match."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -30,6 +31,9 @@ class Matcher:
         self.needle: bytes | None = None  # searched in the bytes as they are
         self.lowered: bytes | None = None  # searched in the lowered bytes of an ASCII file
         self.pattern: Any = None  # searched in the decoded text
+        # Only a $ tells a CRLF line break from an LF one: for a pattern with one, CRLF becomes
+        # LF before the search (a pass over the text that other patterns are spared).
+        self.lf_only = regex and "$" in query
         if regex:
             self.pattern = compile_query(query, ignore_case=ignore_case)
         elif ignore_case:
@@ -47,7 +51,8 @@ class Matcher:
             return self.contains(data, self.needle)
         if self.lowered is not None and text is None:
             return self.contains(data.lower(), self.lowered)
-        return next(_text_lines(_text(data, text), self.pattern, timeout), None) is not None
+        searched = _text(data, text, lf_only=self.lf_only)
+        return next(_text_lines(searched, self.pattern, timeout), None) is not None
 
     def hits(
         self, data: bytes, text: str | None, room: int, timeout: float
@@ -74,18 +79,18 @@ class Matcher:
             if not self.contains(lowered, self.lowered):
                 return [], 0
             return _collect(_byte_lines(lowered, self.lowered), data, room, count_all)
-        searched = _text(data, text)
+        searched = _text(data, text, lf_only=self.lf_only)
         return _collect(_text_lines(searched, self.pattern, timeout), searched, room, count_all)
 
 
-def _text(data: bytes, text: str | None) -> str:
-    """The text a pattern is searched in: without its BOM, and with each CRLF line break made
-    "\n", so that $ matches at the end of a CRLF file's lines as at an LF file's (lines and
-    columns are the same in both: the "\r" a CRLF line ends with is never shown)."""
+def _text(data: bytes, text: str | None, *, lf_only: bool) -> str:
+    """The text a pattern is searched in: without its BOM, and with `lf_only` each CRLF line
+    break made "\n", so that $ matches at the end of a CRLF file's lines as at an LF file's
+    (lines and columns are the same in both: the "\r" a CRLF line ends with is never shown)."""
     if text is None:
         text = data.decode("utf-8")
     text = text.removeprefix("\ufeff")
-    return text.replace("\r\n", "\n") if "\r\n" in text else text
+    return text.replace("\r\n", "\n") if lf_only and "\r\n" in text else text
 
 
 # Where a matching line is: (its number, where it starts, where it ends, where the match starts),
@@ -137,10 +142,16 @@ def _byte_lines(hay: bytes, needle: bytes) -> Iterator[Span]:
 
 def _text_lines(text: str, pattern: Any, timeout: float) -> Iterator[Span]:
     """The lines of `text` where `pattern` finds a match (the line it starts on). A file's last
-    line break ends its last line: an empty match after it ($, ^, ^$) is on no line, as in grep."""
+    line break ends its last line: an empty match after it ($, ^, ^$) is on no line, as in grep.
+    `timeout` bounds all the searches of the file together (one per matching line), not each:
+    TimeoutError past it."""
+    deadline = time.monotonic() + timeout
     line_no, counted, pos = 1, 0, 0
     while pos <= len(text):
-        match = pattern.search(text, pos, timeout=timeout)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the search of this file took over its time limit")
+        match = pattern.search(text, pos, timeout=left)
         if match is None:
             return
         at = match.start()

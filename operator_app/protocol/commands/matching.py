@@ -64,7 +64,9 @@ def compile_query(text: str, *, ignore_case: bool) -> Any:
 
     from ..regex_cost import check_regex_cost
 
-    flags = regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0)
+    # MULTILINE changes only what ^ and $ mean, and costs a pattern without them time.
+    lines = regex.MULTILINE if "^" in text or "$" in text else 0
+    flags = lines | (regex.IGNORECASE if ignore_case else 0)
     check_regex_cost(text, flags)
     try:
         return regex.compile(text, flags)
