@@ -209,7 +209,7 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_UNKNOWN_LANGUAGE: ErrorInfo(
         VALIDATION,
         "no comment style is known for that language; use one the message lists, or pass "
-        "comment_line_prefix (or comment_block_start and _end)",
+        "comment_line_prefix (or comment_block_start and comment_block_end)",
     ),
     ErrorCode.ERR_COMMENT_STYLE_REQUIRED: ErrorInfo(
         VALIDATION,

@@ -102,5 +102,5 @@ def test_string_grep_regex_anchors_each_line(tmp_path: Path) -> None:
         "pkg/lf.py:7: def second():  ",
         "pkg/nested/deep.py:4: def top():",
     ]
-    ends = w.exec(chan(r'/grep "\(self\):$" --regex')).one
+    ends = w.exec(chan(r"/grep \(self\):$ --regex")).one
     assert content(ends) == "pkg/nested/deep.py:2:     def method(self):"
