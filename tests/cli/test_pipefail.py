@@ -29,3 +29,11 @@ def test_a_failing_command_piped_into_tail_reports_its_failure(tmp_path: Path) -
     assert went_on["details"].startswith("# exit: 0 |") and "after" in went_on["details"]
     assert fine["details"].startswith("# exit: 0 |")
     assert topic["ok"] and topic["summary"].startswith("exit: 3 | cwd: ~"), topic
+
+
+def test_the_bash_topic_help_says_scripts_run_with_pipefail(tmp_path: Path) -> None:
+    w = Workspace(tmp_path)
+    helped = w.exec(chan("//help", "bash:dev")).one
+    assert helped["ok"], helped
+    text = helped["summary"] + (helped["details"] or "")
+    assert "set -o pipefail" in text and "first and last 100 lines" in text
