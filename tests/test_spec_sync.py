@@ -127,8 +127,17 @@ def test_the_prompts_say_what_a_round_trip_had_to_guess() -> None:
         "Line numbers (replaceRange, patch hunks) count the file as it was when your message "
         "began: give several line edits of one file bottom-up, or as one edit, and none after a "
         "shell.run that changed it.",
-        "fs.rename path path_to [overwrite: true] *: a file or folder renamed in its folder "
+        "fs.rename path path_to [overwrite: false] *: a file or folder renamed in its folder "
         "(path_to: the new path, src/b.py)",
+        # Issue 33: defaults written as defaults, no undo of the model's own, pipefail, output
+        # already cut, the regex flavour (tests/cli/test_pipefail.py, test_regex_lines.py).
+        "ACTIONS ([field: default] is optional;",
+        "[position: after] [occurrence: 1]",
+        "[start: 1] [lines: 120]",
+        "each write after the person's yes (only they can undo it, with u)",
+        "shell.run is bash with set -o pipefail;",
+        "already cut to its first and last 100 lines (no | tail needed)",
+        "A regex is Python re syntax; ^ and $ match at each line.",
         "insertAfter puts text right after the anchor text",
         'replaceRange with text "" deletes the lines',
         "fs.read path: a whole file's exact text, line endings kept",

@@ -15,6 +15,19 @@ from . import grammar
 from .errors import ErrorCode, OperatorError
 
 _ID_LINE_RE = re.compile(r"\s*id\s*:(.*)")
+_KEY_LINE_RE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
+
+
+def _content_line(lines: list[tuple[int, str]], line_no: int) -> int | None:
+    """The content: line, when line `line_no` (the last one added) is that line or one that
+    continues it (a line that is not "key: value" continues the one before); else None."""
+    if not lines or lines[-1][0] != line_no:
+        return None  # the block's opening line
+    for number, text in reversed(lines):
+        key = _KEY_LINE_RE.match(text)
+        if key is not None:
+            return number if key.group(1) == "content" else None
+    return None
 
 
 class RawBlock(Struct, frozen=True):
@@ -79,27 +92,47 @@ class OpenBlock(Struct):
     fenced: bool = False  # it opened inside a code fence
     lone_cr_line: int | None = None  # its first line that ended with a lone "\r"
     feed_breaks: bool = False  # a line of it ended with "\n" or "\r\n"
+    # The first line of content: (or of a line continuing it) to end with a lone "\r": (the
+    # content: line, that line).
+    content_cr: tuple[int, int] | None = None
 
     def note_break(self, line_no: int, brk: str) -> None:
         """The break `line_no` ended with. A message's lines may end with a lone "\r" (a
         terminal's paste) or with "\n"; a block mixing both holds a carriage return inside a line,
-        which would split a value into a field of its own (ERR_CONTROL_CHARACTER_IN_CMD)."""
+        which would split a value into a field of its own: in content: a line break inside it
+        (ERR_CONTENT_HAS_NEWLINES, protocol rule 6), elsewhere ERR_CONTROL_CHARACTER_IN_CMD."""
         if brk == "\r":
             self.lone_cr_line = self.lone_cr_line or line_no
+            if self.content_cr is None:
+                content_line = _content_line(self.lines, line_no)
+                if content_line is not None:
+                    self.content_cr = (content_line, line_no)
         elif brk:
             self.feed_breaks = True
         if self.lone_cr_line is not None and self.feed_breaks:
-            self.fail(
-                ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
-                f"line {self.lone_cr_line} ends with a lone carriage return (\\x0d) where the "
-                "block's other lines end with a line feed: a carriage return inside a value would "
-                "split it into a field of its own; remove it, or send text that needs it "
-                "base64-encoded in a *_b64 field",
-            )
+            self._mixed_breaks()
 
-    def fail(self, code: ErrorCode, message: str) -> None:
+    def _mixed_breaks(self) -> None:
+        if self.content_cr is not None:
+            content_line, cr_line = self.content_cr
+            # The protocol's own wording for a line break in content, as the parser gives it.
+            self.fail(
+                ErrorCode.ERR_CONTENT_HAS_NEWLINES,
+                "content contains newline; use content_b64.",
+                f"content on line {content_line} holds a line break (a carriage return, \\x0d, "
+                f"ending line {cr_line}); send text of several lines base64-encoded in content_b64",
+            )
+        self.fail(
+            ErrorCode.ERR_CONTROL_CHARACTER_IN_CMD,
+            f"line {self.lone_cr_line} ends with a lone carriage return (\\x0d) where the "
+            "block's other lines end with a line feed: a carriage return inside a value would "
+            "split it into a field of its own; remove it, or send text that needs it "
+            "base64-encoded in a *_b64 field",
+        )
+
+    def fail(self, code: ErrorCode, message: str, context: str | None = None) -> None:
         if self.error is None:  # the first structural problem is the one worth fixing first
-            self.error = OperatorError(code, message)
+            self.error = OperatorError(code, message, context)
 
     def add(self, line_no: int, text: str) -> None:
         self.chars += len(text) + 1

@@ -124,8 +124,8 @@ ADDED = "added"
 ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ERR_MARKER_NOT_ALONE: ErrorInfo(
         CORE,
-        "a marker shares its line with other text (markdown fence, prefix, suffix); put each "
-        "marker alone on its line",
+        "a marker shares its line with other text (a fence, a prefix or suffix); put it alone "
+        "on its line",
     ),
     ErrorCode.ERR_MISSING_END_MARKER: ErrorInfo(
         CORE,
@@ -271,8 +271,8 @@ ERROR_CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.ERR_UNKNOWN_FIELD: ErrorInfo(
         ADDED,
-        "a key the action does not take that is, or nearly is, a field (a typo, or another "
-        "action's); the message names the field meant and lists the action's fields",
+        "a key the action does not take (a typo, or another action's field); the message names "
+        "the field meant and lists the action's fields",
     ),
     ErrorCode.ERR_WORKSPACE_FIELD: ErrorInfo(
         ADDED,

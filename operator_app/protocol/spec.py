@@ -92,8 +92,10 @@ def render_error_codes() -> str:
 
 def render_brief(model: type[c.Command]) -> str:
     """One action in a line or two for the compact prompt: its fields as they are written (a
-    [bracketed] one is optional, with the value that changes something; a|b means one of them),
-    whether the person is asked (*), and what it gives."""
+    [bracketed] one is optional, shown with its default when it has one: [lines: 120],
+    [position: after], [regex: false]; a|b means one of them), whether the person is asked (*),
+    and what it gives. Every default is written the same way, so none reads as the value that
+    changes something (issue 33: [position: after] read as "before is the default")."""
     words = [model.ACTION]
     styled = issubclass(model, c.CommentStyleFields)
     for name, info in model.model_fields.items():
@@ -107,7 +109,7 @@ def render_brief(model: type[c.Command]) -> str:
         elif info.default is None:
             words.append(f"[{name}]")
         elif isinstance(info.default, bool):
-            words.append(f"[{name}: {'false' if info.default else 'true'}]")
+            words.append(f"[{name}: {'true' if info.default else 'false'}]")
         else:
             words.append(f"[{name}: {info.default}]")
     if styled:

@@ -113,6 +113,13 @@ def test_a_lone_carriage_return_inside_a_value_is_refused(ws: Path, tmp_path: Pa
         "content: hello\rpath: b.txt\nEND_OPERATOR_CMD\n"
     )
     out = run(ws, tmp_path / "state", message, "--approve", "all")
+    # In content: a line break inside the value, as protocol rule 6 names it (issue 33, item 6).
+    assert "(ERR_CONTENT_HAS_NEWLINES): content contains newline; use content_b64." in out
+    assert list(ws.iterdir()) == []
+    forged = message.replace("content: hello\r", "query_b64: aGk=\r").replace(
+        "fs.write", "fs.search"
+    )
+    out = run(ws, tmp_path / "state", forged, "--approve", "all")
     assert "ERR_CONTROL_CHARACTER_IN_CMD" in out and "lone carriage return" in out
     assert list(ws.iterdir()) == []
     # A message whose every line ends with a carriage return (a terminal's paste) still runs.

@@ -118,7 +118,7 @@ def test_mv_onto_a_file_needs_overwrite_and_declined_changes_nothing(tmp_path: P
 def test_help_and_the_served_list_name_operators_own_commands(tmp_path: Path) -> None:
     w = Workspace(tmp_path, FILES)
     helped = w.exec(chan("/help")).one["details"]
-    assert "Operator's own, for work across the workspace:" in helped
+    assert "Operator's own (not in String's specification):" in helped
     for usage in ("/find GLOB [folder]", "/grep TEXT [folder]", "/tree [folder] [depth]"):
         assert usage in helped
     for usage in ("/mv FROM TO [--overwrite]", "/cp FROM TO [--overwrite]", "/rm PATH"):

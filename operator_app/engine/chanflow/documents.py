@@ -17,7 +17,7 @@ from ...protocol.escapes import escape_name as shown_name
 from ...protocol.grammar import LARGE_READ_MAX_BYTES
 from ..boundary.target import Target
 from ..changes.secret_read import read_plan, secret_pattern
-from ..textops.doc_blocks import DocBlock, find_blocks
+from ..textops.doc_blocks import DocBlock, find_blocks, heading_syntax
 from ..textops.textfile import TextDoc, split_lines
 from .context import Call
 from .mapping import check_path, not_approved_in_string, told_in_string
@@ -197,8 +197,8 @@ def missing(call: Call, target: Target, shown: str) -> StringError:
 def blocks_of(doc: Doc) -> list[DocBlock]:
     language = language_for_path(doc.target.rel)
     style = LANGUAGES[language] if language else None
-    # Markdown and plain text have headings; in code a line starting with # is a comment.
-    return find_blocks(doc.lines, style, headings=language in (None, "markdown"))
+    # Markdown, plain text, reST and AsciiDoc have headings; in code a # line is a comment.
+    return find_blocks(doc.lines, style, headings=heading_syntax(doc.target.rel))
 
 
 def block_of(doc: Doc, block_id: str) -> DocBlock:

@@ -18,6 +18,7 @@ from ...protocol.chanflow.commands import (
     with_variables,
     workspace_relative,
 )
+from ...protocol.chanflow.insert import read_insert
 from ..messages.outlook import normalised
 from . import bash, entries, finding, reading, undoing, writing
 from .context import Answer, Call
@@ -60,6 +61,7 @@ _FILE_HANDLERS: dict[str, Handler] = {
     "write": writing.cmd_write,
     "append": writing.cmd_append,
     "replace": writing.cmd_replace,
+    "insert": writing.cmd_insert,
     "undo": undoing.cmd_undo,
     "find": finding.cmd_find,
     "grep": finding.cmd_grep,
@@ -79,7 +81,11 @@ def _file_handler(request: Request) -> Handler:
 def _file_touches(store: TopicStore, topic: str, request: Request) -> Touches:
     """The path a file topic's change writes; a place in the topic's current document, or
     /undo's, is not known from the text (the dialog then asks again before `a`)."""
-    path = parse_location(request.name, request.argument).path if request.name != "undo" else None
+    path = None
+    if request.name == "insert":
+        path = read_insert(request.argument).location.path
+    elif request.name != "undo":
+        path = parse_location(request.name, request.argument).path
     shown = (
         normalised(workspace_relative(path)) if path else f"(/{request.name}: a place in the topic)"
     )

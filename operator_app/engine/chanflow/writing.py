@@ -1,7 +1,8 @@
 """The String commands that change a file, each mapped onto an action the engine already has, so
 every one is planned, shown as a diff and asked about, committed atomically, journalled,
 recovered after a crash and undone like any other write: /write, /append and /edit of a whole
-file are fs.write; /replace and /edit of a block or of lines are fs.applyEdits' replaceRange;
+file are fs.write; /replace and /edit of a block or of lines, and Operator's own /insert, are
+fs.applyEdits' replaceRange;
 /undo is the engine's undo of the topic's last change, asked about first.
 
 A change to a file this topic read is refused with CONFLICT when the file changed on disk since;
@@ -14,6 +15,7 @@ import json
 
 from ...protocol.chanflow.commands import Location, parse_location, usage_error
 from ...protocol.chanflow.errors import StringCode, StringError
+from ...protocol.chanflow.insert import read_insert
 from ...protocol.chanflow.responses import numbered_change
 from ...protocol.chanflow.results import confirmation
 from ...protocol.commands.base import Command
@@ -24,6 +26,7 @@ from ..boundary.target import Target
 from ..changes.plan import WritePlan
 from ..textops.textfile import split_lines
 from .actions import Message, command_for, run_change
+from .content import content_of
 from .context import Answer, Call
 from .documents import (
     Doc,
@@ -31,6 +34,7 @@ from .documents import (
     check_lines,
     decode,
     digest,
+    missing,
     numbered,
     read_bytes,
     short,
@@ -173,7 +177,7 @@ def cmd_write(call: Call) -> Answer:
             "one empty line)",
         )
     doc = _current(call, target, shown)
-    text = as_lines(call.request.body)
+    text = as_lines(content_of(call) or "")
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
@@ -195,7 +199,7 @@ def cmd_append(call: Call) -> Answer:
     doc = _current(call, target, shown)
     old = doc.text.text if doc is not None else ""
     joint = "" if not old or old.endswith("\n") else "\n"
-    text = old + joint + as_lines(call.request.body)
+    text = old + joint + as_lines(content_of(call) or "")
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:
@@ -206,7 +210,7 @@ def cmd_append(call: Call) -> Answer:
 
 def _replace_part(call: Call, location: Location, what: str) -> Answer:
     """Replace the block or the lines `location` names with the block's content."""
-    body = call.request.body
+    body = content_of(call)
     assert body is not None
     target, shown = target_of(call, location)
     if location.lines is not None:
@@ -250,6 +254,49 @@ def cmd_replace(call: Call) -> Answer:
     return _replace_part(call, location, "replace")
 
 
+def cmd_insert(call: Call) -> Answer:
+    """Operator's own /insert: the content goes after a :L range or a block (with --before,
+    before it), as fs.applyEdits' replaceRange of the line it stands beside, that line kept as
+    it was. A :L range is held to the line-number rule as /replace's is."""
+    place = read_insert(call.request.argument)
+    location = place.location
+    body = content_of(call)
+    if not body:
+        raise usage_error("insert", "/insert needs the lines to insert, after the command line")
+    target, shown = target_of(call, location)
+    if location.lines is not None:
+        _check_lines_held(call, target, location)
+    doc = _current(call, target, shown)
+    if doc is None:
+        raise missing(call, target, shown)
+    if location.block is not None:
+        block = block_of(doc, location.block)
+        first, last = block.first, block.last
+    else:
+        assert location.lines is not None
+        first, last = check_lines(doc, location.lines)
+    at = first - 1 if place.before else last  # how many of the file's lines stay above
+    lines, new_lines = doc.lines, split_lines(body)
+    if at < len(lines):  # the line below the new ones is rewritten as it is, below them
+        anchor, text = at + 1, "\n".join([*new_lines, lines[at]])
+    else:  # at the end: the last line, then the new ones
+        anchor, text = at, "\n".join([lines[at - 1], *new_lines])
+    if anchor < len(lines) or doc.text.final_newline:
+        text += "\n"  # the rewritten line's own break (an empty last line would take it)
+    edits = {
+        "version": 1,
+        "edits": [{"op": "replaceRange", "startLine": anchor, "endLine": anchor, "text": text}],
+    }
+    command = _command(call, "fs.applyEdits", target.rel, edits_b64=_b64(json.dumps(edits)))
+    now = f":L{at + 1}" + (f"-L{at + len(new_lines)}" if len(new_lines) > 1 else "")
+
+    def message(plan: WritePlan) -> str:
+        added = count(len(new_lines), "line")
+        return confirmation(f"{shown} \u2014 Added {added} as {now}{_moves(plan)}")
+
+    return _run(call, doc, target, command, message, rewrites=False)
+
+
 def cmd_edit(call: Call) -> Answer:
     """/edit with content: the whole file, or the block (or lines) it names."""
     location = parse_location("edit", call.request.argument)
@@ -263,7 +310,7 @@ def cmd_edit(call: Call) -> Answer:
         raise StringError(
             StringCode.NOT_FOUND, "file not found", f"path: {shown}", "/write creates a file"
         )
-    text = as_lines(call.request.body or "")
+    text = as_lines(content_of(call) or "")
     command = _command(call, "fs.write", target.rel, content_b64=_b64(text))
 
     def message(plan: WritePlan) -> str:

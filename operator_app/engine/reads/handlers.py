@@ -251,14 +251,36 @@ def fs_read_slice(cmd: FsReadSlice, ctx: ReadContext) -> CommandResult:
     )
 
 
+def _search_lines(cmd: FsSearch, data: bytes, doc: TextDoc) -> tuple[list[tuple[int, str]], int]:
+    """The first matching lines (number, text) and how many match in all: a plain query's in
+    the text, a regex or ignore_case one's through the search's matcher (reads/matcher.py)."""
+    if not (cmd.regex or cmd.ignore_case):
+        return matching_lines(doc.text, cmd.text, cmd.MAX_MATCHES)
+    from ...protocol.regex_cost import MATCH_TIME_LIMIT_S, too_costly
+    from .matcher import Matcher
+
+    matcher = Matcher(cmd.text, regex=cmd.regex, ignore_case=cmd.ignore_case)
+    try:
+        hits, total = matcher.counted_hits(data, None, cmd.MAX_MATCHES)
+    except TimeoutError:
+        raise too_costly(
+            f"took over its {MATCH_TIME_LIMIT_S:g} s limit on {cmd.path} "
+            f"({count(len(data), 'byte')})",
+            done="the search stopped there and its matches are not shown",
+        ) from None
+    return [(hit.line, hit.text) for hit in hits], total
+
+
 def fs_search(cmd: FsSearch, ctx: ReadContext) -> CommandResult:
     target = _file_target(ctx.workspace, cmd.path, dir_code=ErrorCode.ERR_SEARCH_PATH_IS_DIR)
     data, doc = _read_doc(ctx.workspace, target, max_bytes=cmd.MAX_BYTES, action="fs.search")
-    found, total = matching_lines(doc.text, cmd.text, cmd.MAX_MATCHES)
+    found, total = _search_lines(cmd, data, doc)
     truncated = total > len(found)
     # The spec: 'header includes "(truncated)" when clipped' -- those exact characters.
-    count = f"{len(found)} of {total} (truncated); refine the query" if truncated else str(total)
-    header = [f"# path: {target.rel}", f"# query: {json.dumps(cmd.text)}", f"# matches: {count}"]
+    shown = f"{len(found)} of {total} (truncated); refine the query" if truncated else str(total)
+    flags = [name for name, on in (("regex", cmd.regex), ("ignore case", cmd.ignore_case)) if on]
+    query = json.dumps(cmd.text) + (f" ({', '.join(flags)})" if flags else "")
+    header = [f"# path: {target.rel}", f"# query: {query}", f"# matches: {shown}"]
     body = [f"{n}: {_clip(line, MATCH_DISPLAY_LIMIT)}" for n, line in found]
     noun = "match" if total == 1 else "matches"
     summary = f"{total} {noun} for {json.dumps(cmd.text)} in {target.rel}" + (

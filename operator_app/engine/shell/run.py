@@ -71,6 +71,7 @@ class ShellHost(Protocol):
 _WRAPPER = (
     "builtin printf '+' >&{cwd}\n"
     'trap \'builtin printf "%s" "$(builtin pwd -P)" >&{cwd}\' EXIT\n'
+    "set -o pipefail\n"  # "pytest | tail" fails when pytest does (issue 33): the prompts say so
     ". /dev/fd/{script}\n"
 )
 

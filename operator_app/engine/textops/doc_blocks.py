@@ -1,9 +1,10 @@
 """The blocks of a document that String's `#id` names (pure): the text between `<!-- #id -->` and
 `<!-- /id -->`, an OPERATOR_BEGIN id / OPERATOR_END id region (in the file's comment style), and
-a Markdown heading's section by its slug (`## Decisions` is `#decisions`, up to the next heading
-of the same or a higher level, blank lines before that heading left out) in Markdown and plain
-text. Headings inside code fences are not headings. Where two blocks share an id, the marked one
-wins: comment block, then region, then heading."""
+a heading's section by its slug (`## Decisions` is `#decisions`, up to the next heading of the
+same or a higher level, blank lines before that heading left out): Markdown's headings in
+Markdown and plain text, reStructuredText's titles in .rst files, AsciiDoc's in .adoc files
+(headings/), never a line of a code sample. Where two blocks share an id, the marked one wins:
+comment block, then region, then heading."""
 
 from __future__ import annotations
 
@@ -13,14 +14,24 @@ from typing import Literal
 
 from msgspec import Struct
 
-from ...protocol.comments import CommentStyle
+from ...protocol.comments import CommentStyle, language_for_path
+from .headings.asciidoc import asciidoc_headings
+from .headings.markdown import markdown_headings
+from .headings.rest import rest_headings
 from .regions import scan_regions
 
 Kind = Literal["comment", "region", "heading"]
+Syntax = Literal["markdown", "rest", "asciidoc"]  # how a document writes its headings
+_HEADINGS = {"markdown": markdown_headings, "rest": rest_headings, "asciidoc": asciidoc_headings}
+_SYNTAX_OF_SUFFIX: dict[str, Syntax] = {
+    ".rst": "rest",
+    ".rest": "rest",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
+    ".asc": "asciidoc",
+}
 _COMMENT_OPEN_RE = re.compile(r"\s*<!--\s*#([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*-->\s*")
 _COMMENT_CLOSE_RE = re.compile(r"\s*<!--\s*/([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*-->\s*")
-_HEADING_RE = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*")
-_FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _KIND_ORDER: dict[Kind, int] = {"comment": 0, "region": 1, "heading": 2}
 
 
@@ -40,15 +51,25 @@ def slug(title: str) -> str:
     return kept.replace(" ", "-")
 
 
+def heading_syntax(path: str) -> Syntax | None:
+    """How the document at `path` writes its headings: reST and AsciiDoc by their extension,
+    Markdown for Markdown and plain text; None for code, where a `#` line is a comment."""
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = name[name.rfind(".") :] if "." in name.lstrip(".") else ""
+    if suffix in _SYNTAX_OF_SUFFIX:
+        return _SYNTAX_OF_SUFFIX[suffix]
+    return "markdown" if language_for_path(path) in (None, "markdown") else None
+
+
 def find_blocks(
-    lines: list[str], style: CommentStyle | None, *, headings: bool = True
+    lines: list[str], style: CommentStyle | None, *, headings: Syntax | None = "markdown"
 ) -> list[DocBlock]:
     """Every block of the document, in the order they start; an id taken by a marked block is
-    not given to a heading. `headings`: whether "# ..." lines are Markdown headings (in code they
-    are comments)."""
+    not given to a heading. `headings`: how the document writes its headings (None: it has none,
+    as code, where "# ..." lines are comments)."""
     found = _comment_blocks(lines) + _region_blocks(lines, style)
-    if headings:
-        found += _heading_blocks(lines)
+    if headings is not None:
+        found += _heading_blocks(lines, headings)
     found.sort(key=lambda block: (_KIND_ORDER[block.kind], block.marker_line))
     chosen: dict[str, DocBlock] = {}
     for block in found:
@@ -81,8 +102,8 @@ def _region_blocks(lines: list[str], style: CommentStyle | None) -> list[DocBloc
     ]
 
 
-def _heading_blocks(lines: list[str]) -> list[DocBlock]:
-    headings = _headings(lines)
+def _heading_blocks(lines: list[str], syntax: Syntax) -> list[DocBlock]:
+    headings = [(line, level, slug(title)) for line, level, title in _HEADINGS[syntax](lines)]
     blocks = []
     seen: dict[str, int] = {}
     for index, (number, _, name) in enumerate(headings):
@@ -95,33 +116,6 @@ def _heading_blocks(lines: list[str]) -> list[DocBlock]:
                 DocBlock(block_id, "heading", number, _section_end(lines, headings, index), number)
             )
     return blocks
-
-
-def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(line, level, slug) of each Markdown heading outside a code fence."""
-    headings: list[tuple[int, int, str]] = []
-    fence: str | None = None  # the fence open, as its character repeated to its length
-    for number, line in enumerate(lines, start=1):
-        match = _FENCE_RE.match(line)
-        if match:
-            fence = _fence_after(fence, match.group(1))
-            continue
-        if fence is not None:
-            continue
-        match = _HEADING_RE.fullmatch(line)
-        if match and match.group(2):
-            headings.append((number, len(match.group(1)), slug(match.group(2))))
-    return headings
-
-
-def _fence_after(fence: str | None, mark: str) -> str | None:
-    """The fence open after a fence line `mark`: it opens one, or closes the one open (same
-    character, at least as long), or is text inside it."""
-    if fence is None:
-        return mark[0] * len(mark)
-    if mark[0] == fence[0] and len(mark) >= len(fence):
-        return None
-    return fence
 
 
 def _section_end(lines: list[str], headings: list[tuple[int, int, str]], index: int) -> int:

@@ -101,10 +101,11 @@ def script_failure(run: RunOutcome, note: str = "") -> list[str]:
 
 def help_text() -> str:
     lines = [
-        f"Bash topics (<{SIGIL}=string:bash:name>): the block's text is a script, run by bash in "
-        "the session's folder, after the person's yes, in a sandbox.",
+        f"Bash topics (<{SIGIL}=string:bash:name>): the block's text is a script, run by bash "
+        "(set -o pipefail: a pipeline fails when any command in it does) in the session's "
+        "folder, after the person's yes, in a sandbox.",
         "The response: exit: N | cwd: ~/folder, then --- and the output (stdout and stderr as "
-        "written).",
+        "written; a long one cut to its first and last 100 lines).",
         "Only the folder persists between blocks (and restarts): each script is a new bash, so "
         "variables do not.",
         "What a script changes in the workspace is shown to the person as one change-set and "

@@ -62,7 +62,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="edit",
         usage=("/edit path", "/edit path#block"),
-        does="alone: the numbered source; with content: it replaces the file or block",
+        does="alone: the numbered source; with content: replaces it",
         answer="[editing: path] / Edited path",
         body="optional",
         writes=True,
@@ -70,7 +70,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="replace",
         usage=("/replace path:L5-L10", "/replace path#block", "/replace :L5"),
-        does="the content replaces those lines or that block",
+        does="the content replaces those lines or block",
         answer="Replaced path:L5-L10",
         body="required",
         writes=True,
@@ -78,7 +78,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         name="write",
         usage=("/write path",),
-        does="the content becomes the whole file",
+        does="the content becomes the file",
         answer="Written: path (N bytes, N lines)",
         body="required",
         writes=True,
@@ -128,6 +128,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         usage=("/log path",),
         does="the versions kept of a file",
         answer="Log: path",
+    ),
+    CommandSpec(
+        name="insert",
+        usage=("/insert path:L5", "/insert path#block"),
+        does="the content goes after that line or block (--before: before it)",
+        answer="path:L5 \u2014 Added N lines as :L6-L8",
+        body="required",
+        writes=True,
+        own=True,
     ),
     CommandSpec(
         name="find",
@@ -445,7 +454,7 @@ def help_text() -> str:
     lines = [f"Commands for file topics (<{grammar.SIGIL}=string:file:name>):"]
     for spec in COMMANDS:
         if spec.own and not COMMANDS[COMMANDS.index(spec) - 1].own:
-            lines.append("Operator's own, for work across the workspace:")
+            lines.append("Operator's own (not in String's specification):")
         lines.append(f"{' | '.join(spec.usage)}")
         content = {"required": " (content on the next lines)", "optional": "", "none": ""}[
             spec.body

@@ -26,8 +26,18 @@ def render_commands() -> str:
             lines.append("Operator's own:")
         content = {"required": " + content", "optional": " [+ content]", "none": ""}[spec.body]
         asks = " *" if spec.writes else ""
-        lines.append(f"{' | '.join(spec.usage)}{content}{asks}: {spec.does}")
+        lines.append(f"{_forms(spec.usage)}{content}{asks}: {spec.does}")
     return "\n".join(lines)
+
+
+def _forms(usage: tuple[str, ...]) -> str:
+    """A command's forms, each after the first without the command's name when the first has an
+    argument ("/open path | path#block"), so the list stays short and reads the same."""
+    first, *others = usage
+    name, space, _ = first.partition(" ")
+    if not space:
+        return " | ".join(usage)
+    return " | ".join([first, *(form.removeprefix(name + " ") for form in others)])
 
 
 def render_errors() -> str:

@@ -13,7 +13,7 @@ from .base import Command, resolve_language, spec_field
 
 class GetInterfaceSpec(Command):
     ACTION = "operator.getInterfaceSpec"
-    BRIEF = "the full interface reference (every field, limit and error code)"
+    BRIEF = "the full interface reference (all fields, limits and codes)"
     NOTES = ("Result: details_b64 contains this interface specification (base64 UTF-8)",)
     action: Literal["operator.getInterfaceSpec"]
 

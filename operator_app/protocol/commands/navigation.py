@@ -6,7 +6,6 @@ how far it got."""
 
 # No "from __future__ import annotations": see base.py.
 
-from functools import lru_cache
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import field_validator, model_validator
@@ -14,8 +13,8 @@ from pydantic import field_validator, model_validator
 from ..errors import ErrorCode, OperatorError
 from ..glob_match import MAX_GLOB_CHARS
 from ..globs import MAX_GLOBS, MAX_LIST_CHARS
-from ..regex_cost import MATCH_TIME_LIMIT_S, MAX_FUZZY_ERRORS, MAX_REGEX_CHARS, MAX_UNROLLED
-from .base import FsCommand, QueryFields, decode_query, spec_field, true_or_false, whole_number
+from .base import FsCommand, decode_query, spec_field, whole_number
+from .matching import REGEX_NOTES, MatchFields
 
 IGNORED = "Leaves out .git and what .gitignore files ignore (each relative to its own folder)"
 TIME_LIMIT_S = 5  # seconds a walk of fs.searchTree, fs.find or fs.tree may take
@@ -30,9 +29,9 @@ def _globs(value: Any, field: str) -> str | None:
     return str(value)
 
 
-class FsSearchTree(QueryFields):
+class FsSearchTree(MatchFields):
     ACTION = "fs.searchTree"
-    BRIEF = 'every file under a folder searched: "path:line: text" lines (at most 200)'
+    BRIEF = '"path:line: text" of each match under a folder (at most 200)'
     MAX_MATCHES: ClassVar[int] = 200
     MAX_FILE_BYTES: ClassVar[int] = 500_000
     LINE_CHARS: ClassVar[int] = 200
@@ -52,15 +51,9 @@ class FsSearchTree(QueryFields):
         "relative to path:",
         "*.py matches at any depth, src/**/*.ts and /top.txt are anchored to path, docs/ matches a "
         "folder; exclude wins.",
-        "regex: true reads query as a regular expression (Python syntax, the regex module; a bad "
-        "one is ERR_INVALID_PATTERN).",
-        f"Limits (ERR_PATTERN_TOO_COSTLY, nothing searched): a regex over {MAX_REGEX_CHARS} "
-        f"characters, counted repeats that multiply past {MAX_UNROLLED:,} ((?:a{{100}}){{100}}),",
-        "(?R) or (?1) recursion, fuzzy matching without a bound of at most "
-        f"{MAX_FUZZY_ERRORS} errors, or one search of one file taking over "
-        f"{MATCH_TIME_LIMIT_S:g} s;",
-        f"a glob over {MAX_GLOB_CHARS} characters, or over {MAX_GLOBS} globs or "
-        f"{MAX_LIST_CHARS} characters in one field.",
+        *REGEX_NOTES,
+        f"A glob over {MAX_GLOB_CHARS} characters, or over {MAX_GLOBS} globs or "
+        f"{MAX_LIST_CHARS} characters in one field, is ERR_PATTERN_TOO_COSTLY too.",
     )
     action: Literal["fs.searchTree"]
     include: str | None = spec_field(
@@ -73,16 +66,6 @@ class FsSearchTree(QueryFields):
         doc="globs, comma-separated: leave out the files and folders they match",
         code=ErrorCode.ERR_INVALID_PATTERN,
     )
-    regex: bool = spec_field(
-        False,
-        doc="true|false (default false): query is a regular expression",
-        code=ErrorCode.ERR_INVALID_FLAG,
-    )
-    ignore_case: bool = spec_field(
-        False,
-        doc="true|false (default false): match regardless of case",
-        code=ErrorCode.ERR_INVALID_FLAG,
-    )
 
     _decode = field_validator("query_b64")(decode_query)
 
@@ -91,44 +74,15 @@ class FsSearchTree(QueryFields):
     def _glob_list(cls, value: Any, info: Any) -> str | None:
         return _globs(value, info.field_name)
 
-    @field_validator("regex", "ignore_case", mode="before")
-    @classmethod
-    def _flag(cls, value: Any, info: Any) -> bool:
-        return true_or_false(value, field=info.field_name, code=ErrorCode.ERR_INVALID_FLAG)
-
     @model_validator(mode="after")
     def _query(self) -> Self:
-        self._check_query()
-        if self.regex:
-            compile_query(self.text, ignore_case=self.ignore_case)
+        self._check_match()
         return self
-
-
-@lru_cache(maxsize=8)
-def compile_query(text: str, *, ignore_case: bool) -> Any:
-    """The `regex` pattern of a regex: true query, or ERR_INVALID_PATTERN saying where it is
-    wrong, or ERR_PATTERN_TOO_COSTLY when compiling or matching it could take too much
-    (protocol/regex_cost.py). Kept: the check runs when the command is read, the search after."""
-    import regex
-
-    from ..regex_cost import check_regex_cost
-
-    flags = regex.IGNORECASE if ignore_case else 0
-    check_regex_cost(text, flags)
-    try:
-        return regex.compile(text, flags)
-    except regex.error as error:
-        where = f" at position {error.pos + 1}" if error.pos is not None else ""
-        raise OperatorError(
-            ErrorCode.ERR_INVALID_PATTERN,
-            f"query is not a valid regular expression: {error.msg}{where}; fix it, or send "
-            "regex: false to search for the text as it is",
-        ) from None
 
 
 class FsFind(FsCommand):
     ACTION = "fs.find"
-    BRIEF = "the entries under a folder whose path matches a glob (*.py at any depth, src/**/*.ts)"
+    BRIEF = "the entries under a folder whose path matches a glob"
     MAX_RESULTS: ClassVar[int] = 300
     NOTES = (
         'Result: details_b64 contains header lines starting with "#" plus the entries whose path '
@@ -164,7 +118,7 @@ class FsFind(FsCommand):
 
 class FsTree(FsCommand):
     ACTION = "fs.tree"
-    BRIEF = "a folder's outline to a depth, subfolders first, files with their size"
+    BRIEF = "a folder's outline to a depth, files with sizes"
     MAX_ENTRIES: ClassVar[int] = 500
     NOTES = (
         'Result: details_b64 contains header lines starting with "#" plus one path per line, '

@@ -10,7 +10,8 @@ from pydantic import field_validator, model_validator
 
 from ..errors import ErrorCode
 from ..grammar import LARGE_READ_MAX_BYTES
-from .base import FsCommand, QueryFields, decode_query, spec_field, whole_number
+from .base import FsCommand, decode_query, spec_field, whole_number
+from .matching import REGEX_NOTES, MatchFields
 
 
 class FsList(FsCommand):
@@ -77,17 +78,19 @@ class FsReadSlice(FsCommand):
         )
 
 
-class FsSearch(QueryFields):
+class FsSearch(MatchFields):
     ACTION = "fs.search"
-    BRIEF = "the lines of one file holding the text (at most 50)"
+    BRIEF = "one file's lines holding the text (at most 50)"
     MAX_BYTES: ClassVar[int] = LARGE_READ_MAX_BYTES
     MAX_MATCHES: ClassVar[int] = 50
     NOTES = (
         'Result: details_b64 contains header lines starting with "#" plus matching lines with line '
         'numbers ("<line>: <text>")',
         f'Results are capped at {MAX_MATCHES} matches; header includes "(truncated)" when clipped.',
-        "The match is a case-sensitive substring (query_b64 keeps spaces at its ends). A folder "
-        "path returns ERR_SEARCH_PATH_IS_DIR.",
+        "The match is a case-sensitive substring (query_b64 keeps spaces at its ends) unless "
+        "regex or ignore_case says otherwise.",
+        *REGEX_NOTES,
+        "A folder path returns ERR_SEARCH_PATH_IS_DIR (search a folder with fs.searchTree).",
         f"Size limit: {MAX_BYTES} bytes.",
         "If file exceeds size limits, returns ERR_FILE_TOO_LARGE.",
     )
@@ -97,7 +100,7 @@ class FsSearch(QueryFields):
 
     @model_validator(mode="after")
     def _query(self) -> Self:
-        self._check_query()
+        self._check_match()
         return self
 
 

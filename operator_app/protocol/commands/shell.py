@@ -22,10 +22,7 @@ class ShellRun(Command):
     ONE_OF = ("command", "command_b64")
     RUNS = True
     WRITES = True
-    BRIEF = (
-        "a bash script run in a sandbox (Operator extension); its file changes come back as one "
-        "change-set the person reviews"
-    )
+    BRIEF = "a bash script run sandboxed; the person reviews its file changes as one change-set"
     NOTES = (
         "Operator extension (not in the original specification). The person is asked before the "
         "script runs (they see",
@@ -58,7 +55,9 @@ class ShellRun(Command):
         "links and special files (fifos, sockets) the script made: the result lists them.",
         "Where no sandbox can be had, the person is told, and the script changes the tree "
         "directly (no review, no undo).",
-        "Nothing persists between commands but the files: each runs in a fresh bash.",
+        "Nothing persists between commands but the files: each runs in a fresh bash, with set -o "
+        "pipefail (a pipeline's",
+        "exit status is its last failing command's, so pytest | tail fails when pytest does).",
         "Result: ok: true whatever the exit status (the summary gives it). details_b64 starts with "
         '"# exit: N | cwd: PATH | 1.4 s",',
         "then a line on the change-set (applied, not applied, or none) and one naming its "

@@ -83,7 +83,7 @@ class FsCopy(TwoPathCommand):
 
 class FsMove(TwoPathCommand):
     ACTION = "fs.move"
-    BRIEF = "a file or folder moved to path_to, anywhere in the workspace"
+    BRIEF = "a file or folder moved to path_to"
     NOTES = (
         "Behavior: moves the file or folder (or symlink itself) to path_to, anywhere in the "
         "workspace; missing",

@@ -20,7 +20,7 @@ def _b64(value: str | None, field: str) -> str | None:
 class FsWrite(FsCommand):
     ACTION = "fs.write"
     ONE_OF = ("content_b64", "content")
-    BRIEF = "a file created or replaced (content_b64, or content for one short line)"
+    BRIEF = "a file created or replaced (content: one line only)"
     WRITES = True
     NOTES = (
         "Payload: content_b64 (preferred, base64 UTF-8, multi-line allowed) OR content "
